@@ -1,0 +1,268 @@
+public import Foundation
+
+/// The situations a person must confirm by name before a risky action is recorded (SPEC §3.3).
+public enum ConfirmKind: String, CaseIterable, Codable, Sendable, Hashable {
+    case early
+    case late
+    case extra
+    case afterSkip = "after_skip"
+    case duplicate
+}
+
+/// The wire codes of SPEC §4, one per refusal kind.
+public enum ErrorCode: String, CaseIterable, Codable, Sendable {
+    case invalidInput = "400_INVALID_INPUT"
+    case deviceNotRegistered = "401_DEVICE_NOT_REGISTERED"
+    case notFound = "404_NOT_FOUND"
+    case nothingToUndo = "404_NOTHING_TO_UNDO"
+    case alreadyTaken = "409_ALREADY_TAKEN"
+    case alreadySkipped = "409_ALREADY_SKIPPED"
+    case dose2Skipped = "409_DOSE2_SKIPPED"
+    case sessionFinalizing = "409_SESSION_FINALIZING"
+    case napState = "409_NAP_STATE"
+    case duplicateMedication = "409_DUPLICATE_MEDICATION"
+    case tooLarge = "413_TOO_LARGE"
+    case dose1Required = "422_DOSE1_REQUIRED"
+    case windowNotOpen = "422_WINDOW_NOT_OPEN"
+    case windowExceeded = "422_WINDOW_EXCEEDED"
+    case snoozeLimit = "422_SNOOZE_LIMIT"
+    case snoozeUnavailable = "422_SNOOZE_UNAVAILABLE"
+    case undoExpired = "422_UNDO_EXPIRED"
+    case idempotencyMismatch = "422_IDEMPOTENCY_MISMATCH"
+    case rateLimit = "429_RATE_LIMIT"
+    case storageBusy = "503_STORAGE_BUSY"
+
+    /// The HTTP status is the number the code starts with.
+    public var httpStatus: Int { Int(rawValue.prefix(3)) ?? 500 }
+}
+
+/// Exit codes of the command line (SPEC §4; the numbers are sysexits.h's).
+public enum ExitStatus {
+    /// A rule refused the action.
+    public static let refused: Int32 = 1
+    /// The command line itself was wrong (EX_USAGE).
+    public static let usage: Int32 = 64
+    /// An input file was unreadable or malformed (EX_DATAERR).
+    public static let dataError: Int32 = 65
+    /// Something went wrong inside DoseTap (EX_SOFTWARE).
+    public static let internalError: Int32 = 70
+    /// Storage was busy; trying again may work (EX_TEMPFAIL).
+    public static let temporaryFailure: Int32 = 75
+}
+
+/// Why a snooze is not available right now.
+public enum SnoozeUnavailableReason: String, Sendable, Hashable, Codable {
+    case disabledInSettings = "disabled_in_settings"
+    case tooEarly = "too_early"
+    case nearClose = "near_close"
+    case windowClosed = "window_closed"
+    case nightComplete = "night_complete"
+    case finalizing
+
+    /// A sentence for people.
+    public var explanation: String {
+        switch self {
+        case .disabledInSettings: "Snoozing is turned off in settings."
+        case .tooEarly: "The Dose 2 window has not opened yet, so there is nothing to snooze."
+        case .nearClose: "Less than 15 minutes of the window remain, so snoozing is off. Take Dose 2 now or skip it."
+        case .windowClosed: "The Dose 2 window has closed."
+        case .nightComplete: "Dose 2 is already taken or skipped tonight."
+        case .finalizing: "Wake-up is logged; the night is ending."
+        }
+    }
+}
+
+/// Every refusal DoseTap can give, with what a good message needs (SPEC §4).
+///
+/// Times are carried as instants plus the wall-clock text in the person's zone, so each edge can present
+/// them without recomputing anything.
+public enum DoseError: Error, Equatable, Sendable {
+    /// Input was malformed or out of range; `field` names it and `allowed` says what is accepted.
+    case invalidInput(field: String, problem: String, allowed: String?)
+    /// An input file (import, database) could not be used.
+    case invalidFile(problem: String)
+    /// The request came without a valid device token.
+    case deviceNotRegistered
+    /// The named thing does not exist.
+    case notFound(what: String)
+    /// There is no recent action of the person's to undo.
+    case nothingToUndo
+    /// That dose is already recorded; `confirm` is `extra` when an extra dose may be recorded instead.
+    case alreadyTaken(dose: String, at: Date, localTime: String, confirm: ConfirmKind?)
+    /// Dose 2 was already skipped tonight.
+    case alreadySkipped(at: Date, localTime: String)
+    /// Dose 2 was skipped; it can be recorded with the `after_skip` confirmation.
+    case dose2Skipped(at: Date, localTime: String, sleptThrough: Bool)
+    /// Wake-up is logged and the night awaits its check-in.
+    case sessionFinalizing(wokeAt: Date, localTime: String)
+    /// A nap start while a nap is open, or a nap end with none open.
+    case napState(problem: String)
+    /// The same medication was logged within the duplicate guard.
+    case duplicateMedication(name: String, otherAt: Date, localTime: String, minutesApart: Int)
+    /// A request or file is larger than allowed.
+    case tooLarge(what: String, limit: String)
+    /// Dose 1 must be recorded first.
+    case dose1Required
+    /// Dose 2 before the window opens; needs the `early` confirmation.
+    case windowNotOpen(minutesUntilOpen: Int, opensAt: Date, localTime: String)
+    /// Dose 2 after the window closed; needs the `late` confirmation.
+    case windowExceeded(closedAt: Date, localTime: String, minutesLate: Int)
+    /// All snoozes of tonight are used.
+    case snoozeLimit(maximum: Int)
+    /// Snoozing is not possible now, and why.
+    case snoozeUnavailable(SnoozeUnavailableReason)
+    /// The undo window has passed.
+    case undoExpired(windowSeconds: Int, secondsAgo: Double)
+    /// An idempotency key was reused for a different request.
+    case idempotencyMismatch
+    /// The event type is inside its cooldown.
+    case rateLimited(event: String, retryAfterSeconds: Int)
+    /// Storage is busy; try again shortly.
+    case storageBusy
+
+    /// The SPEC §4 code.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidInput, .invalidFile: .invalidInput
+        case .deviceNotRegistered: .deviceNotRegistered
+        case .notFound: .notFound
+        case .nothingToUndo: .nothingToUndo
+        case .alreadyTaken: .alreadyTaken
+        case .alreadySkipped: .alreadySkipped
+        case .dose2Skipped: .dose2Skipped
+        case .sessionFinalizing: .sessionFinalizing
+        case .napState: .napState
+        case .duplicateMedication: .duplicateMedication
+        case .tooLarge: .tooLarge
+        case .dose1Required: .dose1Required
+        case .windowNotOpen: .windowNotOpen
+        case .windowExceeded: .windowExceeded
+        case .snoozeLimit: .snoozeLimit
+        case .snoozeUnavailable: .snoozeUnavailable
+        case .undoExpired: .undoExpired
+        case .idempotencyMismatch: .idempotencyMismatch
+        case .rateLimited: .rateLimit
+        case .storageBusy: .storageBusy
+        }
+    }
+
+    /// The HTTP status of the API response.
+    public var httpStatus: Int { code.httpStatus }
+
+    /// The exit code of the command line.
+    public var exitCode: Int32 {
+        switch self {
+        case .invalidInput: ExitStatus.usage
+        case .invalidFile, .tooLarge: ExitStatus.dataError
+        case .storageBusy: ExitStatus.temporaryFailure
+        default: ExitStatus.refused
+        }
+    }
+
+    /// The confirmation that would let the action through, if one exists.
+    public var confirm: ConfirmKind? {
+        switch self {
+        case .alreadyTaken(_, _, _, let confirm): confirm
+        case .dose2Skipped: .afterSkip
+        case .windowNotOpen: .early
+        case .windowExceeded: .late
+        case .duplicateMedication: .duplicate
+        default: nil
+        }
+    }
+
+    /// Seconds to wait before trying again, where waiting helps.
+    public var retryAfterSeconds: Int? {
+        switch self {
+        case .rateLimited(_, let seconds): seconds
+        case .storageBusy: 1
+        default: nil
+        }
+    }
+
+    /// Structured facts for machine clients (`details` in the JSON error).
+    public var details: [String: String] {
+        switch self {
+        case .invalidInput(let field, _, let allowed):
+            var details = ["field": field]
+            if let allowed { details["allowed"] = allowed }
+            return details
+        case .windowNotOpen(let minutes, let opensAt, let local):
+            return ["minutes_until_open": String(minutes), "opens_at": ISO8601.string(opensAt), "opens_at_local": local]
+        case .windowExceeded(let closedAt, let local, let late):
+            return ["closed_at": ISO8601.string(closedAt), "closed_at_local": local, "minutes_late": String(late)]
+        case .alreadyTaken(let dose, let at, let local, _):
+            return ["dose": dose, "taken_at": ISO8601.string(at), "taken_at_local": local]
+        case .dose2Skipped(let at, let local, _), .alreadySkipped(let at, let local):
+            return ["skipped_at": ISO8601.string(at), "skipped_at_local": local]
+        case .snoozeUnavailable(let reason):
+            return ["reason": reason.rawValue]
+        case .snoozeLimit(let maximum):
+            return ["max_snoozes": String(maximum)]
+        case .undoExpired(let window, _):
+            return ["undo_window_seconds": String(window)]
+        default:
+            return [:]
+        }
+    }
+
+    /// A message for a person: what happened, when it is allowed, and what to do.
+    public var message: String {
+        switch self {
+        case .invalidInput(let field, let problem, let allowed):
+            if let allowed { return "Invalid \(field): \(problem). Allowed: \(allowed)." }
+            return "Invalid \(field): \(problem)."
+        case .invalidFile(let problem):
+            return "That file cannot be used: \(problem)."
+        case .deviceNotRegistered:
+            return "This device is not registered. Add it with `dosetap device add` and use its token."
+        case .notFound(let what):
+            return "\(what) was not found."
+        case .nothingToUndo:
+            return "There is nothing to undo."
+        case .alreadyTaken(let dose, _, let local, let confirm):
+            if confirm == .extra {
+                return "\(dose) was already taken at \(local). Another dose now would be an extra dose; "
+                    + "do not take it unless your prescriber told you to. To record an extra dose anyway, confirm 'extra'."
+            }
+            return "\(dose) was already taken at \(local)."
+        case .alreadySkipped(_, let local):
+            return "Dose 2 was already skipped at \(local)."
+        case .dose2Skipped(_, let local, let sleptThrough):
+            let what = sleptThrough ? "Dose 2 was marked as slept through at \(local)" : "Dose 2 was skipped at \(local)"
+            return "\(what). To record Dose 2 anyway, confirm 'after_skip'."
+        case .sessionFinalizing(_, let local):
+            return "Wake-up was logged at \(local), so tonight's doses are closed. Complete the morning check-in, or undo the wake-up if it was a mistake."
+        case .napState(let problem):
+            return problem
+        case .duplicateMedication(let name, _, let local, let minutes):
+            return "\(name) was already logged at \(local) (\(minutes) min apart). If this is a second dose, confirm 'duplicate'."
+        case .tooLarge(let what, let limit):
+            return "\(what) is too large (limit \(limit))."
+        case .dose1Required:
+            return "Dose 1 has not been taken tonight. Take Dose 1 first."
+        case .windowNotOpen(let minutes, _, let local):
+            return "Too early for Dose 2: the window opens at \(local), in \(minutes) min. "
+                + "Taking Dose 2 early is risky; wait for the window. To record it anyway, confirm 'early'."
+        case .windowExceeded(_, let local, let late):
+            return "The Dose 2 window closed at \(local), \(late) min ago. A late Dose 2 can leave you drowsy "
+                + "into the day; skip it unless your prescriber said otherwise. To record it anyway, confirm 'late'."
+        case .snoozeLimit(let maximum):
+            return "All \(maximum) snoozes are used tonight. Take Dose 2 now or skip it."
+        case .snoozeUnavailable(let reason):
+            return "Snooze is not available: \(reason.explanation)"
+        case .undoExpired(let window, _):
+            return "Too late to undo: undo is possible for \(window) seconds after an action. Edit or delete the event in history instead."
+        case .idempotencyMismatch:
+            return "That idempotency key was already used for a different request."
+        case .rateLimited(let event, let seconds):
+            return "\(event) was just logged. Wait \(seconds) s before logging it again."
+        case .storageBusy:
+            return "Storage is busy. Try again in a moment."
+        }
+    }
+}
+
+extension DoseError: CustomStringConvertible {
+    public var description: String { "\(code.rawValue): \(message)" }
+}

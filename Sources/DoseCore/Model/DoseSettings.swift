@@ -1,0 +1,185 @@
+public import Foundation
+
+/// A local time of day, `HH:mm`.
+public struct ClockTime: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    /// 0–23.
+    public let hour: Int
+    /// 0–59.
+    public let minute: Int
+
+    /// A time of day; nil when out of range.
+    public init?(hour: Int, minute: Int) {
+        guard (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+        self.hour = hour
+        self.minute = minute
+    }
+
+    /// Parses `H:mm` or `HH:mm`.
+    public init?(parsing text: String) {
+        let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              let hour = Int(parts[0]), let minute = Int(parts[1]) else { return nil }
+        self.init(hour: hour, minute: minute)
+    }
+
+    /// Minutes since midnight.
+    public var minutesSinceMidnight: Int { hour * 60 + minute }
+
+    public var description: String { String(format: "%02d:%02d", hour, minute) }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.minutesSinceMidnight < rhs.minutesSinceMidnight }
+}
+
+/// The person's settings, each always within its allowed values (SPEC §3.1).
+public struct DoseSettings: Hashable, Sendable, Codable {
+    /// Allowed target intervals in minutes.
+    public static let targetIntervalOptions = [165, 180, 195, 210, 225]
+    /// Allowed snooze limits.
+    public static let maxSnoozesRange = 1...5
+    /// Allowed undo windows in seconds.
+    public static let undoWindowOptions = [3, 5, 7, 10]
+    /// Allowed missed check-in cutoffs in hours.
+    public static let missedCheckinCutoffRange = 1...12
+
+    /// Minutes after Dose 1 at which the wake alarm rings.
+    public internal(set) var targetIntervalMinutes = 165
+    /// Snoozes allowed per night.
+    public internal(set) var maxSnoozes = 3
+    /// Whether the person may snooze at all (reminders follow the plan either way).
+    public internal(set) var allowSnoozing = true
+    /// Seconds during which an action can be undone.
+    public internal(set) var undoWindowSeconds = 5
+    /// IANA zone used for session keys and every clock time shown.
+    public internal(set) var timeZoneID: String
+    /// When a new evening begins; an older open session closes then.
+    public internal(set) var prepTime = ClockTime(hour: 18, minute: 0)!
+    /// Usual bedtime.
+    public internal(set) var sleepStart = ClockTime(hour: 21, minute: 0)!
+    /// Usual wake time; the missed check-in cutoff counts from it.
+    public internal(set) var wakeTime = ClockTime(hour: 7, minute: 0)!
+    /// Hours after the wake time at which an unchecked night closes.
+    public internal(set) var missedCheckinCutoffHours = 4
+    /// Whether reminders ring.
+    public internal(set) var remindersEnabled = true
+    /// Per-event cooldown overrides in seconds, by wire name.
+    public internal(set) var cooldownOverrides: [String: Int] = [:]
+
+    /// Defaults, in the given zone (the machine's zone is the caller's to find out).
+    public init(timeZoneID: String) {
+        self.timeZoneID = timeZoneID
+    }
+
+    /// The zone of ``timeZoneID``; settings never hold an unknown zone.
+    public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(secondsFromGMT: 0)! }
+
+    /// The cooldown of an event type in seconds.
+    public func cooldownSeconds(for definition: SleepEventDefinition) -> Int {
+        cooldownOverrides[definition.type.rawValue] ?? definition.defaultCooldownSeconds
+    }
+}
+
+/// The settings as keys and text values, for the CLI, the API and storage.
+extension DoseSettings {
+    /// The fixed keys, in listing order; `cooldown.EVENT` keys come after them.
+    public static let keys = [
+        "target_interval", "max_snoozes", "allow_snoozing", "undo_window_seconds", "time_zone", "prep_time",
+        "sleep_start", "wake_time", "missed_checkin_cutoff_hours", "reminders_enabled",
+    ]
+
+    /// Prefix of the per-event cooldown keys.
+    public static let cooldownPrefix = "cooldown."
+
+    /// Every key and its value, cooldowns for each event of the catalogue included.
+    public func listing(catalogue: SleepEventCatalogue = .standard) -> [(key: String, value: String)] {
+        var rows = Self.keys.map { (key: $0, value: (try? value(of: $0, catalogue: catalogue)) ?? "") }
+        for definition in catalogue.definitions {
+            rows.append((Self.cooldownPrefix + definition.type.rawValue, String(cooldownSeconds(for: definition))))
+        }
+        return rows
+    }
+
+    /// The text value of one key.
+    public func value(of key: String, catalogue: SleepEventCatalogue = .standard) throws(DoseError) -> String {
+        switch key {
+        case "target_interval": return String(targetIntervalMinutes)
+        case "max_snoozes": return String(maxSnoozes)
+        case "allow_snoozing": return String(allowSnoozing)
+        case "undo_window_seconds": return String(undoWindowSeconds)
+        case "time_zone": return timeZoneID
+        case "prep_time": return prepTime.description
+        case "sleep_start": return sleepStart.description
+        case "wake_time": return wakeTime.description
+        case "missed_checkin_cutoff_hours": return String(missedCheckinCutoffHours)
+        case "reminders_enabled": return String(remindersEnabled)
+        default:
+            let definition = try cooldownDefinition(for: key, catalogue: catalogue)
+            return String(cooldownSeconds(for: definition))
+        }
+    }
+
+    /// A copy with one key changed, or an error naming the key and its allowed values; never a silent reset.
+    public func setting(_ key: String, to rawValue: String, catalogue: SleepEventCatalogue = .standard) throws(DoseError) -> DoseSettings {
+        var copy = self
+        let text = rawValue.trimmingCharacters(in: .whitespaces)
+        func invalid(_ allowed: String) -> DoseError {
+            .invalidInput(field: key, problem: "'\(rawValue)' is not allowed", allowed: allowed)
+        }
+        switch key {
+        case "target_interval":
+            guard let minutes = Int(text), Self.targetIntervalOptions.contains(minutes) else {
+                throw invalid(Self.targetIntervalOptions.map(String.init).joined(separator: ", ") + " (minutes)")
+            }
+            copy.targetIntervalMinutes = minutes
+        case "max_snoozes":
+            guard let count = Int(text), Self.maxSnoozesRange.contains(count) else { throw invalid("1–5") }
+            copy.maxSnoozes = count
+        case "allow_snoozing":
+            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
+            copy.allowSnoozing = flag
+        case "undo_window_seconds":
+            guard let seconds = Int(text), Self.undoWindowOptions.contains(seconds) else { throw invalid("3, 5, 7, 10") }
+            copy.undoWindowSeconds = seconds
+        case "time_zone":
+            guard TimeZone(identifier: text) != nil, text.contains("/") || text == "UTC" else {
+                throw invalid("an IANA time zone such as Europe/Paris or America/New_York")
+            }
+            copy.timeZoneID = text
+        case "prep_time", "sleep_start", "wake_time":
+            guard let time = ClockTime(parsing: text) else { throw invalid("a time of day HH:mm, 00:00–23:59") }
+            switch key {
+            case "prep_time": copy.prepTime = time
+            case "sleep_start": copy.sleepStart = time
+            default: copy.wakeTime = time
+            }
+        case "missed_checkin_cutoff_hours":
+            guard let hours = Int(text), Self.missedCheckinCutoffRange.contains(hours) else { throw invalid("1–12 (hours)") }
+            copy.missedCheckinCutoffHours = hours
+        case "reminders_enabled":
+            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
+            copy.remindersEnabled = flag
+        default:
+            let definition = try cooldownDefinition(for: key, catalogue: catalogue)
+            guard let seconds = Int(text), SleepEventCatalogue.cooldownRange.contains(seconds) else {
+                throw invalid("0–3600 (seconds)")
+            }
+            copy.cooldownOverrides[definition.type.rawValue] = seconds
+        }
+        return copy
+    }
+
+    private func cooldownDefinition(for key: String, catalogue: SleepEventCatalogue) throws(DoseError) -> SleepEventDefinition {
+        guard key.hasPrefix(Self.cooldownPrefix) else {
+            throw .invalidInput(field: "setting", problem: "'\(key)' is not a setting",
+                                allowed: (Self.keys + ["cooldown.EVENT"]).joined(separator: ", "))
+        }
+        return try catalogue.resolve(String(key.dropFirst(Self.cooldownPrefix.count)))
+    }
+
+    private static func parseBool(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "on", "yes", "1": true
+        case "false", "off", "no", "0": false
+        default: nil
+        }
+    }
+}

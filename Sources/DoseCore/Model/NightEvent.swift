@@ -1,0 +1,246 @@
+public import Foundation
+
+/// Id of a recorded event (a UUID string, supplied by the caller).
+public struct EventID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+}
+
+/// Id of a night (a UUID string, supplied by the caller).
+public struct SessionID: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+}
+
+/// What an event records.
+public enum EventKind: Hashable, Sendable {
+    case dose1
+    case dose2
+    case extraDose
+    case dose2Skipped
+    case snooze
+    case sleep(SleepEventType)
+    case checkIn
+
+    /// The wire name used in storage and the API (SPEC D6).
+    public var wireName: String {
+        switch self {
+        case .dose1: "dose1"
+        case .dose2: "dose2"
+        case .extraDose: "extra_dose"
+        case .dose2Skipped: "dose2_skipped"
+        case .snooze: "snooze"
+        case .sleep(let type): type.rawValue
+        case .checkIn: "checkin"
+        }
+    }
+
+    /// The kind of a stored wire name; every name that is not a dose or check-in is a sleep event.
+    public init(wireName: String) {
+        switch wireName {
+        case "dose1": self = .dose1
+        case "dose2": self = .dose2
+        case "extra_dose": self = .extraDose
+        case "dose2_skipped": self = .dose2Skipped
+        case "snooze": self = .snooze
+        case "checkin": self = .checkIn
+        default: self = .sleep(SleepEventType(rawValue: wireName))
+        }
+    }
+
+    /// Whether it is one of the dose events (stored in `dose_events`).
+    public var isDoseEvent: Bool {
+        switch self {
+        case .dose1, .dose2, .extraDose, .dose2Skipped, .snooze: true
+        case .sleep, .checkIn: false
+        }
+    }
+
+    /// Name for people.
+    public var label: String {
+        switch self {
+        case .dose1: "Dose 1"
+        case .dose2: "Dose 2"
+        case .extraDose: "Extra dose"
+        case .dose2Skipped: "Dose 2 skipped"
+        case .snooze: "Snooze"
+        case .sleep(let type): SleepEventCatalogue.standard.definition(of: type)?.label ?? type.rawValue
+        case .checkIn: "Morning check-in"
+        }
+    }
+}
+
+/// Who or what recorded an event.
+public enum EventSource: String, Sendable, Codable, CaseIterable {
+    /// The person, through the CLI, web page or API.
+    case user
+    /// A hardware button (`dosetap press`).
+    case button
+    /// A `dosetap://` link.
+    case link
+    /// DoseTap itself (sleep-through expiry).
+    case system
+    /// An import.
+    case imported
+
+    /// Whether a person did it; only such events can be undone (D5).
+    public var isPerson: Bool { self != .system && self != .imported }
+}
+
+/// Facts recorded with an event (`metadata` on the wire).
+public struct EventMetadata: Hashable, Sendable, Codable {
+    /// Dose 2 taken before the window opened (e < 150 min).
+    public var isEarly = false
+    /// Dose 2 taken after the window closed (e ≥ 240 min).
+    public var isLate = false
+    /// 1 for Dose 1, 2 for Dose 2, 3+ for extra doses.
+    public var doseIndex: Int?
+    /// Why Dose 2 was skipped; `slept_through` for the automatic expiry.
+    public var skipReason: String?
+    /// The snooze count after this snooze.
+    public var snoozeCount: Int?
+    /// When the snoozed alarm rings again.
+    public var snoozeUntil: Date?
+    /// The confirmations the person gave.
+    public var confirmations: [ConfirmKind] = []
+
+    /// Empty metadata.
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", skipReason = "reason"
+        case snoozeCount = "count", snoozeUntil = "snooze_until", confirmations = "confirmed"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        isEarly = try container.decodeIfPresent(Bool.self, forKey: .isEarly) ?? false
+        isLate = try container.decodeIfPresent(Bool.self, forKey: .isLate) ?? false
+        doseIndex = try container.decodeIfPresent(Int.self, forKey: .doseIndex)
+        skipReason = try container.decodeIfPresent(String.self, forKey: .skipReason)
+        snoozeCount = try container.decodeIfPresent(Int.self, forKey: .snoozeCount)
+        snoozeUntil = try container.decodeIfPresent(String.self, forKey: .snoozeUntil).flatMap(ISO8601.parse)
+        confirmations = try container.decodeIfPresent([ConfirmKind].self, forKey: .confirmations) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(isEarly, forKey: .isEarly)
+        try container.encode(isLate, forKey: .isLate)
+        try container.encodeIfPresent(doseIndex, forKey: .doseIndex)
+        try container.encodeIfPresent(skipReason, forKey: .skipReason)
+        try container.encodeIfPresent(snoozeCount, forKey: .snoozeCount)
+        try container.encodeIfPresent(snoozeUntil.map(ISO8601.string), forKey: .snoozeUntil)
+        if !confirmations.isEmpty { try container.encode(confirmations, forKey: .confirmations) }
+    }
+}
+
+/// One thing that happened in a night. The stored events are the single source of truth (D13).
+public struct NightEvent: Hashable, Sendable, Identifiable {
+    /// Its id.
+    public var id: EventID
+    /// What happened.
+    public var kind: EventKind
+    /// When it happened.
+    public var occurredAt: Date
+    /// When DoseTap recorded it.
+    public var recordedAt: Date
+    /// The zone in use when it happened.
+    public var timeZoneID: String
+    /// UTC offset in minutes at `occurredAt` in that zone.
+    public var utcOffsetMinutes: Int
+    /// Who recorded it.
+    public var source: EventSource
+    /// The person's note.
+    public var note: String?
+    /// Dose flags, skip reason, snooze count.
+    public var metadata: EventMetadata
+
+    /// An event; the offset is derived from the zone at the instant.
+    public init(
+        id: EventID, kind: EventKind, occurredAt: Date, recordedAt: Date, timeZone: TimeZone,
+        source: EventSource = .user, note: String? = nil, metadata: EventMetadata = EventMetadata()
+    ) {
+        self.id = id
+        self.kind = kind
+        self.occurredAt = occurredAt
+        self.recordedAt = recordedAt
+        self.timeZoneID = timeZone.identifier
+        self.utcOffsetMinutes = LocalClock.offsetMinutes(timeZone, at: occurredAt)
+        self.source = source
+        self.note = note
+        self.metadata = metadata
+    }
+}
+
+/// Why a night was closed (D12).
+public enum EndReason: String, Sendable, Codable, CaseIterable {
+    case checkin
+    case missedCheckinCutoff = "missed_checkin_cutoff"
+    case prepRollover = "prep_rollover"
+}
+
+/// A closed night's dose outcome (D12).
+public enum TerminalState: String, Sendable, Codable, CaseIterable {
+    /// Dose 2 taken.
+    case completed
+    /// Dose 2 skipped by the person.
+    case skipped
+    /// Slept through the window.
+    case expired
+    /// Closed while Dose 2 was still possible, or with no dose at all.
+    case aborted
+}
+
+/// One night: its identity and its events, oldest first.
+public struct NightSession: Hashable, Sendable {
+    /// Its id.
+    public var id: SessionID
+    /// The session key (`yyyy-MM-dd`) fixed when it started.
+    public var date: SessionKey
+    /// The occurrence time of its first action.
+    public var startedAt: Date
+    /// Its events.
+    public var events: [NightEvent]
+    /// When it closed, if it has.
+    public var endedAt: Date?
+    /// Why it closed.
+    public var endReason: EndReason?
+
+    /// A session; events are kept sorted by occurrence.
+    public init(id: SessionID, date: SessionKey, startedAt: Date, events: [NightEvent] = [], endedAt: Date? = nil, endReason: EndReason? = nil) {
+        self.id = id
+        self.date = date
+        self.startedAt = startedAt
+        self.events = events.sorted(by: NightSession.chronological)
+        self.endedAt = endedAt
+        self.endReason = endReason
+    }
+
+    /// Whether it is still open.
+    public var isOpen: Bool { endedAt == nil }
+
+    /// The session with an event added in chronological place.
+    public func adding(_ event: NightEvent) -> NightSession {
+        var copy = self
+        copy.events.append(event)
+        copy.events.sort(by: NightSession.chronological)
+        return copy
+    }
+
+    /// The session without the event of that id.
+    public func removing(_ id: EventID) -> NightSession {
+        var copy = self
+        copy.events.removeAll { $0.id == id }
+        return copy
+    }
+
+    /// Oldest first; ties by recording time, then id, so the order is total.
+    static func chronological(_ a: NightEvent, _ b: NightEvent) -> Bool {
+        if a.occurredAt != b.occurredAt { return a.occurredAt < b.occurredAt }
+        if a.recordedAt != b.recordedAt { return a.recordedAt < b.recordedAt }
+        return a.id.rawValue < b.id.rawValue
+    }
+}

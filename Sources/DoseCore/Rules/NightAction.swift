@@ -1,0 +1,118 @@
+public import Foundation
+
+/// Something a person asks DoseTap to do in the night (SPEC §3.3).
+public struct NightAction: Sendable {
+    /// The kinds of action.
+    public enum Kind: Sendable {
+        case dose1
+        case dose2
+        case skip(reason: String?)
+        case snooze
+        case undo
+        /// A sleep event by any accepted spelling of its name.
+        case log(event: String)
+        /// The final wake-up (`wake_final`).
+        case wake
+        case checkIn(MorningCheckIn)
+    }
+
+    /// What to do.
+    public var kind: Kind
+    /// When it happened, if earlier than now (a forgotten log); the rules are judged at that time.
+    public var occurredAt: Date?
+    /// The person's note (at most 500 characters).
+    public var note: String?
+    /// The situations the person confirmed.
+    public var confirmations: Set<ConfirmKind>
+    /// Who is asking.
+    public var source: EventSource
+
+    /// An action.
+    public init(_ kind: Kind, at occurredAt: Date? = nil, note: String? = nil, confirmations: Set<ConfirmKind> = [], source: EventSource = .user) {
+        self.kind = kind
+        self.occurredAt = occurredAt
+        self.note = note
+        self.confirmations = confirmations
+        self.source = source
+    }
+}
+
+/// What the rules are judged against: the clock, the zone and settings, and a source of new ids.
+public struct NightContext: Sendable {
+    /// The current instant.
+    public var now: Date
+    /// The person's settings.
+    public var settings: DoseSettings
+    /// The zone in use now (the setting, or a one-call override).
+    public var timeZone: TimeZone
+    /// Sleep-event types, custom ones included.
+    public var catalogue: SleepEventCatalogue
+    /// Makes a fresh unique id (a UUID string in production, a counter in tests).
+    public var makeID: @Sendable () -> String
+
+    /// A context; the zone defaults to the settings' zone.
+    public init(now: Date, settings: DoseSettings, timeZone: TimeZone? = nil,
+                catalogue: SleepEventCatalogue = .standard, makeID: @escaping @Sendable () -> String) {
+        self.now = now
+        self.settings = settings
+        self.timeZone = timeZone ?? settings.timeZone
+        self.catalogue = catalogue
+        self.makeID = makeID
+    }
+}
+
+/// How a session was closed.
+public struct SessionClosure: Sendable, Hashable {
+    /// When it closed.
+    public var endedAt: Date
+    /// Why.
+    public var reason: EndReason
+    /// The night's dose outcome.
+    public var terminalState: TerminalState
+}
+
+/// The result of an allowed action: what to record, remove and close, all in one transaction.
+public struct Decision: Sendable {
+    /// The session as it stands after the action.
+    public var session: NightSession
+    /// True when the action started this session.
+    public var startedSession: Bool
+    /// Events to insert.
+    public var recorded: [NightEvent]
+    /// Events to delete (undo; a sleep-through expiry superseded by a real Dose 2).
+    public var removed: [NightEvent]
+    /// Set when the action closes the session (check-in).
+    public var closure: SessionClosure?
+    /// The validated check-in, for a check-in action.
+    public var checkIn: MorningCheckIn?
+    /// Things the person must be told (an extra dose, a wake-up with Dose 2 pending).
+    public var warnings: [String]
+
+    /// The main event the action recorded (nil for undo).
+    public var event: NightEvent? { recorded.last }
+}
+
+/// Limits on free text (SPEC §3.1).
+public enum TextLimits {
+    /// Notes.
+    public static let note = 500
+    /// Other free text (skip reasons, check-in text fields).
+    public static let otherText = 1000
+
+    /// Trims the text and refuses it when too long or holding control characters; empty becomes nil.
+    public static func validated(_ text: String?, field: String, limit: Int) throws(DoseError) -> String? {
+        guard let text else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { return nil }
+        guard trimmed.count <= limit else {
+            throw .invalidInput(field: field, problem: "it has \(trimmed.count) characters", allowed: "at most \(limit) characters")
+        }
+        let forbidden = trimmed.unicodeScalars.contains {
+            $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t"
+        }
+        guard !forbidden else {
+            throw .invalidInput(field: field, problem: "it contains control characters", allowed: "printable text, tabs and new lines")
+        }
+        return trimmed
+    }
+}

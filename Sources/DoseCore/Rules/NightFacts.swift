@@ -1,0 +1,133 @@
+public import Foundation
+
+/// The facts of a night read off its events once, so every rule asks the same questions the same way.
+public struct NightFacts: Sendable {
+    /// The Dose 1 event (the first, if somehow several).
+    public let dose1: NightEvent?
+    /// The Dose 2 event.
+    public let dose2: NightEvent?
+    /// Extra doses, oldest first.
+    public let extraDoses: [NightEvent]
+    /// The skip in force: the latest skip, unless a Dose 2 supersedes it.
+    public let skip: NightEvent?
+    /// Every skip event, superseded or not.
+    public let allSkips: [NightEvent]
+    /// Snoozes, oldest first.
+    public let snoozes: [NightEvent]
+    /// The final wake-up.
+    public let wake: NightEvent?
+    /// The morning check-in.
+    public let checkIn: NightEvent?
+    /// Every event.
+    public let events: [NightEvent]
+
+    /// Reads the facts of a set of events.
+    public init(_ events: [NightEvent]) {
+        let sorted = events.sorted(by: NightSession.chronological)
+        self.events = sorted
+        func all(_ kind: EventKind) -> [NightEvent] { sorted.filter { $0.kind == kind } }
+        dose1 = all(.dose1).first
+        dose2 = all(.dose2).first
+        extraDoses = all(.extraDose)
+        allSkips = all(.dose2Skipped)
+        skip = dose2 == nil ? allSkips.last : nil
+        snoozes = all(.snooze)
+        wake = all(.sleep(.wakeFinal)).first
+        checkIn = all(.checkIn).first
+    }
+
+    /// Whether the skip in force is the automatic sleep-through expiry.
+    public var sleptThrough: Bool { skip.map(NightFacts.isSleepThrough) ?? false }
+
+    /// Number of doses recorded (Dose 1, Dose 2, extras).
+    public var doseCount: Int { (dose1 == nil ? 0 : 1) + (dose2 == nil ? 0 : 1) + extraDoses.count }
+
+    /// The latest snooze's end, if any snooze is recorded.
+    public var snoozeUntil: Date? {
+        snoozes.last.map { $0.metadata.snoozeUntil ?? $0.occurredAt.addingTimeInterval(DoseWindow.minutes(DoseWindow.snoozeMinutes)) }
+    }
+
+    /// Whether Dose 2 is neither taken nor skipped and, at `instant`, the night has not expired.
+    public func dose2Pending(at instant: Date) -> Bool {
+        guard let dose1, dose2 == nil, skip == nil else { return false }
+        return instant < DoseWindow.expires(after: dose1.occurredAt)
+    }
+
+    /// The skip reason recorded by the sleep-through expiry.
+    public static let sleptThroughReason = "slept_through"
+
+    static func isSleepThrough(_ event: NightEvent) -> Bool {
+        event.source == .system && event.metadata.skipReason == sleptThroughReason
+    }
+}
+
+/// The night's dose outcome (SPEC D1).
+public enum NightOutcome: String, Sendable, Codable {
+    case dose2Taken = "dose2_taken"
+    case dose2Skipped = "dose2_skipped"
+    case expired
+}
+
+/// The seven phases of a night (SPEC D1).
+public enum NightPhase: String, Sendable, Codable, CaseIterable, Comparable {
+    case noDose1 = "no_dose1"
+    case beforeWindow = "before_window"
+    case active
+    case nearClose = "near_close"
+    case closed
+    case finalizing
+    case completed
+
+    /// Words for people.
+    public var label: String {
+        switch self {
+        case .noDose1: "Dose 1 not taken"
+        case .beforeWindow: "Waiting for the Dose 2 window"
+        case .active: "Dose 2 window open"
+        case .nearClose: "Dose 2 window closing soon"
+        case .closed: "Dose 2 window closed"
+        case .finalizing: "Awake — check-in pending"
+        case .completed: "Night complete"
+        }
+    }
+
+    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rank < rhs.rank }
+}
+
+extension NightFacts {
+    /// The phase at `instant`. Recorded events decide first (check-in, wake, Dose 2 or skip); then Dose 1
+    /// and the clock. A night past the sleep-through expiry is complete even before its expiry is recorded.
+    public func phase(at instant: Date) -> NightPhase {
+        if checkIn != nil { return .completed }
+        if wake != nil { return .finalizing }
+        if dose2 != nil || skip != nil { return .completed }
+        guard let dose1 else { return .noDose1 }
+        if instant >= DoseWindow.expires(after: dose1.occurredAt) { return .completed }
+        switch DoseWindow.position(of: instant, dose1: dose1.occurredAt) {
+        case .beforeWindow: return .beforeWindow
+        case .active: return .active
+        case .nearClose: return .nearClose
+        case .closed: return .closed
+        }
+    }
+
+    /// The outcome at `instant`: Dose 2 taken, skipped, expired, or nil while undecided.
+    public func outcome(at instant: Date) -> NightOutcome? {
+        if dose2 != nil { return .dose2Taken }
+        if let skip { return NightFacts.isSleepThrough(skip) ? .expired : .dose2Skipped }
+        if let dose1, instant >= DoseWindow.expires(after: dose1.occurredAt) { return .expired }
+        return nil
+    }
+
+    /// The terminal state a night closing at `instant` gets (D12).
+    public func terminalState(at instant: Date) -> TerminalState {
+        switch outcome(at: instant) {
+        case .dose2Taken: .completed
+        case .dose2Skipped: .skipped
+        case .expired: .expired
+        case nil: .aborted
+        }
+    }
+}

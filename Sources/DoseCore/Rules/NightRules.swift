@@ -1,0 +1,271 @@
+public import Foundation
+
+/// The one place that decides what a person may do in the night (SPEC §3.3). Every surface calls it.
+public enum NightRules {
+    /// An occurrence time may be at most this far in the future (clock skew between devices).
+    public static let futureTolerance: TimeInterval = 60
+
+    /// Decides an action against the open session (nil when none is open; check-in may pass a closed one).
+    /// Returns what to record, or the first failing guard's error. A refusal changes nothing.
+    public static func decide(_ action: NightAction, session: NightSession?, context: NightContext) throws(DoseError) -> Decision {
+        let at = action.occurredAt ?? context.now
+        guard at <= context.now.addingTimeInterval(futureTolerance) else {
+            throw .invalidInput(field: "at", problem: "\(ISO8601.string(at)) is in the future",
+                                allowed: "a time no later than 1 minute from now")
+        }
+        let note = try TextLimits.validated(action.note, field: "note", limit: TextLimits.note)
+        if let session, session.isOpen, at < session.startedAt, SessionKey(for: at, in: context.timeZone) < session.date {
+            throw .invalidInput(
+                field: "at", problem: "\(LocalClock.hourMinute(at, in: context.timeZone)) on \(SessionKey(for: at, in: context.timeZone)) belongs to an earlier night",
+                allowed: "a time in tonight's session (\(session.date)); change earlier nights in history")
+        }
+        var builder = Builder(action: action, at: at, note: note, session: session, context: context)
+
+        switch action.kind {
+        case .dose1: try builder.dose1()
+        case .dose2: try builder.dose2()
+        case .skip(let reason): try builder.skip(reason: reason)
+        case .snooze: try builder.snooze()
+        case .undo: return try undo(session: session, context: context)
+        case .log(let name): try builder.sleepEvent(try context.catalogue.resolve(name))
+        case .wake: try builder.sleepEvent(try context.catalogue.resolve(SleepEventType.wakeFinal.rawValue))
+        case .checkIn(let checkIn): try builder.checkIn(checkIn)
+        }
+        return builder.decision()
+    }
+
+    /// Whether a snooze would be allowed at `instant`, and if not, the refusal.
+    public static func snoozeRefusal(_ facts: NightFacts, at instant: Date, settings: DoseSettings) -> DoseError? {
+        guard facts.dose1 != nil else { return .dose1Required }
+        guard settings.allowSnoozing else { return .snoozeUnavailable(.disabledInSettings) }
+        switch facts.phase(at: instant) {
+        case .active: break
+        case .noDose1, .beforeWindow: return .snoozeUnavailable(.tooEarly)
+        case .nearClose: return .snoozeUnavailable(.nearClose)
+        case .closed: return .snoozeUnavailable(.windowClosed)
+        case .finalizing: return .snoozeUnavailable(.finalizing)
+        case .completed: return .snoozeUnavailable(.nightComplete)
+        }
+        guard facts.snoozes.count < settings.maxSnoozes else { return .snoozeLimit(maximum: settings.maxSnoozes) }
+        return nil
+    }
+
+    /// Whether a skip would be allowed, and if not, the refusal.
+    public static func skipRefusal(_ facts: NightFacts, timeZone: TimeZone) -> DoseError? {
+        guard facts.dose1 != nil else { return .dose1Required }
+        if let dose2 = facts.dose2 {
+            return .alreadyTaken(dose: "Dose 2", at: dose2.occurredAt, localTime: LocalClock.hourMinute(dose2.occurredAt, in: timeZone), confirm: nil)
+        }
+        if let skip = facts.skip {
+            return .alreadySkipped(at: skip.occurredAt, localTime: LocalClock.hourMinute(skip.occurredAt, in: timeZone))
+        }
+        return nil
+    }
+
+    /// Undo (D5): removes the person's most recent undoable event if it was recorded within the undo window.
+    static func undo(session: NightSession?, context: NightContext) throws(DoseError) -> Decision {
+        guard let session, let target = lastUndoable(in: session.events) else { throw .nothingToUndo }
+        let age = context.now.timeIntervalSince(target.recordedAt)
+        // Compared in whole milliseconds, the precision events are stored with, so 5.000 s is inside a 5 s window.
+        guard (age * 1000).rounded() <= Double(context.settings.undoWindowSeconds * 1000) else {
+            throw .undoExpired(windowSeconds: context.settings.undoWindowSeconds, secondsAgo: age)
+        }
+        return Decision(session: session.removing(target.id), startedSession: false, recorded: [], removed: [target],
+                        closure: nil, checkIn: nil, warnings: [])
+    }
+
+    /// The person's most recently recorded dose, skip, snooze or sleep event.
+    static func lastUndoable(in events: [NightEvent]) -> NightEvent? {
+        events.filter { $0.source.isPerson && $0.kind != .checkIn }
+            .max { ($0.recordedAt, $0.occurredAt, $0.id.rawValue) < ($1.recordedAt, $1.occurredAt, $1.id.rawValue) }
+    }
+}
+
+/// Builds one decision: checks guards in order against the session's facts and collects what to record.
+private struct Builder {
+    let action: NightAction
+    let at: Date
+    let note: String?
+    let context: NightContext
+    let facts: NightFacts
+    var session: NightSession
+    var startedSession: Bool
+    var recorded: [NightEvent] = []
+    var removed: [NightEvent] = []
+    var closure: SessionClosure?
+    var checkIn: MorningCheckIn?
+    var warnings: [String] = []
+
+    init(action: NightAction, at: Date, note: String?, session: NightSession?, context: NightContext) {
+        self.action = action
+        self.at = at
+        self.note = note
+        self.context = context
+        if let session {
+            self.session = session
+            self.startedSession = false
+        } else {
+            // The first action that needs a session starts one, keyed by its own occurrence time (SPEC §3.2).
+            self.session = NightSession(id: SessionID(rawValue: context.makeID()), date: SessionKey(for: at, in: context.timeZone), startedAt: at)
+            self.startedSession = true
+        }
+        self.facts = NightFacts(self.session.events)
+    }
+
+    private var zone: TimeZone { context.timeZone }
+    private func local(_ date: Date) -> String { LocalClock.hourMinute(date, in: zone) }
+
+    /// Refuses when wake-up (or check-in) came before this moment: the night's doses are over.
+    private func refuseIfFinalizing() throws(DoseError) {
+        if let end = facts.checkIn ?? facts.wake, end.occurredAt <= at {
+            throw .sessionFinalizing(wokeAt: end.occurredAt, localTime: local(end.occurredAt))
+        }
+    }
+
+    private func refuseIfBeforeDose1(_ dose1: NightEvent, doing what: String) throws(DoseError) {
+        guard at >= dose1.occurredAt else {
+            throw .invalidInput(field: "at", problem: "\(what) at \(local(at)) would be before Dose 1 (\(local(dose1.occurredAt)))",
+                                allowed: "a time after Dose 1")
+        }
+    }
+
+    mutating func dose1() throws(DoseError) {
+        if let dose1 = facts.dose1 {
+            throw .alreadyTaken(dose: "Dose 1", at: dose1.occurredAt, localTime: local(dose1.occurredAt), confirm: nil)
+        }
+        try refuseIfFinalizing()
+        var metadata = EventMetadata()
+        metadata.doseIndex = 1
+        record(.dose1, metadata: metadata)
+    }
+
+    mutating func dose2() throws(DoseError) {
+        guard let dose1 = facts.dose1 else { throw .dose1Required }
+        try refuseIfBeforeDose1(dose1, doing: "Dose 2")
+        try refuseIfFinalizing()
+        let confirmed = action.confirmations
+        if let dose2 = facts.dose2 {
+            guard confirmed.contains(.extra) else {
+                throw .alreadyTaken(dose: "Dose 2", at: dose2.occurredAt, localTime: local(dose2.occurredAt), confirm: .extra)
+            }
+            var metadata = EventMetadata()
+            metadata.doseIndex = facts.doseCount + 1
+            metadata.confirmations = [.extra]
+            warnings.append("Extra dose recorded: this is dose \(facts.doseCount + 1) tonight. Do not take any more oxybate tonight; "
+                            + "if you feel unwell, call your doctor or emergency services.")
+            record(.extraDose, metadata: metadata)
+            return
+        }
+        var given: [ConfirmKind] = []
+        // A sleep-through expiry stamped after this dose's time was a guess made without it; the real dose replaces it.
+        let supersededExpiry = facts.skip.flatMap { NightFacts.isSleepThrough($0) && $0.occurredAt > at ? $0 : nil }
+        if let skip = facts.skip, supersededExpiry == nil {
+            guard confirmed.contains(.afterSkip) else {
+                throw .dose2Skipped(at: skip.occurredAt, localTime: local(skip.occurredAt), sleptThrough: NightFacts.isSleepThrough(skip))
+            }
+            given.append(.afterSkip)
+        }
+        var metadata = EventMetadata()
+        metadata.doseIndex = 2
+        switch DoseWindow.position(of: at, dose1: dose1.occurredAt) {
+        case .beforeWindow:
+            let opens = DoseWindow.opens(after: dose1.occurredAt)
+            guard confirmed.contains(.early) else {
+                let minutes = max(1, Int((opens.timeIntervalSince(at) / 60).rounded(.up)))
+                throw .windowNotOpen(minutesUntilOpen: minutes, opensAt: opens, localTime: local(opens))
+            }
+            metadata.isEarly = true
+            given.append(.early)
+        case .closed:
+            let closes = DoseWindow.closes(after: dose1.occurredAt)
+            guard confirmed.contains(.late) else {
+                throw .windowExceeded(closedAt: closes, localTime: local(closes), minutesLate: DoseWindow.wholeMinutes(from: closes, to: at))
+            }
+            metadata.isLate = true
+            given.append(.late)
+        case .active, .nearClose:
+            break
+        }
+        metadata.confirmations = given
+        if let supersededExpiry { removed.append(supersededExpiry) }
+        record(.dose2, metadata: metadata)
+    }
+
+    mutating func skip(reason: String?) throws(DoseError) {
+        if let refusal = NightRules.skipRefusal(facts, timeZone: zone) { throw refusal }
+        if let dose1 = facts.dose1 { try refuseIfBeforeDose1(dose1, doing: "A skip") }
+        var metadata = EventMetadata()
+        metadata.skipReason = try TextLimits.validated(reason, field: "reason", limit: TextLimits.otherText)
+        record(.dose2Skipped, metadata: metadata)
+    }
+
+    mutating func snooze() throws(DoseError) {
+        if let refusal = NightRules.snoozeRefusal(facts, at: at, settings: context.settings) { throw refusal }
+        var metadata = EventMetadata()
+        metadata.snoozeCount = facts.snoozes.count + 1
+        metadata.snoozeUntil = at.addingTimeInterval(DoseWindow.minutes(DoseWindow.snoozeMinutes))
+        record(.snooze, metadata: metadata)
+    }
+
+    mutating func sleepEvent(_ definition: SleepEventDefinition) throws(DoseError) {
+        let type = definition.type
+        let cooldown = TimeInterval(context.settings.cooldownSeconds(for: definition))
+        let sameType = facts.events.filter { $0.kind == .sleep(type) }
+        if cooldown > 0, let nearest = sameType.min(by: { abs($0.occurredAt.timeIntervalSince(at)) < abs($1.occurredAt.timeIntervalSince(at)) }) {
+            let apart = abs(nearest.occurredAt.timeIntervalSince(at))
+            if apart < cooldown {
+                throw .rateLimited(event: definition.label, retryAfterSeconds: max(1, Int((cooldown - apart).rounded(.up))))
+            }
+        }
+        if type == .napStart || type == .napEnd { try checkNapSequence(adding: type) }
+        if type == .wakeFinal, facts.dose2Pending(at: at) {
+            warnings.append("Dose 2 is not taken or skipped yet. Logging wake-up ends tonight's doses; undo it if that was a mistake.")
+        }
+        record(.sleep(type), metadata: EventMetadata())
+    }
+
+    /// Naps must alternate start, end, start, … in time order, with at most the last one open (D7).
+    private func checkNapSequence(adding type: SleepEventType) throws(DoseError) {
+        var naps = facts.events.filter { $0.kind == .sleep(.napStart) || $0.kind == .sleep(.napEnd) }
+            .map { (at: $0.occurredAt, start: $0.kind == .sleep(.napStart)) }
+        naps.append((at: at, start: type == .napStart))
+        naps.sort { $0.at < $1.at }
+        for (index, nap) in naps.enumerated() where nap.start != index.isMultiple(of: 2) {
+            if type == .napStart {
+                throw .napState(problem: "A nap is already open. Log Nap End before starting another nap.")
+            }
+            throw .napState(problem: "There is no open nap to end. Log Nap Start first.")
+        }
+    }
+
+    mutating func checkIn(_ input: MorningCheckIn) throws(DoseError) {
+        if let existing = facts.checkIn {
+            throw .alreadyTaken(dose: "The morning check-in", at: existing.occurredAt, localTime: local(existing.occurredAt), confirm: nil)
+        }
+        guard !startedSession else { throw .notFound(what: "A night to check in for") }
+        checkIn = try input.validated()
+        record(.checkIn, metadata: EventMetadata())
+        if session.isOpen {
+            let facts = NightFacts(session.events)
+            closure = SessionClosure(endedAt: at, reason: .checkin, terminalState: facts.terminalState(at: at))
+        }
+    }
+
+    private mutating func record(_ kind: EventKind, metadata: EventMetadata) {
+        let event = NightEvent(id: EventID(rawValue: context.makeID()), kind: kind, occurredAt: at, recordedAt: context.now,
+                               timeZone: zone, source: action.source, note: note, metadata: metadata)
+        for old in removed { session = session.removing(old.id) }
+        session = session.adding(event)
+        recorded.append(event)
+    }
+
+    func decision() -> Decision {
+        var session = self.session
+        if let closure {
+            session.endedAt = closure.endedAt
+            session.endReason = closure.reason
+        }
+        return Decision(session: session, startedSession: startedSession, recorded: recorded, removed: removed,
+                        closure: closure, checkIn: checkIn, warnings: warnings)
+    }
+}

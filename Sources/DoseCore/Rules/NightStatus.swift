@@ -1,0 +1,121 @@
+public import Foundation
+
+/// The one next step the person should take.
+public enum PrimaryAction: String, Sendable, Codable {
+    case takeDose1 = "take_dose1"
+    case waitForWindow = "wait_for_window"
+    case takeDose2 = "take_dose2"
+    /// Dose 2 after the window closed: possible only with the `late` confirmation.
+    case takeDose2Late = "take_dose2_late"
+    case logWake = "log_wake"
+    case checkIn = "check_in"
+    case none
+}
+
+/// Everything a surface shows about tonight, derived from the events at one instant (SPEC §5.1 `status`).
+public struct NightStatus: Sendable, Hashable {
+    public var sessionID: SessionID?
+    public var sessionDate: SessionKey?
+    public var phase: NightPhase
+    public var outcome: NightOutcome?
+    public var dose1At: Date?
+    public var dose2At: Date?
+    public var dose2Skipped: Bool
+    public var skipReason: String?
+    public var extraDoseCount: Int
+    public var snoozeCount: Int
+    public var snoozesRemaining: Int
+    public var snoozeUntil: Date?
+    public var canSnooze: Bool
+    /// Why snoozing is not possible, when it is not.
+    public var snoozeBlockedReason: String?
+    public var canSkip: Bool
+    /// Why skipping is not possible, when it is not.
+    public var skipBlockedReason: String?
+    public var primaryAction: PrimaryAction
+    public var windowOpensAt: Date?
+    public var nearCloseAt: Date?
+    public var windowClosesAt: Date?
+    public var targetAt: Date?
+    public var expiresAt: Date?
+    /// Whole minutes since Dose 1, truncated.
+    public var minutesSinceDose1: Int?
+    /// Whole minutes until the window closes, truncated, 0 once closed; nil when Dose 2 is no longer pending.
+    public var minutesRemaining: Int?
+    /// Whole minutes until the window opens, rounded up, while before the window.
+    public var minutesUntilOpen: Int?
+    public var nextReminder: Reminder?
+    public var wakeAt: Date?
+    public var checkedIn: Bool
+    public var warnings: [String]
+    /// The instant the status describes.
+    public var asOf: Date
+    /// The zone the person's clock times are in.
+    public var timeZoneID: String
+
+    /// The status of `session` (nil: the night to come) at `instant`, in the zone in use now.
+    public static func derive(session: NightSession?, at instant: Date, settings: DoseSettings, timeZone: TimeZone) -> NightStatus {
+        let facts = NightFacts(session?.events ?? [])
+        let phase = facts.phase(at: instant)
+        let dose1 = facts.dose1?.occurredAt
+        let snoozeRefusal = NightRules.snoozeRefusal(facts, at: instant, settings: settings)
+        let skipRefusal = NightRules.skipRefusal(facts, timeZone: timeZone)
+        let pending = facts.dose2Pending(at: instant) && facts.wake == nil && facts.checkIn == nil
+
+        var status = NightStatus(
+            sessionID: session?.id, sessionDate: session?.date, phase: phase, outcome: facts.outcome(at: instant),
+            dose1At: dose1, dose2At: facts.dose2?.occurredAt, dose2Skipped: facts.skip != nil,
+            skipReason: facts.skip?.metadata.skipReason, extraDoseCount: facts.extraDoses.count,
+            snoozeCount: facts.snoozes.count, snoozesRemaining: max(0, settings.maxSnoozes - facts.snoozes.count),
+            snoozeUntil: pending ? facts.snoozeUntil : nil,
+            canSnooze: snoozeRefusal == nil, snoozeBlockedReason: snoozeRefusal?.message,
+            canSkip: skipRefusal == nil, skipBlockedReason: skipRefusal?.message,
+            primaryAction: primaryAction(phase: phase, facts: facts),
+            windowOpensAt: dose1.map(DoseWindow.opens(after:)), nearCloseAt: dose1.map(DoseWindow.nearClose(after:)),
+            windowClosesAt: dose1.map(DoseWindow.closes(after:)),
+            targetAt: dose1.map { $0.addingTimeInterval(TimeInterval(settings.targetIntervalMinutes * 60)) },
+            expiresAt: dose1.map(DoseWindow.expires(after:)),
+            minutesSinceDose1: dose1.map { DoseWindow.wholeMinutes(from: $0, to: instant) },
+            minutesRemaining: nil, minutesUntilOpen: nil,
+            nextReminder: ReminderPlan.next(for: session, settings: settings, after: instant),
+            wakeAt: facts.wake?.occurredAt, checkedIn: facts.checkIn != nil, warnings: [],
+            asOf: instant, timeZoneID: timeZone.identifier)
+
+        if pending, let dose1 {
+            status.minutesRemaining = max(0, DoseWindow.wholeMinutes(from: instant, to: DoseWindow.closes(after: dose1)))
+            if phase == .beforeWindow {
+                let seconds = DoseWindow.opens(after: dose1).timeIntervalSince(instant)
+                status.minutesUntilOpen = max(1, Int((seconds / 60).rounded(.up)))
+            }
+        }
+        status.warnings = warnings(facts: facts, phase: phase, pending: pending, session: session, instant: instant, timeZone: timeZone)
+        return status
+    }
+
+    private static func primaryAction(phase: NightPhase, facts: NightFacts) -> PrimaryAction {
+        switch phase {
+        case .noDose1: .takeDose1
+        case .beforeWindow: .waitForWindow
+        case .active, .nearClose: .takeDose2
+        case .closed: .takeDose2Late
+        case .finalizing: .checkIn
+        case .completed: facts.checkIn != nil ? .none : .logWake
+        }
+    }
+
+    private static func warnings(facts: NightFacts, phase: NightPhase, pending: Bool, session: NightSession?,
+                                 instant: Date, timeZone: TimeZone) -> [String] {
+        var warnings: [String] = []
+        if let dose1 = facts.dose1, session?.isOpen ?? false,
+           let shift = TimeZoneShift.warning(dose1: dose1, now: instant, timeZone: timeZone) {
+            warnings.append(shift)
+        }
+        if pending, phase == .nearClose { warnings.append("Less than 15 minutes left to take Dose 2. Snooze is off.") }
+        if pending, phase == .closed { warnings.append("The Dose 2 window has closed. A late Dose 2 needs confirmation; skipping is the safer choice.") }
+        if !facts.extraDoses.isEmpty {
+            warnings.append("\(facts.extraDoses.count) extra \(facts.extraDoses.count == 1 ? "dose" : "doses") recorded tonight. Do not take more.")
+        }
+        if let dose2 = facts.dose2, dose2.metadata.isEarly { warnings.append("Dose 2 was taken early tonight.") }
+        return warnings
+    }
+}

@@ -1,0 +1,92 @@
+public import Foundation
+
+/// The night a moment belongs to, `yyyy-MM-dd` (SPEC §3.2): the local date, or the day before when the
+/// local hour is before the rollover hour.
+public struct SessionKey: Hashable, Sendable, Codable, Comparable, CustomStringConvertible {
+    /// The hour at which a new night begins, local time.
+    public static let rolloverHour = 18
+
+    public let year: Int
+    public let month: Int
+    public let day: Int
+
+    /// A key from its parts; nil if that date does not exist.
+    public init?(year: Int, month: Int, day: Int) {
+        var components = DateComponents(year: year, month: month, day: day, hour: 12)
+        components.calendar = LocalClock.calendar(TimeZone(secondsFromGMT: 0)!)
+        guard let date = components.date else { return nil }
+        let check = components.calendar!.dateComponents([.year, .month, .day], from: date)
+        guard check.year == year, check.month == month, check.day == day else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+    }
+
+    /// Parses `yyyy-MM-dd`.
+    public init?(parsing text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]) else { return nil }
+        self.init(year: year, month: month, day: day)
+    }
+
+    /// The key of an instant in a zone. Only the local hour decides, so DST never moves the boundary
+    /// away from local 18:00 and both occurrences of a repeated hour get the same key.
+    public init(for instant: Date, in timeZone: TimeZone, rolloverHour: Int = SessionKey.rolloverHour) {
+        let calendar = LocalClock.calendar(timeZone)
+        var parts = calendar.dateComponents([.year, .month, .day, .hour], from: instant)
+        if (parts.hour ?? 0) < rolloverHour {
+            // Step back on the civil calendar, not by 24 h, so a 23- or 25-hour day cannot skip a date.
+            let civil = LocalClock.calendar(TimeZone(secondsFromGMT: 0)!)
+            let noon = civil.date(from: DateComponents(year: parts.year, month: parts.month, day: parts.day, hour: 12))!
+            let previous = civil.date(byAdding: .day, value: -1, to: noon)!
+            parts = civil.dateComponents([.year, .month, .day], from: previous)
+        }
+        self.year = parts.year ?? 1970
+        self.month = parts.month ?? 1
+        self.day = parts.day ?? 1
+    }
+
+    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
+    }
+
+    /// The key a number of days later (negative: earlier).
+    public func adding(days: Int) -> SessionKey {
+        let civil = LocalClock.calendar(TimeZone(secondsFromGMT: 0)!)
+        let noon = civil.date(from: DateComponents(year: year, month: month, day: day, hour: 12))!
+        let moved = civil.dateComponents([.year, .month, .day], from: civil.date(byAdding: .day, value: days, to: noon)!)
+        return SessionKey(year: moved.year!, month: moved.month!, day: moved.day!)!
+    }
+
+    /// The next instant strictly after `instant` at which the local clock reads the rollover hour.
+    public static func nextRollover(after instant: Date, in timeZone: TimeZone, rolloverHour: Int = SessionKey.rolloverHour) -> Date {
+        LocalClock.nextOccurrence(of: ClockTime(hour: rolloverHour, minute: 0)!, after: instant, in: timeZone)
+    }
+}
+
+extension LocalClock {
+    /// The instant a wall-clock time has on a local calendar date. In a spring-forward gap the time moves
+    /// forward to the first valid instant; in a repeated fall-back hour the first occurrence is used.
+    public static func instant(of time: ClockTime, onYear year: Int, month: Int, day: Int, in timeZone: TimeZone) -> Date {
+        let calendar = calendar(timeZone)
+        let midnight = calendar.date(from: DateComponents(year: year, month: month, day: day))!
+        let start = calendar.startOfDay(for: midnight)
+        return calendar.date(
+            bySettingHour: time.hour, minute: time.minute, second: 0, of: start,
+            matchingPolicy: .nextTime, repeatedTimePolicy: .first, direction: .forward)
+            ?? start.addingTimeInterval(TimeInterval(time.minutesSinceMidnight * 60))
+    }
+
+    /// The first instant strictly after `instant` whose local wall clock shows `time`.
+    public static func nextOccurrence(of time: ClockTime, after instant: Date, in timeZone: TimeZone) -> Date {
+        let calendar = calendar(timeZone)
+        let today = calendar.dateComponents([.year, .month, .day], from: instant)
+        let candidate = self.instant(of: time, onYear: today.year!, month: today.month!, day: today.day!, in: timeZone)
+        if candidate > instant { return candidate }
+        let tomorrow = calendar.dateComponents([.year, .month, .day], from: calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: instant))!)
+        return self.instant(of: time, onYear: tomorrow.year!, month: tomorrow.month!, day: tomorrow.day!, in: timeZone)
+    }
+}

@@ -1,0 +1,138 @@
+import DoseCore
+import Foundation
+import Testing
+
+@Suite("Dose 2 decisions (SPEC §3.3)")
+struct Dose2DecisionTests {
+    struct Row: Sendable, CustomTestStringConvertible {
+        let minutes: Double
+        let confirm: Set<ConfirmKind>
+        let code: ErrorCode?
+        let early: Bool
+        let late: Bool
+        var testDescription: String { "\(minutes) min \(confirm.map(\.rawValue).sorted()) → \(code?.rawValue ?? "recorded")" }
+    }
+
+    static let rows: [Row] = [
+        Row(minutes: 0, confirm: [], code: .windowNotOpen, early: false, late: false),
+        Row(minutes: 149, confirm: [], code: .windowNotOpen, early: false, late: false),
+        Row(minutes: 149.99, confirm: [], code: .windowNotOpen, early: false, late: false),
+        Row(minutes: 149, confirm: [.early], code: nil, early: true, late: false),
+        Row(minutes: 149, confirm: [.late], code: .windowNotOpen, early: false, late: false),
+        Row(minutes: 149, confirm: [.extra], code: .windowNotOpen, early: false, late: false),
+        Row(minutes: 150, confirm: [], code: nil, early: false, late: false),
+        Row(minutes: 150, confirm: [.early], code: nil, early: false, late: false),
+        Row(minutes: 165, confirm: [], code: nil, early: false, late: false),
+        Row(minutes: 224, confirm: [], code: nil, early: false, late: false),
+        Row(minutes: 225, confirm: [], code: nil, early: false, late: false),
+        Row(minutes: 239, confirm: [], code: nil, early: false, late: false),
+        Row(minutes: 239.99, confirm: [], code: nil, early: false, late: false),
+        Row(minutes: 240, confirm: [], code: .windowExceeded, early: false, late: false),
+        Row(minutes: 240, confirm: [.late], code: nil, early: false, late: true),
+        Row(minutes: 240, confirm: [.early], code: .windowExceeded, early: false, late: false),
+        Row(minutes: 269, confirm: [.late], code: nil, early: false, late: true),
+        Row(minutes: 269.99, confirm: [], code: .windowExceeded, early: false, late: false),
+    ]
+
+    @Test("boundaries on both sides, and a confirmation for another situation does not pass", arguments: rows)
+    func dose2(row: Row) throws {
+        let session = try Fixture.afterDose1()
+        let now = Fixture.minutes(row.minutes)
+        let action = NightAction(.dose2, confirmations: row.confirm)
+        if let code = row.code {
+            #expect(Fixture.refusal(action, session: session, at: now)?.code == code)
+        } else {
+            let decision = try NightRules.decide(action, session: session, context: Fixture.context(at: now))
+            let event = try #require(decision.event)
+            #expect(event.kind == .dose2)
+            #expect(event.metadata.isEarly == row.early)
+            #expect(event.metadata.isLate == row.late)
+            #expect(event.metadata.doseIndex == 2)
+        }
+    }
+
+    @Test("the early refusal says how long until the window opens and when", arguments: [(0.0, 150), (120, 30), (149, 1), (149.99, 1), (148.5, 2)] as [(Double, Int)])
+    func earlyMessage(minutes: Double, until: Int) throws {
+        let error = try #require(Fixture.refusal(NightAction(.dose2), session: try Fixture.afterDose1(), at: Fixture.minutes(minutes)))
+        guard case .windowNotOpen(let minutesUntil, let opensAt, let local) = error else { Issue.record("\(error)"); return }
+        #expect(minutesUntil == until)
+        #expect(opensAt == Fixture.minutes(150))
+        #expect(local == "01:00")
+        #expect(error.confirm == .early)
+        #expect(error.message.contains("01:00"))
+        #expect(error.httpStatus == 422)
+    }
+
+    @Test("at 270 minutes the recorded expiry makes Dose 2 need after_skip, then late")
+    func afterExpiry() throws {
+        var session = try Fixture.afterDose1()
+        let now = Fixture.minutes(270)
+        session = SessionLifecycle.apply(SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+        let skipped = Fixture.refusal(NightAction(.dose2), session: session, at: now)
+        guard case .dose2Skipped(_, _, let sleptThrough) = skipped else { Issue.record("\(String(describing: skipped))"); return }
+        #expect(sleptThrough)
+        #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.afterSkip]), session: session, at: now)?.code == .windowExceeded)
+        let decision = try NightRules.decide(NightAction(.dose2, confirmations: [.afterSkip, .late]), session: session, context: Fixture.context(at: now))
+        #expect(decision.event?.metadata.isLate == true)
+        #expect(NightStatus.derive(session: decision.session, at: now, settings: Fixture.settings(), timeZone: Fixture.newYork).outcome == .dose2Taken)
+    }
+
+    @Test("a forgotten Dose 2 logged after the expiry replaces the expiry instead of needing after_skip")
+    func backdatedDose2SupersedesExpiry() throws {
+        var session = try Fixture.afterDose1()
+        let now = Fixture.minutes(400)
+        session = SessionLifecycle.apply(SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+        let decision = try NightRules.decide(NightAction(.dose2, at: Fixture.minutes(180)), session: session, context: Fixture.context(at: now))
+        #expect(decision.removed.map(\.id) == [EventID(rawValue: "expiry")])
+        #expect(decision.event?.occurredAt == Fixture.minutes(180))
+        #expect(decision.event?.recordedAt == now)
+        #expect(NightFacts(decision.session.events).outcome(at: now) == .dose2Taken)
+    }
+
+    @Test("guard order: no Dose 1, then finalizing, then already taken, then skipped, then window")
+    func guardOrder() throws {
+        #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.early]), session: nil, at: Fixture.dose1)?.code == .dose1Required)
+
+        let woke = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))]))
+        #expect(Fixture.refusal(NightAction(.dose2), session: woke, at: Fixture.minutes(160))?.code == .sessionFinalizing)
+
+        let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
+        let again = Fixture.refusal(NightAction(.dose2), session: taken, at: Fixture.minutes(170))
+        #expect(again?.code == .alreadyTaken)
+        #expect(again?.confirm == .extra)
+
+        let skipped = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.skip(reason: nil), Fixture.minutes(100))]))
+        #expect(Fixture.refusal(NightAction(.dose2), session: skipped, at: Fixture.minutes(120))?.code == .dose2Skipped)
+        // after_skip covers the skip only: before the window the dose is still early.
+        #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.afterSkip]), session: skipped, at: Fixture.minutes(120))?.code == .windowNotOpen)
+        #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.afterSkip]), session: skipped, at: Fixture.minutes(160)) == nil)
+    }
+
+    @Test("extra dose: index 3 and up, never overwrites Dose 2, warns to stop")
+    func extraDose() throws {
+        let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
+        let third = try NightRules.decide(NightAction(.dose2, confirmations: [.extra]), session: taken, context: Fixture.context(at: Fixture.minutes(170)))
+        #expect(third.event?.kind == .extraDose)
+        #expect(third.event?.metadata.doseIndex == 3)
+        #expect(third.warnings.contains { $0.contains("Do not take any more") })
+        let fourth = try NightRules.decide(NightAction(.dose2, confirmations: [.extra]), session: third.session, context: Fixture.context(at: Fixture.minutes(180)))
+        #expect(fourth.event?.metadata.doseIndex == 4)
+        let facts = NightFacts(fourth.session.events)
+        #expect(facts.dose2?.occurredAt == Fixture.minutes(160))
+        #expect(facts.extraDoses.count == 2)
+    }
+
+    @Test("Dose 2 may not be dated before Dose 1")
+    func dose2BeforeDose1() throws {
+        let session = try Fixture.afterDose1()
+        let error = Fixture.refusal(NightAction(.dose2, at: Fixture.minutes(-10), confirmations: [.early]), session: session, at: Fixture.minutes(5))
+        #expect(error?.code == .invalidInput)
+    }
+
+    @Test("a wake-up logged after a forgotten Dose 2's time does not block recording it")
+    func backdatedBeforeWake() throws {
+        let woke = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(500))]))
+        let decision = try NightRules.decide(NightAction(.dose2, at: Fixture.minutes(170)), session: woke, context: Fixture.context(at: Fixture.minutes(510)))
+        #expect(decision.event?.kind == .dose2)
+    }
+}
