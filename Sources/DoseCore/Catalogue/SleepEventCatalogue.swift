@@ -110,9 +110,14 @@ public struct SleepEventCatalogue: Sendable, Hashable {
     ]
 
     /// Names that can never be sleep events because they are dose or session actions.
+    /// Compared without underscores, so `Dose 1`, `dose_1` and `dose1` are all refused.
     static let reservedNames: Set<String> = [
-        "dose1", "dose2", "extra_dose", "dose2_skipped", "snooze", "undo", "checkin", "check_in", "wake", "skip",
+        "dose1", "dose2", "extradose", "dose2skipped", "snooze", "undo", "checkin", "wake", "skip", "skipped",
     ]
+
+    static func isReserved(_ key: String) -> Bool {
+        reservedNames.contains(key.replacingOccurrences(of: "_", with: ""))
+    }
 
     /// Every type, built-ins first.
     public let definitions: [SleepEventDefinition]
@@ -141,7 +146,7 @@ public struct SleepEventCatalogue: Sendable, Hashable {
                 throw .invalidInput(field: "custom event name", problem: "'\(item.name)' has \(name.count) characters",
                                     allowed: "1–\(Self.maximumCustomNameLength) characters")
             }
-            guard lookup[key] == nil, !Self.reservedNames.contains(key) else {
+            guard lookup[key] == nil, !Self.isReserved(key) else {
                 throw .invalidInput(field: "custom event name", problem: "'\(name)' is already a DoseTap event",
                                     allowed: "a name that is not a built-in event")
             }
