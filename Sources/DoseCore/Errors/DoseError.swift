@@ -248,7 +248,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "The Dose 2 window closed at \(local), \(late) min ago. A late Dose 2 can leave you drowsy "
                 + "into the day; skip it unless your prescriber said otherwise. To record it anyway, confirm 'late'."
         case .snoozeLimit(let maximum):
-            return "All \(maximum) snoozes are used tonight. Take Dose 2 now or skip it."
+            let used = maximum == 1 ? "Tonight's only snooze is used" : "All \(maximum) snoozes are used tonight"
+            return "\(used). Take Dose 2 now or skip it."
         case .snoozeUnavailable(let reason):
             return "Snooze is not available: \(reason.explanation)"
         case .undoExpired(let window, _):
