@@ -108,7 +108,7 @@ public enum TextLimits {
             throw .invalidInput(field: field, problem: "it has \(trimmed.count) characters", allowed: "at most \(limit) characters")
         }
         let forbidden = trimmed.unicodeScalars.contains {
-            $0.properties.generalCategory == .control && $0 != "\n" && $0 != "\t"
+            $0.properties.generalCategory == .control && !["\n", "\r", "\t"].contains($0)
         }
         guard !forbidden else {
             throw .invalidInput(field: field, problem: "it contains control characters", allowed: "printable text, tabs and new lines")
