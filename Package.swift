@@ -12,20 +12,37 @@ let package = Package(
     name: "dosetap",
     platforms: [.macOS(.v14)],
     products: [
+        .executable(name: "dosetap", targets: ["dosetap"]),
         .library(name: "DoseCore", targets: ["DoseCore"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // Every rule of the night, pure: Foundation value types only, no clock, no I/O.
         .target(name: "DoseCore", swiftSettings: strict),
+        // SQLite persistence: schema, migrations, one transaction per action, queries, export.
+        .target(
+            name: "DoseStore",
+            dependencies: ["DoseCore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict
+        ),
+        // Use cases and the wire format every surface shares (JSON objects of SPEC §5.1).
+        .target(name: "DoseApp", dependencies: ["DoseCore", "DoseStore"], swiftSettings: strict),
+        // The command line, per SPEC §5.1.
+        .target(
+            name: "DoseCLI",
+            dependencies: ["DoseApp", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "dosetap", dependencies: ["DoseCLI"]),
         .testTarget(
             name: "DoseCoreTests",
-            dependencies: [
-                "DoseCore",
-                .product(name: "PropertyBased", package: "swift-property-based"),
-            ]
+            dependencies: ["DoseCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "DoseCLITests", dependencies: ["DoseApp"]),
     ]
 )

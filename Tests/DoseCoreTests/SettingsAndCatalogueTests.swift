@@ -210,6 +210,22 @@ struct FormattingTests {
         #expect(ISO8601.parse(text) == nil)
     }
 
+    @Test("the fast stored-form parser agrees with the general one", arguments: [
+        "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.001Z",
+        "2100-03-01T12:00:00.250Z", "2000-02-29T00:00:00.000Z",
+    ])
+    func canonicalParser(text: String) throws {
+        let fast = try #require(ISO8601.parseCanonical(text))
+        let general = try #require(try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+        #expect(fast == general)
+    }
+
+    @Test("the fast parser refuses impossible dates", arguments: ["2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T06:30:00.00xZ"])
+    func canonicalRefusals(text: String) {
+        #expect(ISO8601.parseCanonical(text) == nil)
+        #expect(ISO8601.parse(text) == nil)
+    }
+
     @Test("DoseCore never reads the clock or the machine's zone")
     func noClockReads() throws {
         let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/DoseCore").standardized

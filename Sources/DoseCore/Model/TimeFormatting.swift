@@ -16,9 +16,42 @@ public enum ISO8601 {
 
     /// Parses ISO-8601 with or without fractional seconds and with `Z` or a numeric offset; nil if malformed.
     public static func parse(_ text: String) -> Date? {
+        if let date = parseCanonical(text) { return date }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(trimmed) { return date }
         return try? Date.ISO8601FormatStyle().parse(trimmed)
+    }
+
+    /// Parses exactly the stored form `yyyy-MM-ddTHH:mm:ss.SSSZ` with integer arithmetic; reading ten years
+    /// of nights parses hundreds of thousands of these, and the general parser is far slower.
+    public static func parseCanonical(_ text: String) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58,
+              bytes[19] == 46, bytes[23] == 90 else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                let digit = Int(bytes[index]) - 48
+                guard (0...9).contains(digit) else { return nil }
+                value = value * 10 + digit
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), let millis = number(20..<23),
+              (1...12).contains(month), day >= 1, hour < 24, minute < 60, second < 60 else { return nil }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthLengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        guard day <= monthLengths[month - 1] else { return nil }
+        // Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
+        return Date(timeIntervalSince1970: Double(seconds * 1000 + millis) / 1000)
     }
 
     private static let utcCalendar: Calendar = {

@@ -1,0 +1,121 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// Options every command accepts, after the subcommand (SPEC §5.1).
+struct GlobalOptions: ParsableArguments {
+    @Option(help: "Database file (default $DOSETAP_DB, else $XDG_DATA_HOME/dosetap/dosetap.sqlite, else ~/.local/share/dosetap/dosetap.sqlite).")
+    var db: String?
+
+    @Flag(help: "Print machine-readable JSON on stdout.")
+    var json = false
+
+    @Option(help: "Use this instant as the current time (ISO-8601), for tests and demos.")
+    var now: String?
+
+    @Option(help: "Use this IANA time zone for this call instead of the time_zone setting.")
+    var tz: String?
+}
+
+/// Options of the night actions.
+struct ActionOptions: ParsableArguments {
+    @Option(help: "When it happened, if earlier: local HH:mm (latest occurrence) or ISO-8601. Default: now.")
+    var at: String?
+
+    @Option(help: "Confirm a risky situation by name: early, late, extra, after_skip. Repeatable or comma-separated.")
+    var confirm: [String] = []
+
+    @Option(help: "A note (at most 500 characters).")
+    var note: String?
+
+    /// The confirmations, each checked against the known names.
+    func confirmations() throws(DoseError) -> Set<ConfirmKind> {
+        var kinds = Set<ConfirmKind>()
+        for name in confirm.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+            guard let kind = ConfirmKind(rawValue: name) else {
+                throw .invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: ConfirmKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
+}
+
+/// One command's access to the clock, the zone and the database.
+struct CommandContext {
+    let options: GlobalOptions
+    let ledger: NightLedger
+    let clock: StoreClock
+    let databasePath: String
+
+    /// Parses the global options and opens the database; prints the disclaimer when the database is new.
+    static func open(_ options: GlobalOptions) throws -> CommandContext {
+        let now = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") } ?? Date()
+        let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
+        let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
+        let isNew = !FileManager.default.fileExists(atPath: path)
+        let database = try DoseDatabase.open(path: path)
+        if isNew && !options.json {
+            Output.note("""
+                DoseTap keeps your dose log in \(path).
+                It is a timing and logging aid, not medical advice: follow your prescriber's instructions.
+                """)
+        }
+        let clock = StoreClock(now: now, timeZoneOverride: zone, machineTimeZoneID: TimeZone.current.identifier,
+                               makeID: { UUID().uuidString.lowercased() })
+        return CommandContext(options: options, ledger: NightLedger(database: database), clock: clock, databasePath: path)
+    }
+
+    /// The zone clock times are shown in for this call.
+    func displayZone(_ settings: DoseSettings) -> TimeZone { clock.timeZoneOverride ?? settings.timeZone }
+}
+
+/// The one edge where errors become exit codes and messages (SPEC §4).
+enum Output {
+    /// Writes a line to stderr.
+    static func note(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// Prints a line on stdout.
+    static func line(_ text: String) {
+        print(text)
+    }
+
+    /// Runs a command body; every failure is reported once, in JSON or words, with its exit code.
+    static func run(json: Bool, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as DoseError {
+            report(error, json: json)
+            throw ExitCode(error.exitCode)
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            if json {
+                print(JSONValue(dictionaryLiteral: ("error", ["code": "500_INTERNAL", "message": .string("DoseTap failed: \(error)")])).rendered())
+            } else {
+                note("DoseTap failed: \(error)")
+            }
+            throw ExitCode(ExitStatus.internalError)
+        }
+    }
+
+    static func report(_ error: DoseError, json: Bool) {
+        if json {
+            print(Wire.error(error).rendered())
+        } else {
+            note("\(refusalPrefix(error))\(error.message)")
+        }
+    }
+
+    private static func refusalPrefix(_ error: DoseError) -> String {
+        switch error.exitCode {
+        case ExitStatus.refused: "Not recorded. "
+        case ExitStatus.usage, ExitStatus.dataError: "Error: "
+        default: ""
+        }
+    }
+}

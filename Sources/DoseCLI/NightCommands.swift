@@ -1,0 +1,174 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// Runs a night action and prints the result.
+func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ makeAction: (CommandContext, StatusSnapshot?) throws -> NightAction) throws {
+    try Output.run(json: options.json) {
+        let context = try CommandContext.open(options)
+        var action = try makeAction(context, nil)
+        if let actionOptions {
+            let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+            action.occurredAt = try actionOptions.at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+            action.note = actionOptions.note
+            action.confirmations = try actionOptions.confirmations()
+        }
+        let outcome = try context.ledger.perform(action, clock: context.clock)
+        if options.json {
+            Output.line(Wire.action(outcome).rendered())
+        } else {
+            HumanText.action(outcome, zone: outcome.timeZone).forEach(Output.line)
+        }
+    }
+}
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show tonight: phase, countdown, next step (the default command).")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "Keep showing the night, counting down and ringing the bell at each planned reminder.")
+    var watch = false
+
+    @Option(help: ArgumentHelp("With --watch: number of updates (default: until stopped; 60 with --now).", visibility: .hidden))
+    var ticks: Int?
+
+    @Option(help: ArgumentHelp("With --watch: seconds between updates (default 1; 60 with --now, on the simulated clock).", visibility: .hidden))
+    var interval: Int?
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let context = try CommandContext.open(options)
+            if watch {
+                try StatusWatch(context: context, ticks: ticks, interval: interval).run()
+                return
+            }
+            let snapshot = try context.ledger.status(clock: context.clock)
+            if options.json {
+                Output.line(Wire.status(snapshot.status).rendered())
+            } else {
+                HumanText.status(snapshot.status, zone: snapshot.timeZone).forEach(Output.line)
+            }
+        }
+    }
+}
+
+struct Dose1: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Record Dose 1 (starts tonight's session).")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.dose1) } }
+}
+
+struct Dose2: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Record Dose 2. Outside the window it is refused unless you confirm the risk (--confirm early|late|extra|after_skip).")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.dose2) } }
+}
+
+struct Skip: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Skip tonight's Dose 2.")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    @Option(help: "Why (optional).") var reason: String?
+    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.skip(reason: reason)) } }
+}
+
+struct Snooze: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Move the Dose 2 alarm 10 minutes later (only while the window is open).")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.snooze) } }
+}
+
+struct Undo: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Undo your last action, within the undo window (default 5 seconds).")
+    @OptionGroup var options: GlobalOptions
+    func run() throws { try perform(options) { _, _ in NightAction(.undo) } }
+}
+
+struct Log: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Log a sleep event: bathroom, water, snack, in_bed, lights_out, wake_temp, nap_start, nap_end, anxiety, dream, heart_racing, noise, temperature, pain.")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    @Argument(help: "The event, by wire name, camelCase name or label (\"Brief Wake\").") var event: String
+    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.log(event: event)) } }
+}
+
+struct Wake: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.wake) } }
+}
+
+struct CheckIn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkin", abstract: "Morning check-in (quick fields; unset ones take the defaults). Closes the night.")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    @Option(help: "Sleep quality 1–5 (default 3).") var quality: Int?
+    @Option(help: "How rested: not_at_all, slightly, moderate, well, very_well (default moderate).") var rested: String?
+    @Option(help: "Grogginess: none, mild, moderate, severe, cant_function (default mild).") var grogginess: String?
+    @Option(help: "Mental clarity 1–10 (default 5).") var clarity: Int?
+    @Option(help: "Mood: very_low, low, neutral, good, great (default neutral).") var mood: String?
+    @Option(help: "Readiness for the day 1–5 (default 3).") var readiness: Int?
+    @Option(help: "Notes (at most 500 characters).") var notes: String?
+    @Flag(help: "Physical symptoms this morning.") var physicalSymptoms = false
+    @Flag(help: "Respiratory symptoms this morning.") var respiratorySymptoms = false
+    @Flag(help: "Narcolepsy symptoms (cataplexy, hallucinations, sleep paralysis, …).") var narcolepsySymptoms = false
+
+    func run() throws {
+        try perform(options, actionOptions: action) { _, _ in
+            var answers = MorningCheckIn()
+            if let quality { answers.sleepQuality = quality }
+            if let rested { answers.feelRested = try choice(rested, field: "rested") }
+            if let grogginess { answers.grogginess = try choice(grogginess, field: "grogginess") }
+            if let clarity { answers.mentalClarity = clarity }
+            if let mood { answers.mood = try choice(mood, field: "mood") }
+            if let readiness { answers.readiness = readiness }
+            answers.notes = notes
+            answers.hasPhysicalSymptoms = physicalSymptoms
+            answers.hasRespiratorySymptoms = respiratorySymptoms
+            answers.hasNarcolepsySymptoms = narcolepsySymptoms
+            return NightAction(.checkIn(answers))
+        }
+    }
+}
+
+/// An enum answer by its snake_case or camelCase name, or an error listing the choices.
+func choice<Value: RawRepresentable & CaseIterable>(_ text: String, field: String) throws(DoseError) -> Value where Value.RawValue == String {
+    let key = SleepEventCatalogue.normalize(text)
+    guard let value = Value.allCases.first(where: { $0.rawValue == key }) else {
+        throw .invalidInput(field: field, problem: "'\(text)' is not a choice", allowed: Value.allCases.map(\.rawValue).joined(separator: ", "))
+    }
+    return value
+}
+
+struct Press: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A button press: single = the next dose the night allows, double = snooze, hold = undo. Never confirms a risky dose.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "single, double or hold.") var kind: String
+    func run() throws {
+        try perform(options) { context, _ in
+            guard let press = ButtonPress(rawValue: kind.lowercased()) else {
+                throw DoseError.invalidInput(field: "press", problem: "'\(kind)' is not a press", allowed: "single, double, hold")
+            }
+            return press.action(given: try context.ledger.status(clock: context.clock).status)
+        }
+    }
+}
+
+struct Open: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Open a dosetap:// link: dose1, dose2, snooze, log?event=NAME&notes=TEXT. Same rules, never auto-confirmed.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The link.") var url: String
+    func run() throws { try perform(options) { _, _ in try DoseLink.action(from: url) } }
+}

@@ -1,0 +1,202 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// A session date argument, checked.
+func sessionDate(_ text: String, field: String = "date") throws(DoseError) -> SessionKey {
+    guard let key = SessionKey(parsing: text) else {
+        throw .invalidInput(field: field, problem: "'\(text)' is not a date", allowed: "a date YYYY-MM-DD such as 2026-11-21")
+    }
+    return key
+}
+
+struct History: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Past nights: doses, interval, outcome, events, naps and check-in.")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "First night (YYYY-MM-DD).") var from: String?
+    @Option(help: "Last night (YYYY-MM-DD).") var to: String?
+    @Option(help: "Only these event types (repeatable or comma-separated), e.g. dose2,bathroom.") var type: [String] = []
+    @Option(help: "Only these categories: dose, checkin, physical, sleep_cycle, mental, environment, custom.") var category: [String] = []
+    @Option(help: "newest (default), oldest, az, za.") var sort = "newest"
+    @Option(help: "Group by day (default), week, month or none.") var group = "day"
+    @Option(help: "Nights per page (default 30).") var limit = 30
+    @Option(help: "Page number (default 1).") var page = 1
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let context = try CommandContext.open(options)
+            var query = HistoryQuery()
+            query.from = try from.map { text throws(DoseError) in try sessionDate(text, field: "from") }
+            query.to = try to.map { text throws(DoseError) in try sessionDate(text, field: "to") }
+            query.types = Set(type.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
+            query.categories = Set(category.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } })
+            query.sort = try choice(sort, field: "sort")
+            query.grouping = try choice(group, field: "group")
+            query.limit = limit
+            query.page = page
+            let result = try context.ledger.history(query)
+            if options.json { Output.line(Wire.history(result).rendered()); return }
+            let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+            if result.totalNights == 0 { Output.line("No nights recorded yet."); return }
+            for group in result.groups {
+                if query.grouping != .none, query.grouping != .day { Output.line("== \(group.label) ==") }
+                for night in group.nights { HumanText.night(night, zone: zone).forEach(Output.line) }
+            }
+            Output.line("Page \(result.page) of \(result.pageCount) (\(result.totalNights) nights). Times in \(zone.identifier).")
+        }
+    }
+}
+
+struct Session: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show or delete one night.", subcommands: [Show.self, Delete.self])
+
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Everything recorded for the night of DATE.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let nights = try context.ledger.nights(on: try sessionDate(date))
+                guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+                if options.json { Output.line(JSONValue.array(nights.map(Wire.night)).rendered()); return }
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                for night in nights { HumanText.night(night, zone: zone).forEach(Output.line) }
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete the night of DATE and everything in it (needs --yes).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
+        @Flag(help: "Confirm the deletion.") var yes = false
+        func run() throws {
+            try Output.run(json: options.json) {
+                let key = try sessionDate(date)
+                guard yes else {
+                    throw DoseError.invalidInput(field: "yes", problem: "deleting the night of \(date) cannot be undone",
+                                                 allowed: "add --yes to delete it")
+                }
+                let context = try CommandContext.open(options)
+                let deleted = try context.ledger.deleteNights(on: key, clock: context.clock)
+                let events = deleted.map(\.session.events.count).reduce(0, +)
+                if options.json {
+                    Output.line(JSONValue(dictionaryLiteral: ("deleted_sessions", .int(deleted.count)), ("deleted_events", .int(events)),
+                                          ("session_date", .string(key.description))).rendered())
+                } else {
+                    Output.line("Deleted the night of \(key): \(deleted.count) session(s), \(events) event(s).")
+                }
+            }
+        }
+    }
+}
+
+struct Settings: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Read and change settings.", subcommands: [List.self, Get.self, Set.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Every setting and its value.")
+        @OptionGroup var options: GlobalOptions
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let settings = try context.ledger.settings(clock: context.clock)
+                if options.json { Output.line(Wire.settings(settings).rendered()); return }
+                for (key, value) in settings.listing() { Output.line("\(key) = \(value)") }
+            }
+        }
+    }
+
+    struct Get: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One setting's value.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let value = try context.ledger.settings(clock: context.clock).value(of: key)
+                Output.line(options.json ? JSONValue(dictionaryLiteral: ("key", .string(key)), ("value", .string(value))).rendered() : value)
+            }
+        }
+    }
+
+    struct Set: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Change a setting; a value outside the allowed ones is refused.",
+            discussion: "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT (0–3600 s).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The key.") var key: String
+        @Argument(help: "The new value.") var value: String
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let settings = try context.ledger.updateSetting(key, to: value, clock: context.clock)
+                if options.json { Output.line(Wire.settings(settings).rendered()); return }
+                Output.line("\(key) = \(try settings.value(of: key))")
+            }
+        }
+    }
+}
+
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Export events.csv (SSOT CSV v1) or the per-night analytics CSV.")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "csv (events.csv v1, default) or analytics.") var format = "csv"
+    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output.") var out: String?
+    @Option(help: "Analytics: first night (YYYY-MM-DD).") var from: String?
+    @Option(help: "Analytics: last night (YYYY-MM-DD).") var to: String?
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let format: ExportFormat = try choice(self.format, field: "format")
+            let context = try CommandContext.open(options)
+            let text: String
+            switch format {
+            case .csv:
+                text = try context.ledger.eventsCSV()
+            case .analytics:
+                let settings = try context.ledger.settings(clock: context.clock)
+                text = try context.ledger.analyticsCSV(
+                    from: try from.map { value throws(DoseError) in try sessionDate(value, field: "from") },
+                    to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") },
+                    settings: settings, timeZone: context.displayZone(settings))
+            }
+            guard let out else { FileHandle.standardOutput.write(Data(text.utf8)); return }
+            try SafeFile.write(text, to: out)
+            let rows = text.components(separatedBy: CSV.newline).count - 2
+            if options.json {
+                Output.line(JSONValue(dictionaryLiteral: ("path", .string(out)), ("rows", .int(rows)), ("format", .string(format.rawValue))).rendered())
+            } else {
+                Output.line("Wrote \(rows) rows to \(out).")
+            }
+        }
+    }
+}
+
+struct ClearAll: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clear-all", abstract: "Delete all data, irreversibly. Needs --confirm \"\(NightLedger.clearAllPhrase)\"")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "The exact phrase: \(NightLedger.clearAllPhrase)") var confirm: String?
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            guard let confirm else {
+                throw DoseError.invalidInput(field: "confirm", problem: "Clear All Data deletes every night, setting and log and cannot be undone",
+                                             allowed: "--confirm \"\(NightLedger.clearAllPhrase)\"")
+            }
+            let context = try CommandContext.open(options)
+            let report = try context.ledger.clearAll(confirmation: confirm)
+            let total = report.deleted.values.reduce(0, +)
+            if options.json {
+                Output.line(JSONValue(dictionaryLiteral: ("deleted_rows", .int(total)),
+                                      ("remaining_rows", .int(report.remaining.values.reduce(0, +)))).rendered())
+            } else {
+                Output.line("All data cleared: \(total) rows deleted; the database files were compacted and hold no trace of them.")
+            }
+        }
+    }
+}

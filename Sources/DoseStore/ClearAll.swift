@@ -1,0 +1,48 @@
+import DoseCore
+import GRDB
+
+/// What Clear All Data removed, and the proof that nothing is left.
+public struct ClearReport: Sendable, Hashable {
+    /// Rows deleted, by table.
+    public var deleted: [String: Int]
+    /// Rows left afterwards, by table (all zero).
+    public var remaining: [String: Int]
+}
+
+extension NightLedger {
+    /// The exact words a person must type (seed 001 §12).
+    public static let clearAllPhrase = "Clear All Data — This cannot be undone."
+
+    /// Every table holding the person's data, children first.
+    static let dataTables = ["morning_checkins", "sleep_events", "dose_events", "sleep_sessions", "settings", "audit_log"]
+
+    /// Deletes everything in one transaction, then checkpoints and vacuums so no trace stays in the files,
+    /// and verifies the tables are empty (SPEC §5.2, seed 001 §8).
+    public func clearAll(confirmation: String) throws -> ClearReport {
+        guard confirmation == Self.clearAllPhrase else {
+            throw DoseError.invalidInput(field: "confirm", problem: "the confirmation phrase does not match",
+                                         allowed: "exactly \"\(Self.clearAllPhrase)\"")
+        }
+        let deleted = try database.write { db in
+            var counts: [String: Int] = [:]
+            for table in Self.dataTables {
+                try db.execute(sql: "DELETE FROM \(table)")
+                counts[table] = db.changesCount
+            }
+            return counts
+        }
+        do {
+            try database.writer.writeWithoutTransaction { db in
+                if database.path != nil { try db.checkpoint(.truncate) }
+                try db.execute(sql: "VACUUM")
+                if database.path != nil { try db.checkpoint(.truncate) }
+            }
+        } catch {
+            throw StoreErrors.map(error, path: database.path)
+        }
+        let remaining = try database.read { db in
+            try Dictionary(uniqueKeysWithValues: Self.dataTables.map { ($0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? 0) })
+        }
+        return ClearReport(deleted: deleted, remaining: remaining)
+    }
+}

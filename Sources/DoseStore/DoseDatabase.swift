@@ -1,0 +1,112 @@
+import DoseCore
+public import GRDB
+public import Foundation
+
+/// The one SQLite database of DoseTap (SPEC §6): opened with durable settings, migrated, checked.
+public final class DoseDatabase: Sendable {
+    /// The connection (a queue for one-shot commands, a pool for the server).
+    public let writer: any DatabaseWriter
+    /// The file path, nil in memory.
+    public let path: String?
+
+    /// Busy timeout: a writer waits this long for another process's transaction before giving up (≥ 5 s, SPEC §6).
+    public static let busyTimeout: TimeInterval = 10
+
+    private init(writer: any DatabaseWriter, path: String?) {
+        self.writer = writer
+        self.path = path
+    }
+
+    /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
+    /// A file that is not a DoseTap database, or one written by a newer DoseTap, is refused untouched.
+    public static func open(path: String, pooled: Bool = false) throws -> DoseDatabase {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        if !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        }
+        let isNew = !FileManager.default.fileExists(atPath: path)
+        var config = configuration()
+        config.journalMode = .wal
+        do {
+            let writer: any DatabaseWriter = pooled
+                ? try DatabasePool(path: path, configuration: config)
+                : try DatabaseQueue(path: path, configuration: config)
+            if isNew { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
+            let database = DoseDatabase(writer: writer, path: path)
+            try database.prepareSchema()
+            return database
+        } catch {
+            throw StoreErrors.map(error, path: path)
+        }
+    }
+
+    /// A fresh database in memory (tests).
+    public static func inMemory() throws -> DoseDatabase {
+        let database = DoseDatabase(writer: try DatabaseQueue(configuration: configuration()), path: nil)
+        try database.prepareSchema()
+        return database
+    }
+
+    /// The settings every connection gets: durable commits, erased deletes, foreign keys, a busy timeout.
+    static func configuration() -> Configuration {
+        var config = Configuration()
+        config.foreignKeysEnabled = true
+        config.busyMode = .timeout(busyTimeout)
+        config.prepareDatabase { db in
+            // FULL: a commit is on disk before DoseTap says "recorded" (an acknowledged action survives a crash).
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Deleted content is overwritten, so Clear All Data and deletes leave no readable trace.
+            try db.execute(sql: "PRAGMA secure_delete = ON")
+        }
+        return config
+    }
+
+    /// Refuses foreign or newer databases, then runs the migrations.
+    private func prepareSchema() throws {
+        let migrator = Schema.migrator
+        let known = Schema.version
+        let (userVersion, superseded, foreign) = try writer.read { db -> (Int, Bool, Bool) in
+            let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            let foreign = !tables.isEmpty && !tables.contains("grdb_migrations")
+            let superseded = tables.contains("grdb_migrations") ? try migrator.hasBeenSuperseded(db) : false
+            return (version, superseded, foreign)
+        }
+        if foreign {
+            throw DoseError.invalidFile(problem: "\(path ?? "the database") is an SQLite database, but not a DoseTap one; choose another --db path")
+        }
+        if userVersion > known || superseded {
+            throw DoseError.invalidFile(problem: "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update DoseTap; the file was left untouched")
+        }
+        try migrator.migrate(writer)
+    }
+
+    /// Runs one write transaction, mapping storage failures to the error taxonomy.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.write(body) } catch { throw StoreErrors.map(error, path: path) }
+    }
+
+    /// Runs one read, mapping storage failures to the error taxonomy.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try writer.read(body) } catch { throw StoreErrors.map(error, path: path) }
+    }
+}
+
+/// Maps SQLite failures onto SPEC §4: busy → 503 (exit 75), not a database → bad input file (exit 65).
+enum StoreErrors {
+    static func map(_ error: any Error, path: String?) -> any Error {
+        guard let error = error as? DatabaseError else { return error }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return DoseError.storageBusy
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return DoseError.invalidFile(problem: "\(path ?? "the database") is not a readable SQLite database (\(error.message ?? "unreadable")); choose another --db path")
+        case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
+            return DoseError.invalidFile(problem: "\(path ?? "the database") cannot be opened for writing (\(error.message ?? "permission denied"))")
+        default:
+            return error
+        }
+    }
+}

@@ -1,0 +1,126 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// The export formats of this issue (SPEC §5.2, D10).
+public enum ExportFormat: String, Sendable, CaseIterable {
+    /// SSOT CSV v1: every event, one row each.
+    case csv
+    /// One row per night: `Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake`.
+    case analytics
+}
+
+extension NightLedger {
+    /// The SSOT CSV v1 header (seed 001 §7).
+    public static let eventsCSVHeader = "event_id,event_type,source,occurred_at_utc,local_tz,dose_sequence,note"
+    /// The analytics CSV header (D10).
+    public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
+
+    /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
+    public func eventsCSV() throws -> String {
+        try database.read { db in
+            var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
+                UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL, note FROM sleep_events
+                UNION ALL SELECT id, 'undo', 'user', at, json_extract(details, '$.time_zone'), NULL,
+                    'undid ' || json_extract(details, '$.event_type') || ' ' || entity_id || ' of ' || json_extract(details, '$.occurred_at')
+                    FROM audit_log WHERE action = 'undo'
+                ORDER BY 4, 1
+                """)
+            while let row = try rows.next() {
+                let type: String = row[1]
+                let metadata: String? = row[5]
+                out += CSV.row([
+                    CSV.field(row[0]), CSV.field(Self.csvEventType(type)), CSV.field(row[2]), CSV.field(row[3]), CSV.field(row[4]),
+                    Self.doseSequence(type: type, metadata: metadata), CSV.field(row[6], freeText: true),
+                ])
+            }
+            return out
+        }
+    }
+
+    /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the zone given.
+    /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
+    /// (before the target time, with no snooze), i.e. the person woke without the alarm.
+    public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, settings: DoseSettings, timeZone: TimeZone) throws -> String {
+        try database.read { db in
+            var out = CSV.row(Self.analyticsCSVHeader.split(separator: ",").map(String.init))
+            var conditions = ["dose1_at IS NOT NULL"]
+            var arguments: [any DatabaseValueConvertible] = []
+            if let from { conditions.append("session_date >= ?"); arguments.append(from.description) }
+            if let to { conditions.append("session_date <= ?"); arguments.append(to.description) }
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT session_date, dose1_at, dose2_at, interval_minutes, snooze_count FROM sleep_sessions
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY session_date, started_at
+                """, arguments: StatementArguments(arguments))
+            let target = settings.targetIntervalMinutes
+            while let row = try rows.next() {
+                let dose1 = NightRecords.instant(row[1])
+                let dose2 = (row[2] as String?).map(NightRecords.instant)
+                let interval: Int? = row[3]
+                let onTime = interval.map { abs($0 - target) <= DoseWindow.onTimeToleranceMinutes } ?? false
+                let natural = dose2.map { ($0.timeIntervalSince(dose1) < Double(target * 60)) && (row[4] as Int) == 0 } ?? false
+                out += CSV.row([
+                    row[0], LocalClock.hourMinuteSecond(dose1, in: timeZone), dose2.map { LocalClock.hourMinuteSecond($0, in: timeZone) } ?? "",
+                    interval.map(String.init) ?? "", String(onTime), String(natural),
+                ])
+            }
+            return out
+        }
+    }
+
+    static func csvEventType(_ stored: String) -> String {
+        switch stored {
+        case "dose1": "dose1_taken"
+        case "dose2": "dose2_taken"
+        case "extra_dose": "extra_dose_taken"
+        default: stored
+        }
+    }
+
+    static func doseSequence(type: String, metadata: String?) -> String {
+        switch type {
+        case "dose1": return "1"
+        case "dose2", "dose2_skipped": return "2"
+        case "extra_dose":
+            guard let metadata, let decoded = try? JSONDecoder().decode(EventMetadata.self, from: Data(metadata.utf8)),
+                  let index = decoded.doseIndex else { return "" }
+            return String(index)
+        default: return ""
+        }
+    }
+}
+
+/// Writes files so a crash never leaves a half-written export: a temporary name in the same directory,
+/// owner-only permissions, synced, then renamed into place.
+public enum SafeFile {
+    /// Writes `contents` to `path` atomically with mode 0600.
+    public static func write(_ contents: String, to path: String) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DoseError.invalidInput(field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
+        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else {
+            throw DoseError.invalidInput(field: "out", problem: "cannot write in \(directory.path) (\(String(cString: strerror(errno))))", allowed: "a writable folder")
+        }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        do {
+            try handle.write(contentsOf: Data(contents.utf8))
+            try handle.synchronize()
+            try handle.close()
+            guard rename(temporary, path) == 0 else {
+                throw DoseError.invalidInput(field: "out", problem: "cannot replace \(path) (\(String(cString: strerror(errno))))", allowed: "a writable path")
+            }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        let directoryDescriptor = open(directory.path, O_RDONLY)
+        if directoryDescriptor >= 0 { fsync(directoryDescriptor); close(directoryDescriptor) }
+    }
+}

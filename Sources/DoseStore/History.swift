@@ -1,0 +1,254 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// Orders of the history list (seed 003 "History View").
+public enum HistorySort: String, Sendable, CaseIterable {
+    /// Most recent night first, events newest first (the default).
+    case newest
+    /// Chronological.
+    case oldest
+    /// Nights newest first; events alphabetical by name.
+    case az
+    /// Nights newest first; events reverse alphabetical.
+    case za
+}
+
+/// How nights are grouped.
+public enum HistoryGrouping: String, Sendable, CaseIterable {
+    case none, day, week, month
+}
+
+/// Which nights and events the history shows.
+public struct HistoryQuery: Sendable {
+    /// First session date included.
+    public var from: SessionKey?
+    /// Last session date included.
+    public var to: SessionKey?
+    /// Event wire names to show (`dose1`, `bathroom`, `checkin`, …); empty: all.
+    public var types: Set<String> = []
+    /// Categories to show (`dose`, `physical`, `sleep_cycle`, `mental`, `environment`, `custom`, `checkin`); empty: all.
+    public var categories: Set<String> = []
+    /// Order.
+    public var sort = HistorySort.newest
+    /// Grouping.
+    public var grouping = HistoryGrouping.day
+    /// Nights per page (1–366).
+    public var limit = 30
+    /// Page number from 1.
+    public var page = 1
+
+    /// The categories a filter may name.
+    public static let categoryNames = ["dose", "checkin"] + SleepEventCategory.allCases.map(\.rawValue)
+
+    /// A query; the default shows the latest 30 nights grouped by day.
+    public init() {}
+
+    /// Checks ranges and names, so a typo is an error rather than an empty history.
+    public func validated() throws(DoseError) -> HistoryQuery {
+        guard (1...366).contains(limit) else { throw .invalidInput(field: "limit", problem: "\(limit)", allowed: "1–366 nights") }
+        guard page >= 1 else { throw .invalidInput(field: "page", problem: "\(page)", allowed: "1 or more") }
+        if let from, let to, from > to {
+            throw .invalidInput(field: "from", problem: "\(from) is after \(to)", allowed: "a start date on or before the end date")
+        }
+        var copy = self
+        copy.types = []
+        let doseNames = ["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze", "checkin"]
+        for type in types {
+            if doseNames.contains(type.lowercased()) { copy.types.insert(type.lowercased()); continue }
+            copy.types.insert(try SleepEventCatalogue.standard.resolve(type).type.rawValue)
+        }
+        for category in categories where !Self.categoryNames.contains(category) {
+            throw .invalidInput(field: "category", problem: "'\(category)' is not a category", allowed: Self.categoryNames.joined(separator: ", "))
+        }
+        return copy
+    }
+}
+
+/// A nap as an interval: a start and its end (nil while open) (D7).
+public struct NapInterval: Sendable, Hashable {
+    public var start: Date
+    public var end: Date?
+}
+
+/// One night as history shows it.
+public struct NightRecord: Sendable {
+    /// The night with all its events.
+    public var session: NightSession
+    /// Its outcome once closed (D12).
+    public var terminalState: TerminalState?
+    /// The morning check-in's answers.
+    public var checkIn: MorningCheckIn?
+    /// The events shown (after filters), in the requested order.
+    public var shownEvents: [NightEvent]
+    /// Naps paired start to end.
+    public var naps: [NapInterval]
+    /// Minutes from Dose 1 to Dose 2.
+    public var intervalMinutes: Int?
+}
+
+/// A labelled group of nights.
+public struct HistoryGroup: Sendable {
+    /// `2026-11-21`, `2026-W47` or `2026-11`; empty when not grouped.
+    public var label: String
+    public var nights: [NightRecord]
+}
+
+/// One page of history.
+public struct HistoryPage: Sendable {
+    public var groups: [HistoryGroup]
+    /// Nights matching the filters, all pages.
+    public var totalNights: Int
+    public var page: Int
+    public var pageCount: Int
+}
+
+extension NightLedger {
+    /// A page of past and current nights, filtered, ordered and grouped.
+    public func history(_ query: HistoryQuery) throws -> HistoryPage {
+        let query = try query.validated()
+        return try database.read { db in
+            var conditions: [String] = []
+            var arguments: [any DatabaseValueConvertible] = []
+            if let from = query.from { conditions.append("session_date >= ?"); arguments.append(from.description) }
+            if let to = query.to { conditions.append("session_date <= ?"); arguments.append(to.description) }
+            if let filter = Self.eventFilterSQL(query) {
+                conditions.append(filter.sql)
+                arguments += filter.arguments
+            }
+            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions s \(whereClause)", arguments: StatementArguments(arguments)) ?? 0
+            let order = query.sort == .oldest ? "ASC" : "DESC"
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT * FROM sleep_sessions s \(whereClause) ORDER BY session_date \(order), started_at \(order) LIMIT ? OFFSET ?
+                """, arguments: StatementArguments(arguments + [query.limit, (query.page - 1) * query.limit]))
+            let records = try Self.records(from: rows, query: query, db)
+            return HistoryPage(groups: Self.group(records, by: query.grouping), totalNights: total, page: query.page,
+                               pageCount: max(1, (total + query.limit - 1) / query.limit))
+        }
+    }
+
+    /// Every night with that session date (usually one), with all events.
+    public func nights(on date: SessionKey) throws -> [NightRecord] {
+        try database.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
+                                        arguments: [date.description])
+            return try Self.records(from: rows, query: HistoryQuery(), db)
+        }
+    }
+
+    /// Deletes every night with that date and all their records in one transaction; each deletion is audited.
+    /// The open night is refused: deleting tonight's Dose 1 would let a second Dose 1 through.
+    public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
+        try database.write { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
+                                        arguments: [date.description])
+            guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+            let records = try Self.records(from: rows, query: HistoryQuery(), db)
+            if records.contains(where: { $0.session.isOpen }) {
+                throw DoseError.invalidInput(field: "date", problem: "the night of \(date) is still open (it is tonight's)",
+                                             allowed: "a night that has ended; use undo for a mistake made seconds ago")
+            }
+            for record in records {
+                let counts = Dictionary(grouping: record.session.events, by: { $0.kind.isDoseEvent ? "dose_events" : "other_events" })
+                try NightRecords.audit("delete_session", id: clock.makeID(), at: clock.now, session: record.session.id, entity: record.session.id.rawValue,
+                                       details: ["session_date": date.description, "dose_events": String(counts["dose_events"]?.count ?? 0),
+                                                 "other_events": String(counts["other_events"]?.count ?? 0)], db)
+                // Events and the check-in go with it (ON DELETE CASCADE).
+                try db.execute(sql: "DELETE FROM sleep_sessions WHERE id = ?", arguments: [record.session.id.rawValue])
+            }
+            return records
+        }
+    }
+
+    private static func eventFilterSQL(_ query: HistoryQuery) -> (sql: String, arguments: [any DatabaseValueConvertible])? {
+        guard !query.types.isEmpty || !query.categories.isEmpty else { return nil }
+        let doseTypes = query.types.filter { ["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze"].contains($0) }.sorted()
+        let sleepTypes = query.types.filter { !["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze", "checkin"].contains($0) }.sorted()
+        let sleepCategories = query.categories.filter { $0 != "dose" && $0 != "checkin" }.sorted()
+        var clauses: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if query.categories.contains("dose") {
+            clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id)")
+        } else if !doseTypes.isEmpty {
+            clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN (\(databaseQuestionMarks(count: doseTypes.count))))")
+            arguments += doseTypes
+        }
+        if !sleepTypes.isEmpty || !sleepCategories.isEmpty {
+            clauses.append("""
+                EXISTS (SELECT 1 FROM sleep_events e WHERE e.session_id = s.id AND (e.event_type IN (\(databaseQuestionMarks(count: max(1, sleepTypes.count))))
+                OR e.category IN (\(databaseQuestionMarks(count: max(1, sleepCategories.count))))))
+                """)
+            arguments += sleepTypes.isEmpty ? [""] : sleepTypes
+            arguments += sleepCategories.isEmpty ? [""] : sleepCategories
+        }
+        if query.types.contains("checkin") || query.categories.contains("checkin") {
+            clauses.append("EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id)")
+        }
+        return ("(" + clauses.joined(separator: " OR ") + ")", arguments)
+    }
+
+    private static func category(of event: NightEvent) -> String {
+        switch event.kind {
+        case .sleep(let type): SleepEventCatalogue.standard.definition(of: type)?.category.rawValue ?? "custom"
+        case .checkIn: "checkin"
+        default: "dose"
+        }
+    }
+
+    static func records(from rows: [Row], query: HistoryQuery, _ db: Database) throws -> [NightRecord] {
+        let sessions = try NightRecords.sessions(from: rows, db)
+        return try zip(rows, sessions).map { row, session in
+            let filtered = session.events.filter { event in
+                if query.types.isEmpty && query.categories.isEmpty { return true }
+                return query.types.contains(event.kind.wireName) || query.categories.contains(category(of: event))
+            }
+            let shown: [NightEvent] = switch query.sort {
+            case .newest: filtered.reversed()
+            case .oldest: filtered
+            case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
+            case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
+            }
+            let hasCheckIn = session.events.contains { $0.kind == .checkIn }
+            return NightRecord(
+                session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
+                checkIn: hasCheckIn ? try NightRecords.checkIn(ofSession: session.id, db) : nil,
+                shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"])
+        }
+    }
+
+    /// Pairs each nap start with the next nap end.
+    static func naps(in events: [NightEvent]) -> [NapInterval] {
+        var naps: [NapInterval] = []
+        for event in events {
+            if event.kind == .sleep(.napStart) { naps.append(NapInterval(start: event.occurredAt, end: nil)) }
+            if event.kind == .sleep(.napEnd), let last = naps.indices.last, naps[last].end == nil { naps[last].end = event.occurredAt }
+        }
+        return naps
+    }
+
+    static func group(_ records: [NightRecord], by grouping: HistoryGrouping) -> [HistoryGroup] {
+        guard grouping != .none else { return records.isEmpty ? [] : [HistoryGroup(label: "", nights: records)] }
+        var groups: [HistoryGroup] = []
+        for record in records {
+            let label = groupLabel(record.session.date, grouping)
+            if groups.last?.label == label { groups[groups.count - 1].nights.append(record) } else { groups.append(HistoryGroup(label: label, nights: [record])) }
+        }
+        return groups
+    }
+
+    /// `2026-11-21` (day), `2026-W47` (ISO week), `2026-11` (month).
+    static func groupLabel(_ date: SessionKey, _ grouping: HistoryGrouping) -> String {
+        switch grouping {
+        case .none: return ""
+        case .day: return date.description
+        case .month: return String(date.description.prefix(7))
+        case .week:
+            var calendar = Calendar(identifier: .iso8601)
+            calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+            let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12))!
+            let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: noon)
+            return String(format: "%04d-W%02d", parts.yearForWeekOfYear ?? date.year, parts.weekOfYear ?? 1)
+        }
+    }
+}

@@ -1,0 +1,141 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// What every call needs from outside: the clock, a zone override, the machine's zone, and fresh ids.
+public struct StoreClock: Sendable {
+    /// The current instant.
+    public var now: Date
+    /// `--tz`: the zone for this call instead of the `time_zone` setting.
+    public var timeZoneOverride: TimeZone?
+    /// The machine's zone, the default of the `time_zone` setting.
+    public var machineTimeZoneID: String
+    /// Makes a fresh unique id.
+    public var makeID: @Sendable () -> String
+
+    /// A clock.
+    public init(now: Date, timeZoneOverride: TimeZone? = nil, machineTimeZoneID: String, makeID: @escaping @Sendable () -> String) {
+        self.now = now
+        self.timeZoneOverride = timeZoneOverride
+        self.machineTimeZoneID = machineTimeZoneID
+        self.makeID = makeID
+    }
+}
+
+/// The result of an action: what was recorded and the night's status afterwards.
+public struct ActionOutcome: Sendable {
+    /// What DoseCore decided (recorded and removed events, warnings, closure).
+    public var decision: Decision
+    /// Sessions closed by the passage of time before the action.
+    public var closedBefore: [SessionClosure]
+    /// The status after the action.
+    public var status: NightStatus
+    /// The settings in force.
+    public var settings: DoseSettings
+    /// The zone in use.
+    public var timeZone: TimeZone
+}
+
+/// Tonight as a surface shows it, read after the lifecycle has been evaluated.
+public struct StatusSnapshot: Sendable {
+    /// The derived status.
+    public var status: NightStatus
+    /// The open session (nil: the night to come).
+    public var session: NightSession?
+    /// The settings in force.
+    public var settings: DoseSettings
+    /// The zone in use.
+    public var timeZone: TimeZone
+}
+
+/// Night actions and status, each in one write transaction: load → lifecycle → DoseCore decides → record →
+/// rebuild derived rows. The stored events stay the single source of truth (D13).
+public struct NightLedger: Sendable {
+    /// The database.
+    public let database: DoseDatabase
+
+    /// A ledger over a database.
+    public init(database: DoseDatabase) { self.database = database }
+
+    /// Performs an action. A refusal throws its `DoseError` and leaves the database exactly as it was.
+    public func perform(_ action: NightAction, clock: StoreClock) throws -> ActionOutcome {
+        try database.write { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+            let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            let target = try Self.target(of: action, open: open, context: context, db)
+            let decision = try NightRules.decide(action, session: target, context: context)
+            try Self.record(decision, action: action, settings: settings, clock: clock, db)
+            let after = decision.session.isOpen ? decision.session : nil
+            let status = NightStatus.derive(session: after, at: clock.now, settings: settings, timeZone: zone)
+            return ActionOutcome(decision: decision, closedBefore: closed, status: status, settings: settings, timeZone: zone)
+        }
+    }
+
+    /// Tonight's status. Evaluating the lifecycle may record a sleep-through expiry or close a night, so it writes.
+    public func status(clock: StoreClock) throws -> StatusSnapshot {
+        try database.write { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            let status = NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone)
+            return StatusSnapshot(status: status, session: open, settings: settings, timeZone: zone)
+        }
+    }
+
+    /// Applies what time has made due to the open night (SPEC D3, §3.2); returns it if still open.
+    static func evaluateLifecycle(_ db: Database, settings: DoseSettings, zone: TimeZone, clock: StoreClock) throws -> (NightSession?, [SessionClosure]) {
+        guard let open = try NightRecords.openSession(db) else { return (nil, []) }
+        let update = SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+        guard !update.isEmpty else { return (open, []) }
+        if let expiry = update.expiry {
+            try NightRecords.insert(expiry, session: open.id, checkIn: nil, catalogue: .standard, db)
+        }
+        let session = SessionLifecycle.apply(update, to: open)
+        try NightRecords.refreshSession(session, closure: update.closure, db)
+        return (session.isOpen ? session : nil, update.closure.map { [$0] } ?? [])
+    }
+
+    /// The night an action applies to. A check-in with no open night goes to the latest night without one that
+    /// closed within the last day; any other action dated inside an already closed night is refused rather than
+    /// silently starting a second night with the same date.
+    static func target(of action: NightAction, open: NightSession?, context: NightContext, _ db: Database) throws -> NightSession? {
+        if let open { return open }
+        let at = action.occurredAt ?? context.now
+        if case .checkIn = action.kind {
+            let since = ISO8601.string(context.now.addingTimeInterval(-24 * 3600))
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT * FROM sleep_sessions s WHERE ended_at >= ? AND NOT EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id)
+                ORDER BY ended_at DESC LIMIT 1
+                """, arguments: [since]) else { return nil }
+            return try NightRecords.sessions(from: [row], db).first
+        }
+        if let row = try Row.fetchOne(db, sql: "SELECT session_date, ended_at FROM sleep_sessions WHERE ended_at > ? ORDER BY ended_at DESC LIMIT 1",
+                                      arguments: [ISO8601.string(at)]) {
+            let date: String = row["session_date"]
+            throw DoseError.invalidInput(
+                field: "at", problem: "\(ISO8601.string(at)) falls inside the night of \(date), which is already closed",
+                allowed: "a time after that night ended (\(row["ended_at"] as String)); earlier nights are changed in history")
+        }
+        return nil
+    }
+
+    /// Writes a decision: the new night, its events, removals (with their audit entries), and the derived columns.
+    static func record(_ decision: Decision, action: NightAction, settings: DoseSettings, clock: StoreClock, _ db: Database) throws {
+        let session = decision.session
+        if decision.startedSession {
+            try NightRecords.insertSession(session, timeZone: clock.timeZoneOverride ?? settings.timeZone, db)
+        }
+        for event in decision.removed {
+            try NightRecords.delete(event, db)
+            let kind = if case .undo = action.kind { "undo" } else { "superseded" }
+            try NightRecords.audit(kind, id: clock.makeID(), at: clock.now, session: session.id, entity: event.id.rawValue,
+                                   details: NightRecords.auditDetails(of: event), db)
+        }
+        for event in decision.recorded {
+            try NightRecords.insert(event, session: session.id, checkIn: decision.checkIn, catalogue: .standard, db)
+        }
+        try NightRecords.refreshSession(session, closure: decision.closure, db)
+    }
+}

@@ -1,0 +1,198 @@
+import DoseCore
+import Foundation
+import GRDB
+
+/// Reading and writing nights and their events as rows. Every function runs inside the caller's transaction.
+enum NightRecords {
+    static let metadataEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+
+    // MARK: Sessions
+
+    /// The open night, if any, with its events.
+    static func openSession(_ db: Database) throws -> NightSession? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sleep_sessions WHERE ended_at IS NULL") else { return nil }
+        return try session(from: row, db)
+    }
+
+    /// One night by id.
+    static func session(id: SessionID, _ db: Database) throws -> NightSession? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sleep_sessions WHERE id = ?", arguments: [id.rawValue]) else { return nil }
+        return try session(from: row, db)
+    }
+
+    /// Nights from `sleep_sessions` rows, with their events loaded in one query per table.
+    static func sessions(from rows: [Row], _ db: Database) throws -> [NightSession] {
+        let ids = rows.map { $0["id"] as String }
+        let events = try self.events(ofSessions: ids, db)
+        return rows.map { row in
+            let id: String = row["id"]
+            return NightSession(
+                id: SessionID(rawValue: id), date: SessionKey(parsing: row["session_date"]) ?? SessionKey(year: 1970, month: 1, day: 1)!,
+                startedAt: instant(row["started_at"]), events: events[id] ?? [],
+                endedAt: (row["ended_at"] as String?).map(instant), endReason: (row["end_reason"] as String?).flatMap(EndReason.init(rawValue:)))
+        }
+    }
+
+    private static func session(from row: Row, _ db: Database) throws -> NightSession {
+        try sessions(from: [row], db)[0]
+    }
+
+    /// Inserts the row of a newly started night.
+    static func insertSession(_ session: NightSession, timeZone: TimeZone, _ db: Database) throws {
+        try db.execute(sql: """
+            INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES (?, ?, ?, ?)
+            """, arguments: [session.id.rawValue, session.date.description, ISO8601.string(session.startedAt), timeZone.identifier])
+    }
+
+    /// Rebuilds the derived columns of a night from its events, and records its close (D12, D13).
+    static func refreshSession(_ session: NightSession, closure: SessionClosure?, _ db: Database) throws {
+        let facts = NightFacts(session.events)
+        let interval: Int? = if let dose1 = facts.dose1, let dose2 = facts.dose2 {
+            DoseWindow.wholeMinutes(from: dose1.occurredAt, to: dose2.occurredAt)
+        } else { nil }
+        try db.execute(sql: """
+            UPDATE sleep_sessions SET dose1_at = ?, dose2_at = ?, dose2_skipped = ?, extra_dose_count = ?, snooze_count = ?,
+                interval_minutes = ? WHERE id = ?
+            """, arguments: [facts.dose1.map { ISO8601.string($0.occurredAt) }, facts.dose2.map { ISO8601.string($0.occurredAt) },
+                             facts.skip != nil, facts.extraDoses.count, facts.snoozes.count, interval, session.id.rawValue])
+        if let closure {
+            try db.execute(sql: "UPDATE sleep_sessions SET ended_at = ?, end_reason = ?, terminal_state = ? WHERE id = ?",
+                           arguments: [ISO8601.string(closure.endedAt), closure.reason.rawValue, closure.terminalState.rawValue, session.id.rawValue])
+        }
+    }
+
+    // MARK: Events
+
+    /// Events of the given nights, grouped by night id (unordered; `NightSession` sorts them).
+    static func events(ofSessions ids: [String], _ db: Database) throws -> [String: [NightEvent]] {
+        guard !ids.isEmpty else { return [:] }
+        var result: [String: [NightEvent]] = [:]
+        // Chunked so a long history never exceeds SQLite's parameter limit.
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(ids.count, start + 500)])
+            let marks = databaseQuestionMarks(count: chunk.count)
+            let arguments = StatementArguments(chunk)
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM dose_events WHERE session_id IN (\(marks))", arguments: arguments) {
+                result[row["session_id"], default: []].append(try event(fromDoseRow: row))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM sleep_events WHERE session_id IN (\(marks))", arguments: arguments) {
+                result[row["session_id"], default: []].append(event(fromSleepRow: row))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT * FROM morning_checkins WHERE session_id IN (\(marks))", arguments: arguments) {
+                result[row["session_id"], default: []].append(event(fromCheckInRow: row))
+            }
+        }
+        return result
+    }
+
+    static func instant(_ text: String) -> Date {
+        ISO8601.parse(text) ?? Date(timeIntervalSince1970: 0)
+    }
+
+    private static func baseEvent(_ row: Row, kind: EventKind) -> NightEvent {
+        let zoneID: String = row["time_zone"]
+        var event = NightEvent(
+            id: EventID(rawValue: row["id"]), kind: kind, occurredAt: instant(row["occurred_at"]), recordedAt: instant(row["recorded_at"]),
+            timeZone: TimeZone(identifier: zoneID) ?? TimeZone(secondsFromGMT: 0)!,
+            source: EventSource(rawValue: row["source"]) ?? .imported, note: row["note"])
+        // The stored offset is the one in force when it happened; keep it even if zone rules change later.
+        event.timeZoneID = zoneID
+        event.utcOffsetMinutes = row["utc_offset_minutes"]
+        return event
+    }
+
+    private static func event(fromDoseRow row: Row) throws -> NightEvent {
+        var event = baseEvent(row, kind: EventKind(wireName: row["event_type"]))
+        let json: String = row["metadata"]
+        event.metadata = try JSONDecoder().decode(EventMetadata.self, from: Data(json.utf8))
+        return event
+    }
+
+    private static func event(fromSleepRow row: Row) -> NightEvent {
+        baseEvent(row, kind: .sleep(SleepEventType(rawValue: row["event_type"])))
+    }
+
+    private static func event(fromCheckInRow row: Row) -> NightEvent {
+        baseEvent(row, kind: .checkIn)
+    }
+
+    /// Inserts an event into its table; a check-in needs its answers.
+    static func insert(_ event: NightEvent, session: SessionID, checkIn: MorningCheckIn?, catalogue: SleepEventCatalogue, _ db: Database) throws {
+        let common: [(any DatabaseValueConvertible)?] = [
+            event.id.rawValue, session.rawValue, ISO8601.string(event.occurredAt), ISO8601.string(event.recordedAt),
+            event.utcOffsetMinutes, event.timeZoneID, event.source.rawValue, event.note,
+        ]
+        let columns = "id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note"
+        switch event.kind {
+        case .dose1, .dose2, .extraDose, .dose2Skipped, .snooze:
+            let metadata = String(decoding: try metadataEncoder.encode(event.metadata), as: UTF8.self)
+            try db.execute(sql: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: StatementArguments(common + [event.kind.wireName, metadata]))
+        case .sleep(let type):
+            let category = catalogue.definition(of: type)?.category ?? .custom
+            try db.execute(sql: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           arguments: StatementArguments(common + [type.rawValue, category.rawValue]))
+        case .checkIn:
+            let answers = checkIn ?? MorningCheckIn()
+            try db.execute(sql: """
+                INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness,
+                    has_physical_symptoms, has_respiratory_symptoms, has_narcolepsy_symptoms, notes, wellness_score)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: StatementArguments(common + [
+                    answers.sleepQuality, answers.feelRested.rawValue, answers.grogginess.rawValue, answers.mentalClarity,
+                    answers.mood.rawValue, answers.readiness, answers.hasPhysicalSymptoms, answers.hasRespiratorySymptoms,
+                    answers.hasNarcolepsySymptoms, answers.notes, answers.wellnessScore,
+                ]))
+        }
+    }
+
+    /// Deletes one event from whichever table holds it.
+    static func delete(_ event: NightEvent, _ db: Database) throws {
+        let table = switch event.kind {
+        case .sleep: "sleep_events"
+        case .checkIn: "morning_checkins"
+        default: "dose_events"
+        }
+        try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [event.id.rawValue])
+    }
+
+    /// The stored answers of a night's check-in.
+    static func checkIn(ofSession id: SessionID, _ db: Database) throws -> MorningCheckIn? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM morning_checkins WHERE session_id = ?", arguments: [id.rawValue]) else {
+            return nil
+        }
+        var answers = MorningCheckIn()
+        answers.sleepQuality = row["sleep_quality"]
+        answers.feelRested = FeelRested(rawValue: row["feel_rested"]) ?? .moderate
+        answers.grogginess = Grogginess(rawValue: row["grogginess"]) ?? .mild
+        answers.mentalClarity = row["mental_clarity"]
+        answers.mood = Mood(rawValue: row["mood"]) ?? .neutral
+        answers.readiness = row["readiness"]
+        answers.hasPhysicalSymptoms = row["has_physical_symptoms"]
+        answers.hasRespiratorySymptoms = row["has_respiratory_symptoms"]
+        answers.hasNarcolepsySymptoms = row["has_narcolepsy_symptoms"]
+        answers.notes = row["notes"]
+        return answers
+    }
+
+    // MARK: Audit
+
+    /// Keeps what an undo, delete or edit changed.
+    static func audit(_ action: String, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database) throws {
+        let json = String(decoding: try metadataEncoder.encode(details), as: UTF8.self)
+        try db.execute(sql: "INSERT INTO audit_log (id, at, action, session_id, entity_id, details) VALUES (?, ?, ?, ?, ?, ?)",
+                       arguments: [id, ISO8601.string(at), action, session?.rawValue, entity, json])
+    }
+
+    /// The facts of an event worth keeping when it is removed.
+    static func auditDetails(of event: NightEvent) -> [String: String] {
+        var details = ["event_type": event.kind.wireName, "occurred_at": ISO8601.string(event.occurredAt),
+                       "recorded_at": ISO8601.string(event.recordedAt), "source": event.source.rawValue, "time_zone": event.timeZoneID]
+        if let note = event.note { details["note"] = note }
+        return details
+    }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+/// The schema as named migrations. A migration that has landed is never edited; changes come as new ones.
+/// Each sets `PRAGMA user_version` to its number inside its own transaction, so the two never disagree.
+enum Schema {
+    /// The migrations, oldest first.
+    static let migrations: [(name: String, body: @Sendable (Database) throws -> Void)] = [
+        ("v1_night_records", v1),
+    ]
+
+    /// The schema version this build writes (`user_version`).
+    static var version: Int { migrations.count }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        for (index, migration) in migrations.enumerated() {
+            migrator.registerMigration(migration.name) { db in
+                try migration.body(db)
+                try db.execute(sql: "PRAGMA user_version = \(index + 1)")
+            }
+        }
+        return migrator
+    }
+
+    private static let eventColumns = """
+        id TEXT PRIMARY KEY NOT NULL,
+        session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+        occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+        recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+        utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+        time_zone TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+        note TEXT CHECK (note IS NULL OR length(note) <= 500)
+        """
+
+    static func v1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE sleep_sessions (
+                id TEXT PRIMARY KEY NOT NULL,
+                session_date TEXT NOT NULL CHECK (session_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                started_at TEXT NOT NULL,
+                time_zone TEXT NOT NULL,
+                ended_at TEXT,
+                end_reason TEXT CHECK (end_reason IN ('checkin', 'missed_checkin_cutoff', 'prep_rollover')),
+                terminal_state TEXT CHECK (terminal_state IN ('completed', 'skipped', 'expired', 'aborted')),
+                -- Derived from the events in the same transaction as every change (D13); never edited alone.
+                dose1_at TEXT,
+                dose2_at TEXT,
+                dose2_skipped INTEGER NOT NULL DEFAULT 0,
+                extra_dose_count INTEGER NOT NULL DEFAULT 0,
+                snooze_count INTEGER NOT NULL DEFAULT 0,
+                interval_minutes INTEGER,
+                CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                CHECK ((ended_at IS NULL) = (terminal_state IS NULL))
+            );
+            CREATE INDEX sleep_sessions_by_date ON sleep_sessions(session_date);
+            -- At most one night is open at a time.
+            CREATE UNIQUE INDEX sleep_sessions_one_open ON sleep_sessions(ended_at IS NULL) WHERE ended_at IS NULL;
+
+            CREATE TABLE dose_events (
+                \(eventColumns),
+                event_type TEXT NOT NULL CHECK (event_type IN ('dose1', 'dose2', 'extra_dose', 'dose2_skipped', 'snooze')),
+                metadata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata))
+            );
+            CREATE INDEX dose_events_by_session ON dose_events(session_id, occurred_at);
+            CREATE INDEX dose_events_by_time ON dose_events(occurred_at);
+
+            CREATE TABLE sleep_events (
+                \(eventColumns),
+                event_type TEXT NOT NULL CHECK (length(event_type) BETWEEN 1 AND 64),
+                category TEXT NOT NULL CHECK (category IN ('physical', 'sleep_cycle', 'mental', 'environment', 'custom'))
+            );
+            CREATE INDEX sleep_events_by_session ON sleep_events(session_id, occurred_at);
+            CREATE INDEX sleep_events_by_time ON sleep_events(occurred_at);
+
+            CREATE TABLE morning_checkins (
+                \(eventColumns),
+                sleep_quality INTEGER NOT NULL CHECK (sleep_quality BETWEEN 1 AND 5),
+                feel_rested TEXT NOT NULL CHECK (feel_rested IN ('not_at_all', 'slightly', 'moderate', 'well', 'very_well')),
+                grogginess TEXT NOT NULL CHECK (grogginess IN ('none', 'mild', 'moderate', 'severe', 'cant_function')),
+                mental_clarity INTEGER NOT NULL CHECK (mental_clarity BETWEEN 1 AND 10),
+                mood TEXT NOT NULL CHECK (mood IN ('very_low', 'low', 'neutral', 'good', 'great')),
+                readiness INTEGER NOT NULL CHECK (readiness BETWEEN 1 AND 5),
+                has_physical_symptoms INTEGER NOT NULL DEFAULT 0,
+                has_respiratory_symptoms INTEGER NOT NULL DEFAULT 0,
+                has_narcolepsy_symptoms INTEGER NOT NULL DEFAULT 0,
+                notes TEXT,
+                wellness_score INTEGER NOT NULL CHECK (wellness_score BETWEEN 0 AND 100)
+            );
+            CREATE UNIQUE INDEX morning_checkins_one_per_session ON morning_checkins(session_id);
+
+            CREATE TABLE settings (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL,
+                updated_at TEXT NOT NULL
+            );
+
+            -- Undo, deletes and edits keep what they changed, so nothing disappears without a trace.
+            CREATE TABLE audit_log (
+                id TEXT PRIMARY KEY NOT NULL,
+                at TEXT NOT NULL,
+                action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting')),
+                session_id TEXT,
+                entity_id TEXT,
+                details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
+            );
+            CREATE INDEX audit_log_by_time ON audit_log(at);
+            """)
+    }
+}

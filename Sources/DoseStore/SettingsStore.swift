@@ -1,0 +1,52 @@
+public import DoseCore
+import Foundation
+import GRDB
+
+/// Settings rows: only values that differ from the defaults are stored; every stored value is re-validated
+/// when read, so a hand-edited database cannot smuggle in an unsafe value.
+public enum SettingsStore {
+    /// Loads the settings; the `time_zone` default is the machine's zone.
+    static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
+        var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
+        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key") {
+            do {
+                settings = try settings.setting(row["key"], to: row["value"])
+            } catch {
+                throw DoseError.invalidFile(problem: "the stored setting \(row["key"] as String) = '\(row["value"] as String)' is invalid: \(error.message)")
+            }
+        }
+        return settings
+    }
+}
+
+extension NightLedger {
+    /// The settings in force.
+    public func settings(clock: StoreClock) throws -> DoseSettings {
+        try database.read { db in try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID) }
+    }
+
+    /// Changes one setting after validating it (SPEC §3.1: never a silent reset); the change is audited.
+    public func updateSetting(_ key: String, to value: String, clock: StoreClock) throws -> DoseSettings {
+        try database.write { db in
+            let current = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let updated = try current.setting(key, to: value)
+            // Store under the canonical key (`cooldown.Brief Wake` → `cooldown.wake_temp`) and canonical value.
+            let canonical = try Self.canonicalKey(key)
+            let newValue = try updated.value(of: canonical)
+            let oldValue = try current.value(of: canonical)
+            try db.execute(sql: """
+                INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+                ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                """, arguments: [canonical, newValue, ISO8601.string(clock.now)])
+            try NightRecords.audit("setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
+                                   details: ["from": oldValue, "to": newValue], db)
+            return updated
+        }
+    }
+
+    static func canonicalKey(_ key: String) throws -> String {
+        guard key.hasPrefix(DoseSettings.cooldownPrefix) else { return key }
+        let definition = try SleepEventCatalogue.standard.resolve(String(key.dropFirst(DoseSettings.cooldownPrefix.count)))
+        return DoseSettings.cooldownPrefix + definition.type.rawValue
+    }
+}

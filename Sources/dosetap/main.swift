@@ -1,0 +1,3 @@
+import DoseCLI
+
+DoseTapCLI.main()
