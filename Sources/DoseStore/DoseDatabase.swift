@@ -27,16 +27,19 @@ public final class DoseDatabase: Sendable {
                                                     attributes: [.posixPermissions: 0o700])
         }
         let isNew = !FileManager.default.fileExists(atPath: path)
-        var config = configuration()
-        config.journalMode = .wal
         do {
-            let writer: any DatabaseWriter = pooled
-                ? try DatabasePool(path: path, configuration: config)
-                : try DatabaseQueue(path: path, configuration: config)
+            // A queue checks and migrates first; it touches nothing before the checks pass.
+            let queue = try DatabaseQueue(path: path, configuration: configuration())
             if isNew { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
-            let database = DoseDatabase(writer: writer, path: path)
-            try database.prepareSchema()
-            return database
+            try prepareSchema(queue, path: path)
+            guard pooled else { return DoseDatabase(writer: queue, path: path) }
+            try queue.close()
+            var config = configuration()
+            config.journalMode = .wal
+            let pool = try DatabasePool(path: path, configuration: config)
+            // GRDB lowers the pool writer to synchronous=NORMAL when it sets up WAL; durability needs FULL.
+            try pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
+            return DoseDatabase(writer: pool, path: path)
         } catch {
             throw StoreErrors.map(error, path: path)
         }
@@ -44,9 +47,9 @@ public final class DoseDatabase: Sendable {
 
     /// A fresh database in memory (tests).
     public static func inMemory() throws -> DoseDatabase {
-        let database = DoseDatabase(writer: try DatabaseQueue(configuration: configuration()), path: nil)
-        try database.prepareSchema()
-        return database
+        let queue = try DatabaseQueue(configuration: configuration())
+        try prepareSchema(queue, path: nil)
+        return DoseDatabase(writer: queue, path: nil)
     }
 
     /// The settings every connection gets: durable commits, erased deletes, foreign keys, a busy timeout.
@@ -64,7 +67,7 @@ public final class DoseDatabase: Sendable {
     }
 
     /// Refuses foreign or newer databases, then runs the migrations.
-    private func prepareSchema() throws {
+    private static func prepareSchema(_ writer: DatabaseQueue, path: String?) throws {
         let migrator = Schema.migrator
         let known = Schema.version
         let (userVersion, superseded, foreign) = try writer.read { db -> (Int, Bool, Bool) in
@@ -79,6 +82,12 @@ public final class DoseDatabase: Sendable {
         }
         if userVersion > known || superseded {
             throw DoseError.invalidFile(problem: "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update DoseTap; the file was left untouched")
+        }
+        if path != nil {
+            // WAL is set here, after the checks, rather than by GRDB at open: GRDB's setup writes to the file and
+            // lowers synchronous to NORMAL. The mode is stored in the file, so later connections inherit it.
+            let mode = try writer.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
+            guard mode == "wal" else { throw DoseError.invalidFile(problem: "\(path ?? "the database") cannot use write-ahead logging") }
         }
         try migrator.migrate(writer)
     }

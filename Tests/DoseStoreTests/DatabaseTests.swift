@@ -1,0 +1,106 @@
+import DoseCore
+@testable import DoseStore
+import Foundation
+import GRDB
+import Testing
+
+@Suite("Database file: pragmas, schema version, refusals")
+struct DatabaseTests {
+    @Test("every connection has WAL, synchronous=FULL, foreign keys, secure delete and a busy timeout ≥ 5 s", arguments: [false, true])
+    func pragmas(pooled: Bool) throws {
+        let directory = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try DoseDatabase.open(path: directory.appendingPathComponent("p.sqlite").path, pooled: pooled)
+        func check(_ db: Database) throws {
+            #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
+            #expect(try Int.fetchOne(db, sql: "PRAGMA synchronous") == 2)
+            #expect(try Int.fetchOne(db, sql: "PRAGMA foreign_keys") == 1)
+            #expect(try Int.fetchOne(db, sql: "PRAGMA secure_delete") == 1)
+            #expect(try Int.fetchOne(db, sql: "PRAGMA busy_timeout")! >= 5000)
+        }
+        try database.writer.write { try check($0) }
+        try database.writer.read { try check($0) }
+        if let pool = database.writer as? DatabasePool {
+            // A second reader connection, opened concurrently, gets the same settings.
+            try pool.read { _ in try pool.unsafeReentrantRead { try check($0) } }
+            try pool.barrierWriteWithoutTransaction { try check($0) }
+        }
+    }
+
+    @Test("the schema version is user_version and every migration is recorded")
+    func schemaVersion() throws {
+        let database = try DoseDatabase.inMemory()
+        try database.read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == Schema.version)
+            #expect(try Schema.migrator.appliedIdentifiers(db) == Set(Schema.migrations.map(\.name)))
+            for table in ["sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "settings", "audit_log"] {
+                #expect(try db.tableExists(table))
+            }
+        }
+    }
+
+    @Test("reopening an existing database keeps its data and migrates nothing twice")
+    func reopen() throws {
+        let directory = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("r.sqlite").path
+        let clock = TestClock(StoreFixture.dose1)
+        try StoreFixture.act(NightLedger(database: try DoseDatabase.open(path: path)), .dose1, at: StoreFixture.dose1, clock: clock)
+        let reopened = NightLedger(database: try DoseDatabase.open(path: path))
+        #expect(try reopened.status(clock: clock.store).status.dose1At == StoreFixture.dose1)
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test("a database from a newer DoseTap is refused and left byte-for-byte untouched")
+    func newerSchema() throws {
+        let directory = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("n.sqlite").path
+        do {
+            let database = try DoseDatabase.open(path: path)
+            try database.writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
+        #expect(error?.code == .invalidInput)
+        #expect(error?.exitCode == ExitStatus.dataError)
+        #expect(error?.message.contains("newer DoseTap") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test("a file that is not a database is refused and left untouched")
+    func notADatabase() throws {
+        let directory = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("notes.txt").path
+        let content = Data(String(repeating: "my sleep notes, not a database\n", count: 200).utf8)
+        try content.write(to: URL(fileURLWithPath: path))
+        let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
+        #expect(error?.exitCode == ExitStatus.dataError)
+        #expect(error?.message.contains("not a readable SQLite database") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
+    }
+
+    @Test("another application's SQLite database is refused, not migrated into")
+    func foreignDatabase() throws {
+        let directory = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("other.sqlite").path
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE recipes (name TEXT)") }
+        let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
+        #expect(error?.message.contains("not a DoseTap one") == true)
+        let exists = try DatabaseQueue(path: path).read { db in try db.tableExists("sleep_sessions") }
+        #expect(!exists)
+    }
+
+    @Test("SQLite busy and locked become 503_STORAGE_BUSY (exit 75); a non-database becomes a file error (exit 65)")
+    func errorMapping() {
+        let busy = StoreErrors.map(DatabaseError(resultCode: .SQLITE_BUSY), path: "x") as? DoseError
+        #expect(busy == .storageBusy)
+        #expect(busy?.exitCode == ExitStatus.temporaryFailure)
+        #expect(busy?.httpStatus == 503)
+        #expect((StoreErrors.map(DatabaseError(resultCode: .SQLITE_LOCKED), path: "x") as? DoseError) == .storageBusy)
+        #expect((StoreErrors.map(DatabaseError(resultCode: .SQLITE_NOTADB), path: "x") as? DoseError)?.exitCode == ExitStatus.dataError)
+    }
+}
