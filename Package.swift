@@ -43,6 +43,7 @@ let package = Package(
             dependencies: ["DoseCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "DoseCLITests", dependencies: ["DoseApp"]),
+        // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
+        .testTarget(name: "DoseCLITests", dependencies: ["DoseApp", "dosetap", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

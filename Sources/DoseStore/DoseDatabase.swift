@@ -68,14 +68,27 @@ public final class DoseDatabase: Sendable {
 
     /// Refuses foreign or newer databases, then runs the migrations.
     private static func prepareSchema(_ writer: DatabaseQueue, path: String?) throws {
+        // The common case, an up-to-date WAL database, needs only this read.
+        if try check(writer, path: path) { return }
+        guard let path else { return try migrate(writer, path: nil) }
+        // Creating or migrating: processes starting at once on a new file take turns, because switching to WAL
+        // and the first migration cannot wait on SQLite's busy handler the way ordinary writes do.
+        try SetupLock.withLock(path: path + ".setup-lock") {
+            if try check(writer, path: path) { return }
+            try migrate(writer, path: path)
+        }
+    }
+
+    /// Refuses foreign or newer files; true when the database is already WAL and fully migrated.
+    private static func check(_ writer: DatabaseQueue, path: String?) throws -> Bool {
         let migrator = Schema.migrator
         let known = Schema.version
-        let (userVersion, superseded, foreign) = try writer.read { db -> (Int, Bool, Bool) in
+        let (userVersion, superseded, foreign, mode) = try writer.read { db -> (Int, Bool, Bool, String) in
             let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
             let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
             let foreign = !tables.isEmpty && !tables.contains("grdb_migrations")
             let superseded = tables.contains("grdb_migrations") ? try migrator.hasBeenSuperseded(db) : false
-            return (version, superseded, foreign)
+            return (version, superseded, foreign, try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "")
         }
         if foreign {
             throw DoseError.invalidFile(problem: "\(path ?? "the database") is an SQLite database, but not a DoseTap one; choose another --db path")
@@ -83,13 +96,17 @@ public final class DoseDatabase: Sendable {
         if userVersion > known || superseded {
             throw DoseError.invalidFile(problem: "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update DoseTap; the file was left untouched")
         }
-        if path != nil {
+        return userVersion == known && (path == nil || mode == "wal")
+    }
+
+    private static func migrate(_ writer: DatabaseQueue, path: String?) throws {
+        if let path {
             // WAL is set here, after the checks, rather than by GRDB at open: GRDB's setup writes to the file and
             // lowers synchronous to NORMAL. The mode is stored in the file, so later connections inherit it.
             let mode = try writer.writeWithoutTransaction { try String.fetchOne($0, sql: "PRAGMA journal_mode = WAL") }
-            guard mode == "wal" else { throw DoseError.invalidFile(problem: "\(path ?? "the database") cannot use write-ahead logging") }
+            guard mode == "wal" else { throw DoseError.invalidFile(problem: "\(path) cannot use write-ahead logging") }
         }
-        try migrator.migrate(writer)
+        try Schema.migrator.migrate(writer)
     }
 
     /// Runs one write transaction, mapping storage failures to the error taxonomy.
@@ -117,5 +134,17 @@ enum StoreErrors {
         default:
             return error
         }
+    }
+}
+
+/// An advisory lock on a small side file, held only while a database is created or migrated.
+enum SetupLock {
+    static func withLock<T>(path: String, _ body: () throws -> T) throws -> T {
+        let descriptor = open(path, O_RDWR | O_CREAT, 0o600)
+        guard descriptor >= 0 else { return try body() }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 && errno == EINTR {}
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
     }
 }

@@ -217,10 +217,12 @@ struct FormattingTests {
     func canonicalParser(text: String) throws {
         let fast = try #require(ISO8601.parseCanonical(text))
         let general = try #require(try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
-        #expect(fast == general)
+        // Equal to the millisecond (the general parser's floating point can differ in the last bits).
+        #expect((fast.timeIntervalSince1970 * 1000).rounded() == (general.timeIntervalSince1970 * 1000).rounded())
+        #expect(ISO8601.string(fast) == text)
     }
 
-    @Test("the fast parser refuses impossible dates", arguments: ["2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T06:30:00.00xZ"])
+    @Test("the fast parser refuses impossible dates", arguments: ["2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T06:30:00.00xZ", "2026-02-30T01:00:00Z", "2026-06-31T01:00:00-05:00"])
     func canonicalRefusals(text: String) {
         #expect(ISO8601.parseCanonical(text) == nil)
         #expect(ISO8601.parse(text) == nil)

@@ -18,8 +18,37 @@ public enum ISO8601 {
     public static func parse(_ text: String) -> Date? {
         if let date = parseCanonical(text) { return date }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // The general parser rolls 2026-02-30 over to March; a date that does not exist is an error instead.
+        guard hasValidCalendarFields(trimmed) else { return nil }
         if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(trimmed) { return date }
         return try? Date.ISO8601FormatStyle().parse(trimmed)
+    }
+
+    private static func hasValidCalendarFields(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 19 else { return false }
+        func number(_ range: Range<Int>) -> Int? { decimal(bytes, range) }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19) else { return false }
+        return isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+    }
+
+    /// The decimal number written in `bytes[range]`, nil if any byte is not a digit.
+    private static func decimal(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+        var value = 0
+        for index in range {
+            let digit = Int(bytes[index]) - 48
+            guard (0...9).contains(digit) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    private static func isValid(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Bool {
+        guard (1...12).contains(month), day >= 1, hour < 24, minute < 60, second < 60 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let monthLengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= monthLengths[month - 1]
     }
 
     /// Parses exactly the stored form `yyyy-MM-ddTHH:mm:ss.SSSZ` with integer arithmetic; reading ten years
@@ -28,21 +57,10 @@ public enum ISO8601 {
         let bytes = Array(text.utf8)
         guard bytes.count == 24, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58,
               bytes[19] == 46, bytes[23] == 90 else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                let digit = Int(bytes[index]) - 48
-                guard (0...9).contains(digit) else { return nil }
-                value = value * 10 + digit
-            }
-            return value
-        }
+        func number(_ range: Range<Int>) -> Int? { decimal(bytes, range) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
               let minute = number(14..<16), let second = number(17..<19), let millis = number(20..<23),
-              (1...12).contains(month), day >= 1, hour < 24, minute < 60, second < 60 else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let monthLengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
-        guard day <= monthLengths[month - 1] else { return nil }
+              isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second) else { return nil }
         // Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400

@@ -1,0 +1,94 @@
+import DoseApp
+import Foundation
+
+/// The result of one run of the binary.
+struct Run {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+
+    /// stdout parsed as a JSON object.
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(stdout.utf8))) as? [String: Any] ?? [:]
+    }
+
+    /// The `error.code` of a JSON error.
+    var errorCode: String? { (json["error"] as? [String: Any])?["code"] as? String }
+
+    /// `status.phase` of an action, or `phase` of a status.
+    var phase: String? { ((json["status"] as? [String: Any]) ?? json)["phase"] as? String }
+}
+
+/// Runs the real `dosetap` executable against a temporary database with `--now`.
+final class CLI {
+    let directory: URL
+    let database: String
+    let zone: String
+
+    init(zone: String = "America/New_York") throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        database = directory.appendingPathComponent("night.sqlite").path
+        self.zone = zone
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// The built binary, next to the test bundle.
+    static let binary: URL = {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("dosetap")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory = directory.deletingLastPathComponent()
+        }
+        let fallback = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug/dosetap").standardized
+        return fallback
+    }()
+
+    /// Runs `dosetap ARGS --db DB --tz ZONE [--now NOW]`; `now` is a local `yyyy-MM-dd HH:mm[:ss]` in the zone or ISO-8601.
+    @discardableResult
+    func run(_ arguments: [String], now: String? = nil, json: Bool = true, database: String? = nil, environment: [String: String] = [:]) throws -> Run {
+        var all = arguments + ["--db", database ?? self.database]
+        // A test that passes its own --tz or --now is testing that option; do not override it.
+        if !arguments.contains("--tz") { all += ["--tz", zone] }
+        if let now, !arguments.contains("--now") { all += ["--now", Self.instant(now, zone: zone)] }
+        if json { all.append("--json") }
+        return try Self.execute(all, environment: environment)
+    }
+
+    static func execute(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["TZ"] = "Pacific/Chatham"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// `2026-11-21 22:30` in the zone → ISO-8601 UTC; ISO input passes through.
+    static func instant(_ text: String, zone: String) -> String {
+        guard !text.contains("T") else { return text }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: zone)
+        formatter.dateFormat = text.count > 16 ? "yyyy-MM-dd HH:mm:ss" : "yyyy-MM-dd HH:mm"
+        guard let date = formatter.date(from: text) else { return text }
+        let iso = ISO8601DateFormatter()
+        iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return iso.string(from: date)
+    }
+
+    /// The database file's bytes (after every process has closed it).
+    func databaseBytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: database)) }
+}
