@@ -25,7 +25,8 @@ func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ ma
 }
 
 struct Status: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show tonight: phase, countdown, next step (the default command).")
+    static let configuration = CommandConfiguration(
+        commandName: "status",abstract: "Show tonight: phase, countdown, next step (the default command).")
 
     @OptionGroup var options: GlobalOptions
 
@@ -56,7 +57,8 @@ struct Status: ParsableCommand {
 }
 
 struct Dose1: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Record Dose 1 (starts tonight's session).")
+    static let configuration = CommandConfiguration(
+        commandName: "dose1",abstract: "Record Dose 1 (starts tonight's session).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.dose1) } }
@@ -64,6 +66,7 @@ struct Dose1: ParsableCommand {
 
 struct Dose2: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "dose2",
         abstract: "Record Dose 2. Outside the window it is refused unless you confirm the risk (--confirm early|late|extra|after_skip).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
@@ -71,7 +74,8 @@ struct Dose2: ParsableCommand {
 }
 
 struct Skip: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Skip tonight's Dose 2.")
+    static let configuration = CommandConfiguration(
+        commandName: "skip",abstract: "Skip tonight's Dose 2.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Option(help: "Why (optional).") var reason: String?
@@ -79,20 +83,23 @@ struct Skip: ParsableCommand {
 }
 
 struct Snooze: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Move the Dose 2 alarm 10 minutes later (only while the window is open).")
+    static let configuration = CommandConfiguration(
+        commandName: "snooze",abstract: "Move the Dose 2 alarm 10 minutes later (only while the window is open).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.snooze) } }
 }
 
 struct Undo: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Undo your last action, within the undo window (default 5 seconds).")
+    static let configuration = CommandConfiguration(
+        commandName: "undo",abstract: "Undo your last action, within the undo window (default 5 seconds).")
     @OptionGroup var options: GlobalOptions
     func run() throws { try perform(options) { _, _ in NightAction(.undo) } }
 }
 
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "log",
         abstract: "Log a sleep event: bathroom, water, snack, in_bed, lights_out, wake_temp, nap_start, nap_end, anxiety, dream, heart_racing, noise, temperature, pain.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
@@ -101,7 +108,8 @@ struct Log: ParsableCommand {
 }
 
 struct Wake: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
+    static let configuration = CommandConfiguration(
+        commandName: "wake",abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.wake) } }
@@ -152,6 +160,7 @@ func choice<Value: RawRepresentable & CaseIterable>(_ text: String, field: Strin
 
 struct Press: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "press",
         abstract: "A button press: single = the next dose the night allows, double = snooze, hold = undo. Never confirms a risky dose.")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "single, double or hold.") var kind: String
@@ -167,6 +176,7 @@ struct Press: ParsableCommand {
 
 struct Open: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "open",
         abstract: "Open a dosetap:// link: dose1, dose2, snooze, log?event=NAME&notes=TEXT. Same rules, never auto-confirmed.")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The link.") var url: String

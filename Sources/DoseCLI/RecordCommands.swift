@@ -13,7 +13,8 @@ func sessionDate(_ text: String, field: String = "date") throws(DoseError) -> Se
 }
 
 struct History: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Past nights: doses, interval, outcome, events, naps and check-in.")
+    static let configuration = CommandConfiguration(
+        commandName: "history",abstract: "Past nights: doses, interval, outcome, events, naps and check-in.")
     @OptionGroup var options: GlobalOptions
     @Option(help: "First night (YYYY-MM-DD).") var from: String?
     @Option(help: "Last night (YYYY-MM-DD).") var to: String?
@@ -50,10 +51,12 @@ struct History: ParsableCommand {
 }
 
 struct Session: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Show or delete one night.", subcommands: [Show.self, Delete.self])
+    static let configuration = CommandConfiguration(
+        commandName: "session",abstract: "Show or delete one night.", subcommands: [Show.self, Delete.self])
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Everything recorded for the night of DATE.")
+        static let configuration = CommandConfiguration(
+        commandName: "show",abstract: "Everything recorded for the night of DATE.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         func run() throws {
@@ -69,7 +72,8 @@ struct Session: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete the night of DATE and everything in it (needs --yes).")
+        static let configuration = CommandConfiguration(
+        commandName: "delete",abstract: "Delete the night of DATE and everything in it (needs --yes).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         @Flag(help: "Confirm the deletion.") var yes = false
@@ -95,10 +99,12 @@ struct Session: ParsableCommand {
 }
 
 struct Settings: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Read and change settings.", subcommands: [List.self, Get.self, Set.self])
+    static let configuration = CommandConfiguration(
+        commandName: "settings",abstract: "Read and change settings.", subcommands: [List.self, Get.self, Set.self])
 
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Every setting and its value.")
+        static let configuration = CommandConfiguration(
+        commandName: "list",abstract: "Every setting and its value.")
         @OptionGroup var options: GlobalOptions
         func run() throws {
             try Output.run(json: options.json) {
@@ -111,7 +117,8 @@ struct Settings: ParsableCommand {
     }
 
     struct Get: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One setting's value.")
+        static let configuration = CommandConfiguration(
+        commandName: "get",abstract: "One setting's value.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
         func run() throws {
@@ -125,6 +132,7 @@ struct Settings: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
+        commandName: "set",
             abstract: "Change a setting; a value outside the allowed ones is refused.",
             discussion: "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT (0–3600 s).")
         @OptionGroup var options: GlobalOptions
@@ -142,7 +150,8 @@ struct Settings: ParsableCommand {
 }
 
 struct Export: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Export events.csv (SSOT CSV v1) or the per-night analytics CSV.")
+    static let configuration = CommandConfiguration(
+        commandName: "export",abstract: "Export events.csv (SSOT CSV v1) or the per-night analytics CSV.")
     @OptionGroup var options: GlobalOptions
     @Option(help: "csv (events.csv v1, default) or analytics.") var format = "csv"
     @Option(help: "Write to this file (owner-only, written atomically). Default: standard output.") var out: String?

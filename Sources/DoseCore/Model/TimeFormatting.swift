@@ -4,14 +4,35 @@ public import Foundation
 public enum ISO8601 {
     /// `2026-11-22T06:30:00.000Z`.
     public static func string(_ date: Date) -> String {
-        // Rounded to whole milliseconds so that a stored and re-read instant compares equal.
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        let rounded = Date(timeIntervalSince1970: millis / 1000)
-        let parts = utcCalendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: rounded)
-        let ms = Int(millis.truncatingRemainder(dividingBy: 1000) + 1000) % 1000
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0, ms)
+        // Rounded to whole milliseconds so that a stored and re-read instant compares equal. Integer civil-date
+        // arithmetic rather than a Calendar and String(format:): exports format tens of thousands of these.
+        let totalMillis = Int((date.timeIntervalSince1970 * 1000).rounded())
+        let millis = ((totalMillis % 1000) + 1000) % 1000
+        let totalSeconds = (totalMillis - millis) / 1000
+        let secondsOfDay = ((totalSeconds % 86_400) + 86_400) % 86_400
+        let days = (totalSeconds - secondsOfDay) / 86_400
+        // Howard Hinnant's civil_from_days.
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        var text = ""
+        text.reserveCapacity(24)
+        text += padded(year, 4) + "-" + padded(month, 2) + "-" + padded(day, 2) + "T"
+        text += padded(secondsOfDay / 3600, 2) + ":" + padded(secondsOfDay / 60 % 60, 2) + ":" + padded(secondsOfDay % 60, 2)
+        text += "." + padded(millis, 3) + "Z"
+        return text
+    }
+
+    /// A non-negative number with leading zeros to `width` digits.
+    static func padded(_ value: Int, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
     /// Parses ISO-8601 with or without fractional seconds and with `Z` or a numeric offset; nil if malformed.
@@ -92,13 +113,13 @@ public enum LocalClock {
     /// `HH:mm` of the instant in the zone.
     public static func hourMinute(_ date: Date, in timeZone: TimeZone) -> String {
         let parts = calendar(timeZone).dateComponents([.hour, .minute], from: date)
-        return String(format: "%02d:%02d", parts.hour ?? 0, parts.minute ?? 0)
+        return ISO8601.padded(parts.hour ?? 0, 2) + ":" + ISO8601.padded(parts.minute ?? 0, 2)
     }
 
     /// `HH:mm:ss` of the instant in the zone.
     public static func hourMinuteSecond(_ date: Date, in timeZone: TimeZone) -> String {
         let parts = calendar(timeZone).dateComponents([.hour, .minute, .second], from: date)
-        return String(format: "%02d:%02d:%02d", parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0)
+        return ISO8601.padded(parts.hour ?? 0, 2) + ":" + ISO8601.padded(parts.minute ?? 0, 2) + ":" + ISO8601.padded(parts.second ?? 0, 2)
     }
 
     /// UTC offset of the zone at the instant, in minutes (east positive).
