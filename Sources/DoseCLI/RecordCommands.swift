@@ -37,7 +37,7 @@ struct History: ParsableCommand {
             query.grouping = try choice(group, field: "group")
             query.limit = limit
             query.page = page
-            let result = try context.ledger.history(query)
+            let result = try context.ledger.history(query, clock: context.clock)
             if options.json { Output.line(Wire.history(result).rendered()); return }
             let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
             if result.totalNights == 0 { Output.line("No nights recorded yet."); return }
@@ -62,7 +62,7 @@ struct Session: ParsableCommand {
         func run() throws {
             try Output.run(json: options.json) {
                 let context = try CommandContext.open(options)
-                let nights = try context.ledger.nights(on: try sessionDate(date))
+                let nights = try context.ledger.nights(on: try sessionDate(date), clock: context.clock)
                 guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
                 if options.json { Output.line(JSONValue.array(nights.map(Wire.night)).rendered()); return }
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
@@ -165,13 +165,13 @@ struct Export: ParsableCommand {
             let text: String
             switch format {
             case .csv:
-                text = try context.ledger.eventsCSV()
+                text = try context.ledger.eventsCSV(clock: context.clock)
             case .analytics:
                 let settings = try context.ledger.settings(clock: context.clock)
                 text = try context.ledger.analyticsCSV(
                     from: try from.map { value throws(DoseError) in try sessionDate(value, field: "from") },
                     to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") },
-                    settings: settings, timeZone: context.displayZone(settings))
+                    settings: settings, timeZone: context.displayZone(settings), clock: context.clock)
             }
             guard let out else { FileHandle.standardOutput.write(Data(text.utf8)); return }
             try SafeFile.write(text, to: out)

@@ -17,8 +17,9 @@ extension NightLedger {
     public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
-    public func eventsCSV() throws -> String {
-        try database.read { db in
+    public func eventsCSV(clock: StoreClock) throws -> String {
+        try settle(clock: clock)
+        return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
@@ -43,8 +44,10 @@ extension NightLedger {
     /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the zone given.
     /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
     /// (before the target time, with no snooze), i.e. the person woke without the alarm.
-    public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, settings: DoseSettings, timeZone: TimeZone) throws -> String {
-        try database.read { db in
+    public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, settings: DoseSettings, timeZone: TimeZone,
+                             clock: StoreClock) throws -> String {
+        try settle(clock: clock)
+        return try database.read { db in
             var out = CSV.row(Self.analyticsCSVHeader.split(separator: ",").map(String.init))
             var conditions = ["dose1_at IS NOT NULL"]
             var arguments: [any DatabaseValueConvertible] = []

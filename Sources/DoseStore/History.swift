@@ -105,8 +105,9 @@ public struct HistoryPage: Sendable {
 
 extension NightLedger {
     /// A page of past and current nights, filtered, ordered and grouped.
-    public func history(_ query: HistoryQuery) throws -> HistoryPage {
+    public func history(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
         let query = try query.validated()
+        try settle(clock: clock)
         return try database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
@@ -129,8 +130,9 @@ extension NightLedger {
     }
 
     /// Every night with that session date (usually one), with all events.
-    public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try database.read { db in
+    public func nights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
+        try settle(clock: clock)
+        return try database.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
                                         arguments: [date.description])
             return try Self.records(from: rows, query: HistoryQuery(), db)
@@ -140,7 +142,8 @@ extension NightLedger {
     /// Deletes every night with that date and all their records in one transaction; each deletion is audited.
     /// The open night is refused: deleting tonight's Dose 1 would let a second Dose 1 through.
     public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
-        try database.write { db in
+        try settle(clock: clock)
+        return try database.write { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
                                         arguments: [date.description])
             guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }

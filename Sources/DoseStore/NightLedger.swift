@@ -84,6 +84,15 @@ public struct NightLedger: Sendable {
         }
     }
 
+    /// Applies what time has made due (expiry, close) before a read of history or an export, so a night past
+    /// its cutoff never shows as open.
+    public func settle(clock: StoreClock) throws {
+        try database.write { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            _ = try Self.evaluateLifecycle(db, settings: settings, zone: clock.timeZoneOverride ?? settings.timeZone, clock: clock)
+        }
+    }
+
     /// Applies what time has made due to the open night (SPEC D3, §3.2); returns it if still open.
     static func evaluateLifecycle(_ db: Database, settings: DoseSettings, zone: TimeZone, clock: StoreClock) throws -> (NightSession?, [SessionClosure]) {
         guard let open = try NightRecords.openSession(db) else { return (nil, []) }

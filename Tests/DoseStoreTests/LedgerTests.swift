@@ -221,3 +221,18 @@ struct LedgerTests {
         #expect(outcome.status.timeZoneID == "Asia/Tokyo")
     }
 }
+
+@Suite("Reads settle the lifecycle first")
+struct SettleTests {
+    @Test("history read after the cutoff shows the night closed and expired, not open")
+    func historyClosesOverdueNight() throws {
+        let ledger = try StoreFixture.ledger()
+        let clock = TestClock(StoreFixture.dose1)
+        try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock)
+        clock.set(StoreFixture.local(2026, 11, 22, 11, 0))
+        let night = try #require(try ledger.history(HistoryQuery(), clock: clock.store).groups.first?.nights.first)
+        #expect(!night.session.isOpen)
+        #expect(night.terminalState == .expired)
+        #expect(night.session.events.contains { $0.kind == .dose2Skipped && $0.source == .system })
+    }
+}

@@ -24,18 +24,18 @@ private func tenNights() throws -> (NightLedger, TestClock) {
 struct HistoryTests {
     @Test("newest first by default, paged; oldest reverses")
     func paging() throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.limit = 4
-        let first = try ledger.history(query)
+        let first = try ledger.history(query, clock: clock.store)
         #expect(first.totalNights == 10)
         #expect(first.pageCount == 3)
         #expect(first.groups.flatMap(\.nights).map(\.session.date.description) == ["2026-11-10", "2026-11-09", "2026-11-08", "2026-11-07"])
         query.page = 3
-        #expect(try ledger.history(query).groups.flatMap(\.nights).map(\.session.date.day) == [2, 1])
+        #expect(try ledger.history(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [2, 1])
         query.page = 1
         query.sort = .oldest
-        #expect(try ledger.history(query).groups.flatMap(\.nights).first?.session.date.day == 1)
+        #expect(try ledger.history(query, clock: clock.store).groups.flatMap(\.nights).first?.session.date.day == 1)
     }
 
     @Test("date range and filters by type and category", arguments: [
@@ -43,11 +43,11 @@ struct HistoryTests {
         (["Brief Wake"], [], 0), (["checkin"], [], 10), (["water", "dream"], [], 10),
     ])
     func filters(types: [String], categories: [String], nights: Int) throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.types = Set(types)
         query.categories = Set(categories)
-        let page = try ledger.history(query)
+        let page = try ledger.history(query, clock: clock.store)
         #expect(page.totalNights == nights)
         for night in page.groups.flatMap(\.nights) {
             #expect(!night.shownEvents.isEmpty)
@@ -57,48 +57,48 @@ struct HistoryTests {
 
     @Test("a date range includes both ends")
     func range() throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-03")
         query.to = SessionKey(parsing: "2026-11-05")
-        #expect(try ledger.history(query).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
+        #expect(try ledger.history(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
     }
 
     @Test("A–Z orders events by name, Z–A reverses")
     func alphabetical() throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.sort = .az
-        let labels = try ledger.history(query).groups[0].nights[0].shownEvents.map(\.kind.label)
+        let labels = try ledger.history(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label)
         #expect(labels == ["Dose 1", "Dose 2", "Morning check-in", "Water"])
         query.sort = .za
-        #expect(try ledger.history(query).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
+        #expect(try ledger.history(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
     }
 
     @Test("grouping by week uses ISO weeks, by month the month", arguments: [
         (HistoryGrouping.week, ["2026-W45", "2026-W44"]), (.month, ["2026-11"]), (.none, [""]),
     ])
     func grouping(by grouping: HistoryGrouping, labels: [String]) throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.grouping = grouping
         query.to = SessionKey(parsing: "2026-11-08")
-        #expect(try ledger.history(query).groups.map(\.label) == labels)
+        #expect(try ledger.history(query, clock: clock.store).groups.map(\.label) == labels)
     }
 
     @Test("bad queries are refused with what is allowed")
     func badQueries() throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.categories = ["sleepy"]
-        #expect(StoreFixture.refusal { _ = try ledger.history(query) }?.message.contains("physical") == true)
+        #expect(StoreFixture.refusal { _ = try ledger.history(query, clock: clock.store) }?.message.contains("physical") == true)
         query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-05")
         query.to = SessionKey(parsing: "2026-11-01")
-        #expect(StoreFixture.refusal { _ = try ledger.history(query) }?.code == .invalidInput)
+        #expect(StoreFixture.refusal { _ = try ledger.history(query, clock: clock.store) }?.code == .invalidInput)
         query = HistoryQuery()
         query.limit = 0
-        #expect(StoreFixture.refusal { _ = try ledger.history(query) }?.code == .invalidInput)
+        #expect(StoreFixture.refusal { _ = try ledger.history(query, clock: clock.store) }?.code == .invalidInput)
     }
 
     @Test("naps are paired start to end")
@@ -108,7 +108,7 @@ struct HistoryTests {
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: StoreFixture.local(2026, 11, 22, 13, 0), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_end"), at: StoreFixture.local(2026, 11, 22, 13, 40), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: StoreFixture.local(2026, 11, 22, 15, 0), clock: clock)
-        let night = try #require(try ledger.nights(on: SessionKey(parsing: "2026-11-21")!).first)
+        let night = try #require(try ledger.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
         #expect(night.naps == [NapInterval(start: StoreFixture.local(2026, 11, 22, 13, 0), end: StoreFixture.local(2026, 11, 22, 13, 40)),
                                NapInterval(start: StoreFixture.local(2026, 11, 22, 15, 0), end: nil)])
     }
@@ -125,7 +125,7 @@ struct HistoryTests {
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM morning_checkins") == 9)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'delete_session'") == 1)
         }
-        #expect(try ledger.nights(on: SessionKey(parsing: "2026-11-04")!).isEmpty)
+        #expect(try ledger.nights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store).isEmpty)
         let missing = StoreFixture.refusal { _ = try ledger.deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store) }
         #expect(missing?.code == .notFound)
     }
@@ -162,9 +162,10 @@ struct ExportTests {
     @Test("an empty database exports the header alone")
     func emptyExport() throws {
         let ledger = try StoreFixture.ledger()
-        #expect(try ledger.eventsCSV() == NightLedger.eventsCSVHeader + "\r\n")
+        let clock = TestClock(StoreFixture.dose1)
+        #expect(try ledger.eventsCSV(clock: clock.store) == NightLedger.eventsCSVHeader + "\r\n")
         let settings = DoseSettings(timeZoneID: "America/New_York")
-        #expect(try ledger.analyticsCSV(settings: settings, timeZone: StoreFixture.newYork) == NightLedger.analyticsCSVHeader + "\r\n")
+        #expect(try ledger.analyticsCSV(settings: settings, timeZone: StoreFixture.newYork, clock: clock.store) == NightLedger.analyticsCSVHeader + "\r\n")
     }
 
     @Test("events.csv: v1 names, dose sequence, undo rows, time order, guarded notes")
@@ -174,7 +175,7 @@ struct ExportTests {
         try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock)
         try StoreFixture.act(ledger, .log(event: "dream"), at: StoreFixture.minutes(1, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .undo, at: StoreFixture.minutes(1, after: dose1).addingTimeInterval(2), clock: clock)
-        let csv = try ledger.eventsCSV()
+        let csv = try ledger.eventsCSV(clock: clock.store)
         let lines = csv.components(separatedBy: "\r\n").dropLast()
         #expect(lines.first == NightLedger.eventsCSVHeader)
         #expect(lines.filter { $0.contains(",dose1_taken,") }.count == 11)
@@ -191,18 +192,18 @@ struct ExportTests {
 
     @Test("analytics: local times, interval, OnTime within ±10 min of target, NaturalWake before the alarm")
     func analytics() throws {
-        let (ledger, _) = try tenNights()
+        let (ledger, clock) = try tenNights()
         let settings = DoseSettings(timeZoneID: "America/New_York")
-        let rows = try ledger.analyticsCSV(settings: settings, timeZone: StoreFixture.newYork).components(separatedBy: "\r\n").dropLast()
+        let rows = try ledger.analyticsCSV(settings: settings, timeZone: StoreFixture.newYork, clock: clock.store).components(separatedBy: "\r\n").dropLast()
         #expect(rows.count == 11)
         // Intervals 155…200 against target 165: on time for 155–175.
         #expect(rows[1] == "2026-11-01,22:00:00,00:35:00,155,true,true")
         #expect(rows[3] == "2026-11-03,22:00:00,00:45:00,165,true,false")
         #expect(rows[5] == "2026-11-05,22:00:00,00:55:00,175,true,false")
         #expect(rows[6] == "2026-11-06,22:00:00,01:00:00,180,false,false")
-        var range = try ledger.analyticsCSV(from: SessionKey(parsing: "2026-11-09"), settings: settings, timeZone: StoreFixture.newYork)
+        var range = try ledger.analyticsCSV(from: SessionKey(parsing: "2026-11-09"), settings: settings, timeZone: StoreFixture.newYork, clock: clock.store)
         #expect(range.components(separatedBy: "\r\n").count == 4)
-        range = try ledger.analyticsCSV(settings: settings, timeZone: TimeZone(identifier: "Europe/Paris")!)
+        range = try ledger.analyticsCSV(settings: settings, timeZone: TimeZone(identifier: "Europe/Paris")!, clock: clock.store)
         #expect(range.contains("2026-11-01,04:00:00,06:35:00,155"))
     }
 }
@@ -235,7 +236,7 @@ struct ClearAllTests {
         let report = try ledger.clearAll(confirmation: NightLedger.clearAllPhrase)
         #expect(report.deleted["sleep_events"] == 200)
         #expect(report.remaining.values.allSatisfy { $0 == 0 })
-        #expect(try ledger.eventsCSV() == NightLedger.eventsCSVHeader + "\r\n")
+        #expect(try ledger.eventsCSV(clock: clock.store) == NightLedger.eventsCSVHeader + "\r\n")
         #expect(try ledger.settings(clock: clock.store).targetIntervalMinutes == 165)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         for file in files {
