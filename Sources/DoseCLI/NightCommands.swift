@@ -5,13 +5,16 @@ import DoseStore
 import Foundation
 
 /// Runs a night action and prints the result.
-func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ makeAction: (CommandContext, StatusSnapshot?) throws -> NightAction) throws {
+func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ makeAction: (CommandContext) throws -> NightAction) throws {
     try Output.run(json: options.json) {
         let context = try CommandContext.open(options)
-        var action = try makeAction(context, nil)
+        var action = try makeAction(context)
         if let actionOptions {
-            let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-            action.occurredAt = try actionOptions.at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+            if let at = actionOptions.at {
+                // Only a local HH:mm needs the zone; the settings read stays off the common path.
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                action.occurredAt = try ClockInput.occurrence(at, now: context.clock.now, timeZone: zone)
+            }
             action.note = actionOptions.note
             action.confirmations = try actionOptions.confirmations()
         }
@@ -61,7 +64,7 @@ struct Dose1: ParsableCommand {
         commandName: "dose1",abstract: "Record Dose 1 (starts tonight's session).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.dose1) } }
+    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.dose1) } }
 }
 
 struct Dose2: ParsableCommand {
@@ -70,7 +73,7 @@ struct Dose2: ParsableCommand {
         abstract: "Record Dose 2. Outside the window it is refused unless you confirm the risk (--confirm early|late|extra|after_skip).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.dose2) } }
+    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.dose2) } }
 }
 
 struct Skip: ParsableCommand {
@@ -79,7 +82,7 @@ struct Skip: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Option(help: "Why (optional).") var reason: String?
-    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.skip(reason: reason)) } }
+    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.skip(reason: reason)) } }
 }
 
 struct Snooze: ParsableCommand {
@@ -87,14 +90,14 @@ struct Snooze: ParsableCommand {
         commandName: "snooze",abstract: "Move the Dose 2 alarm 10 minutes later (only while the window is open).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.snooze) } }
+    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.snooze) } }
 }
 
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "undo",abstract: "Undo your last action, within the undo window (default 5 seconds).")
     @OptionGroup var options: GlobalOptions
-    func run() throws { try perform(options) { _, _ in NightAction(.undo) } }
+    func run() throws { try perform(options) { _ in NightAction(.undo) } }
 }
 
 struct Log: ParsableCommand {
@@ -104,7 +107,7 @@ struct Log: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Argument(help: "The event, by wire name, camelCase name or label (\"Brief Wake\").") var event: String
-    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.log(event: event)) } }
+    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.log(event: event)) } }
 }
 
 struct Wake: ParsableCommand {
@@ -112,7 +115,7 @@ struct Wake: ParsableCommand {
         commandName: "wake",abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _, _ in NightAction(.wake) } }
+    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.wake) } }
 }
 
 struct CheckIn: ParsableCommand {
@@ -132,7 +135,7 @@ struct CheckIn: ParsableCommand {
     @Flag(help: "Narcolepsy symptoms (cataplexy, hallucinations, sleep paralysis, …).") var narcolepsySymptoms = false
 
     func run() throws {
-        try perform(options, actionOptions: action) { _, _ in
+        try perform(options, actionOptions: action) { _ in
             var answers = MorningCheckIn()
             if let quality { answers.sleepQuality = quality }
             if let rested { answers.feelRested = try choice(rested, field: "rested") }
@@ -165,7 +168,7 @@ struct Press: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Argument(help: "single, double or hold.") var kind: String
     func run() throws {
-        try perform(options) { context, _ in
+        try perform(options) { context in
             guard let press = ButtonPress(rawValue: kind.lowercased()) else {
                 throw DoseError.invalidInput(field: "press", problem: "'\(kind)' is not a press", allowed: "single, double, hold")
             }
@@ -180,5 +183,5 @@ struct Open: ParsableCommand {
         abstract: "Open a dosetap:// link: dose1, dose2, snooze, log?event=NAME&notes=TEXT. Same rules, never auto-confirmed.")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The link.") var url: String
-    func run() throws { try perform(options) { _, _ in try DoseLink.action(from: url) } }
+    func run() throws { try perform(options) { _ in try DoseLink.action(from: url) } }
 }
