@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
     ],
     targets: [
         // Every rule of the night, pure: Foundation value types only, no clock, no I/O.
@@ -26,7 +27,7 @@ let package = Package(
         // SQLite persistence: schema, migrations, one transaction per action, queries, export.
         .target(
             name: "DoseStore",
-            dependencies: ["DoseCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["DoseCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")],
             swiftSettings: strict
         ),
         // Use cases and the wire format every surface shares (JSON objects of SPEC §5.1).

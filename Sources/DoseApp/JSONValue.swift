@@ -36,6 +36,29 @@ public enum JSONValue: Sendable, Hashable, Encodable, ExpressibleByStringLiteral
         }
     }
 
+    /// The JSON form of an encodable value (its Codable keys), or null if it cannot be encoded.
+    public static func encoding<T: Encodable>(_ value: T) -> JSONValue {
+        guard let data = try? JSONEncoder().encode(value), let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
+            return .null
+        }
+        return from(object)
+    }
+
+    /// Converts JSONSerialization's output.
+    static func from(_ object: Any) -> JSONValue {
+        switch object {
+        case let flag as Bool where type(of: object) == Bool.self:
+            return .bool(flag)
+        case let number as NSNumber:
+            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
+            return .int(number.intValue)
+        case let text as String: return .string(text)
+        case let array as [Any]: return .array(array.map(from))
+        case let dictionary as [String: Any]: return .object(dictionary.mapValues(from))
+        default: return .null
+        }
+    }
+
     /// Adds or replaces a key of an object.
     public subscript(key: String) -> JSONValue? {
         get { if case .object(let fields) = self { fields[key] } else { nil } }

@@ -75,16 +75,12 @@ public enum Wire {
         return body
     }
 
-    /// The check-in's answers.
+    /// The check-in's answers, by their stored names, with the derived flag and score.
     public static func checkIn(_ checkIn: MorningCheckIn) -> JSONValue {
-        [
-            "sleep_quality": .int(checkIn.sleepQuality), "feel_rested": .string(checkIn.feelRested.rawValue),
-            "grogginess": .string(checkIn.grogginess.rawValue), "mental_clarity": .int(checkIn.mentalClarity),
-            "mood": .string(checkIn.mood.rawValue), "readiness": .int(checkIn.readiness),
-            "has_physical_symptoms": .bool(checkIn.hasPhysicalSymptoms), "has_respiratory_symptoms": .bool(checkIn.hasRespiratorySymptoms),
-            "has_narcolepsy_symptoms": .bool(checkIn.hasNarcolepsySymptoms), "notes": .text(checkIn.notes),
-            "wellness_score": .int(checkIn.wellnessScore),
-        ]
+        var body = JSONValue.encoding(checkIn)
+        body["has_narcolepsy_symptoms"] = .bool(checkIn.hasNarcolepsySymptoms)
+        body["wellness_score"] = .int(checkIn.wellnessScore)
+        return body
     }
 
     /// `{"error": {code, message, confirm?, retry_after?, details?}}` (SPEC §4).
@@ -110,6 +106,15 @@ public enum Wire {
             "events": .array(record.shownEvents.map { event($0, session: session) }),
             "naps": .array(record.naps.map { ["start": time($0.start), "end": time($0.end)] }),
             "checkin": record.checkIn.map(checkIn) ?? .null,
+            "presleep": record.preSleep.map { log -> JSONValue in
+                var body = JSONValue.encoding(log)
+                body["completion_state"] = .string(log.completion.rawValue)
+                return body
+            } ?? .null,
+            "medications": .array(record.medications.map { entry in
+                ["id": .string(entry.id), "medication_id": .string(entry.medicationID), "dose_mg": .string(entry.doseMg),
+                 "taken_at": time(entry.takenAt), "notes": .text(entry.note)]
+            }),
         ]
     }
 

@@ -115,6 +115,10 @@ enum HumanText {
         for nap in record.naps {
             lines.append("    Nap \(clock(nap.start, zone))–\(nap.end.map { clock($0, zone) } ?? "open")")
         }
+        for entry in record.medications {
+            lines.append("    \(clock(entry.takenAt, zone))  \(entry.name) \(entry.doseMg) mg")
+        }
+        if let log = record.preSleep { lines.append("    Pre-sleep log: \(log.completion.rawValue)") }
         if let checkIn = record.checkIn {
             lines.append("    Check-in: quality \(checkIn.sleepQuality)/5, rested \(checkIn.feelRested.rawValue), wellness \(checkIn.wellnessScore)/100")
         }

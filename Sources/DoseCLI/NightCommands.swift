@@ -118,40 +118,6 @@ struct Wake: ParsableCommand {
     func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.wake) } }
 }
 
-struct CheckIn: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "checkin", abstract: "Morning check-in (quick fields; unset ones take the defaults). Closes the night.")
-    @OptionGroup var options: GlobalOptions
-    @OptionGroup var action: ActionOptions
-    @Option(help: "Sleep quality 1–5 (default 3).") var quality: Int?
-    @Option(help: "How rested: not_at_all, slightly, moderate, well, very_well (default moderate).") var rested: String?
-    @Option(help: "Grogginess: none, mild, moderate, severe, cant_function (default mild).") var grogginess: String?
-    @Option(help: "Mental clarity 1–10 (default 5).") var clarity: Int?
-    @Option(help: "Mood: very_low, low, neutral, good, great (default neutral).") var mood: String?
-    @Option(help: "Readiness for the day 1–5 (default 3).") var readiness: Int?
-    @Option(help: "Notes (at most 500 characters).") var notes: String?
-    @Flag(help: "Physical symptoms this morning.") var physicalSymptoms = false
-    @Flag(help: "Respiratory symptoms this morning.") var respiratorySymptoms = false
-    @Flag(help: "Narcolepsy symptoms (cataplexy, hallucinations, sleep paralysis, …).") var narcolepsySymptoms = false
-
-    func run() throws {
-        try perform(options, actionOptions: action) { _ in
-            var answers = MorningCheckIn()
-            if let quality { answers.sleepQuality = quality }
-            if let rested { answers.feelRested = try choice(rested, field: "rested") }
-            if let grogginess { answers.grogginess = try choice(grogginess, field: "grogginess") }
-            if let clarity { answers.mentalClarity = clarity }
-            if let mood { answers.mood = try choice(mood, field: "mood") }
-            if let readiness { answers.readiness = readiness }
-            answers.notes = notes
-            answers.hasPhysicalSymptoms = physicalSymptoms
-            answers.hasRespiratorySymptoms = respiratorySymptoms
-            answers.hasNarcolepsySymptoms = narcolepsySymptoms
-            return NightAction(.checkIn(answers))
-        }
-    }
-}
-
 /// An enum answer by its snake_case or camelCase name, or an error listing the choices.
 func choice<Value: RawRepresentable & CaseIterable>(_ text: String, field: String) throws(DoseError) -> Value where Value.RawValue == String {
     let key = SleepEventCatalogue.normalize(text)

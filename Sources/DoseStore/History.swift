@@ -85,6 +85,21 @@ public struct NightRecord: Sendable {
     public var naps: [NapInterval]
     /// Minutes from Dose 1 to Dose 2.
     public var intervalMinutes: Int?
+    /// The pre-sleep log.
+    public var preSleep: PreSleepLog?
+    /// Medications of that night.
+    public var medications: [MedicationSummary] = []
+}
+
+/// A medication entry as history lists it.
+public struct MedicationSummary: Sendable, Hashable {
+    public var id: String
+    public var medicationID: String
+    public var name: String
+    /// Milligrams, as text (`4500`, `2.5`).
+    public var doseMg: String
+    public var takenAt: Date
+    public var note: String?
 }
 
 /// A labelled group of nights.
@@ -216,7 +231,15 @@ extension NightLedger {
             return NightRecord(
                 session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
                 checkIn: hasCheckIn ? try NightRecords.checkIn(ofSession: session.id, db) : nil,
-                shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"])
+                shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"],
+                preSleep: try preSleep(ofSession: session.id, db),
+                medications: try Row.fetchAll(db, sql: "SELECT * FROM medication_events WHERE session_id = ? ORDER BY taken_at", arguments: [session.id.rawValue]).map { row in
+                    let id: String = row["medication_id"]
+                    let dose: Double = row["dose_mg"]
+                    return MedicationSummary(id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
+                                             doseMg: dose == dose.rounded() ? String(Int(dose)) : String(dose),
+                                             takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"])
+                })
         }
     }
 

@@ -64,6 +64,10 @@ public struct NightLedger: Sendable {
             let zone = clock.timeZoneOverride ?? settings.timeZone
             let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
             let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            var action = action
+            if case .checkIn(let answers) = action.kind {
+                action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
+            }
             let target = try Self.target(of: action, open: open, context: context, db)
             let decision = try NightRules.decide(action, session: target, context: context)
             try Self.record(decision, action: action, settings: settings, clock: clock, db)

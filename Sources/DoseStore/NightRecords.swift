@@ -62,6 +62,10 @@ enum NightRecords {
         if let closure {
             try db.execute(sql: "UPDATE sleep_sessions SET ended_at = ?, end_reason = ?, terminal_state = ? WHERE id = ?",
                            arguments: [ISO8601.string(closure.endedAt), closure.reason.rawValue, closure.terminalState.rawValue, session.id.rawValue])
+        } else if let endedAt = session.endedAt {
+            // A corrected past night: its outcome follows its events.
+            try db.execute(sql: "UPDATE sleep_sessions SET terminal_state = ? WHERE id = ?",
+                           arguments: [facts.terminalState(at: endedAt).rawValue, session.id.rawValue])
         }
     }
 
@@ -137,27 +141,66 @@ enum NightRecords {
             try db.execute(sql: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            arguments: StatementArguments(common + [type.rawValue, category.rawValue]))
         case .checkIn:
-            let answers = checkIn ?? MorningCheckIn()
-            try db.execute(sql: """
-                INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness,
-                    has_physical_symptoms, has_respiratory_symptoms, has_narcolepsy_symptoms, notes, wellness_score)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: StatementArguments(common + [
-                    answers.sleepQuality, answers.feelRested.rawValue, answers.grogginess.rawValue, answers.mentalClarity,
-                    answers.mood.rawValue, answers.readiness, answers.hasPhysicalSymptoms, answers.hasRespiratorySymptoms,
-                    answers.hasNarcolepsySymptoms, answers.notes, answers.wellnessScore,
-                ]))
+            try db.execute(sql: "INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness, wellness_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 3, 'moderate', 'mild', 5, 'neutral', 3, 58)",
+                           arguments: StatementArguments(common))
+            try writeAnswers(checkIn ?? MorningCheckIn(), checkInID: event.id.rawValue, db)
         }
+    }
+
+    /// Writes every answer of a check-in onto its row (insert and edit share this).
+    static func writeAnswers(_ answers: MorningCheckIn, checkInID: String, _ db: Database) throws {
+        func json<T: Encodable>(_ value: T?) throws -> String? {
+            try value.map { String(decoding: try metadataEncoder.encode($0), as: UTF8.self) }
+        }
+        try db.execute(sql: """
+            UPDATE morning_checkins SET sleep_quality = ?, feel_rested = ?, grogginess = ?, sleep_inertia_duration = ?, dream_recall = ?,
+                mental_clarity = ?, mood = ?, anxiety_level = ?, readiness = ?, had_sleep_paralysis = ?, had_hallucinations = ?,
+                had_automatic_behavior = ?, fell_out_of_bed = ?, had_confusion_on_waking = ?, has_physical_symptoms = ?,
+                physical_symptoms_json = ?, has_respiratory_symptoms = ?, respiratory_symptoms_json = ?, has_narcolepsy_symptoms = ?,
+                used_sleep_therapy = ?, sleep_therapy_json = ?, has_sleep_environment = ?, sleep_environment_json = ?, notes = ?,
+                wellness_score = ?
+            WHERE id = ?
+            """, arguments: [
+                answers.sleepQuality, answers.feelRested.rawValue, answers.grogginess.rawValue, answers.sleepInertia.rawValue,
+                answers.dreamRecall.rawValue, answers.mentalClarity, answers.mood.rawValue, answers.anxietyLevel.rawValue, answers.readiness,
+                answers.hadSleepParalysis, answers.hadHallucinations, answers.hadAutomaticBehavior, answers.fellOutOfBed,
+                answers.hadConfusionOnWaking, answers.hasPhysicalSymptoms, try json(answers.physical), answers.hasRespiratorySymptoms,
+                try json(answers.respiratory), answers.hasNarcolepsySymptoms, !answers.sleepTherapy.isEmpty,
+                try json(answers.sleepTherapy.isEmpty ? nil : answers.sleepTherapy), answers.environment != nil, try json(answers.environment),
+                answers.notes, answers.wellnessScore, checkInID,
+            ])
     }
 
     /// Deletes one event from whichever table holds it.
     static func delete(_ event: NightEvent, _ db: Database) throws {
-        let table = switch event.kind {
+        try db.execute(sql: "DELETE FROM \(table(of: event.kind)) WHERE id = ?", arguments: [event.id.rawValue])
+    }
+
+    /// The table holding events of a kind.
+    static func table(of kind: EventKind) -> String {
+        switch kind {
         case .sleep: "sleep_events"
         case .checkIn: "morning_checkins"
         default: "dose_events"
         }
-        try db.execute(sql: "DELETE FROM \(table) WHERE id = ?", arguments: [event.id.rawValue])
+    }
+
+    /// Rewrites an edited event's time, offset, note and metadata.
+    static func update(_ event: NightEvent, _ db: Database) throws {
+        try db.execute(sql: "UPDATE \(table(of: event.kind)) SET occurred_at = ?, utc_offset_minutes = ?, note = ? WHERE id = ?",
+                       arguments: [ISO8601.string(event.occurredAt), event.utcOffsetMinutes, event.note, event.id.rawValue])
+        if event.kind.isDoseEvent {
+            let metadata = String(decoding: try metadataEncoder.encode(event.metadata), as: UTF8.self)
+            try db.execute(sql: "UPDATE dose_events SET metadata = ? WHERE id = ?", arguments: [metadata, event.id.rawValue])
+        }
+    }
+
+    /// The night holding an event id, if any.
+    static func sessionID(ofEvent id: EventID, _ db: Database) throws -> SessionID? {
+        try String.fetchOne(db, sql: """
+            SELECT session_id FROM dose_events WHERE id = ?1 UNION ALL SELECT session_id FROM sleep_events WHERE id = ?1
+            UNION ALL SELECT session_id FROM morning_checkins WHERE id = ?1 LIMIT 1
+            """, arguments: [id.rawValue]).map(SessionID.init(rawValue:))
     }
 
     /// The stored answers of a night's check-in.
@@ -165,16 +208,36 @@ enum NightRecords {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM morning_checkins WHERE session_id = ?", arguments: [id.rawValue]) else {
             return nil
         }
+        return try answers(from: row)
+    }
+
+    /// The answers stored on a `morning_checkins` row.
+    static func answers(from row: Row) throws -> MorningCheckIn {
+        func decode<T: Decodable>(_ column: String) throws -> T? {
+            guard let text = row[column] as String? else { return nil }
+            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        }
         var answers = MorningCheckIn()
         answers.sleepQuality = row["sleep_quality"]
         answers.feelRested = FeelRested(rawValue: row["feel_rested"]) ?? .moderate
         answers.grogginess = Grogginess(rawValue: row["grogginess"]) ?? .mild
+        answers.sleepInertia = SleepInertia(rawValue: row["sleep_inertia_duration"]) ?? .fiveToFifteen
+        answers.dreamRecall = DreamRecall(rawValue: row["dream_recall"]) ?? .none
         answers.mentalClarity = row["mental_clarity"]
         answers.mood = Mood(rawValue: row["mood"]) ?? .neutral
+        answers.anxietyLevel = AnxietyLevel(rawValue: row["anxiety_level"]) ?? .none
         answers.readiness = row["readiness"]
+        answers.hadSleepParalysis = row["had_sleep_paralysis"]
+        answers.hadHallucinations = row["had_hallucinations"]
+        answers.hadAutomaticBehavior = row["had_automatic_behavior"]
+        answers.fellOutOfBed = row["fell_out_of_bed"]
+        answers.hadConfusionOnWaking = row["had_confusion_on_waking"]
         answers.hasPhysicalSymptoms = row["has_physical_symptoms"]
+        answers.physical = try decode("physical_symptoms_json")
         answers.hasRespiratorySymptoms = row["has_respiratory_symptoms"]
-        answers.hasNarcolepsySymptoms = row["has_narcolepsy_symptoms"]
+        answers.respiratory = try decode("respiratory_symptoms_json")
+        answers.sleepTherapy = try decode("sleep_therapy_json") ?? []
+        answers.environment = try decode("sleep_environment_json")
         answers.notes = row["notes"]
         return answers
     }

@@ -6,6 +6,7 @@ enum Schema {
     /// The migrations, oldest first.
     static let migrations: [(name: String, body: @Sendable (Database) throws -> Void)] = [
         ("v1_night_records", v1),
+        ("v2_full_record", v2),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -104,6 +105,74 @@ enum Schema {
                 entity_id TEXT,
                 details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
             );
+            CREATE INDEX audit_log_by_time ON audit_log(at);
+            """)
+    }
+
+    /// The whole record of a night (issue 4): the full check-in, pre-sleep logs, medications, and an audit log
+    /// that also keeps edits, deletes and imports.
+    static func v2(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE morning_checkins ADD COLUMN sleep_inertia_duration TEXT NOT NULL DEFAULT 'five_to_fifteen'
+                CHECK (sleep_inertia_duration IN ('less_than_five', 'five_to_fifteen', 'fifteen_to_thirty', 'thirty_to_sixty', 'more_than_hour'));
+            ALTER TABLE morning_checkins ADD COLUMN dream_recall TEXT NOT NULL DEFAULT 'none'
+                CHECK (dream_recall IN ('none', 'vague', 'normal', 'vivid', 'nightmares', 'disturbing'));
+            ALTER TABLE morning_checkins ADD COLUMN anxiety_level TEXT NOT NULL DEFAULT 'none'
+                CHECK (anxiety_level IN ('none', 'mild', 'moderate', 'high', 'severe'));
+            ALTER TABLE morning_checkins ADD COLUMN had_sleep_paralysis INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN had_hallucinations INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN had_automatic_behavior INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN fell_out_of_bed INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN had_confusion_on_waking INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN physical_symptoms_json TEXT CHECK (physical_symptoms_json IS NULL OR json_valid(physical_symptoms_json));
+            ALTER TABLE morning_checkins ADD COLUMN respiratory_symptoms_json TEXT CHECK (respiratory_symptoms_json IS NULL OR json_valid(respiratory_symptoms_json));
+            ALTER TABLE morning_checkins ADD COLUMN used_sleep_therapy INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN sleep_therapy_json TEXT CHECK (sleep_therapy_json IS NULL OR json_valid(sleep_therapy_json));
+            ALTER TABLE morning_checkins ADD COLUMN has_sleep_environment INTEGER NOT NULL DEFAULT 0;
+            ALTER TABLE morning_checkins ADD COLUMN sleep_environment_json TEXT CHECK (sleep_environment_json IS NULL OR json_valid(sleep_environment_json));
+
+            CREATE TABLE pre_sleep_logs (
+                \(eventColumns),
+                completion_state TEXT NOT NULL CHECK (completion_state IN ('partial', 'complete', 'skipped')),
+                answers_json TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(answers_json))
+            );
+            CREATE UNIQUE INDEX pre_sleep_logs_one_per_session ON pre_sleep_logs(session_id);
+
+            CREATE TABLE medication_events (
+                id TEXT PRIMARY KEY NOT NULL,
+                -- The night of the same session date, if there is one; medications taken by day stand alone.
+                session_id TEXT REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                session_date TEXT NOT NULL,
+                medication_id TEXT NOT NULL,
+                dose_mg REAL NOT NULL CHECK (dose_mg > 0),
+                dose_amount REAL NOT NULL CHECK (dose_amount > 0),
+                dose_unit TEXT NOT NULL CHECK (dose_unit IN ('mg', 'g', 'mL')),
+                formulation TEXT NOT NULL,
+                taken_at TEXT NOT NULL CHECK (length(taken_at) = 24),
+                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                time_zone TEXT NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                notes TEXT CHECK (notes IS NULL OR length(notes) <= 500),
+                confirmed_duplicate INTEGER NOT NULL DEFAULT 0,
+                batch_id TEXT NOT NULL
+            );
+            CREATE INDEX medication_events_by_time ON medication_events(taken_at);
+            CREATE INDEX medication_events_by_session ON medication_events(session_id);
+            CREATE INDEX medication_events_by_medication ON medication_events(medication_id, taken_at);
+
+            CREATE TABLE audit_log_v2 (
+                id TEXT PRIMARY KEY NOT NULL,
+                at TEXT NOT NULL,
+                action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting', 'edit_event', 'delete_event',
+                    'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import')),
+                session_id TEXT,
+                entity_id TEXT,
+                details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
+            );
+            INSERT INTO audit_log_v2 SELECT id, at, action, session_id, entity_id, details FROM audit_log;
+            DROP TABLE audit_log;
+            ALTER TABLE audit_log_v2 RENAME TO audit_log;
             CREATE INDEX audit_log_by_time ON audit_log(at);
             """)
     }

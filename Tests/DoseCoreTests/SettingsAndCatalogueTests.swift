@@ -168,11 +168,11 @@ struct CheckInTests {
         checkIn.readiness = readiness
         checkIn.hasPhysicalSymptoms = physical
         checkIn.hasRespiratorySymptoms = respiratory
-        checkIn.hasNarcolepsySymptoms = narcolepsy
+        checkIn.hadSleepParalysis = narcolepsy
         #expect(checkIn.wellnessScore == score)
     }
 
-    @Test("out-of-range fields are refused by name", arguments: [(0, 5, 3, "sleep_quality"), (6, 5, 3, "sleep_quality"), (3, 0, 3, "mental_clarity"), (3, 11, 3, "mental_clarity"), (3, 5, 0, "readiness"), (3, 5, 6, "readiness")])
+    @Test("out-of-range fields are refused by name", arguments: [(0, 5, 3, "sleep_quality"), (6, 5, 3, "sleep_quality"), (3, 0, 3, "mental_clarity"), (3, 11, 3, "mental_clarity"), (3, 5, 0, "readiness_for_day"), (3, 5, 6, "readiness_for_day")])
     func invalid(quality: Int, clarity: Int, readiness: Int, field: String) {
         var checkIn = MorningCheckIn()
         checkIn.sleepQuality = quality

@@ -1,0 +1,199 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// Parses `ID`, `ID:AMOUNT` or `ID:AMOUNTUNIT` (`adderall_ir:10mg`, `xywav:2.25g`, `xyrem:4.5mL`).
+func medicationEntry(_ text: String, at: Date?, note: String?) throws(DoseError) -> MedicationInput {
+    let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+    let medication = try MedicationCatalogue.medication(id: parts[0].lowercased())
+    guard parts.count == 2 else { return MedicationInput(medicationID: medication.id, amount: medication.defaultDoseMg, unit: .mg, takenAt: at, note: note) }
+    let amountText = parts[1].trimmingCharacters(in: .whitespaces)
+    let unitText = String(amountText.drop { $0.isNumber || $0 == "." })
+    let unit = unitText.isEmpty ? DoseUnit.mg : DoseUnit.allCases.first { $0.rawValue.lowercased() == unitText.lowercased() }
+    guard let amount = Double(amountText.dropLast(unitText.count)), let unit else {
+        throw .invalidInput(field: "medication", problem: "'\(text)' is not ID:AMOUNT[UNIT]", allowed: "e.g. adderall_ir:10mg, xywav:2.25g, xyrem:4.5mL")
+    }
+    return MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: at, note: note)
+}
+
+func wire(_ record: MedicationRecord) -> JSONValue {
+    [
+        "id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
+        "dose_mg": .string(String(format: "%g", record.doseMg)), "dose_amount": .string(String(format: "%g", record.amount)),
+        "dose_unit": .string(record.unit.rawValue), "taken_at": .string(ISO8601.string(record.takenAt)),
+        "session_date": .string(record.sessionDate.description), "session_id": .text(record.sessionID?.rawValue),
+        "notes": .text(record.note), "confirmed_duplicate": .bool(record.confirmedDuplicate), "batch_id": .string(record.batchID),
+    ]
+}
+
+struct Med: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "med", abstract: "Other medications: the catalogue, logging, editing.",
+        subcommands: [List.self, Log.self, Entries.self, Edit.self, Delete.self])
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "The medication catalogue: ids, strengths, formulations.")
+        @OptionGroup var options: GlobalOptions
+        func run() throws {
+            try Output.run(json: options.json) {
+                let items = MedicationCatalogue.all
+                if options.json {
+                    Output.line(JSONValue.array(items.map { medication in
+                        ["id": .string(medication.id), "name": .string(medication.name), "category": .string(medication.category.rawValue),
+                         "formulation": .string(medication.formulation.rawValue), "default_dose_mg": .string(String(format: "%g", medication.defaultDoseMg)),
+                         "valid_doses_mg": .array(medication.validDosesMg.map { .string(String(format: "%g", $0)) })]
+                    }).rendered())
+                    return
+                }
+                for medication in items {
+                    let doses = medication.validDosesMg.map { String(format: "%g", $0) }.joined(separator: ", ")
+                    Output.line("\(medication.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(medication.name) — \(medication.category.label), \(medication.formulation.label); \(doses) mg")
+                }
+            }
+        }
+    }
+
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "log", abstract: "Log one or several medications at once (all or none): ID[:AMOUNT[mg|g|mL]] …")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Entries, e.g. adderall_ir:10mg modafinil:200.") var entries: [String]
+        @Option(help: "When taken, if earlier: local HH:mm or ISO-8601.") var at: String?
+        @Option(help: "A note for every entry.") var note: String?
+        @Option(help: "Confirm a second dose of the same medication within 5 minutes: duplicate.") var confirm: [String] = []
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+                let inputs = try entries.map { text throws(DoseError) in try medicationEntry(text, at: takenAt, note: note) }
+                var confirmations = Set<ConfirmKind>()
+                for name in listValues(confirm) {
+                    guard let kind = ConfirmKind(rawValue: name), kind == .duplicate else {
+                        throw DoseError.invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation for medications", allowed: "duplicate")
+                    }
+                    confirmations.insert(kind)
+                }
+                let records = try context.ledger.logMedications(inputs, confirmations: confirmations, clock: context.clock)
+                if options.json { Output.line(JSONValue.array(records.map(wire)).rendered()); return }
+                for record in records {
+                    Output.line("\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate)).")
+                }
+            }
+        }
+    }
+
+    struct Entries: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "entries", abstract: "Logged medications, newest first.")
+        @OptionGroup var options: GlobalOptions
+        @Option(help: "Only the night of DATE.") var date: String?
+        @Option(help: "At most this many (default 100).") var limit = 100
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let records = try context.ledger.medications(on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
+                if options.json { Output.line(JSONValue.array(records.map(wire)).rendered()); return }
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                if records.isEmpty { Output.line("No medications logged.") }
+                for record in records {
+                    Output.line("\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]")
+                }
+            }
+        }
+    }
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change when, how much, or the note of an entry.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The entry's id.") var id: String
+        @Option(help: "New time: local HH:mm or ISO-8601.") var at: String?
+        @Option(help: "New amount, e.g. 10mg or 2.25g.") var dose: String?
+        @Option(help: "New note (empty to clear).") var note: String?
+        @Option(help: "Confirm a duplicate within 5 minutes: duplicate.") var confirm: [String] = []
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+                let amount = try dose.map { text throws(DoseError) in try medicationEntry("xywav:" + text, at: nil, note: nil) }
+                let confirmations: Set<ConfirmKind> = listValues(confirm).contains("duplicate") ? [.duplicate] : []
+                let record = try context.ledger.editMedication(id, takenAt: takenAt, amount: amount?.amount, unit: amount?.unit,
+                                                               note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
+                if options.json { Output.line(wire(record).rendered()) } else { Output.line("Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).") }
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an entry (needs --yes).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The entry's id.") var id: String
+        @Flag(help: "Confirm the deletion.") var yes = false
+        func run() throws {
+            try Output.run(json: options.json) {
+                guard yes else { throw DoseError.invalidInput(field: "yes", problem: "deleting an entry cannot be undone", allowed: "add --yes") }
+                let context = try CommandContext.open(options)
+                let record = try context.ledger.deleteMedication(id, clock: context.clock)
+                if options.json { Output.line(wire(record).rendered()) } else { Output.line("Deleted \(record.medication.name) of \(record.sessionDate).") }
+            }
+        }
+    }
+}
+
+struct Event: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "event", abstract: "Correct the past: change an event's time or note, or delete it. The audit log keeps the old values.",
+        subcommands: [Edit.self, Delete.self])
+
+    struct Edit: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change the time and/or note of an event.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The event's id (see `history --json` or `session show`).") var id: String
+        @Option(help: "New time: local HH:mm or ISO-8601.") var at: String?
+        @Option(help: "New note (empty to clear).") var note: String?
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+                let edit = try context.ledger.editEvent(EventID(rawValue: id), occurredAt: occurredAt, note: note.map { Optional($0) }, clock: context.clock)
+                report(edit, zone: zone, json: options.json)
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete an event (needs --yes).")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The event's id.") var id: String
+        @Flag(help: "Confirm the deletion.") var yes = false
+        func run() throws {
+            try Output.run(json: options.json) {
+                guard yes else { throw DoseError.invalidInput(field: "yes", problem: "deleting an event cannot be undone", allowed: "add --yes") }
+                let context = try CommandContext.open(options)
+                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                report(try context.ledger.deleteEvent(EventID(rawValue: id), clock: context.clock), zone: zone, json: options.json)
+            }
+        }
+    }
+
+    static func report(_ edit: EventEdit, zone: TimeZone, json: Bool) {
+        if json {
+            var body: JSONValue = ["before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null]
+            body["reflagged"] = .array(edit.reflagged.map { Wire.event($0, session: edit.session) })
+            Output.line(body.rendered())
+            return
+        }
+        if let after = edit.after {
+            Output.line("\(after.kind.label) changed: \(HumanText.clock(edit.before.occurredAt, zone)) → \(HumanText.clock(after.occurredAt, zone))" + (after.note.map { ", note \"\($0)\"" } ?? "") + ".")
+        } else {
+            Output.line("\(edit.before.kind.label) of \(HumanText.clock(edit.before.occurredAt, zone)) deleted.")
+        }
+        for event in edit.reflagged {
+            Output.line("⚠ \(event.kind.label) is now " + (event.metadata.isEarly ? "marked early." : event.metadata.isLate ? "marked late." : "inside the window."))
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// Splits repeatable, comma-separated option values.
+func listValues(_ values: [String]) -> [String] {
+    values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+struct CheckIn: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "checkin",
+        abstract: "Morning check-in; closes the night. Unset answers take the defaults.",
+        discussion: "In a terminal with no answers given, asks the quick questions and offers the deep dives. --from-json FILE reads any field by its stored name; flags override it. --edit DATE changes an existing check-in.")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var action: ActionOptions
+    @Option(help: "Read answers from a JSON object (stored field names).") var fromJSON: String?
+    @Option(help: "Change the check-in of the night of DATE instead of adding one.") var edit: String?
+    @Flag(help: ArgumentHelp("Ask the questions on standard input even when it is not a terminal.", visibility: .hidden)) var interactive = false
+    @Option(help: "Sleep quality 1–5 (default 3).") var quality: Int?
+    @Option(help: "How rested: not_at_all, slightly, moderate, well, very_well.") var rested: String?
+    @Option(help: "Grogginess: none, mild, moderate, severe, cant_function.") var grogginess: String?
+    @Option(help: "How long the grogginess lasted: less_than_five, five_to_fifteen, fifteen_to_thirty, thirty_to_sixty, more_than_hour.") var inertia: String?
+    @Option(help: "Dreams: none, vague, normal, vivid, nightmares, disturbing.") var dreams: String?
+    @Option(help: "Mental clarity 1–10 (default 5).") var clarity: Int?
+    @Option(help: "Mood: very_low, low, neutral, good, great.") var mood: String?
+    @Option(help: "Anxiety: none, mild, moderate, high, severe.") var anxiety: String?
+    @Option(help: "Readiness for the day 1–5 (default 3).") var readiness: Int?
+    @Flag(help: "Sleep paralysis.") var sleepParalysis = false
+    @Flag(help: "Hallucinations.") var hallucinations = false
+    @Flag(help: "Automatic behaviour.") var automaticBehavior = false
+    @Flag(help: "Fell out of bed.") var fellOutOfBed = false
+    @Flag(help: "Confusion on waking.") var confusionOnWaking = false
+    @Flag(help: "Physical symptoms.") var physicalSymptoms = false
+    @Option(help: "Where it hurts (repeatable): head, neck, shoulders, upper_back, lower_back, hips, legs, knees, feet, hands, arms, chest, abdomen.") var painLocation: [String] = []
+    @Option(help: "Pain severity 0–10.") var painSeverity: Int?
+    @Option(help: "Pain type: aching, sharp, stiff, throbbing, burning, tingling, cramping.") var painType: String?
+    @Option(help: "Headache: none, mild, moderate, severe, migraine.") var headache: String?
+    @Option(help: "Headache location: forehead, temples, back_of_head, behind_eyes, all_over, one_side.") var headacheLocation: String?
+    @Option(help: "Muscle stiffness: none, mild, moderate, severe.") var muscleStiffness: String?
+    @Option(help: "Muscle soreness: none, mild, moderate, severe.") var muscleSoreness: String?
+    @Flag(help: "Respiratory symptoms.") var respiratorySymptoms = false
+    @Option(help: "Congestion: none, stuffy_nose, runny_nose, both.") var congestion: String?
+    @Option(help: "Throat: normal, dry, sore, scratchy.") var throat: String?
+    @Option(help: "Cough: none, dry, productive.") var cough: String?
+    @Option(help: "Sinus pressure: none, mild, moderate, severe.") var sinusPressure: String?
+    @Flag(help: "Feeling feverish.") var feverish = false
+    @Option(help: "Sickness: no, coming_down, actively_sick, recovering.") var sickness: String?
+    @Option(help: "Sleep therapy used (repeatable): cpap, mouth_guard, chin_strap, nasal_strip, positional_therapy.") var sleepTherapy: [String] = []
+    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.") var sleepAid: [String] = []
+    @Option(help: "Room darkness: bright, dim, dark.") var roomDarkness: String?
+    @Option(help: "Noise: quiet, some_noise, loud.") var noiseLevel: String?
+    @Option(help: "Screen in bed (with tv_on or phone_in_bed): 0_15, 15_45, 45_plus.") var screenTime: String?
+    @Option(help: "Sound (with white_noise): white_noise, rain, fan, other.") var soundType: String?
+    @Option(help: "The 'other' aid, at most 50 characters.") var otherAid: String?
+    @Flag(help: "Sleep environment same as usual (copies last check-in's aids, darkness and noise).") var sameAsUsual = false
+    @Option(help: "Notes (at most 500 characters).") var notes: String?
+
+    /// The flags given, as stored field names over a base object.
+    func overlay(on base: [String: Any]) -> [String: Any] {
+        var answers = base
+        func set(_ key: String, _ value: Any?) { if let value { answers[key] = value } }
+        func normalized(_ text: String?) -> String? { text.map(SleepEventCatalogue.normalize) }
+        set("sleep_quality", quality)
+        set("feel_rested", normalized(rested))
+        set("grogginess", normalized(grogginess))
+        set("sleep_inertia_duration", normalized(inertia))
+        set("dream_recall", normalized(dreams))
+        set("mental_clarity", clarity)
+        set("mood", normalized(mood))
+        set("anxiety_level", normalized(anxiety))
+        set("readiness_for_day", readiness)
+        for (key, flag) in [("had_sleep_paralysis", sleepParalysis), ("had_hallucinations", hallucinations), ("had_automatic_behavior", automaticBehavior),
+                            ("fell_out_of_bed", fellOutOfBed), ("had_confusion_on_waking", confusionOnWaking),
+                            ("has_physical_symptoms", physicalSymptoms), ("has_respiratory_symptoms", respiratorySymptoms)] where flag {
+            answers[key] = true
+        }
+        var physical = answers["physical_symptoms"] as? [String: Any] ?? [:]
+        if !painLocation.isEmpty { physical["pain_locations"] = listValues(painLocation).map(SleepEventCatalogue.normalize) }
+        if let painSeverity { physical["pain_severity"] = painSeverity }
+        if let painType { physical["pain_type"] = SleepEventCatalogue.normalize(painType) }
+        if headache != nil || headacheLocation != nil {
+            var details = physical["headache"] as? [String: Any] ?? [:]
+            if let headache { details["severity"] = SleepEventCatalogue.normalize(headache) }
+            if let headacheLocation { details["location"] = SleepEventCatalogue.normalize(headacheLocation) }
+            if headache == "migraine" { details["is_migraine"] = true }
+            physical["headache"] = details
+        }
+        if let muscleStiffness { physical["muscle_stiffness"] = SleepEventCatalogue.normalize(muscleStiffness) }
+        if let muscleSoreness { physical["muscle_soreness"] = SleepEventCatalogue.normalize(muscleSoreness) }
+        if !physical.isEmpty { answers["physical_symptoms"] = physical; answers["has_physical_symptoms"] = true }
+        var respiratory = answers["respiratory_symptoms"] as? [String: Any] ?? [:]
+        if let congestion { respiratory["congestion"] = SleepEventCatalogue.normalize(congestion) }
+        if let throat { respiratory["throat"] = SleepEventCatalogue.normalize(throat) }
+        if let cough { respiratory["cough"] = SleepEventCatalogue.normalize(cough) }
+        if let sinusPressure { respiratory["sinus_pressure"] = SleepEventCatalogue.normalize(sinusPressure) }
+        if feverish { respiratory["feeling_feverish"] = true }
+        if let sickness { respiratory["sickness_level"] = SleepEventCatalogue.normalize(sickness) }
+        if !respiratory.isEmpty { answers["respiratory_symptoms"] = respiratory; answers["has_respiratory_symptoms"] = true }
+        if !sleepTherapy.isEmpty { answers["sleep_therapy"] = listValues(sleepTherapy).map(SleepEventCatalogue.normalize) }
+        var environment = answers["sleep_environment"] as? [String: Any] ?? [:]
+        if !sleepAid.isEmpty { environment["sleep_aids_used"] = listValues(sleepAid).map(SleepEventCatalogue.normalize) }
+        if let roomDarkness { environment["room_darkness"] = SleepEventCatalogue.normalize(roomDarkness) }
+        if let noiseLevel { environment["noise_level"] = SleepEventCatalogue.normalize(noiseLevel) }
+        if let screenTime { environment["screen_in_bed_minutes_bucket"] = screenTime }
+        if let soundType { environment["sound_type"] = SleepEventCatalogue.normalize(soundType) }
+        if let otherAid { environment["other_aid_text"] = otherAid }
+        if sameAsUsual { environment["same_as_usual"] = true }
+        if !environment.isEmpty { answers["sleep_environment"] = environment }
+        set("notes", notes)
+        return answers
+    }
+
+    var hasAnswerFlags: Bool {
+        overlay(on: [:]).isEmpty == false
+    }
+
+    func run() throws {
+        if let edit {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let date = try sessionDate(edit)
+                let current = try context.ledger.nights(on: date, clock: context.clock).compactMap(\.checkIn).last
+                guard let current else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
+                var base = try QuestionnaireInput.object(from: current)
+                if let fromJSON { base.merge(try QuestionnaireInput.object(fromFile: fromJSON)) { $1 } }
+                let answers = try QuestionnaireInput.decode(MorningCheckIn.self, from: overlay(on: base), allowed: QuestionnaireInput.checkInAllowed)
+                let saved = try context.ledger.editCheckIn(on: date, answers: answers, clock: context.clock)
+                if options.json { Output.line(Wire.checkIn(saved).rendered()) } else { Output.line("Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.") }
+            }
+            return
+        }
+        try perform(options, actionOptions: action) { _ in
+            var base = try fromJSON.map(QuestionnaireInput.object(fromFile:)) ?? [:]
+            if fromJSON == nil, !hasAnswerFlags, interactive || (isatty(STDIN_FILENO) == 1 && !options.json) {
+                base = Prompter().morningCheckIn()
+            }
+            let answers = try QuestionnaireInput.decode(MorningCheckIn.self, from: overlay(on: base), allowed: QuestionnaireInput.checkInAllowed)
+            return NightAction(.checkIn(answers))
+        }
+    }
+}
+
+struct PreSleep: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "presleep",
+        abstract: "Tonight's pre-sleep log; joins or starts tonight's session. Saving again replaces it.")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "When it was filled in, if earlier: local HH:mm or ISO-8601.") var at: String?
+    @Option(help: "Read answers from a JSON object (stored field names).") var fromJSON: String?
+    @Flag(help: "Skip the questionnaire tonight (recorded as skipped).") var skip = false
+    @Option(help: "When you mean to sleep: now, in_15_min, in_30_min, in_1_hour, later.") var intendedSleep: String?
+    @Option(help: "Stress 1–5.") var stress: Int?
+    @Option(help: "Stress drivers (repeatable): work, family, health, money, sleep, other.") var stressDriver: [String] = []
+    @Option(help: "Body pain: none, mild, moderate, severe.") var pain: String?
+    @Option(help: "Cups of caffeine today (0–20).") var caffeineCups: Int?
+    @Option(help: "Last caffeine, local HH:mm.") var caffeineLast: String?
+    @Option(help: "Caffeine today in mg (0–2000).") var caffeineMg: Int?
+    @Option(help: "Alcoholic drinks today (0–20).") var alcohol: Int?
+    @Option(help: "Exercise: none, light, moderate, intense.") var exercise: String?
+    @Option(help: "Exercise minutes (0–600).") var exerciseMinutes: Int?
+    @Option(help: "Nap today: none, short, medium, long.") var nap: String?
+    @Option(help: "Heavy meal in the last 3 hours: true or false.") var heavyMeal: Bool?
+    @Option(help: "Screens in the 30 minutes before bed: true or false.") var screens: Bool?
+    @Option(help: "Room temperature: cold, comfortable, warm.") var roomTemperature: String?
+    @Option(help: "Noise: quiet, some_noise, loud.") var noiseLevel: String?
+    @Option(help: "Sleep aids (repeatable).") var sleepAid: [String] = []
+    @Option(help: "Notes (at most 500 characters).") var notes: String?
+    @Option(help: "A note on the log itself.") var note: String?
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let context = try CommandContext.open(options)
+            var answers = try fromJSON.map(QuestionnaireInput.object(fromFile:)) ?? [:]
+            func set(_ key: String, _ value: Any?) { if let value { answers[key] = value } }
+            if skip { answers["skipped"] = true }
+            set("intended_sleep_time", intendedSleep.map(SleepEventCatalogue.normalize))
+            set("stress_level", stress)
+            if !stressDriver.isEmpty { answers["stress_drivers"] = listValues(stressDriver).map(SleepEventCatalogue.normalize) }
+            set("body_pain", pain.map(SleepEventCatalogue.normalize))
+            set("caffeine_cups", caffeineCups)
+            set("caffeine_last_time", caffeineLast)
+            set("caffeine_mg", caffeineMg)
+            set("alcohol_drinks", alcohol)
+            set("exercise_type", exercise.map(SleepEventCatalogue.normalize))
+            set("exercise_minutes", exerciseMinutes)
+            set("nap_today", nap.map(SleepEventCatalogue.normalize))
+            set("heavy_meal_last_3_hours", heavyMeal)
+            set("screen_time_30_min_prior", screens)
+            set("room_temperature", roomTemperature.map(SleepEventCatalogue.normalize))
+            set("noise_level", noiseLevel.map(SleepEventCatalogue.normalize))
+            if !sleepAid.isEmpty { answers["sleep_aids"] = listValues(sleepAid).map(SleepEventCatalogue.normalize) }
+            set("notes", notes)
+            let log = try QuestionnaireInput.decode(PreSleepLog.self, from: answers, allowed: QuestionnaireInput.preSleepAllowed)
+            let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+            let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+            let saved = try context.ledger.savePreSleep(log, at: occurredAt, note: note, clock: context.clock)
+            if options.json {
+                Output.line(JSONValue(dictionaryLiteral: ("id", .string(saved.id)), ("session_id", .string(saved.sessionID.rawValue)),
+                                      ("session_date", .string(saved.sessionDate.description)), ("completion_state", .string(saved.completion.rawValue)),
+                                      ("replaced", .bool(saved.replaced)), ("started_session", .bool(saved.startedSession))).rendered())
+            } else {
+                Output.line("Pre-sleep log \(saved.replaced ? "replaced" : "saved") for the night of \(saved.sessionDate) (\(saved.completion.rawValue)).")
+            }
+        }
+    }
+}

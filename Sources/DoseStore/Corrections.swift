@@ -1,0 +1,94 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+extension NightLedger {
+    /// Changes the time and/or note of any recorded event; the audit log keeps both versions, and the night's
+    /// derived columns (and outcome, if closed) follow.
+    public func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
+        guard occurredAt != nil || note != nil else {
+            throw DoseError.invalidInput(field: "edit", problem: "nothing to change", allowed: "--at TIME and/or --note TEXT")
+        }
+        try settle(clock: clock)
+        return try database.write { db in
+            let (session, context) = try Self.nightHolding(id, clock: clock, db)
+            let edit = try NightEdits.edit(id, in: session, occurredAt: occurredAt, note: note, context: context)
+            try Self.write(edit, action: "edit_event", clock: clock, db)
+            return edit
+        }
+    }
+
+    /// Deletes one recorded event, keeping it in the audit log.
+    public func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
+        try settle(clock: clock)
+        return try database.write { db in
+            let (session, context) = try Self.nightHolding(id, clock: clock, db)
+            let edit = try NightEdits.delete(id, in: session, context: context)
+            try Self.write(edit, action: "delete_event", clock: clock, db)
+            return edit
+        }
+    }
+
+    /// Replaces the answers of a night's check-in (one per night, editable), keeping the old answers in the audit log.
+    public func editCheckIn(on date: SessionKey, answers: MorningCheckIn, clock: StoreClock) throws -> MorningCheckIn {
+        let answers = try answers.validated()
+        return try database.write { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT c.* FROM morning_checkins c JOIN sleep_sessions s ON s.id = c.session_id WHERE s.session_date = ?
+                ORDER BY c.occurred_at DESC LIMIT 1
+                """, arguments: [date.description]) else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
+            let before = try NightRecords.answers(from: row)
+            let resolved = try Self.resolvingSameAsUsual(answers, before: row["occurred_at"], db)
+            try NightRecords.writeAnswers(resolved, checkInID: row["id"], db)
+            let encoder = NightRecords.metadataEncoder
+            try NightRecords.audit("edit_checkin", id: clock.makeID(), at: clock.now, session: SessionID(rawValue: row["session_id"]), entity: row["id"],
+                                   details: ["before": String(decoding: try encoder.encode(before), as: UTF8.self),
+                                             "after": String(decoding: try encoder.encode(resolved), as: UTF8.self)], db)
+            return resolved
+        }
+    }
+
+    /// Fills a "same as usual" environment from the latest earlier check-in that has one.
+    static func resolvingSameAsUsual(_ answers: MorningCheckIn, before instant: String, _ db: Database) throws -> MorningCheckIn {
+        guard var environment = answers.environment, environment.sameAsUsual else { return answers }
+        guard let text = try String.fetchOne(db, sql: """
+            SELECT sleep_environment_json FROM morning_checkins WHERE sleep_environment_json IS NOT NULL AND occurred_at < ?
+            ORDER BY occurred_at DESC LIMIT 1
+            """, arguments: [instant]),
+              let usual = try? JSONDecoder().decode(SleepEnvironment.self, from: Data(text.utf8)) else {
+            throw DoseError.invalidInput(field: "same_as_usual", problem: "no earlier check-in has a sleep environment to copy",
+                                         allowed: "the aids, darkness and noise of last night")
+        }
+        // The shortcut copies aids, darkness and noise, and skips the follow-up questions.
+        environment.sleepAids = usual.sleepAids
+        environment.roomDarkness = usual.roomDarkness
+        environment.noiseLevel = usual.noiseLevel
+        environment.otherAidText = usual.otherAidText
+        environment.screenBucket = nil
+        environment.soundType = nil
+        var copy = answers
+        copy.environment = environment
+        return try copy.validated()
+    }
+
+    private static func nightHolding(_ id: EventID, clock: StoreClock, _ db: Database) throws -> (NightSession, NightContext) {
+        guard let sessionID = try NightRecords.sessionID(ofEvent: id, db), let session = try NightRecords.session(id: sessionID, db) else {
+            throw DoseError.notFound(what: "An event with id \(id)")
+        }
+        let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+        let context = NightContext(now: clock.now, settings: settings, timeZone: clock.timeZoneOverride ?? settings.timeZone, makeID: clock.makeID)
+        return (session, context)
+    }
+
+    private static func write(_ edit: EventEdit, action: String, clock: StoreClock, _ db: Database) throws {
+        if let after = edit.after { try NightRecords.update(after, db) } else { try NightRecords.delete(edit.before, db) }
+        for event in edit.reflagged { try NightRecords.update(event, db) }
+        var details = NightRecords.auditDetails(of: edit.before)
+        if let after = edit.after {
+            details["new_occurred_at"] = ISO8601.string(after.occurredAt)
+            details["new_note"] = after.note ?? ""
+        }
+        try NightRecords.audit(action, id: clock.makeID(), at: clock.now, session: edit.session.id, entity: edit.before.id.rawValue, details: details, db)
+        try NightRecords.refreshSession(edit.session, closure: nil, db)
+    }
+}
