@@ -40,7 +40,8 @@ public enum NightEdits {
         }
         var updated = session.removing(id).adding(after)
         let reflagged = try checkConsistency(&updated, zone: context.timeZone)
-        return EventEdit(session: updated, before: before, after: after, reflagged: reflagged.filter { $0.id != id })
+        let final = updated.events.first { $0.id == id } ?? after
+        return EventEdit(session: updated, before: before, after: final, reflagged: reflagged.filter { $0.id != id })
     }
 
     /// Deletes an event. Tonight's Dose 1 cannot be deleted (a second Dose 1 would then be allowed), nor a Dose 1
