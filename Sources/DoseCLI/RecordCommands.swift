@@ -151,10 +151,11 @@ struct Settings: ParsableCommand {
 
 struct Export: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export",abstract: "Export events.csv (SSOT CSV v1) or the per-night analytics CSV.")
+        commandName: "export",
+        abstract: "Export events.csv (SSOT CSV v1), the per-night analytics CSV, or the zip bundle of every table.")
     @OptionGroup var options: GlobalOptions
-    @Option(help: "csv (events.csv v1, default) or analytics.") var format = "csv"
-    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output.") var out: String?
+    @Option(help: "csv (events.csv v1, default), analytics, or bundle.") var format = "csv"
+    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output; for a bundle, DoseTap_Export_YYYY-MM-DD.zip here.") var out: String?
     @Option(help: "Analytics: first night (YYYY-MM-DD).") var from: String?
     @Option(help: "Analytics: last night (YYYY-MM-DD).") var to: String?
 
@@ -164,6 +165,17 @@ struct Export: ParsableCommand {
             let context = try CommandContext.open(options)
             let text: String
             switch format {
+            case .bundle:
+                let settings = try context.ledger.settings(clock: context.clock)
+                let path = out ?? ExportBundle.fileName(on: context.clock.now, timeZone: context.displayZone(settings))
+                let counts = try context.ledger.exportBundle(to: path, clock: context.clock)
+                if options.json {
+                    Output.line(JSONValue(dictionaryLiteral: ("path", .string(path)), ("format", "bundle"),
+                                          ("rows", .object(counts.mapValues(JSONValue.int)))).rendered())
+                } else {
+                    Output.line("Wrote \(path): " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ".")
+                }
+                return
             case .csv:
                 text = try context.ledger.eventsCSV(clock: context.clock)
             case .analytics:
@@ -181,6 +193,34 @@ struct Export: ParsableCommand {
             } else {
                 Output.line("Wrote \(rows) rows to \(out).")
             }
+        }
+    }
+}
+
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import an export bundle (.zip), an events.csv, or the original app's database. All valid rows or none.")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The file.") var file: String
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            let context = try CommandContext.open(options)
+            let report = try context.ledger.importFile(at: file, clock: context.clock)
+            if options.json {
+                Output.line(JSONValue(dictionaryLiteral:
+                    ("imported", .object(report.imported.mapValues(JSONValue.int))), ("skipped", .object(report.skipped.mapValues(JSONValue.int))),
+                    ("skip_reasons", .object(report.skipReasons.mapValues(JSONValue.string))),
+                    ("rejected", .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] })),
+                    ("notes", .array(report.notes.map(JSONValue.string)))).rendered())
+                return
+            }
+            Output.line("Imported \(report.importedTotal) rows, skipped \(report.skippedTotal), rejected \(report.rejected.count).")
+            for (file, count) in report.imported.sorted(by: { $0.key < $1.key }) { Output.line("  \(file): \(count) imported") }
+            for (file, count) in report.skipped.sorted(by: { $0.key < $1.key }) { Output.line("  \(file): \(count) skipped (\(report.skipReasons[file] ?? ""))") }
+            for rejection in report.rejected { Output.line("  rejected \(rejection.file) row \(rejection.row): \(rejection.reason)") }
+            for note in report.notes { Output.line("  \(note)") }
         }
     }
 }

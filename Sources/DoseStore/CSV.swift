@@ -7,15 +7,91 @@ public enum CSV {
 
     /// One field. Free text starting with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` so a spreadsheet
     /// shows it instead of running it; fields with commas, quotes or line breaks are quoted.
+    /// Text that begins with `'` is prefixed too, so that `unguard` can always remove exactly one and a note
+    /// survives an export and an import unchanged.
     public static func field(_ value: String?, freeText: Bool = false) -> String {
         guard var text = value else { return "" }
-        if freeText, let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
+        if freeText, let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r", "'"].contains(first) {
             text = "'" + text
         }
         if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
             return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
         return text
+    }
+
+    /// Removes the formula guard from imported free text.
+    public static func unguard(_ text: String) -> String {
+        text.hasPrefix("'") ? String(text.dropFirst()) : text
+    }
+
+    /// A malformed CSV file: the row (1 = header) and what is wrong.
+    public struct ParseError: Error, Hashable, Sendable {
+        public var row: Int
+        public var problem: String
+    }
+
+    /// Parses RFC 4180 text strictly: quoted fields may hold commas, quotes (doubled) and line breaks; rows end
+    /// with CRLF or LF; every row must have as many fields as the header. Returns the header and the rows.
+    public static func parse(_ text: String, maximumRows: Int = 1_000_000) throws(ParseError) -> (header: [String], rows: [[String]]) {
+        var rows: [[String]] = []
+        var row: [String] = []
+        var field = ""
+        var quoted = false
+        var fieldStarted = false
+        var afterQuote = false
+        let scalars = Array(text.unicodeScalars)
+        var index = 0
+        func endField() { row.append(field); field = ""; fieldStarted = false; afterQuote = false }
+        func endRow() throws(ParseError) {
+            endField()
+            rows.append(row)
+            row = []
+            if rows.count > maximumRows + 1 { throw ParseError(row: rows.count, problem: "more than \(maximumRows) rows") }
+        }
+        while index < scalars.count {
+            let character = scalars[index]
+            if quoted {
+                if character == "\"" {
+                    if index + 1 < scalars.count, scalars[index + 1] == "\"" {
+                        field.unicodeScalars.append("\"")
+                        index += 1
+                    } else {
+                        quoted = false
+                        afterQuote = true
+                    }
+                } else {
+                    field.unicodeScalars.append(character)
+                }
+            } else if character == "," {
+                endField()
+                fieldStarted = true
+            } else if character == "\r" || character == "\n" {
+                if character == "\r" {
+                    guard index + 1 < scalars.count, scalars[index + 1] == "\n" else {
+                        throw ParseError(row: rows.count + 1, problem: "a carriage return outside quotes")
+                    }
+                    index += 1
+                }
+                try endRow()
+            } else if character == "\"" {
+                guard field.isEmpty, !afterQuote else { throw ParseError(row: rows.count + 1, problem: "a quote inside an unquoted field") }
+                quoted = true
+                fieldStarted = true
+            } else {
+                guard !afterQuote else { throw ParseError(row: rows.count + 1, problem: "text after a closing quote") }
+                field.unicodeScalars.append(character)
+                fieldStarted = true
+            }
+            index += 1
+        }
+        if quoted { throw ParseError(row: rows.count + 1, problem: "a quoted field is not closed (the file is truncated?)") }
+        if fieldStarted || !field.isEmpty || !row.isEmpty { try endRow() }
+        guard let header = rows.first else { throw ParseError(row: 1, problem: "the file is empty; a header is required") }
+        for (offset, values) in rows.enumerated().dropFirst() where values.count != header.count {
+            throw ParseError(row: offset + 1, problem: "\(values.count) fields where the header has \(header.count)")
+        }
+        return (header, Array(rows.dropFirst()))
     }
 
     /// One row, newline included.

@@ -8,6 +8,8 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case csv
     /// One row per night: `Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake`.
     case analytics
+    /// The zip bundle of every table (`DoseTap_Export_YYYY-MM-DD.zip`).
+    case bundle
 }
 
 extension NightLedger {

@@ -1,0 +1,223 @@
+public import DoseCore
+public import Foundation
+import GRDB
+import ZIPFoundation
+
+extension NightLedger {
+    /// Imports an export bundle. Anything malformed refuses the whole import before anything is kept; rows that
+    /// already exist (same id) are skipped, so importing the same bundle twice changes nothing; rows that clash
+    /// with what is stored (a second open night, a second check-in for a night) are rejected with their reason.
+    public func importBundle(at path: String, clock: StoreClock) throws -> ImportReport {
+        let files = try BundleReader.read(path: path)
+        return try database.write { db in
+            var report = ImportReport()
+            try BundleReader.checkVersion(files["schema_version.json"])
+            try Self.importSettings(files["settings.json"], report: &report, db)
+            var rejectedSessions = Set<String>()
+            var touchedSessions = Set<String>()
+            for spec in ExportBundle.tables {
+                guard let text = files[spec.file] else { throw DoseError.invalidFile(problem: "the bundle has no \(spec.file)") }
+                let table = try CSVTable(file: spec.file, text: text, expected: try ExportBundle.columns(of: spec.table, db))
+                let types = try Dictionary(uniqueKeysWithValues: db.columns(in: spec.table).map { ($0.name, $0.type.uppercased()) })
+                for (index, values) in table.rows.enumerated() {
+                    let row = index + 1
+                    var record = try table.record(values, row: row, types: types, freeText: spec.freeText)
+                    guard let id = record["id"] ?? nil, !id.isEmpty else { throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty") }
+                    if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil, rejectedSessions.contains(session) {
+                        report.reject(spec.file, row: row, "its night (\(session)) was rejected")
+                        continue
+                    }
+                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(spec.table) WHERE id = ?)", arguments: [id]) == true {
+                        report.skippedRow(spec.file, because: "already present (same id)")
+                        continue
+                    }
+                    if spec.table == "sleep_sessions", record["ended_at"] ?? nil == nil,
+                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") == true {
+                        rejectedSessions.insert(id)
+                        report.reject(spec.file, row: row, "a night is already open here; an open night cannot be imported beside it")
+                        continue
+                    }
+                    if spec.table == "medication_events", let session = record["session_id"] ?? nil,
+                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false {
+                        record["session_id"] = .some(nil)
+                    }
+                    if ["morning_checkins", "pre_sleep_logs"].contains(spec.table), let session = record["session_id"] ?? nil,
+                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(spec.table) WHERE session_id = ?)", arguments: [session]) == true {
+                        report.reject(spec.file, row: row, "that night already has one (one per night)")
+                        continue
+                    }
+                    if let session = record["session_id"] ?? nil, spec.table != "audit_log", spec.table != "medication_events",
+                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false {
+                        report.reject(spec.file, row: row, "its night (\(session)) is not in the bundle")
+                        continue
+                    }
+                    try Self.insert(record, into: spec.table, file: spec.file, row: row, db)
+                    if let session = spec.table == "sleep_sessions" ? id : (record["session_id"] ?? nil) { touchedSessions.insert(session) }
+                    report.importedRow(spec.file)
+                }
+            }
+            // The derived columns are rebuilt from the imported events (D13), whatever the file said.
+            for id in touchedSessions.sorted() {
+                if let session = try NightRecords.session(id: SessionID(rawValue: id), db) {
+                    try NightRecords.refreshSession(session, closure: nil, db)
+                }
+            }
+            return report
+        }
+    }
+
+    static func insert(_ record: [String: String?], into table: String, file: String, row: Int, _ db: Database) throws {
+        let columns = record.keys.sorted()
+        do {
+            try db.execute(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+                           arguments: StatementArguments(columns.map { record[$0] ?? nil }))
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            throw DoseError.invalidFile(problem: "\(file) row \(row): a value is not allowed (\(error.message ?? "constraint failed"))")
+        }
+    }
+
+    static func importSettings(_ text: String?, report: inout ImportReport, _ db: Database) throws {
+        guard let text else { return }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let explicit = object["explicit"] as? [String: String] else {
+            throw DoseError.invalidFile(problem: "settings.json is not a DoseTap settings file")
+        }
+        var settings = DoseSettings(timeZoneID: "UTC")
+        for (key, value) in explicit.sorted(by: { $0.key < $1.key }) {
+            do { settings = try settings.setting(key, to: value) } catch {
+                throw DoseError.invalidFile(problem: "settings.json: \(error.message)")
+            }
+        }
+        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM settings") ?? 0 > 0 {
+            report.notes.append("settings kept: this database already has its own")
+            return
+        }
+        for (key, value) in explicit.sorted(by: { $0.key < $1.key }) {
+            try db.execute(sql: "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", arguments: [key, value, "1970-01-01T00:00:00.000Z"])
+        }
+        if !explicit.isEmpty { report.notes.append("settings applied: \(explicit.keys.sorted().joined(separator: ", "))") }
+    }
+}
+
+/// A parsed CSV file checked against the columns it must have.
+struct CSVTable {
+    let file: String
+    let header: [String]
+    let rows: [[String]]
+
+    init(file: String, text: String, expected: [String]) throws {
+        let parsed: (header: [String], rows: [[String]])
+        do {
+            parsed = try CSV.parse(text)
+        } catch {
+            throw DoseError.invalidFile(problem: "\(file) row \(error.row): \(error.problem)")
+        }
+        let header = parsed.header
+        guard header == expected else {
+            let missing = expected.filter { !header.contains($0) }
+            let extra = header.filter { !expected.contains($0) }
+            throw DoseError.invalidFile(problem: "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(extra.joined(separator: ", "))); expected \(expected.joined(separator: ","))")
+        }
+        self.file = file
+        self.header = header
+        self.rows = parsed.rows
+    }
+
+    /// One row as column → value (nil for empty), with numbers, instants and free text checked.
+    func record(_ values: [String], row: Int, types: [String: String], freeText: Set<String>) throws -> [String: String?] {
+        var record: [String: String?] = [:]
+        for (column, raw) in zip(header, values) {
+            guard !raw.isEmpty else { record[column] = .some(nil); continue }
+            let value = freeText.contains(column) ? CSV.unguard(raw) : raw
+            let type = types[column] ?? "TEXT"
+            if type.contains("INT"), Int64(value) == nil {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): \(column) '\(raw)' is not a whole number")
+            }
+            if type.contains("REAL"), Double(value) == nil || !(Double(value)?.isFinite ?? false) {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): \(column) '\(raw)' is not a number")
+            }
+            if column == "at" || column.hasSuffix("_at"), ISO8601.parseCanonical(value) == nil {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): \(column) '\(raw)' is not an instant like 2026-11-22T06:30:00.000Z")
+            }
+            if column == "session_date", SessionKey(parsing: value) == nil {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): session_date '\(raw)' is not a date YYYY-MM-DD")
+            }
+            if column == "time_zone", TimeZone(identifier: value) == nil {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): time_zone '\(raw)' is not a known zone")
+            }
+            record[column] = .some(value)
+        }
+        return record
+    }
+}
+
+/// Reads a bundle's entries, refusing anything hostile before a byte of it is used.
+enum BundleReader {
+    static let allowedNames = Set(ExportBundle.tables.map(\.file) + ExportBundle.otherFiles + ["settings.csv"])
+
+    static func read(path: String) throws -> [String: String] {
+        let url = URL(fileURLWithPath: path)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), let size = attributes[.size] as? Int,
+              (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            throw DoseError.invalidFile(problem: "\(path) cannot be read as a file")
+        }
+        guard size <= ImportLimits.maximumFileBytes else { throw DoseError.tooLarge(what: url.lastPathComponent, limit: "20 MiB") }
+        let archive: Archive
+        do { archive = try Archive(url: url, accessMode: .read) } catch {
+            throw DoseError.invalidFile(problem: "\(url.lastPathComponent) is not a readable zip archive (damaged or truncated)")
+        }
+        var entries: [Entry] = []
+        var total: UInt64 = 0
+        for entry in archive {
+            entries.append(entry)
+            guard entries.count <= ImportLimits.maximumEntries else {
+                throw DoseError.invalidFile(problem: "the bundle has more than \(ImportLimits.maximumEntries) entries")
+            }
+            let name = entry.path
+            guard entry.type == .file else { throw DoseError.invalidFile(problem: "'\(name)' is a \(entry.type == .symlink ? "link" : "folder"); a bundle holds only files") }
+            guard !name.hasPrefix("/"), !name.contains(".."), !name.contains("\\"), !name.contains("/") else {
+                throw DoseError.invalidFile(problem: "'\(name)' is not a plain file name (paths and '..' are refused)")
+            }
+            guard allowedNames.contains(name) else { throw DoseError.invalidFile(problem: "'\(name)' is not a file of a DoseTap bundle") }
+            guard entry.uncompressedSize <= UInt64(ImportLimits.maximumEntryBytes) else { throw DoseError.tooLarge(what: name, limit: "64 MiB uncompressed") }
+            if entry.uncompressedSize > 4096, entry.uncompressedSize > entry.compressedSize * UInt64(ImportLimits.maximumCompressionRatio) {
+                throw DoseError.invalidFile(problem: "'\(name)' expands more than \(ImportLimits.maximumCompressionRatio):1; refused as a possible zip bomb")
+            }
+            total += entry.uncompressedSize
+            guard total <= UInt64(ImportLimits.maximumTotalBytes) else { throw DoseError.tooLarge(what: "the bundle", limit: "128 MiB uncompressed") }
+        }
+        guard Set(entries.map(\.path)).count == entries.count else { throw DoseError.invalidFile(problem: "the bundle names a file twice") }
+        var files: [String: String] = [:]
+        for entry in entries {
+            var data = Data()
+            do {
+                let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
+                    data.append(chunk)
+                    // The header's size may lie; stop at what it promised.
+                    guard data.count <= Int(entry.uncompressedSize) else { throw DoseError.invalidFile(problem: "'\(entry.path)' is larger than its header says") }
+                }
+                guard checksum == entry.checksum else { throw DoseError.invalidFile(problem: "'\(entry.path)' is damaged (checksum mismatch)") }
+            } catch let error as DoseError {
+                throw error
+            } catch {
+                throw DoseError.invalidFile(problem: "'\(entry.path)' cannot be read (damaged or truncated)")
+            }
+            guard let text = String(data: data, encoding: .utf8) else { throw DoseError.invalidFile(problem: "'\(entry.path)' is not UTF-8 text") }
+            files[entry.path] = text
+        }
+        return files
+    }
+
+    static func checkVersion(_ text: String?) throws {
+        guard let text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let version = (object["schema_version"] as? String).flatMap(Int.init) else {
+            throw DoseError.invalidFile(problem: "the bundle has no valid schema_version.json")
+        }
+        guard version <= Schema.version else {
+            throw DoseError.invalidFile(problem: "the bundle is from a newer DoseTap (schema \(version); this one reads up to \(Schema.version))")
+        }
+        guard version == Schema.version else {
+            throw DoseError.invalidFile(problem: "the bundle has schema \(version); this DoseTap imports bundles of schema \(Schema.version)")
+        }
+    }
+}

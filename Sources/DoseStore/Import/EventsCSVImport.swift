@@ -1,0 +1,168 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+extension NightLedger {
+    /// Imports an events.csv (SSOT CSV v1). Events are grouped into nights by their session key in their own zone;
+    /// a night that exists here receives them, otherwise one is created (closed once its check-in cutoff has passed).
+    /// Undo rows describe removed events and are skipped; doses that would contradict the night are rejected.
+    public func importEventsCSV(at path: String, clock: StoreClock) throws -> ImportReport {
+        let file = "events.csv"
+        let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
+        let table = try CSVTable(file: file, text: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text,
+                                 expected: Self.eventsCSVHeader.split(separator: ",").map(String.init))
+        var parsed: [(row: Int, event: NightEvent)] = []
+        var report = ImportReport()
+        for (index, values) in table.rows.enumerated() {
+            let row = index + 1
+            let field = Dictionary(uniqueKeysWithValues: zip(table.header, values))
+            let id = field["event_id"] ?? ""
+            guard !id.isEmpty, id.count <= 64 else { throw DoseError.invalidFile(problem: "\(file) row \(row): event_id is empty or too long") }
+            let type = field["event_type"] ?? ""
+            if type == "undo" {
+                report.skippedRow(file, because: "undo rows record removed events; there is nothing to import")
+                continue
+            }
+            let kind: EventKind
+            switch type {
+            case "dose1_taken", "dose1": kind = .dose1
+            case "dose2_taken", "dose2": kind = .dose2
+            case "extra_dose_taken", "extra_dose": kind = .extraDose
+            case "dose2_skipped": kind = .dose2Skipped
+            case "snooze": kind = .snooze
+            default:
+                guard let definition = SleepEventCatalogue.standard.definition(of: SleepEventType(rawValue: type)) else {
+                    throw DoseError.invalidFile(problem: "\(file) row \(row): event_type '\(type)' is not a DoseTap event")
+                }
+                kind = .sleep(definition.type)
+            }
+            let sourceText = field["source"] ?? ""
+            guard let source = EventSource(rawValue: sourceText) ?? (["watch", "flic"].contains(sourceText) ? .button : nil) else {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): source '\(sourceText)' is not one of user, button, link, system, imported")
+            }
+            guard let at = ISO8601.parse(field["occurred_at_utc"] ?? "") else {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): occurred_at_utc '\(field["occurred_at_utc"] ?? "")' is not an ISO-8601 instant")
+            }
+            guard at <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): occurred_at_utc is in the future")
+            }
+            let zoneText = field["local_tz"] ?? ""
+            guard let zone = TimeZone(identifier: zoneText), zoneText.contains("/") || zoneText == "UTC" else {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): local_tz '\(zoneText)' is not an IANA time zone")
+            }
+            let sequence = field["dose_sequence"] ?? ""
+            guard sequence.isEmpty || Int(sequence).map({ (1...20).contains($0) }) == true else {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): dose_sequence '\(sequence)' is not 1, 2, … or empty")
+            }
+            let rawNote = field["note"] ?? ""
+            let note: String?
+            do { note = try TextLimits.validated(rawNote.isEmpty ? nil : CSV.unguard(rawNote), field: "note", limit: TextLimits.note) } catch {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): \(error.message)")
+            }
+            var metadata = EventMetadata()
+            if kind == .extraDose { metadata.doseIndex = Int(sequence) }
+            parsed.append((row, NightEvent(id: EventID(rawValue: id), kind: kind, occurredAt: at, recordedAt: clock.now, timeZone: zone,
+                                           source: source == .system ? .system : .imported, note: note, metadata: metadata)))
+        }
+        return try database.write { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.timeZoneOverride ?? settings.timeZone
+            _ = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            var fresh: [(row: Int, event: NightEvent)] = []
+            for item in parsed {
+                if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
+                    report.skippedRow(file, because: "already present (same event_id)")
+                } else {
+                    fresh.append(item)
+                }
+            }
+            let nights = Dictionary(grouping: fresh) { item in
+                SessionKey(for: item.event.occurredAt, in: TimeZone(identifier: item.event.timeZoneID) ?? zone)
+            }
+            for key in nights.keys.sorted() {
+                try Self.importNight(key, items: nights[key]!.sorted { $0.event.occurredAt < $1.event.occurredAt }, file: file, settings: settings,
+                                     zone: zone, clock: clock, report: &report, db)
+            }
+            return report
+        }
+    }
+
+    /// Adds one night's imported events to the night of that date, or to a new one, keeping the doses consistent.
+    static func importNight(_ key: SessionKey, items: [(row: Int, event: NightEvent)], file: String, settings: DoseSettings, zone: TimeZone,
+                            clock: StoreClock, report: inout ImportReport, _ db: Database) throws {
+        var session: NightSession
+        var isNew = false
+        if let row = try Row.fetchOne(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description]) {
+            session = try NightRecords.sessions(from: [row], db)[0]
+        } else {
+            let first = items[0].event
+            session = NightSession(id: SessionID(rawValue: clock.makeID()), date: key, startedAt: first.occurredAt)
+            isNew = true
+        }
+        var accepted: [NightEvent] = []
+        for item in items {
+            var event = item.event
+            let facts = NightFacts(session.events + accepted)
+            if let reason = Self.conflict(of: event, with: facts) {
+                report.reject(file, row: item.row, reason)
+                continue
+            }
+            if event.kind == .dose2, let dose1 = facts.dose1 {
+                let position = DoseWindow.position(of: event.occurredAt, dose1: dose1.occurredAt)
+                event.metadata.isEarly = position == .beforeWindow
+                event.metadata.isLate = position == .closed
+                event.metadata.doseIndex = 2
+            }
+            if event.kind == .dose1 { event.metadata.doseIndex = 1 }
+            if event.kind == .extraDose, event.metadata.doseIndex == nil { event.metadata.doseIndex = facts.doseCount + 1 }
+            accepted.append(event)
+        }
+        guard !accepted.isEmpty else { return }
+        if isNew {
+            let open = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") ?? false
+            let cutoff = SessionLifecycle.missedCheckinCutoff(for: session, settings: settings, timeZone: zone)
+            if cutoff > clock.now, open {
+                for item in items where accepted.contains(where: { $0.id == item.event.id }) {
+                    report.reject(file, row: item.row, "its night (\(key)) has not ended and another night is open here")
+                }
+                return
+            }
+            try NightRecords.insertSession(session, timeZone: TimeZone(identifier: accepted[0].timeZoneID) ?? zone, db)
+        }
+        for event in accepted {
+            try NightRecords.insert(event, session: session.id, checkIn: nil, catalogue: .standard, db)
+            session = session.adding(event)
+            report.importedRow(file)
+        }
+        // A past night closes as the lifecycle would have closed it (with its sleep-through expiry, if due).
+        let update = SessionLifecycle.evaluate(session, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+        if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
+        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: session), closure: update.closure, db)
+    }
+
+    /// Why an imported dose event cannot join the night, if it cannot.
+    static func conflict(of event: NightEvent, with facts: NightFacts) -> String? {
+        switch event.kind {
+        case .dose1:
+            return facts.dose1 != nil ? "that night already has Dose 1" : nil
+        case .dose2, .dose2Skipped, .snooze, .extraDose:
+            guard let dose1 = facts.dose1 else { return "\(event.kind.label) without a Dose 1 that night" }
+            if event.occurredAt < dose1.occurredAt { return "\(event.kind.label) before that night's Dose 1" }
+            if event.kind == .dose2, facts.dose2 != nil { return "that night already has Dose 2" }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    static func readText(_ path: String, limit: Int) throws -> String {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), let size = attributes[.size] as? Int else {
+            throw DoseError.invalidFile(problem: "\(path) cannot be read")
+        }
+        guard size <= limit else { throw DoseError.tooLarge(what: URL(fileURLWithPath: path).lastPathComponent, limit: "20 MiB") }
+        guard let text = String(data: try Data(contentsOf: URL(fileURLWithPath: path)), encoding: .utf8) else {
+            throw DoseError.invalidFile(problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not UTF-8 text")
+        }
+        return text
+    }
+}

@@ -1,0 +1,167 @@
+public import DoseCore
+public import Foundation
+import GRDB
+import ZIPFoundation
+
+/// The export bundle (SPEC §5.2, seed 002 "Export Schema"): every table as CSV, events.csv v1, settings,
+/// the schema version and a readme describing every column.
+public enum ExportBundle {
+    /// A table in the bundle: its file, its table, its order, and which columns hold free text.
+    struct TableFile: Sendable {
+        let file: String
+        let table: String
+        let order: String
+        let freeText: Set<String>
+    }
+
+    /// Parents before children, so an import can insert in this order.
+    static let tables: [TableFile] = [
+        TableFile(file: "sessions.csv", table: "sleep_sessions", order: "started_at, id", freeText: []),
+        TableFile(file: "dose_events.csv", table: "dose_events", order: "occurred_at, id", freeText: ["note"]),
+        TableFile(file: "sleep_events.csv", table: "sleep_events", order: "occurred_at, id", freeText: ["note"]),
+        TableFile(file: "morning_checkins.csv", table: "morning_checkins", order: "occurred_at, id", freeText: ["note", "notes"]),
+        TableFile(file: "pre_sleep_logs.csv", table: "pre_sleep_logs", order: "occurred_at, id", freeText: ["note"]),
+        TableFile(file: "medication_events.csv", table: "medication_events", order: "taken_at, id", freeText: ["notes"]),
+        TableFile(file: "audit_log.csv", table: "audit_log", order: "at, id", freeText: []),
+    ]
+
+    /// Other files of the bundle.
+    static let otherFiles = ["events.csv", "settings.json", "schema_version.json", "readme.txt"]
+
+    /// `DoseTap_Export_YYYY-MM-DD.zip` for a local date.
+    public static func fileName(on date: Date, timeZone: TimeZone) -> String {
+        let parts = LocalClock.calendar(timeZone).dateComponents([.year, .month, .day], from: date)
+        let day = SessionKey(year: parts.year ?? 1970, month: parts.month ?? 1, day: parts.day ?? 1)?.description ?? "1970-01-01"
+        return "DoseTap_Export_\(day).zip"
+    }
+
+    /// The columns of a table, in schema order.
+    static func columns(of table: String, _ db: Database) throws -> [String] {
+        try db.columns(in: table).map(\.name)
+    }
+
+    /// One table as CSV.
+    static func csv(_ spec: TableFile, _ db: Database) throws -> String {
+        let columns = try columns(of: spec.table, db)
+        var out = CSV.row(columns)
+        let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(spec.table) ORDER BY \(spec.order)")
+        while let row = try rows.next() {
+            out += CSV.row(columns.map { column in
+                let value = row[column] as DatabaseValue
+                switch value.storage {
+                case .null: return ""
+                case .int64(let number): return String(number)
+                case .double(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+                case .string(let text): return CSV.field(text, freeText: spec.freeText.contains(column))
+                case .blob: return ""
+                }
+            })
+        }
+        return out
+    }
+
+    /// What each file and column means, for a person opening the bundle.
+    static func readme(columns: [(String, [String])]) -> String {
+        var text = """
+            DoseTap export bundle
+            =====================
+
+            All instants are ISO-8601 UTC with milliseconds; utc_offset_minutes is the offset in force when it happened and
+            time_zone the IANA zone then in use. Enumerated values are snake_case. CSV follows RFC 4180; text that begins with
+            =, +, -, @, a tab, a carriage return or ' has one ' added in front so spreadsheets do not run it as a formula
+            (DoseTap removes it again on import). An empty field is a missing value.
+
+            events.csv             SSOT CSV v1: every dose and sleep event and every undo, sorted by time.
+            settings.json          the settings in force and the ones set explicitly.
+            schema_version.json    the schema version, DoseTap version, export time and time zone.
+
+            """
+        let meanings: [String: String] = [
+            "id": "unique id (UUID)", "session_id": "the night it belongs to (sessions.csv id)", "session_date": "the night's date (evening before, 18:00 rollover)",
+            "started_at": "when the night's first record happened", "time_zone": "IANA zone in use", "ended_at": "when the night closed",
+            "end_reason": "checkin, missed_checkin_cutoff or prep_rollover", "terminal_state": "completed, skipped, expired or aborted",
+            "dose1_at": "Dose 1 instant (derived)", "dose2_at": "Dose 2 instant (derived)", "dose2_skipped": "1 if Dose 2 was skipped or slept through",
+            "extra_dose_count": "extra doses that night", "snooze_count": "snoozes used", "interval_minutes": "minutes from Dose 1 to Dose 2",
+            "occurred_at": "when it happened", "recorded_at": "when DoseTap recorded it", "utc_offset_minutes": "UTC offset then, minutes east",
+            "source": "user, button, link, system or imported", "note": "the person's note", "event_type": "what happened (wire name)",
+            "metadata": "JSON: is_early, is_late, dose_index, reason, count, snooze_until, confirmed", "category": "sleep event category",
+            "wellness_score": "0–100, seed 003 formula", "completion_state": "partial, complete or skipped", "answers_json": "JSON of the pre-sleep answers",
+            "medication_id": "catalogue id (dosetap med list)", "dose_mg": "dose in milligrams", "dose_amount": "amount as entered",
+            "dose_unit": "mg, g or mL as entered", "taken_at": "when taken", "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
+            "batch_id": "entries logged together share it", "at": "when the change was made", "action": "undo, edit_event, delete_session, …",
+            "entity_id": "the id of what changed", "details": "JSON of the values before (and after) the change",
+        ]
+        for (file, names) in columns {
+            text += "\n\(file)\n"
+            for name in names { text += "  \(name): \(meanings[name] ?? name.replacingOccurrences(of: "_", with: " "))\n" }
+        }
+        return text
+    }
+}
+
+extension NightLedger {
+    /// Writes the export bundle to `path`: a temporary name in the same folder, owner-only, synced, then renamed.
+    /// Returns the number of data rows per file.
+    @discardableResult
+    public func exportBundle(to path: String, clock: StoreClock) throws -> [String: Int] {
+        try settle(clock: clock)
+        let (files, counts) = try database.read { db -> ([(String, String)], [String: Int]) in
+            var files: [(String, String)] = []
+            var counts: [String: Int] = [:]
+            var described: [(String, [String])] = []
+            for spec in ExportBundle.tables {
+                let text = try ExportBundle.csv(spec, db)
+                files.append((spec.file, text))
+                counts[spec.file] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(spec.table)") ?? 0
+                described.append((spec.file, try ExportBundle.columns(of: spec.table, db)))
+            }
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let explicit = try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key")
+            let settingsJSON: [String: Any] = [
+                "effective": Dictionary(settings.listing().map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
+                "explicit": Dictionary(explicit.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { $1 }),
+            ]
+            files.append(("settings.json", String(decoding: try JSONSerialization.data(withJSONObject: settingsJSON, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)))
+            let version: [String: Any] = [
+                "schema_version": String(Schema.version), "app": "dosetap", "format": "dosetap-bundle-1",
+                "export_timestamp": ISO8601.string(clock.now), "timezone": (clock.timeZoneOverride ?? settings.timeZone).identifier,
+            ]
+            files.append(("schema_version.json", String(decoding: try JSONSerialization.data(withJSONObject: version, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)))
+            files.append(("readme.txt", ExportBundle.readme(columns: described)))
+            return (files, counts)
+        }
+        let events = try eventsCSV(clock: clock)
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DoseError.invalidInput(field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
+        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        try? FileManager.default.removeItem(at: temporary)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw DoseError.invalidInput(field: "out", problem: "cannot write in \(directory.path)", allowed: "a writable folder")
+        }
+        try? FileManager.default.removeItem(at: temporary)
+        do {
+            let archive = try Archive(url: temporary, accessMode: .create)
+            for (name, text) in files + [("events.csv", events)] {
+                let data = Data(text.utf8)
+                try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: clock.now,
+                                     permissions: 0o600, compressionMethod: .deflate) { position, size in
+                    data.subdata(in: Int(position)..<Int(position) + size)
+                }
+            }
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
+        let descriptor = open(temporary.path, O_RDONLY)
+        if descriptor >= 0 { fsync(descriptor); close(descriptor) }
+        guard rename(temporary.path, path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw DoseError.invalidInput(field: "out", problem: "cannot replace \(path)", allowed: "a writable path")
+        }
+        let directoryDescriptor = open(directory.path, O_RDONLY)
+        if directoryDescriptor >= 0 { fsync(directoryDescriptor); close(directoryDescriptor) }
+        return counts
+    }
+}

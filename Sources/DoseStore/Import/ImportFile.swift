@@ -1,0 +1,17 @@
+import DoseCore
+public import Foundation
+
+extension NightLedger {
+    /// Imports a file by what it is: a zip bundle, an events.csv (SSOT CSV v1), or an SQLite database of the original app.
+    public func importFile(at path: String, clock: StoreClock) throws -> ImportReport {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DoseError.invalidFile(problem: "\(path) cannot be read")
+        }
+        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        try? handle.close()
+        if head.starts(with: [0x50, 0x4B]) { return try importBundle(at: path, clock: clock) }
+        if head.starts(with: Data("SQLite format 3".utf8)) { return try importOriginalDatabase(at: path, clock: clock) }
+        if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) { return try importEventsCSV(at: path, clock: clock) }
+        throw DoseError.invalidFile(problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, or an SQLite database")
+    }
+}
