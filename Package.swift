@@ -43,7 +43,7 @@ let package = Package(
             name: "DoseCoreTests",
             dependencies: ["DoseCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
         .testTarget(name: "DoseCLITests", dependencies: ["DoseApp", "dosetap", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
