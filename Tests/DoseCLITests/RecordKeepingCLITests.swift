@@ -111,3 +111,35 @@ struct RecordKeepingCLITests {
         #expect(checkIn["notes"] as? String == "slept fine")
     }
 }
+
+@Suite("dosetap end to end: export bundle and import")
+struct BundleCLITests {
+    @Test("export --format bundle, import into a new database, import again; a bad file exits 65 and changes nothing")
+    func bundle() throws {
+        let cli = try CLI()
+        try cli.run(["dose1", "--note", "=risky, \"quoted\""], now: "2026-11-21 22:30")
+        try cli.run(["dose2"], now: "2026-11-22 01:20")
+        try cli.run(["checkin", "--quality", "4"], now: "2026-11-22 07:00")
+        let zip = cli.directory.appendingPathComponent("bundle.zip").path
+        var run = try cli.run(["export", "--format", "bundle", "--out", zip], now: "2026-11-22 08:00")
+        #expect(run.status == 0)
+        #expect((run.json["rows"] as? [String: Any])?["dose_events.csv"] as? Int == 2)
+        #expect(try FileManager.default.attributesOfItem(atPath: zip)[.posixPermissions] as? Int == 0o600)
+        let other = cli.directory.appendingPathComponent("other.sqlite").path
+        run = try cli.run(["import", zip], now: "2026-11-22 08:00", database: other)
+        #expect((run.json["imported"] as? [String: Any])?["sessions.csv"] as? Int == 1)
+        #expect((run.json["rejected"] as? [Any])?.isEmpty == true)
+        run = try cli.run(["import", zip], now: "2026-11-22 08:00", database: other)
+        #expect((run.json["imported"] as? [String: Any])?.isEmpty == true)
+        run = try cli.run(["session", "show", "2026-11-21"], now: "2026-11-22 08:00", json: false, database: other)
+        #expect(run.stdout.contains("Dose 1 — =risky, \"quoted\""))
+
+        let junk = cli.directory.appendingPathComponent("junk.bin").path
+        try Data("not anything DoseTap knows".utf8).write(to: URL(fileURLWithPath: junk))
+        let before = try Data(contentsOf: URL(fileURLWithPath: other))
+        run = try cli.run(["import", junk], now: "2026-11-22 08:00", database: other)
+        #expect(run.status == 65)
+        #expect(run.errorCode == "400_INVALID_INPUT")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: other)) == before)
+    }
+}

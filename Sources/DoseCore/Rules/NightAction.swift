@@ -69,6 +69,13 @@ public struct SessionClosure: Sendable, Hashable {
     public var reason: EndReason
     /// The night's dose outcome.
     public var terminalState: TerminalState
+
+    /// A closure.
+    public init(endedAt: Date, reason: EndReason, terminalState: TerminalState) {
+        self.endedAt = endedAt
+        self.reason = reason
+        self.terminalState = terminalState
+    }
 }
 
 /// The result of an allowed action: what to record, remove and close, all in one transaction.
