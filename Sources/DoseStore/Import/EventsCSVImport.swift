@@ -101,21 +101,10 @@ extension NightLedger {
         }
         var accepted: [NightEvent] = []
         for item in items {
-            var event = item.event
-            let facts = NightFacts(session.events + accepted)
-            if let reason = Self.conflict(of: event, with: facts) {
-                report.reject(file, row: item.row, reason)
-                continue
+            switch Self.joining(item.event, NightFacts(session.events + accepted)) {
+            case .success(let event): accepted.append(event)
+            case .failure(let refusal): report.reject(file, row: item.row, refusal.reason)
             }
-            if event.kind == .dose2, let dose1 = facts.dose1 {
-                let position = DoseWindow.position(of: event.occurredAt, dose1: dose1.occurredAt)
-                event.metadata.isEarly = position == .beforeWindow
-                event.metadata.isLate = position == .closed
-                event.metadata.doseIndex = 2
-            }
-            if event.kind == .dose1 { event.metadata.doseIndex = 1 }
-            if event.kind == .extraDose, event.metadata.doseIndex == nil { event.metadata.doseIndex = facts.doseCount + 1 }
-            accepted.append(event)
         }
         guard !accepted.isEmpty else { return }
         if isNew {
@@ -138,6 +127,30 @@ extension NightLedger {
         let update = SessionLifecycle.evaluate(session, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
         try NightRecords.refreshSession(SessionLifecycle.apply(update, to: session), closure: update.closure, db)
+    }
+
+    /// Why an imported event cannot join a night.
+    struct Refusal: Error { let reason: String }
+
+    /// An imported event as it joins a night: Dose 2's early/late flags and dose indexes come from the night's own
+    /// doses, whatever the source said; or the reason it cannot join.
+    static func joining(_ imported: NightEvent, _ facts: NightFacts) -> Result<NightEvent, Refusal> {
+        if let reason = conflict(of: imported, with: facts) { return .failure(Refusal(reason: reason)) }
+        var event = imported
+        switch event.kind {
+        case .dose1: event.metadata.doseIndex = 1
+        case .dose2:
+            if let dose1 = facts.dose1 {
+                let position = DoseWindow.position(of: event.occurredAt, dose1: dose1.occurredAt)
+                event.metadata.isEarly = position == .beforeWindow
+                event.metadata.isLate = position == .closed
+            }
+            event.metadata.doseIndex = 2
+        case .extraDose where event.metadata.doseIndex == nil: event.metadata.doseIndex = facts.doseCount + 1
+        case .snooze where event.metadata.snoozeCount == nil: event.metadata.snoozeCount = facts.snoozes.count + 1
+        default: break
+        }
+        return .success(event)
     }
 
     /// Why an imported dose event cannot join the night, if it cannot.

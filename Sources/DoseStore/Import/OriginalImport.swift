@@ -366,21 +366,10 @@ struct OriginalImporter {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
                 continue
             }
-            var event = item.event
-            let facts = NightFacts(session.events + accepted)
-            if let reason = NightLedger.conflict(of: event, with: facts) {
-                report.reject(item.table, row: item.row, reason)
-                continue
+            switch NightLedger.joining(item.event, NightFacts(session.events + accepted)) {
+            case .success(let event): accepted.append(event)
+            case .failure(let refusal): report.reject(item.table, row: item.row, refusal.reason)
             }
-            if event.kind == .dose2, let dose1 = facts.dose1 {
-                let position = DoseWindow.position(of: event.occurredAt, dose1: dose1.occurredAt)
-                event.metadata.isEarly = position == .beforeWindow
-                event.metadata.isLate = position == .closed
-                event.metadata.doseIndex = 2
-            }
-            if event.kind == .dose1 { event.metadata.doseIndex = 1 }
-            if event.kind == .snooze { event.metadata.snoozeCount = facts.snoozes.count + 1 }
-            accepted.append(event)
         }
         if isNew {
             let anyNew = !accepted.isEmpty || !night.checkIns.isEmpty || !night.preSleep.isEmpty
