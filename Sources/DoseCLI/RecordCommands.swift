@@ -187,7 +187,7 @@ struct Export: ParsableCommand {
             }
             guard let out else { FileHandle.standardOutput.write(Data(text.utf8)); return }
             try SafeFile.write(text, to: out)
-            let rows = text.components(separatedBy: CSV.newline).count - 2
+            let rows = CSV.dataRowCount(text)
             if options.json {
                 Output.line(JSONValue(dictionaryLiteral: ("path", .string(out)), ("rows", .int(rows)), ("format", .string(format.rawValue))).rendered())
             } else {

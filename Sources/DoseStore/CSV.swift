@@ -14,7 +14,8 @@ public enum CSV {
         if freeText, let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r", "'"].contains(first) {
             text = "'" + text
         }
-        if text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) {
+        // Checked on bytes: exports run this for every field of every row.
+        if text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
             return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
         return text
@@ -92,6 +93,16 @@ public enum CSV {
             throw ParseError(row: offset + 1, problem: "\(values.count) fields where the header has \(header.count)")
         }
         return (header, Array(rows.dropFirst()))
+    }
+
+    /// Data rows in CSV text (records after the header), counting line breaks outside quotes.
+    public static func dataRowCount(_ text: String) -> Int {
+        var quoted = false
+        var rows = 0
+        for byte in text.utf8 {
+            if byte == 0x22 { quoted.toggle() } else if byte == 0x0A, !quoted { rows += 1 }
+        }
+        return max(0, rows - 1)
     }
 
     /// One row, newline included.

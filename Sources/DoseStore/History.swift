@@ -216,6 +216,21 @@ extension NightLedger {
 
     static func records(from rows: [Row], query: HistoryQuery, _ db: Database) throws -> [NightRecord] {
         let sessions = try NightRecords.sessions(from: rows, db)
+        let ids = sessions.map(\.id.rawValue)
+        let marks = databaseQuestionMarks(count: max(1, ids.count))
+        let arguments = StatementArguments(ids.isEmpty ? [""] : ids)
+        var preSleeps: [String: PreSleepLog] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT session_id, answers_json FROM pre_sleep_logs WHERE session_id IN (\(marks))", arguments: arguments) {
+            preSleeps[row["session_id"]] = try JSONDecoder().decode(PreSleepLog.self, from: Data((row["answers_json"] as String).utf8))
+        }
+        var medications: [String: [MedicationSummary]] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT * FROM medication_events WHERE session_id IN (\(marks)) ORDER BY taken_at", arguments: arguments) {
+            let id: String = row["medication_id"]
+            let dose: Double = row["dose_mg"]
+            medications[row["session_id"], default: []].append(MedicationSummary(
+                id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
+                doseMg: dose == dose.rounded() ? String(Int(dose)) : String(dose), takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"]))
+        }
         return try zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in
                 if query.types.isEmpty && query.categories.isEmpty { return true }
@@ -232,14 +247,7 @@ extension NightLedger {
                 session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
                 checkIn: hasCheckIn ? try NightRecords.checkIn(ofSession: session.id, db) : nil,
                 shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"],
-                preSleep: try preSleep(ofSession: session.id, db),
-                medications: try Row.fetchAll(db, sql: "SELECT * FROM medication_events WHERE session_id = ? ORDER BY taken_at", arguments: [session.id.rawValue]).map { row in
-                    let id: String = row["medication_id"]
-                    let dose: Double = row["dose_mg"]
-                    return MedicationSummary(id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
-                                             doseMg: dose == dose.rounded() ? String(Int(dose)) : String(dose),
-                                             takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"])
-                })
+                preSleep: preSleeps[session.id.rawValue], medications: medications[session.id.rawValue] ?? [])
         }
     }
 

@@ -54,12 +54,4 @@ extension NightLedger {
                                     startedSession: started, replaced: previous != nil)
         }
     }
-
-    /// The pre-sleep log of a night, if saved.
-    static func preSleep(ofSession id: SessionID, _ db: Database) throws -> PreSleepLog? {
-        guard let text = try String.fetchOne(db, sql: "SELECT answers_json FROM pre_sleep_logs WHERE session_id = ?", arguments: [id.rawValue]) else {
-            return nil
-        }
-        return try JSONDecoder().decode(PreSleepLog.self, from: Data(text.utf8))
-    }
 }
