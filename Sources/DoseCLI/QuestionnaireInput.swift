@@ -103,13 +103,33 @@ struct Prompter {
                 ] as [String: Any]
             }
         }
-        if yes("Any respiratory symptoms?") { answers["has_respiratory_symptoms"] = true }
+        if yes("Any respiratory symptoms?") {
+            answers["has_respiratory_symptoms"] = true
+            if yes("Describe them?") {
+                answers["respiratory_symptoms"] = [
+                    "congestion": ask("Congestion? none, stuffy_nose, runny_nose, both", default: "none"),
+                    "cough": ask("Cough? none, dry, productive", default: "none"),
+                    "sickness_level": ask("Feeling ill? no, coming_down, actively_sick, recovering", default: "no"),
+                ]
+            }
+        }
         if yes("Any narcolepsy symptoms (sleep paralysis, hallucinations, automatic behaviour, falling out of bed, confusion)?") {
             answers["had_sleep_paralysis"] = yes("  Sleep paralysis?")
             answers["had_hallucinations"] = yes("  Hallucinations?")
             answers["had_automatic_behavior"] = yes("  Automatic behaviour?")
             answers["fell_out_of_bed"] = yes("  Fell out of bed?")
             answers["had_confusion_on_waking"] = yes("  Confusion on waking?")
+        }
+        switch ask("Sleep environment: same as usual, describe it, or skip? (same/describe/skip)", default: "skip").lowercased() {
+        case "same", "s": answers["sleep_environment"] = ["same_as_usual": true]
+        case "describe", "d":
+            let aids = ask("Aids used (comma-separated: " + SleepAid.allCases.map(\.rawValue).joined(separator: ", ") + ")", default: "none")
+            answers["sleep_environment"] = [
+                "sleep_aids_used": aids.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
+                "room_darkness": ask("Room darkness? bright, dim, dark", default: "dark"),
+                "noise_level": ask("Noise? quiet, some_noise, loud", default: "quiet"),
+            ] as [String: Any]
+        default: break
         }
         let notes = ask("Notes", default: "")
         if !notes.isEmpty { answers["notes"] = notes }

@@ -97,8 +97,9 @@ struct RecordKeepingCLITests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // quality 4, rested default, grogginess default, clarity 8, mood good, readiness default, physical n, respiratory n, narcolepsy n, notes.
-        input.fileHandleForWriting.write(Data("4\n\n\n8\ngood\n\nn\nn\nn\nslept fine\n".utf8))
+        // quality 4, rested default, grogginess default, clarity 8, mood good, readiness default, physical n,
+        // respiratory y + details (stuffy nose, default cough, default sickness), narcolepsy n, environment described, notes.
+        input.fileHandleForWriting.write(Data("4\n\n\n8\ngood\n\nn\ny\ny\nstuffy_nose\n\n\nn\ndescribe\neye_mask, fan\n\nloud\nslept fine\n".utf8))
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -109,6 +110,9 @@ struct RecordKeepingCLITests {
         #expect(checkIn["mood"] as? String == "good")
         #expect(checkIn["feel_rested"] as? String == "moderate")
         #expect(checkIn["notes"] as? String == "slept fine")
+        #expect((checkIn["respiratory_symptoms"] as? [String: Any])?["congestion"] as? String == "stuffy_nose")
+        #expect((checkIn["sleep_environment"] as? [String: Any])?["sleep_aids_used"] as? [String] == ["eye_mask", "fan"])
+        #expect((checkIn["sleep_environment"] as? [String: Any])?["noise_level"] as? String == "loud")
     }
 }
 
