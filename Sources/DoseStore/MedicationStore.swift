@@ -53,9 +53,7 @@ extension NightLedger {
                 let medication = try MedicationCatalogue.medication(id: input.medicationID)
                 let milligrams = try MedicationCatalogue.validatedMilligrams(input.amount, unit: input.unit, for: medication)
                 let takenAt = input.takenAt ?? clock.now
-                guard takenAt <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
-                    throw DoseError.invalidInput(field: "at", problem: "\(ISO8601.string(takenAt)) is in the future", allowed: "a time no later than 1 minute from now")
-                }
+                try NightRules.refuseFuture(takenAt, now: clock.now)
                 let window = ISO8601.string(takenAt.addingTimeInterval(-Double(MedicationCatalogue.duplicateGuardMinutes * 60)))
                 let windowEnd = ISO8601.string(takenAt.addingTimeInterval(Double(MedicationCatalogue.duplicateGuardMinutes * 60)))
                 let stored = try String.fetchAll(db, sql: "SELECT taken_at FROM medication_events WHERE medication_id = ? AND taken_at > ? AND taken_at < ?",
@@ -104,9 +102,7 @@ extension NightLedger {
             after.doseMg = try MedicationCatalogue.validatedMilligrams(after.amount, unit: after.unit, for: before.medication)
             if let note { after.note = try TextLimits.validated(note, field: "note", limit: TextLimits.note) }
             if let takenAt {
-                guard takenAt <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
-                    throw DoseError.invalidInput(field: "at", problem: "\(ISO8601.string(takenAt)) is in the future", allowed: "a time no later than 1 minute from now")
-                }
+                try NightRules.refuseFuture(takenAt, now: clock.now)
                 let others = try String.fetchAll(db, sql: "SELECT taken_at FROM medication_events WHERE medication_id = ? AND id != ?",
                                                  arguments: [before.medication.id, id]).map(NightRecords.instant)
                 try MedicationCatalogue.checkDuplicate(before.medication, at: takenAt, existing: others, confirmations: confirmations, timeZone: zone)

@@ -25,9 +25,7 @@ extension NightLedger {
             let zone = clock.timeZoneOverride ?? settings.timeZone
             let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
             let at = occurredAt ?? clock.now
-            guard at <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
-                throw DoseError.invalidInput(field: "at", problem: "\(ISO8601.string(at)) is in the future", allowed: "a time no later than 1 minute from now")
-            }
+            try NightRules.refuseFuture(at, now: clock.now)
             let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             var session = try Self.target(of: NightAction(.log(event: "in_bed"), at: occurredAt), open: open, context: context, db)
             let started = session == nil

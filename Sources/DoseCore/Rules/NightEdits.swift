@@ -21,9 +21,7 @@ public enum NightEdits {
         var after = before
         if let note { after.note = try TextLimits.validated(note, field: "note", limit: TextLimits.note) }
         if let occurredAt {
-            guard occurredAt <= context.now.addingTimeInterval(NightRules.futureTolerance) else {
-                throw .invalidInput(field: "at", problem: "\(ISO8601.string(occurredAt)) is in the future", allowed: "a time no later than 1 minute from now")
-            }
+            try NightRules.refuseFuture(occurredAt, now: context.now)
             let zone = TimeZone(identifier: before.timeZoneID) ?? context.timeZone
             guard SessionKey(for: occurredAt, in: zone) == SessionKey(for: before.occurredAt, in: zone) else {
                 throw .invalidInput(field: "at", problem: "\(LocalClock.hourMinute(occurredAt, in: zone)) on that day belongs to another night",

@@ -9,10 +9,7 @@ public enum NightRules {
     /// Returns what to record, or the first failing guard's error. A refusal changes nothing.
     public static func decide(_ action: NightAction, session: NightSession?, context: NightContext) throws(DoseError) -> Decision {
         let at = action.occurredAt ?? context.now
-        guard at <= context.now.addingTimeInterval(futureTolerance) else {
-            throw .invalidInput(field: "at", problem: "\(ISO8601.string(at)) is in the future",
-                                allowed: "a time no later than 1 minute from now")
-        }
+        try refuseFuture(at, now: context.now)
         let note = try TextLimits.validated(action.note, field: "note", limit: TextLimits.note)
         if let session, session.isOpen, at < session.startedAt, SessionKey(for: at, in: context.timeZone) < session.date {
             throw .invalidInput(
@@ -32,6 +29,13 @@ public enum NightRules {
         case .checkIn(let checkIn): try builder.checkIn(checkIn)
         }
         return builder.decision()
+    }
+
+    /// Refuses an occurrence time more than a minute in the future (SPEC §3.3); every surface that takes a time uses it.
+    public static func refuseFuture(_ instant: Date, now: Date) throws(DoseError) {
+        guard instant <= now.addingTimeInterval(futureTolerance) else {
+            throw .invalidInput(field: "at", problem: "\(ISO8601.string(instant)) is in the future", allowed: "a time no later than 1 minute from now")
+        }
     }
 
     /// Whether a snooze would be allowed at `instant`, and if not, the refusal.
