@@ -20,6 +20,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/weichsel/ZIPFoundation.git", from: "0.9.20"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Every rule of the night, pure: Foundation value types only, no clock, no I/O.
@@ -31,11 +36,24 @@ let package = Package(
             swiftSettings: strict
         ),
         // Use cases and the wire format every surface shares (JSON objects of SPEC §5.1).
-        .target(name: "DoseApp", dependencies: ["DoseCore", "DoseStore"], swiftSettings: strict),
+        .target(
+            name: "DoseApp",
+            dependencies: ["DoseCore", "DoseStore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strict
+        ),
+        // `dosetap serve`: the JSON API of SPEC §5.3 (and, later, the web UI and reminder engine).
+        .target(
+            name: "DoseServer",
+            dependencies: [
+                "DoseApp", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The command line, per SPEC §5.1.
         .target(
             name: "DoseCLI",
-            dependencies: ["DoseApp", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["DoseApp", "DoseServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             swiftSettings: strict
         ),
         .executableTarget(name: "dosetap", dependencies: ["DoseCLI"]),
@@ -45,6 +63,14 @@ let package = Package(
         ),
         .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
+        .testTarget(
+            name: "DoseServerTests",
+            dependencies: [
+                "DoseServer", "DoseApp", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "DoseCLITests", dependencies: ["DoseApp", "dosetap", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )

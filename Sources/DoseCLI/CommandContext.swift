@@ -51,12 +51,12 @@ struct CommandContext {
     let databasePath: String
 
     /// Parses the global options and opens the database; prints the disclaimer when the database is new.
-    static func open(_ options: GlobalOptions) throws -> CommandContext {
+    static func open(_ options: GlobalOptions, pooled: Bool = false) throws -> CommandContext {
         let now = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") } ?? Date()
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
         let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
         let isNew = !FileManager.default.fileExists(atPath: path)
-        let database = try DoseDatabase.open(path: path)
+        let database = try DoseDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json {
             Output.note("""
                 DoseTap keeps your dose log in \(path).

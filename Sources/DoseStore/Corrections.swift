@@ -92,3 +92,14 @@ extension NightLedger {
         try NightRecords.refreshSession(edit.session, closure: nil, db)
     }
 }
+
+extension NightLedger {
+    /// A recorded event by id, with its night (to answer a replayed request with the client's event id).
+    public func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? {
+        try database.read { db in
+            guard let sessionID = try NightRecords.sessionID(ofEvent: id, db), let session = try NightRecords.session(id: sessionID, db),
+                  let event = session.events.first(where: { $0.id == id }) else { return nil }
+            return (event, session)
+        }
+    }
+}

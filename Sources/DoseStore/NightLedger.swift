@@ -34,6 +34,24 @@ public struct ActionOutcome: Sendable {
     public var settings: DoseSettings
     /// The zone in use.
     public var timeZone: TimeZone
+    /// The response stored under the request's idempotency key, if one was given.
+    public var storedResponse: StoredResponse?
+}
+
+/// An API request made with an `Idempotency-Key`: who sent it, the key, a hash of the request, and how to render
+/// the response to store.
+public struct IdempotentRequest: Sendable {
+    public var device: String
+    public var key: String
+    public var requestHash: String
+    public var render: @Sendable (ActionOutcome) -> (Int, String)
+
+    public init(device: String, key: String, requestHash: String, render: @escaping @Sendable (ActionOutcome) -> (Int, String)) {
+        self.device = device
+        self.key = key
+        self.requestHash = requestHash
+        self.render = render
+    }
 }
 
 /// Tonight as a surface shows it, read after the lifecycle has been evaluated.
@@ -58,23 +76,44 @@ public struct NightLedger: Sendable {
     public init(database: DoseDatabase) { self.database = database }
 
     /// Performs an action. A refusal throws its `DoseError` and leaves the database exactly as it was.
-    public func perform(_ action: NightAction, clock: StoreClock) throws -> ActionOutcome {
+    ///
+    /// - Parameters:
+    ///   - eventID: a client's id for the recorded event (the API's `id`), so a replay is recognised.
+    ///   - idempotency: the request's idempotency key; its response is stored in the same transaction as the action,
+    ///     so a crash can never keep one without the other.
+    public func perform(_ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
         try database.write { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
-            let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
-            let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            var action = action
-            if case .checkIn(let answers) = action.kind {
-                action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
+            var outcome = try Self.perform(action, clock: clock, eventID: eventID, db)
+            if let idempotency {
+                let (status, body) = idempotency.render(outcome)
+                try db.execute(sql: "INSERT INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               arguments: [idempotency.device, idempotency.key, idempotency.requestHash, status, body, ISO8601.string(clock.now)])
+                outcome.storedResponse = StoredResponse(requestHash: idempotency.requestHash, status: status, body: body)
             }
-            let target = try Self.target(of: action, open: open, context: context, db)
-            let decision = try NightRules.decide(action, session: target, context: context)
-            try Self.record(decision, action: action, settings: settings, clock: clock, db)
-            let after = decision.session.isOpen ? decision.session : nil
-            let status = NightStatus.derive(session: after, at: clock.now, settings: settings, timeZone: zone)
-            return ActionOutcome(decision: decision, closedBefore: closed, status: status, settings: settings, timeZone: zone)
+            return outcome
         }
+    }
+
+    static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, _ db: Database) throws -> ActionOutcome {
+        let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+        let zone = clock.timeZoneOverride ?? settings.timeZone
+        let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+        let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+        var action = action
+        if case .checkIn(let answers) = action.kind {
+            action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
+        }
+        let target = try Self.target(of: action, open: open, context: context, db)
+        var decision = try NightRules.decide(action, session: target, context: context)
+        if let eventID, let index = decision.recorded.indices.last {
+            let generated = decision.recorded[index].id
+            decision.recorded[index].id = eventID
+            if let position = decision.session.events.firstIndex(where: { $0.id == generated }) { decision.session.events[position].id = eventID }
+        }
+        try Self.record(decision, action: action, settings: settings, clock: clock, db)
+        let after = decision.session.isOpen ? decision.session : nil
+        let status = NightStatus.derive(session: after, at: clock.now, settings: settings, timeZone: zone)
+        return ActionOutcome(decision: decision, closedBefore: closed, status: status, settings: settings, timeZone: zone)
     }
 
     /// Tonight's status. Evaluating the lifecycle may record a sleep-through expiry or close a night, so it writes.

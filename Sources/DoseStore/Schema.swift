@@ -7,6 +7,7 @@ enum Schema {
     static let migrations: [(name: String, body: @Sendable (Database) throws -> Void)] = [
         ("v1_night_records", v1),
         ("v2_full_record", v2),
+        ("v3_server", v3),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -174,6 +175,38 @@ enum Schema {
             DROP TABLE audit_log;
             ALTER TABLE audit_log_v2 RENAME TO audit_log;
             CREATE INDEX audit_log_by_time ON audit_log(at);
+            """)
+    }
+
+    /// What `dosetap serve` needs (issue 5): paired devices (tokens stored only as hashes), idempotency records, and
+    /// the reminders already fired or missed.
+    static func v3(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE devices (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 60),
+                token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+                created_at TEXT NOT NULL,
+                revoked_at TEXT
+            );
+            CREATE TABLE idempotency_keys (
+                device_id TEXT NOT NULL,
+                key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 200),
+                request_hash TEXT NOT NULL,
+                status INTEGER NOT NULL,
+                response TEXT NOT NULL,
+                created_at TEXT NOT NULL,
+                PRIMARY KEY (device_id, key)
+            );
+            CREATE INDEX idempotency_keys_by_time ON idempotency_keys(created_at);
+            CREATE TABLE reminder_log (
+                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                kind TEXT NOT NULL,
+                fire_at TEXT NOT NULL,
+                outcome TEXT NOT NULL CHECK (outcome IN ('fired', 'missed')),
+                recorded_at TEXT NOT NULL,
+                PRIMARY KEY (session_id, kind, fire_at)
+            );
             """)
     }
 }

@@ -117,6 +117,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case idempotencyMismatch
     /// The event type is inside its cooldown.
     case rateLimited(event: String, retryAfterSeconds: Int)
+    /// A device sent more requests than the API allows per minute.
+    case tooManyRequests(retryAfterSeconds: Int)
     /// Storage is busy; try again shortly.
     case storageBusy
 
@@ -141,7 +143,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .snoozeUnavailable: .snoozeUnavailable
         case .undoExpired: .undoExpired
         case .idempotencyMismatch: .idempotencyMismatch
-        case .rateLimited: .rateLimit
+        case .rateLimited, .tooManyRequests: .rateLimit
         case .storageBusy: .storageBusy
         }
     }
@@ -174,7 +176,7 @@ public enum DoseError: Error, Equatable, Sendable {
     /// Seconds to wait before trying again, where waiting helps.
     public var retryAfterSeconds: Int? {
         switch self {
-        case .rateLimited(_, let seconds): seconds
+        case .rateLimited(_, let seconds), .tooManyRequests(let seconds): seconds
         case .storageBusy: 1
         default: nil
         }
@@ -258,6 +260,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "That idempotency key was already used for a different request."
         case .rateLimited(let event, let seconds):
             return "\(event) was just logged. Wait \(seconds) s before logging it again."
+        case .tooManyRequests(let seconds):
+            return "Too many requests from this device. Try again in \(seconds) s."
         case .storageBusy:
             return "Storage is busy. Try again in a moment."
         }

@@ -1,0 +1,42 @@
+public import Foundation
+import Crypto
+
+/// Device tokens: 256 random bits, shown once, stored only as a SHA-256 hash, compared in constant time.
+public enum DeviceTokens {
+    /// A new token, `dtp_` and 64 hex digits.
+    public static func generate() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        return "dtp_" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// SHA-256 of the token, hex.
+    public static func hash(_ token: String) -> String {
+        hex(SHA256.hash(data: Data(token.utf8)))
+    }
+
+    /// SHA-256 of any bytes, hex (request fingerprints for idempotency).
+    public static func fingerprint(_ data: Data) -> String {
+        hex(SHA256.hash(data: data))
+    }
+
+    /// Whether two hex hashes are equal, looking at every byte whatever the first difference.
+    public static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let left = Array(a.utf8)
+        let right = Array(b.utf8)
+        guard left.count == right.count else { return false }
+        var difference: UInt8 = 0
+        for index in left.indices { difference |= left[index] ^ right[index] }
+        return difference == 0
+    }
+
+    private static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+        digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the JSON API on this machine (loopback by default). Stop with Ctrl-C.")
+    @OptionGroup var options: GlobalOptions
+    @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 for the home network).") var host = "127.0.0.1"
+    @Option(help: "Port (default 8080; 0 picks a free one).") var port = 8080
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            guard (0...65535).contains(port) else { throw DoseError.invalidInput(field: "port", problem: "\(port)", allowed: "0–65535") }
+            let context = try CommandContext.open(options, pooled: true)
+            let fixedNow = options.now.map { _ in context.clock.now }
+            let environment = ServerEnvironment(ledger: context.ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: context.clock.machineTimeZoneID,
+                                                timeZoneOverride: context.clock.timeZoneOverride)
+            let json = options.json
+            let host = self.host
+            let path = context.databasePath
+            let port = self.port
+            let announce: @Sendable (Int) async -> Void = { port in
+                // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
+                let text = json ? JSONValue(dictionaryLiteral: ("listening", .string("http://\(host):\(port)")), ("port", .int(port))).rendered()
+                    : "DoseTap is serving http://\(host):\(port)  (database \(path))\nPair a device with `dosetap device add NAME` and send its token as `Authorization: Bearer <token>`."
+                FileHandle.standardOutput.write(Data((text + "\n").utf8))
+            }
+            let done = DispatchSemaphore(value: 0)
+            let failure = LockedBox<(any Error)?>(nil)
+            Task {
+                do { try await DoseTapServer.run(environment: environment, host: host, port: port, onServerRunning: announce) } catch { failure.set(error) }
+                done.signal()
+            }
+            done.wait()
+            if let error = failure.get() { throw error }
+        }
+    }
+}
+
+/// A value shared between a task and the waiting thread.
+final class LockedBox<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+struct Device: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "device", abstract: "Pair, list and revoke the devices that may use the API.", subcommands: [Add.self, List.self, Revoke.self])
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Pair a device; its token is shown once.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "A name for the device, e.g. \"bedside tablet\".") var name: String
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let token = DeviceTokens.generate()
+                let device = try context.ledger.addDevice(name: name, tokenHash: DeviceTokens.hash(token), clock: context.clock)
+                if options.json {
+                    Output.line(JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))).rendered())
+                } else {
+                    Output.line("Paired \"\(device.name)\". Its token (shown only now):\n\(token)")
+                }
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "Paired devices (tokens are never shown again).")
+        @OptionGroup var options: GlobalOptions
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let devices = try context.ledger.devices()
+                if options.json {
+                    Output.line(JSONValue.array(devices.map { ["id": .string($0.id), "name": .string($0.name), "created_at": .string(ISO8601.string($0.createdAt)),
+                                                               "revoked_at": $0.revokedAt.map { .string(ISO8601.string($0)) } ?? .null] }).rendered())
+                    return
+                }
+                if devices.isEmpty { Output.line("No devices paired.") }
+                for device in devices {
+                    Output.line("\(device.name)  [\(device.id)]  paired \(ISO8601.string(device.createdAt))" + (device.revokedAt.map { "  revoked \(ISO8601.string($0))" } ?? ""))
+                }
+            }
+        }
+    }
+
+    struct Revoke: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device by name or id; its next request is refused.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The device's name or id.") var device: String
+        func run() throws {
+            try Output.run(json: options.json) {
+                let context = try CommandContext.open(options)
+                let revoked = try context.ledger.revokeDevice(device, clock: context.clock)
+                if options.json { Output.line(JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)).rendered()) }
+                else { Output.line("Revoked \"\(revoked.name)\".") }
+            }
+        }
+    }
+}

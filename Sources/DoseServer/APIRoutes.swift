@@ -1,0 +1,233 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The JSON API of SPEC §5.3. Every handler calls the same ledger the CLI calls, so every surface keeps the same rules.
+struct APIRoutes {
+    let environment: ServerEnvironment
+
+    func register(on router: Router<DoseRequestContext>) {
+        router.get("/health") { _, _ in Reply.json(["ok": true]) }
+        let v1 = router.group("v1")
+        v1.get("status") { _, _ in try status() }
+        v1.post("doses/take") { request, context in try await action(request, context) { body in try take(body) } }
+        v1.post("doses/skip") { request, context in try await action(request, context) { body in try skip(body) } }
+        v1.post("doses/snooze") { request, context in try await action(request, context) { body in try snooze(body) } }
+        v1.post("undo") { request, context in try await action(request, context) { _ in NightAction(.undo) } }
+        v1.post("events/log") { request, context in try await action(request, context) { body in try log(body) } }
+        v1.post("events/wake") { request, context in try await action(request, context) { body in NightAction(.wake, at: try body.instant("timestamp")) } }
+        v1.get("sessions") { request, _ in try sessions(request) }
+        v1.get("sessions/:date") { _, context in try session(context) }
+        v1.delete("sessions/:date") { _, context in try deleteSession(context) }
+        v1.get("settings") { _, _ in Reply.json(Wire.settings(try environment.ledger.settings(clock: environment.clock()))) }
+        v1.patch("settings") { request, context in try await updateSettings(request, context) }
+        v1.get("analytics/export") { request, _ in try analytics(request) }
+        v1.get("export/events.csv") { _, _ in csv(try environment.ledger.eventsCSV(clock: environment.clock()), name: "events.csv") }
+    }
+
+    // MARK: Reads
+
+    func status() throws -> Response {
+        Reply.json(Wire.status(try environment.ledger.status(clock: environment.clock()).status))
+    }
+
+    func sessions(_ request: Request) throws -> Response {
+        var query = HistoryQuery()
+        let parameters = request.uri.queryParameters
+        query.from = try parameters["from"].map { try Self.date(String($0), field: "from") }
+        query.to = try parameters["to"].map { try Self.date(String($0), field: "to") }
+        if let limit = parameters["limit"] {
+            guard let value = Int(String(limit)) else { throw DoseError.invalidInput(field: "limit", problem: "'\(limit)' is not a number", allowed: "1–366") }
+            query.limit = value
+        }
+        if let page = parameters["page"] {
+            guard let value = Int(String(page)) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)' is not a number", allowed: "1 or more") }
+            query.page = value
+        }
+        return Reply.json(Wire.history(try environment.ledger.history(query, clock: environment.clock())))
+    }
+
+    func session(_ context: DoseRequestContext) throws -> Response {
+        let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
+        let nights = try environment.ledger.nights(on: date, clock: environment.clock())
+        guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+        return Reply.json(.array(nights.map(Wire.night)))
+    }
+
+    func deleteSession(_ context: DoseRequestContext) throws -> Response {
+        let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
+        let deleted = try environment.ledger.deleteNights(on: date, clock: environment.clock())
+        return Reply.json(["deleted_sessions": .int(deleted.count), "session_date": .string(date.description)])
+    }
+
+    func analytics(_ request: Request) throws -> Response {
+        let parameters = request.uri.queryParameters
+        let clock = environment.clock()
+        let settings = try environment.ledger.settings(clock: clock)
+        let text = try environment.ledger.analyticsCSV(
+            from: try parameters["start_date"].map { try Self.date(String($0), field: "start_date") },
+            to: try parameters["end_date"].map { try Self.date(String($0), field: "end_date") },
+            settings: settings, timeZone: settings.timeZone, clock: clock)
+        return csv(text, name: "analytics.csv")
+    }
+
+    func csv(_ text: String, name: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/csv; charset=utf-8"
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    // MARK: Writes
+
+    func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let body = try await JSONBody.read(request)
+        var settings = try environment.ledger.settings(clock: environment.clock())
+        guard !body.object.isEmpty else { throw DoseError.invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
+        for (key, value) in body.object.sorted(by: { $0.key < $1.key }) {
+            let text: String = switch value {
+            case let string as String: string
+            case let number as NSNumber where String(cString: number.objCType) == "c": number.boolValue ? "true" : "false"
+            case let number as NSNumber: number.stringValue
+            default: throw DoseError.invalidInput(field: key, problem: "the value is not text, a number or true/false", allowed: nil)
+            }
+            settings = try environment.ledger.updateSetting(key, to: text, clock: environment.clock())
+        }
+        return Reply.json(Wire.settings(settings))
+    }
+
+    /// Runs a night action with the request's idempotency key and client event id.
+    func action(_ request: Request, _ context: DoseRequestContext, _ make: (JSONBody) throws -> NightAction) async throws -> Response {
+        let data = try await JSONBody.collect(request)
+        let body = try JSONBody(data: data)
+        let device = context.device?.id ?? ""
+        let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+        let fingerprint = DeviceTokens.fingerprint(Data("\(request.method) \(request.uri.path)\n".utf8) + data)
+        if let key {
+            guard (1...200).contains(key.count) else { throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(key.count) characters", allowed: "1–200 characters") }
+            if let stored = try environment.ledger.storedResponse(device: device, key: key) {
+                guard stored.requestHash == fingerprint else { throw DoseError.idempotencyMismatch }
+                var response = Reply.json(text: stored.body, status: HTTPResponse.Status(code: stored.status))
+                response.headers[HTTPField.Name("Idempotent-Replayed")!] = "true"
+                return response
+            }
+        }
+        var action = try make(body)
+        action.source = .user
+        let eventID = try body.string("id").map { id throws(DoseError) -> EventID in
+            guard (1...64).contains(id.count) else { throw .invalidInput(field: "id", problem: "\(id.count) characters", allowed: "1–64 characters") }
+            return EventID(rawValue: id)
+        }
+        if let eventID, let existing = try environment.ledger.recordedEvent(eventID) {
+            var reply = Wire.event(existing.event, session: existing.session)
+            reply["status"] = Wire.status(try environment.ledger.status(clock: environment.clock()).status)
+            reply["replayed"] = true
+            return Reply.json(reply)
+        }
+        let request = key.map { key in
+            IdempotentRequest(device: device, key: key, requestHash: fingerprint) { outcome in (200, Self.render(outcome).rendered()) }
+        }
+        let outcome = try environment.ledger.perform(action, clock: environment.clock(), eventID: eventID, idempotency: request)
+        if let stored = outcome.storedResponse { return Reply.json(text: stored.body, status: HTTPResponse.Status(code: stored.status)) }
+        return Reply.json(Self.render(outcome))
+    }
+
+    /// SPEC §5.3's action answer: the event at top level, `timestamp`, the window, and the status.
+    static func render(_ outcome: ActionOutcome) -> JSONValue {
+        var body = Wire.action(outcome)
+        if let event = outcome.decision.event { body["timestamp"] = .string(ISO8601.string(event.occurredAt)) }
+        body["next_window_opens"] = outcome.status.windowOpensAt.map { .string(ISO8601.string($0)) } ?? .null
+        body["next_window_closes"] = outcome.status.windowClosesAt.map { .string(ISO8601.string($0)) } ?? .null
+        return body
+    }
+
+    func take(_ body: JSONBody) throws -> NightAction {
+        let type = try body.string("type")
+        let kind: NightAction.Kind = switch type {
+        case "dose1": .dose1
+        case "dose2": .dose2
+        default: throw DoseError.invalidInput(field: "type", problem: "'\(type ?? "")' is not a dose", allowed: "dose1, dose2")
+        }
+        return NightAction(kind, at: try body.instant("timestamp"), note: try body.string("note"), confirmations: try body.confirmations())
+    }
+
+    func skip(_ body: JSONBody) throws -> NightAction {
+        if let sequence = body.object["sequence"], (sequence as? Int) != 2 {
+            throw DoseError.invalidInput(field: "sequence", problem: "only Dose 2 can be skipped", allowed: "2")
+        }
+        return NightAction(.skip(reason: try body.string("reason")), at: try body.instant("timestamp"), note: try body.string("note"))
+    }
+
+    func snooze(_ body: JSONBody) throws -> NightAction {
+        if let minutes = body.object["minutes"], (minutes as? Int) != DoseWindow.snoozeMinutes {
+            throw DoseError.invalidInput(field: "minutes", problem: "a snooze is always \(DoseWindow.snoozeMinutes) minutes", allowed: String(DoseWindow.snoozeMinutes))
+        }
+        return NightAction(.snooze, at: try body.instant("timestamp"))
+    }
+
+    func log(_ body: JSONBody) throws -> NightAction {
+        guard let type = try body.string("type") else { throw DoseError.invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
+        return NightAction(.log(event: type), at: try body.instant("timestamp"), note: try body.string("note"))
+    }
+
+    static func date(_ text: String, field: String) throws -> SessionKey {
+        guard let key = SessionKey(parsing: text) else {
+            throw DoseError.invalidInput(field: field, problem: "'\(text)' is not a date", allowed: "YYYY-MM-DD")
+        }
+        return key
+    }
+}
+
+/// A request's JSON object body, read within the size limit and checked field by field.
+struct JSONBody {
+    let object: [String: Any]
+
+    static func collect(_ request: Request, limit: Int = ServerLimits.body) async throws -> Data {
+        let buffer = try await request.body.collect(upTo: limit)
+        return Data(buffer.readableBytesView)
+    }
+
+    static func read(_ request: Request) async throws -> JSONBody {
+        try JSONBody(data: try await collect(request))
+    }
+
+    init(data: Data) throws {
+        guard !data.isEmpty else { object = [:]; return }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw DoseError.invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
+        }
+        self.object = object
+    }
+
+    func string(_ key: String) throws -> String? {
+        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let text = value as? String else { throw DoseError.invalidInput(field: key, problem: "it is not text", allowed: "a string") }
+        return text
+    }
+
+    func instant(_ key: String) throws -> Date? {
+        try string(key).map { text in
+            guard let date = ISO8601.parse(text) else {
+                throw DoseError.invalidInput(field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant such as 2026-11-22T06:30:00Z")
+            }
+            return date
+        }
+    }
+
+    func confirmations() throws -> Set<ConfirmKind> {
+        guard let value = object["confirm"], !(value is NSNull) else { return [] }
+        let names: [String] = if let one = value as? String { [one] } else if let many = value as? [String] { many } else {
+            throw DoseError.invalidInput(field: "confirm", problem: "it is not a name or a list of names", allowed: ConfirmKind.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return Set(try names.map { name in
+            guard let kind = ConfirmKind(rawValue: name) else {
+                throw DoseError.invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: ConfirmKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return kind
+        })
+    }
+}

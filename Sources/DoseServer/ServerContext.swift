@@ -1,0 +1,53 @@
+public import DoseApp
+public import DoseCore
+public import DoseStore
+public import Foundation
+public import Hummingbird
+
+/// The request context: Hummingbird's core plus the device the request was authenticated as.
+public struct DoseRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by the authentication middleware.
+    public var device: DeviceRecord?
+
+    public init(source: Source) {
+        coreContext = .init(source: source)
+    }
+
+    /// Request bodies beyond 64 KiB are refused with 413 before any work (SPEC §5.3; import gets its own limit).
+    public var maxUploadSize: Int { ServerLimits.body }
+}
+
+/// Sizes and rates the API enforces.
+public enum ServerLimits {
+    /// Largest request body, except imports.
+    public static let body = 64 * 1024
+    /// Largest import body.
+    public static let importBody = 20 * 1024 * 1024
+    /// Requests per minute per device token.
+    public static let requestsPerMinute = 240
+}
+
+/// Everything a request handler needs: the ledger and where time and ids come from (injected in tests).
+public struct ServerEnvironment: Sendable {
+    public var ledger: NightLedger
+    public var now: @Sendable () -> Date
+    public var machineTimeZoneID: String
+    public var makeID: @Sendable () -> String
+    /// `--tz` given to `dosetap serve`.
+    public var timeZoneOverride: TimeZone?
+
+    public init(ledger: NightLedger, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
+                makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) {
+        self.ledger = ledger
+        self.now = now
+        self.machineTimeZoneID = machineTimeZoneID
+        self.timeZoneOverride = timeZoneOverride
+        self.makeID = makeID
+    }
+
+    /// The clock for one request.
+    func clock() -> StoreClock {
+        StoreClock(now: now(), timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID)
+    }
+}

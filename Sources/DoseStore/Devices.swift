@@ -1,0 +1,88 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// A paired device (a phone's browser, Home Assistant, a button daemon).
+public struct DeviceRecord: Sendable, Hashable {
+    public var id: String
+    public var name: String
+    /// SHA-256 of the token, hex; the token itself is never stored.
+    public var tokenHash: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+}
+
+/// A stored answer to a request made with an `Idempotency-Key`.
+public struct StoredResponse: Sendable, Hashable {
+    public var requestHash: String
+    public var status: Int
+    public var body: String
+}
+
+extension NightLedger {
+    /// How long idempotency records are kept (at least 31 days).
+    public static let idempotencyRetention: TimeInterval = 32 * 86_400
+
+    /// Registers a device by the hash of its token.
+    public func addDevice(name: String, tokenHash: String, clock: StoreClock) throws -> DeviceRecord {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...60).contains(trimmed.count) else {
+            throw DoseError.invalidInput(field: "name", problem: "'\(name)' has \(trimmed.count) characters", allowed: "1–60 characters")
+        }
+        return try database.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND revoked_at IS NULL)", arguments: [trimmed]) == false else {
+                throw DoseError.invalidInput(field: "name", problem: "a device named '\(trimmed)' is already paired", allowed: "another name, or revoke that one first")
+            }
+            let record = DeviceRecord(id: clock.makeID(), name: trimmed, tokenHash: tokenHash, createdAt: clock.now, revokedAt: nil)
+            try db.execute(sql: "INSERT INTO devices (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                           arguments: [record.id, record.name, record.tokenHash, ISO8601.string(record.createdAt)])
+            return record
+        }
+    }
+
+    /// Every device, revoked ones included.
+    public func devices() throws -> [DeviceRecord] {
+        try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_at, id").map(Self.device) }
+    }
+
+    /// The token hashes of devices that may call the API (read on every request, so a revocation applies at once).
+    public func activeDevices() throws -> [DeviceRecord] {
+        try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE revoked_at IS NULL").map(Self.device) }
+    }
+
+    /// Revokes a device by id or name.
+    public func revokeDevice(_ idOrName: String, clock: StoreClock) throws -> DeviceRecord {
+        try database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE (id = ?1 OR name = ?1) AND revoked_at IS NULL", arguments: [idOrName]) else {
+                throw DoseError.notFound(what: "A paired device '\(idOrName)'")
+            }
+            try db.execute(sql: "UPDATE devices SET revoked_at = ? WHERE id = ?", arguments: [ISO8601.string(clock.now), row["id"] as String])
+            var record = Self.device(row)
+            record.revokedAt = clock.now
+            return record
+        }
+    }
+
+    static func device(_ row: Row) -> DeviceRecord {
+        DeviceRecord(id: row["id"], name: row["name"], tokenHash: row["token_hash"], createdAt: NightRecords.instant(row["created_at"]),
+                     revokedAt: (row["revoked_at"] as String?).map(NightRecords.instant))
+    }
+
+    /// The stored response for a device's idempotency key, if any.
+    public func storedResponse(device: String, key: String) throws -> StoredResponse? {
+        try database.read { db in
+            try Row.fetchOne(db, sql: "SELECT request_hash, status, response FROM idempotency_keys WHERE device_id = ? AND key = ?", arguments: [device, key])
+                .map { StoredResponse(requestHash: $0["request_hash"], status: $0["status"], body: $0["response"]) }
+        }
+    }
+
+    /// Records the response of a request made with an idempotency key; records older than the retention are dropped.
+    public func storeResponse(device: String, key: String, _ response: StoredResponse, clock: StoreClock) throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM idempotency_keys WHERE created_at < ?",
+                           arguments: [ISO8601.string(clock.now.addingTimeInterval(-Self.idempotencyRetention))])
+            try db.execute(sql: "INSERT OR IGNORE INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [device, key, response.requestHash, response.status, response.body, ISO8601.string(clock.now)])
+        }
+    }
+}

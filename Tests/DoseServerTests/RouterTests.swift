@@ -1,0 +1,238 @@
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Synchronization
+import Testing
+
+/// A clock and an id counter the test moves.
+final class TestTime: Sendable {
+    private let state: Mutex<(now: Date, id: Int)>
+    init(_ now: Date) { state = Mutex((now, 0)) }
+    var now: Date { state.withLock { $0.now } }
+    func set(_ date: Date) { state.withLock { $0.now = date } }
+    func nextID() -> String { state.withLock { $0.id += 1; return String(format: "00000000-0000-4000-8000-%012d", $0.id) } }
+}
+
+/// A server over an in-memory database with a clock the test moves.
+final class ServerFixture: Sendable {
+    let ledger: NightLedger
+    let time: TestTime
+    let token: String
+    let environment: ServerEnvironment
+
+    init(now: Date) throws {
+        ledger = NightLedger(database: try DoseDatabase.inMemory())
+        let time = TestTime(now)
+        self.time = time
+        token = DeviceTokens.generate()
+        environment = ServerEnvironment(
+            ledger: ledger, now: { time.now }, machineTimeZoneID: "America/New_York", makeID: { time.nextID() })
+        let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString })
+        _ = try ledger.addDevice(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
+    }
+
+    func set(_ date: Date) { time.set(date) }
+
+    var auth: HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
+
+    func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: DoseTapServer.router(environment: environment))
+        try await app.test(.router) { client in try await body(client) }
+    }
+
+    static func json(_ response: TestResponse) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any] ?? [:]
+    }
+
+    static func code(_ response: TestResponse) -> String? { (json(response)["error"] as? [String: Any])?["code"] as? String }
+}
+
+private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "America/New_York")!
+    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!
+}
+
+private func buffer(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+@Suite("HTTP API against the real router")
+struct RouterTests {
+    @Test("every route except the open ones answers 401 without a valid token — built from the router's own route list")
+    func authenticationMatrix() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 0))
+        let routes = DoseTapServer.router(environment: fixture.environment).routes.map { ($0.path.description, $0.method) }
+        #expect(routes.count >= 14)
+        try await fixture.test { client in
+            for route in routes {
+                let path = route.0.replacingOccurrences(of: ":date", with: "2026-11-21")
+                let open = path == "/health"
+                for headers: HTTPFields in [[:], [.authorization: "Bearer dtp_wrong"], [.authorization: "Basic abc"]] {
+                    let response = try await client.execute(uri: path, method: route.1, headers: headers, body: buffer("{}"))
+                    if open {
+                        #expect(response.status == .ok, "\(route)")
+                    } else {
+                        #expect(response.status == .unauthorized, "\(route) answered \(response.status) without a token")
+                        #expect(ServerFixture.code(response) == "401_DEVICE_NOT_REGISTERED")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("a night over HTTP: take, too-early refusal with its confirm, snooze, undo, log, status, analytics")
+    func night() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
+            #expect(response.status == .ok)
+            var body = ServerFixture.json(response)
+            #expect(body["type"] as? String == "dose1")
+            #expect(body["next_window_opens"] as? String == "2026-11-22T06:00:00.000Z")
+            #expect((body["status"] as? [String: Any])?["phase"] as? String == "before_window")
+            #expect(response.headers[.cacheControl] == "no-store")
+            #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
+
+            fixture.set(local(2026, 11, 22, 0, 40))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
+            #expect(response.status == .unprocessableContent)
+            body = ServerFixture.json(response)
+            #expect((body["error"] as? [String: Any])?["confirm"] as? String == "early")
+
+            fixture.set(local(2026, 11, 22, 1, 5))
+            response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: auth, body: buffer(#"{"minutes": 10}"#))
+            body = ServerFixture.json(response)
+            #expect(body["snoozes_used"] as? Int == 1)
+            #expect(body["snoozes_remaining"] as? Int == 2)
+            response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: auth, body: buffer(#"{"minutes": 15}"#))
+            #expect(response.status == .badRequest)
+            response = try await client.execute(uri: "/v1/undo", method: .post, headers: auth)
+            #expect((ServerFixture.json(response)["undone"] as? [String: Any])?["type"] as? String == "snooze")
+
+            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(#"{"type": "Bathroom", "note": "quick"}"#))
+            #expect(ServerFixture.json(response)["type"] as? String == "bathroom")
+            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(#"{"type": "bathroom"}"#))
+            #expect(response.status == .tooManyRequests)
+            #expect(response.headers[.retryAfter] == "60")
+
+            fixture.set(local(2026, 11, 22, 1, 20))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
+            #expect((ServerFixture.json(response)["status"] as? [String: Any])?["phase"] as? String == "completed")
+            response = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
+            #expect(ServerFixture.json(response)["dose2_at"] as? String == "2026-11-22T06:20:00.000Z")
+
+            fixture.set(local(2026, 11, 22, 12, 0))
+            response = try await client.execute(uri: "/v1/analytics/export?start_date=2026-11-01", method: .get, headers: auth)
+            #expect(response.headers[.contentType] == "text/csv; charset=utf-8")
+            #expect(String(buffer: response.body) == "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake\r\n2026-11-21,22:30:00,01:20:00,170,true,false\r\n")
+            response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: auth)
+            #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.first?["interval_minutes"] as? Int == 170)
+        }
+    }
+
+    @Test("Idempotency-Key: the same key and body replay the stored answer; another body is 422_IDEMPOTENCY_MISMATCH")
+    func idempotency() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        var keyed = fixture.auth
+        keyed[HTTPField.Name("Idempotency-Key")!] = "tap-1"
+        let headers = keyed
+        try await fixture.test { client in
+            let first = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose1"}"#))
+            fixture.set(local(2026, 11, 21, 22, 31))
+            let replay = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose1"}"#))
+            #expect(replay.status == .ok)
+            #expect(replay.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            #expect(Data(replay.body.readableBytesView) == Data(first.body.readableBytesView))
+            let other = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose2"}"#))
+            #expect(ServerFixture.code(other) == "422_IDEMPOTENCY_MISMATCH")
+        }
+        let events = try fixture.ledger.eventsCSV(clock: StoreClock(now: local(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }))
+        #expect(events.components(separatedBy: "dose1_taken").count == 2, "one Dose 1, not two")
+    }
+
+    @Test("a client event id makes a replay return the recorded event instead of a second one")
+    func clientEventID() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            let body = #"{"type": "water", "id": "client-123"}"#
+            let first = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(body))
+            #expect(ServerFixture.json(first)["id"] as? String == "client-123")
+            fixture.set(local(2026, 11, 21, 22, 40))
+            let again = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(body))
+            #expect(again.status == .ok)
+            #expect(ServerFixture.json(again)["replayed"] as? Bool == true)
+        }
+    }
+
+    @Test("limits and bad input: 413 for a large body, 400 for malformed JSON and bad fields, 404 for unknown routes")
+    func limits() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            let large = String(repeating: "a", count: ServerLimits.body + 1)
+            var response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(large))
+            #expect(response.status == .contentTooLarge)
+            #expect(ServerFixture.code(response) == "413_TOO_LARGE")
+            for bad in ["{bad", "[1,2]", #"{"type": 5}"#, #"{"type": "dose3"}"#, #"{"type": "dose1", "timestamp": "later"}"#, #"{"type": "dose1", "confirm": "yes"}"#] {
+                response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(bad))
+                #expect(response.status == .badRequest, "\(bad)")
+                #expect(ServerFixture.code(response) == "400_INVALID_INPUT")
+            }
+            response = try await client.execute(uri: "/v1/nothing", method: .get, headers: auth)
+            #expect(response.status == .notFound)
+            response = try await client.execute(uri: "/v1/sessions/2026-13-01", method: .get, headers: auth)
+            #expect(response.status == .badRequest)
+            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 200}"#))
+            #expect(response.status == .badRequest)
+            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
+            #expect(ServerFixture.json(response)["target_interval"] as? String == "195")
+            #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
+        }
+    }
+
+    @Test("revocation applies to the very next request")
+    func revocation() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
+            _ = try fixture.ledger.revokeDevice("test", clock: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }))
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .unauthorized)
+        }
+    }
+
+    @Test("tokens: 256 random bits, stored only as a hash, compared in constant time")
+    func tokens() {
+        let a = DeviceTokens.generate()
+        let b = DeviceTokens.generate()
+        #expect(a != b)
+        #expect(a.count == 4 + 64)
+        #expect(DeviceTokens.hash(a).count == 64)
+        #expect(DeviceTokens.constantTimeEqual(DeviceTokens.hash(a), DeviceTokens.hash(a)))
+        #expect(!DeviceTokens.constantTimeEqual(DeviceTokens.hash(a), DeviceTokens.hash(b)))
+        #expect(!DeviceTokens.constantTimeEqual("ab", "abc"))
+    }
+
+    @Test("a device sending too many requests gets 429 with Retry-After")
+    func rateLimit() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            for _ in 0..<ServerLimits.requestsPerMinute {
+                #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
+            }
+            let limited = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.headers[.retryAfter] == "60")
+            fixture.set(local(2026, 11, 21, 22, 31))
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
+        }
+    }
+}
