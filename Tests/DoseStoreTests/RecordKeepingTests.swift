@@ -170,7 +170,7 @@ struct RecordKeepingTests {
         #expect(F.refusal { try F.act(ledger, .checkIn(answers), at: F.minutes(540), clock: clock) }?.code == .invalidInput)
     }
 
-    @Test("migrating a v1 database to v2 keeps its data")
+    @Test("migrating a v1 database to the current schema keeps its data")
     func migrationFromV1() throws {
         let directory = try F.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -189,7 +189,7 @@ struct RecordKeepingTests {
         try queue.close()
         let database = try DoseDatabase.open(path: path)
         try database.read { (db: Database) throws in
-            #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == 2)
+            #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == Schema.version)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions") == 1)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log") == 1)
             #expect(try db.tableExists("medication_events"))
