@@ -18,51 +18,6 @@ enum QuestionnaireInput {
         return object
     }
 
-    /// Decodes a model from a JSON object, turning decoding failures into errors that name the field.
-    static func decode<T: Decodable>(_ type: T.Type, from object: [String: Any], allowed: [String: String]) throws -> T {
-        let data = try JSONSerialization.data(withJSONObject: object)
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let error as DoseError {
-            throw error
-        } catch let error as DecodingError {
-            let (path, problem): ([any CodingKey], String) = switch error {
-            case .dataCorrupted(let context): (context.codingPath, "has a value that is not allowed")
-            case .typeMismatch(_, let context): (context.codingPath, "has the wrong type of value")
-            case .valueNotFound(_, let context): (context.codingPath, "is missing a value")
-            case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
-            @unknown default: ([], "is malformed")
-            }
-            let field = path.last(where: { $0.intValue == nil })?.stringValue ?? "answers"
-            throw DoseError.invalidInput(field: field, problem: "\(field) \(problem)", allowed: allowed[field])
-        }
-    }
-
-    /// Allowed values of the check-in's enumerated fields, for messages.
-    static let checkInAllowed: [String: String] = {
-        func list<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String { T.allCases.map(\.rawValue).joined(separator: ", ") }
-        return [
-            "feel_rested": list(FeelRested.self), "grogginess": list(Grogginess.self), "sleep_inertia_duration": list(SleepInertia.self),
-            "dream_recall": list(DreamRecall.self), "mood": list(Mood.self), "anxiety_level": list(AnxietyLevel.self),
-            "pain_locations": list(PainLocation.self), "pain_type": list(PainType.self), "severity": list(HeadacheSeverity.self),
-            "location": list(HeadacheLocation.self), "muscle_stiffness": list(Severity.self), "muscle_soreness": list(Severity.self),
-            "congestion": list(Congestion.self), "throat": list(Throat.self), "cough": list(Cough.self), "sinus_pressure": list(Severity.self),
-            "sickness_level": list(SicknessLevel.self), "sleep_therapy": list(SleepTherapy.self), "sleep_aids_used": list(SleepAid.self),
-            "room_darkness": list(RoomDarkness.self), "noise_level": list(NoiseLevel.self), "screen_in_bed_minutes_bucket": list(ScreenBucket.self),
-            "sound_type": list(SoundType.self), "sleep_quality": "1–5", "mental_clarity": "1–10", "readiness_for_day": "1–5",
-        ]
-    }()
-
-    /// Allowed values of the pre-sleep log's enumerated fields.
-    static let preSleepAllowed: [String: String] = {
-        func list<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String { T.allCases.map(\.rawValue).joined(separator: ", ") }
-        return [
-            "intended_sleep_time": list(IntendedSleepTime.self), "stress_drivers": list(StressDriver.self), "body_pain": list(BodyPain.self),
-            "exercise_type": list(ExerciseLevel.self), "nap_today": list(NapToday.self), "room_temperature": list(RoomTemperature.self),
-            "noise_level": list(NoiseLevel.self), "sleep_aids": list(SleepAid.self), "stress_level": "1–5", "caffeine_cups": "0–20",
-        ]
-    }()
-
     /// An object as plain JSON values (round-tripped through the encoder).
     static func object<T: Encodable>(from value: T) throws -> [String: Any] {
         let data = try JSONEncoder().encode(value)

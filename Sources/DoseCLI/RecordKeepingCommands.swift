@@ -126,7 +126,7 @@ struct CheckIn: ParsableCommand {
                 guard let current else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
                 var base = try QuestionnaireInput.object(from: current)
                 if let fromJSON { base.merge(try QuestionnaireInput.object(fromFile: fromJSON)) { $1 } }
-                let answers = try QuestionnaireInput.decode(MorningCheckIn.self, from: overlay(on: base), allowed: QuestionnaireInput.checkInAllowed)
+                let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
                 let saved = try context.ledger.editCheckIn(on: date, answers: answers, clock: context.clock)
                 if options.json { Output.line(Wire.checkIn(saved).rendered()) } else { Output.line("Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.") }
             }
@@ -137,7 +137,7 @@ struct CheckIn: ParsableCommand {
             if fromJSON == nil, !hasAnswerFlags, interactive || (isatty(STDIN_FILENO) == 1 && !options.json) {
                 base = Prompter().morningCheckIn()
             }
-            let answers = try QuestionnaireInput.decode(MorningCheckIn.self, from: overlay(on: base), allowed: QuestionnaireInput.checkInAllowed)
+            let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
             return NightAction(.checkIn(answers))
         }
     }
@@ -193,7 +193,7 @@ struct PreSleep: ParsableCommand {
             set("noise_level", noiseLevel.map(SleepEventCatalogue.normalize))
             if !sleepAid.isEmpty { answers["sleep_aids"] = listValues(sleepAid).map(SleepEventCatalogue.normalize) }
             set("notes", notes)
-            let log = try QuestionnaireInput.decode(PreSleepLog.self, from: answers, allowed: QuestionnaireInput.preSleepAllowed)
+            let log = try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed)
             let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
             let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
             let saved = try context.ledger.savePreSleep(log, at: occurredAt, note: note, clock: context.clock)

@@ -27,6 +27,19 @@ struct APIRoutes {
         v1.patch("settings") { request, context in try await updateSettings(request, context) }
         v1.get("analytics/export") { request, _ in try analytics(request) }
         v1.get("export/events.csv") { _, _ in csv(try environment.ledger.eventsCSV(clock: environment.clock()), name: "events.csv") }
+        v1.get("export") { _, _ in try bundle() }
+        v1.post("import") { request, _ in try await importFile(request) }
+        v1.post("checkins") { request, context in try await action(request, context) { body in try checkIn(body) } }
+        v1.patch("checkins/:date") { request, context in try await editCheckIn(request, context) }
+        v1.post("presleep") { request, _ in try await preSleep(request) }
+        v1.get("medications") { request, _ in try medications(request) }
+        v1.post("medications") { request, _ in try await logMedications(request) }
+        v1.delete("medications/:id") { _, context in try deleteMedication(context) }
+        v1.patch("events/:id") { request, context in try await editEvent(request, context) }
+        v1.delete("events/:id") { _, context in try deleteEvent(context) }
+        v1.get("reminders") { _, _ in try reminders() }
+        v1.get("insights") { request, _ in try insights(request) }
+        v1.post("clear-all") { request, _ in try await clearAll(request) }
     }
 
     // MARK: Reads
@@ -82,7 +95,142 @@ struct APIRoutes {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
+    func bundle() throws -> Response {
+        let clock = environment.clock()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = ExportBundle.fileName(on: clock.now, timeZone: try environment.ledger.settings(clock: clock).timeZone)
+        let path = directory.appendingPathComponent(name).path
+        try environment.ledger.exportBundle(to: path, clock: clock)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/zip"
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: path)))))
+    }
+
+    func reminders() throws -> Response {
+        let snapshot = try environment.ledger.status(clock: environment.clock())
+        let plan = ReminderPlan.plan(for: snapshot.session, settings: snapshot.settings)
+        return Reply.json(["reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null])
+    }
+
+    func insights(_ request: Request) throws -> Response {
+        var query = HistoryQuery()
+        query.limit = 366
+        query.from = try request.uri.queryParameters["from"].map { try Self.date(String($0), field: "from") }
+        query.to = try request.uri.queryParameters["to"].map { try Self.date(String($0), field: "to") }
+        let clock = environment.clock()
+        let settings = try environment.ledger.settings(clock: clock)
+        let nights = try environment.ledger.history(query, clock: clock).groups.flatMap(\.nights)
+        let intervals = nights.compactMap { night in night.intervalMinutes.map { (night.session.date.description, $0) } }
+        let onTime = intervals.filter { abs($0.1 - settings.targetIntervalMinutes) <= DoseWindow.onTimeToleranceMinutes }.count
+        return Reply.json([
+            "target_interval": .int(settings.targetIntervalMinutes), "nights": .int(nights.count), "nights_with_dose2": .int(intervals.count),
+            "on_time": .int(onTime), "on_time_percent": intervals.isEmpty ? .null : .int(onTime * 100 / intervals.count),
+            "intervals": .array(intervals.sorted { $0.0 < $1.0 }.map { ["session_date": .string($0.0), "interval_minutes": .int($0.1)] }),
+        ])
+    }
+
     // MARK: Writes
+
+    func importFile(_ request: Request) async throws -> Response {
+        let data = try await JSONBody.collect(request, limit: ServerLimits.importBody)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("upload").path
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
+        }
+        let report = try environment.ledger.importFile(at: path, clock: environment.clock())
+        return Reply.json([
+            "imported": .object(report.imported.mapValues(JSONValue.int)), "skipped": .object(report.skipped.mapValues(JSONValue.int)),
+            "skip_reasons": .object(report.skipReasons.mapValues(JSONValue.string)),
+            "rejected": .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] }),
+            "notes": .array(report.notes.map(JSONValue.string)),
+        ])
+    }
+
+    func clearAll(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.read(request)
+        let report = try environment.ledger.clearAll(confirmation: try body.string("confirm") ?? "")
+        return Reply.json(["deleted_rows": .int(report.deleted.values.reduce(0, +)), "remaining_rows": .int(report.remaining.values.reduce(0, +))])
+    }
+
+    func checkIn(_ body: JSONBody) throws -> NightAction {
+        var answers = body.object
+        let at = try body.instant("timestamp")
+        answers.removeValue(forKey: "timestamp")
+        answers.removeValue(forKey: "id")
+        return NightAction(.checkIn(try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)), at: at)
+    }
+
+    func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
+        let body = try await JSONBody.read(request)
+        let saved = try environment.ledger.editCheckIn(on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed), clock: environment.clock())
+        return Reply.json(Wire.checkIn(saved))
+    }
+
+    func preSleep(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.read(request)
+        var answers = body.object
+        let at = try body.instant("timestamp")
+        answers.removeValue(forKey: "timestamp")
+        let saved = try environment.ledger.savePreSleep(try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed), at: at, note: nil, clock: environment.clock())
+        return Reply.json(["id": .string(saved.id), "session_id": .string(saved.sessionID.rawValue), "session_date": .string(saved.sessionDate.description),
+                           "completion_state": .string(saved.completion.rawValue), "replaced": .bool(saved.replaced)])
+    }
+
+    func medications(_ request: Request) throws -> Response {
+        let date = try request.uri.queryParameters["date"].map { try Self.date(String($0), field: "date") }
+        return Reply.json(.array(try environment.ledger.medications(on: date).map(Self.medication)))
+    }
+
+    func logMedications(_ request: Request) async throws -> Response {
+        let body = try await JSONBody.read(request)
+        guard let entries = body.object["entries"] as? [[String: Any]] else {
+            throw DoseError.invalidInput(field: "entries", problem: "missing or not a list", allowed: "[{\"medication_id\": \"adderall_ir\", \"amount\": 10, \"unit\": \"mg\"}]")
+        }
+        let inputs = try entries.enumerated().map { index, entry in
+            let item = JSONBody(object: entry)
+            guard let id = try item.string("medication_id") else { throw DoseError.invalidInput(field: "entries[\(index)].medication_id", problem: "missing", allowed: "an id from GET /v1/medications/catalogue") }
+            let amount = (entry["amount"] as? NSNumber)?.doubleValue ?? (try? MedicationCatalogue.medication(id: id))?.defaultDoseMg ?? 0
+            let unitText = try item.string("unit") ?? "mg"
+            guard let unit = DoseUnit(rawValue: unitText) else { throw DoseError.invalidInput(field: "unit", problem: "'\(unitText)'", allowed: "mg, g, mL") }
+            return MedicationInput(medicationID: id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes"))
+        }
+        let records = try environment.ledger.logMedications(inputs, confirmations: try body.confirmations(), clock: environment.clock())
+        return Reply.json(.array(records.map(Self.medication)))
+    }
+
+    func deleteMedication(_ context: DoseRequestContext) throws -> Response {
+        Reply.json(Self.medication(try environment.ledger.deleteMedication(context.parameters.get("id") ?? "", clock: environment.clock())))
+    }
+
+    func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let body = try await JSONBody.read(request)
+        let note: String?? = body.object.keys.contains("note") ? .some(try body.string("note")) : nil
+        let edit = try environment.ledger.editEvent(EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: try body.instant("timestamp"),
+                                                    note: note, clock: environment.clock())
+        return Reply.json(Self.edit(edit))
+    }
+
+    func deleteEvent(_ context: DoseRequestContext) throws -> Response {
+        Reply.json(Self.edit(try environment.ledger.deleteEvent(EventID(rawValue: context.parameters.get("id") ?? ""), clock: environment.clock())))
+    }
+
+    static func edit(_ edit: EventEdit) -> JSONValue {
+        ["before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null,
+         "reflagged": .array(edit.reflagged.map { Wire.event($0, session: edit.session) })]
+    }
+
+    static func medication(_ record: MedicationRecord) -> JSONValue {
+        ["id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
+         "dose_mg": .string(String(format: "%g", record.doseMg)), "taken_at": .string(ISO8601.string(record.takenAt)),
+         "session_date": .string(record.sessionDate.description), "notes": .text(record.note), "confirmed_duplicate": .bool(record.confirmedDuplicate)]
+    }
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let body = try await JSONBody.read(request)
@@ -194,6 +342,8 @@ struct JSONBody {
     static func read(_ request: Request) async throws -> JSONBody {
         try JSONBody(data: try await collect(request))
     }
+
+    init(object: [String: Any]) { self.object = object }
 
     init(data: Data) throws {
         guard !data.isEmpty else { object = [:]; return }

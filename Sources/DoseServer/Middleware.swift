@@ -33,8 +33,9 @@ struct ErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             // A declared length over the limit is refused before the body is read or any work is done.
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > ServerLimits.body {
-                throw DoseError.tooLarge(what: "The request body", limit: "64 KiB")
+            let limit = request.uri.path == "/v1/import" ? ServerLimits.importBody : ServerLimits.body
+            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+                throw DoseError.tooLarge(what: "The request body", limit: limit == ServerLimits.body ? "64 KiB" : "20 MiB")
             }
             return try await next(request, context)
         } catch let error as DoseError {

@@ -185,6 +185,10 @@ struct RouterTests {
                 #expect(response.status == .badRequest, "\(bad)")
                 #expect(ServerFixture.code(response) == "400_INVALID_INPUT")
             }
+            // Imports may be larger (20 MiB): a 100 KiB upload reaches the importer, which says what is wrong with it.
+            response = try await client.execute(uri: "/v1/import", method: .post, headers: auth, body: buffer(String(repeating: "x", count: 100_000)))
+            #expect(response.status == .badRequest)
+            #expect((ServerFixture.json(response)["error"] as? [String: Any])?["message"] as? String != nil)
             response = try await client.execute(uri: "/v1/nothing", method: .get, headers: auth)
             #expect(response.status == .notFound)
             response = try await client.execute(uri: "/v1/sessions/2026-13-01", method: .get, headers: auth)
@@ -235,4 +239,77 @@ struct RouterTests {
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
         }
     }
+}
+
+@Suite("HTTP API: record keeping, export, import, clear-all")
+struct RecordRouteTests {
+    @Test("check-in, pre-sleep, medications, corrections, reminders, insights over HTTP")
+    func records() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 21, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            var response = try await client.execute(uri: "/v1/presleep", method: .post, headers: auth, body: buffer(#"{"stress_level": 2, "caffeine_cups": 1}"#))
+            #expect(ServerFixture.json(response)["completion_state"] as? String == "partial")
+            fixture.set(local(2026, 11, 21, 22, 30))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
+            let dose1 = try #require(ServerFixture.json(response)["id"] as? String)
+            response = try await client.execute(uri: "/v1/reminders", method: .get, headers: auth)
+            #expect((ServerFixture.json(response)["reminders"] as? [Any])?.count == 12)
+            fixture.set(local(2026, 11, 22, 1, 15))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
+            fixture.set(local(2026, 11, 22, 8, 0))
+            response = try await client.execute(uri: "/v1/medications", method: .post, headers: auth,
+                                                body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
+            #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.count == 2)
+            response = try await client.execute(uri: "/v1/medications", method: .post, headers: auth, body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
+            #expect(ServerFixture.code(response) == "409_DUPLICATE_MEDICATION")
+            response = try await client.execute(uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_quality": 4, "had_hallucinations": true}"#))
+            #expect(ServerFixture.json(response)["wellness_score"] as? Int == 59)
+            response = try await client.execute(uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_qualty": 4}"#))
+            #expect(response.status == .badRequest)
+            response = try await client.execute(uri: "/v1/checkins/2026-11-21", method: .patch, headers: auth, body: buffer(#"{"sleep_quality": 5}"#))
+            #expect(ServerFixture.json(response)["sleep_quality"] as? Int == 5)
+            response = try await client.execute(uri: "/v1/events/\(dose1)", method: .patch, headers: auth, body: buffer(#"{"note": "corrected"}"#))
+            #expect((ServerFixture.json(response)["after"] as? [String: Any])?["note"] as? String == "corrected")
+            response = try await client.execute(uri: "/v1/events/nope", method: .delete, headers: auth)
+            #expect(response.status == .notFound)
+            response = try await client.execute(uri: "/v1/insights", method: .get, headers: auth)
+            #expect(ServerFixture.json(response)["on_time"] as? Int == 1)
+        }
+    }
+
+    @Test("export bundle, import it into another server, clear-all with its phrase")
+    func exportImportClear() async throws {
+        let source = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let zip = DataBox()
+        let auth = source.auth
+        try await source.test { client in
+            _ = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
+            source.set(local(2026, 11, 22, 12, 0))
+            let response = try await client.execute(uri: "/v1/export", method: .get, headers: auth)
+            #expect(response.headers[.contentType] == "application/zip")
+            zip.set(Data(response.body.readableBytesView))
+        }
+        let target = try ServerFixture(now: local(2026, 11, 22, 12, 0))
+        let targetAuth = target.auth
+        let bundle = zip.get()
+        try await target.test { client in
+            var response = try await client.execute(uri: "/v1/import", method: .post, headers: targetAuth, body: ByteBuffer(bytes: bundle))
+            #expect((ServerFixture.json(response)["imported"] as? [String: Any])?["sessions.csv"] as? Int == 1)
+            response = try await client.execute(uri: "/v1/clear-all", method: .post, headers: targetAuth, body: buffer(#"{"confirm": "yes"}"#))
+            #expect(response.status == .badRequest)
+            response = try await client.execute(uri: "/v1/clear-all", method: .post, headers: targetAuth, body: buffer(#"{"confirm": "Clear All Data — This cannot be undone."}"#))
+            #expect(ServerFixture.json(response)["remaining_rows"] as? Int == 0)
+            // The device table was cleared too: the token no longer works.
+            response = try await client.execute(uri: "/v1/status", method: .get, headers: targetAuth)
+            #expect(response.status == .unauthorized)
+        }
+    }
+}
+
+/// Bytes handed out of a test closure.
+final class DataBox: Sendable {
+    private let state = Mutex(Data())
+    func set(_ data: Data) { state.withLock { $0 = data } }
+    func get() -> Data { state.withLock { $0 } }
 }
