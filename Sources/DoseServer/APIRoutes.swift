@@ -9,6 +9,7 @@ import NIOCore
 /// The JSON API of SPEC §5.3. Every handler calls the same ledger the CLI calls, so every surface keeps the same rules.
 struct APIRoutes {
     let environment: ServerEnvironment
+    let hub: EventHub
 
     func register(on router: Router<DoseRequestContext>) {
         router.get("/health") { _, _ in Reply.json(["ok": true]) }
@@ -38,6 +39,7 @@ struct APIRoutes {
         v1.patch("events/:id") { request, context in try await editEvent(request, context) }
         v1.delete("events/:id") { _, context in try deleteEvent(context) }
         v1.get("reminders") { _, _ in try reminders() }
+        v1.get("stream") { _, _ in await stream() }
         v1.get("insights") { request, _ in try insights(request) }
         v1.post("clear-all") { request, _ in try await clearAll(request) }
     }
@@ -107,6 +109,18 @@ struct APIRoutes {
         headers[.contentType] = "application/zip"
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: path)))))
+    }
+
+    /// Server-sent events: reminders as they fire, for pages that stay open.
+    func stream() async -> Response {
+        let (_, frames) = await hub.subscribe()
+        var headers = HTTPFields()
+        headers[.contentType] = "text/event-stream"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": connected\n\n"))
+            for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
+            try await writer.finish(nil)
+        })
     }
 
     func reminders() throws -> Response {

@@ -2,33 +2,48 @@ public import DoseStore
 public import Foundation
 public import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// `dosetap serve`: builds the router and the application.
 public enum DoseTapServer {
     /// The router with every route and middleware; tests drive it directly.
-    public static func router(environment: ServerEnvironment) -> Router<DoseRequestContext> {
+    public static func router(environment: ServerEnvironment, hub: EventHub = EventHub()) -> Router<DoseRequestContext> {
         let router = Router(context: DoseRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: ServerLimits.requestsPerMinute)))
-        APIRoutes(environment: environment).register(on: router)
+        APIRoutes(environment: environment, hub: hub).register(on: router)
         return router
     }
 
     /// The application on `host:port`; loopback unless told otherwise.
-    public static func application(environment: ServerEnvironment, host: String, port: Int,
+    public static func application(environment: ServerEnvironment, host: String, port: Int, deliveries: [any ReminderDelivery] = [],
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
+        let hub = EventHub()
+        let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
         return Application(
-            router: router(environment: environment),
+            router: router(environment: environment, hub: hub),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
+            services: [ReminderService(engine: engine)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
             logger: logger)
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-    public static func run(environment: ServerEnvironment, host: String, port: Int, onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await application(environment: environment, host: host, port: port, onServerRunning: onServerRunning).runService()
+    public static func run(environment: ServerEnvironment, host: String, port: Int, deliveries: [any ReminderDelivery] = [],
+                           onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        try await application(environment: environment, host: host, port: port, deliveries: deliveries, onServerRunning: onServerRunning).runService()
+    }
+}
+
+/// Runs the reminder engine beside the HTTP server and stops with it.
+struct ReminderService: Service {
+    let engine: ReminderEngine
+
+    func run() async throws {
+        // The engine's loop ends when its task is cancelled, which graceful shutdown does.
+        try await cancelWhenGracefulShutdown { await engine.run() }
     }
 }

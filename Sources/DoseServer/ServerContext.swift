@@ -47,7 +47,7 @@ public struct ServerEnvironment: Sendable {
     }
 
     /// The clock for one request.
-    func clock() -> StoreClock {
+    public func clock() -> StoreClock {
         StoreClock(now: now(), timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID)
     }
 }

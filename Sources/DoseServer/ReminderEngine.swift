@@ -1,0 +1,118 @@
+public import DoseApp
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// One reminder as it is delivered.
+public struct ReminderNotice: Sendable, Hashable {
+    public var kind: ReminderKind
+    public var fireAt: Date
+    public var sessionID: String
+
+    public init(kind: ReminderKind, fireAt: Date, sessionID: String) {
+        self.kind = kind
+        self.fireAt = fireAt
+        self.sessionID = sessionID
+    }
+
+    /// The JSON body of SSE events and webhooks.
+    public var json: JSONValue {
+        ["type": "reminder", "kind": .string(kind.rawValue), "message": .string(kind.message), "rings": .bool(kind.rings),
+         "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID)]
+    }
+}
+
+/// Somewhere a reminder goes: open pages, a webhook, a local command.
+public protocol ReminderDelivery: Sendable {
+    func deliver(_ notice: ReminderNotice) async
+}
+
+/// Fires the reminder plan of SPEC §3.4 for the open night: at most once per reminder (logged in the database, so a
+/// restart does not repeat one), with reminders missed while the server was down logged as missed, not fired late.
+public actor ReminderEngine {
+    let environment: ServerEnvironment
+    let deliveries: [any ReminderDelivery]
+    /// Every notice delivered, newest last (for status pages and tests).
+    public private(set) var delivered: [ReminderNotice] = []
+
+    public init(environment: ServerEnvironment, deliveries: [any ReminderDelivery]) {
+        self.environment = environment
+        self.deliveries = deliveries
+    }
+
+    /// Checks the plan once and delivers what came due, in time order.
+    @discardableResult
+    public func tick() async throws -> DueReminders {
+        let due = try environment.ledger.takeDueReminders(clock: environment.clock())
+        for reminder in due.fire.sorted(by: { $0.fireAt < $1.fireAt }) {
+            let notice = ReminderNotice(kind: reminder.kind, fireAt: reminder.fireAt, sessionID: due.sessionID?.rawValue ?? "")
+            delivered.append(notice)
+            for delivery in deliveries { await delivery.deliver(notice) }
+        }
+        return due
+    }
+
+    /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock.
+    public func run(every interval: Duration = .seconds(1), sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) async {
+        while !Task.isCancelled {
+            _ = try? await tick()
+            do { try await sleep(interval) } catch { return }
+        }
+    }
+}
+
+/// Server-sent events to every open page.
+public actor EventHub: ReminderDelivery {
+    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+
+    public init() {}
+
+    /// A new subscriber's stream of `data:` frames.
+    public func subscribe() -> (UUID, AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return (id, stream)
+    }
+
+    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.finish() }
+
+    /// Sends a notice (or a status change) to every subscriber.
+    public func broadcast(_ json: JSONValue, event: String) {
+        let frame = "event: \(event)\ndata: \(json.rendered())\n\n"
+        for continuation in subscribers.values { continuation.yield(frame) }
+    }
+
+    public var count: Int { subscribers.count }
+
+    public func deliver(_ notice: ReminderNotice) async { broadcast(notice.json, event: "reminder") }
+}
+
+/// Runs a local command for each reminder, with the reminder in its environment (never on a shell command line).
+public struct CommandDelivery: ReminderDelivery {
+    public let executable: String
+    public let arguments: [String]
+
+    public init(command: String) {
+        let parts = command.split(separator: " ").map(String.init)
+        executable = parts.first ?? command
+        arguments = Array(parts.dropFirst())
+    }
+
+    public func deliver(_ notice: ReminderNotice) async {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DOSETAP_REMINDER_KIND"] = notice.kind.rawValue
+        environment["DOSETAP_REMINDER_MESSAGE"] = notice.kind.message
+        environment["DOSETAP_REMINDER_FIRE_AT"] = ISO8601.string(notice.fireAt)
+        environment["DOSETAP_REMINDER_RINGS"] = notice.kind.rings ? "1" : "0"
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+    }
+}

@@ -1,0 +1,42 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// The reminders that came due at one tick of the reminder engine.
+public struct DueReminders: Sendable {
+    /// The night they belong to.
+    public var sessionID: SessionID?
+    /// To deliver now (due within the last two minutes).
+    public var fire: [Reminder]
+    /// Due earlier while nothing was running: logged as missed, never fired late.
+    public var missed: [Reminder]
+}
+
+extension NightLedger {
+    /// A reminder more than this late (the server was down) is logged as missed instead of fired.
+    public static let reminderGrace: TimeInterval = 120
+
+    /// Settles the night, then returns the reminders of its plan that came due and are not yet logged, logging each
+    /// as fired or missed in the same transaction, so each reminder is delivered at most once, across restarts.
+    public func takeDueReminders(clock: StoreClock) throws -> DueReminders {
+        try database.write { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: []) }
+            let logged = Set(try Row.fetchAll(db, sql: "SELECT kind, fire_at FROM reminder_log WHERE session_id = ?", arguments: [session.id.rawValue])
+                .map { "\($0["kind"] as String)@\($0["fire_at"] as String)" })
+            var due = DueReminders(sessionID: session.id, fire: [], missed: [])
+            for reminder in ReminderPlan.plan(for: session, settings: settings) where reminder.fireAt <= clock.now {
+                let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
+                guard !logged.contains(key) else { continue }
+                let late = clock.now.timeIntervalSince(reminder.fireAt) > Self.reminderGrace
+                if late { due.missed.append(reminder) } else { due.fire.append(reminder) }
+                try db.execute(sql: "INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [session.id.rawValue, reminder.kind.rawValue, ISO8601.string(reminder.fireAt), late ? "missed" : "fired",
+                                           ISO8601.string(clock.now)])
+            }
+            return due
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+import Testing
+
+/// Records deliveries.
+final class Recorder: ReminderDelivery {
+    private let notices = Mutex<[ReminderNotice]>([])
+    func deliver(_ notice: ReminderNotice) async { notices.withLock { $0.append(notice) } }
+    var kinds: [ReminderKind] { notices.withLock { $0.map(\.kind) } }
+}
+
+private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Int = 0) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "America/New_York")!
+    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min, second: s))!
+}
+
+@Suite("Reminder engine with an injected clock")
+struct ReminderEngineTests {
+    /// Steps the clock a minute at a time from `from` to `to`, ticking each time.
+    static func run(_ engine: ReminderEngine, _ fixture: ServerFixture, from: Date, to: Date) async throws {
+        var now = from
+        while now <= to {
+            fixture.set(now)
+            try await engine.tick()
+            now = now.addingTimeInterval(60)
+        }
+    }
+
+    static func act(_ fixture: ServerFixture, _ kind: NightAction.Kind, at date: Date) throws {
+        fixture.set(date)
+        _ = try fixture.ledger.perform(NightAction(kind), clock: fixture.environment.clock())
+    }
+
+    @Test("the right notices fire once, in order; a snooze moves the alarm; Dose 2 cancels the rest")
+    func night() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let recorder = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
+        try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
+        try await Self.run(engine, fixture, from: local(2026, 11, 21, 22, 30), to: local(2026, 11, 22, 1, 11))
+        #expect(recorder.kinds == [.windowOpen, .preAlarm])
+        try Self.act(fixture, .snooze, at: local(2026, 11, 22, 1, 12))
+        try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 12), to: local(2026, 11, 22, 1, 22))
+        // The alarm planned for 01:15 moved to 01:22.
+        #expect(recorder.kinds == [.windowOpen, .preAlarm, .wakeAlarm])
+        try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 23), to: local(2026, 11, 22, 1, 24))
+        #expect(recorder.kinds.last == .followUp1)
+        try Self.act(fixture, .dose2, at: local(2026, 11, 22, 1, 25))
+        try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 25), to: local(2026, 11, 22, 3, 0))
+        #expect(recorder.kinds == [.windowOpen, .preAlarm, .wakeAlarm, .followUp1])
+    }
+
+    @Test("after a restart nothing fires twice; reminders missed while down are logged as missed, not fired late")
+    func restart() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
+        let first = Recorder()
+        try await Self.run(ReminderEngine(environment: fixture.environment, deliveries: [first]), fixture,
+                           from: local(2026, 11, 22, 0, 59), to: local(2026, 11, 22, 1, 0))
+        #expect(first.kinds == [.windowOpen])
+        // Down from 01:01 to 01:16: the pre-alarm (01:10) is missed; the wake alarm (01:15) is within 2 minutes.
+        let second = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [second])
+        fixture.set(local(2026, 11, 22, 1, 16, 30))
+        let due = try await engine.tick()
+        #expect(due.missed.map(\.kind) == [.preAlarm])
+        #expect(second.kinds == [.wakeAlarm])
+        try await engine.tick()
+        #expect(second.kinds == [.wakeAlarm])
+    }
+
+    @Test("a webhook receiver on loopback sees the notices, after a retry when it first fails; ntfy format too")
+    func webhook() async throws {
+        let received = Mutex<[String]>([])
+        let failures = Mutex(1)
+        let router = Router()
+        router.post("/hook") { request, _ -> HTTPResponse.Status in
+            let body = try await request.body.collect(upTo: 10_000)
+            if failures.withLock({ value in defer { value -= 1 }; return value > 0 }) { return .internalServerError }
+            received.withLock { $0.append((request.headers[HTTPField.Name("Title")!] ?? "json") + " " + String(buffer: body)) }
+            return .ok
+        }
+        let port = Mutex(0)
+        let started = AsyncStream<Void>.makeStream()
+        let receiver = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                                   onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port ?? 0 }; started.continuation.yield() })
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await receiver.runService() }
+            for await _ in started.stream { break }
+            let url = "http://127.0.0.1:\(port.withLock { $0 })/hook"
+            let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+            let json = WebhookDelivery(url: url, format: .json, backoff: [.zero, .zero], sleep: { _ in })
+            let ntfy = WebhookDelivery(url: url, format: .ntfy, backoff: [.zero], sleep: { _ in })
+            let engine = ReminderEngine(environment: fixture.environment, deliveries: [json, ntfy])
+            try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
+            fixture.set(local(2026, 11, 22, 1, 0))
+            try await engine.tick()
+            group.cancelAll()
+        }
+        let bodies = received.withLock { $0 }
+        #expect(bodies.count == 2)
+        #expect(bodies.contains { $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") })
+        #expect(bodies.contains { $0 == "DoseTap The Dose 2 window is open." })
+    }
+
+    @Test("open pages get reminders as server-sent events")
+    func serverSentEvents() async throws {
+        let hub = EventHub()
+        let (_, stream) = await hub.subscribe()
+        #expect(await hub.count == 1)
+        await hub.deliver(ReminderNotice(kind: .wakeAlarm, fireAt: local(2026, 11, 22, 1, 15), sessionID: "s"))
+        var iterator = stream.makeAsyncIterator()
+        let frame = await iterator.next()
+        #expect(frame?.hasPrefix("event: reminder\ndata: {") == true)
+        #expect(frame?.contains("\"kind\":\"wake_alarm\"") == true)
+    }
+}
