@@ -26,10 +26,20 @@ struct Serve: ParsableCommand {
             let host = self.host
             let path = context.databasePath
             let port = self.port
+            let pairing = PairingCodes()
             let announce: @Sendable (Int) async -> Void = { port in
+                let code = await pairing.issue(now: environment.now())
+                let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
+                let link = "http://\(shown):\(port)/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
-                let text = json ? JSONValue(dictionaryLiteral: ("listening", .string("http://\(host):\(port)")), ("port", .int(port))).rendered()
-                    : "DoseTap is serving http://\(host):\(port)  (database \(path))\nPair a device with `dosetap device add NAME` and send its token as `Authorization: Bearer <token>`."
+                let text = json
+                    ? JSONValue(dictionaryLiteral: ("listening", .string("http://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link))).rendered()
+                    : """
+                      DoseTap is serving http://\(host):\(port)  (database \(path))
+                      Open this link once on the phone or tablet to pair it (valid 15 minutes, one use):
+                        \(link)
+                      Programs: `dosetap device add NAME` gives a token for `Authorization: Bearer <token>`.
+                      """
                 FileHandle.standardOutput.write(Data((text + "\n").utf8))
             }
             let format: WebhookDelivery.Format = try choice(webhookFormat, field: "webhook-format")
@@ -50,7 +60,8 @@ struct Serve: ParsableCommand {
             let done = DispatchSemaphore(value: 0)
             let failure = LockedBox<(any Error)?>(nil)
             Task {
-                do { try await DoseTapServer.run(environment: environment, host: host, port: port, deliveries: deliveries, onServerRunning: announce) } catch { failure.set(error) }
+                do { try await DoseTapServer.run(environment: environment, host: host, port: port, deliveries: deliveries, pairing: pairing,
+                                                 onServerRunning: announce) } catch { failure.set(error) }
                 done.signal()
             }
             done.wait()

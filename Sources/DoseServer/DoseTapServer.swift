@@ -7,24 +7,26 @@ import ServiceLifecycle
 /// `dosetap serve`: builds the router and the application.
 public enum DoseTapServer {
     /// The router with every route and middleware; tests drive it directly.
-    public static func router(environment: ServerEnvironment, hub: EventHub = EventHub()) -> Router<DoseRequestContext> {
+    public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes()) -> Router<DoseRequestContext> {
         let router = Router(context: DoseRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: ServerLimits.requestsPerMinute)))
         APIRoutes(environment: environment, hub: hub).register(on: router)
+        WebRoutes(environment: environment, pairing: pairing).register(on: router)
         return router
     }
 
     /// The application on `host:port`; loopback unless told otherwise.
     public static func application(environment: ServerEnvironment, host: String, port: Int, deliveries: [any ReminderDelivery] = [],
+                                   pairing: PairingCodes = PairingCodes(),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
         let hub = EventHub()
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
         return Application(
-            router: router(environment: environment, hub: hub),
+            router: router(environment: environment, hub: hub, pairing: pairing),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
             services: [ReminderService(engine: engine)],
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
@@ -33,8 +35,9 @@ public enum DoseTapServer {
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(environment: ServerEnvironment, host: String, port: Int, deliveries: [any ReminderDelivery] = [],
-                           onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await application(environment: environment, host: host, port: port, deliveries: deliveries, onServerRunning: onServerRunning).runService()
+                           pairing: PairingCodes = PairingCodes(), onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
+        try await application(environment: environment, host: host, port: port, deliveries: deliveries, pairing: pairing,
+                              onServerRunning: onServerRunning).runService()
     }
 }
 

@@ -39,6 +39,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             return try await next(request, context)
         } catch let error as DoseError {
+            if !request.uri.path.hasPrefix("/v1/") { return WebPages.errorPage(error) }
             return Reply.error(error)
         } catch is NIOTooManyBytesError {
             return Reply.error(.tooLarge(what: "The request body", limit: "64 KiB"))
@@ -75,28 +76,68 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     }
 }
 
-/// Every route but the open ones needs `Authorization: Bearer <device token>`; the token's hash is compared in
-/// constant time with each paired device's, read from the database on every request so a revocation applies at once.
+/// Every route but the open ones needs a paired device: `Authorization: Bearer <device token>` for programs, the
+/// pairing cookie for browsers. The token's hash is compared in constant time with each paired device's, read from
+/// the database on every request, so a revocation applies at once. Cookie requests that change anything must carry
+/// the CSRF token, and an Origin, if sent, must be this server.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     let environment: ServerEnvironment
     let limiter: RateLimiter
     /// Paths that need no token.
-    static let openPaths: Set<String> = ["/health"]
+    static let openPaths: Set<String> = ["/health", "/pair", "/assets/app.css", "/assets/app.js"]
+    /// The pairing cookie's name.
+    static let cookie = "dosetap_device"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if Self.openPaths.contains(request.uri.path) { return try await next(request, context) }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { throw DoseError.deviceNotRegistered }
-        let hash = DeviceTokens.hash(String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces))
+        var token: String?
+        var viaCookie = false
+        if let header = request.headers[.authorization] {
+            guard header.hasPrefix("Bearer ") else { throw DoseError.deviceNotRegistered }
+            token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        } else if let value = Self.cookieValue(request.headers[.cookie]) {
+            token = value
+            viaCookie = true
+        }
+        guard let token else { throw DoseError.deviceNotRegistered }
+        let hash = DeviceTokens.hash(token)
         var match: DeviceRecord?
         for device in try environment.ledger.activeDevices() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
         guard let device = match else { throw DoseError.deviceNotRegistered }
+        if viaCookie, ![.get, .head].contains(request.method) {
+            if let origin = request.headers[HTTPField.Name("Origin")!], let host = request.head.authority,
+               !(origin == "http://\(host)" || origin == "https://\(host)") {
+                throw DoseError.invalidInput(field: "Origin", problem: "the request came from another site", allowed: "requests from this DoseTap page")
+            }
+            // Form posts are checked by their handler (the token is a form field); API calls carry it as a header.
+            if request.uri.path.hasPrefix("/v1/") {
+                guard let sent = request.headers[HTTPField.Name("X-CSRF-Token")!], DeviceTokens.constantTimeEqual(sent, Self.csrf(for: device)) else {
+                    throw DoseError.invalidInput(field: "X-CSRF-Token", problem: "missing or wrong", allowed: "the token of this page")
+                }
+            }
+        }
         if let wait = await limiter.admit(device.id, at: environment.now()) {
             throw DoseError.tooManyRequests(retryAfterSeconds: wait)
         }
         var context = context
         context.device = device
+        context.viaCookie = viaCookie
         return try await next(request, context)
+    }
+
+    /// The CSRF token of a device: derived from its token hash, so it needs no storage and changes with the device.
+    static func csrf(for device: DeviceRecord) -> String {
+        String(DeviceTokens.fingerprint(Data(("csrf:" + device.tokenHash).utf8)).prefix(40))
+    }
+
+    static func cookieValue(_ header: String?) -> String? {
+        guard let header else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces).split(separator: "=", maxSplits: 1).map(String.init)
+            if pair.count == 2, pair[0] == cookie { return pair[1] }
+        }
+        return nil
     }
 }
 

@@ -9,6 +9,8 @@ public struct DoseRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by the authentication middleware.
     public var device: DeviceRecord?
+    /// True when the device was recognised by the pairing cookie (a browser), so unsafe requests need the CSRF token.
+    public var viaCookie = false
 
     public init(source: Source) {
         coreContext = .init(source: source)

@@ -1,0 +1,153 @@
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "America/New_York")!
+    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!
+}
+
+@Suite("Web UI against the real router")
+struct WebTests {
+    /// Pairs a browser through a one-time link; returns its cookie header.
+    static func pair(_ client: any TestClientProtocol, _ pairing: PairingCodes, now: Date) async throws -> HTTPFields {
+        let code = await pairing.issue(now: now)
+        let response = try await client.execute(uri: "/pair?code=\(code)", method: .get)
+        #expect(response.status == .seeOther)
+        let cookie = try #require(response.headers[.setCookie])
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let again = try await client.execute(uri: "/pair?code=\(code)", method: .get)
+        #expect(again.status == .badRequest, "a pairing link works once")
+        return [.cookie: String(cookie.split(separator: ";")[0])]
+    }
+
+    static func csrf(in html: String) -> String {
+        guard let range = html.range(of: "name=\"csrf\" value=\"") else { return "" }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    static func form(_ fields: [String: String]) -> ByteBuffer {
+        ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&"))
+    }
+
+    @Test("pair, take Dose 1 through the form, see the undo snackbar, undo, take it again; an early Dose 2 asks with the risk in words")
+    func night() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let pairing = PairingCodes()
+        let app = Application(router: DoseTapServer.router(environment: fixture.environment, pairing: pairing))
+        try await app.test(.router) { client in
+            var unpaired = try await client.execute(uri: "/", method: .get)
+            #expect(unpaired.status == .unauthorized)
+            #expect(String(buffer: unpaired.body).contains("Not paired"))
+            var cookie = try await Self.pair(client, pairing, now: fixture.time.now)
+            var page = try await client.execute(uri: "/", method: .get, headers: cookie)
+            var html = String(buffer: page.body)
+            #expect(page.status == .ok)
+            #expect(html.contains("Take Dose 1"))
+            #expect(!html.contains("<script>") && !html.contains(" style=") && !html.contains(" onclick="), "no inline script or style")
+            let token = Self.csrf(in: html)
+            #expect(token.count == 40)
+
+            var headers = cookie
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1"]))
+            #expect(response.status == .badRequest, "no CSRF token")
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1", "csrf": token]))
+            #expect(response.status == .seeOther)
+            let location = try #require(response.headers[.location])
+            page = try await client.execute(uri: location, method: .get, headers: cookie)
+            html = String(buffer: page.body)
+            #expect(html.contains("Dose 1 recorded."))
+            #expect(html.contains("data-undo-until"))
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "undo", "csrf": token]))
+            #expect(response.status == .seeOther)
+            html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            #expect(html.contains("Take Dose 1"))
+            _ = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1", "csrf": token]))
+
+            fixture.set(local(2026, 11, 22, 0, 18))
+            html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            #expect(html.contains("data-risk=\"Dose 2 opens at 01:00, in 42 minutes. Taking it early is unsafe.\""))
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "csrf": token]))
+            #expect(response.status == .unprocessableContent)
+            html = String(buffer: response.body)
+            #expect(html.contains("Dose 2 opens at 01:00, in 42 minutes. Taking it early is unsafe."))
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "confirm": "early", "csrf": token]))
+            #expect(response.status == .seeOther)
+            let status = try fixture.ledger.status(clock: fixture.environment.clock()).status
+            #expect(status.dose2At != nil)
+            #expect(status.warnings.contains("Dose 2 was taken early tonight."))
+
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "log", "event": "bathroom", "csrf": token]))
+            #expect(response.status == .seeOther)
+            for path in ["/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications"] {
+                let page = try await client.execute(uri: path, method: .get, headers: cookie)
+                #expect(page.status == .ok, "\(path)")
+                #expect(String(buffer: page.body).contains("<main id=\"main\">"))
+            }
+            cookie = [:]
+            unpaired = try await client.execute(uri: "/history", method: .get, headers: cookie)
+            #expect(unpaired.status == .unauthorized)
+        }
+    }
+
+    @Test("cookie-authenticated API calls need the CSRF header, and a foreign Origin is refused")
+    func csrfOnAPI() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let pairing = PairingCodes()
+        let app = Application(router: DoseTapServer.router(environment: fixture.environment, pairing: pairing))
+        try await app.test(.router) { client in
+            let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
+            let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body))
+            var headers = cookie
+            var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "dose1"}"#))
+            #expect(response.status == .badRequest)
+            headers[HTTPField.Name("X-CSRF-Token")!] = token
+            headers[HTTPField.Name("Origin")!] = "https://evil.example"
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "dose1"}"#))
+            #expect(response.status == .badRequest)
+            headers[HTTPField.Name("Origin")!] = nil
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "dose1"}"#))
+            #expect(response.status == .ok)
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: cookie).status == .ok, "reads need no CSRF token")
+        }
+    }
+
+    @Test("the night palette: action colours have at least 7:1 contrast on true black; targets are at least 48 px")
+    func palette() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let app = Application(router: DoseTapServer.router(environment: fixture.environment))
+        try await app.test(.router) { client in
+            let css = String(buffer: try await client.execute(uri: "/assets/app.css", method: .get).body)
+            #expect(css.contains("--bg: #000"))
+            func luminance(_ hex: String) -> Double {
+                let value = Int(hex.dropFirst(), radix: 16)!
+                func linear(_ channel: Int) -> Double {
+                    let unit = Double(channel) / 255
+                    return unit <= 0.03928 ? unit / 12.92 : pow((unit + 0.055) / 1.055, 2.4)
+                }
+                let red = linear((value >> 16) & 255)
+                let green = linear((value >> 8) & 255)
+                let blue = linear(value & 255)
+                return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+            }
+            for name in ["--accent", "--fg", "--muted", "--warn"] {
+                let range = try #require(css.range(of: "\(name): #"))
+                let hex = "#" + css[range.upperBound...].prefix(6)
+                #expect((luminance(hex) + 0.05) / 0.05 >= 7, "\(name) \(hex)")
+            }
+            #expect(css.contains("min-height: 48px"))
+            let script = try await client.execute(uri: "/assets/app.js", method: .get)
+            #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
+        }
+    }
+}
