@@ -6,6 +6,9 @@ import ServiceLifecycle
 
 /// `dosetap serve`: builds the router and the application.
 public enum DoseTapServer {
+    /// The paths that answer without a paired device: health, the pairing link, and the page assets.
+    public static var openPaths: Set<String> { AuthMiddleware.openPaths }
+
     /// The router with every route and middleware; tests drive it directly.
     public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes()) -> Router<DoseRequestContext> {
         let router = Router(context: DoseRequestContext.self)

@@ -67,18 +67,22 @@ struct RouterTests {
     func authenticationMatrix() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 0))
         let routes = DoseTapServer.router(environment: fixture.environment).routes.map { ($0.path.description, $0.method) }
-        #expect(routes.count >= 14)
+        #expect(routes.count >= 30)
         try await fixture.test { client in
             for route in routes {
                 let path = route.0.replacingOccurrences(of: ":date", with: "2026-11-21")
-                let open = path == "/health"
-                for headers: HTTPFields in [[:], [.authorization: "Bearer dtp_wrong"], [.authorization: "Basic abc"]] {
+                let open = DoseTapServer.openPaths.contains(path)
+                for headers: HTTPFields in [[:], [.authorization: "Bearer dtp_wrong"], [.authorization: "Basic abc"], [.cookie: "dosetap_device=dtp_wrong"]] {
                     let response = try await client.execute(uri: path, method: route.1, headers: headers, body: buffer("{}"))
                     if open {
-                        #expect(response.status == .ok, "\(route)")
+                        #expect(response.status != .unauthorized, "\(route) is open")
                     } else {
-                        #expect(response.status == .unauthorized, "\(route) answered \(response.status) without a token")
-                        #expect(ServerFixture.code(response) == "401_DEVICE_NOT_REGISTERED")
+                        #expect(response.status == .unauthorized, "\(route) answered \(response.status) without a valid token")
+                        if path.hasPrefix("/v1/") {
+                            #expect(ServerFixture.code(response) == "401_DEVICE_NOT_REGISTERED")
+                        } else {
+                            #expect(String(buffer: response.body).contains("Not paired"))
+                        }
                     }
                 }
             }
