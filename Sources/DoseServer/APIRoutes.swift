@@ -4,6 +4,7 @@ import DoseStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ServiceLifecycle
 import NIOCore
 
 /// The JSON API of SPEC §5.3. Every handler calls the same ledger the CLI calls, so every surface keeps the same rules.
@@ -113,12 +114,18 @@ struct APIRoutes {
 
     /// Server-sent events: reminders as they fire, for pages that stay open.
     func stream() async -> Response {
-        let (_, frames) = await hub.subscribe()
+        let (id, frames) = await hub.subscribe()
+        let hub = self.hub
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": connected\n\n"))
-            for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
+            // The server waits for open responses before it stops, so the stream ends itself on graceful shutdown.
+            try await withGracefulShutdownHandler {
+                for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
+            } onGracefulShutdown: {
+                Task { await hub.unsubscribe(id) }
+            }
             try await writer.finish(nil)
         })
     }

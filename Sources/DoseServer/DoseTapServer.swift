@@ -50,6 +50,6 @@ struct ReminderService: Service {
 
     func run() async throws {
         // The engine's loop ends when its task is cancelled, which graceful shutdown does.
-        try await cancelWhenGracefulShutdown { await engine.run() }
+        await cancelWhenGracefulShutdown { await engine.run() }
     }
 }

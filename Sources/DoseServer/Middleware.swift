@@ -70,7 +70,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         response.headers[.cacheControl] = "no-store"
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.contentSecurityPolicy] = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
+        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return response
     }
