@@ -27,9 +27,10 @@ struct Serve: ParsableCommand {
             let path = context.databasePath
             let port = self.port
             let pairing = PairingCodes()
+            // Links are opened on other devices: a wildcard address is no place to go, the machine's name is.
+            let shown = ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
             let announce: @Sendable (Int) async -> Void = { port in
                 let code = await pairing.issue(now: environment.now())
-                let shown = host == "0.0.0.0" ? (ProcessInfo.processInfo.hostName) : host
                 let link = "http://\(shown):\(port)/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
                 let text = json
@@ -60,7 +61,7 @@ struct Serve: ParsableCommand {
             let done = DispatchSemaphore(value: 0)
             let failure = LockedBox<(any Error)?>(nil)
             Task {
-                do { try await DoseTapServer.run(environment: environment, host: host, port: port, deliveries: deliveries, pairing: pairing,
+                do { try await DoseTapServer.run(environment: environment, host: host, port: port, linkHost: shown, deliveries: deliveries, pairing: pairing,
                                                  onServerRunning: announce) } catch { failure.set(error) }
                 done.signal()
             }

@@ -6,8 +6,9 @@ import ServiceLifecycle
 
 /// `dosetap serve`: builds the router and the application.
 public enum DoseTapServer {
-    /// The paths that answer without a paired device: health, the pairing link, and the page assets.
-    public static var openPaths: Set<String> { AuthMiddleware.openPaths }
+    /// Whether a path answers without a paired device: health, the pairing link, the page assets, and reminder
+    /// action links (which are signed instead).
+    public static func isOpen(_ path: String) -> Bool { AuthMiddleware.isOpen(path) }
 
     /// The router with every route and middleware; tests drive it directly.
     public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes()) -> Router<DoseRequestContext> {
@@ -17,12 +18,14 @@ public enum DoseTapServer {
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: ServerLimits.requestsPerMinute)))
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
+        ActionLinkRoutes(environment: environment).register(on: router)
         return router
     }
 
-    /// The application on `host:port`; loopback unless told otherwise.
-    public static func application(environment: ServerEnvironment, host: String, port: Int, deliveries: [any ReminderDelivery] = [],
-                                   pairing: PairingCodes = PairingCodes(),
+    /// The application on `host:port`; loopback unless told otherwise. Reminder links point at `linkHost` (the name
+    /// other devices reach this machine by; default `host`).
+    public static func application(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil,
+                                   deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
@@ -32,14 +35,18 @@ public enum DoseTapServer {
             router: router(environment: environment, hub: hub, pairing: pairing),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
             services: [ReminderService(engine: engine)],
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? port) },
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                await engine.setLinkBase("http://\(linkHost ?? host):\(bound)")
+                await onServerRunning(bound)
+            },
             logger: logger)
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-    public static func run(environment: ServerEnvironment, host: String, port: Int, deliveries: [any ReminderDelivery] = [],
+    public static func run(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
                            pairing: PairingCodes = PairingCodes(), onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await application(environment: environment, host: host, port: port, deliveries: deliveries, pairing: pairing,
+        try await application(environment: environment, host: host, port: port, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
                               onServerRunning: onServerRunning).runService()
     }
 }

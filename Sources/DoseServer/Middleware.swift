@@ -86,11 +86,15 @@ struct AuthMiddleware: RouterMiddleware {
     let limiter: RateLimiter
     /// Paths that need no token.
     static let openPaths: Set<String> = ["/health", "/pair", "/assets/app.css", "/assets/app.js"]
+    /// Reminder action links carry their own signature instead of a device token.
+    static let openPrefix = "/a/"
+
+    static func isOpen(_ path: String) -> Bool { openPaths.contains(path) || path.hasPrefix(openPrefix) }
     /// The pairing cookie's name.
     static let cookie = "dosetap_device"
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if Self.openPaths.contains(request.uri.path) { return try await next(request, context) }
+        if Self.isOpen(request.uri.path) { return try await next(request, context) }
         var token: String?
         var viaCookie = false
         if let header = request.headers[.authorization] {

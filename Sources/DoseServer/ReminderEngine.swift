@@ -8,23 +8,36 @@ public struct ReminderNotice: Sendable, Hashable {
     public var kind: ReminderKind
     public var fireAt: Date
     public var sessionID: String
+    /// Signed one-time action links (absolute URLs), when the server knows its address.
+    public var links: [ActionLink.Action: String]
 
-    public init(kind: ReminderKind, fireAt: Date, sessionID: String) {
+    public init(kind: ReminderKind, fireAt: Date, sessionID: String, links: [ActionLink.Action: String] = [:]) {
         self.kind = kind
         self.fireAt = fireAt
         self.sessionID = sessionID
+        self.links = links
     }
 
     /// The JSON body of SSE events and webhooks.
     public var json: JSONValue {
-        ["type": "reminder", "kind": .string(kind.rawValue), "message": .string(kind.message), "rings": .bool(kind.rings),
-         "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID)]
+        var body: JSONValue = ["type": "reminder", "kind": .string(kind.rawValue), "message": .string(kind.message), "rings": .bool(kind.rings),
+                               "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID)]
+        if !links.isEmpty {
+            body["actions"] = .object(Dictionary(uniqueKeysWithValues: links.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
+        }
+        return body
     }
 }
 
 /// Somewhere a reminder goes: open pages, a webhook, a local command.
 public protocol ReminderDelivery: Sendable {
     func deliver(_ notice: ReminderNotice) async
+    /// Tonight changed (from any surface: a page, the API, the CLI, a link).
+    func statusChanged(revision: Int) async
+}
+
+extension ReminderDelivery {
+    public func statusChanged(revision: Int) async {}
 }
 
 /// Fires the reminder plan of SPEC §3.4 for the open night: at most once per reminder (logged in the database, so a
@@ -34,21 +47,43 @@ public actor ReminderEngine {
     let deliveries: [any ReminderDelivery]
     /// Every notice delivered, newest last (for status pages and tests).
     public private(set) var delivered: [ReminderNotice] = []
+    /// Where action links point, e.g. `http://192.168.1.20:8080`; nil sends reminders without links.
+    public private(set) var linkBase: String?
+    private var lastRevision: Int?
 
-    public init(environment: ServerEnvironment, deliveries: [any ReminderDelivery]) {
+    public init(environment: ServerEnvironment, deliveries: [any ReminderDelivery], linkBase: String? = nil) {
         self.environment = environment
         self.deliveries = deliveries
+        self.linkBase = linkBase
     }
+
+    /// Sets the address links point to (known once the server is listening).
+    public func setLinkBase(_ base: String) { linkBase = base }
 
     /// Checks the plan once and delivers what came due, in time order.
     @discardableResult
     public func tick() async throws -> DueReminders {
-        let due = try environment.ledger.takeDueReminders(clock: environment.clock())
+        let clock = environment.clock()
+        let due = try environment.ledger.takeDueReminders(clock: clock)
         for reminder in due.fire.sorted(by: { $0.fireAt < $1.fireAt }) {
-            let notice = ReminderNotice(kind: reminder.kind, fireAt: reminder.fireAt, sessionID: due.sessionID?.rawValue ?? "")
+            let sessionID = due.sessionID?.rawValue ?? ""
+            var links: [ActionLink.Action: String] = [:]
+            if let linkBase, !sessionID.isEmpty {
+                let signer = ActionLinkSigner(secretHex: try environment.ledger.actionLinkSecret(clock: clock))
+                let expiresAt = max(reminder.fireAt, clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
+                for action in ActionLink.Action.allCases {
+                    let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce())
+                    links[action] = linkBase + "/a/" + signer.token(for: link)
+                }
+            }
+            let notice = ReminderNotice(kind: reminder.kind, fireAt: reminder.fireAt, sessionID: sessionID, links: links)
             delivered.append(notice)
             for delivery in deliveries { await delivery.deliver(notice) }
         }
+        if let lastRevision, lastRevision != due.revision {
+            for delivery in deliveries { await delivery.statusChanged(revision: due.revision) }
+        }
+        lastRevision = due.revision
         return due
     }
 
@@ -87,6 +122,8 @@ public actor EventHub: ReminderDelivery {
     public var count: Int { subscribers.count }
 
     public func deliver(_ notice: ReminderNotice) async { broadcast(notice.json, event: "reminder") }
+
+    public func statusChanged(revision: Int) async { broadcast(["type": "status", "revision": .string(String(revision))], event: "status") }
 }
 
 /// Runs a local command for each reminder, with the reminder in its environment (never on a shell command line).
@@ -109,6 +146,7 @@ public struct CommandDelivery: ReminderDelivery {
         environment["DOSETAP_REMINDER_MESSAGE"] = notice.kind.message
         environment["DOSETAP_REMINDER_FIRE_AT"] = ISO8601.string(notice.fireAt)
         environment["DOSETAP_REMINDER_RINGS"] = notice.kind.rings ? "1" : "0"
+        for (action, url) in notice.links { environment["DOSETAP_REMINDER_\(action.rawValue.uppercased())_URL"] = url }
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice

@@ -39,6 +39,10 @@ public struct WebhookDelivery: ReminderDelivery {
             request.headers.add(name: "Title", value: "DoseTap")
             request.headers.add(name: "Priority", value: notice.kind.rings ? "urgent" : "default")
             request.headers.add(name: "Tags", value: notice.kind.rings ? "alarm_clock" : "pill")
+            // `view` buttons open the link's page, which asks once more and shows any refusal in words; an `http`
+            // button would act unseen and swallow a refusal.
+            let buttons = ActionLink.Action.allCases.compactMap { action in notice.links[action].map { "view, \(action.label), \($0)" } }
+            if !buttons.isEmpty { request.headers.add(name: "Actions", value: buttons.joined(separator: "; ")) }
             request.body = .bytes(ByteBuffer(string: notice.kind.message))
         }
         for attempt in 0...backoff.count {

@@ -64,6 +64,9 @@ public struct StatusSnapshot: Sendable {
     public var settings: DoseSettings
     /// The zone in use.
     public var timeZone: TimeZone
+
+    /// Changes whenever tonight's record or the settings change (within one process), so open pages know to refresh.
+    public var revision: Int { NightLedger.revision(session: session, settings: settings) }
 }
 
 /// Night actions and status, each in one write transaction: load → lifecycle → DoseCore decides → record →

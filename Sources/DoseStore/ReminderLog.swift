@@ -10,6 +10,8 @@ public struct DueReminders: Sendable {
     public var fire: [Reminder]
     /// Due earlier while nothing was running: logged as missed, never fired late.
     public var missed: [Reminder]
+    /// Tonight's revision (`StatusSnapshot.revision`), read in the same transaction.
+    public var revision: Int = 0
 }
 
 extension NightLedger {
@@ -23,10 +25,11 @@ extension NightLedger {
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.timeZoneOverride ?? settings.timeZone
             let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: []) }
+            let revision = Self.revision(session: open, settings: settings)
+            guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
             let logged = Set(try Row.fetchAll(db, sql: "SELECT kind, fire_at FROM reminder_log WHERE session_id = ?", arguments: [session.id.rawValue])
                 .map { "\($0["kind"] as String)@\($0["fire_at"] as String)" })
-            var due = DueReminders(sessionID: session.id, fire: [], missed: [])
+            var due = DueReminders(sessionID: session.id, fire: [], missed: [], revision: revision)
             for reminder in ReminderPlan.plan(for: session, settings: settings) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
                 guard !logged.contains(key) else { continue }
@@ -38,5 +41,13 @@ extension NightLedger {
             }
             return due
         }
+    }
+
+    /// A hash of tonight's record and the settings; equal values mean nothing a page shows has changed.
+    static func revision(session: NightSession?, settings: DoseSettings) -> Int {
+        var hasher = Hasher()
+        hasher.combine(session)
+        hasher.combine(settings)
+        return hasher.finalize()
     }
 }

@@ -8,6 +8,7 @@ enum Schema {
         ("v1_night_records", v1),
         ("v2_full_record", v2),
         ("v3_server", v3),
+        ("v4_action_links", v4),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -206,6 +207,17 @@ enum Schema {
                 outcome TEXT NOT NULL CHECK (outcome IN ('fired', 'missed')),
                 recorded_at TEXT NOT NULL,
                 PRIMARY KEY (session_id, kind, fire_at)
+            );
+            """)
+    }
+
+    /// The key that signs reminder action links; one row per purpose, made on first use, deleted by Clear All Data.
+    static func v4(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE server_keys (
+                purpose TEXT PRIMARY KEY NOT NULL,
+                secret TEXT NOT NULL CHECK (length(secret) = 64),
+                created_at TEXT NOT NULL
             );
             """)
     }

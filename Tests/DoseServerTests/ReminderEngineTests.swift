@@ -13,8 +13,12 @@ import Testing
 /// Records deliveries.
 final class Recorder: ReminderDelivery {
     private let notices = Mutex<[ReminderNotice]>([])
+    private let changes = Mutex<[Int]>([])
     func deliver(_ notice: ReminderNotice) async { notices.withLock { $0.append(notice) } }
+    func statusChanged(revision: Int) async { changes.withLock { $0.append(revision) } }
+    var revisions: [Int] { changes.withLock { $0 } }
     var kinds: [ReminderKind] { notices.withLock { $0.map(\.kind) } }
+    var all: [ReminderNotice] { notices.withLock { $0 } }
 }
 
 private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Int = 0) -> Date {
@@ -87,6 +91,7 @@ struct ReminderEngineTests {
             let body = try await request.body.collect(upTo: 10_000)
             if failures.withLock({ value in defer { value -= 1 }; return value > 0 }) { return .internalServerError }
             received.withLock { $0.append((request.headers[HTTPField.Name("Title")!] ?? "json") + " " + String(buffer: body)) }
+            if let actions = request.headers[HTTPField.Name("Actions")!] { received.withLock { $0.append("actions " + actions) } }
             return .ok
         }
         let port = Mutex(0)
@@ -100,16 +105,43 @@ struct ReminderEngineTests {
             let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
             let json = WebhookDelivery(url: url, format: .json, backoff: [.zero, .zero], sleep: { _ in })
             let ntfy = WebhookDelivery(url: url, format: .ntfy, backoff: [.zero], sleep: { _ in })
-            let engine = ReminderEngine(environment: fixture.environment, deliveries: [json, ntfy])
+            let engine = ReminderEngine(environment: fixture.environment, deliveries: [json, ntfy], linkBase: "http://bedroom.local:8080")
             try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
             fixture.set(local(2026, 11, 22, 1, 0))
             try await engine.tick()
             group.cancelAll()
         }
         let bodies = received.withLock { $0 }
-        #expect(bodies.count == 2)
-        #expect(bodies.contains { $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") })
+        #expect(bodies.count == 3)
+        #expect(bodies.contains { $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") && $0.contains("\"take\":\"http://bedroom.local:8080/a/take.") })
+        // ntfy buttons open the link's page (which asks once more), never act unseen.
+        let buttons = bodies.first { $0.hasPrefix("actions ") } ?? ""
+        #expect(buttons.hasPrefix("actions view, Take Dose 2, http://bedroom.local:8080/a/take."))
+        #expect(buttons.contains("; view, Snooze, http://bedroom.local:8080/a/snooze.") && buttons.contains("; view, Skip Dose 2, http://bedroom.local:8080/a/skip."))
         #expect(bodies.contains { $0 == "DoseTap The Dose 2 window is open." })
+    }
+
+    @Test("a change from any surface (here the ledger, as the CLI writes) reaches open pages once; no change, no event")
+    func statusChanges() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let recorder = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
+        try await engine.tick()
+        #expect(recorder.revisions.isEmpty, "the first tick only learns the revision")
+        try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 31))
+        try await engine.tick()
+        try await engine.tick()
+        let afterDose1 = try fixture.ledger.status(clock: fixture.environment.clock()).revision
+        #expect(recorder.revisions == [afterDose1])
+        try Self.act(fixture, .log(event: "bathroom"), at: local(2026, 11, 21, 23, 40))
+        try await engine.tick()
+        #expect(recorder.revisions.count == 2 && recorder.revisions.last != afterDose1)
+        #expect(recorder.revisions.last == (try fixture.ledger.status(clock: fixture.environment.clock()).revision))
+        let hub = EventHub()
+        let (_, stream) = await hub.subscribe()
+        await hub.statusChanged(revision: 42)
+        var iterator = stream.makeAsyncIterator()
+        #expect(await iterator.next() == "event: status\ndata: {\"revision\":\"42\",\"type\":\"status\"}\n\n")
     }
 
     @Test("open pages get reminders as server-sent events")

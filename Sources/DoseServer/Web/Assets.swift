@@ -96,6 +96,11 @@ enum Assets {
               const banner = document.getElementById("reminder-banner");
               if (banner) { banner.textContent = notice.message; banner.hidden = false; }
             });
+            // Another phone, the CLI or a link changed tonight: show it, unless a decision is open on this page.
+            source.addEventListener("status", (event) => {
+              const live = document.querySelector("[data-live]"), change = JSON.parse(event.data);
+              if (live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open]")) location.reload();
+            });
           }
           const enable = document.querySelector("[data-enable-alarms]");
           if (enable && window.Notification) enable.addEventListener("click", () => { Notification.requestPermission(); ring_alarm(); enable.remove(); });

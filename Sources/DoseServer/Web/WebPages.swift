@@ -93,7 +93,7 @@ enum WebPages {
             <dialog id="risk-dialog" aria-labelledby="risk-title"><h2 id="risk-title">Are you sure?</h2><p data-risk-text></p>
             <div class="row"><button type="button" data-risk-no>Cancel</button><button type="button" class="button primary" data-risk-yes>Take it anyway</button></div></dialog>
             """
-        return "<div data-live>" + body + "</div>"
+        return "<div data-live data-revision=\"\(snapshot.revision)\">" + body + "</div>"
     }
 
     /// The countdown ring: to the window's opening, then to its closing. Without script it shows the minutes left.

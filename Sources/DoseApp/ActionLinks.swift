@@ -1,0 +1,110 @@
+public import DoseCore
+public import Foundation
+import Crypto
+
+/// One signed action link of a reminder (SPEC §1: the notification's Take / Snooze / Skip buttons). The link is its
+/// own credential, for one action, on one night, until it expires; it never carries a confirmation, so a risky dose
+/// asked for by a link is refused like any other.
+public struct ActionLink: Sendable, Hashable {
+    /// What a link may do.
+    public enum Action: String, Sendable, CaseIterable {
+        case take, snooze, skip
+
+        /// The button's words.
+        public var label: String {
+            switch self {
+            case .take: "Take Dose 2"
+            case .snooze: "Snooze"
+            case .skip: "Skip Dose 2"
+            }
+        }
+    }
+
+    public var action: Action
+    public var sessionID: String
+    public var expiresAt: Date
+    /// Random, and the key under which the link is spent (so it works once).
+    public var nonce: String
+
+    public init(action: Action, sessionID: String, expiresAt: Date, nonce: String) {
+        self.action = action
+        self.sessionID = sessionID
+        self.expiresAt = expiresAt
+        self.nonce = nonce
+    }
+
+    /// The night action the link asks for, from the `link` source and without confirmations.
+    public var nightAction: NightAction {
+        switch action {
+        case .take: NightAction(.dose2, source: .link)
+        case .snooze: NightAction(.snooze, source: .link)
+        case .skip: NightAction(.skip(reason: nil), source: .link)
+        }
+    }
+}
+
+/// Signs and checks action links with HMAC-SHA256 under the server's stored secret.
+public struct ActionLinkSigner: Sendable {
+    /// How long a reminder's links work after it fires: past the latest close of the window that rings it.
+    public static let lifetime: TimeInterval = 2 * 3600
+
+    private let key: SymmetricKey
+
+    /// `secret` is the 64 hex digits kept in the database.
+    public init(secretHex: String) {
+        var bytes: [UInt8] = []
+        var index = secretHex.startIndex
+        while index < secretHex.endIndex, let next = secretHex.index(index, offsetBy: 2, limitedBy: secretHex.endIndex) {
+            bytes.append(UInt8(secretHex[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        key = SymmetricKey(data: bytes)
+    }
+
+    /// A fresh nonce: 128 random bits, hex.
+    public static func nonce() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in String(UInt8.random(in: .min ... .max, using: &generator), radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// The link's URL path segment: `action.session.expiry.nonce.signature`, all URL-safe.
+    public func token(for link: ActionLink) -> String {
+        let payload = Self.payload(link)
+        return payload + "." + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)))
+    }
+
+    /// The link a token stands for, if its signature holds and it has not expired.
+    public func link(from token: String, now: Date) throws(DoseError) -> ActionLink {
+        let invalid = DoseError.invalidInput(field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
+                                             allowed: "a link from a DoseTap reminder, or the Tonight page")
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard token.utf8.count <= 400, parts.count == 5, let signature = Self.data(base64URL: parts[4]) else { throw invalid }
+        let payload = parts[0..<4].joined(separator: ".")
+        // The comparison inside isValidAuthenticationCode does not stop at the first differing byte.
+        guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(payload.utf8), using: key),
+              let action = ActionLink.Action(rawValue: parts[0]), let session = Self.data(base64URL: parts[1]),
+              let expiry = TimeInterval(parts[2]) else { throw invalid }
+        let link = ActionLink(action: action, sessionID: String(decoding: session, as: UTF8.self), expiresAt: Date(timeIntervalSince1970: expiry), nonce: parts[3])
+        guard now < link.expiresAt else {
+            throw .invalidInput(field: "link", problem: "this reminder link has expired", allowed: "the newest reminder's link, or the Tonight page")
+        }
+        return link
+    }
+
+    static func payload(_ link: ActionLink) -> String {
+        [link.action.rawValue, base64URL(Data(link.sessionID.utf8)), String(Int(link.expiresAt.timeIntervalSince1970.rounded(.down))), link.nonce]
+            .joined(separator: ".")
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func data(base64URL text: String) -> Data? {
+        guard text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
+        var base = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base += String(repeating: "=", count: (4 - base.count % 4) % 4)
+        return Data(base64Encoded: base)
+    }
+}

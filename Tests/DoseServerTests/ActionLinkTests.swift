@@ -1,0 +1,123 @@
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "America/New_York")!
+    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!
+}
+
+@Suite("Reminder action links: signed, one-time, through the same rules, never confirming")
+struct ActionLinkTests {
+    /// Tonight with Dose 1 at 22:30 (window 01:00–02:30).
+    static func night() throws -> ServerFixture {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        return fixture
+    }
+
+    static func path(of url: String) -> String { String(url[url.range(of: "/a/")!.lowerBound...]) }
+
+    static func token(_ fixture: ServerFixture, _ action: ActionLink.Action, session: String? = nil, expires: Date? = nil) throws -> String {
+        let clock = fixture.environment.clock()
+        let signer = ActionLinkSigner(secretHex: try fixture.ledger.actionLinkSecret(clock: clock))
+        let sessionID = try session ?? fixture.ledger.status(clock: clock).session!.id.rawValue
+        return signer.token(for: ActionLink(action: action, sessionID: sessionID, expiresAt: expires ?? clock.now.addingTimeInterval(3600),
+                                            nonce: ActionLinkSigner.nonce()))
+    }
+
+    @Test("a reminder carries three links; opening one changes nothing; its button acts once, from the link source")
+    func reminderLinks() async throws {
+        let fixture = try Self.night()
+        let recorder = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder], linkBase: "http://bedroom.local:8080")
+        fixture.set(local(2026, 11, 22, 1, 0))
+        try await engine.tick()
+        let notice = try #require(recorder.all.first)
+        #expect(notice.kind == .windowOpen)
+        #expect(Set(notice.links.keys) == Set(ActionLink.Action.allCases))
+        #expect(Set(notice.links.values).count == 3)
+        for (action, url) in notice.links { #expect(url.hasPrefix("http://bedroom.local:8080/a/\(action.rawValue).")) }
+        let take = Self.path(of: notice.links[.take]!)
+        try await fixture.test { client in
+            var response = try await client.execute(uri: take, method: .get)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).contains("<form method=\"post\" action=\"\(take)\""))
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil, "opening a link does not act")
+            fixture.set(local(2026, 11, 22, 1, 5))
+            response = try await client.execute(uri: take, method: .post)
+            #expect(response.status == .ok)
+            #expect(String(buffer: response.body).contains("Dose 2 recorded at 01:05"))
+            let session = try #require(try fixture.ledger.status(clock: fixture.environment.clock()).session)
+            #expect(session.events.last?.kind == .dose2 && session.events.last?.source == .link)
+            for method in [HTTPRequest.Method.post, .get] {
+                response = try await client.execute(uri: take, method: method)
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("already used"))
+            }
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session?.events.filter { $0.kind == .dose2 }.count == 1)
+            // The rules still apply to the other links: no snooze after Dose 2.
+            response = try await client.execute(uri: Self.path(of: notice.links[.snooze]!), method: .post)
+            #expect(response.status.code == 422)
+        }
+    }
+
+    @Test("an early take through a link is refused with the risk in words, cannot be confirmed, and is not spent")
+    func neverConfirms() async throws {
+        let fixture = try Self.night()
+        fixture.set(local(2026, 11, 22, 0, 40))
+        let take = "/a/" + (try Self.token(fixture, .take))
+        try await fixture.test { client in
+            var response = try await client.execute(uri: take, method: .post)
+            #expect(response.status.code == 422)
+            let page = String(buffer: response.body)
+            #expect(page.contains("Dose 2 opens at 01:00, in 20 minutes. Taking it early is unsafe."))
+            #expect(page.contains("cannot confirm"))
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil)
+            // Extra form fields are not read: a link has no way to carry a confirmation.
+            response = try await client.execute(uri: take, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                body: ByteBuffer(string: "confirm=early"))
+            #expect(response.status.code == 422)
+            fixture.set(local(2026, 11, 22, 1, 1))
+            response = try await client.execute(uri: take, method: .post)
+            #expect(response.status == .ok, "a refused link was not spent")
+        }
+    }
+
+    @Test("altered, expired, other-night and cleared-away links are refused and change nothing", arguments: ["signature", "action", "expired", "other night", "garbage", "cleared"])
+    func refused(_ case: String) async throws {
+        let fixture = try Self.night()
+        fixture.set(local(2026, 11, 22, 1, 10))
+        var token = try Self.token(fixture, .skip)
+        var expected = "not a DoseTap reminder link"
+        switch `case` {
+        case "signature": token = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
+        case "action": token = "take" + token.dropFirst("skip".count)
+        case "expired":
+            token = try Self.token(fixture, .skip, expires: local(2026, 11, 22, 1, 9))
+            expected = "expired"
+        case "other night":
+            token = try Self.token(fixture, .skip, session: "another-night")
+            expected = "night that has ended"
+        case "garbage": token = "take.c2Vzc2lvbg.9999999999.00.AAAA"
+        default:
+            _ = try fixture.ledger.clearAll(confirmation: NightLedger.clearAllPhrase)
+            _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        }
+        let before = try fixture.ledger.status(clock: fixture.environment.clock()).session?.events
+        try await fixture.test { [token, expected] client in
+            let response = try await client.execute(uri: "/a/" + token, method: .post)
+            #expect(response.status == .badRequest)
+            #expect(String(buffer: response.body).contains(expected))
+        }
+        #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session?.events == before)
+    }
+}
