@@ -1,0 +1,115 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Testing
+
+/// A running `dosetap serve` on a free loopback port.
+final class Server: @unchecked Sendable {
+    let process = Process()
+    let stderr = Pipe()
+    let port: Int
+    let pairingURL: String
+    private let exited = AsyncStream<Int32>.makeStream()
+
+    init(_ cli: CLI, now: String) throws {
+        let out = Pipe()
+        process.executableURL = CLI.binary
+        process.arguments = ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)]
+        process.standardOutput = out
+        process.standardError = stderr
+        let continuation = exited.continuation
+        process.terminationHandler = { continuation.yield($0.terminationStatus) }
+        try process.run()
+        // The first line is the announcement; read it byte by byte so nothing after it is swallowed.
+        var line = Data()
+        while true {
+            let byte = out.fileHandleForReading.readData(ofLength: 1)
+            if byte.isEmpty || byte == Data("\n".utf8) { break }
+            line.append(byte)
+        }
+        let announcement = try JSONSerialization.jsonObject(with: line) as? [String: Any] ?? [:]
+        port = announcement["port"] as? Int ?? 0
+        pairingURL = announcement["pairing_url"] as? String ?? ""
+    }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends SIGTERM and waits for the exit status, failing after `limit`.
+    func terminate(within limit: Duration) async throws -> Int32? {
+        process.terminate()
+        return try await withThrowingTaskGroup(of: Int32?.self) { group in
+            group.addTask { [exited] in for await status in exited.stream { return status }; return nil }
+            group.addTask { try await Task.sleep(for: limit); return nil }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            if first == nil { process.interrupt(); kill(process.processIdentifier, SIGKILL) }
+            return first
+        }
+    }
+}
+
+@Suite("dosetap serve end to end: the built binary on loopback")
+struct ServeTests {
+    static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+
+    static func request(_ url: String, method: HTTPMethod = .GET, token: String? = nil, body: String? = nil) async throws -> (Int, String, HTTPClientResponse) {
+        var request = HTTPClientRequest(url: url)
+        request.method = method
+        if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(string: body))
+        }
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let text = String(buffer: try await response.body.collect(upTo: 1 << 20))
+        return (Int(response.status.code), text, response)
+    }
+
+    @Test("serve pairs a browser, keeps an acknowledged dose, streams, and stops on SIGTERM with a stream open")
+    func serveAndStop() async throws {
+        let cli = try CLI()
+        let server = try Server(cli, now: "2026-11-21 22:30")
+        #expect(server.port > 0)
+        #expect(server.pairingURL.hasPrefix("http://127.0.0.1:\(server.port)/pair?code="))
+        var (status, body, response) = try await Self.request(server.base + "/health")
+        #expect(status == 200 && body == #"{"ok":true}"#)
+        (status, _, response) = try await Self.request(server.pairingURL)
+        #expect(status == 303)
+        let cookie = response.headers["Set-Cookie"].first ?? ""
+        #expect(cookie.hasPrefix("dosetap_device=dtp_") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        (status, _, _) = try await Self.request(server.pairingURL)
+        #expect(status == 400, "the pairing link works once")
+
+        (status, body, _) = try await Self.request(server.base + "/v1/status")
+        #expect(status == 401 && body.contains("401_DEVICE_NOT_REGISTERED"))
+        let token = try cli.run(["device", "add", "kitchen tablet"]).json["token"] as? String ?? ""
+        (status, body, _) = try await Self.request(server.base + "/v1/doses/take", method: .POST, token: token, body: #"{"type":"dose1","id":"e2e-dose-1"}"#)
+        #expect(status == 200 && body.contains("\"phase\":\"before_window\""))
+
+        // An open event stream must not hold the server up when it is told to stop.
+        var stream = HTTPClientRequest(url: server.base + "/v1/stream")
+        stream.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let streaming = try await Self.client.execute(stream, timeout: .seconds(30))
+        var chunks = streaming.body.makeAsyncIterator()
+        let first = try await chunks.next().map { String(buffer: $0) }
+        #expect(first == ": connected\n\n")
+        let exit = try await server.terminate(within: .seconds(20))
+        #expect(exit == 0, "serve exits 0 within 20 s of SIGTERM")
+        while (try? await chunks.next()) != nil {}
+
+        let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!logs.contains(token) && !logs.contains("dose1") && !logs.contains(cookie.prefix(40)), "logs carry no tokens or health data")
+        let night = try cli.run(["status"], now: "2026-11-21 22:40")
+        #expect(night.phase == "before_window", "the dose acknowledged over HTTP is stored")
+    }
+
+    @Test("serve refuses a port out of range and a webhook that is not http(s), before listening")
+    func refusals() throws {
+        let cli = try CLI()
+        let port = try cli.run(["serve", "--port", "70000"])
+        #expect(port.status == 64 && port.errorCode == "400_INVALID_INPUT")
+        let hook = try cli.run(["serve", "--port", "0", "--webhook", "file:///etc/passwd"])
+        #expect(hook.status == 64 && hook.stderr.contains("webhook") || hook.stdout.contains("webhook"))
+    }
+}
