@@ -15,7 +15,7 @@ enum Assets {
         main { max-width: 480px; margin: 0 auto; padding: 10px 14px; }
         h1 { font-size: 20px; margin: 4px 0 8px; color: var(--fg); text-align: center; }
         h2 { font-size: 17px; margin: 14px 0 6px; }
-        .ring { display: block; margin: 0 auto; width: 190px; height: 190px; }
+        .ring { display: block; margin: 0 auto; width: 160px; height: 160px; }
         .ring .track { stroke: var(--line); }
         .ring .progress { stroke: var(--accent); transition: stroke-dashoffset 1s linear; }
         .ring text { fill: var(--fg); font-size: 26px; text-anchor: middle; }
@@ -25,7 +25,11 @@ enum Assets {
             border-radius: 12px; border: 2px solid var(--accent); background: var(--bg); color: var(--accent); font-size: 17px; font-weight: 600; cursor: pointer; }
         .button.primary { background: var(--accent); color: #000; width: 100%; min-height: 64px; font-size: 21px; }
         .row { display: flex; gap: 8px; margin: 8px 0; }
-        .row > form, .row > a { flex: 1; }
+        .row > * { flex: 1 1 0; }
+        .row.compact .button, .row.compact button { font-size: 15px; padding: 0 2px; white-space: nowrap; }
+        button[disabled] { opacity: 0.5; border-style: dashed; cursor: not-allowed; }
+        [data-undo-count] { margin-left: 6px; }
+        a.button { text-decoration: none; }
         .row .button, .row button { width: 100%; }
         form.inline { margin: 0; }
         .grid { display: grid; grid-template-columns: repeat(4, 1fr); gap: 6px; margin: 8px 0; }
@@ -103,7 +107,11 @@ enum Assets {
             });
           }
           const enable = document.querySelector("[data-enable-alarms]");
-          if (enable && window.Notification) enable.addEventListener("click", () => { Notification.requestPermission(); ring_alarm(); enable.remove(); });
+          // Sound needs one tap on the page before the browser allows it; notifications need permission.
+          if (enable && (window.Notification || window.AudioContext)) {
+            enable.hidden = false;
+            enable.addEventListener("click", () => { if (window.Notification) Notification.requestPermission(); ring_alarm(); enable.textContent = "Alarms on"; enable.setAttribute("aria-label", "Alarms on"); enable.disabled = true; announce("Alarms on"); });
+          }
         })();
         """
 }

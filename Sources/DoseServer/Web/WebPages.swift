@@ -87,8 +87,8 @@ enum WebPages {
         if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
             body += "<div class=\"row\">" + HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "wake")], button: "Wake Up &amp; End Session") + "</div>"
         }
-        body += "<div class=\"row\"><a class=\"button\" href=\"/checkin\">Check-in</a><a class=\"button\" href=\"/presleep\">Pre-sleep</a><a class=\"button\" href=\"/medications\">Meds</a></div>"
-        body += "<p class=\"times\"><button type=\"button\" class=\"button\" data-enable-alarms>Turn on alarms</button></p>"
+        body += "<div class=\"row compact\"><a class=\"button\" href=\"/checkin\">Check-in</a><a class=\"button\" href=\"/presleep\">Pre-sleep</a><a class=\"button\" href=\"/medications\">Meds</a>"
+        body += "<button type=\"button\" class=\"button\" data-enable-alarms aria-label=\"Turn on alarms\" hidden>Alarms</button></div>"
         body += """
             <dialog id="risk-dialog" aria-labelledby="risk-title"><h2 id="risk-title">Are you sure?</h2><p data-risk-text></p>
             <div class="row"><button type="button" data-risk-no>Cancel</button><button type="button" class="button primary" data-risk-yes>Take it anyway</button></div></dialog>
