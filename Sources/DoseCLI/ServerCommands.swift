@@ -14,10 +14,15 @@ struct Serve: ParsableCommand {
     @Option(help: "POST each reminder to this URL (repeatable).") var webhook: [String] = []
     @Option(help: "Webhook body: json (default) or ntfy.") var webhookFormat = "json"
     @Option(help: "Run this program for each reminder (reminder in DOSETAP_REMINDER_* environment variables).") var onReminder: String?
+    @Option(help: "Requests per minute each device may make (default 240).") var rateLimit = ServerLimits.requestsPerMinute
 
     func run() throws {
         try Output.run(json: options.json) {
             guard (0...65535).contains(port) else { throw DoseError.invalidInput(field: "port", problem: "\(port)", allowed: "0–65535") }
+            guard (1...1_000_000).contains(rateLimit) else {
+                throw DoseError.invalidInput(field: "rate-limit", problem: "\(rateLimit)", allowed: "1–1000000 requests per minute")
+            }
+            let rateLimit = self.rateLimit
             let context = try CommandContext.open(options, pooled: true)
             let fixedNow = options.now.map { _ in context.clock.now }
             let environment = ServerEnvironment(ledger: context.ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: context.clock.machineTimeZoneID,
@@ -62,6 +67,7 @@ struct Serve: ParsableCommand {
             let failure = LockedBox<(any Error)?>(nil)
             Task {
                 do { try await DoseTapServer.run(environment: environment, host: host, port: port, linkHost: shown, deliveries: deliveries, pairing: pairing,
+                                                 requestsPerMinute: rateLimit,
                                                  onServerRunning: announce) } catch { failure.set(error) }
                 done.signal()
             }

@@ -255,8 +255,8 @@ struct APIRoutes {
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let body = try await JSONBody.read(request)
-        var settings = try environment.ledger.settings(clock: environment.clock())
         guard !body.object.isEmpty else { throw DoseError.invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
+        var changes: [(key: String, value: String)] = []
         for (key, value) in body.object.sorted(by: { $0.key < $1.key }) {
             let text: String = switch value {
             case let string as String: string
@@ -264,9 +264,9 @@ struct APIRoutes {
             case let number as NSNumber: number.stringValue
             default: throw DoseError.invalidInput(field: key, problem: "the value is not text, a number or true/false", allowed: nil)
             }
-            settings = try environment.ledger.updateSetting(key, to: text, clock: environment.clock())
+            changes.append((key, text))
         }
-        return Reply.json(Wire.settings(settings))
+        return Reply.json(Wire.settings(try environment.ledger.updateSettings(changes, clock: environment.clock())))
     }
 
     /// Runs a night action with the request's idempotency key and client event id.

@@ -11,11 +11,12 @@ public enum DoseTapServer {
     public static func isOpen(_ path: String) -> Bool { AuthMiddleware.isOpen(path) }
 
     /// The router with every route and middleware; tests drive it directly.
-    public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes()) -> Router<DoseRequestContext> {
+    public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
+                              requestsPerMinute: Int = ServerLimits.requestsPerMinute) -> Router<DoseRequestContext> {
         let router = Router(context: DoseRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware())
-        router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: ServerLimits.requestsPerMinute)))
+        router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
@@ -26,13 +27,14 @@ public enum DoseTapServer {
     /// other devices reach this machine by; default `host`).
     public static func application(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil,
                                    deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
+                                   requestsPerMinute: Int = ServerLimits.requestsPerMinute,
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
         let hub = EventHub()
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
         return Application(
-            router: router(environment: environment, hub: hub, pairing: pairing),
+            router: router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
             services: [ReminderService(engine: engine)],
             onServerRunning: { channel in
@@ -45,9 +47,10 @@ public enum DoseTapServer {
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
-                           pairing: PairingCodes = PairingCodes(), onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
+                           pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+                           onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
         try await application(environment: environment, host: host, port: port, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
-                              onServerRunning: onServerRunning).runService()
+                              requestsPerMinute: requestsPerMinute, onServerRunning: onServerRunning).runService()
     }
 }
 

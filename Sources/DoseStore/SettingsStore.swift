@@ -27,20 +27,28 @@ extension NightLedger {
 
     /// Changes one setting after validating it (SPEC §3.1: never a silent reset); the change is audited.
     public func updateSetting(_ key: String, to value: String, clock: StoreClock) throws -> DoseSettings {
+        try updateSettings([(key, value)], clock: clock)
+    }
+
+    /// Changes several settings in one transaction: all of them, or none when any is refused.
+    public func updateSettings(_ changes: [(key: String, value: String)], clock: StoreClock) throws -> DoseSettings {
         try database.write { db in
-            let current = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let updated = try current.setting(key, to: value)
-            // Store under the canonical key (`cooldown.Brief Wake` → `cooldown.wake_temp`) and canonical value.
-            let canonical = try Self.canonicalKey(key)
-            let newValue = try updated.value(of: canonical)
-            let oldValue = try current.value(of: canonical)
-            try db.execute(sql: """
-                INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
-                ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-                """, arguments: [canonical, newValue, ISO8601.string(clock.now)])
-            try NightRecords.audit("setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
-                                   details: ["from": oldValue, "to": newValue], db)
-            return updated
+            var current = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            for (key, value) in changes {
+                let updated = try current.setting(key, to: value)
+                // Store under the canonical key (`cooldown.Brief Wake` → `cooldown.wake_temp`) and canonical value.
+                let canonical = try Self.canonicalKey(key)
+                let newValue = try updated.value(of: canonical)
+                let oldValue = try current.value(of: canonical)
+                try db.execute(sql: """
+                    INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                    """, arguments: [canonical, newValue, ISO8601.string(clock.now)])
+                try NightRecords.audit("setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
+                                       details: ["from": oldValue, "to": newValue], db)
+                current = updated
+            }
+            return current
         }
     }
 

@@ -202,6 +202,11 @@ struct RouterTests {
             response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
             #expect(ServerFixture.json(response)["target_interval"] as? String == "195")
             #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
+            // One refused key refuses the whole change: the valid key before it is not applied either.
+            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"allow_snoozing": true, "max_snoozes": 99}"#))
+            #expect(response.status == .badRequest)
+            response = try await client.execute(uri: "/v1/settings", method: .get, headers: auth)
+            #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
         }
     }
 

@@ -185,10 +185,8 @@ struct WebRoutes {
         let fields = try await form(request, context)
         let clock = environment.clock()
         let current = try environment.ledger.settings(clock: clock)
-        for key in DoseSettings.keys {
-            guard let value = fields[key], value != (try? current.value(of: key)) else { continue }
-            _ = try environment.ledger.updateSetting(key, to: value, clock: clock)
-        }
+        let changes = DoseSettings.keys.compactMap { key in fields[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
+        if !changes.isEmpty { _ = try environment.ledger.updateSettings(changes, clock: clock) }
         return try settings(context, message: "Saved.")
     }
 
