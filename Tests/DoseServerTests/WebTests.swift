@@ -100,6 +100,85 @@ struct WebTests {
         }
     }
 
+    @Test("history filters and pages; deleting a night asks first; settings save all-or-none with the quick-log grid; devices; Clear All in two steps")
+    func management() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 19, 22, 30))
+        // Three nights: the 19th and 20th closed by their check-ins, the 21st open.
+        for day in 19...21 {
+            fixture.set(local(2026, 11, day, 22, 30))
+            _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+            fixture.set(local(2026, 11, day, 23, 0))
+            _ = try fixture.ledger.perform(NightAction(.log(event: day == 20 ? "water" : "bathroom")), clock: fixture.environment.clock())
+            if day < 21 {
+                fixture.set(local(2026, 11, day + 1, 7, 0))
+                _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: fixture.environment.clock())
+            }
+        }
+        fixture.set(local(2026, 11, 21, 23, 30))
+        let pairing = PairingCodes()
+        let app = Application(router: DoseTapServer.router(environment: fixture.environment, pairing: pairing))
+        try await app.test(.router) { client in
+            let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
+            var html = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
+            #expect(html.contains("2026-11-19") && html.contains("2026-11-20") && html.contains("2026-11-21"))
+            #expect(html.firstRange(of: "2026-11-21")!.lowerBound < html.firstRange(of: "2026-11-19")!.lowerBound, "newest first")
+            html = String(buffer: try await client.execute(uri: "/history?sort=oldest&from=2026-11-20", method: .get, headers: cookie).body)
+            #expect(!html.contains("<h2>2026-11-19") && html.firstRange(of: "<h2>2026-11-20")!.lowerBound < html.firstRange(of: "<h2>2026-11-21")!.lowerBound)
+            html = String(buffer: try await client.execute(uri: "/history?filter=water", method: .get, headers: cookie).body)
+            #expect(html.contains("Water") && !html.contains("Bathroom"))
+            var response = try await client.execute(uri: "/history?sort=sideways", method: .get, headers: cookie)
+            #expect(response.status == .badRequest && String(buffer: response.body).contains("newest, oldest, az, za"))
+
+            let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body))
+            var headers = cookie
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-19", method: .get, headers: cookie).body)
+            #expect(html.contains("Delete the night of 2026-11-19?") && html.contains("cannot be undone"))
+            #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).count == 1, "asking deletes nothing")
+            response = try await client.execute(uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-19", "csrf": token]))
+            #expect(response.status == .seeOther && response.headers[.location] == "/history?deleted=2026-11-19")
+            #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).isEmpty)
+            response = try await client.execute(uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-21", "csrf": token]))
+            #expect(response.status == .badRequest, "tonight's open night cannot be deleted")
+
+            // Settings: the quick-log grid from checkboxes; one bad value refuses the whole form.
+            let quick = ["bathroom", "water", "snack", "in_bed", "lights_out", "wake_temp", "nap_start", "nap_end", "anxiety", "dream"]
+            let body = quick.map { "quick_log=\($0)" }.joined(separator: "&") + "&target_interval=180&csrf=\(token)"
+            response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: body))
+            #expect(response.status == .ok && String(buffer: response.body).contains("Saved."))
+            var settings = try fixture.ledger.settings(clock: fixture.environment.clock())
+            #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180)
+            html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            #expect(html.contains("class=\"grid dense\"") && html.contains("aria-label=\"Log Snack\""))
+            for (bad, problem) in [("quick_log=water&quick_log=water", "water&#39; is listed twice"), ("quick_log=teleport", "teleport&#39; is not an event")] {
+                response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: bad + "&target_interval=195&csrf=\(token)"))
+                #expect(response.status == .badRequest && String(buffer: response.body).contains(problem))
+            }
+            settings = try fixture.ledger.settings(clock: fixture.environment.clock())
+            #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180, "nothing of a refused form is saved")
+
+            // Devices: revoke another one from the page.
+            _ = try fixture.ledger.addDevice(name: "kitchen tablet", tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+            html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
+            #expect(html.contains("kitchen tablet") && html.contains("(this browser)"))
+            let tablet = try #require(try fixture.ledger.devices().first { $0.name == "kitchen tablet" })
+            response = try await client.execute(uri: "/ui/devices/revoke", method: .post, headers: headers, body: Self.form(["id": tablet.id, "csrf": token]))
+            #expect(String(buffer: response.body).contains("kitchen tablet can no longer use DoseTap."))
+            #expect(try fixture.ledger.activeDevices().allSatisfy { $0.name != "kitchen tablet" })
+
+            // Clear All: the page, a wrong phrase (nothing deleted), the exact phrase.
+            html = String(buffer: try await client.execute(uri: "/settings/clear", method: .get, headers: cookie).body)
+            #expect(html.contains(HTML_escaped(NightLedger.clearAllPhrase)))
+            response = try await client.execute(uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": "clear all data", "csrf": token]))
+            #expect(String(buffer: response.body).contains("does not match, so nothing was deleted"))
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session != nil)
+            response = try await client.execute(uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": NightLedger.clearAllPhrase, "csrf": token]))
+            #expect(String(buffer: response.body).contains("none remain"))
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session == nil)
+            #expect(try await client.execute(uri: "/", method: .get, headers: cookie).status == .unauthorized, "the browser's pairing went with the data")
+        }
+    }
+
     @Test("cookie-authenticated API calls need the CSRF header, and a foreign Origin is refused")
     func csrfOnAPI() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
@@ -150,4 +229,9 @@ struct WebTests {
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
         }
     }
+}
+
+/// The phrase as the page writes it (HTML-escaped).
+private func HTML_escaped(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "\"", with: "&quot;")
 }

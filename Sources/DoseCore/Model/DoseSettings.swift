@@ -40,6 +40,10 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public static let undoWindowOptions = [3, 5, 7, 10]
     /// Allowed missed check-in cutoffs in hours.
     public static let missedCheckinCutoffRange = 1...12
+    /// How many events the quick-log grid may hold.
+    public static let quickLogRange = 1...16
+    /// The grid of seed 003's Tonight screen.
+    public static let defaultQuickLog = ["bathroom", "water", "wake_temp", "lights_out", "anxiety", "dream", "noise", "pain"]
 
     /// Minutes after Dose 1 at which the wake alarm rings.
     public internal(set) var targetIntervalMinutes = 165
@@ -63,6 +67,8 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public internal(set) var remindersEnabled = true
     /// Per-event cooldown overrides in seconds, by wire name.
     public internal(set) var cooldownOverrides: [String: Int] = [:]
+    /// The events on Tonight's quick-log grid, by wire name, in order.
+    public internal(set) var quickLog = Self.defaultQuickLog
 
     /// Defaults, in the given zone (the machine's zone is the caller's to find out).
     public init(timeZoneID: String) {
@@ -83,7 +89,7 @@ extension DoseSettings {
     /// The fixed keys, in listing order; `cooldown.EVENT` keys come after them.
     public static let keys = [
         "target_interval", "max_snoozes", "allow_snoozing", "undo_window_seconds", "time_zone", "prep_time",
-        "sleep_start", "wake_time", "missed_checkin_cutoff_hours", "reminders_enabled",
+        "sleep_start", "wake_time", "missed_checkin_cutoff_hours", "reminders_enabled", "quick_log",
     ]
 
     /// Prefix of the per-event cooldown keys.
@@ -111,6 +117,7 @@ extension DoseSettings {
         case "wake_time": return wakeTime.description
         case "missed_checkin_cutoff_hours": return String(missedCheckinCutoffHours)
         case "reminders_enabled": return String(remindersEnabled)
+        case "quick_log": return quickLog.joined(separator: ",")
         default:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             return String(cooldownSeconds(for: definition))
@@ -157,6 +164,19 @@ extension DoseSettings {
         case "reminders_enabled":
             guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
             copy.remindersEnabled = flag
+        case "quick_log":
+            let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            let allowed = "1–16 different events from the catalogue, comma-separated (e.g. bathroom,water,wake_temp)"
+            var events: [String] = []
+            for name in names {
+                guard let definition = try? catalogue.resolve(name) else {
+                    throw .invalidInput(field: key, problem: "'\(name)' is not an event of the catalogue", allowed: allowed)
+                }
+                guard !events.contains(definition.type.rawValue) else { throw .invalidInput(field: key, problem: "'\(name)' is listed twice", allowed: allowed) }
+                events.append(definition.type.rawValue)
+            }
+            guard Self.quickLogRange.contains(events.count) else { throw .invalidInput(field: key, problem: "\(events.count) events", allowed: allowed) }
+            copy.quickLog = events
         default:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             guard let seconds = Int(text), SleepEventCatalogue.cooldownRange.contains(seconds) else {

@@ -34,6 +34,17 @@ enum Assets {
         form.inline { margin: 0; }
         .grid { display: grid; grid-template-columns: repeat(4, 1fr); gap: 6px; margin: 8px 0; }
         .grid .button { width: 100%; padding: 0 4px; font-size: 14px; font-weight: 500; }
+        .grid.dense { gap: 4px; margin: 4px 0; }
+        fieldset { border: 1px solid var(--line); border-radius: 12px; margin: 12px 0; padding: 8px; }
+        .checks { display: grid; grid-template-columns: repeat(2, 1fr); gap: 4px; }
+        label.check { display: flex; align-items: center; gap: 8px; min-height: 48px; margin: 0; }
+        label.check input { width: 24px; min-height: 24px; }
+        .night { border-bottom: 1px solid var(--line); padding: 4px 0; }
+        .night h2 { display: flex; justify-content: space-between; }
+        .events { font-size: 14px; color: var(--muted); margin: 4px 0; }
+        .grid.dense .button { font-size: 13px; }
+        [data-live]:has(.grid.dense) .ring { width: 110px; height: 110px; }
+        [data-live]:has(.grid.dense) .times { margin: 0 0 4px; }
         .notice { border: 2px solid var(--accent); border-radius: 12px; padding: 10px 12px; margin: 8px 0; color: var(--warn); }
         .warning { color: var(--warn); font-size: 15px; margin: 4px 0; }
         .snackbar { display: flex; align-items: center; justify-content: space-between; gap: 8px; border: 1px solid var(--line); border-radius: 12px; padding: 6px 10px; margin: 8px 0; }
@@ -106,6 +117,20 @@ enum Assets {
               if (live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open]")) location.reload();
             });
           }
+          const importer = document.querySelector("form[data-import]");
+          if (importer) importer.addEventListener("submit", async (event) => {
+            event.preventDefault();
+            const file = importer.querySelector("input[type=file]").files[0], report = importer.querySelector("[data-import-report]");
+            if (!file) { report.textContent = "Choose a file first."; return; }
+            report.textContent = "Importing…";
+            try {
+              const response = await fetch("/v1/import", { method: "POST", body: file, headers: { "X-CSRF-Token": importer.querySelector("[name=csrf]").value } });
+              const body = await response.json();
+              if (!response.ok) { report.textContent = body.error ? body.error.message : "The import failed; nothing was changed."; return; }
+              const total = (counts) => Object.values(counts).reduce((sum, n) => sum + n, 0);
+              report.textContent = "Imported " + total(body.imported) + " rows, skipped " + total(body.skipped) + " already present, rejected " + body.rejected.length + ".";
+            } catch (e) { report.textContent = "The import failed; nothing was changed."; }
+          });
           const enable = document.querySelector("[data-enable-alarms]");
           // Sound needs one tap on the page before the browser allows it; notifications need permission.
           if (enable && (window.Notification || window.AudioContext)) {

@@ -77,13 +77,8 @@ enum WebPages {
             body += "</div>"
         }
         for warning in status.warnings { body += "<p class=\"warning\">⚠ \(HTML.escape(warning))</p>" }
-        let quick: [(String, String)] = [("bathroom", "Bathroom"), ("water", "Water"), ("wake_temp", "Brief Wake"), ("lights_out", "Lights Out"),
-                                         ("anxiety", "Anxiety"), ("dream", "Dream"), ("noise", "Noise"), ("pain", "Pain")]
-        body += "<div class=\"grid\" role=\"group\" aria-label=\"Log an event\">"
-        for (event, label) in quick {
-            body += HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "log"), ("event", event)], button: label, label: "Log \(label)")
-        }
-        body += "</div>"
+        let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
+        body += grid(quick, csrf: csrf, dense: quick.count > 8)
         if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
             body += "<div class=\"row\">" + HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "wake")], button: "Wake Up &amp; End Session") + "</div>"
         }
@@ -94,6 +89,16 @@ enum WebPages {
             <div class="row"><button type="button" data-risk-no>Cancel</button><button type="button" class="button primary" data-risk-yes>Take it anyway</button></div></dialog>
             """
         return "<div data-live data-revision=\"\(snapshot.revision)\">" + body + "</div>"
+    }
+
+    /// A grid of one-tap log buttons; more than eight make it denser so Tonight still fits a phone.
+    static func grid(_ events: [SleepEventDefinition], csrf: String, dense: Bool = false) -> String {
+        var body = "<div class=\"grid\(dense ? " dense" : "")\" role=\"group\" aria-label=\"Log an event\">"
+        for event in events {
+            body += HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "log"), ("event", event.type.rawValue)], button: HTML.escape(event.label),
+                              label: "Log \(event.label)")
+        }
+        return body + "</div>"
     }
 
     /// The countdown ring: to the window's opening, then to its closing. Without script it shows the minutes left.

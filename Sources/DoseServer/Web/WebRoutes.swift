@@ -17,10 +17,10 @@ struct WebRoutes {
         router.get("/pair") { request, _ in try await pair(request) }
         router.get("/") { request, context in try tonight(request, context) }
         router.post("/ui/act") { request, context in try await act(request, context) }
-        router.get("/history") { _, context in try history(context) }
         router.get("/details") { _, context in try details(context) }
         router.get("/insights") { _, _ in try insights() }
         router.get("/settings") { _, context in try settings(context, message: nil) }
+        registerManagement(on: router)
         router.post("/ui/settings") { request, context in try await saveSettings(request, context) }
         router.get("/checkin") { _, context in checkIn(context) }
         router.post("/ui/checkin") { request, context in try await saveCheckIn(request, context) }
@@ -68,7 +68,8 @@ struct WebRoutes {
         let data = try await JSONBody.collect(request)
         var components = URLComponents()
         components.percentEncodedQuery = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
-        let fields = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+        // A repeated field (the quick-log checkboxes) arrives as one comma-separated value.
+        let fields = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $0 + "," + $1 })
         guard let device = context.device, let sent = fields["csrf"], DeviceTokens.constantTimeEqual(sent, AuthMiddleware.csrf(for: device)) else {
             throw DoseError.invalidInput(field: "csrf", problem: "the form's token is missing or wrong", allowed: "a form from this DoseTap page; reload it")
         }
@@ -105,23 +106,6 @@ struct WebRoutes {
         }
     }
 
-    func history(_ context: DoseRequestContext) throws -> Response {
-        let clock = environment.clock()
-        let zone = try environment.ledger.settings(clock: clock).timeZone
-        let page = try environment.ledger.history(HistoryQuery(), clock: clock)
-        var body = "<h1>History</h1>"
-        let nights = page.groups.flatMap(\.nights)
-        if nights.isEmpty { body += "<p>No nights yet.</p>" }
-        body += "<table><thead><tr><th>Night</th><th>Dose 1</th><th>Dose 2</th><th>Interval</th><th>Outcome</th></tr></thead><tbody>"
-        for night in nights {
-            let facts = NightFacts(night.session.events)
-            body += "<tr><td>\(night.session.date)</td><td>\(WebPages.clock(facts.dose1?.occurredAt, zone))</td><td>\(WebPages.clock(facts.dose2?.occurredAt, zone))</td>"
-            body += "<td>\(night.intervalMinutes.map { "\($0) min" } ?? "—")</td><td>\(HTML.escape(night.session.isOpen ? "open" : night.terminalState?.rawValue ?? ""))</td></tr>"
-        }
-        body += "</tbody></table><p class=\"times\">Delete a night with <code>dosetap session delete DATE --yes</code> or the API.</p>"
-        return WebPages.html(HTML.page(title: "History", current: "/history", body: body))
-    }
-
     func details(_ context: DoseRequestContext) throws -> Response {
         let clock = environment.clock()
         let snapshot = try environment.ledger.status(clock: clock)
@@ -133,7 +117,8 @@ struct WebRoutes {
         for event in session.events.reversed() {
             body += "<tr><td>\(WebPages.clock(event.occurredAt, snapshot.timeZone))</td><td>\(HTML.escape(event.kind.label))</td><td>\(HTML.escape(event.note ?? ""))</td></tr>"
         }
-        body += "</tbody></table>"
+        body += "</tbody></table><h2>Log any event</h2>"
+        body += WebPages.grid(SleepEventCatalogue.standard.definitions, csrf: csrf(context))
         return WebPages.html(HTML.page(title: "Details", current: "/details", body: body))
     }
 
@@ -158,27 +143,6 @@ struct WebRoutes {
         body += "<line class=\"target\" x1=\"0\" x2=\"\(Int(width))\" y1=\"\(String(format: "%.1f", y(settings.targetIntervalMinutes)))\" y2=\"\(String(format: "%.1f", y(settings.targetIntervalMinutes)))\"/>"
         body += "<text x=\"2\" y=\"\(Int(height) + 14)\">\(intervals.first!.0)</text><text x=\"\(Int(width) - 70)\" y=\"\(Int(height) + 14)\">\(intervals.last!.0)</text></svg>"
         return WebPages.html(HTML.page(title: "Insights", current: "/insights", body: body))
-    }
-
-    func settings(_ context: DoseRequestContext, message: String?) throws -> Response {
-        let settings = try environment.ledger.settings(clock: environment.clock())
-        var body = "<h1>Settings</h1>"
-        if let message { body += "<p class=\"notice\" role=\"status\">\(HTML.escape(message))</p>" }
-        body += "<form method=\"post\" action=\"/ui/settings\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf(context))\">"
-        func select(_ key: String, _ label: String, _ options: [String]) -> String {
-            let current = (try? settings.value(of: key)) ?? ""
-            return "<label for=\"\(key)\">\(label)</label><select id=\"\(key)\" name=\"\(key)\">" + options.map { "<option\($0 == current ? " selected" : "")>\($0)</option>" }.joined() + "</select>"
-        }
-        body += select("target_interval", "Target interval (minutes)", DoseSettings.targetIntervalOptions.map(String.init))
-        body += select("max_snoozes", "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init))
-        body += select("allow_snoozing", "Allow snoozing", ["true", "false"])
-        body += select("undo_window_seconds", "Undo speed (seconds)", DoseSettings.undoWindowOptions.map(String.init))
-        body += select("reminders_enabled", "Enable reminders", ["true", "false"])
-        body += "<label for=\"time_zone\">Time zone</label><input id=\"time_zone\" name=\"time_zone\" value=\"\(HTML.escape(settings.timeZoneID))\">"
-        body += "<div class=\"row\"><button type=\"submit\" class=\"button primary\">Save</button></div></form>"
-        body += "<h2>Data</h2><div class=\"row\"><a class=\"button\" href=\"/v1/export\">Export bundle</a><a class=\"button\" href=\"/v1/export/events.csv\">events.csv</a></div>"
-        body += "<p class=\"times\">Clear All Data and import: <code>dosetap clear-all</code>, <code>dosetap import FILE</code>, or the API.</p>"
-        return WebPages.html(HTML.page(title: "Settings", current: "/settings", body: body))
     }
 
     func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
