@@ -47,7 +47,7 @@ extension NightLedger {
 
     /// The token hashes of devices that may call the API (read on every request, so a revocation applies at once).
     public func activeDevices() throws -> [DeviceRecord] {
-        try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM devices WHERE revoked_at IS NULL").map(Self.device) }
+        try database.read { db in try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM devices WHERE revoked_at IS NULL")).map(Self.device) }
     }
 
     /// Revokes a device by id or name.

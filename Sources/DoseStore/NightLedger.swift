@@ -119,9 +119,19 @@ public struct NightLedger: Sendable {
         return ActionOutcome(decision: decision, closedBefore: closed, status: status, settings: settings, timeZone: zone)
     }
 
-    /// Tonight's status. Evaluating the lifecycle may record a sleep-through expiry or close a night, so it writes.
+    /// Tonight's status. Evaluating the lifecycle may record a sleep-through expiry or close a night; almost always
+    /// nothing is due, and then the answer comes from a reader, so status requests run side by side.
     public func status(clock: StoreClock) throws -> StatusSnapshot {
-        try database.write { db in
+        let unchanged = try database.read { db -> StatusSnapshot? in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let open = try NightRecords.openSession(db)
+            if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty { return nil }
+            return StatusSnapshot(status: NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone),
+                                  session: open, settings: settings, timeZone: zone)
+        }
+        if let unchanged { return unchanged }
+        return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.timeZoneOverride ?? settings.timeZone
             let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)

@@ -14,7 +14,7 @@ enum NightRecords {
 
     /// The open night, if any, with its events.
     static func openSession(_ db: Database) throws -> NightSession? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM sleep_sessions WHERE ended_at IS NULL") else { return nil }
+        guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM sleep_sessions WHERE ended_at IS NULL")) else { return nil }
         return try session(from: row, db)
     }
 
@@ -80,13 +80,18 @@ enum NightRecords {
             let chunk = Array(ids[start..<min(ids.count, start + 500)])
             let marks = databaseQuestionMarks(count: chunk.count)
             let arguments = StatementArguments(chunk)
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM dose_events WHERE session_id IN (\(marks))", arguments: arguments) {
+            // One night (every action and status) reuses its compiled statements; longer lists are one-offs.
+            func rows(_ table: String) throws -> [Row] {
+                let sql = "SELECT * FROM \(table) WHERE session_id IN (\(marks))"
+                return chunk.count == 1 ? try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchAll(db, sql: sql, arguments: arguments)
+            }
+            for row in try rows("dose_events") {
                 result[row["session_id"], default: []].append(try event(fromDoseRow: row))
             }
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM sleep_events WHERE session_id IN (\(marks))", arguments: arguments) {
+            for row in try rows("sleep_events") {
                 result[row["session_id"], default: []].append(event(fromSleepRow: row))
             }
-            for row in try Row.fetchAll(db, sql: "SELECT * FROM morning_checkins WHERE session_id IN (\(marks))", arguments: arguments) {
+            for row in try rows("morning_checkins") {
                 result[row["session_id"], default: []].append(event(fromCheckInRow: row))
             }
         }

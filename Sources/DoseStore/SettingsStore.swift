@@ -8,7 +8,7 @@ public enum SettingsStore {
     /// Loads the settings; the `time_zone` default is the machine's zone.
     static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
         var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
-        for row in try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key") {
+        for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT key, value FROM settings ORDER BY key")) {
             do {
                 settings = try settings.setting(row["key"], to: row["value"])
             } catch {

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Load benchmark of `dosetap serve` (issue 5): wrk on loopback against the release build, every figure measured and
+# compared in the same run against the same server:
+#   1. a trivial route (GET /health: no database) as the baseline;
+#   2. GET /v1/status (aim: at least 50 % of the trivial route's requests per second);
+#   3. POST /v1/events/log into an open night (aim: at least 3,000 requests per second, p99 at most 20 ms, no refusals);
+#   4. resident memory of the idle server after start and after the load (aim: idle under 60 MB).
+# Usage: scripts/load-benchmark.sh   (DURATION=10s CONNECTIONS=16 THREADS=2; installs wrk from Debian if missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v wrk >/dev/null || ! command -v curl >/dev/null; then
+  (apt-get install -y wrk curl >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y wrk curl >/dev/null; })
+fi
+
+BUILD=(-c release --static-swift-stdlib --scratch-path .build-static)
+swift build "${BUILD[@]}" --product dosetap >/dev/null
+BIN="$(swift build "${BUILD[@]}" --show-bin-path)/dosetap"
+WORK="$(mktemp -d)"
+SERVER=""
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-16}
+THREADS=${THREADS:-2}
+DB="$WORK/load.sqlite"
+
+# Water without its cooldown, so every logged request is a real write, not a refusal.
+"$BIN" settings set cooldown.water 0 --db "$DB" --tz UTC >/dev/null
+TOKEN=$("$BIN" device add load --db "$DB" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+# The per-device limit (240/min) would answer 429 within a second; the benchmark measures the work behind it.
+"$BIN" serve --db "$DB" --tz UTC --port 0 --json --rate-limit 1000000 >"$WORK/serve.out" 2>"$WORK/serve.err" &
+SERVER=$!
+for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
+PORT=$(head -1 "$WORK/serve.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["port"])')
+URL="http://127.0.0.1:$PORT"
+rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$SERVER/status"; }
+sleep 1
+IDLE=$(rss_mb)
+
+curl -sf -X POST -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d '{"type":"dose1"}' "$URL/v1/doses/take" >/dev/null
+cat >"$WORK/log.lua" <<LUA
+wrk.method = "POST"
+wrk.body = '{"type":"water"}'
+wrk.headers["Content-Type"] = "application/json"
+wrk.headers["Authorization"] = "Bearer $TOKEN"
+LUA
+
+run() { # name, then wrk arguments
+  local name=$1; shift
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$WORK/$name.txt"
+}
+run trivial "$URL/health"
+run status -H "Authorization: Bearer $TOKEN" "$URL/v1/status"
+run log -s "$WORK/log.lua" "$URL/v1/events/log"
+AFTER=$(rss_mb)
+STORED=$("$BIN" history --db "$DB" --tz UTC --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(len(n.get("events", [])) for g in d.get("groups", []) for n in g.get("nights", [])))' 2>/dev/null || echo "?")
+
+python3 - "$WORK" "$IDLE" "$AFTER" "$CONNECTIONS" "$THREADS" "$DURATION" <<'PY'
+import re, sys
+work, idle, after, connections, threads, duration = sys.argv[1:]
+def figures(name):
+    text = open(f"{work}/{name}.txt").read()
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+    def ms(label):
+        value, unit = re.search(rf"{label}\s+([\d.]+)(us|ms|s)\b", text).groups()
+        return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+    bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+    errors = re.search(r"Socket errors:.*", text)
+    total = int(re.search(r"(\d+) requests in", text).group(1))
+    return rps, ms("50%"), ms("99%"), int(bad.group(1)) if bad else 0, errors.group(0) if errors else "", total
+trivial, status, log = figures("trivial"), figures("status"), figures("log")
+print(f"wrk: {threads} threads, {connections} connections, {duration} per route, loopback, release build")
+for name, (rps, p50, p99, bad, errors, total) in [("GET /health (trivial)", trivial), ("GET /v1/status", status), ("POST /v1/events/log", log)]:
+    print(f"{name:24} {rps:10.0f} req/s   p50 {p50:6.2f} ms   p99 {p99:6.2f} ms   {total} requests, non-2xx {bad} {errors}")
+share = status[0] / trivial[0] * 100
+ok = True
+def verdict(passed, text):
+    global ok
+    ok = ok and passed
+    print(("PASS " if passed else "MISS ") + text)
+verdict(share >= 50, f"status is {share:.0f} % of the trivial route's rate (aim >= 50 %)")
+verdict(log[0] >= 3000 and log[2] <= 20 and log[3] == 0, f"logging {log[0]:.0f} req/s, p99 {log[2]:.2f} ms, {log[3]} refused (aim >= 3,000 req/s, p99 <= 20 ms, none refused)")
+verdict(float(idle) < 60, f"idle memory {idle} MB after start (aim < 60 MB); {after} MB after the load")
+PY
+echo "events stored by the log run (history): $STORED"
