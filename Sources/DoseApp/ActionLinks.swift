@@ -62,10 +62,7 @@ public struct ActionLinkSigner: Sendable {
     }
 
     /// A fresh nonce: 128 random bits, hex.
-    public static func nonce() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(UInt8.random(in: .min ... .max, using: &generator), radix: 16).leftPadded(to: 2) }.joined()
-    }
+    public static func nonce() -> String { DeviceTokens.randomHex(bytes: 16) }
 
     /// The link's URL path segment: `action.session.expiry.nonce.signature`, all URL-safe.
     public func token(for link: ActionLink) -> String {

@@ -4,10 +4,12 @@ import Crypto
 /// Device tokens: 256 random bits, shown once, stored only as a SHA-256 hash, compared in constant time.
 public enum DeviceTokens {
     /// A new token, `dtp_` and 64 hex digits.
-    public static func generate() -> String {
+    public static func generate() -> String { "dtp_" + randomHex(bytes: 32) }
+
+    /// `bytes` random bytes from the system generator, as hex.
+    static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return "dtp_" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        return hex((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// SHA-256 of the token, hex.

@@ -122,22 +122,23 @@ public struct NightLedger: Sendable {
     /// Tonight's status. Evaluating the lifecycle may record a sleep-through expiry or close a night; almost always
     /// nothing is due, and then the answer comes from a reader, so status requests run side by side.
     public func status(clock: StoreClock) throws -> StatusSnapshot {
-        let unchanged = try database.read { db -> StatusSnapshot? in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
-            let open = try NightRecords.openSession(db)
+        if let unchanged = try database.read({ db in try Self.snapshot(db, clock: clock, settling: false) }) { return unchanged }
+        return try database.write { db in try Self.snapshot(db, clock: clock, settling: true)! }
+    }
+
+    /// Tonight as of `clock`. Settling writes what the lifecycle made due; without it, nil means something is due.
+    static func snapshot(_ db: Database, clock: StoreClock, settling: Bool) throws -> StatusSnapshot? {
+        let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+        let zone = clock.timeZoneOverride ?? settings.timeZone
+        let open: NightSession?
+        if settling {
+            open = try evaluateLifecycle(db, settings: settings, zone: zone, clock: clock).0
+        } else {
+            open = try NightRecords.openSession(db)
             if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty { return nil }
-            return StatusSnapshot(status: NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone),
-                                  session: open, settings: settings, timeZone: zone)
         }
-        if let unchanged { return unchanged }
-        return try database.write { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
-            let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            let status = NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone)
-            return StatusSnapshot(status: status, session: open, settings: settings, timeZone: zone)
-        }
+        return StatusSnapshot(status: NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone),
+                              session: open, settings: settings, timeZone: zone)
     }
 
     /// Applies what time has made due (expiry, close) before a read of history or an export, so a night past
