@@ -1,5 +1,6 @@
 import DoseCore
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Dose 1, skip, snooze and undo guards (SPEC §3.3, D4, D5)")
@@ -148,6 +149,23 @@ struct ActionGuardTests {
         #expect(decision.removed.first?.metadata.snoozeCount == 2)
         #expect(NightFacts(decision.session.events).snoozes.count == 1)
         #expect(decision.recorded.isEmpty)
+    }
+
+    /// Found by the property test: two actions in the same millisecond used to be ordered by their ids,
+    /// which are random in production, so undo could remove Dose 2 when the person meant the bathroom trip.
+    @Test("undo removes the action done last even when two land in the same millisecond", arguments: [["z-1", "a-2"], ["a-1", "z-2"]])
+    func undoSameMillisecond(ids: [String]) throws {
+        let remaining = Mutex(ids)
+        let context = NightContext(now: Fixture.minutes(160), settings: Fixture.settings(), timeZone: nil,
+                                   makeID: { remaining.withLock { $0.isEmpty ? "x" : $0.removeFirst() } })
+        let dose1 = try Fixture.afterDose1()
+        let dose2 = try NightRules.decide(NightAction(.dose2), session: dose1, context: context).session
+        let bathroom = try NightRules.decide(NightAction(.log(event: "bathroom")), session: dose2, context: context)
+        let recorded = try #require(bathroom.recorded.first)
+        #expect(recorded.recordedAt > NightFacts(dose2.events).dose2!.recordedAt)
+        let undone = try NightRules.decide(NightAction(.undo), session: bathroom.session, context: context)
+        #expect(undone.removed.map(\.kind.wireName) == ["bathroom"])
+        #expect(NightFacts(undone.session.events).dose2 != nil)
     }
 
     @Test("nothing to undo: no session, or only system events")

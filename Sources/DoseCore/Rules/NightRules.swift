@@ -256,11 +256,20 @@ private struct Builder {
     }
 
     private mutating func record(_ kind: EventKind, metadata: EventMetadata) {
-        let event = NightEvent(id: EventID(rawValue: context.makeID()), kind: kind, occurredAt: at, recordedAt: context.now,
-                               timeZone: zone, source: action.source, note: note, metadata: metadata)
         for old in removed { session = session.removing(old.id) }
+        let event = NightEvent(id: EventID(rawValue: context.makeID()), kind: kind, occurredAt: at, recordedAt: nextRecordingInstant(),
+                               timeZone: zone, source: action.source, note: note, metadata: metadata)
         session = session.adding(event)
         recorded.append(event)
+    }
+
+    /// Now, or one millisecond (the stored precision) after the night's latest recording if that is not earlier:
+    /// recording order must be strict, or "undo the last thing I did" would pick between two actions of the same
+    /// millisecond by their random ids.
+    private func nextRecordingInstant() -> Date {
+        guard let latest = session.events.map(\.recordedAt).max() else { return context.now }
+        let next = Date(timeIntervalSince1970: ((latest.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
+        return max(context.now, next)
     }
 
     func decision() -> Decision {
