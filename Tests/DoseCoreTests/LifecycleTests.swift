@@ -71,6 +71,34 @@ struct LifecycleTests {
         #expect(update.closure?.terminalState == .aborted)
     }
 
+    /// Found by the property test: "today's prep time" read after midnight is tomorrow's, so an afternoon session
+    /// first looked at at 00:30 stayed open and tonight's Dose 1 was refused as "already taken".
+    @Test("the close does not depend on when it is observed: an afternoon session looked at after midnight closed at 18:00",
+          arguments: [(2026, 3, 11, 18, 0), (2026, 3, 11, 23, 59), (2026, 3, 12, 0, 30), (2026, 3, 12, 10, 59), (2026, 3, 12, 15, 0)])
+    func closeIndependentOfObservation(now: (Int, Int, Int, Int, Int)) throws {
+        let session = try #require(try Fixture.night([(.log(event: "nap_start"), Fixture.local(2026, 3, 11, 14, 0))]))
+        let update = evaluate(session, at: Fixture.local(now.0, now.1, now.2, now.3, now.4))
+        #expect(update.closure?.reason == .prepRollover)
+        #expect(update.closure?.endedAt == Fixture.local(2026, 3, 11, 18, 0))
+        let closed = SessionLifecycle.apply(update, to: session)
+        let tonight = try NightRules.decide(NightAction(.dose1), session: closed.isOpen ? closed : nil,
+                                            context: Fixture.context(at: Fixture.local(now.0, now.1, now.2, now.3, now.4)))
+        #expect(tonight.startedSession)
+    }
+
+    @Test("when both boundaries have passed, the earlier one closes the night; a tie is the cutoff")
+    func earliestBoundaryCloses() throws {
+        // Started 22:30: the cutoff (11:00) comes before the next prep time (18:00), observed at 19:00.
+        let evening = try Fixture.afterDose1()
+        #expect(evaluate(evening, at: Fixture.local(2026, 3, 11, 19, 0)).closure?.endedAt == Fixture.local(2026, 3, 11, 11, 0))
+        #expect(evaluate(evening, at: Fixture.local(2026, 3, 11, 19, 0)).closure?.reason == .missedCheckinCutoff)
+        // Cutoff 14:00 with a 14:00 prep time: the same instant; the cutoff is named first, as in SPEC §3.2.
+        let settings = try Fixture.settings().setting("prep_time", to: "14:00").setting("missed_checkin_cutoff_hours", to: "7")
+        let update = evaluate(evening, at: Fixture.local(2026, 3, 11, 15, 0), settings: settings)
+        #expect(update.closure?.endedAt == Fixture.local(2026, 3, 11, 14, 0))
+        #expect(update.closure?.reason == .missedCheckinCutoff)
+    }
+
     @Test("an evening session is not closed by the same evening's prep time")
     func eveningSessionStays() throws {
         #expect(evaluate(try Fixture.afterDose1(), at: Fixture.minutes(60)).isEmpty)

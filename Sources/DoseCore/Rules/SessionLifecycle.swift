@@ -31,13 +31,11 @@ public enum SessionLifecycle {
                 events.append(expiry)
             }
         }
-        let cutoff = missedCheckinCutoff(for: session, settings: settings, timeZone: timeZone)
-        let prep = prepBoundary(on: now, settings: settings, timeZone: timeZone)
-        let closing: (Date, EndReason)? =
-            if now >= cutoff { (cutoff, .missedCheckinCutoff) }
-            else if now >= prep, session.startedAt < prep { (prep, .prepRollover) }
-            else { nil }
-        if let (endedAt, reason) = closing {
+        // Both boundaries are fixed by the session's start, and the earliest one that has passed closes it, so the
+        // close (and so which night a new action joins) does not depend on when someone happened to look.
+        let boundaries = [(missedCheckinCutoff(for: session, settings: settings, timeZone: timeZone), EndReason.missedCheckinCutoff),
+                          (prepRollover(for: session, settings: settings, timeZone: timeZone), .prepRollover)]
+        if let (endedAt, reason) = boundaries.filter({ now >= $0.0 }).min(by: { $0.0 < $1.0 }) {
             update.closure = SessionClosure(endedAt: endedAt, reason: reason, terminalState: NightFacts(events).terminalState(at: endedAt))
         }
         return update
@@ -49,10 +47,10 @@ public enum SessionLifecycle {
         return wake.addingTimeInterval(TimeInterval(settings.missedCheckinCutoffHours * 3600))
     }
 
-    /// The prep time on the local date of `now`.
-    public static func prepBoundary(on now: Date, settings: DoseSettings, timeZone: TimeZone) -> Date {
-        let today = LocalClock.calendar(timeZone).dateComponents([.year, .month, .day], from: now)
-        return LocalClock.instant(of: settings.prepTime, onYear: today.year!, month: today.month!, day: today.day!, in: timeZone)
+    /// The first local prep time strictly after the session started. SPEC §3.2 says "today's prep time"; read only
+    /// on the day it passes, that is the same instant, but a night first looked at after midnight must still close.
+    public static func prepRollover(for session: NightSession, settings: DoseSettings, timeZone: TimeZone) -> Date {
+        LocalClock.nextOccurrence(of: settings.prepTime, after: session.startedAt, in: timeZone)
     }
 
     /// The session with a lifecycle update applied.
