@@ -98,10 +98,13 @@ public struct ActionLinkSigner: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// Decodes only the canonical form: the last character of a 32-byte signature carries two unused bits, and a
+    /// decoder that ignored them would accept four spellings of one link.
     static func data(base64URL text: String) -> Data? {
-        guard text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else { return nil }
+        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else { return nil }
         var base = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base += String(repeating: "=", count: (4 - base.count % 4) % 4)
-        return Data(base64Encoded: base)
+        guard let data = Data(base64Encoded: base), base64URL(data) == text else { return nil }
+        return data
     }
 }

@@ -92,7 +92,7 @@ struct ActionLinkTests {
         }
     }
 
-    @Test("altered, expired, other-night and cleared-away links are refused and change nothing", arguments: ["signature", "action", "expired", "other night", "garbage", "cleared"])
+    @Test("altered, expired, other-night and cleared-away links are refused and change nothing", arguments: ["signature", "spelling", "action", "expired", "other night", "garbage", "cleared"])
     func refused(_ case: String) async throws {
         let fixture = try Self.night()
         fixture.set(local(2026, 11, 22, 1, 10))
@@ -100,6 +100,12 @@ struct ActionLinkTests {
         var expected = "not a DoseTap reminder link"
         switch `case` {
         case "signature": token = String(token.dropLast()) + (token.hasSuffix("A") ? "B" : "A")
+        case "spelling":
+            // The same signature bytes spelled differently: the last character's two low bits are unused.
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            let lastCharacter = try #require(token.last)
+            let last = try #require(alphabet.firstIndex(of: lastCharacter))
+            token = String(token.dropLast()) + String(alphabet[last ^ 1])
         case "action": token = "take" + token.dropFirst("skip".count)
         case "expired":
             token = try Self.token(fixture, .skip, expires: local(2026, 11, 22, 1, 9))
