@@ -8,6 +8,8 @@ public final class DoseDatabase: Sendable {
     public let writer: any DatabaseWriter
     /// The file path, nil in memory.
     public let path: String?
+    /// The open night as the writer last committed it (actions only; see `OpenNightCache`).
+    let openNight = OpenNightCache()
 
     /// Busy timeout: a writer waits this long for another process's transaction before giving up (≥ 5 s, SPEC §6).
     public static let busyTimeout: TimeInterval = 10

@@ -15,7 +15,9 @@ public struct StoreClock: Sendable {
 
     /// A clock.
     public init(now: Date, timeZoneOverride: TimeZone? = nil, machineTimeZoneID: String, makeID: @escaping @Sendable () -> String) {
-        self.now = now
+        // Whole milliseconds, the precision instants are stored with, so what a call decides in memory is exactly
+        // what a later read of the database gives back.
+        self.now = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded() / 1000)
         self.timeZoneOverride = timeZoneOverride
         self.machineTimeZoneID = machineTimeZoneID
         self.makeID = makeID
@@ -85,24 +87,30 @@ public struct NightLedger: Sendable {
     ///   - idempotency: the request's idempotency key; its response is stored in the same transaction as the action,
     ///     so a crash can never keep one without the other.
     public func perform(_ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
-        try database.write { db in
-            var outcome = try Self.perform(action, clock: clock, eventID: eventID, db)
+        let cache = database.openNight
+        let (outcome, key) = try database.write { db in
+            var outcome = try Self.perform(action, clock: clock, eventID: eventID, cache: cache, db)
             if let idempotency {
                 let (status, body) = idempotency.render(outcome)
                 try db.execute(sql: "INSERT INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                                arguments: [idempotency.device, idempotency.key, idempotency.requestHash, status, body, ISO8601.string(clock.now)])
                 outcome.storedResponse = StoredResponse(requestHash: idempotency.requestHash, status: status, body: body)
             }
-            return outcome
+            return (outcome, try OpenNightCache.key(db))
         }
+        // Only now, after the commit: a rolled-back action must never be remembered.
+        // An action either leaves its night open or there is no open night (it closed it, or it went to a closed one).
+        cache.remember(outcome.decision.session.isOpen ? outcome.decision.session : nil, at: key)
+        return outcome
     }
 
-    static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, _ db: Database) throws -> ActionOutcome {
+    static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, cache: OpenNightCache? = nil, _ db: Database) throws -> ActionOutcome {
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
         let zone = clock.timeZoneOverride ?? settings.timeZone
         let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
-        let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+        let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock, cache: cache)
         var action = action
+        action.occurredAt = action.occurredAt.map { Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded() / 1000) }
         if case .checkIn(let answers) = action.kind {
             action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
         }
@@ -151,8 +159,10 @@ public struct NightLedger: Sendable {
     }
 
     /// Applies what time has made due to the open night (SPEC D3, §3.2); returns it if still open.
-    static func evaluateLifecycle(_ db: Database, settings: DoseSettings, zone: TimeZone, clock: StoreClock) throws -> (NightSession?, [SessionClosure]) {
-        guard let open = try NightRecords.openSession(db) else { return (nil, []) }
+    static func evaluateLifecycle(_ db: Database, settings: DoseSettings, zone: TimeZone, clock: StoreClock,
+                                  cache: OpenNightCache? = nil) throws -> (NightSession?, [SessionClosure]) {
+        let loaded = if let cache { try cache.openSession(db) } else { try NightRecords.openSession(db) }
+        guard let open = loaded else { return (nil, []) }
         let update = SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         guard !update.isEmpty else { return (open, []) }
         if let expiry = update.expiry {

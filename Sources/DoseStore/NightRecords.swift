@@ -81,18 +81,25 @@ enum NightRecords {
             let marks = databaseQuestionMarks(count: chunk.count)
             let arguments = StatementArguments(chunk)
             // One night (every action and status) reuses its compiled statements; longer lists are one-offs.
-            func rows(_ table: String) throws -> [Row] {
-                let sql = "SELECT * FROM \(table) WHERE session_id IN (\(marks))"
-                return chunk.count == 1 ? try Row.fetchAll(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchAll(db, sql: sql, arguments: arguments)
+            func rows(_ table: String, extra: String) throws -> RowCursor {
+                let columns = eventColumns.replacingOccurrences(of: "event_type", with: table == "morning_checkins" ? "NULL" : "event_type")
+                let sql = "SELECT \(columns)\(extra) FROM \(table) WHERE session_id IN (\(marks))"
+                return chunk.count == 1 ? try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchCursor(db, sql: sql, arguments: arguments)
             }
-            for row in try rows("dose_events") {
-                result[row["session_id"], default: []].append(try event(fromDoseRow: row))
+            let doses = try rows("dose_events", extra: ", metadata")
+            while let row = try doses.next() {
+                var event = baseEvent(row, kind: EventKind(wireName: row[1]))
+                let json: String = row[9]
+                event.metadata = try metadataDecoder.decode(EventMetadata.self, from: Data(json.utf8))
+                result[row[8], default: []].append(event)
             }
-            for row in try rows("sleep_events") {
-                result[row["session_id"], default: []].append(event(fromSleepRow: row))
+            let sleeps = try rows("sleep_events", extra: "")
+            while let row = try sleeps.next() {
+                result[row[8], default: []].append(baseEvent(row, kind: .sleep(SleepEventType(rawValue: row[1]))))
             }
-            for row in try rows("morning_checkins") {
-                result[row["session_id"], default: []].append(event(fromCheckInRow: row))
+            let checkIns = try rows("morning_checkins", extra: "")
+            while let row = try checkIns.next() {
+                result[row[8], default: []].append(baseEvent(row, kind: .checkIn))
             }
         }
         return result
@@ -102,31 +109,15 @@ enum NightRecords {
         ISO8601.parse(text) ?? Date(timeIntervalSince1970: 0)
     }
 
+    /// The columns every event table shares, read by position in `baseEvent` (looking columns up by name on each
+    /// row was most of the cost of loading a long night). `event_type` is column 1 (NULL for check-ins); `session_id` is 8.
+    private static let eventColumns = "id, event_type, occurred_at, recorded_at, time_zone, utc_offset_minutes, source, note, session_id"
+    private static let metadataDecoder = JSONDecoder()
+
     private static func baseEvent(_ row: Row, kind: EventKind) -> NightEvent {
-        let zoneID: String = row["time_zone"]
-        var event = NightEvent(
-            id: EventID(rawValue: row["id"]), kind: kind, occurredAt: instant(row["occurred_at"]), recordedAt: instant(row["recorded_at"]),
-            timeZone: TimeZone(identifier: zoneID) ?? TimeZone(secondsFromGMT: 0)!,
-            source: EventSource(rawValue: row["source"]) ?? .imported, note: row["note"])
         // The stored offset is the one in force when it happened; keep it even if zone rules change later.
-        event.timeZoneID = zoneID
-        event.utcOffsetMinutes = row["utc_offset_minutes"]
-        return event
-    }
-
-    private static func event(fromDoseRow row: Row) throws -> NightEvent {
-        var event = baseEvent(row, kind: EventKind(wireName: row["event_type"]))
-        let json: String = row["metadata"]
-        event.metadata = try JSONDecoder().decode(EventMetadata.self, from: Data(json.utf8))
-        return event
-    }
-
-    private static func event(fromSleepRow row: Row) -> NightEvent {
-        baseEvent(row, kind: .sleep(SleepEventType(rawValue: row["event_type"])))
-    }
-
-    private static func event(fromCheckInRow row: Row) -> NightEvent {
-        baseEvent(row, kind: .checkIn)
+        NightEvent(id: EventID(rawValue: row[0]), kind: kind, occurredAt: instant(row[2]), recordedAt: instant(row[3]),
+                   timeZoneID: row[4], utcOffsetMinutes: row[5], source: EventSource(rawValue: row[6]) ?? .imported, note: row[7])
     }
 
     /// Inserts an event into its table; a check-in needs its answers.

@@ -163,12 +163,21 @@ public struct NightEvent: Hashable, Sendable, Identifiable {
         id: EventID, kind: EventKind, occurredAt: Date, recordedAt: Date, timeZone: TimeZone,
         source: EventSource = .user, note: String? = nil, metadata: EventMetadata = EventMetadata()
     ) {
+        self.init(id: id, kind: kind, occurredAt: occurredAt, recordedAt: recordedAt, timeZoneID: timeZone.identifier,
+                  utcOffsetMinutes: LocalClock.offsetMinutes(timeZone, at: occurredAt), source: source, note: note, metadata: metadata)
+    }
+
+    /// An event as stored: zone id and offset as they were recorded, whatever the zone rules say today.
+    public init(
+        id: EventID, kind: EventKind, occurredAt: Date, recordedAt: Date, timeZoneID: String, utcOffsetMinutes: Int,
+        source: EventSource, note: String?, metadata: EventMetadata = EventMetadata()
+    ) {
         self.id = id
         self.kind = kind
         self.occurredAt = occurredAt
         self.recordedAt = recordedAt
-        self.timeZoneID = timeZone.identifier
-        self.utcOffsetMinutes = LocalClock.offsetMinutes(timeZone, at: occurredAt)
+        self.timeZoneID = timeZoneID
+        self.utcOffsetMinutes = utcOffsetMinutes
         self.source = source
         self.note = note
         self.metadata = metadata
@@ -225,8 +234,10 @@ public struct NightSession: Hashable, Sendable {
     /// The session with an event added in chronological place.
     public func adding(_ event: NightEvent) -> NightSession {
         var copy = self
-        copy.events.append(event)
-        copy.events.sort(by: NightSession.chronological)
+        // Usually the newest; otherwise after every event that sorts before it. No re-sort of a long night.
+        var index = copy.events.endIndex
+        while index > copy.events.startIndex, Self.chronological(event, copy.events[index - 1]) { index -= 1 }
+        copy.events.insert(event, at: index)
         return copy
     }
 

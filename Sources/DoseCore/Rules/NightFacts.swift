@@ -23,17 +23,32 @@ public struct NightFacts: Sendable {
 
     /// Reads the facts of a set of events.
     public init(_ events: [NightEvent]) {
-        let sorted = events.sorted(by: NightSession.chronological)
+        // A session keeps its events in order already; checking is far cheaper than sorting a long night again.
+        let sorted = events.indices.dropFirst().allSatisfy { !NightSession.chronological(events[$0], events[$0 - 1]) }
+            ? events : events.sorted(by: NightSession.chronological)
         self.events = sorted
-        func all(_ kind: EventKind) -> [NightEvent] { sorted.filter { $0.kind == kind } }
-        dose1 = all(.dose1).first
-        dose2 = all(.dose2).first
-        extraDoses = all(.extraDose)
-        allSkips = all(.dose2Skipped)
-        skip = dose2 == nil ? allSkips.last : nil
-        snoozes = all(.snooze)
-        wake = all(.sleep(.wakeFinal)).first
-        checkIn = all(.checkIn).first
+        var dose1: NightEvent?, dose2: NightEvent?, wake: NightEvent?, checkIn: NightEvent?
+        var extraDoses: [NightEvent] = [], allSkips: [NightEvent] = [], snoozes: [NightEvent] = []
+        for event in sorted {
+            switch event.kind {
+            case .dose1: if dose1 == nil { dose1 = event }
+            case .dose2: if dose2 == nil { dose2 = event }
+            case .extraDose: extraDoses.append(event)
+            case .dose2Skipped: allSkips.append(event)
+            case .snooze: snoozes.append(event)
+            case .sleep(.wakeFinal): if wake == nil { wake = event }
+            case .checkIn: if checkIn == nil { checkIn = event }
+            case .sleep: break
+            }
+        }
+        self.dose1 = dose1
+        self.dose2 = dose2
+        self.extraDoses = extraDoses
+        self.allSkips = allSkips
+        self.skip = dose2 == nil ? allSkips.last : nil
+        self.snoozes = snoozes
+        self.wake = wake
+        self.checkIn = checkIn
     }
 
     /// Whether the skip in force is the automatic sleep-through expiry.

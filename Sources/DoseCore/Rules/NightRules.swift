@@ -214,10 +214,10 @@ private struct Builder {
     mutating func sleepEvent(_ definition: SleepEventDefinition) throws(DoseError) {
         let type = definition.type
         let cooldown = TimeInterval(context.settings.cooldownSeconds(for: definition))
-        let sameType = facts.events.filter { $0.kind == .sleep(type) }
-        if cooldown > 0, let nearest = sameType.min(by: { abs($0.occurredAt.timeIntervalSince(at)) < abs($1.occurredAt.timeIntervalSince(at)) }) {
-            let apart = abs(nearest.occurredAt.timeIntervalSince(at))
-            if apart < cooldown {
+        if cooldown > 0 {
+            let kind = EventKind.sleep(type), at = self.at
+            let apart = facts.events.lazy.filter { $0.kind == kind }.map { abs($0.occurredAt.timeIntervalSince(at)) }.min()
+            if let apart, apart < cooldown {
                 throw .rateLimited(event: definition.label, retryAfterSeconds: max(1, Int((cooldown - apart).rounded(.up))))
             }
         }

@@ -1,0 +1,83 @@
+import DoseCore
+@testable import DoseStore
+import Foundation
+import GRDB
+import Testing
+
+private typealias F = StoreFixture
+
+/// The server keeps the open night in memory between actions; these prove the copy is only ever used when it is
+/// exactly what the database holds.
+@Suite("The remembered open night is the stored one, or it is not used")
+struct OpenNightCacheTests {
+    /// What the writer connection would use next: the remembered night if still valid, and a fresh load.
+    static func compare(_ ledger: NightLedger) throws -> (remembered: NightSession??, stored: NightSession?) {
+        try ledger.database.writer.writeWithoutTransaction { db in
+            (try ledger.database.openNight.remembered(db), try NightRecords.openSession(db))
+        }
+    }
+
+    @Test("after every kind of action, at instants finer than a millisecond, the remembered night equals a reload")
+    func equalsReload() throws {
+        let ledger = try F.ledger()
+        let clock = TestClock(F.dose1)
+        // Sub-millisecond instants: the store keeps milliseconds, so the copy must too.
+        let steps: [(NightAction.Kind, Double)] = [
+            (.dose1, 0.000_4), (.log(event: "bathroom"), 60.000_7), (.undo, 62.3), (.log(event: "water"), 600.123_456),
+            (.snooze, 160 * 60 + 0.000_9), (.dose2, 175 * 60 + 0.5), (.log(event: "wake_final"), 480 * 60 + 0.25),
+            (.checkIn(MorningCheckIn()), 490 * 60 + 0.000_1), (.log(event: "water"), 20 * 3600 + 0.7),
+        ]
+        for (kind, seconds) in steps {
+            try F.act(ledger, kind, at: F.dose1.addingTimeInterval(seconds), clock: clock)
+            let (remembered, stored) = try Self.compare(ledger)
+            #expect(remembered == .some(stored), "after \(kind)")
+        }
+    }
+
+    @Test("another connection's write is seen: undo removes its event, not the remembered night's last one")
+    func otherConnection() throws {
+        let directory = try F.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("night.sqlite").path
+        let server = NightLedger(database: try DoseDatabase.open(path: path, pooled: true))
+        let cli = NightLedger(database: try DoseDatabase.open(path: path))
+        let clock = TestClock(F.dose1)
+        try F.act(server, .dose1, at: F.dose1, clock: clock)
+        let bathroom = try F.act(cli, .log(event: "bathroom"), at: F.dose1.addingTimeInterval(1), clock: clock)
+        #expect(try Self.compare(server).remembered == .none)
+        let undone = try F.act(server, .undo, at: F.dose1.addingTimeInterval(2), clock: clock)
+        #expect(undone.decision.removed.map(\.id) == [bathroom.decision.event!.id])
+    }
+
+    @Test("a correction or a settings change on the same connection makes the copy stale")
+    func sameConnectionWrites() throws {
+        let ledger = try F.ledger()
+        let clock = TestClock(F.dose1)
+        let water = try F.act(ledger, .log(event: "water"), at: F.dose1, clock: clock)
+        #expect(try Self.compare(ledger).remembered != .none)
+        clock.set(F.dose1.addingTimeInterval(60))
+        _ = try ledger.deleteEvent(water.decision.event!.id, clock: clock.store)
+        #expect(try Self.compare(ledger).remembered == .none)
+        try F.act(ledger, .log(event: "bathroom"), at: F.dose1.addingTimeInterval(120), clock: clock)
+        #expect(try Self.compare(ledger).remembered != .none)
+        _ = try ledger.updateSetting("undo_window_seconds", to: "10", clock: clock.store)
+        #expect(try Self.compare(ledger).remembered == .none)
+    }
+
+    @Test("an action rolled back after writing (its idempotency key was taken) is never remembered")
+    func rolledBack() throws {
+        let ledger = try F.ledger()
+        let clock = TestClock(F.dose1)
+        let request = IdempotentRequest(device: "d", key: "k", requestHash: "h") { _ in (200, "{}") }
+        clock.set(F.dose1)
+        let dose1 = try ledger.perform(NightAction(.dose1), clock: clock.store, idempotency: request)
+        clock.set(F.dose1.addingTimeInterval(1))
+        // The water event is written, then the second use of the key fails and the transaction rolls back.
+        #expect(throws: (any Error).self) { try ledger.perform(NightAction(.log(event: "water")), clock: clock.store, idempotency: request) }
+        let (remembered, stored) = try Self.compare(ledger)
+        #expect(remembered == .none)
+        #expect(stored?.events.map(\.id) == [dose1.decision.event!.id])
+        let undone = try F.act(ledger, .undo, at: F.dose1.addingTimeInterval(2), clock: clock)
+        #expect(undone.decision.removed.map(\.kind) == [.dose1])
+    }
+}
