@@ -24,8 +24,16 @@ def check(condition, what):
         failures.append(what)
 
 
-def serve(binary, database, now=None):
-    arguments = [binary, "serve", "--db", database, "--port", "0", "--json", "--tz", "America/New_York"]
+def evening_zone(instant):
+    """A fixed-offset zone in which `instant` falls between 22:00 and 23:00, so a night on the real clock never
+    straddles the 18:00 rollover, whatever time of day the test runs (Etc/GMT signs are inverted)."""
+    hours = (22 - instant.astimezone(datetime.timezone.utc).hour) % 24
+    hours = hours - 24 if hours > 14 else hours
+    return "Etc/UTC" if hours == 0 else f"Etc/GMT{-hours:+d}"
+
+
+def serve(binary, database, now=None, zone="America/New_York"):
+    arguments = [binary, "serve", "--db", database, "--port", "0", "--json", "--tz", zone]
     if now:
         arguments += ["--now", now]
     process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -67,7 +75,7 @@ def main():
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
     try:
         # 1. A live night on the real clock.
-        process, info = serve(args.binary, os.path.join(work, "live.sqlite"))
+        process, info = serve(args.binary, os.path.join(work, "live.sqlite"), zone=evening_zone(datetime.datetime.now(datetime.timezone.utc)))
         try:
             driver.get(info["pairing_url"])
             check("Take Dose 1" in primary(driver).text, "paired browser sees Take Dose 1")
@@ -127,9 +135,10 @@ def main():
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.
         database = os.path.join(work, "reminder.sqlite")
         dose1 = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=164, seconds=48)
-        subprocess.run([args.binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.strftime("%Y-%m-%dT%H:%M:%SZ")],
+        zone = evening_zone(dose1)
+        subprocess.run([args.binary, "dose1", "--db", database, "--tz", zone, "--now", dose1.strftime("%Y-%m-%dT%H:%M:%SZ")],
                        check=True, capture_output=True)
-        process, info = serve(args.binary, database)
+        process, info = serve(args.binary, database, zone=zone)
         try:
             driver.delete_all_cookies()
             driver.get(info["pairing_url"])
