@@ -29,7 +29,7 @@ func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ ma
 
 struct Status: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status",abstract: "Show tonight: phase, countdown, next step (the default command).")
+        commandName: "status", abstract: "Show tonight: phase, countdown, next step (the default command).")
 
     @OptionGroup var options: GlobalOptions
 
@@ -61,7 +61,7 @@ struct Status: ParsableCommand {
 
 struct Dose1: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "dose1",abstract: "Record Dose 1 (starts tonight's session).")
+        commandName: "dose1", abstract: "Record Dose 1 (starts tonight's session).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.dose1) } }
@@ -78,7 +78,7 @@ struct Dose2: ParsableCommand {
 
 struct Skip: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "skip",abstract: "Skip tonight's Dose 2.")
+        commandName: "skip", abstract: "Skip tonight's Dose 2.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Option(help: "Why (optional).") var reason: String?
@@ -87,7 +87,7 @@ struct Skip: ParsableCommand {
 
 struct Snooze: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "snooze",abstract: "Move the Dose 2 alarm 10 minutes later (only while the window is open).")
+        commandName: "snooze", abstract: "Move the Dose 2 alarm 10 minutes later (only while the window is open).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.snooze) } }
@@ -95,7 +95,7 @@ struct Snooze: ParsableCommand {
 
 struct Undo: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "undo",abstract: "Undo your last action, within the undo window (default 5 seconds).")
+        commandName: "undo", abstract: "Undo your last action, within the undo window (default 5 seconds).")
     @OptionGroup var options: GlobalOptions
     func run() throws { try perform(options) { _ in NightAction(.undo) } }
 }
@@ -112,7 +112,7 @@ struct Log: ParsableCommand {
 
 struct Wake: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "wake",abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
+        commandName: "wake", abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.wake) } }

@@ -14,7 +14,7 @@ func sessionDate(_ text: String, field: String = "date") throws(DoseError) -> Se
 
 struct History: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "history",abstract: "Past nights: doses, interval, outcome, events, naps and check-in.")
+        commandName: "history", abstract: "Past nights: doses, interval, outcome, events, naps and check-in.")
     @OptionGroup var options: GlobalOptions
     @Option(help: "First night (YYYY-MM-DD).") var from: String?
     @Option(help: "Last night (YYYY-MM-DD).") var to: String?
@@ -52,11 +52,11 @@ struct History: ParsableCommand {
 
 struct Session: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "session",abstract: "Show or delete one night.", subcommands: [Show.self, Delete.self])
+        commandName: "session", abstract: "Show or delete one night.", subcommands: [Show.self, Delete.self])
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "show",abstract: "Everything recorded for the night of DATE.")
+        commandName: "show", abstract: "Everything recorded for the night of DATE.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         func run() throws {
@@ -73,7 +73,7 @@ struct Session: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "delete",abstract: "Delete the night of DATE and everything in it (needs --yes).")
+        commandName: "delete", abstract: "Delete the night of DATE and everything in it (needs --yes).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         @Flag(help: "Confirm the deletion.") var yes = false
@@ -100,11 +100,11 @@ struct Session: ParsableCommand {
 
 struct Settings: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "settings",abstract: "Read and change settings.", subcommands: [List.self, Get.self, Set.self])
+        commandName: "settings", abstract: "Read and change settings.", subcommands: [List.self, Get.self, Set.self])
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "list",abstract: "Every setting and its value.")
+        commandName: "list", abstract: "Every setting and its value.")
         @OptionGroup var options: GlobalOptions
         func run() throws {
             try Output.run(json: options.json) {
@@ -118,7 +118,7 @@ struct Settings: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "get",abstract: "One setting's value.")
+        commandName: "get", abstract: "One setting's value.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
         func run() throws {

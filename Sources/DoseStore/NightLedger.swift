@@ -17,7 +17,7 @@ public struct StoreClock: Sendable {
     public init(now: Date, timeZoneOverride: TimeZone? = nil, machineTimeZoneID: String, makeID: @escaping @Sendable () -> String) {
         // Whole milliseconds, the precision instants are stored with, so what a call decides in memory is exactly
         // what a later read of the database gives back.
-        self.now = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded() / 1000)
+        self.now = ISO8601.wholeMilliseconds(now)
         self.timeZoneOverride = timeZoneOverride
         self.machineTimeZoneID = machineTimeZoneID
         self.makeID = makeID
@@ -104,13 +104,13 @@ public struct NightLedger: Sendable {
         return outcome
     }
 
-    static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, cache: OpenNightCache? = nil, _ db: Database) throws -> ActionOutcome {
+    static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, cache: OpenNightCache, _ db: Database) throws -> ActionOutcome {
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
         let zone = clock.timeZoneOverride ?? settings.timeZone
         let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock, cache: cache)
         var action = action
-        action.occurredAt = action.occurredAt.map { Date(timeIntervalSince1970: ($0.timeIntervalSince1970 * 1000).rounded() / 1000) }
+        action.occurredAt = action.occurredAt.map(ISO8601.wholeMilliseconds)
         if case .checkIn(let answers) = action.kind {
             action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
         }

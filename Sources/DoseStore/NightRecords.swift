@@ -81,9 +81,8 @@ enum NightRecords {
             let marks = databaseQuestionMarks(count: chunk.count)
             let arguments = StatementArguments(chunk)
             // One night (every action and status) reuses its compiled statements; longer lists are one-offs.
-            func rows(_ table: String, extra: String) throws -> RowCursor {
-                let columns = eventColumns.replacingOccurrences(of: "event_type", with: table == "morning_checkins" ? "NULL" : "event_type")
-                let sql = "SELECT \(columns)\(extra) FROM \(table) WHERE session_id IN (\(marks))"
+            func rows(_ table: String, type: String = "event_type", extra: String = "") throws -> RowCursor {
+                let sql = "SELECT id, \(type), \(eventColumns)\(extra) FROM \(table) WHERE session_id IN (\(marks))"
                 return chunk.count == 1 ? try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchCursor(db, sql: sql, arguments: arguments)
             }
             let doses = try rows("dose_events", extra: ", metadata")
@@ -93,11 +92,11 @@ enum NightRecords {
                 event.metadata = try metadataDecoder.decode(EventMetadata.self, from: Data(json.utf8))
                 result[row[8], default: []].append(event)
             }
-            let sleeps = try rows("sleep_events", extra: "")
+            let sleeps = try rows("sleep_events")
             while let row = try sleeps.next() {
                 result[row[8], default: []].append(baseEvent(row, kind: .sleep(SleepEventType(rawValue: row[1]))))
             }
-            let checkIns = try rows("morning_checkins", extra: "")
+            let checkIns = try rows("morning_checkins", type: "NULL")
             while let row = try checkIns.next() {
                 result[row[8], default: []].append(baseEvent(row, kind: .checkIn))
             }
@@ -109,9 +108,9 @@ enum NightRecords {
         ISO8601.parse(text) ?? Date(timeIntervalSince1970: 0)
     }
 
-    /// The columns every event table shares, read by position in `baseEvent` (looking columns up by name on each
-    /// row was most of the cost of loading a long night). `event_type` is column 1 (NULL for check-ins); `session_id` is 8.
-    private static let eventColumns = "id, event_type, occurred_at, recorded_at, time_zone, utc_offset_minutes, source, note, session_id"
+    /// The columns every event table shares after `id` and the type (columns 0 and 1), read by position in `baseEvent`:
+    /// looking columns up by name on each row was most of the cost of loading a long night. `session_id` is column 8.
+    private static let eventColumns = "occurred_at, recorded_at, time_zone, utc_offset_minutes, source, note, session_id"
     private static let metadataDecoder = JSONDecoder()
 
     private static func baseEvent(_ row: Row, kind: EventKind) -> NightEvent {

@@ -20,9 +20,9 @@ final class OpenNightCache: @unchecked Sendable {
 
     /// The writer connection's current key; read it as the transaction's last statement.
     static func key(_ db: Database) throws -> Key {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT total_changes()"))!
+        let changes = try Int.fetchOne(db.cachedStatement(sql: "SELECT total_changes()")) ?? -1
         let version = try Int.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
-        return Key(dataVersion: version, totalChanges: row[0])
+        return Key(dataVersion: version, totalChanges: changes)
     }
 
     /// The open night: the remembered copy when nothing has been written since, else loaded from disk. The copy is

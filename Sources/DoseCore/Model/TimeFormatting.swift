@@ -2,6 +2,11 @@ public import Foundation
 
 /// ISO-8601 instants in UTC with milliseconds, the one textual form of an instant (SPEC D9).
 public enum ISO8601 {
+    /// The instant rounded to whole milliseconds, the precision `string` writes and the store keeps.
+    public static func wholeMilliseconds(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+
     /// `2026-11-22T06:30:00.000Z`.
     public static func string(_ date: Date) -> String {
         // Rounded to whole milliseconds so that a stored and re-read instant compares equal. Integer civil-date

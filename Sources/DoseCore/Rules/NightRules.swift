@@ -268,8 +268,7 @@ private struct Builder {
     /// millisecond by their random ids.
     private func nextRecordingInstant() -> Date {
         guard let latest = session.events.map(\.recordedAt).max() else { return context.now }
-        let next = Date(timeIntervalSince1970: ((latest.timeIntervalSince1970 * 1000).rounded() + 1) / 1000)
-        return max(context.now, next)
+        return max(context.now, ISO8601.wholeMilliseconds(latest.addingTimeInterval(0.001)))
     }
 
     func decision() -> Decision {
