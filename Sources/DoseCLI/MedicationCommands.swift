@@ -4,20 +4,6 @@ import DoseCore
 import DoseStore
 import Foundation
 
-/// Parses `ID`, `ID:AMOUNT` or `ID:AMOUNTUNIT` (`adderall_ir:10mg`, `xywav:2.25g`, `xyrem:4.5mL`).
-func medicationEntry(_ text: String, at: Date?, note: String?) throws(DoseError) -> MedicationInput {
-    let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
-    let medication = try MedicationCatalogue.medication(id: parts[0].lowercased())
-    guard parts.count == 2 else { return MedicationInput(medicationID: medication.id, amount: medication.defaultDoseMg, unit: .mg, takenAt: at, note: note) }
-    let amountText = parts[1].trimmingCharacters(in: .whitespaces)
-    let unitText = String(amountText.drop { $0.isNumber || $0 == "." })
-    let unit = unitText.isEmpty ? DoseUnit.mg : DoseUnit.allCases.first { $0.rawValue.lowercased() == unitText.lowercased() }
-    guard let amount = Double(amountText.dropLast(unitText.count)), let unit else {
-        throw .invalidInput(field: "medication", problem: "'\(text)' is not ID:AMOUNT[UNIT]", allowed: "e.g. adderall_ir:10mg, xywav:2.25g, xyrem:4.5mL")
-    }
-    return MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: at, note: note)
-}
-
 func wire(_ record: MedicationRecord) -> JSONValue {
     [
         "id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
@@ -69,7 +55,7 @@ struct Med: ParsableCommand {
                 let context = try CommandContext.open(options)
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
-                let inputs = try entries.map { text throws(DoseError) in try medicationEntry(text, at: takenAt, note: note) }
+                let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
                 var confirmations = Set<ConfirmKind>()
                 for name in listValues(confirm) {
                     guard let kind = ConfirmKind(rawValue: name), kind == .duplicate else {
@@ -118,9 +104,10 @@ struct Med: ParsableCommand {
                 let context = try CommandContext.open(options)
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
-                let amount = try dose.map { text throws(DoseError) in try medicationEntry("xywav:" + text, at: nil, note: nil) }
+                let medication = try context.ledger.medication(id).medication
+                let amount = try dose.map { text throws(DoseError) in try MedicationEntryText.amount(text, for: medication) }
                 let confirmations: Set<ConfirmKind> = listValues(confirm).contains("duplicate") ? [.duplicate] : []
-                let record = try context.ledger.editMedication(id, takenAt: takenAt, amount: amount?.amount, unit: amount?.unit,
+                let record = try context.ledger.editMedication(id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
                                                                note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
                 if options.json { Output.line(wire(record).rendered()) } else { Output.line("Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).") }
             }

@@ -16,12 +16,12 @@ struct APIRoutes {
         router.get("/health") { _, _ in Reply.json(["ok": true]) }
         let v1 = router.group("v1")
         v1.get("status") { _, _ in try status() }
-        v1.post("doses/take") { request, context in try await action(request, context) { body in try take(body) } }
-        v1.post("doses/skip") { request, context in try await action(request, context) { body in try skip(body) } }
-        v1.post("doses/snooze") { request, context in try await action(request, context) { body in try snooze(body) } }
+        v1.post("doses/take") { request, context in try await action(request, context, RequestBodies.take) }
+        v1.post("doses/skip") { request, context in try await action(request, context, RequestBodies.skip) }
+        v1.post("doses/snooze") { request, context in try await action(request, context, RequestBodies.snooze) }
         v1.post("undo") { request, context in try await action(request, context) { _ in NightAction(.undo) } }
-        v1.post("events/log") { request, context in try await action(request, context) { body in try log(body) } }
-        v1.post("events/wake") { request, context in try await action(request, context) { body in NightAction(.wake, at: try body.instant("timestamp")) } }
+        v1.post("events/log") { request, context in try await action(request, context, RequestBodies.log) }
+        v1.post("events/wake") { request, context in try await action(request, context, RequestBodies.wake) }
         v1.get("sessions") { request, _ in try sessions(request) }
         v1.get("sessions/:date") { _, context in try session(context) }
         v1.delete("sessions/:date") { _, context in try deleteSession(context) }
@@ -31,7 +31,7 @@ struct APIRoutes {
         v1.get("export/events.csv") { _, _ in csv(try environment.ledger.eventsCSV(clock: environment.clock()), name: "events.csv") }
         v1.get("export") { _, _ in try bundle() }
         v1.post("import") { request, _ in try await importFile(request) }
-        v1.post("checkins") { request, context in try await action(request, context) { body in try checkIn(body) } }
+        v1.post("checkins") { request, context in try await action(request, context, RequestBodies.checkIn) }
         v1.patch("checkins/:date") { request, context in try await editCheckIn(request, context) }
         v1.post("presleep") { request, _ in try await preSleep(request) }
         v1.get("medications") { request, _ in try medications(request) }
@@ -133,7 +133,11 @@ struct APIRoutes {
     func reminders() throws -> Response {
         let snapshot = try environment.ledger.status(clock: environment.clock())
         let plan = ReminderPlan.plan(for: snapshot.session, settings: snapshot.settings)
-        return Reply.json(["reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null])
+        let now = environment.now()
+        let outages = try snapshot.session.map { night in try environment.ledger.serverOutages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now))) } ?? []
+        return Reply.json(["reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null,
+                           "server_outages": .array(outages.map { ["from": .string(ISO8601.string($0.from)), "until": .string(ISO8601.string($0.until)),
+                                                                  "stopped_cleanly": .bool($0.stoppedCleanly)] })])
     }
 
     func insights(_ request: Request) throws -> Response {
@@ -179,14 +183,6 @@ struct APIRoutes {
         return Reply.json(["deleted_rows": .int(report.deleted.values.reduce(0, +)), "remaining_rows": .int(report.remaining.values.reduce(0, +))])
     }
 
-    func checkIn(_ body: JSONBody) throws -> NightAction {
-        var answers = body.object
-        let at = try body.instant("timestamp")
-        answers.removeValue(forKey: "timestamp")
-        answers.removeValue(forKey: "id")
-        return NightAction(.checkIn(try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)), at: at)
-    }
-
     func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
         let body = try await JSONBody.read(request)
@@ -195,11 +191,8 @@ struct APIRoutes {
     }
 
     func preSleep(_ request: Request) async throws -> Response {
-        let body = try await JSONBody.read(request)
-        var answers = body.object
-        let at = try body.instant("timestamp")
-        answers.removeValue(forKey: "timestamp")
-        let saved = try environment.ledger.savePreSleep(try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed), at: at, note: nil, clock: environment.clock())
+        let (log, at) = try RequestBodies.preSleep(try await JSONBody.read(request))
+        let saved = try environment.ledger.savePreSleep(log, at: at, note: nil, clock: environment.clock())
         return Reply.json(["id": .string(saved.id), "session_id": .string(saved.sessionID.rawValue), "session_date": .string(saved.sessionDate.description),
                            "completion_state": .string(saved.completion.rawValue), "replaced": .bool(saved.replaced)])
     }
@@ -210,19 +203,8 @@ struct APIRoutes {
     }
 
     func logMedications(_ request: Request) async throws -> Response {
-        let body = try await JSONBody.read(request)
-        guard let entries = body.object["entries"] as? [[String: Any]] else {
-            throw DoseError.invalidInput(field: "entries", problem: "missing or not a list", allowed: "[{\"medication_id\": \"adderall_ir\", \"amount\": 10, \"unit\": \"mg\"}]")
-        }
-        let inputs = try entries.enumerated().map { index, entry in
-            let item = JSONBody(object: entry)
-            guard let id = try item.string("medication_id") else { throw DoseError.invalidInput(field: "entries[\(index)].medication_id", problem: "missing", allowed: "an id from GET /v1/medications/catalogue") }
-            let amount = (entry["amount"] as? NSNumber)?.doubleValue ?? (try? MedicationCatalogue.medication(id: id))?.defaultDoseMg ?? 0
-            let unitText = try item.string("unit") ?? "mg"
-            guard let unit = DoseUnit(rawValue: unitText) else { throw DoseError.invalidInput(field: "unit", problem: "'\(unitText)'", allowed: "mg, g, mL") }
-            return MedicationInput(medicationID: id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes"))
-        }
-        let records = try environment.ledger.logMedications(inputs, confirmations: try body.confirmations(), clock: environment.clock())
+        let (inputs, confirmations) = try RequestBodies.medications(try await JSONBody.read(request))
+        let records = try environment.ledger.logMedications(inputs, confirmations: confirmations, clock: environment.clock())
         return Reply.json(.array(records.map(Self.medication)))
     }
 
@@ -231,9 +213,8 @@ struct APIRoutes {
     }
 
     func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let body = try await JSONBody.read(request)
-        let note: String?? = body.object.keys.contains("note") ? .some(try body.string("note")) : nil
-        let edit = try environment.ledger.editEvent(EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: try body.instant("timestamp"),
+        let (occurredAt, note) = try RequestBodies.eventEdit(try await JSONBody.read(request))
+        let edit = try environment.ledger.editEvent(EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
                                                     note: note, clock: environment.clock())
         return Reply.json(Self.edit(edit))
     }
@@ -254,18 +235,7 @@ struct APIRoutes {
     }
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let body = try await JSONBody.read(request)
-        guard !body.object.isEmpty else { throw DoseError.invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
-        var changes: [(key: String, value: String)] = []
-        for (key, value) in body.object.sorted(by: { $0.key < $1.key }) {
-            let text: String = switch value {
-            case let string as String: string
-            case let number as NSNumber where String(cString: number.objCType) == "c": number.boolValue ? "true" : "false"
-            case let number as NSNumber: number.stringValue
-            default: throw DoseError.invalidInput(field: key, problem: "the value is not text, a number or true/false", allowed: nil)
-            }
-            changes.append((key, text))
-        }
+        let changes = try RequestBodies.settingsChanges(try await JSONBody.read(request))
         return Reply.json(Wire.settings(try environment.ledger.updateSettings(changes, clock: environment.clock())))
     }
 
@@ -277,32 +247,49 @@ struct APIRoutes {
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
         let fingerprint = DeviceTokens.fingerprint(Data("\(request.method) \(request.uri.path)\n".utf8) + data)
         if let key {
-            guard (1...200).contains(key.count) else { throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(key.count) characters", allowed: "1–200 characters") }
-            if let stored = try environment.ledger.storedResponse(device: device, key: key) {
-                guard stored.requestHash == fingerprint else { throw DoseError.idempotencyMismatch }
-                var response = Reply.json(text: stored.body, status: HTTPResponse.Status(code: stored.status))
-                response.headers[HTTPField.Name("Idempotent-Replayed")!] = "true"
-                return response
-            }
+            let length = TextLimits.length(key)
+            guard (1...200).contains(length) else { throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(length) characters", allowed: "1–200 characters") }
+            if let stored = try environment.ledger.storedResponse(device: device, key: key) { return try Self.replay(stored, fingerprint: fingerprint) }
         }
         var action = try make(body)
         action.source = .user
         let eventID = try body.string("id").map { id throws(DoseError) -> EventID in
-            guard (1...64).contains(id.count) else { throw .invalidInput(field: "id", problem: "\(id.count) characters", allowed: "1–64 characters") }
+            let length = TextLimits.length(id)
+            guard (1...64).contains(length) else { throw .invalidInput(field: "id", problem: "\(length) characters", allowed: "1–64 characters") }
             return EventID(rawValue: id)
         }
-        if let eventID, let existing = try environment.ledger.recordedEvent(eventID) {
-            var reply = Wire.event(existing.event, session: existing.session)
-            reply["status"] = Wire.status(try environment.ledger.status(clock: environment.clock()).status)
-            reply["replayed"] = true
-            return Reply.json(reply)
-        }
+        if let eventID, let replay = try replayEvent(eventID) { return replay }
         let request = key.map { key in
             IdempotentRequest(device: device, key: key, requestHash: fingerprint) { outcome in (200, Self.render(outcome).rendered()) }
         }
-        let outcome = try environment.ledger.perform(action, clock: environment.clock(), eventID: eventID, idempotency: request)
+        let outcome: ActionOutcome
+        do {
+            outcome = try environment.ledger.perform(action, clock: environment.clock(), eventID: eventID, idempotency: request)
+        } catch let answered as AlreadyAnswered {
+            return try Self.replay(answered.response, fingerprint: fingerprint)
+        } catch let recorded as EventAlreadyRecorded {
+            if let replay = try replayEvent(recorded.id) { return replay }
+            throw DoseError.notFound(what: "The event \(recorded.id.rawValue)")
+        }
         if let stored = outcome.storedResponse { return Reply.json(text: stored.body, status: HTTPResponse.Status(code: stored.status)) }
         return Reply.json(Self.render(outcome))
+    }
+
+    /// The answer to a replayed client event id: the event as recorded, with tonight's status.
+    func replayEvent(_ id: EventID) throws -> Response? {
+        guard let existing = try environment.ledger.recordedEvent(id) else { return nil }
+        var reply = Wire.event(existing.event, session: existing.session)
+        reply["status"] = Wire.status(try environment.ledger.status(clock: environment.clock()).status)
+        reply["replayed"] = true
+        return Reply.json(reply)
+    }
+
+    /// The stored answer to a replayed key, or a mismatch when the same key came with a different request.
+    static func replay(_ stored: StoredResponse, fingerprint: String) throws -> Response {
+        guard stored.requestHash == fingerprint else { throw DoseError.idempotencyMismatch }
+        var response = Reply.json(text: stored.body, status: HTTPResponse.Status(code: stored.status))
+        response.headers[HTTPField.Name("Idempotent-Replayed")!] = "true"
+        return response
     }
 
     /// SPEC §5.3's action answer: the event at top level, `timestamp`, the window, and the status.
@@ -314,35 +301,6 @@ struct APIRoutes {
         return body
     }
 
-    func take(_ body: JSONBody) throws -> NightAction {
-        let type = try body.string("type")
-        let kind: NightAction.Kind = switch type {
-        case "dose1": .dose1
-        case "dose2": .dose2
-        default: throw DoseError.invalidInput(field: "type", problem: "'\(type ?? "")' is not a dose", allowed: "dose1, dose2")
-        }
-        return NightAction(kind, at: try body.instant("timestamp"), note: try body.string("note"), confirmations: try body.confirmations())
-    }
-
-    func skip(_ body: JSONBody) throws -> NightAction {
-        if let sequence = body.object["sequence"], (sequence as? Int) != 2 {
-            throw DoseError.invalidInput(field: "sequence", problem: "only Dose 2 can be skipped", allowed: "2")
-        }
-        return NightAction(.skip(reason: try body.string("reason")), at: try body.instant("timestamp"), note: try body.string("note"))
-    }
-
-    func snooze(_ body: JSONBody) throws -> NightAction {
-        if let minutes = body.object["minutes"], (minutes as? Int) != DoseWindow.snoozeMinutes {
-            throw DoseError.invalidInput(field: "minutes", problem: "a snooze is always \(DoseWindow.snoozeMinutes) minutes", allowed: String(DoseWindow.snoozeMinutes))
-        }
-        return NightAction(.snooze, at: try body.instant("timestamp"))
-    }
-
-    func log(_ body: JSONBody) throws -> NightAction {
-        guard let type = try body.string("type") else { throw DoseError.invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
-        return NightAction(.log(event: type), at: try body.instant("timestamp"), note: try body.string("note"))
-    }
-
     static func date(_ text: String, field: String) throws -> SessionKey {
         guard let key = SessionKey(parsing: text) else {
             throw DoseError.invalidInput(field: field, problem: "'\(text)' is not a date", allowed: "YYYY-MM-DD")
@@ -351,10 +309,8 @@ struct APIRoutes {
     }
 }
 
-/// A request's JSON object body, read within the size limit and checked field by field.
-struct JSONBody {
-    let object: [String: Any]
-
+/// Reading a request's body within the size limit.
+extension JSONBody {
     static func collect(_ request: Request, limit: Int = ServerLimits.body) async throws -> Data {
         let buffer = try await request.body.collect(upTo: limit)
         return Data(buffer.readableBytesView)
@@ -362,43 +318,5 @@ struct JSONBody {
 
     static func read(_ request: Request) async throws -> JSONBody {
         try JSONBody(data: try await collect(request))
-    }
-
-    init(object: [String: Any]) { self.object = object }
-
-    init(data: Data) throws {
-        guard !data.isEmpty else { object = [:]; return }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
-            throw DoseError.invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
-        }
-        self.object = object
-    }
-
-    func string(_ key: String) throws -> String? {
-        guard let value = object[key], !(value is NSNull) else { return nil }
-        guard let text = value as? String else { throw DoseError.invalidInput(field: key, problem: "it is not text", allowed: "a string") }
-        return text
-    }
-
-    func instant(_ key: String) throws -> Date? {
-        try string(key).map { text in
-            guard let date = ISO8601.parse(text) else {
-                throw DoseError.invalidInput(field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant such as 2026-11-22T06:30:00Z")
-            }
-            return date
-        }
-    }
-
-    func confirmations() throws -> Set<ConfirmKind> {
-        guard let value = object["confirm"], !(value is NSNull) else { return [] }
-        let names: [String] = if let one = value as? String { [one] } else if let many = value as? [String] { many } else {
-            throw DoseError.invalidInput(field: "confirm", problem: "it is not a name or a list of names", allowed: ConfirmKind.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return Set(try names.map { name in
-            guard let kind = ConfirmKind(rawValue: name) else {
-                throw DoseError.invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: ConfirmKind.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            return kind
-        })
     }
 }

@@ -26,8 +26,8 @@ extension NightLedger {
     /// Registers a device by the hash of its token.
     public func addDevice(name: String, tokenHash: String, clock: StoreClock) throws -> DeviceRecord {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...60).contains(trimmed.count) else {
-            throw DoseError.invalidInput(field: "name", problem: "'\(name)' has \(trimmed.count) characters", allowed: "1–60 characters")
+        guard (1...60).contains(TextLimits.length(trimmed)) else {
+            throw DoseError.invalidInput(field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
         }
         return try database.write { db in
             guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND revoked_at IS NULL)", arguments: [trimmed]) == false else {
@@ -70,10 +70,12 @@ extension NightLedger {
 
     /// The stored response for a device's idempotency key, if any.
     public func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        try database.read { db in
-            try Row.fetchOne(db, sql: "SELECT request_hash, status, response FROM idempotency_keys WHERE device_id = ? AND key = ?", arguments: [device, key])
-                .map { StoredResponse(requestHash: $0["request_hash"], status: $0["status"], body: $0["response"]) }
-        }
+        try database.read { db in try Self.storedResponse(device: device, key: key, db) }
+    }
+
+    static func storedResponse(device: String, key: String, _ db: Database) throws -> StoredResponse? {
+        try Row.fetchOne(db, sql: "SELECT request_hash, status, response FROM idempotency_keys WHERE device_id = ? AND key = ?", arguments: [device, key])
+            .map { StoredResponse(requestHash: $0["request_hash"], status: $0["status"], body: $0["response"]) }
     }
 
     /// Records the response of a request made with an idempotency key; records older than the retention are dropped.

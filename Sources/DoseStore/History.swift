@@ -38,6 +38,9 @@ public struct HistoryQuery: Sendable {
     /// Page number from 1.
     public var page = 1
 
+    /// The highest page number asked for: a thousand years of nights, one a page; it keeps the offset far from overflow.
+    public static let maximumPage = 400_000
+
     /// The categories a filter may name.
     public static let categoryNames = ["dose", "checkin"] + SleepEventCategory.allCases.map(\.rawValue)
 
@@ -47,7 +50,7 @@ public struct HistoryQuery: Sendable {
     /// Checks ranges and names, so a typo is an error rather than an empty history.
     public func validated() throws(DoseError) -> HistoryQuery {
         guard (1...366).contains(limit) else { throw .invalidInput(field: "limit", problem: "\(limit)", allowed: "1–366 nights") }
-        guard page >= 1 else { throw .invalidInput(field: "page", problem: "\(page)", allowed: "1 or more") }
+        guard (1...Self.maximumPage).contains(page) else { throw .invalidInput(field: "page", problem: "\(page)", allowed: "1–\(Self.maximumPage)") }
         if let from, let to, from > to {
             throw .invalidInput(field: "from", problem: "\(from) is after \(to)", allowed: "a start date on or before the end date")
         }
@@ -229,7 +232,7 @@ extension NightLedger {
             let dose: Double = row["dose_mg"]
             medications[row["session_id"], default: []].append(MedicationSummary(
                 id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
-                doseMg: dose == dose.rounded() ? String(Int(dose)) : String(dose), takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"]))
+                doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"]))
         }
         return try zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in

@@ -87,6 +87,16 @@ extension NightLedger {
         }
     }
 
+    /// One medication entry by id.
+    public func medication(_ id: String) throws -> MedicationRecord {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
+                throw DoseError.notFound(what: "A medication entry with id \(id)")
+            }
+            return try Self.medicationRecord(row)
+        }
+    }
+
     /// Changes the time, amount or note of an entry, re-checking dose and duplicates; audited.
     public func editMedication(_ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>,
                                clock: StoreClock) throws -> MedicationRecord {

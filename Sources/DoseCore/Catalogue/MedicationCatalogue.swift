@@ -93,30 +93,45 @@ public enum MedicationCatalogue {
                             allowed: all.map(\.id).joined(separator: ", "))
     }
 
-    /// Converts an amount to milligrams and checks it against the medication: positive, in a unit its form allows,
-    /// and no larger than its largest strength.
-    public static func validatedMilligrams(_ amount: Double, unit: DoseUnit, for medication: Medication) throws(DoseError) -> Double {
-        guard amount.isFinite, amount > 0 else {
-            throw .invalidInput(field: "dose", problem: "\(amount) is not a positive amount", allowed: "a number above 0")
-        }
-        let milligrams: Double
-        switch unit {
-        case .mg: milligrams = amount
-        case .g: milligrams = amount * 1000
-        case .mL:
-            guard let concentration = medication.mgPerML else {
-                throw .invalidInput(field: "unit", problem: "\(medication.name) is not a liquid, so mL cannot be used",
-                                    allowed: "mg or g")
-            }
-            milligrams = amount * concentration
-        }
+    /// The smallest amount accepted is this fraction of the smallest strength (a quarter tablet); anything smaller is
+    /// far more likely a wrong unit or a typo than a dose.
+    public static let smallestFractionOfStrength = 0.25
+
+    /// The amounts accepted for a medication in a unit: from a quarter of its smallest strength to its largest
+    /// strength; nil when the unit does not fit its form (mL for a tablet).
+    public static func acceptedAmounts(for medication: Medication, unit: DoseUnit) -> ClosedRange<Double>? {
+        guard let perUnit = milligramsPerUnit(unit, for: medication) else { return nil }
+        let smallest = (medication.validDosesMg.min() ?? medication.defaultDoseMg) * smallestFractionOfStrength
         let largest = medication.validDosesMg.max() ?? medication.defaultDoseMg
-        guard milligrams <= largest + 0.0001 else {
-            throw .invalidInput(
-                field: "dose", problem: "\(format(milligrams)) mg is more than the largest \(medication.name) dose",
-                allowed: "up to \(format(largest)) mg; strengths " + medication.validDosesMg.map(format).joined(separator: ", ") + " mg")
+        return (smallest / perUnit)...(largest / perUnit)
+    }
+
+    /// Converts an amount to milligrams and checks it against the medication: a number, in a unit its form allows,
+    /// between a quarter of its smallest strength and its largest strength (both stated in the unit sent).
+    public static func validatedMilligrams(_ amount: Double, unit: DoseUnit, for medication: Medication) throws(DoseError) -> Double {
+        guard let perUnit = milligramsPerUnit(unit, for: medication), let accepted = acceptedAmounts(for: medication, unit: unit) else {
+            throw .invalidInput(field: "unit", problem: "\(medication.name) is not a liquid, so mL cannot be used", allowed: "mg or g")
         }
-        return milligrams
+        // A tolerance of a millionth keeps 2.25 g (or 4.5 mL of a 500 mg/mL solution) equal to the 2250 mg strength.
+        let tolerance = accepted.upperBound * 1e-6
+        guard amount.isFinite, amount >= accepted.lowerBound - tolerance, amount <= accepted.upperBound + tolerance else {
+            let strengths = medication.validDosesMg.map { format($0 / perUnit) }.joined(separator: ", ")
+            let problem = amount.isFinite && amount > accepted.upperBound
+                ? "\(format(amount)) \(unit.rawValue) is more than the largest \(medication.name) dose"
+                : "\(format(amount)) \(unit.rawValue) is not a \(medication.name) dose"
+            throw .invalidInput(field: "amount", problem: problem,
+                                allowed: "\(format(accepted.lowerBound))–\(format(accepted.upperBound)) \(unit.rawValue); strengths \(strengths) \(unit.rawValue)")
+        }
+        return amount * perUnit
+    }
+
+    /// How many milligrams one unit holds for this medication; nil for mL of a medicine that is not a liquid.
+    static func milligramsPerUnit(_ unit: DoseUnit, for medication: Medication) -> Double? {
+        switch unit {
+        case .mg: 1
+        case .g: 1000
+        case .mL: medication.mgPerML
+        }
     }
 
     /// Refuses a second entry of the same medication within five minutes, in either direction, unless confirmed.
@@ -136,6 +151,9 @@ public enum MedicationCatalogue {
     }
 
     private static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        guard value.isFinite, abs(value) < 1e15 else { return NumberText.plain(value) }
+        // Six decimals at most: 0.5625, 1.125, 562.5; never 0.562499999. A tiny amount keeps its own digits (1e-300).
+        let rounded = (value * 1_000_000).rounded() / 1_000_000
+        return NumberText.plain(rounded == 0 ? value : rounded)
     }
 }

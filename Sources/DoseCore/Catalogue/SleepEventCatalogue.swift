@@ -142,8 +142,8 @@ public struct SleepEventCatalogue: Sendable, Hashable {
         for item in custom {
             let name = item.name.trimmingCharacters(in: .whitespacesAndNewlines)
             let key = Self.normalize(name)
-            guard !name.isEmpty, name.count <= Self.maximumCustomNameLength, !key.isEmpty else {
-                throw .invalidInput(field: "custom event name", problem: "'\(item.name)' has \(name.count) characters",
+            guard !name.isEmpty, TextLimits.length(name) <= Self.maximumCustomNameLength, !key.isEmpty else {
+                throw .invalidInput(field: "custom event name", problem: "'\(item.name)' has \(TextLimits.length(name)) characters (Unicode code points)",
                                     allowed: "1–\(Self.maximumCustomNameLength) characters")
             }
             guard lookup[key] == nil, !Self.isReserved(key) else {

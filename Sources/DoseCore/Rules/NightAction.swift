@@ -100,19 +100,28 @@ public struct Decision: Sendable {
 }
 
 /// Limits on free text (SPEC §3.1).
+///
+/// Text is measured in Unicode code points, the unit SQLite's `length()` counts, so a limit means the same in Swift
+/// and in the schema's CHECK constraints. (Swift's `count` counts grapheme clusters: "e\u{301}" is one of those but
+/// two code points, and a family emoji is one but seven.)
 public enum TextLimits {
     /// Notes.
     public static let note = 500
     /// Other free text (skip reasons, check-in text fields).
     public static let otherText = 1000
 
+    /// The length of a text in the unit every limit uses: Unicode code points.
+    public static func length(_ text: some StringProtocol) -> Int { text.unicodeScalars.count }
+
     /// Trims the text and refuses it when too long or holding control characters; empty becomes nil.
     public static func validated(_ text: String?, field: String, limit: Int) throws(DoseError) -> String? {
         guard let text else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
-        guard trimmed.count <= limit else {
-            throw .invalidInput(field: field, problem: "it has \(trimmed.count) characters", allowed: "at most \(limit) characters")
+        let length = Self.length(trimmed)
+        guard length <= limit else {
+            throw .invalidInput(field: field, problem: "it is \(length) characters long (counted as Unicode code points: an accent or an emoji can count as several)",
+                                allowed: "at most \(limit) characters")
         }
         let forbidden = trimmed.unicodeScalars.contains {
             $0.properties.generalCategory == .control && !["\n", "\r", "\t"].contains($0)
@@ -121,5 +130,28 @@ public enum TextLimits {
             throw .invalidInput(field: field, problem: "it contains control characters", allowed: "printable text, tabs and new lines")
         }
         return trimmed
+    }
+
+    /// The longest prefix of whole characters that fits the limit, for imports that keep what they can of a long text.
+    public static func truncated(_ text: String, limit: Int) -> String {
+        var kept = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let size = text[index].unicodeScalars.count
+            guard kept + size <= limit else { break }
+            kept += size
+            end = text.index(after: index)
+        }
+        return String(text[..<end])
+    }
+}
+
+/// Numbers written for people and files without ever trapping: whole values without a fraction, others as Swift
+/// prints them. (`String(Int(value))` traps for values beyond Int's range, which outside input can reach.)
+public enum NumberText {
+    /// `4500`, `2.5`, `1e+20`.
+    public static func plain(_ value: Double) -> String {
+        if let whole = Int(exactly: value) { return String(whole) }
+        return String(value)
     }
 }

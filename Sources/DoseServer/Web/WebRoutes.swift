@@ -26,7 +26,7 @@ struct WebRoutes {
         router.post("/ui/checkin") { request, context in try await saveCheckIn(request, context) }
         router.get("/presleep") { _, context in preSleep(context) }
         router.post("/ui/presleep") { request, context in try await savePreSleep(request, context) }
-        router.get("/medications") { _, context in try medications(context) }
+        router.get("/medications") { request, context in try medications(request, context) }
         router.post("/ui/medications") { request, context in try await logMedication(request, context) }
     }
 
@@ -60,16 +60,14 @@ struct WebRoutes {
         if let label = request.uri.queryParameters["did"], let until = request.uri.queryParameters["until"].flatMap({ ISO8601.parse(String($0)) }) {
             undo = (String(label), until)
         }
-        return WebPages.html(HTML.page(title: "Tonight", current: "/", body: WebPages.tonight(snapshot, csrf: csrf(context), undo: undo, now: clock.now)))
+        let outages = try snapshot.session.map { night in try environment.ledger.serverOutages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, clock.now))) } ?? []
+        return WebPages.html(HTML.page(title: "Tonight", current: "/", body: WebPages.tonight(snapshot, csrf: csrf(context), undo: undo, now: clock.now, outages: outages)))
     }
 
     /// Reads a urlencoded form within the body limit and checks its CSRF token.
     func form(_ request: Request, _ context: DoseRequestContext) async throws -> [String: String] {
         let data = try await JSONBody.collect(request)
-        var components = URLComponents()
-        components.percentEncodedQuery = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
-        // A repeated field (the quick-log checkboxes) arrives as one comma-separated value.
-        let fields = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $0 + "," + $1 })
+        let fields = try FormBody.fields(data)
         guard let device = context.device, let sent = fields["csrf"], DeviceTokens.constantTimeEqual(sent, AuthMiddleware.csrf(for: device)) else {
             throw DoseError.invalidInput(field: "csrf", problem: "the form's token is missing or wrong", allowed: "a form from this DoseTap page; reload it")
         }
@@ -204,27 +202,44 @@ struct WebRoutes {
         return WebPages.redirect("/")
     }
 
-    func medications(_ context: DoseRequestContext) throws -> Response {
+    /// Medications in two steps that work without JavaScript: choose the medicine, then a form with its usual dose
+    /// filled in where the person can see and change it. Nothing is ever logged with an amount nobody saw.
+    func medications(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let clock = environment.clock()
         let zone = try environment.ledger.settings(clock: clock).timeZone
-        var body = "<h1>Medications</h1><form method=\"post\" action=\"/ui/medications\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf(context))\">"
-        body += "<label for=\"medication\">Medication</label><select id=\"medication\" name=\"medication\">"
-        body += MedicationCatalogue.all.map { "<option value=\"\($0.id)\">\(HTML.escape($0.name)) (\(String(format: "%g", $0.defaultDoseMg)) mg)</option>" }.joined()
-        body += "</select><label for=\"dose_mg\">Dose (mg)</label><input id=\"dose_mg\" name=\"dose_mg\" type=\"number\" step=\"any\" min=\"0\">"
-        body += "<div class=\"row\"><button type=\"submit\" class=\"button primary\">Log</button></div></form><h2>Recent</h2><table><tbody>"
+        var body = "<h1>Medications</h1>"
+        if let chosen = request.uri.queryParameters["medication"].map(String.init) {
+            let medication = try MedicationCatalogue.medication(id: chosen)
+            let units = DoseUnit.allCases.filter { MedicationCatalogue.acceptedAmounts(for: medication, unit: $0) != nil }
+            let range = MedicationCatalogue.acceptedAmounts(for: medication, unit: .mg)
+            body += "<form method=\"post\" action=\"/ui/medications\"><input type=\"hidden\" name=\"csrf\" value=\"\(csrf(context))\">"
+            body += "<input type=\"hidden\" name=\"medication\" value=\"\(HTML.escape(medication.id))\"><h2>\(HTML.escape(medication.name))</h2>"
+            body += "<label for=\"amount\">Amount taken (usual: \(NumberText.plain(medication.defaultDoseMg)) mg)</label>"
+            body += "<input id=\"amount\" name=\"amount\" type=\"number\" step=\"any\" required min=\"\(NumberText.plain(range?.lowerBound ?? 0))\" "
+            body += "value=\"\(NumberText.plain(medication.defaultDoseMg))\" inputmode=\"decimal\">"
+            body += "<label for=\"unit\">Unit</label><select id=\"unit\" name=\"unit\">" + units.map { "<option value=\"\($0.rawValue)\">\($0.rawValue)</option>" }.joined() + "</select>"
+            body += "<div class=\"row\"><a class=\"button\" href=\"/medications\">Back</a><button type=\"submit\" class=\"button primary\">Log \(HTML.escape(medication.name))</button></div></form>"
+        } else {
+            body += "<form method=\"get\" action=\"/medications\"><label for=\"medication\">Medication</label><select id=\"medication\" name=\"medication\">"
+            body += MedicationCatalogue.all.map { "<option value=\"\($0.id)\">\(HTML.escape($0.name))</option>" }.joined()
+            body += "</select><div class=\"row\"><button type=\"submit\" class=\"button primary\">Next</button></div></form>"
+        }
+        body += "<h2>Recent</h2><table><tbody>"
         for record in try environment.ledger.medications(limit: 10) {
-            body += "<tr><td>\(WebPages.clock(record.takenAt, zone))</td><td>\(HTML.escape(record.medication.name))</td><td>\(String(format: "%g", record.doseMg)) mg</td></tr>"
+            body += "<tr><td>\(WebPages.clock(record.takenAt, zone))</td><td>\(HTML.escape(record.medication.name))</td><td>\(NumberText.plain(record.doseMg)) mg</td></tr>"
         }
         body += "</tbody></table>"
         return WebPages.html(HTML.page(title: "Medications", current: "", body: body))
     }
 
+    /// Logs the amount the form sent, in its unit; a missing or malformed amount is refused, never replaced.
     func logMedication(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let id = fields["medication"] ?? ""
-        let amount = fields["dose_mg"].flatMap(Double.init) ?? ((try? MedicationCatalogue.medication(id: id))?.defaultDoseMg ?? 0)
+        let medication = try MedicationCatalogue.medication(id: fields["medication"] ?? "")
+        let (amount, unit) = try MedicationEntryText.amount((fields["amount"] ?? "") + (fields["unit"] ?? ""), for: medication)
         let confirmations: Set<ConfirmKind> = fields["confirm"] == "duplicate" ? [.duplicate] : []
-        _ = try environment.ledger.logMedications([MedicationInput(medicationID: id, amount: amount)], confirmations: confirmations, clock: environment.clock())
+        _ = try environment.ledger.logMedications([MedicationInput(medicationID: medication.id, amount: amount, unit: unit)], confirmations: confirmations,
+                                                  clock: environment.clock())
         return WebPages.redirect("/medications")
     }
 }

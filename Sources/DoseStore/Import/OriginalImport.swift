@@ -31,7 +31,7 @@ extension NightLedger {
 
 /// Every row of the original database, read once.
 struct OriginalSnapshot {
-    var tables: [String: [Row]] = [:]
+    var tables: [String: [SourceRow]] = [:]
     var columns: [String: Set<String>] = [:]
 
     init(_ db: Database) throws {
@@ -43,11 +43,28 @@ struct OriginalSnapshot {
         }
         for name in names where known.contains(name) {
             columns[name] = Set(try db.columns(in: name).map(\.name))
-            tables[name] = try Row.fetchAll(db, sql: "SELECT rowid AS _rowid, * FROM \(name) ORDER BY rowid")
+            tables[name] = try Row.fetchAll(db, sql: "SELECT rowid AS _rowid, * FROM \(name) ORDER BY rowid").map(SourceRow.init)
         }
         let unknown = names.filter { !known.contains($0) }
         if !unknown.isEmpty { tables["_unknown"] = []; columns["_unknown"] = Set(unknown) }
     }
+}
+
+/// A row of the original database. Its file is outside input and SQLite columns hold any type, so values are read
+/// without GRDB's subscripts, which trap on a value that does not convert: here a value of another type reads as nil
+/// (missing), and the importer's own checks name it.
+struct SourceRow {
+    let row: Row
+
+    /// The value of a column, or nil when it is missing, NULL or not of this type (text in a number column, 1e300 as
+    /// an Int).
+    subscript<Value: DatabaseValueConvertible>(_ column: String) -> Value? {
+        guard let value = row[column] as DatabaseValue? else { return nil }
+        return Value.fromDatabaseValue(value)
+    }
+
+    /// The row's rowid (always an integer in SQLite), for reports.
+    var number: Int { self["_rowid"] ?? 0 }
 }
 
 /// Maps the original app's rows onto nights.
@@ -86,7 +103,7 @@ struct OriginalImporter {
         self.clock = clock
     }
 
-    func rows(_ table: String) -> [Row] { snapshot.tables[table] ?? [] }
+    func rows(_ table: String) -> [SourceRow] { snapshot.tables[table] ?? [] }
     func has(_ table: String, _ column: String) -> Bool { snapshot.columns[table]?.contains(column) ?? false }
 
     /// An instant as the original app wrote it: ISO-8601 with or without fractions, or SQLite's `yyyy-MM-dd HH:mm:ss` (UTC).
@@ -94,6 +111,12 @@ struct OriginalImporter {
         guard let text, !text.isEmpty else { return nil }
         if let date = ISO8601.parse(text) { return date }
         return ISO8601.parse(text.replacingOccurrences(of: " ", with: "T") + "Z")
+    }
+
+    /// The fixed-offset zone of a UTC offset in minutes; nil outside ±18 hours, the range the schema stores.
+    static func fixedZone(offsetMinutes: Int?) -> TimeZone? {
+        guard let offsetMinutes, (-1080...1080).contains(offsetMinutes) else { return nil }
+        return TimeZone(secondsFromGMT: offsetMinutes * 60)
     }
 
     /// `Very Low`, `veryLow`, `very_low`, `Can't function` → `very_low`, `cant_function`.
@@ -107,7 +130,7 @@ struct OriginalImporter {
         }
         for row in rows("sleep_sessions") {
             guard let date = row["session_date"] as String?, SessionKey(parsing: date) != nil else {
-                report.reject("sleep_sessions", row: row["_rowid"], "session_date is not a date")
+                report.reject("sleep_sessions", row: row.number, "session_date is not a date")
                 continue
             }
             nights[date, default: Night()].sessionID = row["session_id"]
@@ -132,8 +155,8 @@ struct OriginalImporter {
 
     // MARK: Collecting
 
-    mutating func add(_ kind: EventKind, table: String, row: Row, at: Date?, date: String?, id: String?, note: String? = nil, metadata: EventMetadata = EventMetadata()) {
-        let number: Int = row["_rowid"]
+    mutating func add(_ kind: EventKind, table: String, row: SourceRow, at: Date?, date: String?, id: String?, note: String? = nil, metadata: EventMetadata = EventMetadata()) {
+        let number = row.number
         guard let at else { report.reject(table, row: number, "the time is missing or not a time"); return }
         guard let date, SessionKey(parsing: date) != nil else { report.reject(table, row: number, "session_date is missing or not a date"); return }
         let event = NightEvent(id: EventID(rawValue: id ?? "legacy-\(table)-\(number)"), kind: kind, occurredAt: at, recordedAt: clock.now,
@@ -157,7 +180,7 @@ struct OriginalImporter {
         for row in rows("dose_events") {
             let raw: String = row["event_type"] ?? ""
             guard let kind = Self.doseKind(raw) else {
-                report.reject("dose_events", row: row["_rowid"], "event_type '\(raw)' is not a dose event")
+                report.reject("dose_events", row: row.number, "event_type '\(raw)' is not a dose event")
                 continue
             }
             add(kind, table: "dose_events", row: row, at: Self.instant(row["timestamp"]), date: row["session_date"], id: row["id"])
@@ -205,11 +228,11 @@ struct OriginalImporter {
         for row in rows("sleep_events") {
             let raw: String = row["event_type"] ?? ""
             if Self.doseKind(raw) != nil {
-                report.reject("sleep_events", row: row["_rowid"], "'\(raw)' is a dose recorded as a sleep event; doses are imported only from dose_events")
+                report.reject("sleep_events", row: row.number, "'\(raw)' is a dose recorded as a sleep event; doses are imported only from dose_events")
                 continue
             }
             guard let type = Self.sleepType(raw) else {
-                report.reject("sleep_events", row: row["_rowid"], "event_type '\(raw)' is not a DoseTap sleep event")
+                report.reject("sleep_events", row: row.number, "event_type '\(raw)' is not a DoseTap sleep event")
                 continue
             }
             add(.sleep(type), table: "sleep_events", row: row, at: Self.instant(row["timestamp"]), date: row["session_date"], id: row["id"],
@@ -225,7 +248,7 @@ struct OriginalImporter {
 
     mutating func collectCheckIns() {
         for row in rows("morning_checkins") {
-            let number: Int = row["_rowid"]
+            let number = row.number
             var answers = MorningCheckIn()
             var extra: [String] = []
             if has("morning_checkins", "overall_quality") {
@@ -272,8 +295,8 @@ struct OriginalImporter {
             }
             var notes = [row["notes"] as String?].compactMap { $0 }.filter { !$0.isEmpty }
             notes += extra
-            answers.notes = notes.isEmpty ? nil : String(notes.joined(separator: "; ").prefix(TextLimits.note))
-            if notes.joined(separator: "; ").count > TextLimits.note {
+            answers.notes = notes.isEmpty ? nil : TextLimits.truncated(notes.joined(separator: "; "), limit: TextLimits.note)
+            if TextLimits.length(notes.joined(separator: "; ")) > TextLimits.note {
                 report.notes.append("morning_checkins row \(number): notes and unmapped answers were cut to \(TextLimits.note) characters")
             }
             let at = Self.instant(row["timestamp"] ?? row["completed_at"])
@@ -292,7 +315,7 @@ struct OriginalImporter {
 
     mutating func collectPreSleepLogs() {
         for row in rows("pre_sleep_logs") {
-            let number: Int = row["_rowid"]
+            let number = row.number
             var log = PreSleepLog()
             var unmapped: [String] = []
             var date: String? = row["session_date"]
@@ -314,7 +337,7 @@ struct OriginalImporter {
                 }
                 if date == nil, let id = row["session_id"] as String?, SessionKey(parsing: id) != nil { date = id }
                 if date == nil, let id = row["session_id"] as String? { date = nights.first { $0.value.sessionID == id }?.key }
-                if date == nil, let at, let offset = row["local_offset_minutes"] as Int?, let fixed = TimeZone(secondsFromGMT: offset * 60) {
+                if date == nil, let at, let fixed = Self.fixedZone(offsetMinutes: row["local_offset_minutes"]) {
                     date = SessionKey(for: at, in: fixed).description
                 }
             } else {
@@ -323,7 +346,7 @@ struct OriginalImporter {
                 log.exercise = Self.choice(row["exercise_type"])
                 log.exerciseMinutes = row["exercise_duration"]
                 // Version 6 asked for stress on 1–10; DoseTap asks 1–5.
-                log.stressLevel = (row["stress_level"] as Int?).map { min(5, max(1, ($0 + 1) / 2)) }
+                log.stressLevel = (row["stress_level"] as Int?).map { min(5, max(1, $0 / 2 + $0 % 2)) }
                 if let cutoff = Self.instant(row["caffeine_cutoff"]) {
                     let parts = LocalClock.calendar(zone).dateComponents([.hour, .minute], from: cutoff)
                     log.caffeineLastTime = ClockTime(hour: parts.hour ?? 0, minute: parts.minute ?? 0)
@@ -428,7 +451,7 @@ struct OriginalImporter {
 
     mutating func importMedications(_ db: Database) throws {
         for row in rows("medication_events") {
-            let number: Int = row["_rowid"]
+            let number = row.number
             let id: String = row["id"] ?? "legacy-medication-\(number)"
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM medication_events WHERE id = ?)", arguments: [id]) == true {
                 report.skippedRow("medication_events", because: "already imported (same id)")
@@ -444,7 +467,10 @@ struct OriginalImporter {
                 continue
             }
             let offset: Int = row["local_offset_minutes"] ?? 0
-            let entryZone = TimeZone(secondsFromGMT: offset * 60) ?? zone
+            guard let entryZone = Self.fixedZone(offsetMinutes: offset) else {
+                report.reject("medication_events", row: number, "local_offset_minutes \(offset) is not a UTC offset (−1080 to 1080)")
+                continue
+            }
             let key = SessionKey(for: takenAt, in: entryZone)
             let sessionID = try String.fetchOne(db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
                                                 arguments: [key.description]).map(SessionID.init(rawValue:))

@@ -1,0 +1,311 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// A request's JSON object body, checked field by field. Every accessor either returns exactly what was sent or
+/// throws `400_INVALID_INPUT` naming the field: a wrong type is never replaced by a default.
+public struct JSONBody {
+    /// The decoded object.
+    public let object: [String: Any]
+
+    /// A body from already decoded fields (a form, a test).
+    public init(object: [String: Any]) { self.object = object }
+
+    /// Decodes the bytes of a request; an empty body is an empty object.
+    public init(data: Data) throws(DoseError) {
+        guard !data.isEmpty else { object = [:]; return }
+        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            throw .invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
+        }
+        self.object = object
+    }
+
+    /// Whether the key is present with a value other than null.
+    public func has(_ key: String) -> Bool {
+        guard let value = object[key] else { return false }
+        return !(value is NSNull)
+    }
+
+    /// A text field; nil when absent or null.
+    public func string(_ key: String) throws(DoseError) -> String? {
+        guard has(key) else { return nil }
+        guard let text = object[key] as? String else { throw .invalidInput(field: key, problem: "it is not text", allowed: "a string") }
+        return text
+    }
+
+    /// A number field; nil when absent or null. true/false, text ("5") and numbers beyond a Double are refused.
+    public func number(_ key: String, allowed: String) throws(DoseError) -> Double? {
+        guard has(key) else { return nil }
+        guard let number = object[key] as? NSNumber, !Self.isBoolean(number), number.doubleValue.isFinite else {
+            throw .invalidInput(field: key, problem: "\(Self.describe(object[key])) is not a number", allowed: allowed)
+        }
+        return number.doubleValue
+    }
+
+    /// A whole-number field; nil when absent or null. Fractions and numbers beyond Int are refused, never rounded.
+    public func integer(_ key: String, allowed: String) throws(DoseError) -> Int? {
+        guard let value = try number(key, allowed: allowed) else { return nil }
+        guard let whole = Int(exactly: value) else {
+            throw .invalidInput(field: key, problem: "\(NumberText.plain(value)) is not a whole number", allowed: allowed)
+        }
+        return whole
+    }
+
+    /// A true/false field; nil when absent or null.
+    public func boolean(_ key: String) throws(DoseError) -> Bool? {
+        guard has(key) else { return nil }
+        guard let number = object[key] as? NSNumber, Self.isBoolean(number) else {
+            throw .invalidInput(field: key, problem: "\(Self.describe(object[key])) is not true or false", allowed: "true or false")
+        }
+        return number.boolValue
+    }
+
+    /// An ISO-8601 instant field; nil when absent or null.
+    public func instant(_ key: String) throws(DoseError) -> Date? {
+        guard let text = try string(key) else { return nil }
+        guard let date = ISO8601.parse(text) else {
+            throw .invalidInput(field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant such as 2026-11-22T06:30:00Z")
+        }
+        return date
+    }
+
+    /// `confirm`: one confirmation name or a list of them.
+    public func confirmations() throws(DoseError) -> Set<ConfirmKind> {
+        guard has("confirm") else { return [] }
+        let allowed = ConfirmKind.allCases.map(\.rawValue).joined(separator: ", ")
+        let names: [String] = if let one = object["confirm"] as? String { [one] } else if let many = object["confirm"] as? [String] { many } else {
+            throw .invalidInput(field: "confirm", problem: "it is not a name or a list of names", allowed: allowed)
+        }
+        var kinds: Set<ConfirmKind> = []
+        for name in names {
+            guard let kind = ConfirmKind(rawValue: name) else { throw .invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: allowed) }
+            kinds.insert(kind)
+        }
+        return kinds
+    }
+
+    /// JSON's true and false arrive as NSNumber; their type encoding is a C `char`.
+    static func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
+
+    /// How a wrong value is named in a message, without echoing a long text back.
+    static func describe(_ value: Any?) -> String {
+        switch value {
+        case let text as String: "the text '\(text.prefix(20))\(text.count > 20 ? "…" : "")'"
+        case let number as NSNumber where isBoolean(number): number.boolValue ? "true" : "false"
+        case is [Any]: "a list"
+        case is [String: Any]: "an object"
+        case .some(let other): "'\(String(describing: other).prefix(20))'"
+        case .none: "nothing"
+        }
+    }
+}
+
+/// The request bodies of the JSON API, decoded into what the rules take. Pure: no database, no clock, so the same
+/// decoding serves the server, the tests and the fuzz targets.
+public enum RequestBodies {
+    /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
+    public enum Kind: String, CaseIterable, Sendable {
+        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all"
+    }
+
+    /// Decodes a body as the route of `kind` would, discarding the result; for fuzzing and consistency tests.
+    public static func decode(_ kind: Kind, _ data: Data) throws {
+        let body = try JSONBody(data: data)
+        switch kind {
+        case .take: _ = try take(body)
+        case .skip: _ = try skip(body)
+        case .snooze: _ = try snooze(body)
+        case .log: _ = try log(body)
+        case .wake: _ = try wake(body)
+        case .checkIn: _ = try checkIn(body)
+        case .preSleep: _ = try preSleep(body)
+        case .medications: _ = try medications(body)
+        case .settings: _ = try settingsChanges(body)
+        case .editEvent: _ = try eventEdit(body)
+        case .clearAll: _ = try body.string("confirm")
+        }
+    }
+
+    /// `POST /v1/doses/take` `{type: dose1|dose2, timestamp?, note?, confirm?}`.
+    public static func take(_ body: JSONBody) throws(DoseError) -> NightAction {
+        let type = try body.string("type")
+        let kind: NightAction.Kind = switch type {
+        case "dose1": .dose1
+        case "dose2": .dose2
+        default: throw .invalidInput(field: "type", problem: "'\(type ?? "")' is not a dose", allowed: "dose1, dose2")
+        }
+        return NightAction(kind, at: try body.instant("timestamp"), note: try body.string("note"), confirmations: try body.confirmations())
+    }
+
+    /// `POST /v1/doses/skip` `{sequence: 2, reason?, timestamp?, note?}`.
+    public static func skip(_ body: JSONBody) throws(DoseError) -> NightAction {
+        if let sequence = try body.integer("sequence", allowed: "2"), sequence != 2 {
+            throw .invalidInput(field: "sequence", problem: "only Dose 2 can be skipped", allowed: "2")
+        }
+        return NightAction(.skip(reason: try body.string("reason")), at: try body.instant("timestamp"), note: try body.string("note"))
+    }
+
+    /// `POST /v1/doses/snooze` `{minutes: 10, timestamp?}`.
+    public static func snooze(_ body: JSONBody) throws(DoseError) -> NightAction {
+        let step = String(DoseWindow.snoozeMinutes)
+        if let minutes = try body.integer("minutes", allowed: step), minutes != DoseWindow.snoozeMinutes {
+            throw .invalidInput(field: "minutes", problem: "a snooze is always \(step) minutes", allowed: step)
+        }
+        return NightAction(.snooze, at: try body.instant("timestamp"))
+    }
+
+    /// `POST /v1/events/log` `{type, timestamp?, note?}`.
+    public static func log(_ body: JSONBody) throws(DoseError) -> NightAction {
+        guard let type = try body.string("type") else { throw .invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
+        return NightAction(.log(event: type), at: try body.instant("timestamp"), note: try body.string("note"))
+    }
+
+    /// `POST /v1/events/wake` `{timestamp?}`.
+    public static func wake(_ body: JSONBody) throws(DoseError) -> NightAction {
+        NightAction(.wake, at: try body.instant("timestamp"))
+    }
+
+    /// `POST /v1/checkins`: the check-in's answers plus `timestamp?` (and the client's `id`, read by the caller).
+    public static func checkIn(_ body: JSONBody) throws -> NightAction {
+        var answers = body.object
+        let at = try body.instant("timestamp")
+        answers.removeValue(forKey: "timestamp")
+        answers.removeValue(forKey: "id")
+        return NightAction(.checkIn(try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)), at: at)
+    }
+
+    /// `POST /v1/presleep`: the pre-sleep answers plus `timestamp?`.
+    public static func preSleep(_ body: JSONBody) throws -> (log: PreSleepLog, at: Date?) {
+        var answers = body.object
+        let at = try body.instant("timestamp")
+        answers.removeValue(forKey: "timestamp")
+        return (try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed), at)
+    }
+
+    /// `POST /v1/medications` `{entries: [{medication_id, amount, unit?, taken_at?, notes?}], confirm?}`. The amount is
+    /// required and must be a JSON number: the catalogue's usual dose is never filled in for a person.
+    public static func medications(_ body: JSONBody) throws(DoseError) -> (entries: [MedicationInput], confirmations: Set<ConfirmKind>) {
+        let example = "[{\"medication_id\": \"adderall_ir\", \"amount\": 10, \"unit\": \"mg\"}]"
+        guard body.has("entries"), let entries = body.object["entries"] as? [Any] else {
+            throw .invalidInput(field: "entries", problem: "missing or not a list", allowed: example)
+        }
+        guard (1...MedicationEntryText.batchLimit).contains(entries.count) else {
+            throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(MedicationEntryText.batchLimit) entries in one batch")
+        }
+        var inputs: [MedicationInput] = []
+        for (index, value) in entries.enumerated() {
+            let name = "entries[\(index)]"
+            guard let entry = value as? [String: Any] else { throw .invalidInput(field: name, problem: "it is not an object", allowed: example) }
+            let item = JSONBody(object: entry)
+            guard let id = try item.string("medication_id") else {
+                throw .invalidInput(field: "\(name).medication_id", problem: "missing", allowed: "an id from GET /v1/medications/catalogue")
+            }
+            let medication = try MedicationCatalogue.medication(id: id)
+            let unitText = try item.string("unit") ?? DoseUnit.mg.rawValue
+            guard let unit = DoseUnit(rawValue: unitText) else {
+                throw .invalidInput(field: "\(name).unit", problem: "'\(unitText)' is not a unit", allowed: "mg, g, mL")
+            }
+            let allowed = MedicationEntryText.allowedAmounts(for: medication, unit: unit)
+            guard let amount = try item.number("amount", allowed: allowed) else {
+                throw .invalidInput(field: "\(name).amount", problem: "missing: the amount taken must be given", allowed: allowed)
+            }
+            inputs.append(MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes")))
+        }
+        return (inputs, try body.confirmations())
+    }
+
+    /// `PATCH /v1/settings` `{key: value, …}`: each value as the text `settings set` takes, in key order.
+    public static func settingsChanges(_ body: JSONBody) throws(DoseError) -> [(key: String, value: String)] {
+        guard !body.object.isEmpty else { throw .invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
+        var changes: [(key: String, value: String)] = []
+        for (key, value) in body.object.sorted(by: { $0.key < $1.key }) {
+            let text: String
+            switch value {
+            case let string as String: text = string
+            case let number as NSNumber where JSONBody.isBoolean(number): text = number.boolValue ? "true" : "false"
+            case let number as NSNumber:
+                guard let whole = Int(exactly: number.doubleValue) else {
+                    throw .invalidInput(field: key, problem: "\(JSONBody.describe(number)) is not a whole number", allowed: "a value that `dosetap settings set` accepts")
+                }
+                text = String(whole)
+            default: throw .invalidInput(field: key, problem: "the value is not text, a number or true/false", allowed: nil)
+            }
+            changes.append((key, text))
+        }
+        return changes
+    }
+
+    /// `PATCH /v1/events/{id}` `{timestamp?, note?}`: a `note` key, even null, means the note changes.
+    public static func eventEdit(_ body: JSONBody) throws(DoseError) -> (occurredAt: Date?, note: String??) {
+        let note: String?? = body.object.keys.contains("note") ? .some(try body.string("note")) : nil
+        return (try body.instant("timestamp"), note)
+    }
+}
+
+/// Medication entries written as text, as the command line takes them: `ID:AMOUNT[UNIT]`.
+public enum MedicationEntryText {
+    /// Entries in one batch, at most.
+    public static let batchLimit = 20
+    /// The form of an entry, for messages.
+    public static let form = "ID:AMOUNT[UNIT], e.g. adderall_ir:10mg, xywav:2.25g, xyrem:4.5mL"
+
+    /// Parses `adderall_ir:10mg`, `xywav:2.25g`, `xyrem:4.5mL` or `modafinil:200` (a bare number is mg). An entry
+    /// without an amount is refused with the usual dose as a suggestion, never filled in with it.
+    public static func parse(_ text: String, at: Date?, note: String?) throws(DoseError) -> MedicationInput {
+        guard let colon = text.firstIndex(of: ":") else {
+            let medication = try MedicationCatalogue.medication(id: text)
+            let usual = NumberText.plain(medication.defaultDoseMg)
+            throw .invalidInput(field: "amount", problem: "'\(text)' gives no amount",
+                                allowed: "\(medication.id):AMOUNT[UNIT], e.g. \(medication.id):\(usual)mg for the usual \(usual) mg")
+        }
+        let medication = try MedicationCatalogue.medication(id: String(text[..<colon]))
+        let (amount, unit) = try self.amount(String(text[text.index(after: colon)...]), for: medication)
+        return MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: at, note: note)
+    }
+
+    /// Parses `10mg`, `2.25g`, `4.5mL` or `200` (mg): plain decimal digits, so `1e300` or `0x10` are not amounts.
+    public static func amount(_ text: String, for medication: Medication) throws(DoseError) -> (Double, DoseUnit) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { ("0"..."9").contains($0) || $0 == "." }
+        let unitText = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
+        let unit = unitText.isEmpty ? DoseUnit.mg : DoseUnit.allCases.first { $0.rawValue.lowercased() == unitText.lowercased() }
+        guard let unit else {
+            throw .invalidInput(field: "unit", problem: "'\(unitText)' is not a unit", allowed: "mg, g, mL (" + form + ")")
+        }
+        guard !digits.isEmpty, let amount = Double(digits), amount.isFinite else {
+            throw .invalidInput(field: "amount", problem: "'\(trimmed)' is not an amount", allowed: allowedAmounts(for: medication, unit: unit) + " (" + form + ")")
+        }
+        return (amount, unit)
+    }
+
+    /// The accepted amounts of a medication in a unit, in words.
+    public static func allowedAmounts(for medication: Medication, unit: DoseUnit) -> String {
+        guard let range = MedicationCatalogue.acceptedAmounts(for: medication, unit: unit) else { return "a number, in mg or g" }
+        return "a number from \(NumberText.plain(range.lowerBound)) to \(NumberText.plain(range.upperBound)) \(unit.rawValue)"
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body (the web pages' forms), parsed without Foundation's URLComponents,
+/// whose query setter traps on a malformed escape such as `%zz`.
+public enum FormBody {
+    /// The fields of a form; a repeated field (checkboxes) arrives as one comma-separated value.
+    public static func fields(_ data: Data) throws(DoseError) -> [String: String] {
+        let text = String(decoding: data, as: UTF8.self)
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = try decode(parts[0])
+            let value = parts.count > 1 ? try decode(parts[1]) : ""
+            if let earlier = fields[name] { fields[name] = earlier + "," + value } else { fields[name] = value }
+        }
+        return fields
+    }
+
+    static func decode(_ text: Substring) throws(DoseError) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        guard let decoded = spaced.removingPercentEncoding else {
+            throw .invalidInput(field: "form", problem: "'\(text.prefix(40))' is not form-encoded text", allowed: "a form sent by a DoseTap page")
+        }
+        return decoded
+    }
+}
