@@ -56,6 +56,21 @@ public struct IdempotentRequest: Sendable {
     }
 }
 
+/// Thrown by `perform` when its idempotency key already has a stored answer (a concurrent request with the same key
+/// committed first). Nothing was written; the caller answers with the stored response, or a mismatch if the requests
+/// differ.
+public struct AlreadyAnswered: Error, Sendable {
+    /// What the first request was answered.
+    public var response: StoredResponse
+}
+
+/// Thrown by `perform` when the client's event id is already recorded (a concurrent replay committed first). Nothing
+/// was written.
+public struct EventAlreadyRecorded: Error, Sendable {
+    /// The id the client sent.
+    public var id: EventID
+}
+
 /// Tonight as a surface shows it, read after the lifecycle has been evaluated.
 public struct StatusSnapshot: Sendable {
     /// The derived status.
@@ -89,6 +104,15 @@ public struct NightLedger: Sendable {
     public func perform(_ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
         let cache = database.openNight
         let (outcome, key) = try database.write { db in
+            if let idempotency, let stored = try Self.storedResponse(device: idempotency.device, key: idempotency.key, db) {
+                // The same key arrived twice at once and the other request committed first: its answer is the answer.
+                // Checked inside the write transaction, which SQLite serialises, so two requests can never both act.
+                throw AlreadyAnswered(response: stored)
+            }
+            if let eventID, try NightRecords.sessionID(ofEvent: eventID, db) != nil {
+                // A concurrent request with the same client event id committed first.
+                throw EventAlreadyRecorded(id: eventID)
+            }
             var outcome = try Self.perform(action, clock: clock, eventID: eventID, cache: cache, db)
             if let idempotency {
                 let (status, body) = idempotency.render(outcome)

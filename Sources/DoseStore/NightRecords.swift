@@ -42,10 +42,14 @@ enum NightRecords {
     }
 
     /// Inserts the row of a newly started night.
-    static func insertSession(_ session: NightSession, timeZone: TimeZone, _ db: Database) throws {
+    ///
+    /// A night inserted with its `closure` is closed from its first row, so a past night can be added while another
+    /// night is open (only one row may have no end).
+    static func insertSession(_ session: NightSession, timeZone: TimeZone, closure: SessionClosure? = nil, _ db: Database) throws {
         try db.execute(sql: """
-            INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES (?, ?, ?, ?)
-            """, arguments: [session.id.rawValue, session.date.description, ISO8601.string(session.startedAt), timeZone.identifier])
+            INSERT INTO sleep_sessions (id, session_date, started_at, time_zone, ended_at, end_reason, terminal_state) VALUES (?, ?, ?, ?, ?, ?, ?)
+            """, arguments: [session.id.rawValue, session.date.description, ISO8601.string(session.startedAt), timeZone.identifier,
+                             closure.map { ISO8601.string($0.endedAt) }, closure?.reason.rawValue, closure?.terminalState.rawValue])
     }
 
     /// Rebuilds the derived columns of a night from its events, and records its close (D12, D13).

@@ -64,7 +64,7 @@ struct OpenNightCacheTests {
         #expect(try Self.compare(ledger).remembered == .none)
     }
 
-    @Test("an action rolled back after writing (its idempotency key was taken) is never remembered")
+    @Test("an action rolled back after writing (its idempotency record broke a CHECK) is never remembered")
     func rolledBack() throws {
         let ledger = try F.ledger()
         let clock = TestClock(F.dose1)
@@ -72,12 +72,28 @@ struct OpenNightCacheTests {
         clock.set(F.dose1)
         let dose1 = try ledger.perform(NightAction(.dose1), clock: clock.store, idempotency: request)
         clock.set(F.dose1.addingTimeInterval(1))
-        // The water event is written, then the second use of the key fails and the transaction rolls back.
-        #expect(throws: (any Error).self) { try ledger.perform(NightAction(.log(event: "water")), clock: clock.store, idempotency: request) }
+        // The water event is written, then its idempotency record breaks the key's CHECK (201 characters; the API
+        // refuses such a key before this point) and the transaction rolls back.
+        let tooLong = IdempotentRequest(device: "d", key: String(repeating: "k", count: 201), requestHash: "h") { _ in (200, "{}") }
+        #expect(throws: (any Error).self) { try ledger.perform(NightAction(.log(event: "water")), clock: clock.store, idempotency: tooLong) }
         let (remembered, stored) = try Self.compare(ledger)
         #expect(remembered == .none)
         #expect(stored?.events.map(\.id) == [dose1.decision.event!.id])
         let undone = try F.act(ledger, .undo, at: F.dose1.addingTimeInterval(2), clock: clock)
         #expect(undone.decision.removed.map(\.kind) == [.dose1])
+    }
+
+    @Test("the same idempotency key again inside the write transaction returns the first answer and writes nothing")
+    func sameKeyTwice() throws {
+        let ledger = try F.ledger()
+        let clock = TestClock(F.dose1)
+        let request = IdempotentRequest(device: "d", key: "k", requestHash: "h") { _ in (200, "{\"first\":true}") }
+        _ = try ledger.perform(NightAction(.dose1), clock: clock.store, idempotency: request)
+        clock.set(F.dose1.addingTimeInterval(1))
+        let before = try Self.compare(ledger).stored
+        // What a concurrent duplicate meets when the first request committed between its check and its write.
+        let error = #expect(throws: AlreadyAnswered.self) { try ledger.perform(NightAction(.log(event: "water")), clock: clock.store, idempotency: request) }
+        #expect(error?.response.body == "{\"first\":true}")
+        #expect(try Self.compare(ledger).stored == before)
     }
 }

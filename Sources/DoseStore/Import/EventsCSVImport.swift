@@ -107,26 +107,28 @@ extension NightLedger {
             }
         }
         guard !accepted.isEmpty else { return }
+        // How the lifecycle leaves the night once these events are in it: a past night closes (with its sleep-through
+        // expiry, if due) exactly as it would have closed had DoseTap recorded it.
+        var joined = session
+        for event in accepted { joined = joined.adding(event) }
+        let update = SessionLifecycle.evaluate(joined, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         if isNew {
             let open = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") ?? false
-            let cutoff = SessionLifecycle.missedCheckinCutoff(for: session, settings: settings, timeZone: zone)
-            if cutoff > clock.now, open {
+            if update.closure == nil, open {
+                // Two open nights cannot exist; tonight's own record wins and these rows are reported, not merged.
                 for item in items where accepted.contains(where: { $0.id == item.event.id }) {
                     report.reject(file, row: item.row, "its night (\(key)) has not ended and another night is open here")
                 }
                 return
             }
-            try NightRecords.insertSession(session, timeZone: TimeZone(identifier: accepted[0].timeZoneID) ?? zone, db)
+            try NightRecords.insertSession(session, timeZone: TimeZone(identifier: accepted[0].timeZoneID) ?? zone, closure: update.closure, db)
         }
         for event in accepted {
             try NightRecords.insert(event, session: session.id, checkIn: nil, catalogue: .standard, db)
-            session = session.adding(event)
             report.importedRow(file)
         }
-        // A past night closes as the lifecycle would have closed it (with its sleep-through expiry, if due).
-        let update = SessionLifecycle.evaluate(session, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
-        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: session), closure: update.closure, db)
+        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: joined), closure: update.closure, db)
     }
 
     /// Why an imported event cannot join a night.
