@@ -15,6 +15,10 @@ struct Serve: ParsableCommand {
     @Option(help: "Webhook body: json (default) or ntfy.") var webhookFormat = "json"
     @Option(help: "Run this program for each reminder (reminder in DOSETAP_REMINDER_* environment variables).") var onReminder: String?
     @Option(help: "Requests per minute each device may make (default 240).") var rateLimit = ServerLimits.requestsPerMinute
+    @Option(help: "Seconds a client may take to send a request's headers (default 10).") var headerTimeout = 10
+    @Option(help: "Seconds a client may take to send a request's body (default 30).") var bodyTimeout = 30
+    @Option(help: "Seconds an idle kept-alive connection stays open (default 60).") var idleTimeout = 60
+    @Option(help: "Open connections at most; past it the oldest idle one is closed (default 512).") var maxConnections = 512
 
     func run() throws {
         try Output.run(json: options.json) {
@@ -23,6 +27,7 @@ struct Serve: ParsableCommand {
                 throw DoseError.invalidInput(field: "rate-limit", problem: "\(rateLimit)", allowed: "1–1000000 requests per minute")
             }
             let rateLimit = self.rateLimit
+            let limits = try connectionLimits()
             let context = try CommandContext.open(options, pooled: true)
             let fixedNow = options.now.map { _ in context.clock.now }
             let environment = ServerEnvironment(ledger: context.ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: context.clock.machineTimeZoneID,
@@ -67,13 +72,24 @@ struct Serve: ParsableCommand {
             let failure = LockedBox<(any Error)?>(nil)
             Task {
                 do { try await DoseTapServer.run(environment: environment, host: host, port: port, linkHost: shown, deliveries: deliveries, pairing: pairing,
-                                                 requestsPerMinute: rateLimit,
+                                                 requestsPerMinute: rateLimit, limits: limits,
                                                  onServerRunning: announce) } catch { failure.set(error) }
                 done.signal()
             }
             done.wait()
             if let error = failure.get() { throw error }
         }
+    }
+}
+
+extension Serve {
+    /// The connection limits from the options, each checked against its range.
+    func connectionLimits() throws(DoseError) -> ConnectionLimits {
+        for (name, value, range) in [("header-timeout", headerTimeout, 1...300), ("body-timeout", bodyTimeout, 1...3600), ("idle-timeout", idleTimeout, 1...3600),
+                                     ("max-connections", maxConnections, 16...100_000)] where !range.contains(value) {
+            throw .invalidInput(field: name, problem: "\(value)", allowed: "\(range.lowerBound)–\(range.upperBound)")
+        }
+        return ConnectionLimits(headerSeconds: headerTimeout, bodySeconds: bodyTimeout, idleSeconds: idleTimeout, maxConnections: maxConnections)
     }
 }
 

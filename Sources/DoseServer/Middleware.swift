@@ -6,6 +6,8 @@ import HTTPTypes
 import Logging
 import Hummingbird
 import NIOCore
+import NIOHTTP1
+import Synchronization
 
 /// JSON responses and the one place where errors become HTTP (SPEC §4).
 enum Reply {
@@ -26,9 +28,24 @@ enum Reply {
     }
 }
 
-/// Maps every failure to the SPEC §4 JSON error; nothing else leaves the server.
+/// The 500s a server answered: each is a DoseTap bug (a client's mistake or a race answers 4xx), so tests fail on any.
+public final class InternalErrorLog: Sendable {
+    private let entries = Mutex<[String]>([])
+
+    /// A log of nothing yet.
+    public init() {}
+
+    /// `METHOD path (request id): error type` of every 500 so far.
+    public var all: [String] { entries.withLock { $0 } }
+
+    func record(_ line: String) { entries.withLock { $0.append(line) } }
+}
+
+/// Maps every failure to the SPEC §4 JSON error; nothing else leaves the server. A 500 is only for DoseTap's own bugs:
+/// it carries a request id, which is logged with the error's type (never its text, which may hold health data).
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
+    let internalErrors: InternalErrorLog
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -43,21 +60,29 @@ struct ErrorMiddleware: RouterMiddleware {
             return Reply.error(error)
         } catch is NIOTooManyBytesError {
             return Reply.error(.tooLarge(what: "The request body", limit: "64 KiB"))
+        } catch is HTTPParserError {
+            // Malformed framing inside a request (a chunk size that is not hexadecimal): the client's mistake.
+            return Reply.error(ConnectionPartsHandler.malformed)
         } catch let error as HTTPError {
             switch error.status {
             case .contentTooLarge: return Reply.error(.tooLarge(what: "The request body", limit: "64 KiB (imports 20 MiB)"))
             case .notFound: return Reply.error(.notFound(what: "\(request.method) \(request.uri.path)"))
             case .methodNotAllowed: return Reply.error(.notFound(what: "\(request.method) \(request.uri.path)"))
             case .badRequest: return Reply.error(.invalidInput(field: "body", problem: "the request is malformed", allowed: "a JSON object"))
-            default:
-                context.logger.error("request failed", metadata: ["status": "\(error.status.code)"])
-                return Reply.json(["error": ["code": "500_INTERNAL", "message": "DoseTap could not complete the request."]], status: .internalServerError)
+            default: return internalError(error, request, context)
             }
         } catch {
-            // Health data never goes to the log: only the error's type.
-            context.logger.error("request failed", metadata: ["error": "\(type(of: error))"])
-            return Reply.json(["error": ["code": "500_INTERNAL", "message": "DoseTap could not complete the request."]], status: .internalServerError)
+            return internalError(error, request, context)
         }
+    }
+
+    func internalError(_ error: any Error, _ request: Request, _ context: Context) -> Response {
+        let id = context.id
+        // Health data never goes to the log: only the error's type and where it happened.
+        context.logger.error("request failed", metadata: ["request_id": "\(id)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])
+        internalErrors.record("\(request.method) \(request.uri.path) (\(id)): \(type(of: error))")
+        return Reply.json(["error": ["code": "500_INTERNAL", "message": .string("DoseTap could not complete the request. This is a bug in DoseTap; the server log has the details under request id \(id)."),
+                                     "request_id": .string(id)]], status: .internalServerError)
     }
 }
 

@@ -41,9 +41,23 @@ final class ServerFixture: Sendable {
 
     var auth: HTTPFields { [.authorization: "Bearer \(token)", .contentType: "application/json"] }
 
+    /// Every 500 the fixture's routers answer: each is a DoseTap bug, so every test through a fixture fails on one.
+    let internalErrors = InternalErrorLog()
+
+    /// The real router over this fixture's database, reporting 500s to `internalErrors`.
+    func router(pairing: PairingCodes = PairingCodes()) -> Router<DoseRequestContext> {
+        DoseTapServer.router(environment: environment, pairing: pairing, internalErrors: internalErrors)
+    }
+
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: DoseTapServer.router(environment: environment))
+        let app = Application(router: router())
         try await app.test(.router) { client in try await body(client) }
+        expectNoInternalErrors()
+    }
+
+    /// Fails the test if any request so far was answered 500.
+    func expectNoInternalErrors(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(internalErrors.all.isEmpty, "answered 500: \(internalErrors.all)", sourceLocation: sourceLocation)
     }
 
     static func json(_ response: TestResponse) -> [String: Any] {

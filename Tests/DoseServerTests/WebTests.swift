@@ -42,7 +42,7 @@ struct WebTests {
     func night() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
-        let app = Application(router: DoseTapServer.router(environment: fixture.environment, pairing: pairing))
+        let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
             var unpaired = try await client.execute(uri: "/", method: .get)
             #expect(unpaired.status == .unauthorized)
@@ -98,6 +98,7 @@ struct WebTests {
             unpaired = try await client.execute(uri: "/history", method: .get, headers: cookie)
             #expect(unpaired.status == .unauthorized)
         }
+        fixture.expectNoInternalErrors()
     }
 
     @Test("history filters and pages; deleting a night asks first; settings save all-or-none with the quick-log grid; devices; Clear All in two steps")
@@ -116,7 +117,7 @@ struct WebTests {
         }
         fixture.set(local(2026, 11, 21, 23, 30))
         let pairing = PairingCodes()
-        let app = Application(router: DoseTapServer.router(environment: fixture.environment, pairing: pairing))
+        let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
             let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
             var html = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
@@ -177,13 +178,14 @@ struct WebTests {
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session == nil)
             #expect(try await client.execute(uri: "/", method: .get, headers: cookie).status == .unauthorized, "the browser's pairing went with the data")
         }
+        fixture.expectNoInternalErrors()
     }
 
     @Test("cookie-authenticated API calls need the CSRF header, and a foreign Origin is refused")
     func csrfOnAPI() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
-        let app = Application(router: DoseTapServer.router(environment: fixture.environment, pairing: pairing))
+        let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
             let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
             let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body))
@@ -199,12 +201,13 @@ struct WebTests {
             #expect(response.status == .ok)
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: cookie).status == .ok, "reads need no CSRF token")
         }
+        fixture.expectNoInternalErrors()
     }
 
     @Test("the night palette: action colours have at least 7:1 contrast on true black; targets are at least 48 px")
     func palette() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
-        let app = Application(router: DoseTapServer.router(environment: fixture.environment))
+        let app = Application(router: fixture.router())
         try await app.test(.router) { client in
             let css = String(buffer: try await client.execute(uri: "/assets/app.css", method: .get).body)
             #expect(css.contains("--bg: #000"))
@@ -228,6 +231,7 @@ struct WebTests {
             let script = try await client.execute(uri: "/assets/app.js", method: .get)
             #expect(script.headers[.contentType] == "text/javascript; charset=utf-8")
         }
+        fixture.expectNoInternalErrors()
     }
 }
 
