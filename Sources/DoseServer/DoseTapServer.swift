@@ -12,10 +12,11 @@ public enum DoseTapServer {
 
     /// The router with every route and middleware; tests drive it directly.
     public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
-                              requestsPerMinute: Int = ServerLimits.requestsPerMinute) -> Router<DoseRequestContext> {
+                              requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+                              internalErrors: InternalErrorLog = InternalErrorLog()) -> Router<DoseRequestContext> {
         let router = Router(context: DoseRequestContext.self)
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware())
+        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors))
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
@@ -27,7 +28,7 @@ public enum DoseTapServer {
     /// other devices reach this machine by; default `host`).
     public static func application(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil,
                                    deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
-                                   requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+                                   requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
                                    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
@@ -35,8 +36,9 @@ public enum DoseTapServer {
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
         return Application(
             router: router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute),
+            server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
-            services: [ReminderService(engine: engine)],
+            services: [ReminderService(engine: engine, environment: environment)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 await engine.setLinkBase("http://\(linkHost ?? host):\(bound)")
@@ -48,18 +50,22 @@ public enum DoseTapServer {
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
                            pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-                           onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
+                           limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
         try await application(environment: environment, host: host, port: port, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
-                              requestsPerMinute: requestsPerMinute, onServerRunning: onServerRunning).runService()
+                              requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning).runService()
     }
 }
 
 /// Runs the reminder engine beside the HTTP server and stops with it.
 struct ReminderService: Service {
     let engine: ReminderEngine
+    let environment: ServerEnvironment
 
     func run() async throws {
+        // The run is logged so that the next run can say when the server, and the night's alarms, were down.
+        let run = try? environment.ledger.serverStarted(clock: environment.clock())
         // The engine's loop ends when its task is cancelled, which graceful shutdown does.
-        await cancelWhenGracefulShutdown { await engine.run() }
+        await cancelWhenGracefulShutdown { await engine.run(heartbeat: run) }
+        if let run { try? environment.ledger.serverAlive(run, stopped: true, clock: environment.clock()) }
     }
 }

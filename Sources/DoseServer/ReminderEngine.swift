@@ -87,10 +87,18 @@ public actor ReminderEngine {
         return due
     }
 
-    /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock.
-    public func run(every interval: Duration = .seconds(1), sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) async {
+    /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock. With a server
+    /// run id it also records, every 30 seconds, that the server is alive, so a later run can tell when it was down.
+    public func run(every interval: Duration = .seconds(1), heartbeat run: String? = nil,
+                    sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) async {
+        var lastHeartbeat = environment.now()
         while !Task.isCancelled {
+            // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.
             _ = try? await tick()
+            if let run, environment.now().timeIntervalSince(lastHeartbeat) >= NightLedger.heartbeatInterval {
+                lastHeartbeat = environment.now()
+                try? environment.ledger.serverAlive(run, clock: environment.clock())
+            }
             do { try await sleep(interval) } catch { return }
         }
     }

@@ -9,10 +9,15 @@ enum Schema {
         ("v2_full_record", v2),
         ("v3_server", v3),
         ("v4_action_links", v4),
+        ("v5_server_runs", v5),
     ]
 
     /// The schema version this build writes (`user_version`).
     static var version: Int { migrations.count }
+
+    /// The schema versions whose export bundles have today's layout and import as they are. v5 added only the
+    /// server's run log, which bundles do not carry, so v4 backups stay importable.
+    static var bundleVersions: ClosedRange<Int> { 4...version }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -219,6 +224,20 @@ enum Schema {
                 secret TEXT NOT NULL CHECK (length(secret) = 64),
                 created_at TEXT NOT NULL
             );
+            """)
+    }
+
+    /// When `dosetap serve` ran: a row per start, its last sign of life (every 30 s) and its clean stop, so a night can
+    /// say when the server, and with it the alarms, was down.
+    static func v5(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE server_runs (
+                id TEXT PRIMARY KEY NOT NULL,
+                started_at TEXT NOT NULL CHECK (length(started_at) = 24),
+                last_seen_at TEXT NOT NULL CHECK (length(last_seen_at) = 24),
+                stopped_at TEXT CHECK (stopped_at IS NULL OR length(stopped_at) = 24)
+            );
+            CREATE INDEX server_runs_by_start ON server_runs(started_at);
             """)
     }
 }

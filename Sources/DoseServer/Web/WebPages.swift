@@ -51,7 +51,7 @@ enum WebPages {
     }
 
     /// Tonight: the ring, the one primary action, snooze, skip, the quick-log grid, wake-up.
-    static func tonight(_ snapshot: StatusSnapshot, csrf: String, undo: (label: String, until: Date)?, now: Date) -> String {
+    static func tonight(_ snapshot: StatusSnapshot, csrf: String, undo: (label: String, until: Date)?, now: Date, outages: [ServerOutage] = []) -> String {
         let status = snapshot.status
         let zone = snapshot.timeZone
         var body = "<div id=\"reminder-banner\" class=\"notice\" role=\"alert\" hidden></div>"
@@ -77,6 +77,7 @@ enum WebPages {
             body += "</div>"
         }
         for warning in status.warnings { body += "<p class=\"warning\">⚠ \(HTML.escape(warning))</p>" }
+        for outage in outages { body += "<p class=\"warning\">⚠ \(HTML.escape(outageText(outage, zone: zone)))</p>" }
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         body += grid(quick, csrf: csrf, dense: quick.count > 8)
         if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
@@ -89,6 +90,12 @@ enum WebPages {
             <div class="row"><button type="button" data-risk-no>Cancel</button><button type="button" class="button primary" data-risk-yes>Take it anyway</button></div></dialog>
             """
         return "<div data-live data-revision=\"\(snapshot.revision)\">" + body + "</div>"
+    }
+
+    /// Words for a time the server was down during the night.
+    static func outageText(_ outage: ServerOutage, zone: TimeZone) -> String {
+        "DoseTap's server was not running from \(clock(outage.from, zone)) to \(clock(outage.until, zone))"
+            + (outage.stoppedCleanly ? " (it was stopped)" : " (it stopped unexpectedly)") + "; reminders due then did not ring."
     }
 
     /// A grid of one-tap log buttons; more than eight make it denser so Tonight still fits a phone.

@@ -216,8 +216,8 @@ enum BundleReader {
         guard version <= Schema.version else {
             throw DoseError.invalidFile(problem: "the bundle is from a newer DoseTap (schema \(version); this one reads up to \(Schema.version))")
         }
-        guard version == Schema.version else {
-            throw DoseError.invalidFile(problem: "the bundle has schema \(version); this DoseTap imports bundles of schema \(Schema.version)")
+        guard Schema.bundleVersions.contains(version) else {
+            throw DoseError.invalidFile(problem: "the bundle has schema \(version); this DoseTap imports bundles of schema \(Schema.bundleVersions.lowerBound)–\(Schema.bundleVersions.upperBound)")
         }
     }
 }

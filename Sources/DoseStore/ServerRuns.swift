@@ -1,0 +1,56 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// A stretch of time when `dosetap serve` was not running, so no reminder could fire.
+public struct ServerOutage: Sendable, Hashable {
+    /// The last sign of life of the run that ended (its clean stop, or its last heartbeat if it died).
+    public var from: Date
+    /// When the next run started.
+    public var until: Date
+    /// Whether the earlier run stopped cleanly (someone stopped it) rather than dying.
+    public var stoppedCleanly: Bool
+}
+
+extension NightLedger {
+    /// How often a running server records that it is alive; an outage is known to this precision.
+    public static let heartbeatInterval: TimeInterval = 30
+    /// Gaps shorter than this between runs are a restart, not an outage worth telling a person about.
+    public static let outageThreshold: TimeInterval = 60
+
+    /// Records the start of a server run; returns its id for heartbeats and the clean stop.
+    public func serverStarted(clock: StoreClock) throws -> String {
+        let id = clock.makeID()
+        let now = ISO8601.string(clock.now)
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO server_runs (id, started_at, last_seen_at) VALUES (?, ?, ?)", arguments: [id, now, now])
+            // A year of runs is plenty to explain any night still in question.
+            try db.execute(sql: "DELETE FROM server_runs WHERE started_at < ?", arguments: [ISO8601.string(clock.now.addingTimeInterval(-366 * 86_400))])
+        }
+        return id
+    }
+
+    /// Records that the run is alive (or, with `stopped`, that it stopped cleanly).
+    public func serverAlive(_ run: String, stopped: Bool = false, clock: StoreClock) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE server_runs SET last_seen_at = ?, stopped_at = ? WHERE id = ?",
+                           arguments: [ISO8601.string(clock.now), stopped ? ISO8601.string(clock.now) : nil, run])
+        }
+    }
+
+    /// The outages that overlap `interval` (a night from Dose 1 to now or its end), oldest first.
+    public func serverOutages(overlapping interval: DateInterval) throws -> [ServerOutage] {
+        try database.read { db in
+            let runs = try Row.fetchAll(db, sql: "SELECT started_at, last_seen_at, stopped_at FROM server_runs ORDER BY started_at")
+            var outages: [ServerOutage] = []
+            for (earlier, later) in zip(runs, runs.dropFirst()) {
+                let stopped = (earlier["stopped_at"] as String?).map(NightRecords.instant)
+                let from = stopped ?? NightRecords.instant(earlier["last_seen_at"])
+                let until = NightRecords.instant(later["started_at"])
+                guard until.timeIntervalSince(from) >= Self.outageThreshold, from < interval.end, until > interval.start else { continue }
+                outages.append(ServerOutage(from: from, until: until, stoppedCleanly: stopped != nil))
+            }
+            return outages
+        }
+    }
+}
