@@ -61,11 +61,16 @@ let package = Package(
             swiftSettings: strict
         ),
         .executableTarget(name: "dosetap", dependencies: ["DoseCLI"]),
+        // The parsers that take outside input, as functions of bytes, for libFuzzer and for replaying the corpus.
+        .target(name: "DoseFuzzing", dependencies: ["DoseApp", "DoseStore", .product(name: "ZIPFoundation", package: "ZIPFoundation")], swiftSettings: strict),
+        // libFuzzer's entry points when built by scripts/fuzz.sh; otherwise a tool that replays inputs through a target.
+        .target(name: "CLibFuzzer"),
+        .executableTarget(name: "dosetap-fuzz", dependencies: ["DoseFuzzing", "CLibFuzzer"]),
         .testTarget(
             name: "DoseCoreTests",
             dependencies: ["DoseCore", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
         .testTarget(
             name: "DoseServerTests",

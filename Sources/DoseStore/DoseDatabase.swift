@@ -54,6 +54,14 @@ public final class DoseDatabase: Sendable {
         return DoseDatabase(writer: queue, path: nil)
     }
 
+    /// An in-memory copy of this database, so many runs can start from one prepared state (fuzzing) without
+    /// migrating a fresh database each time.
+    public func inMemoryCopy() throws -> DoseDatabase {
+        let queue = try DatabaseQueue(configuration: Self.configuration())
+        try writer.backup(to: queue)
+        return DoseDatabase(writer: queue, path: nil)
+    }
+
     /// The settings every connection gets: durable commits, erased deletes, foreign keys, a busy timeout.
     static func configuration() -> Configuration {
         var config = Configuration()

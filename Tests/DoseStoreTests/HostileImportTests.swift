@@ -114,6 +114,7 @@ struct HostileImportTests {
         let url = Self.source.directory.appendingPathComponent("\(UUID().uuidString).zip")
         defer { try? FileManager.default.removeItem(at: url) }
         try Self.build(spoil, at: url)
+        FuzzCorpus.keep(url, as: .bundle, named: spoil.testDescription)
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.local(2026, 11, 20, 12, 0))
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: clock.now, clock: clock, note: "existing")

@@ -124,6 +124,7 @@ struct OriginalImportTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let sql = version == 7 ? OriginalFixture.later : OriginalFixture.versions(upTo: version)
         let path = try OriginalFixture.make(sql, in: directory, name: "v\(version).sqlite")
+        FuzzCorpus.keep(URL(fileURLWithPath: path), as: .originalDatabase, named: "version-\(version)")
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.local(2026, 1, 15, 12, 0))
         let report = try ledger.importFile(at: path, clock: clock.store)

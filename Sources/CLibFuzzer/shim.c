@@ -1,0 +1,2 @@
+// Declarations only (include/libfuzzer.h); the driver itself comes from libFuzzer in the fuzz build.
+#include "libfuzzer.h"

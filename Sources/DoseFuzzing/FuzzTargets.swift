@@ -1,0 +1,155 @@
+public import DoseApp
+public import DoseCore
+public import DoseStore
+public import Foundation
+import ZIPFoundation
+
+/// The parsers that take outside input, each as a function of bytes. A thrown error is the right answer to bad input;
+/// the only finding is a trap (a crash), which stops the process. libFuzzer drives these through `dosetap-fuzz`, and
+/// `swift test` replays the committed corpus and every past crash through the same functions.
+public enum FuzzTarget: String, CaseIterable, Sendable {
+    /// Every JSON request body decoder of the API (`RequestBodies`), on the same bytes.
+    case requestBody = "request_body"
+    /// The web pages' urlencoded forms.
+    case form
+    /// `--at`, `--now`, `--tz`, dates, `dosetap://` links and ISO-8601 text.
+    case clockInput = "clock_input"
+    /// Medication entries as the CLI and the web form take them, and the amount checks.
+    case medicationEntry = "medication_entry"
+    /// An events.csv imported beside an open night.
+    case eventsCSV = "events_csv"
+    /// A whole file given to `import` as a bundle (zip).
+    case bundle
+    /// One entry of an otherwise valid bundle: the first byte picks the entry, the rest is its content.
+    case bundleEntry = "bundle_entry"
+    /// A database file given to `import` as the original app's.
+    case originalDatabase = "original_db"
+
+    /// Runs one input through the target.
+    public func run(_ data: Data) {
+        switch self {
+        case .requestBody:
+            for kind in RequestBodies.Kind.allCases { _ = try? RequestBodies.decode(kind, data) }
+        case .form:
+            _ = try? FormBody.fields(data)
+        case .clockInput:
+            Self.clockInput(String(decoding: data, as: UTF8.self))
+        case .medicationEntry:
+            Self.medicationEntry(String(decoding: data, as: UTF8.self))
+        case .eventsCSV:
+            Self.importing(data, named: "events.csv")
+        case .bundle:
+            Self.importing(data, named: "bundle.zip")
+        case .bundleEntry:
+            guard let first = data.first, let bundle = try? Self.bundleReplacing(entry: Int(first), with: data.dropFirst()) else { return }
+            Self.importing(bundle, named: "bundle.zip")
+        case .originalDatabase:
+            Self.importing(data, named: "original.sqlite")
+        }
+    }
+
+    static func clockInput(_ text: String) {
+        let zone = TimeZone(identifier: "America/New_York") ?? TimeZone(secondsFromGMT: 0)!
+        _ = try? ClockInput.instant(text, field: "now")
+        _ = try? ClockInput.occurrence(text, now: FuzzFixture.now, timeZone: zone)
+        _ = try? ClockInput.timeZone(text)
+        _ = try? DoseLink.action(from: text)
+        _ = SessionKey(parsing: text)
+        _ = ClockTime(parsing: text)
+        if let date = ISO8601.parse(text) { _ = ISO8601.string(date) }
+    }
+
+    static func medicationEntry(_ text: String) {
+        guard let input = try? MedicationEntryText.parse(text, at: nil, note: nil),
+              let medication = try? MedicationCatalogue.medication(id: input.medicationID) else { return }
+        _ = try? MedicationCatalogue.validatedMilligrams(input.amount, unit: input.unit, for: medication)
+    }
+
+    /// Imports the bytes as a file into a fresh database that has tonight's night open.
+    static func importing(_ data: Data, named name: String) {
+        guard let ledger = try? FuzzFixture.ledgerWithOpenNight() else { return }
+        let path = FuzzFixture.directory.appendingPathComponent(name).path
+        guard FileManager.default.createFile(atPath: path, contents: data) else { return }
+        _ = try? ledger.importFile(at: path, clock: FuzzFixture.clock())
+    }
+
+    /// A valid bundle with one entry's content replaced.
+    static func bundleReplacing(entry index: Int, with content: Data) throws -> Data {
+        var files = FuzzFixture.validBundle
+        guard !files.isEmpty else { return Data() }
+        files[index % files.count].data = Data(content)
+        return try FuzzFixture.zip(files)
+    }
+}
+
+/// The fixed world the targets run in: one clock, one scratch folder, one valid bundle.
+public enum FuzzFixture {
+    /// The clock of every run: 00:00 in New York, an hour and a half after tonight's Dose 1.
+    public static let now = Date(timeIntervalSince1970: 1_795_323_600)
+
+    static func clock() -> StoreClock {
+        StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString.lowercased() })
+    }
+
+    /// A per-process scratch folder.
+    static let directory: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-fuzz-\(getpid())")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    /// An in-memory database with a night open since Dose 1 at 22:30, so imports meet an open night; each call gets
+    /// its own copy of one prepared database.
+    public static func ledgerWithOpenNight() throws -> NightLedger {
+        guard let template = openNightTemplate else { throw CocoaError(.featureUnsupported) }
+        return NightLedger(database: try template.inMemoryCopy())
+    }
+
+    static let openNightTemplate: DoseDatabase? = {
+        guard let database = try? DoseDatabase.inMemory() else { return nil }
+        var atDose1 = FuzzFixture.clock()
+        atDose1.now = now.addingTimeInterval(-90 * 60)
+        _ = try? NightLedger(database: database).perform(NightAction(.dose1), clock: atDose1)
+        return database
+    }()
+
+    /// The entries of a valid bundle of a few nights, in archive order.
+    public static let validBundle: [(name: String, data: Data)] = (try? makeValidBundle()) ?? []
+
+    static func makeValidBundle() throws -> [(name: String, data: Data)] {
+        let ledger = NightLedger(database: try DoseDatabase.inMemory())
+        for night in (0..<3).reversed() {
+            var clock = clock()
+            let dose1 = now.addingTimeInterval(Double(-(night + 1) * 86_400) - 90 * 60)
+            for (offset, action) in [(0.0, NightAction(.dose1)), (9_000, NightAction(.dose2)), (10_000, NightAction(.log(event: "bathroom"), note: "=quote \"me\""))] {
+                clock.now = dose1.addingTimeInterval(offset)
+                _ = try ledger.perform(action, clock: clock)
+            }
+        }
+        let path = directory.appendingPathComponent("valid.zip").path
+        _ = try ledger.exportBundle(to: path, clock: clock())
+        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return [] }
+        var entries: [(name: String, data: Data)] = []
+        for entry in archive {
+            var data = Data()
+            _ = try archive.extract(entry) { data.append($0) }
+            entries.append((entry.path, data))
+        }
+        return entries
+    }
+
+    /// Zips entries in order, in memory.
+    public static func zip(_ files: [(name: String, data: Data)]) throws -> Data {
+        let url = directory.appendingPathComponent("rebuilt.zip")
+        try? FileManager.default.removeItem(at: url)
+        do {
+            let archive = try Archive(url: url, accessMode: .create)
+            for (name, data) in files {
+                try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .deflate) { position, size in
+                    data.subdata(in: Int(position)..<Int(position) + size)
+                }
+            }
+        }
+        return try Data(contentsOf: url)
+    }
+}
