@@ -57,9 +57,9 @@ final class CLI {
         return try Self.execute(all, environment: environment)
     }
 
-    static func execute(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+    static func execute(_ arguments: [String], environment: [String: String] = [:], executable: URL = binary) throws -> Run {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "Pacific/Chatham"

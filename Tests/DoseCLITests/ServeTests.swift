@@ -12,10 +12,10 @@ final class Server: @unchecked Sendable {
     let pairingURL: String
     private let exited = AsyncStream<Int32>.makeStream()
 
-    init(_ cli: CLI, now: String) throws {
+    init(_ cli: CLI, now: String, arguments: [String] = []) throws {
         let out = Pipe()
         process.executableURL = CLI.binary
-        process.arguments = ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)]
+        process.arguments = ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
         process.standardOutput = out
         process.standardError = stderr
         let continuation = exited.continuation
@@ -34,6 +34,12 @@ final class Server: @unchecked Sendable {
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends SIGKILL, as a crash or the kernel's OOM killer would, and waits for the process to be gone.
+    func kill9() async throws {
+        kill(process.processIdentifier, SIGKILL)
+        for await _ in exited.stream { return }
+    }
 
     /// Sends SIGTERM and waits for the exit status, failing after `limit`.
     func terminate(within limit: Duration) async throws -> Int32? {

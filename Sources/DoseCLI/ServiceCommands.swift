@@ -1,0 +1,68 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import Foundation
+
+/// `dosetap service`: runs the server under a supervisor, so that it is back within seconds if it ever dies.
+struct ServiceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "service", abstract: "Keep `dosetap serve` running under systemd.", subcommands: [Install.self])
+
+    struct Install: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "install",
+            abstract: "Write a systemd user unit that runs `dosetap serve` and restarts it within seconds if it stops.",
+            discussion: "Arguments after `--` are passed to `serve`, e.g. `dosetap service install --user -- --host 0.0.0.0 --webhook URL`.")
+        @OptionGroup var options: GlobalOptions
+        @Flag(help: "Install for the current user (~/.config/systemd/user); the only kind DoseTap writes.") var user = false
+        @Flag(name: .customLong("print"), help: "Print the unit instead of writing it.") var printOnly = false
+        @Option(help: "Folder to write the unit into (default $XDG_CONFIG_HOME/systemd/user or ~/.config/systemd/user).") var unitDir: String?
+        @Argument(parsing: .postTerminator, help: "Options for `dosetap serve`.") var serveArguments: [String] = []
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                guard user else {
+                    throw DoseError.invalidInput(field: "user", problem: "only user units are written",
+                                                 allowed: "--user (a system-wide unit is shown in docs/SERVICE.md)")
+                }
+                let environment = ProcessInfo.processInfo.environment
+                let database = URL(fileURLWithPath: DatabaseLocation.resolve(flag: options.db, environment: environment)).standardizedFileURL.path
+                var arguments = ["--db", database]
+                if let tz = options.tz { arguments += ["--tz", try ClockInput.timeZone(tz).identifier] }
+                let unit = ServiceUnit.systemdUser(executable: Self.executablePath(), serveArguments: arguments + serveArguments)
+                if printOnly {
+                    Output.line(options.json ? JSONValue(dictionaryLiteral: ("unit", .string(unit))).rendered() : unit)
+                    return
+                }
+                let home = environment["HOME"] ?? NSHomeDirectory()
+                let folder = unitDir ?? environment["XDG_CONFIG_HOME"].map { $0 + "/systemd/user" } ?? home + "/.config/systemd/user"
+                let path = URL(fileURLWithPath: folder).appendingPathComponent(ServiceUnit.fileName).path
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                    try Data(unit.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    throw DoseError.invalidInput(field: "unit-dir", problem: "cannot write \(path)", allowed: "a writable folder")
+                }
+                if options.json {
+                    Output.line(JSONValue(dictionaryLiteral: ("unit_path", .string(path)), ("database", .string(database))).rendered())
+                } else {
+                    Output.line("""
+                        Wrote \(path).
+                        Start it now and at every boot:
+                          systemctl --user daemon-reload && systemctl --user enable --now dosetap.service
+                        Keep it running while you are logged out:
+                          loginctl enable-linger "$USER"
+                        It restarts within \(ServiceUnit.restartSeconds) seconds if it ever stops; reminders missed meanwhile are shown on Tonight.
+                        """)
+                }
+            }
+        }
+
+        /// This executable's absolute path (systemd needs one).
+        static func executablePath() -> String {
+            let link = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+            if link != "/proc/self/exe" { return link }
+            return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        }
+    }
+}
