@@ -12,7 +12,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
-from selenium.webdriver.support.ui import WebDriverWait
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 WIDTH, HEIGHT = 390, 844
 failures = []
@@ -108,6 +108,19 @@ def main():
             check(True, "bathroom trip logged from the grid")
             check(fits(driver), "Tonight (night complete) fits without scrolling")
             driver.save_screenshot(os.path.join(args.out, "tonight-completed.png"))
+
+            # Medications: the usual dose is filled in where it can be seen and changed, never assumed.
+            driver.get(info["listening"] + "/medications")
+            Select(driver.find_element(By.ID, "medication")).select_by_value("modafinil")
+            driver.find_element(By.CSS_SELECTOR, "form[action='/medications'] button[type=submit]").click()
+            amount = wait.until(EC.visibility_of_element_located((By.ID, "amount")))
+            check(amount.get_attribute("value") == "200", f"the usual Modafinil dose is filled in and visible ({amount.get_attribute('value')!r})")
+            driver.save_screenshot(os.path.join(args.out, "medications-modafinil.png"))
+            amount.clear()
+            amount.send_keys("100")
+            driver.find_element(By.CSS_SELECTOR, "form[action='/ui/medications'] button[type=submit]").click()
+            wait.until(lambda d: "100 mg" in d.page_source)
+            check(True, "Modafinil 100 mg logged as typed")
         finally:
             process.terminate()
             process.wait(10)

@@ -26,7 +26,7 @@ public enum ClockInput {
     public static func instant(_ text: String, field: String) throws(DoseError) -> Date {
         guard let date = ISO8601.parse(text) else {
             throw .invalidInput(field: field, problem: "'\(text)' is not a time",
-                                allowed: "an ISO-8601 instant such as 2026-11-22T01:30:00Z or 2026-11-21T22:30:00-05:00")
+                                allowed: "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T01:30:00Z or 2026-11-21T22:30:00-05:00")
         }
         return date
     }
@@ -38,7 +38,7 @@ public enum ClockInput {
         }
         guard let date = ISO8601.parse(text) else {
             throw .invalidInput(field: "at", problem: "'\(text)' is not a time",
-                                allowed: "a local time HH:mm (its latest occurrence) or an ISO-8601 instant such as 2026-11-22T01:30:00Z")
+                                allowed: "a local time HH:mm (its latest occurrence) or an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T01:30:00Z")
         }
         return date
     }

@@ -64,7 +64,7 @@ public struct JSONBody {
     public func instant(_ key: String) throws(DoseError) -> Date? {
         guard let text = try string(key) else { return nil }
         guard let date = ISO8601.parse(text) else {
-            throw .invalidInput(field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant such as 2026-11-22T06:30:00Z")
+            throw .invalidInput(field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T06:30:00Z")
         }
         return date
     }

@@ -48,6 +48,11 @@ extension NightLedger {
                 let from = stopped ?? NightRecords.instant(earlier["last_seen_at"])
                 let until = NightRecords.instant(later["started_at"])
                 guard until.timeIntervalSince(from) >= Self.outageThreshold, from < interval.end, until > interval.start else { continue }
+                // A run that lived less than the threshold between two outages is one outage to a person.
+                if let last = outages.last, from.timeIntervalSince(last.until) < Self.outageThreshold {
+                    outages[outages.count - 1] = ServerOutage(from: last.from, until: until, stoppedCleanly: last.stoppedCleanly && stopped != nil)
+                    continue
+                }
                 outages.append(ServerOutage(from: from, until: until, stoppedCleanly: stopped != nil))
             }
             return outages

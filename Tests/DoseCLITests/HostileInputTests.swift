@@ -164,7 +164,8 @@ struct HostileInputTests {
             ["med", "log", "modafinil:0.000001mg"], ["med", "log", ""], ["med", "log", ":200"], ["med", "log", "modafinil:200kg"],
             ["log", "bathroom", "--note", note("e\u{301}", 500)], ["log", "bathroom", "--note", note("👨‍👩‍👧‍👦", 100)],
             ["history", "--page", "9223372036854775807"], ["history", "--page", "400001"], ["log", "water", "--at", "99999-01-01T00:00:00Z"],
-            ["log", "water", "--at", "25:61"], ["device", "add", note("e\u{301}", 60)],
+            ["log", "water", "--at", "25:61"], ["device", "add", note("e\u{301}", 60)], ["log", "water", "--at", "0000-01-01T00:00:00Z"],
+            ["log", "water", "--at", "1969-12-31T23:59:59Z"], ["status", "--now", "3000-01-01T00:00:00Z"],
         ]
         for arguments in cases {
             let run = try cli.run(arguments, now: "2026-11-21 23:00")

@@ -69,15 +69,22 @@ struct MedicationTests {
         ("adderall_ir", 10, .mg, 10), ("adderall_ir", 30, .mg, 30), ("adderall_ir", 31, .mg, nil), ("adderall_ir", 0, .mg, nil),
         ("adderall_ir", -5, .mg, nil), ("adderall_ir", 1, .mL, nil), ("xywav", 4.5, .g, 4500), ("xywav", 9, .mL, 4500),
         ("xywav", 18, .mL, 9000), ("xywav", 18.1, .mL, nil), ("xyrem", 9.5, .g, nil), ("modafinil", 0.2, .g, 200), ("lumryz", 2, .mL, nil),
+        // The lower bound is a quarter of the smallest strength, on both sides, in each unit.
+        ("adderall_ir", 1.25, .mg, 1.25), ("adderall_ir", 1.24, .mg, nil), ("modafinil", 25, .mg, 25), ("modafinil", 24.99, .mg, nil),
+        ("xywav", 0.5625, .g, 562.5), ("xywav", 0.56, .g, nil), ("xywav", 1.125, .mL, 562.5), ("xywav", 1.12, .mL, nil),
+        // What the probes sent: beyond Int, below any dose, not a number.
+        ("modafinil", 1e300, .mg, nil), ("modafinil", 1e20, .mg, nil), ("modafinil", 1e-300, .mg, nil), ("modafinil", .infinity, .mg, nil),
+        ("modafinil", .nan, .mg, nil), ("xywav", 1e300, .g, nil),
     ]
 
-    @Test("doses convert to mg and stay within the largest strength", arguments: doses)
+    @Test("doses convert to mg, from a quarter of the smallest strength to the largest", arguments: doses)
     func validateDose(id: String, amount: Double, unit: DoseUnit, milligrams: Double?) throws {
         let medication = try MedicationCatalogue.medication(id: id)
         if let milligrams {
             #expect(try MedicationCatalogue.validatedMilligrams(amount, unit: unit, for: medication) == milligrams)
         } else {
-            #expect(throws: DoseError.self) { try MedicationCatalogue.validatedMilligrams(amount, unit: unit, for: medication) }
+            let error = #expect(throws: DoseError.self) { try MedicationCatalogue.validatedMilligrams(amount, unit: unit, for: medication) }
+            #expect(error?.message.contains(unit == .mL && medication.mgPerML == nil ? "mg or g" : "–") == true, "the range is stated: \(error?.message ?? "")")
         }
     }
 
@@ -211,7 +218,7 @@ struct FormattingTests {
     }
 
     @Test("the fast stored-form parser agrees with the general one", arguments: [
-        "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1969-12-31T23:59:59.001Z",
+        "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.001Z", "2999-12-31T23:59:59.999Z",
         "2100-03-01T12:00:00.250Z", "2000-02-29T00:00:00.000Z",
     ])
     func canonicalParser(text: String) throws {
@@ -220,6 +227,16 @@ struct FormattingTests {
         // Equal to the millisecond (the general parser's floating point can differ in the last bits).
         #expect((fast.timeIntervalSince1970 * 1000).rounded() == (general.timeIntervalSince1970 * 1000).rounded())
         #expect(ISO8601.string(fast) == text)
+    }
+
+    @Test("instants outside 1970–2999 are refused by both parsers, on both sides of each bound", arguments: [
+        ("1969-12-31T23:59:59.999Z", false), ("1970-01-01T00:00:00.000Z", true), ("2999-12-31T23:59:59.999Z", true),
+        ("3000-01-01T00:00:00.000Z", false), ("0000-01-01T00:00:00Z", false), ("0001-01-01T00:00:00.000Z", false),
+        ("1970-01-01T05:00:00+06:00", false), ("9999-12-31T23:59:59Z", false),
+    ] as [(String, Bool)])
+    func acceptedRange(text: String, accepted: Bool) {
+        #expect((ISO8601.parse(text) != nil) == accepted)
+        if text.count == 24 { #expect((ISO8601.parseCanonical(text) != nil) == accepted) }
     }
 
     @Test("the fast parser refuses impossible dates", arguments: ["2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T06:30:00.00xZ", "2026-02-30T01:00:00Z", "2026-06-31T01:00:00-05:00"])

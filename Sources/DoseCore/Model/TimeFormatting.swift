@@ -40,14 +40,19 @@ public enum ISO8601 {
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
     }
 
-    /// Parses ISO-8601 with or without fractional seconds and with `Z` or a numeric offset; nil if malformed.
+    /// The instants DoseTap accepts: from 1970 to the end of 2999 (UTC). Outside them nothing is a real night, the
+    /// calendars disagree (year 0 has no Gregorian meaning), and the stored form would no longer be 24 characters.
+    public static let acceptedRange = Date(timeIntervalSince1970: 0)..<Date(timeIntervalSince1970: 32_503_680_000)
+
+    /// Parses ISO-8601 with or without fractional seconds and with `Z` or a numeric offset; nil if malformed or
+    /// outside `acceptedRange`.
     public static func parse(_ text: String) -> Date? {
         if let date = parseCanonical(text) { return date }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // The general parser rolls 2026-02-30 over to March; a date that does not exist is an error instead.
         guard hasValidCalendarFields(trimmed) else { return nil }
-        if let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(trimmed) { return date }
-        return try? Date.ISO8601FormatStyle().parse(trimmed)
+        let date = (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(trimmed)) ?? (try? Date.ISO8601FormatStyle().parse(trimmed))
+        return date.flatMap { acceptedRange.contains($0) ? $0 : nil }
     }
 
     private static func hasValidCalendarFields(_ text: String) -> Bool {
@@ -95,7 +100,8 @@ public enum ISO8601 {
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second
-        return Date(timeIntervalSince1970: Double(seconds * 1000 + millis) / 1000)
+        let date = Date(timeIntervalSince1970: Double(seconds * 1000 + millis) / 1000)
+        return acceptedRange.contains(date) ? date : nil
     }
 
     private static let utcCalendar: Calendar = {

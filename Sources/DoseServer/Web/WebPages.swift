@@ -77,7 +77,7 @@ enum WebPages {
             body += "</div>"
         }
         for warning in status.warnings { body += "<p class=\"warning\">⚠ \(HTML.escape(warning))</p>" }
-        for outage in outages { body += "<p class=\"warning\">⚠ \(HTML.escape(outageText(outage, zone: zone)))</p>" }
+        if let text = outageText(outages, zone: zone) { body += "<p class=\"warning\">⚠ \(HTML.escape(text))</p>" }
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         body += grid(quick, csrf: csrf, dense: quick.count > 8)
         if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
@@ -92,10 +92,11 @@ enum WebPages {
         return "<div data-live data-revision=\"\(snapshot.revision)\">" + body + "</div>"
     }
 
-    /// Words for a time the server was down during the night.
-    static func outageText(_ outage: ServerOutage, zone: TimeZone) -> String {
-        "DoseTap's server was not running from \(clock(outage.from, zone)) to \(clock(outage.until, zone))"
-            + (outage.stoppedCleanly ? " (it was stopped)" : " (it stopped unexpectedly)") + "; reminders due then did not ring."
+    /// One short line for the times the server was down during the night (Tonight must still fit a phone).
+    static func outageText(_ outages: [ServerOutage], zone: TimeZone) -> String? {
+        guard !outages.isEmpty else { return nil }
+        let spans = outages.map { "\(clock($0.from, zone))–\(clock($0.until, zone))" }.joined(separator: ", ")
+        return "DoseTap's server was not running \(spans); reminders due then did not ring."
     }
 
     /// A grid of one-tap log buttons; more than eight make it denser so Tonight still fits a phone.
