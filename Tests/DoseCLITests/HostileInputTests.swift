@@ -45,12 +45,17 @@ struct HostileInputTests {
         ("/v1/settings", #"{"target_interval":1e300}"#, "target_interval"),
     ]
 
-    @Test("each hostile body answers 400 naming the field, stores nothing, and /health still answers")
-    func bodies() async throws {
+    /// A night with Dose 1 at 22:30, a paired probe, and the server at 23:00.
+    static func servedNight() throws -> (CLI, String, Server) {
         let cli = try CLI()
         #expect(try cli.run(["dose1"], now: "2026-11-21 22:30").status == 0)
         let token = try cli.run(["device", "add", "probe"]).json["token"] as? String ?? ""
-        let server = try Server(cli, now: "2026-11-21 23:00")
+        return (cli, token, try Server(cli, now: "2026-11-21 23:00"))
+    }
+
+    @Test("each hostile body answers 400 naming the field, stores nothing, and /health still answers")
+    func bodies() async throws {
+        let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
         for (route, body, field) in Self.bodies {
             let method: HTTPMethod = route == "/v1/settings" ? .PATCH : .POST
@@ -69,10 +74,7 @@ struct HostileInputTests {
 
     @Test("malformed framing and forms: a bad chunk size, a bad request line, %zz in a form, 1e300 in the form's amount")
     func framingAndForms() async throws {
-        let cli = try CLI()
-        #expect(try cli.run(["dose1"], now: "2026-11-21 22:30").status == 0)
-        let token = try cli.run(["device", "add", "probe"]).json["token"] as? String ?? ""
-        let server = try Server(cli, now: "2026-11-21 23:00")
+        let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
         let auth = "Authorization: Bearer \(token)\r\n"
         let chunked = try RawConnection.exchange(port: server.port,
@@ -100,10 +102,7 @@ struct HostileInputTests {
 
     @Test("the same Idempotency-Key twice at once: one action, the same answer twice, no 500")
     func sameKeyAtOnce() async throws {
-        let cli = try CLI()
-        #expect(try cli.run(["dose1"], now: "2026-11-21 22:30").status == 0)
-        let token = try cli.run(["device", "add", "probe"]).json["token"] as? String ?? ""
-        let server = try Server(cli, now: "2026-11-21 23:00")
+        let (cli, token, server) = try Self.servedNight()
         for round in 0..<10 {
             let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for _ in 0..<4 {
