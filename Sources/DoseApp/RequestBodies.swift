@@ -189,8 +189,8 @@ public enum RequestBodies {
         guard body.has("entries"), let entries = body.object["entries"] as? [Any] else {
             throw .invalidInput(field: "entries", problem: "missing or not a list", allowed: example)
         }
-        guard (1...MedicationEntryText.batchLimit).contains(entries.count) else {
-            throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(MedicationEntryText.batchLimit) entries in one batch")
+        guard (1...NightLedger.medicationBatchLimit).contains(entries.count) else {
+            throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(NightLedger.medicationBatchLimit) entries in one batch")
         }
         var inputs: [MedicationInput] = []
         for (index, value) in entries.enumerated() {
@@ -244,8 +244,6 @@ public enum RequestBodies {
 
 /// Medication entries written as text, as the command line takes them: `ID:AMOUNT[UNIT]`.
 public enum MedicationEntryText {
-    /// Entries in one batch, at most.
-    public static let batchLimit = 20
     /// The form of an entry, for messages.
     public static let form = "ID:AMOUNT[UNIT], e.g. adderall_ir:10mg, xywav:2.25g, xyrem:4.5mL"
 
@@ -267,13 +265,19 @@ public enum MedicationEntryText {
     public static func amount(_ text: String, for medication: Medication) throws(DoseError) -> (Double, DoseUnit) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let digits = trimmed.prefix { ("0"..."9").contains($0) || $0 == "." }
-        let unitText = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces)
+        return try amount(String(digits), unit: String(trimmed.dropFirst(digits.count)), for: medication)
+    }
+
+    /// An amount and its unit given apart (the web form's two fields); an empty unit is mg.
+    public static func amount(_ number: String, unit unitText: String, for medication: Medication) throws(DoseError) -> (Double, DoseUnit) {
+        let number = number.trimmingCharacters(in: .whitespaces)
+        let unitText = unitText.trimmingCharacters(in: .whitespaces)
         let unit = unitText.isEmpty ? DoseUnit.mg : DoseUnit.allCases.first { $0.rawValue.lowercased() == unitText.lowercased() }
         guard let unit else {
             throw .invalidInput(field: "unit", problem: "'\(unitText)' is not a unit", allowed: "mg, g, mL (" + form + ")")
         }
-        guard !digits.isEmpty, let amount = Double(digits), amount.isFinite else {
-            throw .invalidInput(field: "amount", problem: "'\(trimmed)' is not an amount", allowed: allowedAmounts(for: medication, unit: unit) + " (" + form + ")")
+        guard !number.isEmpty, number.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }), let amount = Double(number), amount.isFinite else {
+            throw .invalidInput(field: "amount", problem: "'\(number)' is not an amount", allowed: allowedAmounts(for: medication, unit: unit) + " (" + form + ")")
         }
         return (amount, unit)
     }

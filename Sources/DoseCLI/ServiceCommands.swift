@@ -23,7 +23,7 @@ struct ServiceCommand: ParsableCommand {
             try Output.run(json: options.json) {
                 guard user else {
                     throw DoseError.invalidInput(field: "user", problem: "only user units are written",
-                                                 allowed: "--user (a system-wide unit is shown in docs/SERVICE.md)")
+                                                 allowed: "--user (a system-wide unit is described in docs/RELIABILITY.md)")
                 }
                 let environment = ProcessInfo.processInfo.environment
                 let database = URL(fileURLWithPath: DatabaseLocation.resolve(flag: options.db, environment: environment)).standardizedFileURL.path

@@ -133,8 +133,7 @@ struct APIRoutes {
     func reminders() throws -> Response {
         let snapshot = try environment.ledger.status(clock: environment.clock())
         let plan = ReminderPlan.plan(for: snapshot.session, settings: snapshot.settings)
-        let now = environment.now()
-        let outages = try snapshot.session.map { night in try environment.ledger.serverOutages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now))) } ?? []
+        let outages = try environment.ledger.serverOutages(during: snapshot.session, now: environment.now())
         return Reply.json(["reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null,
                            "server_outages": .array(outages.map { ["from": .string(ISO8601.string($0.from)), "until": .string(ISO8601.string($0.until)),
                                                                   "stopped_cleanly": .bool($0.stoppedCleanly)] })])

@@ -38,11 +38,16 @@ public struct MedicationRecord: Sendable, Hashable {
 }
 
 extension NightLedger {
+    /// Medication entries logged in one batch, at most.
+    public static let medicationBatchLimit = 20
+
     /// Logs one or several medications as one atomic batch: every entry is checked (catalogue, dose and unit, the
     /// 5-minute duplicate guard against stored entries and the batch itself) before any is written.
     public func logMedications(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
         guard !inputs.isEmpty else { throw DoseError.invalidInput(field: "medication", problem: "no entry given", allowed: "one or more entries") }
-        guard inputs.count <= 20 else { throw DoseError.invalidInput(field: "medication", problem: "\(inputs.count) entries", allowed: "at most 20 in one batch") }
+        guard inputs.count <= Self.medicationBatchLimit else {
+            throw DoseError.invalidInput(field: "medication", problem: "\(inputs.count) entries", allowed: "at most \(Self.medicationBatchLimit) in one batch")
+        }
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.timeZoneOverride ?? settings.timeZone

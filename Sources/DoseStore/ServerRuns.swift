@@ -38,6 +38,12 @@ extension NightLedger {
         }
     }
 
+    /// The outages during a night, from its start to `now` (none when no night is open).
+    public func serverOutages(during night: NightSession?, now: Date) throws -> [ServerOutage] {
+        guard let night else { return [] }
+        return try serverOutages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now)))
+    }
+
     /// The outages that overlap `interval` (a night from Dose 1 to now or its end), oldest first.
     public func serverOutages(overlapping interval: DateInterval) throws -> [ServerOutage] {
         try database.read { db in

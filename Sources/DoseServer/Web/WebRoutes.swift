@@ -60,7 +60,7 @@ struct WebRoutes {
         if let label = request.uri.queryParameters["did"], let until = request.uri.queryParameters["until"].flatMap({ ISO8601.parse(String($0)) }) {
             undo = (String(label), until)
         }
-        let outages = try snapshot.session.map { night in try environment.ledger.serverOutages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, clock.now))) } ?? []
+        let outages = try environment.ledger.serverOutages(during: snapshot.session, now: clock.now)
         return WebPages.html(HTML.page(title: "Tonight", current: "/", body: WebPages.tonight(snapshot, csrf: csrf(context), undo: undo, now: clock.now, outages: outages)))
     }
 
@@ -236,7 +236,7 @@ struct WebRoutes {
     func logMedication(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let medication = try MedicationCatalogue.medication(id: fields["medication"] ?? "")
-        let (amount, unit) = try MedicationEntryText.amount((fields["amount"] ?? "") + (fields["unit"] ?? ""), for: medication)
+        let (amount, unit) = try MedicationEntryText.amount(fields["amount"] ?? "", unit: fields["unit"] ?? "", for: medication)
         let confirmations: Set<ConfirmKind> = fields["confirm"] == "duplicate" ? [.duplicate] : []
         _ = try environment.ledger.logMedications([MedicationInput(medicationID: medication.id, amount: amount, unit: unit)], confirmations: confirmations,
                                                   clock: environment.clock())
