@@ -12,6 +12,8 @@ public enum Wire {
             "session_id": .text(status.sessionID?.rawValue), "session_date": .text(status.sessionDate?.description),
             "phase": .string(status.phase.rawValue), "outcome": .text(status.outcome?.rawValue),
             "dose1_at": time(status.dose1At), "dose2_at": time(status.dose2At), "dose2_skipped": .bool(status.dose2Skipped),
+            "skipped_at": time(status.skippedAt), "slept_through": .bool(status.sleptThrough),
+            "outcome_text": .text(status.outcomeSentence(in: TimeZone(identifier: status.timeZoneID) ?? .gmt)),
             "skip_reason": .text(status.skipReason), "extra_dose_count": .int(status.extraDoseCount),
             "snooze_count": .int(status.snoozeCount), "snoozes_remaining": .int(status.snoozesRemaining),
             "snooze_until": time(status.snoozeUntil), "can_snooze": .bool(status.canSnooze),
@@ -22,7 +24,7 @@ public enum Wire {
             "minutes_since_dose1": .number(status.minutesSinceDose1), "minutes_remaining": .number(status.minutesRemaining),
             "minutes_until_open": .number(status.minutesUntilOpen),
             "next_reminder": status.nextReminder.map(reminder) ?? .null,
-            "wake_at": time(status.wakeAt), "checked_in": .bool(status.checkedIn),
+            "wake_at": time(status.wakeAt), "wake_asks_until": time(status.wakeAsksUntil), "checked_in": .bool(status.checkedIn),
             "warnings": .array(status.warnings.map(JSONValue.string)),
             "as_of": time(status.asOf), "time_zone": .string(status.timeZoneID),
         ]

@@ -24,18 +24,19 @@ struct ActionOptions: ParsableArguments {
     @Option(help: "When it happened, if earlier: local HH:mm (latest occurrence) or ISO-8601. Default: now.")
     var at: String?
 
-    @Option(help: "Confirm a risky situation by name: early, late, extra, after_skip. Repeatable or comma-separated.")
-    var confirm: [String] = []
-
     @Option(help: "A note (at most 500 characters).")
     var note: String?
+}
 
-    /// The confirmations, each checked against the known names.
-    func confirmations() throws(DoseError) -> Set<ConfirmKind> {
+/// The confirmations one command accepts, each checked against that command's own list.
+enum Confirmations {
+    /// The kinds named by `--confirm` values (repeatable or comma-separated), or an error listing what `command` takes.
+    static func parse(_ values: [String], allowed: [ConfirmKind], command: String) throws(DoseError) -> Set<ConfirmKind> {
         var kinds = Set<ConfirmKind>()
-        for name in confirm.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
-            guard let kind = ConfirmKind(rawValue: name) else {
-                throw .invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: ConfirmKind.allCases.map(\.rawValue).joined(separator: ", "))
+        for name in values.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
+            guard let kind = ConfirmKind(rawValue: name), allowed.contains(kind) else {
+                throw .invalidInput(field: "--confirm", problem: "'\(name)' is not a confirmation `\(command)` takes",
+                                    allowed: allowed.map(\.rawValue).joined(separator: ", "))
             }
             kinds.insert(kind)
         }
@@ -51,10 +52,19 @@ struct CommandContext {
     let databasePath: String
 
     /// Parses the global options and opens the database; prints the disclaimer when the database is new.
-    static func open(_ options: GlobalOptions, pooled: Bool = false) throws -> CommandContext {
+    /// A command that only reads (`reading`) refuses a `--db` whose folder does not exist: a typo there would
+    /// otherwise show an empty night from a new database instead of the person's own.
+    static func open(_ options: GlobalOptions, pooled: Bool = false, reading: Bool = false) throws -> CommandContext {
         let now = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") } ?? Date()
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
         let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
+        if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if !FileManager.default.fileExists(atPath: folder) {
+                throw DoseError.invalidInput(field: "--db", problem: "there is no folder \(folder), so there is no database at \(path) (from --db \(flag))",
+                                             allowed: "the path of an existing DoseTap database, or leave --db out to use \(DatabaseLocation.resolve(flag: nil, environment: ProcessInfo.processInfo.environment))")
+            }
+        }
         let isNew = !FileManager.default.fileExists(atPath: path)
         let database = try DoseDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json {
@@ -107,8 +117,14 @@ enum Output {
         if json {
             print(Wire.error(error).rendered())
         } else {
-            note("\(refusalPrefix(error))\(error.message)")
+            note("\(refusalPrefix(error))\(flagWording(error))")
         }
+    }
+
+    /// The rules say "confirm 'early'"; on the command line the person needs the flag itself.
+    static func flagWording(_ error: DoseError) -> String {
+        guard let kind = error.confirm else { return error.message }
+        return error.message.replacingOccurrences(of: "confirm '\(kind.rawValue)'", with: "add `--confirm \(kind.rawValue)`")
     }
 
     private static func refusalPrefix(_ error: DoseError) -> String {

@@ -22,6 +22,10 @@ public enum DoseTapCLI {
     /// Parses the command line, runs it and exits with the SPEC §4 code. Usage errors in `--json` mode print a JSON error.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
         do {
+            if let unknown = CommandSuggestion.unknownCommand(in: arguments) {
+                Output.report(unknown, json: arguments.contains("--json"))
+                Foundation.exit(ExitStatus.usage)
+            }
             var command = try DoseTapCommand.parseAsRoot(arguments)
             try command.run()
             Foundation.exit(0)
@@ -36,5 +40,36 @@ public enum DoseTapCLI {
             }
             DoseTapCommand.exit(withError: error)
         }
+    }
+}
+
+/// Close misspellings of a command name get a suggestion instead of being read as `status` with a stray argument.
+enum CommandSuggestion {
+    static var names: [String] { DoseTapCommand.configuration.subcommands.map { $0._commandName } + ["help"] }
+
+    /// The error for a first argument that is no command but close to one (edit distance ≤ 2), or nil.
+    static func unknownCommand(in arguments: [String]) -> DoseError? {
+        guard let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) else { return nil }
+        let ranked = names.map { ($0, distance(first.lowercased(), $0)) }.filter { $0.1 <= 2 }.sorted { $0.1 < $1.1 }
+        guard let best = ranked.first else { return nil }
+        return .invalidInput(field: "command", problem: "'\(first)' is not a command (did you mean `\(best.0)`?)",
+                             allowed: names.filter { $0 != "help" }.joined(separator: ", "))
+    }
+
+    /// Levenshtein distance, with a swap of two neighbours counted as one edit ("does2" → "dose2").
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
+        for i in 0...a.count { table[i][0] = i }
+        for j in 0...b.count { table[0][j] = j }
+        for i in 1...a.count {
+            for j in 1...b.count {
+                let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+            }
+        }
+        return table[a.count][b.count]
     }
 }

@@ -21,9 +21,8 @@ enum HumanText {
             if let minutes = status.minutesSinceDose1 { text += " (\(duration(minutes: minutes)) ago)" }
             lines.append(text + ".")
         }
-        if let dose2 = status.dose2At { lines.append("  Dose 2 taken at \(clock(dose2, zone)).") }
-        if status.dose2Skipped {
-            lines.append("  Dose 2 skipped" + (status.skipReason.map { " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "") + ".")
+        if let outcome = status.outcomeSentence(in: zone) {
+            lines.append("  \(outcome)" + (status.skipReason.map { status.sleptThrough ? "" : " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "") + ".")
         }
         if status.extraDoseCount > 0 { lines.append("  Extra doses: \(status.extraDoseCount).") }
         if let opens = status.windowOpensAt, let closes = status.windowClosesAt, status.dose2At == nil, !status.dose2Skipped {
@@ -42,7 +41,7 @@ enum HumanText {
         }
         if let until = status.snoozeUntil { lines.append("  Snoozed until \(clock(until, zone)).") }
         if status.dose1At != nil, status.dose2At == nil, !status.dose2Skipped, status.phase < .finalizing {
-            lines.append("  Snoozes left: \(status.snoozesRemaining)" + (status.canSnooze ? "." : " (snooze not available now)."))
+            lines.append(status.canSnooze ? "  Snoozes left: \(status.snoozesRemaining)." : "  Snoozes left: \(status.snoozesRemaining); none now — \(status.snoozeBlockedReason ?? "snooze is not available").")
         }
         lines.append("  Next: \(nextStep(status, zone: zone))")
         if let reminder = status.nextReminder {
@@ -59,11 +58,14 @@ enum HumanText {
         case .waitForWindow:
             let opens = status.windowOpensAt.map { clock($0, zone) } ?? "the window"
             return "stay in bed and wait. Dose 2 opens at \(opens)."
-        case .takeDose2: return "take Dose 2 now (`dosetap dose2`), or snooze / skip."
+        case .takeDose2:
+            return status.canSnooze ? "take Dose 2 now (`dosetap dose2`), or snooze (`dosetap snooze`) or skip (`dosetap skip`)."
+                : "take Dose 2 now (`dosetap dose2`) or skip it (`dosetap skip`)."
         case .takeDose2Late: return "the window has closed; skipping Dose 2 (`dosetap skip`) is the safer choice."
-        case .logWake: return "log your wake-up with `dosetap wake` when you get up."
         case .checkIn: return "complete the morning check-in (`dosetap checkin`)."
-        case .none: return "nothing more tonight."
+        case .none:
+            guard status.wakeAt == nil, !status.checkedIn, status.sessionID != nil else { return "nothing more tonight." }
+            return "nothing now; sleep. When you are up for the day, log it (`dosetap wake`) and check in (`dosetap checkin`)."
         }
     }
 

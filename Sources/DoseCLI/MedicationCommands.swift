@@ -56,13 +56,7 @@ struct Med: ParsableCommand {
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
                 let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
-                var confirmations = Set<ConfirmKind>()
-                for name in listValues(confirm) {
-                    guard let kind = ConfirmKind(rawValue: name), kind == .duplicate else {
-                        throw DoseError.invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation for medications", allowed: "duplicate")
-                    }
-                    confirmations.insert(kind)
-                }
+                let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med log")
                 let records = try context.ledger.logMedications(inputs, confirmations: confirmations, clock: context.clock)
                 if options.json { Output.line(JSONValue.array(records.map(wire)).rendered()); return }
                 for record in records {
@@ -79,7 +73,7 @@ struct Med: ParsableCommand {
         @Option(help: "At most this many (default 100).") var limit = 100
         func run() throws {
             try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+                let context = try CommandContext.open(options, reading: true)
                 let records = try context.ledger.medications(on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
                 if options.json { Output.line(JSONValue.array(records.map(wire)).rendered()); return }
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
@@ -106,7 +100,7 @@ struct Med: ParsableCommand {
                 let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
                 let medication = try context.ledger.medication(id).medication
                 let amount = try dose.map { text throws(DoseError) in try MedicationEntryText.amount(text, for: medication) }
-                let confirmations: Set<ConfirmKind> = listValues(confirm).contains("duplicate") ? [.duplicate] : []
+                let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med edit")
                 let record = try context.ledger.editMedication(id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
                                                                note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
                 if options.json { Output.line(wire(record).rendered()) } else { Output.line("Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).") }

@@ -5,7 +5,8 @@ import DoseStore
 import Foundation
 
 /// Runs a night action and prints the result.
-func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ makeAction: (CommandContext) throws -> NightAction) throws {
+func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, confirmations: Set<ConfirmKind> = [],
+             _ makeAction: (CommandContext) throws -> NightAction) throws {
     try Output.run(json: options.json) {
         let context = try CommandContext.open(options)
         var action = try makeAction(context)
@@ -16,8 +17,8 @@ func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, _ ma
                 action.occurredAt = try ClockInput.occurrence(at, now: context.clock.now, timeZone: zone)
             }
             action.note = actionOptions.note
-            action.confirmations = try actionOptions.confirmations()
         }
+        action.confirmations = confirmations
         let outcome = try context.ledger.perform(action, clock: context.clock)
         if options.json {
             Output.line(Wire.action(outcome).rendered())
@@ -44,7 +45,7 @@ struct Status: ParsableCommand {
 
     func run() throws {
         try Output.run(json: options.json) {
-            let context = try CommandContext.open(options)
+            let context = try CommandContext.open(options, reading: true)
             if watch {
                 try StatusWatch(context: context, ticks: ticks, interval: interval).run()
                 return
@@ -64,7 +65,14 @@ struct Dose1: ParsableCommand {
         commandName: "dose1", abstract: "Record Dose 1 (starts tonight's session).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.dose1) } }
+    @Option(help: "Record it although an oxybate dose was taken less than 8 hours ago: new_night (shift work, a changed schedule).")
+    var confirm: [String] = []
+    func run() throws {
+        try Output.run(json: options.json) {
+            let kinds = try Confirmations.parse(confirm, allowed: [.newNight], command: "dose1")
+            try perform(options, actionOptions: action, confirmations: kinds) { _ in NightAction(.dose1) }
+        }
+    }
 }
 
 struct Dose2: ParsableCommand {
@@ -73,7 +81,14 @@ struct Dose2: ParsableCommand {
         abstract: "Record Dose 2. Outside the window it is refused unless you confirm the risk (--confirm early|late|extra|after_skip).")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.dose2) } }
+    @Option(help: "Confirm a risky Dose 2 by name: early, late, extra, after_skip. Repeatable or comma-separated.")
+    var confirm: [String] = []
+    func run() throws {
+        try Output.run(json: options.json) {
+            let kinds = try Confirmations.parse(confirm, allowed: [.early, .late, .extra, .afterSkip], command: "dose2")
+            try perform(options, actionOptions: action, confirmations: kinds) { _ in NightAction(.dose2) }
+        }
+    }
 }
 
 struct Skip: ParsableCommand {
@@ -112,10 +127,39 @@ struct Log: ParsableCommand {
 
 struct Wake: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "wake", abstract: "Log your final wake-up; tonight's doses end and the check-in is next.")
+        commandName: "wake", abstract: "Log your final wake-up; tonight's doses end and the check-in is next.",
+        discussion: "Within 2 hours of Dose 2 (or a skip) it asks first on a terminal; elsewhere it needs --yes.")
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
-    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.wake) } }
+    @Flag(help: "Log it without asking, even within 2 hours of Dose 2 or a skip.") var yes = false
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            if !yes, action.at == nil {
+                // D15: a wake-up this soon after Dose 2 is more often a bathroom trip than the morning; ask first.
+                let context = try CommandContext.open(options)
+                let snapshot = try context.ledger.status(clock: context.clock)
+                if let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) {
+                    try Self.ask(question, json: options.json)
+                }
+            }
+            try perform(options, actionOptions: action) { _ in NightAction(.wake) }
+        }
+    }
+
+    /// Asks on a terminal; anywhere else the question becomes a refusal that names `--yes`.
+    static func ask(_ question: String, json: Bool) throws {
+        guard !json, isatty(STDIN_FILENO) == 1 else {
+            throw DoseError.invalidInput(field: "--yes", problem: "\(question) Nothing was logged",
+                                         allowed: "`dosetap wake --yes` if you are up for the day")
+        }
+        FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
+        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard answer == "y" || answer == "yes" else {
+            Output.note("Not logged. Sleep well.")
+            throw ExitCode(ExitStatus.refused)
+        }
+    }
 }
 
 /// An enum answer by its snake_case or camelCase name, or an error listing the choices.

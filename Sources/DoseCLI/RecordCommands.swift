@@ -27,7 +27,7 @@ struct History: ParsableCommand {
 
     func run() throws {
         try Output.run(json: options.json) {
-            let context = try CommandContext.open(options)
+            let context = try CommandContext.open(options, reading: true)
             var query = HistoryQuery()
             query.from = try from.map { text throws(DoseError) in try sessionDate(text, field: "from") }
             query.to = try to.map { text throws(DoseError) in try sessionDate(text, field: "to") }
@@ -61,7 +61,7 @@ struct Session: ParsableCommand {
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         func run() throws {
             try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+                let context = try CommandContext.open(options, reading: true)
                 let nights = try context.ledger.nights(on: try sessionDate(date), clock: context.clock)
                 guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
                 if options.json { Output.line(JSONValue.array(nights.map(Wire.night)).rendered()); return }
@@ -108,7 +108,7 @@ struct Settings: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         func run() throws {
             try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+                let context = try CommandContext.open(options, reading: true)
                 let settings = try context.ledger.settings(clock: context.clock)
                 if options.json { Output.line(Wire.settings(settings).rendered()); return }
                 for (key, value) in settings.listing() { Output.line("\(key) = \(value)") }
@@ -123,7 +123,7 @@ struct Settings: ParsableCommand {
         @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
         func run() throws {
             try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+                let context = try CommandContext.open(options, reading: true)
                 let value = try context.ledger.settings(clock: context.clock).value(of: key)
                 Output.line(options.json ? JSONValue(dictionaryLiteral: ("key", .string(key)), ("value", .string(value))).rendered() : value)
             }
@@ -162,7 +162,7 @@ struct Export: ParsableCommand {
     func run() throws {
         try Output.run(json: options.json) {
             let format: ExportFormat = try choice(self.format, field: "format")
-            let context = try CommandContext.open(options)
+            let context = try CommandContext.open(options, reading: true)
             let text: String
             switch format {
             case .bundle:

@@ -239,9 +239,9 @@ extension NightLedger {
                 if query.types.isEmpty && query.categories.isEmpty { return true }
                 return query.types.contains(event.kind.wireName) || query.categories.contains(category(of: event))
             }
+            // Newest/oldest order the nights; inside a night the events read as the night went, by time.
             let shown: [NightEvent] = switch query.sort {
-            case .newest: filtered.reversed()
-            case .oldest: filtered
+            case .newest, .oldest: filtered.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }
             case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
             case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
             }

@@ -131,10 +131,11 @@ public struct NightLedger: Sendable {
     static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, cache: OpenNightCache, _ db: Database) throws -> ActionOutcome {
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
         let zone = clock.timeZoneOverride ?? settings.timeZone
-        let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+        var context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock, cache: cache)
         var action = action
         action.occurredAt = action.occurredAt.map(ISO8601.wholeMilliseconds)
+        if case .dose1 = action.kind { context.nearbyDoses = try NightRecords.doses(near: action.occurredAt ?? clock.now, db) }
         if case .checkIn(let answers) = action.kind {
             action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
         }

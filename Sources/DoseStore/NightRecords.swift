@@ -108,6 +108,17 @@ enum NightRecords {
         return result
     }
 
+    /// Oxybate doses of every night taken less than 8 hours from `instant`, either side (D14).
+    static func doses(near instant: Date, _ db: Database) throws -> [RecordedDose] {
+        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
+        // Stored instants share one fixed-width UTC form, so text order is time order and the index serves the range.
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT event_type, occurred_at FROM dose_events
+            WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at < ?
+            """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant.addingTimeInterval(spacing))])
+        return rows.map { RecordedDose(kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? "")) }
+    }
+
     static func instant(_ text: String) -> Date {
         ISO8601.parse(text) ?? Date(timeIntervalSince1970: 0)
     }

@@ -57,7 +57,7 @@ final class CLI {
         return try Self.execute(all, environment: environment)
     }
 
-    static func execute(_ arguments: [String], environment: [String: String] = [:], executable: URL = binary) throws -> Run {
+    static func execute(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, executable: URL = binary) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -69,7 +69,13 @@ final class CLI {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let input = Pipe()
+        if stdin != nil { process.standardInput = input }
         try process.run()
+        if let stdin {
+            input.fileHandleForWriting.write(Data(stdin.utf8))
+            try input.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -14,6 +14,32 @@ struct RefusalCase: CustomTestStringConvertible, Sendable {
 
 private let dose1 = (["dose1"], "2026-11-21 22:30")
 
+/// Bad input: the option, what the message must name, and the exit status.
+private let badInputCases: [(arguments: [String], mentions: String, exit: Int32)] = [
+    (["status", "--tz", "Mars/Olympus"], "time zone", 64),
+    (["status", "--now", "yesterday-ish"], "not a time", 64),
+    (["log", "water", "--at", "25:99"], "not a time", 64),
+    (["log", "water", "--at", "2026-11-22T05:00:00Z"], "in the future", 64),
+    (["log", "sleepwalking"], "not a sleep event", 64),
+    (["log", "water", "--note", String(repeating: "n", count: 501)], "at most 500 characters", 64),
+    (["skip", "--reason", String(repeating: "r", count: 1001)], "at most 1000 characters", 64),
+    (["settings", "set", "max_snoozes", "9"], "1–5", 64),
+    (["dose2", "--confirm", "please"], "early, late, extra, after_skip", 64),
+    (["dose2", "--confirm", "duplicate"], "not a confirmation `dose2` takes", 64),
+    (["dose1", "--confirm", "early"], "Allowed: new_night.", 64),
+    (["med", "log", "modafinil:100mg", "--confirm", "late"], "Allowed: duplicate.", 64),
+    (["checkin", "--quality", "9"], "1–5", 64),
+    (["checkin", "--rested", "sort of"], "very_well", 64),
+    (["history", "--sort", "random"], "newest", 64),
+    (["history", "--from", "2026-13-01"], "YYYY-MM-DD", 64),
+    (["export", "--format", "pdf"], "analytics", 64),
+    (["export", "--out", "/nonexistent-dir/x.csv"], "does not exist", 64),
+    (["frobnicate"], "command line", 64),
+    (["doze2"], "did you mean `dose2`?", 64),
+    (["stauts"], "did you mean `status`?", 64),
+    (["histroy", "--sort", "oldest"], "did you mean `history`?", 64),
+]
+
 @Suite("dosetap end to end: every error code the CLI can reach, and bad input that changes nothing")
 struct RefusalTests {
     static let cases: [RefusalCase] = [
@@ -35,6 +61,11 @@ struct RefusalTests {
         RefusalCase(code: "404_NOT_FOUND", setup: [dose1], command: ["session", "show", "2020-01-01"], at: "2026-11-21 23:00"),
         RefusalCase(code: "404_NOT_FOUND", setup: [], command: ["checkin"], at: "2026-11-22 07:00"),
         RefusalCase(code: "400_INVALID_INPUT", setup: [dose1], command: ["log", "sleepwalking"], at: "2026-11-21 23:00", exit: 64),
+        // D14: the night was closed by an early wake-up and check-in, yet the medicine is still in the body.
+        RefusalCase(code: "409_RECENT_DOSE", setup: [dose1, (["dose2"], "2026-11-22 01:20"), (["wake", "--yes"], "2026-11-22 01:30"),
+                                                    (["checkin"], "2026-11-22 01:40")], command: ["dose1"], at: "2026-11-22 01:50"),
+        // D15: wake-up 10 minutes after Dose 2 asks first; without a terminal to ask on, it names --yes and logs nothing.
+        RefusalCase(code: "400_INVALID_INPUT", setup: [dose1, (["dose2"], "2026-11-22 01:20")], command: ["wake"], at: "2026-11-22 01:30", exit: 64),
     ]
 
     @Test("each refusal: its code, exit status, message, and not one byte of the database changed", arguments: cases)
@@ -52,37 +83,37 @@ struct RefusalTests {
         let message = (run.json["error"] as? [String: Any])?["message"] as? String ?? ""
         #expect(message.count > 20)
         if item.code == "429_RATE_LIMIT" { #expect((run.json["error"] as? [String: Any])?["retry_after"] as? Int == 30) }
-        if item.code == "400_INVALID_INPUT" { #expect(message.contains("bathroom, water")) }
+        if item.command.first == "log" { #expect(message.contains("bathroom, water")) }
         #expect(try cli.databaseBytes() == before)
         // The human form says the same on stderr with the same exit status.
         let human = try cli.run(item.command, now: item.at, json: false)
         #expect(human.status == item.exit)
-        #expect(human.stderr.contains(message))
+        // Confirmations are named as the flag that gives them.
+        let flagged = message.replacingOccurrences(of: #"confirm '([a-z_]+)'"#, with: "add `--confirm $1`", options: .regularExpression)
+        #expect(human.stderr.contains(flagged))
+        if item.code == "409_RECENT_DOSE" {
+            #expect(human.stderr.contains("Dose 2 was taken at 01:20, 30 min before this Dose 1"))
+            #expect(human.stderr.contains("possible from 09:20") && human.stderr.contains("`--confirm new_night`"))
+        }
+        if item.command == ["wake"] { #expect(human.stderr.contains("10 min ago") && human.stderr.contains("--yes")) }
     }
 
-    /// Bad input: the option, what the message must name, and the exit status.
-    static let badInput: [(arguments: [String], mentions: String, exit: Int32)] = [
-        (["status", "--tz", "Mars/Olympus"], "time zone", 64),
-        (["status", "--now", "yesterday-ish"], "not a time", 64),
-        (["log", "water", "--at", "25:99"], "not a time", 64),
-        (["log", "water", "--at", "2026-11-22T05:00:00Z"], "in the future", 64),
-        (["log", "sleepwalking"], "not a sleep event", 64),
-        (["log", "water", "--note", String(repeating: "n", count: 501)], "at most 500 characters", 64),
-        (["skip", "--reason", String(repeating: "r", count: 1001)], "at most 1000 characters", 64),
-        (["settings", "set", "max_snoozes", "9"], "1–5", 64),
-        (["dose2", "--confirm", "please"], "early, late, extra, after_skip", 64),
-        (["checkin", "--quality", "9"], "1–5", 64),
-        (["checkin", "--rested", "sort of"], "very_well", 64),
-        (["history", "--sort", "random"], "newest", 64),
-        (["history", "--from", "2026-13-01"], "YYYY-MM-DD", 64),
-        (["export", "--format", "pdf"], "analytics", 64),
-        (["export", "--out", "/nonexistent-dir/x.csv"], "does not exist", 64),
-        (["frobnicate"], "command line", 64),
-    ]
+    @Test("a read with --db in a folder that does not exist says which path it tried and creates nothing",
+          arguments: [["status"], ["history"], ["session", "show", "2026-11-21"], ["settings", "list"], ["export"], ["med", "entries"]])
+    func missingDatabaseFolder(arguments: [String]) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-missing-\(UUID().uuidString)")
+        let path = folder.appendingPathComponent("typo.sqlite").path
+        let run = try CLI.execute(arguments + ["--db", path, "--json"])
+        #expect(run.status == 64)
+        let message = ((run.json["error"] as? [String: Any])?["message"] as? String) ?? ""
+        #expect(message.contains(path) && message.contains("no folder"), "\(run.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: folder.path))
+    }
 
-    @Test("bad input gets a clear error and the right exit code, and leaves the data untouched", arguments: 0..<16)
+
+    @Test("bad input gets a clear error and the right exit code, and leaves the data untouched", arguments: 0..<badInputCases.count)
     func badInput(index: Int) throws {
-        let item = Self.badInput[index]
+        let item = badInputCases[index]
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-21 22:30")
         try cli.run(["log", "dream"], now: "2026-11-21 22:40")

@@ -28,7 +28,7 @@ struct NightStatusTests {
         (239.99, .nearClose, .takeDose2, 0, nil, false),
         (240, .closed, .takeDose2Late, 0, nil, false),
         (269.99, .closed, .takeDose2Late, 0, nil, false),
-        (270, .completed, .logWake, nil, nil, false),
+        (270, .completed, .none, nil, nil, false),
     ]
 
     @Test("countdown fields through the night", arguments: timeline)
@@ -67,7 +67,7 @@ struct NightStatusTests {
         #expect(view.phase == .completed && view.outcome == .dose2Taken)
         #expect(view.dose2At == Fixture.minutes(176))
         #expect(view.nextReminder == nil && view.minutesRemaining == nil && view.snoozeUntil == nil)
-        #expect(view.primaryAction == .logWake)
+        #expect(view.primaryAction == PrimaryAction.none)
         #expect(!view.canSkip && view.skipBlockedReason != nil)
 
         session = try NightRules.decide(NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), counter: counter)).session

@@ -122,6 +122,7 @@ struct ErrorTaxonomyTests {
         (.sessionFinalizing(wokeAt: Fixture.dose1, localTime: "07:00"), "409_SESSION_FINALIZING", 409, 1),
         (.napState(problem: "open"), "409_NAP_STATE", 409, 1),
         (.duplicateMedication(name: "Adderall", otherAt: Fixture.dose1, localTime: "08:00", minutesApart: 2), "409_DUPLICATE_MEDICATION", 409, 1),
+        (.recentDose(dose: "Dose 2", at: Fixture.dose1, localTime: "22:30", minutesApart: 35, allowedFrom: Fixture.minutes(480), allowedLocalTime: "06:30"), "409_RECENT_DOSE", 409, 1),
         (.tooLarge(what: "Import", limit: "50 MB"), "413_TOO_LARGE", 413, 65),
         (.dose1Required, "422_DOSE1_REQUIRED", 422, 1),
         (.windowNotOpen(minutesUntilOpen: 5, opensAt: Fixture.dose1, localTime: "01:00"), "422_WINDOW_NOT_OPEN", 422, 1),

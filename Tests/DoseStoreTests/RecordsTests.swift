@@ -64,6 +64,19 @@ struct HistoryTests {
         #expect(try ledger.history(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
     }
 
+    @Test("newest and oldest order the nights; inside a night events always read by time")
+    func eventsByTime() throws {
+        let (ledger, clock) = try tenNights()
+        for sort in [HistorySort.newest, .oldest] {
+            var query = HistoryQuery()
+            query.sort = sort
+            for night in try ledger.history(query, clock: clock.store).groups.flatMap(\.nights) {
+                let times = night.shownEvents.map(\.occurredAt)
+                #expect(times == times.sorted() && times.count > 2)
+            }
+        }
+    }
+
     @Test("A–Z orders events by name, Z–A reverses")
     func alphabetical() throws {
         let (ledger, clock) = try tenNights()

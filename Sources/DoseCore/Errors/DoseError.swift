@@ -7,6 +7,8 @@ public enum ConfirmKind: String, CaseIterable, Codable, Sendable, Hashable {
     case extra
     case afterSkip = "after_skip"
     case duplicate
+    /// A Dose 1 less than 8 hours after the last oxybate dose, for a night that really is new (D14).
+    case newNight = "new_night"
 }
 
 /// The wire codes of SPEC §4, one per refusal kind.
@@ -21,6 +23,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case sessionFinalizing = "409_SESSION_FINALIZING"
     case napState = "409_NAP_STATE"
     case duplicateMedication = "409_DUPLICATE_MEDICATION"
+    case recentDose = "409_RECENT_DOSE"
     case tooLarge = "413_TOO_LARGE"
     case dose1Required = "422_DOSE1_REQUIRED"
     case windowNotOpen = "422_WINDOW_NOT_OPEN"
@@ -99,6 +102,9 @@ public enum DoseError: Error, Equatable, Sendable {
     case napState(problem: String)
     /// The same medication was logged within the duplicate guard.
     case duplicateMedication(name: String, otherAt: Date, localTime: String, minutesApart: Int)
+    /// A Dose 1 less than 8 hours from an oxybate dose of any night (D14); `new_night` confirms it. `minutesApart` is
+    /// negative when that dose came after the (back-dated) Dose 1's time.
+    case recentDose(dose: String, at: Date, localTime: String, minutesApart: Int, allowedFrom: Date, allowedLocalTime: String)
     /// A request or file is larger than allowed.
     case tooLarge(what: String, limit: String)
     /// Dose 1 must be recorded first.
@@ -135,6 +141,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .sessionFinalizing: .sessionFinalizing
         case .napState: .napState
         case .duplicateMedication: .duplicateMedication
+        case .recentDose: .recentDose
         case .tooLarge: .tooLarge
         case .dose1Required: .dose1Required
         case .windowNotOpen: .windowNotOpen
@@ -169,6 +176,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .windowNotOpen: .early
         case .windowExceeded: .late
         case .duplicateMedication: .duplicate
+        case .recentDose: .newNight
         default: nil
         }
     }
@@ -199,6 +207,9 @@ public enum DoseError: Error, Equatable, Sendable {
             return ["skipped_at": ISO8601.string(at), "skipped_at_local": local]
         case .snoozeUnavailable(let reason):
             return ["reason": reason.rawValue]
+        case .recentDose(let dose, let at, let local, let minutes, let allowedFrom, let allowedLocal):
+            return ["dose": dose, "taken_at": ISO8601.string(at), "taken_at_local": local, "minutes_apart": String(minutes),
+                    "allowed_from": ISO8601.string(allowedFrom), "allowed_from_local": allowedLocal]
         case .snoozeLimit(let maximum):
             return ["max_snoozes": String(maximum)]
         case .undoExpired(let window, _):
@@ -239,6 +250,11 @@ public enum DoseError: Error, Equatable, Sendable {
             return problem
         case .duplicateMedication(let name, _, let local, let minutes):
             return "\(name) was already logged at \(local) (\(minutes) min apart). If this is a second dose, confirm 'duplicate'."
+        case .recentDose(let dose, _, let local, let minutes, _, let allowedLocal):
+            let apart = minutes >= 0 ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
+            return "\(dose) was taken at \(local), \(apart). Oxybate less than 8 hours after a dose "
+                + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal). "
+                + "If this really is a new night (shift work, a changed schedule), confirm 'new_night'."
         case .tooLarge(let what, let limit):
             return "\(what) is too large (limit \(limit))."
         case .dose1Required:

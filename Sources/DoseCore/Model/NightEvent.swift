@@ -58,6 +58,9 @@ public enum EventKind: Hashable, Sendable {
         }
     }
 
+    /// Whether it puts oxybate in the body: Dose 1, Dose 2 or an extra dose (D14 spaces these).
+    public var isOxybateDose: Bool { self == .dose1 || self == .dose2 || self == .extraDose }
+
     /// Name for people.
     public var label: String {
         switch self {

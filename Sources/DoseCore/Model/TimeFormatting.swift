@@ -138,3 +138,14 @@ public enum LocalClock {
         timeZone.secondsFromGMT(for: date) / 60
     }
 }
+
+/// Spans of time in words a half-asleep reader takes in at a glance.
+public enum DurationText {
+    /// "35 min", "2 h", "7 h 59 min".
+    public static func words(minutes: Int) -> String {
+        let minutes = max(0, minutes)
+        if minutes < 60 { return "\(minutes) min" }
+        let rest = minutes % 60
+        return rest == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(rest) min"
+    }
+}

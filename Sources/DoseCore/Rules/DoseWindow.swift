@@ -15,6 +15,8 @@ public enum DoseWindow {
     public static let snoozeMinutes = 10
     /// A Dose 2 within this many minutes of the target counts as on time.
     public static let onTimeToleranceMinutes = 10
+    /// A new Dose 1 needs this many minutes since the last oxybate dose of any night (D14).
+    public static let redoseSpacingMinutes = 480
 
     /// Where an instant falls relative to a Dose 1.
     public enum Position: Sendable, Equatable {

@@ -49,10 +49,13 @@ public struct NightContext: Sendable {
     public var catalogue: SleepEventCatalogue
     /// Makes a fresh unique id (a UUID string in production, a counter in tests).
     public var makeID: @Sendable () -> String
+    /// Oxybate doses of any night near the action's time (the store passes those within 8 hours of it), for D14.
+    public var nearbyDoses: [RecordedDose]
 
     /// A context; the zone defaults to the settings' zone.
     public init(now: Date, settings: DoseSettings, timeZone: TimeZone? = nil,
-                catalogue: SleepEventCatalogue = .standard, makeID: @escaping @Sendable () -> String) {
+                catalogue: SleepEventCatalogue = .standard, nearbyDoses: [RecordedDose] = [], makeID: @escaping @Sendable () -> String) {
+        self.nearbyDoses = nearbyDoses
         self.now = now
         self.settings = settings
         self.timeZone = timeZone ?? settings.timeZone
@@ -153,5 +156,19 @@ public enum NumberText {
     public static func plain(_ value: Double) -> String {
         if let whole = Int(exactly: value) { return String(whole) }
         return String(value)
+    }
+}
+
+/// An oxybate dose already recorded in some night: what it was and when it was taken.
+public struct RecordedDose: Sendable, Hashable {
+    /// `dose1`, `dose2` or `extra_dose`.
+    public var kind: EventKind
+    /// When it was taken.
+    public var at: Date
+
+    /// A recorded dose.
+    public init(kind: EventKind, at: Date) {
+        self.kind = kind
+        self.at = at
     }
 }

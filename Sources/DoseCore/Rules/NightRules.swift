@@ -38,6 +38,13 @@ public enum NightRules {
         }
     }
 
+    /// The most recent oxybate dose less than 8 hours from `instant` (either side: a back-dated Dose 1 may fall before
+    /// one), or nil when a new Dose 1 at `instant` keeps D14's spacing.
+    public static func nearestDose(_ doses: [RecordedDose], to instant: Date) -> RecordedDose? {
+        let spacing = DoseWindow.minutes(DoseWindow.redoseSpacingMinutes)
+        return doses.filter { abs(instant.timeIntervalSince($0.at)) < spacing && $0.kind.isOxybateDose }.max { $0.at < $1.at }
+    }
+
     /// Whether a snooze would be allowed at `instant`, and if not, the refusal.
     public static func snoozeRefusal(_ facts: NightFacts, at instant: Date, settings: DoseSettings) -> DoseError? {
         guard facts.dose1 != nil else { return .dose1Required }
@@ -137,9 +144,21 @@ private struct Builder {
         if let dose1 = facts.dose1 {
             throw .alreadyTaken(dose: "Dose 1", at: dose1.occurredAt, localTime: local(dose1.occurredAt), confirm: nil)
         }
-        try refuseIfFinalizing()
         var metadata = EventMetadata()
         metadata.doseIndex = 1
+        if let near = NightRules.nearestDose(context.nearbyDoses, to: at) {
+            // D14: about the medicine in the body, not the session, so no closed night resets it.
+            let minutes = Int((at.timeIntervalSince(near.at) / 60).rounded(.towardZero))
+            guard action.confirmations.contains(.newNight) else {
+                let allowed = near.at.addingTimeInterval(DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
+                throw .recentDose(dose: near.kind.label, at: near.at, localTime: local(near.at), minutesApart: minutes,
+                                  allowedFrom: allowed, allowedLocalTime: local(allowed))
+            }
+            metadata.confirmations = [.newNight]
+            warnings.append("New night recorded \(DurationText.words(minutes: abs(minutes))) from the last oxybate dose (\(near.kind.label) at \(local(near.at))). "
+                            + "Take only what your prescriber told you to.")
+        }
+        try refuseIfFinalizing()
         record(.dose1, metadata: metadata)
     }
 

@@ -7,8 +7,8 @@ public enum PrimaryAction: String, Sendable, Codable {
     case takeDose2 = "take_dose2"
     /// Dose 2 after the window closed: possible only with the `late` confirmation.
     case takeDose2Late = "take_dose2_late"
-    case logWake = "log_wake"
     case checkIn = "check_in"
+    /// Nothing to do now: after Dose 2 or a skip the next step is sleep, never Wake Up (D15).
     case none
 }
 
@@ -21,6 +21,10 @@ public struct NightStatus: Sendable, Hashable {
     public var dose1At: Date?
     public var dose2At: Date?
     public var dose2Skipped: Bool
+    /// When Dose 2 was skipped, or marked slept-through by the expiry.
+    public var skippedAt: Date?
+    /// The skip was DoseTap's sleep-through expiry, not the person's choice.
+    public var sleptThrough: Bool
     public var skipReason: String?
     public var extraDoseCount: Int
     public var snoozeCount: Int
@@ -46,6 +50,8 @@ public struct NightStatus: Sendable, Hashable {
     public var minutesUntilOpen: Int?
     public var nextReminder: Reminder?
     public var wakeAt: Date?
+    /// Until this instant (2 h after Dose 2 or a skip) interactive surfaces ask before logging wake-up (D15).
+    public var wakeAsksUntil: Date?
     public var checkedIn: Bool
     public var warnings: [String]
     /// The instant the status describes.
@@ -65,7 +71,7 @@ public struct NightStatus: Sendable, Hashable {
         var status = NightStatus(
             sessionID: session?.id, sessionDate: session?.date, phase: phase, outcome: facts.outcome(at: instant),
             dose1At: dose1, dose2At: facts.dose2?.occurredAt, dose2Skipped: facts.skip != nil,
-            skipReason: facts.skip?.metadata.skipReason, extraDoseCount: facts.extraDoses.count,
+            skippedAt: facts.skip?.occurredAt, sleptThrough: facts.sleptThrough, skipReason: facts.skip?.metadata.skipReason, extraDoseCount: facts.extraDoses.count,
             snoozeCount: facts.snoozes.count, snoozesRemaining: max(0, settings.maxSnoozes - facts.snoozes.count),
             snoozeUntil: pending ? facts.snoozeUntil : nil,
             canSnooze: snoozeRefusal == nil, snoozeBlockedReason: snoozeRefusal?.message,
@@ -78,7 +84,8 @@ public struct NightStatus: Sendable, Hashable {
             minutesSinceDose1: dose1.map { DoseWindow.wholeMinutes(from: $0, to: instant) },
             minutesRemaining: nil, minutesUntilOpen: nil,
             nextReminder: ReminderPlan.next(for: session, settings: settings, after: instant),
-            wakeAt: facts.wake?.occurredAt, checkedIn: facts.checkIn != nil, warnings: [],
+            wakeAt: facts.wake?.occurredAt,
+            wakeAsksUntil: wakeAsksUntil(facts: facts, at: instant), checkedIn: facts.checkIn != nil, warnings: [],
             asOf: instant, timeZoneID: timeZone.identifier)
 
         if pending, let dose1 {
@@ -99,8 +106,17 @@ public struct NightStatus: Sendable, Hashable {
         case .active, .nearClose: .takeDose2
         case .closed: .takeDose2Late
         case .finalizing: .checkIn
-        case .completed: facts.checkIn != nil ? .none : .logWake
+        case .completed: .none
         }
+    }
+
+    /// How long after Dose 2 or a skip a wake-up needs a second "yes" on interactive surfaces (D15).
+    public static let wakeConfirmationMinutes = 120
+
+    private static func wakeAsksUntil(facts: NightFacts, at instant: Date) -> Date? {
+        guard facts.wake == nil, facts.checkIn == nil, let settled = facts.dose2 ?? facts.skip else { return nil }
+        let until = settled.occurredAt.addingTimeInterval(DoseWindow.minutes(wakeConfirmationMinutes))
+        return instant < until ? until : nil
     }
 
     private static func warnings(facts: NightFacts, phase: NightPhase, pending: Bool, session: NightSession?,
@@ -117,5 +133,32 @@ public struct NightStatus: Sendable, Hashable {
         }
         if let dose2 = facts.dose2, dose2.metadata.isEarly { warnings.append("Dose 2 was taken early tonight.") }
         return warnings
+    }
+}
+
+extension NightStatus {
+    /// Tonight's outcome in words, for the screen that must answer "did I take it?" at 3 a.m. (SPEC §5.4).
+    public func outcomeSentence(in zone: TimeZone) -> String? {
+        func clock(_ date: Date) -> String { LocalClock.hourMinute(date, in: zone) }
+        if let dose2At, let dose1At {
+            return "Dose 2 taken at \(clock(dose2At)) — \(DoseWindow.wholeMinutes(from: dose1At, to: dose2At)) min after Dose 1"
+        }
+        if let skippedAt {
+            if sleptThrough, let dose1At {
+                return "Dose 2 not taken — the window closed at \(clock(DoseWindow.closes(after: dose1At)))"
+            }
+            return "Dose 2 skipped at \(clock(skippedAt))"
+        }
+        return nil
+    }
+
+    /// The question to ask before logging wake-up this soon after Dose 2 or a skip, or nil when none is needed (D15).
+    public func earlyWakeQuestion(in zone: TimeZone) -> String? {
+        guard let until = wakeAsksUntil, asOf < until else { return nil }
+        let settled = dose2At ?? skippedAt ?? asOf
+        let what = dose2At != nil ? "Dose 2 was taken" : "Dose 2 was skipped"
+        let minutes = DoseWindow.wholeMinutes(from: settled, to: asOf)
+        return "\(what) at \(LocalClock.hourMinute(settled, in: zone)), \(DurationText.words(minutes: minutes)) ago. "
+            + "Are you up for the day? Logging wake-up ends tonight's session."
     }
 }

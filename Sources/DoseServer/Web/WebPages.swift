@@ -148,7 +148,6 @@ enum WebPages {
         case .takeDose2Late:
             return button("dose2", "Window closed — Dose 2 late?",
                           risk: "The Dose 2 window closed at \(clock(status.windowClosesAt, zone)). Taking Dose 2 this late can leave you drowsy into the day.", confirm: "late")
-        case .logWake: return button("wake", "Wake Up &amp; End Session")
         case .checkIn: return "<div class=\"row\"><a class=\"button primary\" href=\"/checkin\">Morning check-in</a></div>"
         case .none: return "<p class=\"times\">Night complete. Sleep well.</p>"
         }
