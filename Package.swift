@@ -8,6 +8,11 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// Every file of the web UI: the stylesheet, the script, and one Mustache template per page (escaping by default).
+let webResources = ["app.css", "app.js"] + [
+    "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications", "fields", "action-link",
+].map { "Templates/\($0).mustache" }
+
 let package = Package(
     name: "dosetap",
     platforms: [.macOS(.v14)],
@@ -27,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.1"),
     ],
     targets: [
         // Every rule of the night, pure: Foundation value types only, no clock, no I/O.
@@ -50,8 +56,10 @@ let package = Package(
                 "DoseApp", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"), .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"), .product(name: "Mustache", package: "swift-mustache"),
             ],
+            // The web UI's files, compiled into the binary so `dosetap serve` needs nothing beside it.
+            resources: webResources.map { .embedInCode("Resources/\($0)") },
             swiftSettings: strict
         ),
         // The command line, per SPEC §5.1.

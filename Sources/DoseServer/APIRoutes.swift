@@ -147,12 +147,12 @@ struct APIRoutes {
         let clock = environment.clock()
         let settings = try environment.ledger.settings(clock: clock)
         let nights = try environment.ledger.history(query, clock: clock).groups.flatMap(\.nights)
-        let intervals = nights.compactMap { night in night.intervalMinutes.map { (night.session.date.description, $0) } }
-        let onTime = intervals.filter { abs($0.1 - settings.targetIntervalMinutes) <= DoseWindow.onTimeToleranceMinutes }.count
+        let summary = IntervalSummary(nights: nights.compactMap { night in night.intervalMinutes.map { .init(date: night.session.date, minutes: $0) } },
+                                      targetMinutes: settings.targetIntervalMinutes)
         return Reply.json([
-            "target_interval": .int(settings.targetIntervalMinutes), "nights": .int(nights.count), "nights_with_dose2": .int(intervals.count),
-            "on_time": .int(onTime), "on_time_percent": intervals.isEmpty ? .null : .int(onTime * 100 / intervals.count),
-            "intervals": .array(intervals.sorted { $0.0 < $1.0 }.map { ["session_date": .string($0.0), "interval_minutes": .int($0.1)] }),
+            "target_interval": .int(settings.targetIntervalMinutes), "nights": .int(nights.count), "nights_with_dose2": .int(summary.nights.count),
+            "on_time": .int(summary.onTime), "on_time_percent": summary.onTimePercent.map(JSONValue.int) ?? .null,
+            "intervals": .array(summary.nights.map { ["session_date": .string($0.date.description), "interval_minutes": .int($0.minutes)] }),
         ])
     }
 

@@ -40,6 +40,34 @@ extension NightLedger {
         }
     }
 
+    /// `base`, or `base 2`, `base 3`, … — the first name no paired device has, so two browsers paired in the same
+    /// minute never collide.
+    public func unusedDeviceName(_ base: String) throws -> String {
+        let taken = Set(try activeDevices().map(\.name))
+        let stem = TextLimits.truncated(base, limit: 56)
+        return ([stem] + (2...999).map { "\(stem) \($0)" }).first { !taken.contains($0) } ?? "\(stem) \(taken.count + 1)"
+    }
+
+    /// Renames a paired device; names stay unique among paired devices.
+    public func renameDevice(_ id: String, to name: String) throws -> DeviceRecord {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...60).contains(TextLimits.length(trimmed)) else {
+            throw DoseError.invalidInput(field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
+        }
+        return try database.write { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ? AND revoked_at IS NULL", arguments: [id]) else {
+                throw DoseError.notFound(what: "A paired device '\(id)'")
+            }
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND id <> ? AND revoked_at IS NULL)", arguments: [trimmed, id]) == false else {
+                throw DoseError.invalidInput(field: "name", problem: "a device named '\(trimmed)' is already paired", allowed: "another name")
+            }
+            try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [trimmed, id])
+            var record = Self.device(row)
+            record.name = trimmed
+            return record
+        }
+    }
+
     /// Every device, revoked ones included.
     public func devices() throws -> [DeviceRecord] {
         try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_at, id").map(Self.device) }

@@ -79,7 +79,8 @@ struct ActionLinkTests {
             var response = try await client.execute(uri: take, method: .post)
             #expect(response.status.code == 422)
             let page = String(buffer: response.body)
-            #expect(page.contains("Dose 2 opens at 01:00, in 20 minutes. Taking it early is unsafe."))
+            #expect(page.contains("Too early for Dose 2: the window opens at 01:00, in 20 min. Taking Dose 2 early is risky"))
+            #expect(!page.contains("confirm &#39;early&#39;"), "a link cannot confirm, so it does not offer to")
             #expect(page.contains("cannot confirm"))
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil)
             // Extra form fields are not read: a link has no way to carry a confirmation.

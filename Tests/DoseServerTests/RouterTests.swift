@@ -26,13 +26,13 @@ final class ServerFixture: Sendable {
     let token: String
     let environment: ServerEnvironment
 
-    init(now: Date) throws {
+    init(now: Date, timeZoneOverride: TimeZone? = nil) throws {
         ledger = NightLedger(database: try DoseDatabase.inMemory())
         let time = TestTime(now)
         self.time = time
         token = DeviceTokens.generate()
         environment = ServerEnvironment(
-            ledger: ledger, now: { time.now }, machineTimeZoneID: "America/New_York", makeID: { time.nextID() })
+            ledger: ledger, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() })
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString })
         _ = try ledger.addDevice(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
     }

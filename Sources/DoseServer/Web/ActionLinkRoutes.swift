@@ -2,6 +2,7 @@ import DoseApp
 import DoseCore
 import DoseStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The pages behind a reminder's signed one-time links. Opening a link only shows what it would do (link previews
@@ -33,15 +34,17 @@ struct ActionLinkRoutes {
         return (link, token, snapshot)
     }
 
+    struct LinkView {
+        let frame: Frame
+        let label, times, token: String
+    }
+
     func show(_ context: DoseRequestContext) throws -> Response {
         let (link, token, snapshot) = try check(context, clock: environment.clock())
         let status = snapshot.status
         let zone = snapshot.timeZone
-        var body = "<h1>\(HTML.escape(link.action.label))?</h1>"
-        body += "<p class=\"times\">\(HTML.escape(status.phase.label)) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))</p>"
-        body += "<div class=\"row\"><form method=\"post\" action=\"/a/\(HTML.escape(token))\" class=\"inline\"><button type=\"submit\" class=\"button primary\">\(HTML.escape(link.action.label))</button></form></div>"
-        body += "<p><a class=\"button\" href=\"/\">Open Tonight instead</a></p>"
-        return WebPages.html(HTML.page(title: link.action.label, current: "", body: body))
+        let times = "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
+        return Templates.page("action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
     }
 
     func act(_ context: DoseRequestContext) throws -> Response {
@@ -53,13 +56,14 @@ struct ActionLinkRoutes {
         do {
             let outcome = try environment.ledger.perform(link.nightAction, clock: clock, idempotency: spend)
             let done = outcome.decision.event.map { "\($0.kind.label) recorded at \(WebPages.clock($0.occurredAt, outcome.timeZone))." } ?? "Done."
-            let body = "<h1>Done</h1><p class=\"notice\" role=\"status\">\(HTML.escape(done))</p><p><a class=\"button primary\" href=\"/\">Open Tonight (undo is there)</a></p>"
-            return WebPages.html(HTML.page(title: "Done", current: "", body: body))
+            return Templates.page("notice", NoticePage(frame: Frame("Done", current: ""), heading: "Done", message: done,
+                                                       link: NoticePage.Link(href: "/", label: "Open Tonight (undo is there)")))
         } catch let error as DoseError where error.confirm != nil {
             // The risk in plain words, and no way to confirm from here: that decision is made awake, on the Tonight page.
-            let risk = WebPages.risk(of: error, now: clock.now) ?? error.message
-            let body = "<h1>Not done</h1><p class=\"notice\" role=\"alert\">\(HTML.escape(risk))</p><p>A reminder link cannot confirm this. Open Tonight to decide.</p><p><a class=\"button primary\" href=\"/\">Open Tonight</a></p>"
-            return WebPages.html(HTML.page(title: "Not done", current: "", body: body), status: HTTPResponse.Status(code: error.httpStatus))
+            return Templates.page("notice", NoticePage(frame: Frame("Not done", current: ""), heading: "Not done",
+                                                       message: TonightView.withoutConfirmHint(error.message) + " A reminder link cannot confirm this; open Tonight to decide.",
+                                                       link: NoticePage.Link(href: "/", label: "Open Tonight")),
+                                  status: HTTPResponse.Status(code: error.httpStatus))
         }
     }
 }

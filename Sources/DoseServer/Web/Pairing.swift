@@ -17,9 +17,15 @@ public actor PairingCodes {
         return code
     }
 
-    /// Uses a code up: true once, if it was issued and has not expired.
-    func redeem(_ code: String, now: Date) -> Bool {
-        guard let expiry = codes.removeValue(forKey: code) else { return false }
-        return now <= expiry
+    /// Takes a valid code out of use while a pairing runs, so two browsers cannot both use it; nil if it is unknown
+    /// or expired. Pass the returned expiry to `restore` if the pairing fails, so the link still works.
+    func reserve(_ code: String, now: Date) -> Date? {
+        guard let expiry = codes.removeValue(forKey: code), now <= expiry else { return nil }
+        return expiry
+    }
+
+    /// Puts back a code whose pairing failed.
+    func restore(_ code: String, expiry: Date) {
+        codes[code] = expiry
     }
 }

@@ -4,17 +4,9 @@ import DoseStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import NIOCore
 
-/// Server-rendered pages of the night-first web UI (SPEC §5.4). Every action is a plain form post, so the core works
-/// without JavaScript; the script only adds the live countdown, alarms, announcements and dialogs.
+/// Responses every page shares: redirects and the notice page for errors outside Tonight.
 enum WebPages {
-    static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        var headers = HTTPFields()
-        headers[.contentType] = "text/html; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
-    }
-
     static func redirect(_ location: String, cookie: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.location] = location
@@ -23,74 +15,15 @@ enum WebPages {
     }
 
     static func errorPage(_ error: DoseError) -> Response {
-        let body: String
-        if error.code == .deviceNotRegistered {
-            body = "<h1>Not paired</h1><p class=\"notice\">This browser is not paired with DoseTap. Open the pairing link that <code>dosetap serve</code> printed, on this device.</p>"
-        } else {
-            body = "<h1>Not done</h1><p class=\"notice\" role=\"alert\">\(HTML.escape(error.message))</p><p><a class=\"button\" href=\"/\">Back to Tonight</a></p>"
-        }
-        return html(HTML.page(title: "DoseTap", current: "", body: body), status: HTTPResponse.Status(code: error.httpStatus))
+        let page = error.code == .deviceNotRegistered
+            ? NoticePage(frame: Frame("Not paired", current: ""), heading: "Not paired",
+                         message: "This browser is not paired with DoseTap. Open the pairing link that `dosetap serve` printed, on this device.", link: nil)
+            : NoticePage(frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
+                         link: NoticePage.Link(href: "/", label: "Back to Tonight"))
+        return Templates.page("notice", page, status: HTTPResponse.Status(code: error.httpStatus))
     }
 
     static func clock(_ date: Date?, _ zone: TimeZone) -> String { date.map { LocalClock.hourMinute($0, in: zone) } ?? "—" }
-
-    /// The sentence a confirmation dialog shows: the risk, in plain words.
-    static func risk(of error: DoseError, now: Date) -> String? {
-        switch error {
-        case .windowNotOpen(let minutes, _, let local):
-            return "Dose 2 opens at \(local), in \(minutes) minutes. Taking it early is unsafe."
-        case .windowExceeded(_, let local, let late):
-            return "The Dose 2 window closed at \(local), \(late) minutes ago. Taking Dose 2 this late can leave you drowsy into the day."
-        case .alreadyTaken(_, _, let local, .extra?):
-            return "Dose 2 was already taken at \(local). Another dose tonight is an extra dose and can be dangerous."
-        case .dose2Skipped(_, let local, _):
-            return "Dose 2 was skipped at \(local). Taking it now reverses that decision."
-        default:
-            return nil
-        }
-    }
-
-    /// Tonight: the ring, the one primary action, snooze, skip, the quick-log grid, wake-up.
-    static func tonight(_ snapshot: StatusSnapshot, csrf: String, undo: (label: String, until: Date)?, now: Date, outages: [ServerOutage] = []) -> String {
-        let status = snapshot.status
-        let zone = snapshot.timeZone
-        var body = "<div id=\"reminder-banner\" class=\"notice\" role=\"alert\" hidden></div>"
-        body += "<h1>\(HTML.escape(status.phase.label))</h1>"
-        body += ring(status, zone: zone, now: now)
-        if let dose1 = status.dose1At {
-            body += "<p class=\"times\">Dose 1 \(clock(dose1, zone)) · window \(clock(status.windowOpensAt, zone))–\(clock(status.windowClosesAt, zone)) · target \(clock(status.targetAt, zone))</p>"
-        } else {
-            body += "<p class=\"times\">Take Dose 1 at bedtime; Dose 2 follows 2½–4 hours later.</p>"
-        }
-        body += primary(status, zone: zone, csrf: csrf)
-        if status.dose1At != nil, status.dose2At == nil, !status.dose2Skipped, status.phase < .finalizing {
-            body += "<div class=\"row\">"
-            body += status.canSnooze
-                ? HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "snooze")], button: "Snooze 10 min (\(status.snoozesRemaining) left)")
-                : "<button class=\"button\" disabled aria-disabled=\"true\" title=\"\(HTML.escape(status.snoozeBlockedReason ?? ""))\">Snooze (\(status.snoozesRemaining) left)</button>"
-            body += HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "skip")], button: "Skip Dose 2")
-            body += "</div>"
-        }
-        if let undo, undo.until > now {
-            body += "<div class=\"snackbar\" data-undo-until=\"\(ISO8601.string(undo.until))\"><span>\(HTML.escape(undo.label)) recorded.</span>"
-            body += HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "undo")], button: "Undo <span data-undo-count></span>")
-            body += "</div>"
-        }
-        for warning in status.warnings { body += "<p class=\"warning\">⚠ \(HTML.escape(warning))</p>" }
-        if let text = outageText(outages, zone: zone) { body += "<p class=\"warning\">⚠ \(HTML.escape(text))</p>" }
-        let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
-        body += grid(quick, csrf: csrf, dense: quick.count > 8)
-        if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
-            body += "<div class=\"row\">" + HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "wake")], button: "Wake Up &amp; End Session") + "</div>"
-        }
-        body += "<div class=\"row compact\"><a class=\"button\" href=\"/checkin\">Check-in</a><a class=\"button\" href=\"/presleep\">Pre-sleep</a><a class=\"button\" href=\"/medications\">Meds</a>"
-        body += "<button type=\"button\" class=\"button\" data-enable-alarms aria-label=\"Turn on alarms\" hidden>Alarms</button></div>"
-        body += """
-            <dialog id="risk-dialog" aria-labelledby="risk-title"><h2 id="risk-title">Are you sure?</h2><p data-risk-text></p>
-            <div class="row"><button type="button" data-risk-no>Cancel</button><button type="button" class="button primary" data-risk-yes>Take it anyway</button></div></dialog>
-            """
-        return "<div data-live data-revision=\"\(snapshot.revision)\">" + body + "</div>"
-    }
 
     /// One short line for the times the server was down during the night (Tonight must still fit a phone).
     static func outageText(_ outages: [ServerOutage], zone: TimeZone) -> String? {
@@ -98,66 +31,221 @@ enum WebPages {
         let spans = outages.map { "\(clock($0.from, zone))–\(clock($0.until, zone))" }.joined(separator: ", ")
         return "DoseTap's server was not running \(spans); reminders due then did not ring."
     }
+}
 
-    /// A grid of one-tap log buttons; more than eight make it denser so Tonight still fits a phone.
-    static func grid(_ events: [SleepEventDefinition], csrf: String, dense: Bool = false) -> String {
-        var body = "<div class=\"grid\(dense ? " dense" : "")\" role=\"group\" aria-label=\"Log an event\">"
-        for event in events {
-            body += HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", "log"), ("event", event.type.rawValue)], button: HTML.escape(event.label),
-                              label: "Log \(event.label)")
+/// Tonight as the page shows it (SPEC §5.4, D15): one primary action that never means Wake Up after Dose 2, the
+/// outcome in words, the safe choice filled and the risky one outlined, refusals inline.
+struct TonightView {
+    struct Ring {
+        let start, end, now: String
+        let text, caption, label: String
+        let length, offset: String
+        /// "", "near" from T+225, "final" from T+235: colour, a thicker ring and words, never colour alone.
+        let level: String
+        let urgency: String?
+        let nearAt, finalAt: String?
+    }
+
+    struct Outcome {
+        let mark: String
+        let text: String
+    }
+
+    struct Risk {
+        let risk: String
+        let confirm: String
+        var yesLabel = "Take it anyway"
+        var noLabel = "Cancel"
+        var offerSkip = false
+    }
+
+    struct Button {
+        let action: String
+        let label: String
+        var risk: Risk?
+    }
+
+    struct Link {
+        let href: String
+        let label: String
+    }
+
+    /// A decision asked in the page itself (without script, or after the server refused): safe choice first and filled.
+    struct Question {
+        let text: String
+        var safeLabel: String
+        var safeHref: String?
+        var safeAction: String?
+        let riskyLabel: String
+        let riskyAction: String
+        let riskyConfirm: String
+    }
+
+    struct Pending {
+        let canSnooze: Bool
+        let showSkip: Bool
+    }
+
+    struct Undo {
+        let label: String
+        let until: String
+    }
+
+    struct GridItem {
+        let event: String
+        let label: String
+    }
+
+    struct Wake {
+        let risk: String?
+    }
+
+    let frame: Frame
+    let csrf: String
+    let revision: String
+    var settleUntil: String?
+    var banner: String?
+    let heading: String
+    var ring: Ring?
+    var outcome: Outcome?
+    let times: String
+    var question: Question?
+    var primary: Button?
+    var primaryLink: Link?
+    var secondary: Button?
+    var pending: Pending?
+    let alarms: String
+    var snoozeWhy: String?
+    var undo: Undo?
+    let warnings: [String]
+    let grid: [GridItem]
+    let dense: Bool
+    var wake: Wake?
+
+    /// How long one spot keeps its meaning after a tap (D15).
+    static let settleSeconds: TimeInterval = 2
+
+    init(_ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
+         banner: String? = nil, question: Question? = nil) {
+        let status = snapshot.status
+        let zone = snapshot.timeZone
+        func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
+        frame = Frame("Tonight", current: "/")
+        self.csrf = csrf
+        revision = String(snapshot.revision)
+        if let last = snapshot.session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max(), now.timeIntervalSince(last) < Self.settleSeconds {
+            settleUntil = ISO8601.string(last.addingTimeInterval(Self.settleSeconds))
         }
-        return body + "</div>"
+        self.banner = banner
+        self.question = question
+        heading = status.phase.label
+        ring = Self.ring(status, zone: zone, now: now)
+        if let text = status.outcomeSentence(in: zone) {
+            outcome = Outcome(mark: status.dose2At != nil ? "✓" : "—", text: text)
+        }
+        if let dose1 = status.dose1At {
+            times = status.dose2At == nil && !status.dose2Skipped
+                ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
+                : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
+        } else {
+            times = "Take Dose 1 at bedtime; Dose 2 follows 2½–4 hours later."
+        }
+        let pendingDose2 = status.dose1At != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
+        switch status.primaryAction {
+        case .takeDose1: primary = Button(action: "dose1", label: "Take Dose 1")
+        case .waitForWindow:
+            let opens = clock(status.windowOpensAt)
+            primary = Button(action: "dose2", label: "Dose 2 at \(opens)",
+                             risk: Risk(risk: "Dose 2 opens at \(opens), in \(status.minutesUntilOpen ?? 0) min. Taking it early is unsafe.", confirm: "early"))
+        case .takeDose2: primary = Button(action: "dose2", label: "Take Dose 2")
+        case .takeDose2Late:
+            // The window has closed: skipping is the safe choice, so it is the filled button; a late dose is outlined and asks.
+            primary = Button(action: "skip", label: "Skip Dose 2")
+            secondary = Button(action: "dose2", label: "Take Dose 2 late…",
+                               risk: Risk(risk: "The Dose 2 window closed at \(clock(status.windowClosesAt)). Taking Dose 2 this late can leave you drowsy into the day.",
+                                          confirm: "late", offerSkip: true))
+        case .checkIn: primaryLink = Link(href: "/checkin", label: "Morning check-in")
+        case .none: break
+        }
+        if pendingDose2 {
+            pending = Pending(canSnooze: status.canSnooze, showSkip: status.primaryAction != .takeDose2Late)
+            if !status.canSnooze { snoozeWhy = status.snoozeBlockedReason }
+        }
+        alarms = Self.alarmLine(status, settings: snapshot.settings, zone: zone)
+        if let undo, undo.until > now { self.undo = Undo(label: undo.label, until: ISO8601.string(undo.until)) }
+        warnings = status.warnings + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
+        let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
+        grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
+        dense = quick.count > 8
+        if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
+            wake = Wake(risk: status.earlyWakeQuestion(in: zone))
+        }
+    }
+
+    /// Alarms on or off and the next one, always visible; after a snooze, the new alarm time and the snoozes left.
+    static func alarmLine(_ status: NightStatus, settings: DoseSettings, zone: TimeZone) -> String {
+        guard settings.remindersEnabled else { return "Alarms off (Settings → Reminders)." }
+        var parts: [String] = []
+        if let until = status.snoozeUntil { parts.append("Snoozed: alarm at \(WebPages.clock(until, zone))") }
+        if let next = status.nextReminder, status.snoozeUntil == nil || next.fireAt != status.snoozeUntil {
+            parts.append("Next alarm \(WebPages.clock(next.fireAt, zone)): \(next.kind.message)")
+        }
+        if status.dose1At != nil, status.dose2At == nil, !status.dose2Skipped, status.phase < .finalizing {
+            parts.append("\(status.snoozesRemaining) \(status.snoozesRemaining == 1 ? "snooze" : "snoozes") left")
+        }
+        if parts.isEmpty { parts.append(status.dose1At == nil ? "Alarms on; they are planned when you take Dose 1" : "Alarms on; none left tonight") }
+        return parts.joined(separator: " · ") + "."
     }
 
     /// The countdown ring: to the window's opening, then to its closing. Without script it shows the minutes left.
-    static func ring(_ status: NightStatus, zone: TimeZone, now: Date) -> String {
+    static func ring(_ status: NightStatus, zone: TimeZone, now: Date) -> Ring? {
         let (start, end, caption): (Date?, Date?, String) = switch status.phase {
         case .beforeWindow: (status.dose1At, status.windowOpensAt, "until Dose 2 opens")
         case .active, .nearClose: (status.windowOpensAt, status.windowClosesAt, "left to take Dose 2")
         default: (nil, nil, "")
         }
-        let radius = 80.0
-        let length = 2 * Double.pi * radius
-        guard let start, let end else {
-            return "<svg class=\"ring\" viewBox=\"0 0 190 190\" role=\"img\" aria-label=\"\(HTML.escape(status.phase.label))\"><circle class=\"track\" cx=\"95\" cy=\"95\" r=\"80\" fill=\"none\" stroke-width=\"12\"/><text x=\"95\" y=\"104\">\(status.dose2At != nil ? "✓" : "—")</text></svg>"
-        }
+        guard let start, let end, let closes = status.windowClosesAt else { return nil }
+        let length = 2 * Double.pi * 80
         let left = max(0, end.timeIntervalSince(now))
         let done = min(1, max(0, 1 - left / end.timeIntervalSince(start)))
         let text = String(format: "%d:%02d", Int(left) / 3600, Int(left) / 60 % 60)
-        return """
-            <svg class="ring" viewBox="0 0 190 190" role="img" aria-label="\(HTML.escape(text)) \(caption)" data-ring data-start="\(ISO8601.string(start))" data-end="\(ISO8601.string(end))" data-now="\(ISO8601.string(now))">
-            <circle class="track" cx="95" cy="95" r="80" fill="none" stroke-width="12"/>
-            <circle class="progress" cx="95" cy="95" r="80" fill="none" stroke-width="12" stroke-linecap="round" transform="rotate(-90 95 95)" stroke-dasharray="\(String(format: "%.1f", length))" stroke-dashoffset="\(String(format: "%.1f", length * done))" data-length="\(String(format: "%.1f", length))"/>
-            <text x="95" y="100" data-countdown>\(text)</text><text class="small" x="95" y="124">\(caption)</text></svg>
-            """
+        let final = closes.addingTimeInterval(-5 * 60)
+        let level: String, urgency: String?
+        if status.phase == .nearClose, now >= final {
+            (level, urgency) = ("final", "Under 5 minutes left: take Dose 2 now or skip it.")
+        } else if status.phase == .nearClose {
+            (level, urgency) = ("near", "Under 15 minutes left: snooze is off.")
+        } else {
+            (level, urgency) = ("", nil)
+        }
+        let pending = status.phase == .active || status.phase == .nearClose
+        return Ring(start: ISO8601.string(start), end: ISO8601.string(end), now: ISO8601.string(now), text: text, caption: caption,
+                    label: "\(text) \(caption)", length: String(format: "%.1f", length), offset: String(format: "%.1f", length * done),
+                    level: level, urgency: urgency,
+                    nearAt: pending ? status.nearCloseAt.map(ISO8601.string) : nil, finalAt: pending ? ISO8601.string(final) : nil)
     }
 
-    /// The one big button that always means the right thing; risky doses carry the risk for the dialog.
-    static func primary(_ status: NightStatus, zone: TimeZone, csrf: String) -> String {
-        func button(_ action: String, _ label: String, risk: String? = nil, confirm: String? = nil) -> String {
-            let extra = risk.map { " data-risk=\"\(HTML.escape($0))\" data-confirm=\"\(confirm ?? "")\"" } ?? ""
-            return "<div class=\"row\">" + HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", action)], button: label, className: "button primary", extra: extra) + "</div>"
-        }
-        switch status.primaryAction {
-        case .takeDose1: return button("dose1", "Take Dose 1")
-        case .waitForWindow:
-            let minutes = status.minutesUntilOpen ?? 0
-            return button("dose2", "Dose 2 at \(clock(status.windowOpensAt, zone))",
-                          risk: "Dose 2 opens at \(clock(status.windowOpensAt, zone)), in \(minutes) minutes. Taking it early is unsafe.", confirm: "early")
-        case .takeDose2: return button("dose2", "Take Dose 2")
-        case .takeDose2Late:
-            return button("dose2", "Window closed — Dose 2 late?",
-                          risk: "The Dose 2 window closed at \(clock(status.windowClosesAt, zone)). Taking Dose 2 this late can leave you drowsy into the day.", confirm: "late")
-        case .checkIn: return "<div class=\"row\"><a class=\"button primary\" href=\"/checkin\">Morning check-in</a></div>"
-        case .none: return "<p class=\"times\">Night complete. Sleep well.</p>"
-        }
+    /// A refusal's message without its "confirm 'late'" hint: on a page the choice is a button, not a word to type.
+    static func withoutConfirmHint(_ message: String) -> String {
+        message.replacingOccurrences(of: #" To record [^.]*anyway, confirm '[a-z_]+'\."#, with: "", options: .regularExpression)
+            .replacingOccurrences(of: #" If [^.]*, confirm '[a-z_]+'\."#, with: "", options: .regularExpression)
     }
 
-    /// The confirmation page for a risky dose (what the dialog shows, without JavaScript).
-    static func confirm(action: String, risk: String, confirm: ConfirmKind, csrf: String) -> String {
-        HTML.page(title: "Confirm", current: "/", body: """
-            <h1>Are you sure?</h1><p class="notice" role="alert">\(HTML.escape(risk))</p>
-            <div class="row"><a class="button" href="/">Cancel</a>\(HTML.form(action: "/ui/act", csrf: csrf, fields: [("action", action), ("confirm", confirm.rawValue)], button: "Take it anyway", className: "button primary"))</div>
-            """)
+    /// The in-page question for a refusal that a confirmation can lift.
+    static func question(for error: DoseError, action: String, zone: TimeZone) -> Question? {
+        guard let confirm = error.confirm else { return nil }
+        let risky: String = switch confirm {
+        case .newNight: "Start a new night anyway"
+        case .extra: "Record an extra dose"
+        default: "Take it anyway"
+        }
+        var question = Question(text: withoutConfirmHint(error.message),
+                                safeLabel: "Cancel", safeHref: "/", riskyLabel: risky, riskyAction: action, riskyConfirm: confirm.rawValue)
+        if confirm == .late {
+            question.safeLabel = "Skip Dose 2"
+            question.safeHref = nil
+            question.safeAction = "skip"
+        }
+        return question
     }
 }

@@ -1,0 +1,108 @@
+"use strict";
+(function () {
+  const announce = (text) => { const node = document.getElementById("announcer"); if (node) { node.textContent = ""; setTimeout(() => { node.textContent = text; }, 50); } };
+  const pad = (n) => String(n).padStart(2, "0");
+  const format = (seconds) => { seconds = Math.max(0, Math.floor(seconds)); const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60; return (h ? h + ":" + pad(m) : m) + ":" + pad(s); };
+  const ring = document.querySelector("[data-ring]");
+  const skew = ring ? Date.now() - Date.parse(ring.dataset.now) : 0;
+  function tick() {
+    if (!ring) return;
+    const now = Date.now() - skew, start = Date.parse(ring.dataset.start), end = Date.parse(ring.dataset.end);
+    const left = (end - now) / 1000, total = (end - start) / 1000;
+    const label = ring.querySelector("[data-countdown]");
+    if (label) label.textContent = format(left);
+    const progress = ring.querySelector(".progress");
+    if (progress) { const length = Number(progress.dataset.length); progress.style.strokeDashoffset = String(length * Math.min(1, Math.max(0, 1 - left / total))); }
+    const near = ring.dataset.near && now >= Date.parse(ring.dataset.near), final = ring.dataset.final && now >= Date.parse(ring.dataset.final);
+    const level = final ? "final" : near ? "near" : "";
+    if (level && !ring.classList.contains(level)) {
+      ring.classList.remove("near", "final"); ring.classList.add(level);
+      const words = final ? "Under 5 minutes left: take Dose 2 now or skip it." : "Under 15 minutes left: snooze is off.";
+      let urgency = document.querySelector("[data-urgency]");
+      if (!urgency) { urgency = document.createElement("p"); urgency.className = "urgency"; urgency.dataset.urgency = ""; ring.after(urgency); }
+      urgency.textContent = words; announce(words);
+    }
+    if (left <= 0 && !ring.dataset.reloaded) { ring.dataset.reloaded = "1"; setTimeout(() => location.reload(), 1500); }
+  }
+  if (ring) { tick(); setInterval(tick, 1000); }
+  const undo = document.querySelector("[data-undo-until]");
+  if (undo) {
+    const until = Date.parse(undo.dataset.undoUntil), label = undo.querySelector("[data-undo-count]");
+    const step = () => { const left = Math.ceil((until - (Date.now() - skew)) / 1000); if (left <= 0) { undo.remove(); return; } if (label) label.textContent = left + " s"; setTimeout(step, 250); };
+    step();
+  }
+  // Risk dialogs: the safe choice (Cancel, or Skip after the window) is the filled button; the risky one is outlined.
+  document.querySelectorAll("form[data-risk]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      if (form.dataset.confirmed) return;
+      event.preventDefault();
+      const dialog = document.getElementById("risk-dialog");
+      if (!dialog || !dialog.showModal) { form.dataset.confirmed = "1"; form.submit(); return; }
+      dialog.querySelector("[data-risk-text]").textContent = form.dataset.risk;
+      const yes = dialog.querySelector("[data-risk-yes]"), no = dialog.querySelector("[data-risk-no]"), skip = dialog.querySelector("[data-risk-skip]");
+      yes.textContent = form.dataset.yes || "Take it anyway";
+      no.textContent = form.dataset.no || "Cancel";
+      skip.hidden = !("offerSkip" in form.dataset);
+      dialog.showModal();
+      no.focus();
+      yes.onclick = () => { dialog.close(); const input = document.createElement("input"); input.type = "hidden"; input.name = "confirm"; input.value = form.dataset.confirm; form.appendChild(input); form.dataset.confirmed = "1"; form.submit(); };
+      no.onclick = () => dialog.close();
+      skip.onclick = () => { dialog.close(); const action = form.querySelector("[name=action]"); action.value = "skip"; form.dataset.confirmed = "1"; form.submit(); };
+    });
+  });
+  // D15: for 2 s after an action the big button's spot does nothing, so a double tap cannot become a second action.
+  const live = document.querySelector("[data-live]");
+  if (live && live.dataset.settleUntil) {
+    const wait = Date.parse(live.dataset.settleUntil) - (Date.now() - skew);
+    const buttons = live.querySelectorAll("[data-spot] button, [data-spot] a");
+    if (wait > 0) {
+      buttons.forEach((b) => { b.setAttribute("aria-disabled", "true"); b.classList.add("settling"); });
+      const block = (event) => { if (live.classList.contains("settling")) { event.preventDefault(); event.stopPropagation(); } };
+      live.classList.add("settling");
+      live.querySelectorAll("[data-spot]").forEach((spot) => spot.addEventListener("click", block, true));
+      setTimeout(() => { live.classList.remove("settling"); buttons.forEach((b) => { b.removeAttribute("aria-disabled"); b.classList.remove("settling"); }); }, wait);
+    }
+  }
+  const banner = document.querySelector("[data-banner]");
+  if (banner) announce(banner.textContent);
+  let audio;
+  function ring_alarm() {
+    try { audio = audio || new AudioContext(); const o = audio.createOscillator(), g = audio.createGain(); o.frequency.value = 660; g.gain.value = 0.2; o.connect(g); g.connect(audio.destination); o.start(); o.stop(audio.currentTime + 1.2); } catch (e) {}
+  }
+  if (window.EventSource && document.body.querySelector("[data-live]")) {
+    const source = new EventSource("/v1/stream");
+    source.addEventListener("reminder", (event) => {
+      const notice = JSON.parse(event.data);
+      announce(notice.message);
+      if (notice.rings) ring_alarm();
+      if (window.Notification && Notification.permission === "granted") new Notification("DoseTap", { body: notice.message });
+      const banner = document.getElementById("reminder-banner");
+      if (banner) { banner.textContent = notice.message; banner.hidden = false; }
+    });
+    // Another phone, the CLI or a link changed tonight: show it, unless a decision is open on this page.
+    source.addEventListener("status", (event) => {
+      const live = document.querySelector("[data-live]"), change = JSON.parse(event.data);
+      if (live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open]")) location.reload();
+    });
+  }
+  const importer = document.querySelector("form[data-import]");
+  if (importer) importer.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const file = importer.querySelector("input[type=file]").files[0], report = importer.querySelector("[data-import-report]");
+    if (!file) { report.textContent = "Choose a file first."; return; }
+    report.textContent = "Importing…";
+    try {
+      const response = await fetch("/v1/import", { method: "POST", body: file, headers: { "X-CSRF-Token": importer.querySelector("[name=csrf]").value } });
+      const body = await response.json();
+      if (!response.ok) { report.textContent = body.error ? body.error.message : "The import failed; nothing was changed."; return; }
+      const total = (counts) => Object.values(counts).reduce((sum, n) => sum + n, 0);
+      report.textContent = "Imported " + total(body.imported) + " rows, skipped " + total(body.skipped) + " already present, rejected " + body.rejected.length + ".";
+    } catch (e) { report.textContent = "The import failed; nothing was changed."; }
+  });
+  const enable = document.querySelector("[data-enable-alarms]");
+  // Sound needs one tap on the page before the browser allows it; notifications need permission.
+  if (enable && (window.Notification || window.AudioContext)) {
+    enable.hidden = false;
+    enable.addEventListener("click", () => { if (window.Notification) Notification.requestPermission(); ring_alarm(); enable.textContent = "Alarms on"; enable.setAttribute("aria-label", "Alarms on"); enable.disabled = true; announce("Alarms on"); });
+  }
+})();

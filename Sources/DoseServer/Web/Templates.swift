@@ -1,0 +1,83 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Mustache
+import NIOCore
+
+/// Pages rendered from the Mustache templates compiled into the binary (Sources/DoseServer/Resources/Templates).
+///
+/// `{{name}}` escapes `& < > " '`; the templates never use the unescaped forms `{{{…}}}` or `{{&…}}` (a test reads
+/// every template to keep it so), so nothing a person typed can become markup. View models hold plain text.
+enum Templates {
+    static let library: MustacheLibrary = {
+        var library = MustacheLibrary()
+        for (name, bytes) in sources {
+            do {
+                try library.register(String(decoding: bytes, as: UTF8.self), named: name)
+            } catch {
+                // The templates are part of the program; every one is rendered by the tests.
+                preconditionFailure("The template \(name) does not parse: \(error)")
+            }
+        }
+        return library
+    }()
+
+    /// Every template's name and text.
+    static let sources: [(String, [UInt8])] = [
+        ("layout", PackageResources.layout_mustache), ("tonight", PackageResources.tonight_mustache), ("notice", PackageResources.notice_mustache),
+        ("details", PackageResources.details_mustache), ("history", PackageResources.history_mustache),
+        ("delete-night", PackageResources.delete_night_mustache), ("insights", PackageResources.insights_mustache),
+        ("settings", PackageResources.settings_mustache), ("clear-all", PackageResources.clear_all_mustache),
+        ("checkin", PackageResources.checkin_mustache), ("presleep", PackageResources.presleep_mustache),
+        ("medications", PackageResources.medications_mustache), ("fields", PackageResources.fields_mustache),
+        ("action-link", PackageResources.action_link_mustache),
+    ]
+
+    /// The stylesheet and the script, served as they are.
+    static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
+    static let javascript = String(decoding: PackageResources.app_js, as: UTF8.self)
+
+    /// An HTML response from a template and its view model.
+    static func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        let text = library.render(model, withTemplate: template) ?? ""
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// What every page's frame shows: the title, the tabs, and a one-line confirmation after a save.
+struct Frame {
+    struct Tab {
+        let path: String
+        let label: String
+        let current: Bool
+    }
+
+    let title: String
+    let nav: [Tab]
+    var flash: String?
+
+    static let tabs: [(path: String, label: String)] = [
+        ("/", "Tonight"), ("/details", "Details"), ("/history", "History"), ("/insights", "Insights"), ("/settings", "Settings"),
+    ]
+
+    init(_ title: String, current: String, flash: String? = nil) {
+        self.title = title
+        self.nav = Self.tabs.map { Tab(path: $0.path, label: $0.label, current: $0.path == current) }
+        self.flash = flash
+    }
+}
+
+/// A page that only says one thing (not paired, cleared, a refusal outside Tonight).
+struct NoticePage {
+    struct Link {
+        let href: String
+        let label: String
+    }
+
+    let frame: Frame
+    let heading: String
+    let message: String
+    let link: Link?
+}

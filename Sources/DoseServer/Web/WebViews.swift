@@ -1,0 +1,228 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// A page that is one form of `Field`s.
+struct FormPage {
+    let frame: Frame
+    let csrf: String
+    let fields: [Field]
+}
+
+/// The morning check-in: quick questions, then the seed's deep dives behind disclosures.
+struct CheckInView {
+    let frame: Frame
+    let csrf: String
+    let night: String?
+    let quick: [Field]
+    let sections: [CheckInForm.Section]
+}
+
+/// Dose 1 → Dose 2 intervals of recent nights against the target.
+struct InsightsView {
+    struct Bar {
+        let x, y, width, height: String
+        let date: String
+        let minutes: Int
+    }
+
+    struct Chart {
+        let target: Int
+        let onTimePercent: Int
+        let nights: Int
+        let bars: [Bar]
+        let targetY: String
+        let first, last: String
+    }
+
+    let frame = Frame("Insights", current: "/insights")
+    let chart: Chart?
+
+    init(_ summary: IntervalSummary) {
+        guard let percent = summary.onTimePercent, let first = summary.nights.first, let last = summary.nights.last else {
+            chart = nil
+            return
+        }
+        let width = 340.0, height = 180.0, barWidth = width / Double(summary.nights.count)
+        func y(_ minutes: Int) -> Double { max(0, min(height, height - (Double(minutes - 120) / 140.0) * height)) }
+        func text(_ value: Double) -> String { String(format: "%.1f", value) }
+        let bars = summary.nights.enumerated().map { index, night in
+            Bar(x: text(Double(index) * barWidth + 1), y: text(y(night.minutes)), width: text(max(1, barWidth - 2)),
+                height: text(height - y(night.minutes)), date: night.date.description, minutes: night.minutes)
+        }
+        chart = Chart(target: summary.targetMinutes, onTimePercent: percent, nights: summary.nights.count, bars: bars,
+                      targetY: text(y(summary.targetMinutes)), first: first.date.description, last: last.date.description)
+    }
+}
+
+/// Other medications: choose one (oxybate is logged on Tonight), then a dose.
+struct MedicationsView {
+    struct Entry {
+        let id: String
+        let name: String
+    }
+
+    struct Dose {
+        let value: String
+        let label: String
+    }
+
+    struct Chosen {
+        let id, name: String
+        let doses: [Dose]
+        let range, minimum, maximum: String
+        let units: [String]
+    }
+
+    struct Recent {
+        let time, name, amount: String
+        let note: String?
+    }
+
+    let frame: Frame
+    let csrf: String
+    let catalogue: [Entry]
+    let chosen: Chosen?
+    let recent: [Recent]
+    let hasRecent: Bool
+
+    init(frame: Frame, csrf: String, chosen medication: Medication?, recent records: [MedicationRecord], zone: TimeZone) {
+        self.frame = frame
+        self.csrf = csrf
+        catalogue = MedicationCatalogue.all.filter { $0.category != .sodiumOxybate }.map { Entry(id: $0.id, name: $0.name) }
+        chosen = medication.map { medication in
+            let range = MedicationCatalogue.acceptedAmounts(for: medication, unit: .mg)
+            return Chosen(id: medication.id, name: medication.name,
+                          doses: medication.validDosesMg.map { Dose(value: NumberText.plain($0), label: "\(NumberText.plain($0)) mg") },
+                          range: range.map { "\(NumberText.plain($0.lowerBound))–\(NumberText.plain($0.upperBound)) mg" } ?? "",
+                          minimum: NumberText.plain(range?.lowerBound ?? 0), maximum: NumberText.plain(range?.upperBound ?? 0),
+                          units: DoseUnit.allCases.filter { MedicationCatalogue.acceptedAmounts(for: medication, unit: $0) != nil }.map(\.rawValue))
+        }
+        hasRecent = !records.isEmpty
+        recent = records.map {
+            Recent(time: WebPages.clock($0.takenAt, zone), name: $0.medication.name, amount: "\(NumberText.plain($0.doseMg)) mg", note: $0.note)
+        }
+    }
+}
+
+/// Tonight's session card (seed: doses, interval, snoozes, window, outcome, flags) above its events.
+struct DetailsView {
+    struct Fact {
+        let name, value: String
+    }
+
+    struct Card {
+        let date: String
+        let outcome: String
+        let facts: [Fact]
+        let flags: [String]
+        let hasFlags: Bool
+        let events: [EventLine]
+    }
+
+    let frame = Frame("Details", current: "/details")
+    let csrf: String
+    let card: Card?
+    let grid: [TonightView.GridItem]
+
+    init(_ snapshot: StatusSnapshot, csrf: String) {
+        self.csrf = csrf
+        grid = SleepEventCatalogue.standard.definitions.map { TonightView.GridItem(event: $0.type.rawValue, label: $0.label) }
+        guard let session = snapshot.session else {
+            card = nil
+            return
+        }
+        let status = snapshot.status, zone = snapshot.timeZone
+        func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
+        var facts = [Fact(name: "Dose 1", value: clock(status.dose1At))]
+        facts.append(Fact(name: "Dose 2", value: status.dose2At.map(clock) ?? (status.dose2Skipped ? "skipped \(clock(status.skippedAt))" : "not yet")))
+        if let dose1 = status.dose1At, let dose2 = status.dose2At {
+            facts.append(Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(snapshot.settings.targetIntervalMinutes))"))
+        }
+        if status.dose1At != nil { facts.append(Fact(name: "Window", value: "\(clock(status.windowOpensAt))–\(clock(status.windowClosesAt))")) }
+        facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(snapshot.settings.maxSnoozes)"))
+        if let wake = status.wakeAt { facts.append(Fact(name: "Woke", value: clock(wake))) }
+        var flags: [String] = []
+        let dose2 = session.events.first { $0.kind == .dose2 }
+        if dose2?.metadata.isEarly == true { flags.append("Dose 2 early") }
+        if dose2?.metadata.isLate == true { flags.append("Dose 2 late") }
+        if status.extraDoseCount > 0 { flags.append("\(status.extraDoseCount) extra dose\(status.extraDoseCount == 1 ? "" : "s")") }
+        if status.sleptThrough { flags.append("Slept through") }
+        if session.events.contains(where: { $0.metadata.confirmations.contains(.newNight) }) { flags.append("Started under 8 h after a dose") }
+        card = Card(date: session.date.description, outcome: status.outcomeSentence(in: zone) ?? status.phase.label, facts: facts, flags: flags,
+                    hasFlags: !flags.isEmpty, events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map { EventLine($0, zone: zone) })
+    }
+}
+
+/// One event as a line: its local time, its name, its note.
+struct EventLine {
+    let time, label: String
+    let note: String?
+
+    init(_ event: NightEvent, zone: TimeZone) {
+        time = WebPages.clock(event.occurredAt, zone)
+        label = event.kind.label
+        note = event.note
+    }
+}
+
+/// The settings page: chips and switches for the rules' settings, a time-zone list, the quick-log grid, devices.
+struct SettingsView {
+    struct Option {
+        let value, label: String
+        let selected: Bool
+    }
+
+    struct Check {
+        let value, label: String
+        let checked: Bool
+    }
+
+    struct Device {
+        let id, name, paired: String
+        let this: Bool
+    }
+
+    /// Settings drawn as switches: a switch that is off sends nothing, so the form says which ones it showed.
+    static let switches = ["allow_snoozing", "reminders_enabled"]
+
+    let frame: Frame
+    let csrf: String
+    let fields: [Field]
+    let zones: [Option]
+    let quickLog: [Check]
+    let quickLimit: Int
+    let devices: [Device]
+    let pairing: String?
+
+    init(frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?) {
+        self.frame = frame
+        self.csrf = csrf
+        fields = [
+            .choice("target_interval", "Dose 2 target (minutes after Dose 1)", DoseSettings.targetIntervalOptions.map(String.init),
+                    chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
+            .toggle("allow_snoozing", "Allow snoozing the Dose 2 alarm", on: settings.allowSnoozing),
+            .choice("max_snoozes", "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
+            .choice("undo_window_seconds", "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
+                    chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
+            .toggle("reminders_enabled", "Alarms and reminders", on: settings.remindersEnabled),
+        ]
+        zones = TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" }.sorted().map {
+            Option(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
+        }
+        quickLog = SleepEventCatalogue.standard.definitions.map {
+            Check(value: $0.type.rawValue, label: $0.label, checked: settings.quickLog.contains($0.type.rawValue))
+        }
+        quickLimit = DoseSettings.quickLogRange.upperBound
+        devices = records.filter { $0.revokedAt == nil }.map {
+            Device(id: $0.id, name: $0.name, paired: Self.day($0.createdAt, zone), this: $0.id == thisDevice)
+        }
+        self.pairing = pairing
+    }
+
+    static func day(_ date: Date, _ zone: TimeZone) -> String {
+        let parts = LocalClock.calendar(zone).dateComponents([.year, .month, .day], from: date)
+        return String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}

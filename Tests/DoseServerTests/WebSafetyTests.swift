@@ -1,0 +1,235 @@
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Int = 0) -> Date {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "America/New_York")!
+    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min, second: s))!
+}
+
+/// D14, D15 and the night's words on the web, through the real router; and no person's text ever becomes markup.
+@Suite("Web UI safety: one tap is one action, no re-dosing, refusals inline, text always escaped")
+struct WebSafetyTests {
+    /// A paired browser's cookie, a form header set and its CSRF token.
+    static func browser(_ client: any TestClientProtocol, _ pairing: PairingCodes, now: Date) async throws -> (HTTPFields, HTTPFields, String) {
+        let cookie = try await WebTests.pair(client, pairing, now: now)
+        let token = WebTests.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body))
+        var headers = cookie
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        return (cookie, headers, token)
+    }
+
+    static func revision(in html: String) -> String {
+        guard let range = html.range(of: "name=\"revision\" value=\"") else { return "" }
+        return String(html[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    @Test("a double tap after Dose 2 leaves the night open: the spot is no longer a button, and a stale or 2-second tap does nothing")
+    func doubleTap() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        fixture.set(local(2026, 11, 22, 1, 20))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+            let before = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            let revision = Self.revision(in: before)
+            let tap = ["action": "dose2", "spot": "primary", "revision": revision, "csrf": token]
+            var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
+            #expect(response.status == .seeOther)
+            // The second tap of a double tap, sent by the page that was on screen: refused as stale, nothing recorded.
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
+            #expect(response.status == .conflict && String(buffer: response.body).contains("nothing was done"))
+            // The new page: Dose 2 in words, no primary button, Wake Up only as a small secondary that asks first.
+            fixture.set(local(2026, 11, 22, 1, 20, 1))
+            let after = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            #expect(after.contains("Dose 2 taken at 01:20 — 170 min after Dose 1"))
+            #expect(!after.contains("data-spot=\"primary\""))
+            #expect(after.contains("data-settle-until="))
+            #expect(after.contains("data-confirm=\"early_wake\""))
+            // A wake tap in the same second, even from the new page, asks rather than ends the night.
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "wake", "csrf": token]))
+            let asked = String(buffer: response.body)
+            #expect(asked.contains("Are you up for the day?") && asked.contains(">Keep sleeping</a>") && asked.contains("Yes, I&#39;m up"))
+            let status = try fixture.ledger.status(clock: fixture.environment.clock())
+            #expect(status.session?.isOpen == true && status.status.wakeAt == nil && status.status.dose2At != nil)
+            #expect(status.session?.events.filter { $0.kind == .dose2 || $0.kind == .extraDose }.count == 1)
+            // "Yes, I'm up" logs it.
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers,
+                                                body: WebTests.form(["action": "wake", "confirm": "early_wake", "csrf": token]))
+            #expect(response.status == .seeOther)
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.phase == .finalizing)
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("a primary tap within 2 s of the last action does nothing, even on a fresh page")
+    func settle() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+            _ = try fixture.ledger.perform(NightAction(.log(event: "in_bed")), clock: fixture.environment.clock())
+            fixture.set(local(2026, 11, 21, 22, 30, 1))
+            let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            let tap = ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]
+            var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
+            #expect(response.status == .conflict && String(buffer: response.body).contains("right after the last one"))
+            fixture.set(local(2026, 11, 21, 22, 30, 3))
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
+            #expect(response.status == .seeOther)
+        }
+    }
+
+    @Test("after an early wake-up and check-in, Dose 1 is refused on Tonight with the D14 message; Cancel is the filled choice")
+    func noRedosing() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
+        _ = try fixture.ledger.perform(NightAction(.dose1), clock: clock())
+        fixture.set(local(2026, 11, 22, 1, 20))
+        _ = try fixture.ledger.perform(NightAction(.dose2), clock: clock())
+        fixture.set(local(2026, 11, 22, 1, 30))
+        _ = try fixture.ledger.perform(NightAction(.wake), clock: clock())
+        fixture.set(local(2026, 11, 22, 1, 40))
+        _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: clock())
+        fixture.set(local(2026, 11, 22, 1, 50))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+            let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(
+                ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]))
+            #expect(response.status == .conflict)
+            let html = String(buffer: response.body)
+            #expect(html.contains("Dose 2 was taken at 01:20, 30 min before this Dose 1") && html.contains("possible from 09:20"))
+            #expect(html.contains("<a class=\"button primary\" href=\"/\">Cancel</a>"))
+            #expect(html.contains("name=\"confirm\" value=\"new_night\"><button type=\"submit\" class=\"button\">Start a new night anyway"))
+            #expect(html.contains("<nav class=\"tabs\""), "the refusal is on Tonight, not a page of its own")
+            #expect(try fixture.ledger.status(clock: clock()).session == nil)
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("once the window has closed, Skip is the filled button and a late Dose 2 is outlined and asks, offering Skip")
+    func safeChoiceAfterClose() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        fixture.set(local(2026, 11, 22, 2, 35))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+            let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            #expect(html.contains("<input type=\"hidden\" name=\"action\" value=\"skip\"><input type=\"hidden\" name=\"spot\" value=\"primary\">"))
+            #expect(html.contains("data-offer-skip") && html.contains("<button type=\"submit\" class=\"button\">Take Dose 2 late…</button>"))
+            let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "dose2", "csrf": token]))
+            let asked = String(buffer: response.body)
+            #expect(response.status == .unprocessableContent)
+            #expect(asked.contains("value=\"skip\"><button type=\"submit\" class=\"button primary\">Skip Dose 2</button>"))
+        }
+    }
+
+    @Test("a refused bathroom tap shows inline on Tonight with the wait, not a separate page")
+    func inlineRefusal() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 23, 0))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (_, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+            let tap = WebTests.form(["action": "log", "event": "bathroom", "csrf": token])
+            #expect(try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: tap).status == .seeOther)
+            fixture.set(local(2026, 11, 21, 23, 0, 20))
+            let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: tap)
+            #expect(response.status == .tooManyRequests)
+            let html = String(buffer: response.body)
+            #expect(html.contains("class=\"notice refusal\" role=\"alert\" data-banner>Bathroom was just logged. Wait"))
+            #expect(html.contains("aria-label=\"Log Bathroom\"") && !html.contains("<h1>Not done</h1>"))
+        }
+    }
+
+    @Test("two browsers paired in the same minute get different names from their user agents; a failed pairing keeps the link")
+    func pairing() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 0))
+        let pairing = PairingCodes()
+        let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0 Mobile Safari/537.36"
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            for _ in 0..<2 {
+                let code = await pairing.issue(now: fixture.time.now)
+                let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: android])
+                #expect(response.status == .seeOther)
+            }
+            let names = try fixture.ledger.activeDevices().map(\.name).sorted()
+            #expect(names == ["Chrome on Android", "Chrome on Android 2", "test"])
+            // Full names: the third pairing fails (no free name), and the same link then works once there is room.
+            for index in 3...999 { _ = try fixture.ledger.addDevice(name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock()) }
+            let code = await pairing.issue(now: fixture.time.now)
+            let long = String(repeating: "x", count: 70)
+            _ = try fixture.ledger.addDevice(name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+            let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: "Chrome/1 Android"])
+            #expect(response.status == .seeOther, "a name is always found")
+        }
+    }
+
+    @Test("serve --tz is the zone of every page")
+    func zoneEverywhere() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30), timeZoneOverride: TimeZone(identifier: "Asia/Tokyo"))
+        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [], clock: fixture.environment.clock())
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, _, _) = try await Self.browser(client, pairing, now: fixture.time.now)
+            // 22:30 in New York is 12:30 in Tokyo.
+            for path in ["/", "/details", "/history", "/medications"] {
+                let html = String(buffer: try await client.execute(uri: path, method: .get, headers: cookie).body)
+                #expect(html.contains("12:30") && !html.contains("22:30"), "\(path)")
+            }
+        }
+    }
+
+    static let hostile = ["<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "' onmouseover='alert(1)", "</textarea><b>x</b>", "{{csrf}}"]
+
+    @Test("every page renders hostile event notes, device names and medication notes as text", arguments: hostile)
+    func hostileStrings(text: String) async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
+        _ = try fixture.ledger.perform(NightAction(.dose1, note: text), clock: clock())
+        _ = try fixture.ledger.perform(NightAction(.log(event: "bathroom"), note: text), clock: clock())
+        _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [], clock: clock())
+        _ = try fixture.ledger.addDevice(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: clock())
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, _, _) = try await Self.browser(client, pairing, now: fixture.time.now)
+            for path in ["/", "/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications", "/medications?medication=modafinil"] {
+                let html = String(buffer: try await client.execute(uri: path, method: .get, headers: cookie).body)
+                // The text itself never appears with its < " ' intact: only escaped, where it is shown at all.
+                #expect(!html.contains(text) || !text.contains(where: { "<\"'".contains($0) }), "\(path) shows the text unescaped")
+                #expect(!html.contains("<script>") && !html.contains("<img") && !html.contains("<b>x"), "\(path)")
+                if text == "{{csrf}}", path == "/details" { #expect(html.contains("— {{csrf}}"), "a value is never rendered as a template") }
+            }
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("no template uses Mustache's unescaped forms, and CSS and JavaScript live in files, not Swift strings")
+    func templatesEscape() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/DoseServer").standardized
+        let templates = sources.appendingPathComponent("Resources/Templates")
+        let names = try FileManager.default.contentsOfDirectory(atPath: templates.path).filter { $0.hasSuffix(".mustache") }
+        #expect(names.count >= 14)
+        for name in names {
+            let text = try String(contentsOf: templates.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains("{{{") && !text.contains("{{&"), "\(name) renders unescaped text")
+        }
+        let web = sources.appendingPathComponent("Web")
+        for name in try FileManager.default.contentsOfDirectory(atPath: web.path) where name.hasSuffix(".swift") {
+            let text = try String(contentsOf: web.appendingPathComponent(name), encoding: .utf8)
+            #expect(!text.contains("<div") && !text.contains("<form") && !text.contains("addEventListener") && !text.contains("body +="), "\(name) builds markup in Swift")
+        }
+    }
+}
