@@ -2,12 +2,17 @@
 """Real-browser test of the web UI with Debian's chromium and chromium-driver through selenium.
 
 Pairs a browser, takes Dose 1, sees the live countdown, undoes within the window, takes it again, confirms an early
-Dose 2 through the dialog, logs a bathroom trip; then screenshots Tonight in each phase at 390×844 and checks that
-none of them scrolls. Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
+Dose 2 through the dialog, logs a bathroom trip and is refused a second one inline; double-taps Take Dose 2 (the night
+stays open), confirms an early wake-up, checks in, and is refused a new Dose 1 (D14); pairs a second browser in the
+same minute; screenshots every page at 390×844 (Tonight without scrolling, no page wider than the screen), runs axe-core
+on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
+Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
 import argparse, datetime, json, os, subprocess, sys, tempfile
 
+from axe_selenium_python import Axe
 from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.chrome.service import Service
 from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.common.by import By
@@ -59,7 +64,55 @@ def fits(driver):
 
 
 def primary(driver):
-    return driver.find_element(By.CSS_SELECTOR, "button.primary, a.primary")
+    return driver.find_element(By.CSS_SELECTOR, "[data-spot] button.primary, [data-spot] a.primary, .question .primary")
+
+
+def settled(driver):
+    """Waits out D15's 2 s in which the big button's spot ignores taps after an action."""
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script(
+        "const s = document.querySelector('[data-settle]'); return !s || getComputedStyle(s).visibility === 'hidden'"))
+
+
+def narrow(driver):
+    return driver.execute_script("return document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+# Contrast of every visible text and of actions and the timer, computed from the rendered colours (WCAG 2 formula).
+CONTRAST = """
+const lum = (c) => { const m = c.match(/[\\d.]+/g).map(Number); const ch = m.slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2]; };
+const alpha = (c) => { const m = c.match(/[\\d.]+/g); return m.length > 3 ? Number(m[3]) : 1; };
+const background = (node) => { for (let n = node; n; n = n.parentElement) { const bg = getComputedStyle(n).backgroundColor; if (alpha(bg) > 0.5) return bg; } return "rgb(0, 0, 0)"; };
+const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const out = [];
+for (const node of document.querySelectorAll("body *")) {
+  const rect = node.getBoundingClientRect(); const style = getComputedStyle(node);
+  if (!rect.width || !rect.height || style.visibility === "hidden" || style.display === "none" || node.closest("dialog:not([open]), [hidden], .sr-only")) continue;
+  const own = [...node.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim());
+  if (!own) continue;
+  const isSvgText = node instanceof SVGElement;
+  const fg = isSvgText ? style.fill : style.color;
+  if (!fg.startsWith("rgb")) continue;
+  const action = !!node.closest("button, a.button, .chip, [data-ring]");
+  out.push({ text: node.textContent.trim().slice(0, 40), ratio: ratio(fg, background(node)), action: action });
+}
+return out;
+"""
+
+
+def audit(driver, name, out):
+    """Screenshot, width, axe-core and contrast checks of the page on screen."""
+    driver.save_screenshot(os.path.join(out, f"{name}.png"))
+    check(narrow(driver), f"{name}: nothing wider than the 390 px screen")
+    axe = Axe(driver)
+    axe.inject()
+    results = axe.run()
+    bad = [v["id"] for v in results["violations"] if v.get("impact") in ("serious", "critical")]
+    check(not bad, f"{name}: axe-core finds no serious or critical violation {bad}")
+    texts = driver.execute_script(CONTRAST)
+    low = [t for t in texts if t["ratio"] < (7 if t["action"] else 4.5)]
+    worst = min((t["ratio"] for t in texts), default=21)
+    check(not low, f"{name}: contrast ≥ 4.5:1 on text, ≥ 7:1 on actions and timer (lowest {worst:.1f}:1) {low[:3]}")
 
 
 def main():
@@ -90,37 +143,60 @@ def main():
             second = driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text
             check(first != second, f"the countdown is live ({first} → {second})")
             check(driver.find_element(By.ID, "announcer").get_attribute("aria-live") == "assertive", "changes are announced to screen readers")
+            settled(driver)
             driver.find_element(By.CSS_SELECTOR, ".snackbar button").click()
             wait.until(lambda d: "Take Dose 1" in primary(d).text)
             check(True, "undo within the window brings back Take Dose 1")
+            settled(driver)
             primary(driver).click()
             wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-ring]")))
             check(fits(driver), "Tonight (before the window) fits without scrolling")
-            driver.save_screenshot(os.path.join(args.out, "tonight-before_window.png"))
+            audit(driver, "tonight-before_window", args.out)
+            settled(driver)
             primary(driver).click()
             dialog = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog")))
             check("Taking it early is unsafe" in dialog.text, "the dialog names the risk: " + dialog.find_element(By.CSS_SELECTOR, "[data-risk-text]").text)
+            check("primary" in dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").get_attribute("class")
+                  and "primary" not in dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").get_attribute("class"),
+                  "in the dialog Cancel is the filled button and Take it anyway the outlined one")
             dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").click()
             wait.until(lambda d: "Dose 2 was taken early tonight" in d.page_source)
             check(True, "early Dose 2 recorded after confirming, with its warning")
+            settled(driver)
             driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Bathroom']").click()
-            wait.until(lambda d: "Bathroom recorded" in d.page_source)
+            try:
+                wait.until(lambda d: "Bathroom recorded" in d.page_source)
+            except Exception:
+                print(driver.current_url, driver.find_element(By.TAG_NAME, "main").text[:600]); driver.save_screenshot(os.path.join(args.out, "debug-bathroom.png")); raise
             check(True, "bathroom trip logged from the grid")
+            settled(driver)
+            driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Bathroom']").click()
+            banner = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-banner]")))
+            check("Bathroom was just logged. Wait" in banner.text and driver.find_elements(By.CSS_SELECTOR, "[data-ring], [data-outcome]"),
+                  f"a second bathroom tap is refused inline on Tonight ({banner.text!r})")
+            wait.until(lambda d: "Bathroom was just logged" in d.find_element(By.ID, "announcer").get_attribute("textContent"))
+            check(True, "and the refusal is announced")
+            audit(driver, "tonight-refused", args.out)
+            driver.get(info["listening"] + "/")
             check(fits(driver), "Tonight (night complete) fits without scrolling")
-            driver.save_screenshot(os.path.join(args.out, "tonight-completed.png"))
+            audit(driver, "tonight-completed", args.out)
+            for page in ["details", "history", "insights", "settings", "checkin", "presleep", "medications"]:
+                driver.get(info["listening"] + "/" + page)
+                audit(driver, f"page-{page}", args.out)
 
-            # Medications: the usual dose is filled in where it can be seen and changed, never assumed.
+            # Medications: a dose is chosen, never assumed; XYWAV and Xyrem are not "other medications".
             driver.get(info["listening"] + "/medications")
+            options = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#medication option")]
+            check("xywav" not in options and "xyrem" not in options and "modafinil" in options, "oxybate is kept out of the medication list")
             Select(driver.find_element(By.ID, "medication")).select_by_value("modafinil")
             driver.find_element(By.CSS_SELECTOR, "form[action='/medications'] button[type=submit]").click()
-            amount = wait.until(EC.visibility_of_element_located((By.ID, "amount")))
-            check(amount.get_attribute("value") == "200", f"the usual Modafinil dose is filled in and visible ({amount.get_attribute('value')!r})")
-            driver.save_screenshot(os.path.join(args.out, "medications-modafinil.png"))
-            amount.clear()
-            amount.send_keys("100")
+            wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "form[action='/ui/medications']")))
+            check(not driver.find_elements(By.CSS_SELECTOR, "input[name=amount]:checked"), "no dose is chosen for the person")
+            audit(driver, "medications-modafinil", args.out)
+            driver.find_element(By.XPATH, "//label[@class='chip'][span='100 mg']").click()
             driver.find_element(By.CSS_SELECTOR, "form[action='/ui/medications'] button[type=submit]").click()
-            wait.until(lambda d: "100 mg" in d.page_source)
-            check(True, "Modafinil 100 mg logged as typed")
+            wait.until(lambda d: "Modafinil 100 mg logged" in d.page_source)
+            check(True, "Modafinil 100 mg logged as chosen, with a confirmation")
         finally:
             process.terminate()
             process.wait(10)
@@ -139,10 +215,81 @@ def main():
                 heading = driver.find_element(By.TAG_NAME, "h1").text
                 check(heading == labels[phase], f"Tonight shows the {phase} phase ({heading!r})")
                 check(fits(driver), f"Tonight ({phase}) fits without scrolling")
-                driver.save_screenshot(os.path.join(args.out, f"tonight-{phase}.png"))
+                if phase == "near_close":
+                    ring = driver.find_element(By.CSS_SELECTOR, "[data-ring]")
+                    check("near" in ring.get_attribute("class") and "Under 15 minutes left" in driver.find_element(By.CSS_SELECTOR, "[data-urgency]").text,
+                          "near the close the ring changes and says so in words")
+                if phase == "closed":
+                    check(primary(driver).text == "Skip Dose 2", f"after the window, Skip is the filled button ({primary(driver).text!r})")
+                audit(driver, f"tonight-{phase}", args.out)
             finally:
                 process.terminate()
                 process.wait(10)
+
+        # 2b. Half-asleep at 01:20: a double tap on Take Dose 2, an early wake-up, a check-in, then a new Dose 1 (D14, D15).
+        database = os.path.join(work, "double.sqlite")
+        dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+        subprocess.run([args.binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
+        process, info = serve(args.binary, database, (dose1 + datetime.timedelta(minutes=170)).isoformat())
+        try:
+            driver.delete_all_cookies()
+            driver.get(info["pairing_url"])
+            ActionChains(driver).double_click(primary(driver)).perform()
+            try:
+                wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-outcome]"))
+            except Exception:
+                driver.save_screenshot(os.path.join(args.out, "debug-double.png")); print(driver.page_source[:3000]); raise
+            wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "[data-outcome]"))
+            outcome = driver.find_element(By.CSS_SELECTOR, "[data-outcome]").text
+            check("Dose 2 taken at 01:20 — 170 min after Dose 1" in outcome, f"after Dose 2 Tonight says it in words ({outcome!r})")
+            check(not driver.find_elements(By.CSS_SELECTOR, "[data-spot]"), "the spot of the big button holds no action after Dose 2")
+            status = json.loads(subprocess.run([args.binary, "status", "--json", "--db", database, "--now", (dose1 + datetime.timedelta(minutes=171)).isoformat()],
+                                               check=True, capture_output=True, text=True).stdout)
+            check(status["wake_at"] is None and status["phase"] == "completed" and status["extra_dose_count"] == 0,
+                  f"the double tap left the night open with one Dose 2 (phase {status['phase']}, wake {status['wake_at']})")
+            check(fits(driver), "Tonight (Dose 2 taken) fits without scrolling")
+            audit(driver, "tonight-dose2_taken", args.out)
+            settled(driver)
+            driver.find_element(By.CSS_SELECTOR, "form[data-confirm='early_wake'] button").click()
+            dialog = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog")))
+            check("Are you up for the day?" in dialog.text and dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").text == "Keep sleeping",
+                  "Wake Up 10 minutes after Dose 2 asks first, Keep sleeping filled")
+            dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").click()
+            wait.until(lambda d: "Morning check-in" in primary(d).text)
+            settled(driver)
+            primary(driver).click()
+            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "form[action='/ui/checkin']")))
+            check(len(driver.find_elements(By.CSS_SELECTOR, "details.more")) >= 5, "the check-in keeps its deep dives behind disclosures")
+            audit(driver, "page-checkin-open", args.out)
+            driver.find_element(By.CSS_SELECTOR, "form[action='/ui/checkin'] button.primary").click()
+            try:
+                wait.until(lambda d: "wellness score" in d.page_source)
+            except Exception:
+                print(driver.find_element(By.TAG_NAME, "main").text[:800]); raise
+            check(True, "the quick check-in saves in one tap and shows the wellness score")
+            audit(driver, "checkin-saved", args.out)
+            driver.get(info["listening"] + "/")
+            check("Take Dose 1" in primary(driver).text, "the closed night offers Take Dose 1")
+            primary(driver).click()
+            question = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, ".question")))
+            check("less than 8 hours" in question.text and "Dose 2 was taken at 01:20" in question.text,
+                  f"a new Dose 1 is refused inline with the D14 message ({question.text[:80]!r}…)")
+            check(question.find_element(By.CSS_SELECTOR, ".primary").text == "Cancel", "and Cancel is the filled choice")
+            audit(driver, "tonight-recent_dose", args.out)
+            # A second browser paired in the same minute, from Settings.
+            driver.get(info["listening"] + "/settings")
+            driver.find_element(By.XPATH, "//button[text()='Pair another device']").click()
+            link = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".link a"))).get_attribute("href")
+            audit(driver, "page-settings-pairing", args.out)
+            driver.delete_all_cookies()
+            driver.get(link)
+            check(driver.find_elements(By.CSS_SELECTOR, "[data-live]"), "a second browser pairs in the same minute")
+            devices = json.loads(subprocess.run([args.binary, "device", "list", "--json", "--db", database], check=True, capture_output=True, text=True).stdout)
+            names = [d["name"] for d in (devices if isinstance(devices, list) else devices.get("devices", []))]
+            check(len(names) == len(set(names)) >= 2, f"each paired browser has its own name {names}")
+        finally:
+            process.terminate()
+            process.wait(10)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.

@@ -48,6 +48,11 @@ extension NightLedger {
         }
     }
 
+    /// Whether an earlier check-in has a sleep environment that "same as usual" can copy.
+    public func hasUsualSleepEnvironment() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE sleep_environment_json IS NOT NULL)") ?? false }
+    }
+
     /// Fills a "same as usual" environment from the latest earlier check-in that has one.
     static func resolvingSameAsUsual(_ answers: MorningCheckIn, before instant: String, _ db: Database) throws -> MorningCheckIn {
         guard var environment = answers.environment, environment.sameAsUsual else { return answers }

@@ -205,6 +205,9 @@ struct WebSafetyTests {
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let (cookie, _, _) = try await Self.browser(client, pairing, now: fixture.time.now)
+            let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
+            #expect(checkIn.contains("name=\"sleep_quality\"") && checkIn.contains(">Can&#39;t function<") && checkIn.contains("had_sleep_paralysis"),
+                    "the quick questions and the deep dives are on the page, in words")
             for path in ["/", "/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications", "/medications?medication=modafinil"] {
                 let html = String(buffer: try await client.execute(uri: path, method: .get, headers: cookie).body)
                 // The text itself never appears with its < " ' intact: only escaped, where it is shown at all.

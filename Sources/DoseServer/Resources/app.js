@@ -50,19 +50,6 @@
       skip.onclick = () => { dialog.close(); const action = form.querySelector("[name=action]"); action.value = "skip"; form.dataset.confirmed = "1"; form.submit(); };
     });
   });
-  // D15: for 2 s after an action the big button's spot does nothing, so a double tap cannot become a second action.
-  const live = document.querySelector("[data-live]");
-  if (live && live.dataset.settleUntil) {
-    const wait = Date.parse(live.dataset.settleUntil) - (Date.now() - skew);
-    const buttons = live.querySelectorAll("[data-spot] button, [data-spot] a");
-    if (wait > 0) {
-      buttons.forEach((b) => { b.setAttribute("aria-disabled", "true"); b.classList.add("settling"); });
-      const block = (event) => { if (live.classList.contains("settling")) { event.preventDefault(); event.stopPropagation(); } };
-      live.classList.add("settling");
-      live.querySelectorAll("[data-spot]").forEach((spot) => spot.addEventListener("click", block, true));
-      setTimeout(() => { live.classList.remove("settling"); buttons.forEach((b) => { b.removeAttribute("aria-disabled"); b.classList.remove("settling"); }); }, wait);
-    }
-  }
   const banner = document.querySelector("[data-banner]");
   if (banner) announce(banner.textContent);
   let audio;

@@ -92,7 +92,8 @@ enum CheckInForm {
         ]
     }
 
-    static func sections(_ usual: MorningCheckIn = MorningCheckIn()) -> [Section] {
+    /// `hasUsual`: an earlier check-in recorded a room to copy, so "same as usual" can be the default.
+    static func sections(_ usual: MorningCheckIn = MorningCheckIn(), hasUsual: Bool) -> [Section] {
         [
             Section(title: "Waking up", fields: [
                 .choice("sleep_inertia_duration", "How long until you felt awake?", SleepInertia.self, chosen: [usual.sleepInertia.rawValue]),
@@ -125,7 +126,7 @@ enum CheckInForm {
             ]),
             Section(title: "Sleep therapy and room", fields: [
                 .choice("sleep_therapy", "Therapy used", SleepTherapy.self, chosen: Set(usual.sleepTherapy.map(\.rawValue)), multiple: true),
-                .toggle("same_as_usual", "Room and sleep aids same as usual", on: true),
+                .toggle("same_as_usual", "Room and sleep aids same as usual", on: hasUsual),
                 .choice("sleep_aids_used", "Sleep aids", SleepAid.self, chosen: [], multiple: true),
                 .choice("room_darkness", "Room", RoomDarkness.self, chosen: []),
                 .choice("noise_level", "Noise", NoiseLevel.self, chosen: []),
@@ -161,12 +162,15 @@ enum CheckInForm {
             object["respiratory_symptoms"] = respiratory
         }
         object["sleep_therapy"] = list("sleep_therapy")
-        var environment: [String: Any] = ["same_as_usual": fields["same_as_usual"] == "true"]
-        if fields["same_as_usual"] != "true" {
-            environment["sleep_aids_used"] = list("sleep_aids_used")
+        if fields["same_as_usual"] == "true" {
+            object["sleep_environment"] = ["same_as_usual": true]
+        } else {
+            var environment: [String: Any] = [:]
+            if !list("sleep_aids_used").isEmpty { environment["sleep_aids_used"] = list("sleep_aids_used") }
             for key in ["room_darkness", "noise_level", "screen_in_bed_minutes_bucket"] { if let value = fields[key], !value.isEmpty { environment[key] = value } }
+            // Nothing answered about the room: no environment is recorded, rather than an empty one.
+            if !environment.isEmpty { object["sleep_environment"] = environment }
         }
-        object["sleep_environment"] = environment
         if let notes = fields["notes"], !notes.isEmpty { object["notes"] = notes }
         return object
     }

@@ -173,7 +173,9 @@ struct TonightView {
         }
         alarms = Self.alarmLine(status, settings: snapshot.settings, zone: zone)
         if let undo, undo.until > now { self.undo = Undo(label: undo.label, until: ISO8601.string(undo.until)) }
-        warnings = status.warnings + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
+        // Near the close the ring's own words say it; the same sentence twice would push the actions off the screen.
+        let ringSays = ring?.urgency != nil
+        warnings = status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) } + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
         dense = quick.count > 8
@@ -188,9 +190,10 @@ struct TonightView {
         var parts: [String] = []
         if let until = status.snoozeUntil { parts.append("Snoozed: alarm at \(WebPages.clock(until, zone))") }
         if let next = status.nextReminder, status.snoozeUntil == nil || next.fireAt != status.snoozeUntil {
-            parts.append("Next alarm \(WebPages.clock(next.fireAt, zone)): \(next.kind.message)")
+            let message = next.kind.message.hasSuffix(".") ? String(next.kind.message.dropLast()) : next.kind.message
+            parts.append("Next alarm \(WebPages.clock(next.fireAt, zone)): \(message)")
         }
-        if status.dose1At != nil, status.dose2At == nil, !status.dose2Skipped, status.phase < .finalizing {
+        if status.canSnooze || status.snoozeUntil != nil {
             parts.append("\(status.snoozesRemaining) \(status.snoozesRemaining == 1 ? "snooze" : "snoozes") left")
         }
         if parts.isEmpty { parts.append(status.dose1At == nil ? "Alarms on; they are planned when you take Dose 1" : "Alarms on; none left tonight") }

@@ -167,8 +167,8 @@ struct WebRoutes {
     func checkIn(_ context: DoseRequestContext) throws -> Response {
         let snapshot = try environment.ledger.status(clock: environment.clock())
         return Templates.page("checkin", CheckInView(frame: Frame("Check-in", current: ""), csrf: csrf(context),
-                                                     night: snapshot.session?.date.description, quick: CheckInForm.quick(),
-                                                     sections: CheckInForm.sections()))
+                                                     night: snapshot.session?.date.description, quick: CheckInForm.Section(title: "", fields: CheckInForm.quick()),
+                                                     sections: CheckInForm.sections(hasUsual: try environment.ledger.hasUsualSleepEnvironment())))
     }
 
     func saveCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {

@@ -15,7 +15,8 @@ struct CheckInView {
     let frame: Frame
     let csrf: String
     let night: String?
-    let quick: [Field]
+    /// The quick questions (a section without a title, so the `fields` partial finds them).
+    let quick: CheckInForm.Section
     let sections: [CheckInForm.Section]
 }
 
