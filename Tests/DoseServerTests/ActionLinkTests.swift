@@ -9,12 +9,6 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "America/New_York")!
-    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!
-}
-
 @Suite("Reminder action links: signed, one-time, through the same rules, never confirming")
 struct ActionLinkTests {
     /// Tonight with Dose 1 at 22:30 (window 01:00–02:30).

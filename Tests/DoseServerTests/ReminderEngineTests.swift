@@ -21,12 +21,6 @@ final class Recorder: ReminderDelivery {
     var all: [ReminderNotice] { notices.withLock { $0 } }
 }
 
-private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Int = 0) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "America/New_York")!
-    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min, second: s))!
-}
-
 @Suite("Reminder engine with an injected clock")
 struct ReminderEngineTests {
     /// Steps the clock a minute at a time from `from` to `to`, ticking each time.

@@ -67,12 +67,6 @@ final class ServerFixture: Sendable {
     static func code(_ response: TestResponse) -> String? { (json(response)["error"] as? [String: Any])?["code"] as? String }
 }
 
-private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "America/New_York")!
-    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!
-}
-
 private func buffer(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
 @Suite("HTTP API against the real router")

@@ -9,12 +9,6 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 
-private func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Int = 0) -> Date {
-    var calendar = Calendar(identifier: .gregorian)
-    calendar.timeZone = TimeZone(identifier: "America/New_York")!
-    return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min, second: s))!
-}
-
 /// D14, D15 and the night's words on the web, through the real router; and no person's text ever becomes markup.
 @Suite("Web UI safety: one tap is one action, no re-dosing, refusals inline, text always escaped")
 struct WebSafetyTests {
@@ -27,6 +21,20 @@ struct WebSafetyTests {
         return (cookie, headers, token)
     }
 
+    /// A fixture with Dose 1 at 22:30 and the clock at `now`, its router served to `body` with a paired browser.
+    static func afterDose1(at now: Date, _ body: @escaping @Sendable (ServerFixture, any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
+        async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        fixture.set(now)
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, headers, token) = try await browser(client, pairing, now: fixture.time.now)
+            try await body(fixture, client, cookie, headers, token)
+        }
+        fixture.expectNoInternalErrors()
+    }
+
     static func revision(in html: String) -> String {
         guard let range = html.range(of: "name=\"revision\" value=\"") else { return "" }
         return String(html[range.upperBound...].prefix { $0 != "\"" })
@@ -34,12 +42,7 @@ struct WebSafetyTests {
 
     @Test("a double tap after Dose 2 leaves the night open: the spot is no longer a button, and a stale or 2-second tap does nothing")
     func doubleTap() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
-        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
-        fixture.set(local(2026, 11, 22, 1, 20))
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.afterDose1(at: local(2026, 11, 22, 1, 20)) { fixture, client, cookie, headers, token in
             let before = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             let revision = Self.revision(in: before)
             let tap = ["action": "dose2", "spot": "primary", "revision": revision, "csrf": token]
@@ -68,7 +71,6 @@ struct WebSafetyTests {
             #expect(response.status == .seeOther)
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.phase == .finalizing)
         }
-        fixture.expectNoInternalErrors()
     }
 
     @Test("a primary tap within 2 s of the last action does nothing, even on a fresh page")
@@ -120,12 +122,7 @@ struct WebSafetyTests {
 
     @Test("once the window has closed, Skip is the filled button and a late Dose 2 is outlined and asks, offering Skip")
     func safeChoiceAfterClose() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
-        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
-        fixture.set(local(2026, 11, 22, 2, 35))
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.afterDose1(at: local(2026, 11, 22, 2, 35)) { _, client, cookie, headers, token in
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("<input type=\"hidden\" name=\"action\" value=\"skip\"><input type=\"hidden\" name=\"spot\" value=\"primary\">"))
             #expect(html.contains("data-offer-skip") && html.contains("<button type=\"submit\" class=\"button\">Take Dose 2 late…</button>"))

@@ -21,11 +21,6 @@ extension WebRoutes {
     }
 
     struct HistoryView {
-        struct Option {
-            let value, label: String
-            let selected: Bool
-        }
-
         struct Night {
             let date, outcome, summary: String
             let hasEvents: Bool
@@ -39,7 +34,7 @@ extension WebRoutes {
 
         let frame: Frame
         let from, to: String
-        let filters, orders: [Option]
+        let filters, orders: [SelectOption]
         let nights: [Night]
         let pages: Pages?
     }
@@ -92,8 +87,8 @@ extension WebRoutes {
         let view = HistoryView(
             frame: Frame("History", current: "/history", flash: value("deleted").map { "The night of \($0) was deleted." }),
             from: value("from") ?? "", to: value("to") ?? "",
-            filters: filterValues.map { HistoryView.Option(value: $0.0, label: $0.1, selected: $0.0 == filter) },
-            orders: orders.map { HistoryView.Option(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) },
+            filters: filterValues.map { SelectOption(value: $0.0, label: $0.1, selected: $0.0 == filter) },
+            orders: orders.map { SelectOption(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) },
             nights: nights,
             pages: result.pageCount > 1 ? HistoryView.Pages(page: result.page, count: result.pageCount,
                                                              newer: result.page > 1 ? link(result.page - 1) : nil,

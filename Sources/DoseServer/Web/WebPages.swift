@@ -121,6 +121,7 @@ struct TonightView {
     let grid: [GridItem]
     let dense: Bool
     var wake: Wake?
+    var showPreSleep = false
 
     /// How long one spot keeps its meaning after a tap (D15).
     static let settleSeconds: TimeInterval = 2
@@ -179,9 +180,12 @@ struct TonightView {
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
         dense = quick.count > 8
-        if status.dose1At != nil, status.phase != .finalizing, status.wakeAt == nil {
+        // Wake Up only once Dose 2 is settled (taken, skipped or expired): before that, a stray tap on it would end
+        // tonight's doses. Pre-sleep belongs before Dose 1.
+        if status.dose2At != nil || status.dose2Skipped, status.phase != .finalizing, status.wakeAt == nil {
             wake = Wake(risk: status.earlyWakeQuestion(in: zone))
         }
+        showPreSleep = status.dose1At == nil
     }
 
     /// Alarms on or off and the next one, always visible; after a snooze, the new alarm time and the snoozes left.

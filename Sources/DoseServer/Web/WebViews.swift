@@ -168,13 +168,14 @@ struct EventLine {
     }
 }
 
+/// One entry of a `<select>`.
+struct SelectOption {
+    let value, label: String
+    let selected: Bool
+}
+
 /// The settings page: chips and switches for the rules' settings, a time-zone list, the quick-log grid, devices.
 struct SettingsView {
-    struct Option {
-        let value, label: String
-        let selected: Bool
-    }
-
     struct Check {
         let value, label: String
         let checked: Bool
@@ -191,7 +192,7 @@ struct SettingsView {
     let frame: Frame
     let csrf: String
     let fields: [Field]
-    let zones: [Option]
+    let zones: [SelectOption]
     let quickLog: [Check]
     let quickLimit: Int
     let devices: [Device]
@@ -210,7 +211,7 @@ struct SettingsView {
             .toggle("reminders_enabled", "Alarms and reminders", on: settings.remindersEnabled),
         ]
         zones = TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" }.sorted().map {
-            Option(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
+            SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
         }
         quickLog = SleepEventCatalogue.standard.definitions.map {
             Check(value: $0.type.rawValue, label: $0.label, checked: settings.quickLog.contains($0.type.rawValue))
