@@ -121,10 +121,9 @@ enum Output {
         }
     }
 
-    /// The rules say "confirm 'early'"; on the command line the person needs the flag itself.
+    /// On the command line the way to confirm is the flag itself.
     static func flagWording(_ error: DoseError) -> String {
-        guard let kind = error.confirm else { return error.message }
-        return error.message.replacingOccurrences(of: "confirm '\(kind.rawValue)'", with: "add `--confirm \(kind.rawValue)`")
+        error.message { "add `--confirm \($0.rawValue)`" }
     }
 
     private static func refusalPrefix(_ error: DoseError) -> String {

@@ -134,16 +134,13 @@ struct Wake: ParsableCommand {
     @Flag(help: "Log it without asking, even within 2 hours of Dose 2 or a skip.") var yes = false
 
     func run() throws {
-        try Output.run(json: options.json) {
+        try perform(options, actionOptions: action) { context in
             if !yes, action.at == nil {
                 // D15: a wake-up this soon after Dose 2 is more often a bathroom trip than the morning; ask first.
-                let context = try CommandContext.open(options)
                 let snapshot = try context.ledger.status(clock: context.clock)
-                if let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) {
-                    try Self.ask(question, json: options.json)
-                }
+                if let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) { try Self.ask(question, json: options.json) }
             }
-            try perform(options, actionOptions: action) { _ in NightAction(.wake) }
+            return NightAction(.wake)
         }
     }
 

@@ -147,8 +147,7 @@ struct APIRoutes {
         let clock = environment.clock()
         let settings = try environment.ledger.settings(clock: clock)
         let nights = try environment.ledger.history(query, clock: clock).groups.flatMap(\.nights)
-        let summary = IntervalSummary(nights: nights.compactMap { night in night.intervalMinutes.map { .init(date: night.session.date, minutes: $0) } },
-                                      targetMinutes: settings.targetIntervalMinutes)
+        let summary = IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)
         return Reply.json([
             "target_interval": .int(settings.targetIntervalMinutes), "nights": .int(nights.count), "nights_with_dose2": .int(summary.nights.count),
             "on_time": .int(summary.onTime), "on_time_percent": summary.onTimePercent.map(JSONValue.int) ?? .null,

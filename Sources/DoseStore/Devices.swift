@@ -25,14 +25,9 @@ extension NightLedger {
 
     /// Registers a device by the hash of its token.
     public func addDevice(name: String, tokenHash: String, clock: StoreClock) throws -> DeviceRecord {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...60).contains(TextLimits.length(trimmed)) else {
-            throw DoseError.invalidInput(field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
-        }
+        let trimmed = try Self.deviceName(name)
         return try database.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND revoked_at IS NULL)", arguments: [trimmed]) == false else {
-                throw DoseError.invalidInput(field: "name", problem: "a device named '\(trimmed)' is already paired", allowed: "another name, or revoke that one first")
-            }
+            try Self.refuseTakenName(trimmed, except: nil, db)
             let record = DeviceRecord(id: clock.makeID(), name: trimmed, tokenHash: tokenHash, createdAt: clock.now, revokedAt: nil)
             try db.execute(sql: "INSERT INTO devices (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
                            arguments: [record.id, record.name, record.tokenHash, ISO8601.string(record.createdAt)])
@@ -50,21 +45,33 @@ extension NightLedger {
 
     /// Renames a paired device; names stay unique among paired devices.
     public func renameDevice(_ id: String, to name: String) throws -> DeviceRecord {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...60).contains(TextLimits.length(trimmed)) else {
-            throw DoseError.invalidInput(field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
-        }
+        let trimmed = try Self.deviceName(name)
         return try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ? AND revoked_at IS NULL", arguments: [id]) else {
                 throw DoseError.notFound(what: "A paired device '\(id)'")
             }
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND id <> ? AND revoked_at IS NULL)", arguments: [trimmed, id]) == false else {
-                throw DoseError.invalidInput(field: "name", problem: "a device named '\(trimmed)' is already paired", allowed: "another name")
-            }
+            try Self.refuseTakenName(trimmed, except: id, db)
             try db.execute(sql: "UPDATE devices SET name = ? WHERE id = ?", arguments: [trimmed, id])
             var record = Self.device(row)
             record.name = trimmed
             return record
+        }
+    }
+
+    /// A device name as stored: trimmed, 1–60 code points.
+    static func deviceName(_ name: String) throws(DoseError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...60).contains(TextLimits.length(trimmed)) else {
+            throw .invalidInput(field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
+        }
+        return trimmed
+    }
+
+    /// Names are unique among paired devices (`except` the one being renamed).
+    static func refuseTakenName(_ name: String, except id: String?, _ db: Database) throws {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND id IS NOT ? AND revoked_at IS NULL)",
+                                arguments: [name, id]) == false else {
+            throw DoseError.invalidInput(field: "name", problem: "a device named '\(name)' is already paired", allowed: "another name, or revoke that one first")
         }
     }
 

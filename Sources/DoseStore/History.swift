@@ -289,3 +289,11 @@ extension NightLedger {
         }
     }
 }
+
+extension IntervalSummary {
+    /// The summary of the nights of a history read that have Dose 2.
+    public init(_ records: [NightRecord], targetMinutes: Int) {
+        self.init(nights: records.compactMap { record in record.intervalMinutes.map { Night(date: record.session.date, minutes: $0) } },
+                  targetMinutes: targetMinutes)
+    }
+}

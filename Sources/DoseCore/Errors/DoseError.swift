@@ -220,7 +220,12 @@ public enum DoseError: Error, Equatable, Sendable {
     }
 
     /// A message for a person: what happened, when it is allowed, and what to do.
-    public var message: String {
+    public var message: String { message { "confirm '\($0.rawValue)'" } }
+
+    /// The message with the way to confirm worded for one surface: `confirmation` gives the words ("add
+    /// `--confirm early`"), or nil where the surface offers a button instead and the sentence is left out.
+    public func message(confirmation: (ConfirmKind) -> String?) -> String {
+        func offer(_ lead: String, _ kind: ConfirmKind) -> String { confirmation(kind).map { " \(lead), \($0)." } ?? "" }
         switch self {
         case .invalidInput(let field, let problem, let allowed):
             if let allowed { return "Invalid \(field): \(problem). Allowed: \(allowed)." }
@@ -236,35 +241,35 @@ public enum DoseError: Error, Equatable, Sendable {
         case .alreadyTaken(let dose, _, let local, let confirm):
             if confirm == .extra {
                 return "\(dose) was already taken at \(local). Another dose now would be an extra dose; "
-                    + "do not take it unless your prescriber told you to. To record an extra dose anyway, confirm 'extra'."
+                    + "do not take it unless your prescriber told you to." + offer("To record an extra dose anyway", .extra)
             }
             return "\(dose) was already taken at \(local)."
         case .alreadySkipped(_, let local):
             return "Dose 2 was already skipped at \(local)."
         case .dose2Skipped(_, let local, let sleptThrough):
             let what = sleptThrough ? "Dose 2 was marked as slept through at \(local)" : "Dose 2 was skipped at \(local)"
-            return "\(what). To record Dose 2 anyway, confirm 'after_skip'."
+            return "\(what)." + offer("To record Dose 2 anyway", .afterSkip)
         case .sessionFinalizing(_, let local):
             return "Wake-up was logged at \(local), so tonight's doses are closed. Complete the morning check-in, or undo the wake-up if it was a mistake."
         case .napState(let problem):
             return problem
         case .duplicateMedication(let name, _, let local, let minutes):
-            return "\(name) was already logged at \(local) (\(minutes) min apart). If this is a second dose, confirm 'duplicate'."
+            return "\(name) was already logged at \(local) (\(minutes) min apart)." + offer("If this is a second dose", .duplicate)
         case .recentDose(let dose, _, let local, let minutes, _, let allowedLocal):
             let apart = minutes >= 0 ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
             return "\(dose) was taken at \(local), \(apart). Oxybate less than 8 hours after a dose "
-                + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal). "
-                + "If this really is a new night (shift work, a changed schedule), confirm 'new_night'."
+                + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal)."
+                + offer("If this really is a new night (shift work, a changed schedule)", .newNight)
         case .tooLarge(let what, let limit):
             return "\(what) is too large (limit \(limit))."
         case .dose1Required:
             return "Dose 1 has not been taken tonight. Take Dose 1 first."
         case .windowNotOpen(let minutes, _, let local):
             return "Too early for Dose 2: the window opens at \(local), in \(minutes) min. "
-                + "Taking Dose 2 early is risky; wait for the window. To record it anyway, confirm 'early'."
+                + "Taking Dose 2 early is risky; wait for the window." + offer("To record it anyway", .early)
         case .windowExceeded(_, let local, let late):
             return "The Dose 2 window closed at \(local), \(late) min ago. A late Dose 2 can leave you drowsy "
-                + "into the day; skip it unless your prescriber said otherwise. To record it anyway, confirm 'late'."
+                + "into the day; skip it unless your prescriber said otherwise." + offer("To record it anyway", .late)
         case .snoozeLimit(let maximum):
             let used = maximum == 1 ? "Tonight's only snooze is used" : "All \(maximum) snoozes are used tonight"
             return "\(used). Take Dose 2 now or skip it."

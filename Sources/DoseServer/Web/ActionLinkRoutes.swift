@@ -61,7 +61,7 @@ struct ActionLinkRoutes {
         } catch let error as DoseError where error.confirm != nil {
             // The risk in plain words, and no way to confirm from here: that decision is made awake, on the Tonight page.
             return Templates.page("notice", NoticePage(frame: Frame("Not done", current: ""), heading: "Not done",
-                                                       message: TonightView.withoutConfirmHint(error.message) + " A reminder link cannot confirm this; open Tonight to decide.",
+                                                       message: error.message { _ in nil } + " A reminder link cannot confirm this; open Tonight to decide.",
                                                        link: NoticePage.Link(href: "/", label: "Open Tonight")),
                                   status: HTTPResponse.Status(code: error.httpStatus))
         }

@@ -148,7 +148,7 @@ extension WebRoutes {
         _ = try await form(request, context)
         let code = await pairing.issue(now: environment.now())
         let host = request.head.authority ?? "localhost"
-        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "https" : "http"
+        let scheme = Self.isHTTPS(request) ? "https" : "http"
         return try settings(context, flash: "A pairing link is ready below.", pairing: "\(scheme)://\(host)/pair?code=\(code)")
     }
 

@@ -126,6 +126,13 @@ struct TonightView {
     /// How long one spot keeps its meaning after a tap (D15).
     static let settleSeconds: TimeInterval = 2
 
+    /// Until when taps are ignored because the person's last action was under 2 s ago, or nil when they count.
+    static func settling(_ session: NightSession?, now: Date) -> Date? {
+        guard let last = session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max() else { return nil }
+        let until = last.addingTimeInterval(settleSeconds)
+        return now < until ? until : nil
+    }
+
     init(_ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
          banner: String? = nil, question: Question? = nil) {
         let status = snapshot.status
@@ -134,9 +141,7 @@ struct TonightView {
         frame = Frame("Tonight", current: "/")
         self.csrf = csrf
         revision = String(snapshot.revision)
-        if let last = snapshot.session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max(), now.timeIntervalSince(last) < Self.settleSeconds {
-            settleUntil = ISO8601.string(last.addingTimeInterval(Self.settleSeconds))
-        }
+        settleUntil = Self.settling(snapshot.session, now: now).map(ISO8601.string)
         self.banner = banner
         self.question = question
         heading = status.phase.label
@@ -232,21 +237,16 @@ struct TonightView {
                     nearAt: pending ? status.nearCloseAt.map(ISO8601.string) : nil, finalAt: pending ? ISO8601.string(final) : nil)
     }
 
-    /// A refusal's message without its "confirm 'late'" hint: on a page the choice is a button, not a word to type.
-    static func withoutConfirmHint(_ message: String) -> String {
-        message.replacingOccurrences(of: #" To record [^.]*anyway, confirm '[a-z_]+'\."#, with: "", options: .regularExpression)
-            .replacingOccurrences(of: #" If [^.]*, confirm '[a-z_]+'\."#, with: "", options: .regularExpression)
-    }
-
     /// The in-page question for a refusal that a confirmation can lift.
-    static func question(for error: DoseError, action: String, zone: TimeZone) -> Question? {
+    static func question(for error: DoseError, action: String) -> Question? {
         guard let confirm = error.confirm else { return nil }
         let risky: String = switch confirm {
         case .newNight: "Start a new night anyway"
         case .extra: "Record an extra dose"
         default: "Take it anyway"
         }
-        var question = Question(text: withoutConfirmHint(error.message),
+        // On a page the choice is a button, not a word to type: the message leaves its "confirm 'late'" out.
+        var question = Question(text: error.message { _ in nil },
                                 safeLabel: "Cancel", safeHref: "/", riskyLabel: risky, riskyAction: action, riskyConfirm: confirm.rawValue)
         if confirm == .late {
             question.safeLabel = "Skip Dose 2"

@@ -36,6 +36,9 @@ struct WebRoutes {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// Whether the browser reached DoseTap over HTTPS (through a proxy that says so).
+    static func isHTTPS(_ request: Request) -> Bool { request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" }
+
     func csrf(_ context: DoseRequestContext) -> String { context.device.map(AuthMiddleware.csrf(for:)) ?? "" }
 
     /// The zone every page shows clock times in: `serve --tz` if given, else the setting.
@@ -59,7 +62,7 @@ struct WebRoutes {
             await pairing.restore(code, expiry: expiry)
             throw error
         }
-        let secure = request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" ? "; Secure" : ""
+        let secure = Self.isHTTPS(request) ? "; Secure" : ""
         return WebPages.redirect("/", cookie: "\(AuthMiddleware.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000\(secure)")
     }
 
@@ -109,22 +112,25 @@ struct WebRoutes {
         let confirmValues = FormLists.values(fields, "confirm")
         let confirmations = Set(confirmValues.compactMap(ConfirmKind.init(rawValue:)))
         let clock = environment.clock()
-        let snapshot = try environment.ledger.status(clock: clock)
-        if fields["spot"] == "primary" {
-            // D15: the big button must mean what the person saw. A tap on a page older than tonight's last change, or
-            // within 2 s of the last action (a double tap), does nothing.
-            if fields["revision"] != String(snapshot.revision) {
-                return try tonightPage(context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
-                                       status: .conflict)
+        let isWake = if case .wake = kind { true } else { false }
+        // Only the big button and Wake Up need tonight as it is now; a quick-log tap goes straight to the rules.
+        if fields["spot"] == "primary" || isWake {
+            let snapshot = try environment.ledger.status(clock: clock)
+            if fields["spot"] == "primary" {
+                // D15: the big button must mean what the person saw. A tap on a page older than tonight's last change,
+                // or within 2 s of the last action (a double tap), does nothing.
+                if fields["revision"] != String(snapshot.revision) {
+                    return try tonightPage(context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
+                                           status: .conflict)
+                }
+                if TonightView.settling(snapshot.session, now: clock.now) != nil {
+                    return try tonightPage(context, banner: "That tap came right after the last one, so nothing was done.", status: .conflict)
+                }
             }
-            if let last = snapshot.session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max(),
-               clock.now.timeIntervalSince(last) < TonightView.settleSeconds {
-                return try tonightPage(context, banner: "That tap came right after the last one, so nothing was done.", status: .conflict)
+            if isWake, !confirmValues.contains("early_wake"), let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) {
+                return try tonightPage(context, question: TonightView.Question(text: question, safeLabel: "Keep sleeping", safeHref: "/",
+                                                                              riskyLabel: "Yes, I'm up", riskyAction: "wake", riskyConfirm: "early_wake"))
             }
-        }
-        if case .wake = kind, !confirmValues.contains("early_wake"), let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) {
-            return try tonightPage(context, question: TonightView.Question(text: question, safeLabel: "Keep sleeping", safeHref: "/",
-                                                                          riskyLabel: "Yes, I'm up", riskyAction: "wake", riskyConfirm: "early_wake"))
         }
         do {
             let outcome = try environment.ledger.perform(NightAction(kind, confirmations: confirmations), clock: clock)
@@ -134,7 +140,7 @@ struct WebRoutes {
             return WebPages.redirect("/?did=\(label)&until=\(ISO8601.string(until))")
         } catch let error as DoseError where error.code != .invalidInput {
             let status = HTTPResponse.Status(code: error.httpStatus)
-            if let question = TonightView.question(for: error, action: name, zone: snapshot.timeZone) {
+            if let question = TonightView.question(for: error, action: name) {
                 return try tonightPage(context, question: question, status: status)
             }
             return try tonightPage(context, banner: error.message, status: status)
@@ -147,9 +153,7 @@ struct WebRoutes {
         var query = HistoryQuery()
         query.limit = 30
         let nights = try environment.ledger.history(query, clock: clock).groups.flatMap(\.nights)
-        let summary = IntervalSummary(nights: nights.compactMap { night in night.intervalMinutes.map { .init(date: night.session.date, minutes: $0) } },
-                                      targetMinutes: settings.targetIntervalMinutes)
-        return Templates.page("insights", InsightsView(summary))
+        return Templates.page("insights", InsightsView(IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)))
     }
 
     func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
