@@ -83,7 +83,6 @@ struct TonightView {
 
     struct Pending {
         let canSnooze: Bool
-        let showSkip: Bool
     }
 
     struct Undo {
@@ -173,8 +172,9 @@ struct TonightView {
         case .checkIn: primaryLink = Link(href: "/checkin", label: "Morning check-in")
         case .none: break
         }
-        if pendingDose2 {
-            pending = Pending(canSnooze: status.canSnooze, showSkip: status.primaryAction != .takeDose2Late)
+        // After the close Skip is already the big button and snoozing is over: no second row to misread.
+        if pendingDose2, status.primaryAction != .takeDose2Late {
+            pending = Pending(canSnooze: status.canSnooze)
             if !status.canSnooze { snoozeWhy = status.snoozeBlockedReason }
         }
         alarms = Self.alarmLine(status, settings: snapshot.settings, zone: zone)

@@ -31,7 +31,7 @@ struct InsightsView {
     struct Chart {
         let target: Int
         let onTimePercent: Int
-        let nights: Int
+        let nights: String
         let bars: [Bar]
         let targetY: String
         let first, last: String
@@ -52,7 +52,8 @@ struct InsightsView {
             Bar(x: text(Double(index) * barWidth + 1), y: text(y(night.minutes)), width: text(max(1, barWidth - 2)),
                 height: text(height - y(night.minutes)), date: night.date.description, minutes: night.minutes)
         }
-        chart = Chart(target: summary.targetMinutes, onTimePercent: percent, nights: summary.nights.count, bars: bars,
+        chart = Chart(target: summary.targetMinutes, onTimePercent: percent,
+                      nights: summary.nights.count == 1 ? "1 night" : "\(summary.nights.count) nights", bars: bars,
                       targetY: text(y(summary.targetMinutes)), first: first.date.description, last: last.date.description)
     }
 }
