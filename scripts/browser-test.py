@@ -4,7 +4,7 @@
 Pairs a browser, takes Dose 1, sees the live countdown, undoes within the window, takes it again, confirms an early
 Dose 2 through the dialog, logs a bathroom trip and is refused a second one inline; double-taps Take Dose 2 (the night
 stays open), confirms an early wake-up, checks in, and is refused a new Dose 1 (D14); pairs a second browser in the
-same minute; screenshots every page at 390×844 (Tonight without scrolling, no page wider than the screen), runs axe-core
+same minute by scanning the QR code on Settings (zbar); screenshots every page at 390×844 (Tonight without scrolling, no page wider than the screen), runs axe-core
 on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
 Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
@@ -287,9 +287,14 @@ def main():
             driver.find_element(By.XPATH, "//button[text()='Pair another device']").click()
             link = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".link a"))).get_attribute("href")
             audit(driver, "page-settings-pairing", args.out)
+            # The phone's camera: an independent decoder (zbar) reads the QR code as the browser drew it.
+            picture = os.path.join(args.out, "pairing-qr.png")
+            driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(picture)
+            scanned = subprocess.run(["zbarimg", "--raw", "-q", picture], capture_output=True, text=True).stdout.strip()
+            check(scanned == link, f"the QR code on Settings scans as the pairing link ({scanned!r})")
             driver.delete_all_cookies()
-            driver.get(link)
-            check(driver.find_elements(By.CSS_SELECTOR, "[data-live]"), "a second browser pairs in the same minute")
+            driver.get(scanned or link)
+            check(driver.find_elements(By.CSS_SELECTOR, "[data-live]"), "a second browser pairs in the same minute, from the scanned code")
             devices = json.loads(subprocess.run([args.binary, "device", "list", "--json", "--db", database], check=True, capture_output=True, text=True).stdout)
             names = [d["name"] for d in (devices if isinstance(devices, list) else devices.get("devices", []))]
             check(len(names) == len(set(names)) >= 2, f"each paired browser has its own name {names}")

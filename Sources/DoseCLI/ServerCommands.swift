@@ -50,7 +50,7 @@ struct Serve: ParsableCommand {
                       Open this link once on the phone or tablet to pair it (valid 15 minutes, one use):
                         \(link)
                       Programs: `dosetap device add NAME` gives a token for `Authorization: Bearer <token>`.
-                      """
+                      """ + Self.scannable(link)
                 FileHandle.standardOutput.write(Data((text + "\n").utf8))
             }
             let format: WebhookDelivery.Format = try choice(webhookFormat, field: "webhook-format")
@@ -79,6 +79,12 @@ struct Serve: ParsableCommand {
             done.wait()
             if let error = failure.get() { throw error }
         }
+    }
+
+    /// The pairing link as a QR code for the phone's camera, when a person is watching the terminal (not a supervisor's log).
+    static func scannable(_ link: String) -> String {
+        guard isatty(STDOUT_FILENO) == 1, let code = try? QRCode(link) else { return "" }
+        return "\nOr scan it with the phone's camera:\n" + code.terminalText
     }
 }
 

@@ -1,6 +1,6 @@
 import DoseApp
 import DoseCore
-import DoseServer
+@testable import DoseServer
 import DoseStore
 import Foundation
 import HTTPTypes
@@ -230,6 +230,32 @@ struct WebSafetyTests {
         for name in try FileManager.default.contentsOfDirectory(atPath: web.path) where name.hasSuffix(".swift") {
             let text = try String(contentsOf: web.appendingPathComponent(name), encoding: .utf8)
             #expect(!text.contains("<div") && !text.contains("<form") && !text.contains("addEventListener") && !text.contains("body +="), "\(name) builds markup in Swift")
+        }
+    }
+
+    @Test("the check-in form records a headache (severity, place, migraine) even when the pain switch was left off")
+    func checkInHeadache() async throws {
+        try await Self.afterDose1(at: local(2026, 11, 22, 7, 30)) { fixture, client, cookie, headers, token in
+            let page = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
+            #expect(page.contains("name=\"headache\" value=\"migraine\"") && page.contains("name=\"headache_location\" value=\"temples\""))
+            let answers = ["csrf": token, "sleep_quality": "3", "headache": "migraine", "headache_location": "temples", "congestion": "stuffy_nose"]
+            let response = try await client.execute(uri: "/ui/checkin", method: .post, headers: headers, body: WebTests.form(answers))
+            #expect(response.status == .ok || response.status == .seeOther)
+            let night = String(buffer: try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth).body)
+            #expect(night.contains("\"severity\":\"migraine\"") && night.contains("\"location\":\"temples\"") && night.contains("\"is_migraine\":true"), "\(night)")
+            #expect(night.contains("\"has_respiratory_symptoms\":true") && night.contains("\"congestion\":\"stuffy_nose\""))
+        }
+    }
+
+    @Test("Pair another device shows the one-time link and its QR code, drawn in escaped SVG")
+    func pairAnotherShowsQRCode() async throws {
+        try await Self.afterDose1(at: local(2026, 11, 21, 22, 40)) { _, client, _, headers, token in
+            let response = try await client.execute(uri: "/ui/devices/pair", method: .post, headers: headers, body: WebTests.form(["csrf": token]))
+            let html = String(buffer: response.body)
+            let link = try #require(html.range(of: "<p class=\"link\"><a href=\"").map { String(html[$0.upperBound...].prefix { $0 != "\"" }) })
+            let code = try QRCode(link)
+            #expect(html.contains("<svg class=\"qr\" viewBox=\"0 0 \(code.size + 8) \(code.size + 8)\" role=\"img\""))
+            #expect(html.contains("<path d=\"\(code.svgPath)\""))
         }
     }
 }

@@ -187,6 +187,22 @@ struct SettingsView {
         let this: Bool
     }
 
+    /// A one-time pairing link, and its QR code for a phone's camera (absent only if the link is too long to encode).
+    struct Pairing {
+        struct Code {
+            let box: Int
+            let path: String
+        }
+
+        let link: String
+        let qr: Code?
+
+        init(link: String) {
+            self.link = link
+            qr = (try? QRCode(link)).map { Code(box: $0.size + 8, path: $0.svgPath) }
+        }
+    }
+
     /// Settings drawn as switches: a switch that is off sends nothing, so the form says which ones it showed.
     static let switches = ["allow_snoozing", "reminders_enabled"]
 
@@ -197,7 +213,7 @@ struct SettingsView {
     let quickLog: [Check]
     let quickLimit: Int
     let devices: [Device]
-    let pairing: String?
+    let pairing: Pairing?
 
     init(frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?) {
         self.frame = frame
@@ -221,7 +237,7 @@ struct SettingsView {
         devices = records.filter { $0.revokedAt == nil }.map {
             Device(id: $0.id, name: $0.name, paired: Self.day($0.createdAt, zone), this: $0.id == thisDevice)
         }
-        self.pairing = pairing
+        self.pairing = pairing.map(Pairing.init(link:))
     }
 
     static func day(_ date: Date, _ zone: TimeZone) -> String {
