@@ -50,6 +50,18 @@ struct SafetyAcrossNightsTests {
         }
     }
 
+    @Test("the refusal words how far apart the two doses are: before, the same minute, after", arguments: [
+        (35.0, "35 min before this Dose 1"), (0.4, "the same minute as this Dose 1"), (-20.0, "20 min after this Dose 1's time"),
+    ])
+    func apartInWords(minutes: Double, words: String) throws {
+        var context = Fixture.context(at: Fixture.minutes(max(minutes, 0) + 30))
+        context.nearbyDoses = [RecordedDose(kind: .dose2, at: Fixture.dose1)]
+        let action = NightAction(.dose1, at: Fixture.minutes(minutes))
+        let result = Result { () throws(DoseError) in try NightRules.decide(action, session: nil, context: context) }
+        guard case .failure(let error) = result else { Issue.record("Dose 1 \(minutes) min from Dose 2 was allowed"); return }
+        #expect(error.message.contains("Dose 2 was taken at 22:30, \(words)."), "\(error.message)")
+    }
+
     @Test("new_night records it, with the confirmation kept and a warning; another confirmation does not pass")
     func confirmed() throws {
         let decision = try dose1(at: 35, confirm: [.newNight]).get()

@@ -256,7 +256,8 @@ public enum DoseError: Error, Equatable, Sendable {
         case .duplicateMedication(let name, _, let local, let minutes):
             return "\(name) was already logged at \(local) (\(minutes) min apart)." + offer("If this is a second dose", .duplicate)
         case .recentDose(let dose, _, let local, let minutes, _, let allowedLocal):
-            let apart = minutes >= 0 ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
+            let apart = minutes == 0 ? "the same minute as this Dose 1"
+                : minutes > 0 ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
             return "\(dose) was taken at \(local), \(apart). Oxybate less than 8 hours after a dose "
                 + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal)."
                 + offer("If this really is a new night (shift work, a changed schedule)", .newNight)

@@ -112,6 +112,9 @@ enum CheckInForm {
                 .choice("pain_locations", "Where", PainLocation.self, chosen: [], multiple: true),
                 .choice("pain_severity", "Pain (0 none – 10 worst)", (0...10).map(String.init), chosen: ["0"]),
                 .choice("pain_type", "Kind of pain", PainType.self, chosen: []),
+                .choice("headache", "Headache", HeadacheSeverity.self, chosen: [HeadacheSeverity.none.rawValue]),
+                // The model's own default, shown: what the form displays is what a headache without an answer stores.
+                .choice("headache_location", "Where the headache was", HeadacheLocation.self, chosen: [Headache().location.rawValue]),
                 .choice("muscle_stiffness", "Stiffness", Severity.self, chosen: ["none"]),
                 .choice("muscle_soreness", "Soreness", Severity.self, chosen: ["none"]),
             ]),
@@ -148,14 +151,27 @@ enum CheckInForm {
         for key in ["had_sleep_paralysis", "had_hallucinations", "had_automatic_behavior", "fell_out_of_bed", "had_confusion_on_waking"] {
             object[key] = fields[key] == "true"
         }
-        if fields["has_physical_symptoms"] == "true" {
+        // A deep dive counts as answered when its switch is on or any of its answers differs from the preselected
+        // "none": a headache chosen without the switch is still recorded, never dropped.
+        func differs(_ key: String, from preselected: String) -> Bool { fields[key].map { !$0.isEmpty && $0 != preselected } ?? false }
+        let headache = differs("headache", from: HeadacheSeverity.none.rawValue) ? fields["headache"] : nil
+        let physicalAnswered = !list("pain_locations").isEmpty || differs("pain_severity", from: "0") || differs("pain_type", from: "")
+            || differs("muscle_stiffness", from: "none") || differs("muscle_soreness", from: "none") || headache != nil
+        if fields["has_physical_symptoms"] == "true" || physicalAnswered {
             object["has_physical_symptoms"] = true
             var physical: [String: Any] = ["pain_locations": list("pain_locations")]
             if let value = int("pain_severity") { physical["pain_severity"] = value }
             for key in ["pain_type", "muscle_stiffness", "muscle_soreness"] { if let value = fields[key], !value.isEmpty { physical[key] = value } }
+            if let headache {
+                var details: [String: Any] = ["severity": headache, "is_migraine": headache == HeadacheSeverity.migraine.rawValue]
+                if let location = fields["headache_location"], !location.isEmpty { details["location"] = location }
+                physical["headache"] = details
+            }
             object["physical_symptoms"] = physical
         }
-        if fields["has_respiratory_symptoms"] == "true" {
+        let respiratoryAnswered = differs("congestion", from: "none") || differs("throat", from: "normal") || differs("cough", from: "none")
+            || differs("sinus_pressure", from: "none") || fields["feeling_feverish"] == "true" || differs("sickness_level", from: "no")
+        if fields["has_respiratory_symptoms"] == "true" || respiratoryAnswered {
             object["has_respiratory_symptoms"] = true
             var respiratory: [String: Any] = ["feeling_feverish": fields["feeling_feverish"] == "true"]
             for key in ["congestion", "throat", "cough", "sinus_pressure", "sickness_level"] { if let value = fields[key], !value.isEmpty { respiratory[key] = value } }
