@@ -51,14 +51,16 @@ public struct ActionLinkSigner: Sendable {
     private let key: SymmetricKey
 
     /// `secret` is the 64 hex digits kept in the database.
-    public init(secretHex: String) {
+    public init(secretHex: String) { key = Self.key(secretHex) }
+
+    static func key(_ secretHex: String) -> SymmetricKey {
         var bytes: [UInt8] = []
         var index = secretHex.startIndex
         while index < secretHex.endIndex, let next = secretHex.index(index, offsetBy: 2, limitedBy: secretHex.endIndex) {
             bytes.append(UInt8(secretHex[index..<next], radix: 16) ?? 0)
             index = next
         }
-        key = SymmetricKey(data: bytes)
+        return SymmetricKey(data: bytes)
     }
 
     /// A fresh nonce: 128 random bits, hex.
@@ -106,5 +108,33 @@ public struct ActionLinkSigner: Sendable {
         base += String(repeating: "=", count: (4 - base.count % 4) % 4)
         guard let data = Data(base64Encoded: base), base64URL(data) == text else { return nil }
         return data
+    }
+}
+
+/// CSRF tokens of paired browsers: HMAC-SHA256, under the server's stored secret, of the device id and a 12-hour
+/// period. A token is bound to one device, changes twice a day and needs no storage; a page's token is still taken in
+/// the following period, so a Tonight left open all night keeps working. Clear All Data (a new secret) voids them all.
+public struct CSRFTokens: Sendable {
+    /// How long one token is issued for; it is accepted for twice that.
+    public static let period: TimeInterval = 12 * 3600
+    private let key: SymmetricKey
+
+    /// `secretHex` is the same stored secret that signs action links; the inputs differ, so the tokens do too.
+    public init(secretHex: String) { key = ActionLinkSigner.key(secretHex) }
+
+    /// The token a page shown to `device` at `now` carries.
+    public func token(device: String, at now: Date) -> String { token(device: device, period: Self.periodIndex(now)) }
+
+    /// Whether `sent` is this device's token of the current or the previous period.
+    public func accepts(_ sent: String, device: String, at now: Date) -> Bool {
+        let current = Self.periodIndex(now)
+        return [current, current - 1].contains { DeviceTokens.constantTimeEqual(sent, token(device: device, period: $0)) }
+    }
+
+    static func periodIndex(_ date: Date) -> Int { Int((date.timeIntervalSince1970 / period).rounded(.down)) }
+
+    func token(device: String, period: Int) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data("csrf\n\(device)\n\(period)".utf8), using: key)
+        return String(Data(code).map { String(format: "%02x", $0) }.joined().prefix(40))
     }
 }

@@ -11,13 +11,27 @@ public struct JSONBody {
     /// A body from already decoded fields (a form, a test).
     public init(object: [String: Any]) { self.object = object }
 
-    /// Decodes the bytes of a request; an empty body is an empty object.
+    /// Decodes the bytes of a request; an empty body is an empty object. A key that appears twice in any object is
+    /// refused: JSON parsers disagree on which one wins, so a body that means two things means neither.
     public init(data: Data) throws(DoseError) {
         guard !data.isEmpty else { object = [:]; return }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             throw .invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
         }
+        if let key = DuplicateKeys.first(in: data) {
+            throw .invalidInput(field: key, problem: "the key appears twice in one object", allowed: "each key once")
+        }
         self.object = object
+    }
+
+    /// The same body, after refusing any key the route does not take: a misspelled `timestamp` must not record the
+    /// event now instead of when it happened.
+    public func only(_ keys: Set<String>) throws(DoseError) -> JSONBody {
+        if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw .invalidInput(field: unknown, problem: "this request does not take the key '\(unknown)'",
+                                allowed: keys.isEmpty ? "an empty object" : keys.sorted().joined(separator: ", "))
+        }
+        return self
     }
 
     /// Whether the key is present with a value other than null.
@@ -69,12 +83,12 @@ public struct JSONBody {
         return date
     }
 
-    /// `confirm`: one confirmation name or a list of them.
+    /// `confirm`: a list of confirmation names, such as `["early"]`.
     public func confirmations() throws(DoseError) -> Set<ConfirmKind> {
         guard has("confirm") else { return [] }
-        let allowed = ConfirmKind.allCases.map(\.rawValue).joined(separator: ", ")
-        let names: [String] = if let one = object["confirm"] as? String { [one] } else if let many = object["confirm"] as? [String] { many } else {
-            throw .invalidInput(field: "confirm", problem: "it is not a name or a list of names", allowed: allowed)
+        let allowed = "a list of " + ConfirmKind.allCases.map(\.rawValue).joined(separator: ", ") + ", such as [\"early\"]"
+        guard let names = object["confirm"] as? [String] else {
+            throw .invalidInput(field: "confirm", problem: "\(Self.describe(object["confirm"])) is not a list of names", allowed: allowed)
         }
         var kinds: Set<ConfirmKind> = []
         for name in names {
@@ -105,7 +119,7 @@ public struct JSONBody {
 public enum RequestBodies {
     /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
     public enum Kind: String, CaseIterable, Sendable {
-        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all"
+        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all", undo
     }
 
     /// Decodes a body as the route of `kind` would, discarding the result; for fuzzing and consistency tests.
@@ -122,12 +136,17 @@ public enum RequestBodies {
         case .medications: _ = try medications(body)
         case .settings: _ = try settingsChanges(body)
         case .editEvent: _ = try eventEdit(body)
-        case .clearAll: _ = try body.string("confirm")
+        case .clearAll: _ = try clearAll(body)
+        case .undo: _ = try undo(body)
         }
     }
 
-    /// `POST /v1/doses/take` `{type: dose1|dose2, timestamp?, note?, confirm?}`.
+    /// The client's event id, read by the action route for safe replays.
+    public static let eventID = "id"
+
+    /// `POST /v1/doses/take` `{type: dose1|dose2, timestamp?, note?, confirm?, id?}`.
     public static func take(_ body: JSONBody) throws(DoseError) -> NightAction {
+        let body = try body.only(["type", "timestamp", "note", "confirm", eventID])
         let type = try body.string("type")
         let kind: NightAction.Kind = switch type {
         case "dose1": .dose1
@@ -139,6 +158,7 @@ public enum RequestBodies {
 
     /// `POST /v1/doses/skip` `{sequence: 2, reason?, timestamp?, note?}`.
     public static func skip(_ body: JSONBody) throws(DoseError) -> NightAction {
+        let body = try body.only(["sequence", "reason", "timestamp", "note", eventID])
         if let sequence = try body.integer("sequence", allowed: "2"), sequence != 2 {
             throw .invalidInput(field: "sequence", problem: "only Dose 2 can be skipped", allowed: "2")
         }
@@ -147,6 +167,7 @@ public enum RequestBodies {
 
     /// `POST /v1/doses/snooze` `{minutes: 10, timestamp?}`.
     public static func snooze(_ body: JSONBody) throws(DoseError) -> NightAction {
+        let body = try body.only(["minutes", "timestamp", eventID])
         let step = String(DoseWindow.snoozeMinutes)
         if let minutes = try body.integer("minutes", allowed: step), minutes != DoseWindow.snoozeMinutes {
             throw .invalidInput(field: "minutes", problem: "a snooze is always \(step) minutes", allowed: step)
@@ -156,13 +177,25 @@ public enum RequestBodies {
 
     /// `POST /v1/events/log` `{type, timestamp?, note?}`.
     public static func log(_ body: JSONBody) throws(DoseError) -> NightAction {
+        let body = try body.only(["type", "timestamp", "note", eventID])
         guard let type = try body.string("type") else { throw .invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
         return NightAction(.log(event: type), at: try body.instant("timestamp"), note: try body.string("note"))
     }
 
     /// `POST /v1/events/wake` `{timestamp?}`.
     public static func wake(_ body: JSONBody) throws(DoseError) -> NightAction {
-        NightAction(.wake, at: try body.instant("timestamp"))
+        NightAction(.wake, at: try body.only(["timestamp", eventID]).instant("timestamp"))
+    }
+
+    /// `POST /v1/undo`: no body, or an empty object.
+    public static func undo(_ body: JSONBody) throws(DoseError) -> NightAction {
+        _ = try body.only([])
+        return NightAction(.undo)
+    }
+
+    /// `POST /v1/clear-all` `{confirm}`: the phrase, typed out.
+    public static func clearAll(_ body: JSONBody) throws(DoseError) -> String {
+        try body.only(["confirm"]).string("confirm") ?? ""
     }
 
     /// `POST /v1/checkins`: the check-in's answers plus `timestamp?` (and the client's `id`, read by the caller).
@@ -170,7 +203,7 @@ public enum RequestBodies {
         var answers = body.object
         let at = try body.instant("timestamp")
         answers.removeValue(forKey: "timestamp")
-        answers.removeValue(forKey: "id")
+        answers.removeValue(forKey: eventID)
         return NightAction(.checkIn(try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)), at: at)
     }
 
@@ -192,11 +225,12 @@ public enum RequestBodies {
         guard (1...NightLedger.medicationBatchLimit).contains(entries.count) else {
             throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(NightLedger.medicationBatchLimit) entries in one batch")
         }
+        _ = try body.only(["entries", "confirm"])
         var inputs: [MedicationInput] = []
         for (index, value) in entries.enumerated() {
             let name = "entries[\(index)]"
             guard let entry = value as? [String: Any] else { throw .invalidInput(field: name, problem: "it is not an object", allowed: example) }
-            let item = JSONBody(object: entry)
+            let item = try JSONBody(object: entry).only(["medication_id", "amount", "unit", "taken_at", "notes"])
             guard let id = try item.string("medication_id") else {
                 throw .invalidInput(field: "\(name).medication_id", problem: "missing", allowed: "an id from GET /v1/medications/catalogue")
             }
@@ -214,21 +248,33 @@ public enum RequestBodies {
         return (inputs, try body.confirmations())
     }
 
-    /// `PATCH /v1/settings` `{key: value, …}`: each value as the text `settings set` takes, in key order.
+    /// `PATCH /v1/settings` `{key: value, …}`: each value of its own JSON type (a number for minutes and counts, true
+    /// or false for switches, text for zones and times, a list or text for `quick_log`), never text standing for a
+    /// number; returned as the text `settings set` takes, in key order.
     public static func settingsChanges(_ body: JSONBody) throws(DoseError) -> [(key: String, value: String)] {
         guard !body.object.isEmpty else { throw .invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
         var changes: [(key: String, value: String)] = []
-        for (key, value) in body.object.sorted(by: { $0.key < $1.key }) {
+        for key in body.object.keys.sorted() {
+            guard let kind = DoseSettings.valueKind(of: key) else {
+                throw .invalidInput(field: "setting", problem: "'\(key)' is not a setting", allowed: (DoseSettings.keys + ["cooldown.EVENT"]).joined(separator: ", "))
+            }
             let text: String
-            switch value {
-            case let string as String: text = string
-            case let number as NSNumber where JSONBody.isBoolean(number): text = number.boolValue ? "true" : "false"
-            case let number as NSNumber:
-                guard let whole = Int(exactly: number.doubleValue) else {
-                    throw .invalidInput(field: key, problem: "\(JSONBody.describe(number)) is not a whole number", allowed: "a value that `dosetap settings set` accepts")
+            switch kind {
+            case .whole:
+                guard let whole = try body.integer(key, allowed: "a whole number (see `dosetap settings list`)") else {
+                    throw .invalidInput(field: key, problem: "null is not a value", allowed: "a whole number")
                 }
                 text = String(whole)
-            default: throw .invalidInput(field: key, problem: "the value is not text, a number or true/false", allowed: nil)
+            case .boolean:
+                guard let flag = try body.boolean(key) else { throw .invalidInput(field: key, problem: "null is not a value", allowed: "true or false") }
+                text = flag ? "true" : "false"
+            case .text:
+                guard let value = try body.string(key) else { throw .invalidInput(field: key, problem: "null is not a value", allowed: "text") }
+                text = value
+            case .eventList:
+                if let names = body.object[key] as? [String] { text = names.joined(separator: ",") } else if let value = try body.string(key) { text = value } else {
+                    throw .invalidInput(field: key, problem: "null is not a value", allowed: "a list of event names such as [\"bathroom\", \"water\"]")
+                }
             }
             changes.append((key, text))
         }
@@ -237,6 +283,7 @@ public enum RequestBodies {
 
     /// `PATCH /v1/events/{id}` `{timestamp?, note?}`: a `note` key, even null, means the note changes.
     public static func eventEdit(_ body: JSONBody) throws(DoseError) -> (occurredAt: Date?, note: String??) {
+        let body = try body.only(["timestamp", "note"])
         let note: String?? = body.object.keys.contains("note") ? .some(try body.string("note")) : nil
         return (try body.instant("timestamp"), note)
     }
@@ -311,5 +358,38 @@ public enum FormBody {
             throw .invalidInput(field: "form", problem: "'\(text.prefix(40))' is not form-encoded text", allowed: "a form sent by a DoseTap page")
         }
         return decoded
+    }
+}
+
+/// Finds a key that appears twice in one JSON object, at any depth, in bytes that are already known to be valid JSON.
+enum DuplicateKeys {
+    static func first(in data: Data) -> String? {
+        let bytes = [UInt8](data)
+        // One entry per open container: the keys seen so far for an object, nil for an array.
+        var open: [Set<String>?] = []
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "{"): open.append([])
+            case UInt8(ascii: "["): open.append(nil)
+            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = open.popLast()
+            case UInt8(ascii: "\""):
+                let start = index
+                index += 1
+                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") { index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1 }
+                let end = min(index, bytes.count - 1)
+                var next = index + 1
+                while next < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }
+                // A string followed by a colon is a key; its escapes are decoded so "\u0061" and "a" are one key.
+                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), case .some(.some(var keys)) = open.last,
+                   let key = (try? JSONSerialization.jsonObject(with: Data(bytes[start...end]), options: .fragmentsAllowed)) as? String {
+                    guard keys.insert(key).inserted else { return key }
+                    open[open.count - 1] = keys
+                }
+            default: break
+            }
+            index += 1
+        }
+        return nil
     }
 }

@@ -14,7 +14,7 @@ public enum FuzzSeeds {
             #"{"sequence":2,"reason":"slept"}"#, #"{"minutes":10}"#, #"{"type":"bathroom","note":"e\u0301"}"#,
             #"{"entries":[{"medication_id":"modafinil","amount":1e300,"unit":"mg"}]}"#,
             #"{"entries":[{"medication_id":"modafinil","amount":"5","unit":"mg"}]}"#,
-            #"{"entries":[{"medication_id":"xywav","amount":4.5,"unit":"g","taken_at":"2026-11-22T06:30:00Z"}],"confirm":"duplicate"}"#,
+            #"{"entries":[{"medication_id":"xywav","amount":4.5,"unit":"g","taken_at":"2026-11-22T06:30:00Z"}],"confirm":["duplicate"]}"#,
             #"{"entries":[{"medication_id":"modafinil","amount":1e-300,"unit":"mg"}]}"#, #"{"entries":[{"medication_id":"adderall_ir"}]}"#,
             #"{"target_interval":165,"allow_snoozing":true,"time_zone":"Europe/Paris"}"#, #"{"timestamp":null,"note":null}"#,
             #"{"sleep_quality":4,"feel_rested":"well","grogginess":"mild","sleep_inertia_duration":"five_to_fifteen","dream_recall":"none","mental_clarity":7,"mood":"good","anxiety_level":"none","readiness_for_day":4}"#,

@@ -19,7 +19,7 @@ struct APIRoutes {
         v1.post("doses/take") { request, context in try await action(request, context, RequestBodies.take) }
         v1.post("doses/skip") { request, context in try await action(request, context, RequestBodies.skip) }
         v1.post("doses/snooze") { request, context in try await action(request, context, RequestBodies.snooze) }
-        v1.post("undo") { request, context in try await action(request, context) { _ in NightAction(.undo) } }
+        v1.post("undo") { request, context in try await action(request, context, RequestBodies.undo) }
         v1.post("events/log") { request, context in try await action(request, context, RequestBodies.log) }
         v1.post("events/wake") { request, context in try await action(request, context, RequestBodies.wake) }
         v1.get("sessions") { request, _ in try sessions(request) }
@@ -176,8 +176,7 @@ struct APIRoutes {
     }
 
     func clearAll(_ request: Request) async throws -> Response {
-        let body = try await JSONBody.read(request)
-        let report = try environment.ledger.clearAll(confirmation: try body.string("confirm") ?? "")
+        let report = try environment.ledger.clearAll(confirmation: try RequestBodies.clearAll(try await JSONBody.read(request)))
         return Reply.json(["deleted_rows": .int(report.deleted.values.reduce(0, +)), "remaining_rows": .int(report.remaining.values.reduce(0, +))])
     }
 
@@ -239,7 +238,7 @@ struct APIRoutes {
 
     /// Runs a night action with the request's idempotency key and client event id.
     func action(_ request: Request, _ context: DoseRequestContext, _ make: (JSONBody) throws -> NightAction) async throws -> Response {
-        let data = try await JSONBody.collect(request)
+        let data = try await JSONBody.collectJSON(request)
         let body = try JSONBody(data: data)
         let device = context.device?.id ?? ""
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
@@ -251,10 +250,9 @@ struct APIRoutes {
         }
         var action = try make(body)
         action.source = .user
-        let eventID = try body.string("id").map { id throws(DoseError) -> EventID in
-            let length = TextLimits.length(id)
-            guard (1...64).contains(length) else { throw .invalidInput(field: "id", problem: "\(length) characters", allowed: "1–64 characters") }
-            return EventID(rawValue: id)
+        let eventID = try body.string(RequestBodies.eventID).map { id throws(DoseError) -> EventID in
+            guard let valid = EventID(clientSupplied: id) else { throw .invalidInput(field: "id", problem: "'\(id.prefix(64))' is not an event id", allowed: EventID.clientForm) }
+            return valid
         }
         if let eventID, let replay = try replayEvent(eventID) { return replay }
         let request = key.map { key in
@@ -314,7 +312,20 @@ extension JSONBody {
         return Data(buffer.readableBytesView)
     }
 
+    /// The body of a JSON route: a body of any other media type is refused before it is read as JSON, so a form or
+    /// text a client did not mean as JSON is never acted on. An empty body needs no type.
+    static func collectJSON(_ request: Request) async throws -> Data {
+        let data = try await collect(request)
+        guard !data.isEmpty else { return data }
+        let sent = request.headers[.contentType] ?? ""
+        let mediaType = sent.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard mediaType == "application/json" else {
+            throw DoseError.unsupportedMediaType(sent: sent.isEmpty ? "no Content-Type" : sent, accepted: "application/json")
+        }
+        return data
+    }
+
     static func read(_ request: Request) async throws -> JSONBody {
-        try JSONBody(data: try await collect(request))
+        try JSONBody(data: try await collectJSON(request))
     }
 }

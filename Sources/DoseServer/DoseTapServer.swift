@@ -14,10 +14,12 @@ public enum DoseTapServer {
     public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
                               requestsPerMinute: Int = ServerLimits.requestsPerMinute,
                               internalErrors: InternalErrorLog = InternalErrorLog()) -> Router<DoseRequestContext> {
-        let router = Router(context: DoseRequestContext.self)
+        // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
+        let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors))
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
+        router.add(middleware: QueryMiddleware())
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)

@@ -135,14 +135,12 @@ struct AuthMiddleware: RouterMiddleware {
         for device in try environment.ledger.activeDevices() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
         guard let device = match else { throw DoseError.deviceNotRegistered }
         if viaCookie, ![.get, .head].contains(request.method) {
-            if let origin = request.headers[HTTPField.Name("Origin")!], let host = request.head.authority,
-               !(origin == "http://\(host)" || origin == "https://\(host)") {
-                throw DoseError.invalidInput(field: "Origin", problem: "the request came from another site", allowed: "requests from this DoseTap page")
-            }
+            try Self.refuseCrossSite(request)
             // Form posts are checked by their handler (the token is a form field); API calls carry it as a header.
             if request.uri.path.hasPrefix("/v1/") {
-                guard let sent = request.headers[HTTPField.Name("X-CSRF-Token")!], DeviceTokens.constantTimeEqual(sent, Self.csrf(for: device)) else {
-                    throw DoseError.invalidInput(field: "X-CSRF-Token", problem: "missing or wrong", allowed: "the token of this page")
+                let sent = request.headers[HTTPField.Name("X-CSRF-Token")!] ?? ""
+                guard try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now()) else {
+                    throw DoseError.forbidden(why: "the X-CSRF-Token header is missing, wrong or from a page loaded more than a day ago")
                 }
             }
         }
@@ -155,9 +153,21 @@ struct AuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The CSRF token of a device: derived from its token hash, so it needs no storage and changes with the device.
-    static func csrf(for device: DeviceRecord) -> String {
-        String(DeviceTokens.fingerprint(Data(("csrf:" + device.tokenHash).utf8)).prefix(40))
+    /// A browser's change must come from this server's page: its `Origin`, or when a browser sends none its
+    /// `Referer`, must name this host; with neither there is no evidence of where it came from, so it is refused.
+    static func refuseCrossSite(_ request: Request) throws {
+        let host = request.head.authority ?? ""
+        func isOurs(_ origin: String) -> Bool { origin == "http://\(host)" || origin == "https://\(host)" }
+        if let origin = request.headers[HTTPField.Name("Origin")!] {
+            guard isOurs(origin) else { throw DoseError.forbidden(why: "the request came from another site (Origin \(origin.prefix(80)))") }
+        } else if let referer = request.headers[.referer] {
+            guard let url = URL(string: referer), let scheme = url.scheme, let name = url.host,
+                  isOurs("\(scheme)://\(name)\(url.port.map { ":\($0)" } ?? "")") else {
+                throw DoseError.forbidden(why: "the request came from another page (Referer \(referer.prefix(80)))")
+            }
+        } else {
+            throw DoseError.forbidden(why: "the request carried neither Origin nor Referer, so where it came from is unknown")
+        }
     }
 
     static func cookieValue(_ header: String?) -> String? {
@@ -185,5 +195,28 @@ actor RateLimiter {
         windows[key] = window
         guard window.count > limit else { return nil }
         return max(1, Int((60 - now.timeIntervalSince(window.start)).rounded(.up)))
+    }
+}
+
+/// The `/v1` routes that take query parameters, and which; every other `/v1` route takes none. A parameter a route
+/// does not take is refused by name rather than ignored (`/v1/export?start_date=…` exported everything).
+struct QueryMiddleware: RouterMiddleware {
+    typealias Context = DoseRequestContext
+    static let allowed: [String: Set<String>] = [
+        "/v1/sessions": ["from", "to", "limit", "page"], "/v1/analytics/export": ["start_date", "end_date"],
+        "/v1/medications": ["date"], "/v1/insights": ["from", "to"],
+    ]
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if path.hasPrefix("/v1/") {
+            let names = Self.allowed[path] ?? []
+            for (name, _) in request.uri.queryParameters where !names.contains(String(name)) {
+                let shown = String(name.prefix(40))
+                throw DoseError.invalidInput(field: shown, problem: "\(path) does not take the query parameter '\(shown)'",
+                                             allowed: names.isEmpty ? "no query parameters" : names.sorted().joined(separator: ", "))
+            }
+        }
+        return try await next(request, context)
     }
 }

@@ -52,4 +52,7 @@ public struct ServerEnvironment: Sendable {
     public func clock() -> StoreClock {
         StoreClock(now: now(), timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID)
     }
+
+    /// The CSRF tokens under the server's stored secret.
+    func csrfTokens() throws -> CSRFTokens { CSRFTokens(secretHex: try ledger.actionLinkSecret(clock: clock())) }
 }

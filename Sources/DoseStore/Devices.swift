@@ -128,7 +128,11 @@ extension NightLedger {
     /// The secret that signs reminder action links (32 random bytes, hex), made on first use. Clear All Data deletes
     /// it, which voids every link already sent.
     public func actionLinkSecret(clock: StoreClock) throws -> String {
-        try database.write { db in
+        // Read first: every page asks for it (CSRF tokens), and only the very first ask needs the writer.
+        if let secret = try database.read({ db in try String.fetchOne(db, sql: "SELECT secret FROM server_keys WHERE purpose = 'action_links'") }) {
+            return secret
+        }
+        return try database.write { db in
             if let secret = try String.fetchOne(db, sql: "SELECT secret FROM server_keys WHERE purpose = 'action_links'") { return secret }
             var generator = SystemRandomNumberGenerator()
             let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()

@@ -114,6 +114,8 @@ struct ErrorTaxonomyTests {
         (.invalidInput(field: "x", problem: "y", allowed: nil), "400_INVALID_INPUT", 400, 64),
         (.invalidFile(problem: "not a database"), "400_INVALID_INPUT", 400, 65),
         (.deviceNotRegistered, "401_DEVICE_NOT_REGISTERED", 401, 1),
+        (.forbidden(why: "the request came from another site"), "403_FORBIDDEN", 403, 1),
+        (.unsupportedMediaType(sent: "text/plain", accepted: "application/json"), "415_UNSUPPORTED_MEDIA_TYPE", 415, 64),
         (.notFound(what: "Session 2026-01-01"), "404_NOT_FOUND", 404, 1),
         (.nothingToUndo, "404_NOTHING_TO_UNDO", 404, 1),
         (.alreadyTaken(dose: "Dose 1", at: Fixture.dose1, localTime: "22:30", confirm: nil), "409_ALREADY_TAKEN", 409, 1),
@@ -141,6 +143,14 @@ struct ErrorTaxonomyTests {
         #expect(error.httpStatus == status)
         #expect(error.exitCode == exit)
         #expect(!error.message.isEmpty)
+    }
+
+    @Test("a message quotes at most 400 characters of what was sent, and says how much it left out")
+    func longInputIsQuotedShort() {
+        let key = String(repeating: "k", count: 1_000_000)
+        let message = DoseError.invalidInput(field: key, problem: "'\(key)' is not a setting", allowed: nil).message
+        #expect(message.count < 600 && message.contains("more characters)"))
+        #expect(DoseError.invalidInput(field: "type", problem: "missing", allowed: "dose1, dose2").message == "Invalid type: missing. Allowed: dose1, dose2.")
     }
 
     @Test("every SPEC §4 code has a sample")

@@ -183,6 +183,67 @@ struct RouterTests {
         }
     }
 
+    /// A body is taken exactly as sent or refused by name: a misspelled key, a repeated key, a string for a number or
+    /// a list, an unsafe event id, a body that is not JSON, or a query parameter a route does not take.
+    static let strictness: [(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String)] = [
+        (.post, "/v1/events/log", #"{"type":"water","occurred_at":"2026-11-22T02:10:00Z"}"#, "application/json", .badRequest, "occurred_at"),
+        (.post, "/v1/doses/take", #"{"type":"dose1","timestmap":"2026-11-22T02:10:00Z"}"#, "application/json", .badRequest, "timestmap"),
+        (.post, "/v1/events/log", #"{"type":"water","type":"bathroom"}"#, "application/json", .badRequest, "appears twice"),
+        (.post, "/v1/events/log", #"{"type":"water","\u0074ype":"bathroom"}"#, "application/json", .badRequest, "appears twice"),
+        (.post, "/v1/medications", #"{"entries":[{"medication_id":"modafinil","amount":100,"amount":200}]}"#, "application/json", .badRequest, "appears twice"),
+        (.post, "/v1/medications", #"{"entries":[{"medication_id":"modafinil","amount":100,"dose":200}]}"#, "application/json", .badRequest, "dose"),
+        (.post, "/v1/undo", #"{"everything":true}"#, "application/json", .badRequest, "everything"),
+        (.post, "/v1/events/log", #"{"type":"water"}"#, "text/plain", .unsupportedMediaType, "application/json"),
+        (.post, "/v1/events/log", #"{"type":"water"}"#, nil, .unsupportedMediaType, "no Content-Type"),
+        (.patch, "/v1/settings", #"{"target_interval":"180"}"#, "application/json", .badRequest, "target_interval"),
+        (.patch, "/v1/settings", #"{"allow_snoozing":"false"}"#, "application/json", .badRequest, "allow_snoozing"),
+        (.patch, "/v1/settings", #"{"colour":"red"}"#, "application/json", .badRequest, "colour"),
+        (.post, "/v1/doses/take", #"{"type":"dose1","confirm":"early"}"#, "application/json", .badRequest, "not a list"),
+        (.post, "/v1/events/log", #"{"type":"water","id":"../../etc/passwd"}"#, "application/json", .badRequest, "not an event id"),
+        (.post, "/v1/events/log", #"{"type":"water","id":"<b>x</b>"}"#, "application/json", .badRequest, "not an event id"),
+        (.get, "/v1/export?start_date=xx", "", nil, .badRequest, "start_date"),
+        (.get, "/v1/status?verbose=1", "", nil, .badRequest, "verbose"),
+        (.get, "/v1/sessions?form=2026-11-01", "", nil, .badRequest, "form"),
+    ]
+
+    @Test("strict bodies and queries: unknown or repeated keys, wrong types, unsafe ids and non-JSON bodies are refused by name; nothing is stored",
+          arguments: strictness)
+    func strictBodies(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String) async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 22, 2, 30))
+        var sent = fixture.auth
+        sent[.contentType] = contentType
+        let headers = sent
+        try await fixture.test { client in
+            let response = try await client.execute(uri: uri, method: method, headers: headers, body: buffer(body))
+            #expect(response.status == status, "\(method) \(uri) \(body) → \(response.status)")
+            let message = (ServerFixture.json(response)["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message.contains(names), "\(message)")
+            #expect(response.headers[.contentSecurityPolicy] != nil)
+            let snapshot = try fixture.ledger.status(clock: fixture.environment.clock())
+            #expect(snapshot.session == nil && snapshot.settings.targetIntervalMinutes == 165 && snapshot.settings.allowSnoozing)
+        }
+    }
+
+    @Test("typed values are taken: numbers, true/false, a list of confirmations, a UUID event id; HEAD answers as GET without a body")
+    func typedValues() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 22, 2, 30))
+        let auth = fixture.auth
+        try await fixture.test { client in
+            var response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval":180,"allow_snoozing":false,"quick_log":["bathroom","water"]}"#))
+            #expect(response.status == .ok && ServerFixture.json(response)["quick_log"] as? String == "bathroom,water")
+            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth,
+                                                body: buffer(#"{"type":"water","id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#))
+            #expect(response.status == .ok && ServerFixture.json(response)["id"] as? String == "6F9619FF-8B86-D011-B42D-00C04FC964FF")
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type":"dose1","confirm":["early"]}"#))
+            #expect(response.status == .ok)
+            let get = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
+            let head = try await client.execute(uri: "/v1/status", method: .head, headers: auth)
+            #expect(head.status == .ok && head.body.readableBytes == 0 && head.headers[.contentType] == get.headers[.contentType], "\(head.status) \(head.body.readableBytes) \(String(describing: head.headers[.contentType]))")
+            #expect(try await client.execute(uri: "/v1/status", method: .head).status == .unauthorized, "HEAD needs the token as GET does")
+        }
+        fixture.expectNoInternalErrors()
+    }
+
     @Test("limits and bad input: 413 for a large body, 400 for malformed JSON and bad fields, 404 for unknown routes")
     func limits() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))

@@ -18,6 +18,7 @@ struct WebSafetyTests {
         let token = WebTests.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body))
         var headers = cookie
         headers[.contentType] = "application/x-www-form-urlencoded"
+        headers[HTTPField.Name("Origin")!] = "http://localhost"  // as a browser sends it with every form post
         return (cookie, headers, token)
     }
 

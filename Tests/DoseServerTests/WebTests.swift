@@ -54,7 +54,7 @@ struct WebTests {
             headers[.contentType] = "application/x-www-form-urlencoded"
             headers[HTTPField.Name("Origin")!] = "http://localhost"
             var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1"]))
-            #expect(response.status == .badRequest, "no CSRF token")
+            #expect(response.status == .forbidden, "no CSRF token")
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1", "csrf": token]))
             #expect(response.status == .seeOther)
             let location = try #require(response.headers[.location])
@@ -130,6 +130,7 @@ struct WebTests {
             let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body))
             var headers = cookie
             headers[.contentType] = "application/x-www-form-urlencoded"
+            headers[HTTPField.Name("Origin")!] = "http://localhost"
             html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-19", method: .get, headers: cookie).body)
             #expect(html.contains("Delete the night of 2026-11-19?") && html.contains("cannot be undone"))
             #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).count == 1, "asking deletes nothing")
@@ -179,7 +180,7 @@ struct WebTests {
         fixture.expectNoInternalErrors()
     }
 
-    @Test("cookie-authenticated API calls need the CSRF header, and a foreign Origin is refused")
+    @Test("cookie-authenticated changes need this page's CSRF token and a same-origin Origin, or failing that Referer; else 403")
     func csrfOnAPI() async throws {
         let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
@@ -187,17 +188,58 @@ struct WebTests {
         try await app.test(.router) { client in
             let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
             let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body))
+            let dose1 = ByteBuffer(string: #"{"type": "dose1"}"#)
+            let origin = HTTPField.Name("Origin")!, csrf = HTTPField.Name("X-CSRF-Token")!
             var headers = cookie
-            var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "dose1"}"#))
-            #expect(response.status == .badRequest)
-            headers[HTTPField.Name("X-CSRF-Token")!] = token
-            headers[HTTPField.Name("Origin")!] = "https://evil.example"
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "dose1"}"#))
-            #expect(response.status == .badRequest)
-            headers[HTTPField.Name("Origin")!] = nil
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "dose1"}"#))
-            #expect(response.status == .ok)
+            headers[.contentType] = "application/json"
+            headers[origin] = "http://localhost"
+            var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)
+            #expect(response.status == .forbidden && String(buffer: response.body).contains("403_FORBIDDEN"), "no CSRF token")
+            headers[csrf] = (token.first == "0" ? "1" : "0") + token.dropFirst()  // one character changed
+            #expect(try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1).status == .forbidden, "a wrong token")
+            headers[csrf] = token
+            // Where the request came from: a foreign Origin, no Origin and a foreign Referer, neither header at all.
+            for (sentOrigin, referer) in [("https://evil.example", nil), (nil, "http://evil.example/x"), (nil, "http://localhost.evil.example/"),
+                                          (nil, nil), ("null", "http://localhost/")] as [(String?, String?)] {
+                headers[origin] = sentOrigin
+                headers[.referer] = referer
+                response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)
+                #expect(response.status == .forbidden, "Origin \(sentOrigin ?? "none"), Referer \(referer ?? "none")")
+            }
+            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose1At == nil, "nothing was recorded")
+            headers[origin] = nil
+            headers[.referer] = "http://localhost/settings"
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)
+            #expect(response.status == .ok, "a same-origin Referer stands in for a missing Origin")
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: cookie).status == .ok, "reads need no CSRF token")
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("the CSRF token is bound to the device and rotates every 12 hours; a page's token still works in the next period")
+    func csrfRotation() async throws {
+        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let first = try await Self.pair(client, pairing, now: fixture.time.now)
+            let second = try await Self.pair(client, pairing, now: fixture.time.now)
+            let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: first).body))
+            let other = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: second).body))
+            #expect(token.count == 40 && other.count == 40 && token != other, "each browser has its own token")
+            func take(_ cookie: HTTPFields, _ sent: String) async throws -> HTTPResponse.Status {
+                var headers = cookie
+                headers[.contentType] = "application/json"
+                headers[HTTPField.Name("Origin")!] = "http://localhost"
+                headers[HTTPField.Name("X-CSRF-Token")!] = sent
+                return try await client.execute(uri: "/v1/events/log", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "lights_out"}"#)).status
+            }
+            #expect(try await take(second, token) == .forbidden, "one browser's token does not work for another")
+            fixture.set(local(2026, 11, 22, 9, 0))
+            #expect(try await take(first, token) == .ok, "the token of last night's page still works in the morning")
+            fixture.set(local(2026, 11, 23, 9, 0))
+            #expect(try await take(first, token) == .forbidden, "a token from more than a day ago does not")
+            let fresh = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: first).body))
+            #expect(fresh != token)
         }
         fixture.expectNoInternalErrors()
     }

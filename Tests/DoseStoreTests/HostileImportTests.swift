@@ -109,6 +109,25 @@ struct HostileImportTests {
         #expect(Self.cases.count >= 200)
     }
 
+    @Test("an events.csv with 100,000 extra columns is refused in a short message that names a few of them")
+    func wideHeaderIsQuotedShort() throws {
+        let url = Self.source.directory.appendingPathComponent("wide-\(UUID().uuidString).csv")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let extra = (0..<100_000).map { "column_\($0)" }
+        let header = NightLedger.eventsCSVHeader.split(separator: ",").map(String.init) + extra
+        try Data((header.joined(separator: ",") + "\r\n").utf8).write(to: url)
+        let ledger = try StoreFixture.ledger()
+        let clock = TestClock(StoreFixture.local(2026, 11, 20, 12, 0))
+        let before = try StoreFixture.snapshot(ledger)
+        #expect {
+            try ledger.importFile(at: url.path, clock: clock.store)
+        } throws: { error in
+            let message = (error as? DoseError)?.message ?? ""
+            return message.utf8.count < 1_000 && message.contains("unexpected: column_0, column_1, column_2, column_3, column_4 and 99995 more")
+        }
+        #expect(try StoreFixture.snapshot(ledger) == before)
+    }
+
     @Test("each hostile bundle gets a clear error and the database is untouched", arguments: cases)
     func refused(_ spoil: Spoil) throws {
         let url = Self.source.directory.appendingPathComponent("\(UUID().uuidString).zip")

@@ -15,6 +15,8 @@ public enum ConfirmKind: String, CaseIterable, Codable, Sendable, Hashable {
 public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case invalidInput = "400_INVALID_INPUT"
     case deviceNotRegistered = "401_DEVICE_NOT_REGISTERED"
+    /// A browser's request that did not come from this server's own page (Origin, Referer, CSRF token).
+    case forbidden = "403_FORBIDDEN"
     case notFound = "404_NOT_FOUND"
     case nothingToUndo = "404_NOTHING_TO_UNDO"
     case alreadyTaken = "409_ALREADY_TAKEN"
@@ -25,6 +27,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case duplicateMedication = "409_DUPLICATE_MEDICATION"
     case recentDose = "409_RECENT_DOSE"
     case tooLarge = "413_TOO_LARGE"
+    /// A JSON route was sent a body that is not `application/json`.
+    case unsupportedMediaType = "415_UNSUPPORTED_MEDIA_TYPE"
     case dose1Required = "422_DOSE1_REQUIRED"
     case windowNotOpen = "422_WINDOW_NOT_OPEN"
     case windowExceeded = "422_WINDOW_EXCEEDED"
@@ -86,6 +90,10 @@ public enum DoseError: Error, Equatable, Sendable {
     case invalidFile(problem: String)
     /// The request came without a valid device token.
     case deviceNotRegistered
+    /// A browser's request to change something that did not come from this server's own page; `why` says what failed.
+    case forbidden(why: String)
+    /// A body of another media type than the route takes.
+    case unsupportedMediaType(sent: String, accepted: String)
     /// The named thing does not exist.
     case notFound(what: String)
     /// There is no recent action of the person's to undo.
@@ -133,6 +141,8 @@ public enum DoseError: Error, Equatable, Sendable {
         switch self {
         case .invalidInput, .invalidFile: .invalidInput
         case .deviceNotRegistered: .deviceNotRegistered
+        case .forbidden: .forbidden
+        case .unsupportedMediaType: .unsupportedMediaType
         case .notFound: .notFound
         case .nothingToUndo: .nothingToUndo
         case .alreadyTaken: .alreadyTaken
@@ -161,7 +171,7 @@ public enum DoseError: Error, Equatable, Sendable {
     /// The exit code of the command line.
     public var exitCode: Int32 {
         switch self {
-        case .invalidInput: ExitStatus.usage
+        case .invalidInput, .unsupportedMediaType: ExitStatus.usage
         case .invalidFile, .tooLarge: ExitStatus.dataError
         case .storageBusy: ExitStatus.temporaryFailure
         default: ExitStatus.refused
@@ -228,10 +238,15 @@ public enum DoseError: Error, Equatable, Sendable {
         func offer(_ lead: String, _ kind: ConfirmKind) -> String { confirmation(kind).map { " \(lead), \($0)." } ?? "" }
         switch self {
         case .invalidInput(let field, let problem, let allowed):
-            if let allowed { return "Invalid \(field): \(problem). Allowed: \(allowed)." }
+            let field = Self.quoted(field, limit: 60), problem = Self.quoted(problem)
+            if let allowed { return "Invalid \(field): \(problem). Allowed: \(Self.quoted(allowed))." }
             return "Invalid \(field): \(problem)."
         case .invalidFile(let problem):
-            return "That file cannot be used: \(problem)."
+            return "That file cannot be used: \(Self.quoted(problem))."
+        case .forbidden(let why):
+            return "Refused: \(why). Changes are accepted only from this DoseTap server's own pages; reload the page and try again."
+        case .unsupportedMediaType(let sent, let accepted):
+            return "The body was sent as '\(Self.quoted(sent, limit: 60))'; this route takes \(accepted). Send the header Content-Type: \(accepted)."
         case .deviceNotRegistered:
             return "This device is not registered. Add it with `dosetap device add` and use its token."
         case .notFound(let what):
@@ -287,6 +302,16 @@ public enum DoseError: Error, Equatable, Sendable {
         case .storageBusy:
             return "Storage is busy. Try again in a moment."
         }
+    }
+}
+
+extension DoseError {
+    /// Text from outside, as a message may quote it: cut at `limit` code points, so a 100,000-column header or a
+    /// megabyte-long key cannot become a megabyte-long error.
+    static func quoted(_ text: String, limit: Int = 400) -> String {
+        let count = text.unicodeScalars.count
+        guard count > limit else { return text }
+        return String(String.UnicodeScalarView(text.unicodeScalars.prefix(limit))) + "… (\(count - limit) more characters)"
     }
 }
 

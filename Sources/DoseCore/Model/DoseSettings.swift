@@ -92,6 +92,23 @@ extension DoseSettings {
         "sleep_start", "wake_time", "missed_checkin_cutoff_hours", "reminders_enabled", "quick_log",
     ]
 
+    /// What JSON type a setting's value takes in the API: a whole number, true/false, or text (`quick_log` also as a
+    /// list of event names). The text form of `settings set` is the CLI's; JSON clients send the typed value.
+    public enum ValueKind: Sendable {
+        case whole, boolean, text, eventList
+    }
+
+    /// The value kind of a key, or nil when it is not a setting.
+    public static func valueKind(of key: String) -> ValueKind? {
+        switch key {
+        case "target_interval", "max_snoozes", "undo_window_seconds", "missed_checkin_cutoff_hours": .whole
+        case "allow_snoozing", "reminders_enabled": .boolean
+        case "time_zone", "prep_time", "sleep_start", "wake_time": .text
+        case "quick_log": .eventList
+        default: key.hasPrefix(cooldownPrefix) ? .whole : nil
+        }
+    }
+
     /// Prefix of the per-event cooldown keys.
     public static let cooldownPrefix = "cooldown."
 

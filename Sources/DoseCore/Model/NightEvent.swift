@@ -5,6 +5,18 @@ public struct EventID: RawRepresentable, Hashable, Sendable, Codable, CustomStri
     public let rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
+
+    /// The form a client may give its own event id in: 1–64 ASCII letters, digits, `-`, `_`, `.` or `:`, starting
+    /// with a letter or digit (a UUID fits). No slash, space or markup, so an id is safe wherever it is shown or used.
+    public static let clientForm = "1–64 letters, digits, '-', '_', '.' or ':', starting with a letter or digit, such as a UUID"
+
+    /// A client-supplied id, if it has `clientForm`.
+    public init?(clientSupplied text: String) {
+        let allowed: (Unicode.Scalar) -> Bool = { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.:".unicodeScalars.contains($0)) }
+        guard (1...64).contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(allowed),
+              let first = text.unicodeScalars.first, first.isASCII, CharacterSet.alphanumerics.contains(first) else { return nil }
+        rawValue = text
+    }
 }
 
 /// Id of a night (a UUID string, supplied by the caller).

@@ -39,7 +39,11 @@ struct WebRoutes {
     /// Whether the browser reached DoseTap over HTTPS (through a proxy that says so).
     static func isHTTPS(_ request: Request) -> Bool { request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" }
 
-    func csrf(_ context: DoseRequestContext) -> String { context.device.map(AuthMiddleware.csrf(for:)) ?? "" }
+    /// The CSRF token for this page: bound to the browser's device, rotated every 12 hours.
+    func csrf(_ context: DoseRequestContext) -> String {
+        guard let device = context.device, let tokens = try? environment.csrfTokens() else { return "" }
+        return tokens.token(device: device.id, at: environment.now())
+    }
 
     /// The zone every page shows clock times in: `serve --tz` if given, else the setting.
     func zone(_ clock: StoreClock) throws -> TimeZone { try clock.timeZoneOverride ?? environment.ledger.settings(clock: clock).timeZone }
@@ -88,8 +92,8 @@ struct WebRoutes {
     func form(_ request: Request, _ context: DoseRequestContext) async throws -> [String: String] {
         let data = try await JSONBody.collect(request)
         let fields = try FormBody.fields(data)
-        guard let device = context.device, let sent = fields["csrf"], DeviceTokens.constantTimeEqual(sent, AuthMiddleware.csrf(for: device)) else {
-            throw DoseError.invalidInput(field: "csrf", problem: "the form's token is missing or wrong", allowed: "a form from this DoseTap page; reload it")
+        guard let device = context.device, let sent = fields["csrf"], try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now()) else {
+            throw DoseError.forbidden(why: "the form's token is missing, wrong or from a page loaded more than a day ago")
         }
         return fields
     }

@@ -116,7 +116,10 @@ struct CSVTable {
         guard header == expected else {
             let missing = expected.filter { !header.contains($0) }
             let extra = header.filter { !expected.contains($0) }
-            throw DoseError.invalidFile(problem: "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(extra.joined(separator: ", "))); expected \(expected.joined(separator: ","))")
+            // Name a few of the unexpected columns, each cut short: a header of 100,000 columns must not come back whole.
+            let named = extra.prefix(5).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }.joined(separator: ", ")
+            let more = extra.count > 5 ? " and \(extra.count - 5) more" : ""
+            throw DoseError.invalidFile(problem: "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(named)\(more)); expected \(expected.joined(separator: ","))")
         }
         self.file = file
         self.header = header
