@@ -245,7 +245,12 @@ struct APIRoutes {
         let fingerprint = DeviceTokens.fingerprint(Data("\(request.method) \(request.uri.path)\n".utf8) + data)
         if let key {
             let length = TextLimits.length(key)
-            guard (1...200).contains(length) else { throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(length) characters", allowed: "1–200 characters") }
+            let allowed = "1–200 visible ASCII characters, such as a UUID"
+            guard (1...200).contains(length) else { throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(length) characters", allowed: allowed) }
+            // A header value outside visible ASCII is read differently by different HTTP stacks; a key must mean one thing.
+            guard key.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
+                throw DoseError.invalidInput(field: "Idempotency-Key", problem: "it holds a character outside visible ASCII", allowed: allowed)
+            }
             if let stored = try environment.ledger.storedResponse(device: device, key: key) { return try Self.replay(stored, fingerprint: fingerprint) }
         }
         var action = try make(body)

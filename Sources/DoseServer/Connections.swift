@@ -220,9 +220,9 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
             return
         }
         let body = ByteBuffer(string: Wire.error(ConnectionPartsHandler.malformed).rendered())
-        let head = HTTPResponse(status: .badRequest, headerFields: [
-            .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close", .cacheControl: "no-store",
-        ])
+        var fields: HTTPFields = [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close"]
+        SecurityHeadersMiddleware.apply(to: &fields)
+        let head = HTTPResponse(status: .badRequest, headerFields: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }

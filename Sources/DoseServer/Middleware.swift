@@ -90,13 +90,20 @@ struct ErrorMiddleware: RouterMiddleware {
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
 
+    /// The headers, also sent by the connection handler with its answer to a request that is not HTTP/1.1.
+    static let fields: HTTPFields = [
+        .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+        .contentSecurityPolicy: "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        HTTPField.Name("Referrer-Policy")!: "same-origin", HTTPField.Name("X-Frame-Options")!: "DENY",
+    ]
+
+    static func apply(to headers: inout HTTPFields) {
+        for field in fields { headers[field.name] = field.value }
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[.cacheControl] = "no-store"
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[.contentSecurityPolicy] = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-        response.headers[HTTPField.Name("Referrer-Policy")!] = "same-origin"
-        response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        Self.apply(to: &response.headers)
         return response
     }
 }

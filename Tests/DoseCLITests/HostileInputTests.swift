@@ -84,6 +84,27 @@ struct HostileInputTests {
         #expect(garbage.status == 400 && garbage.body.contains("400_INVALID_INPUT"), "\(garbage)")
         let header = try RawConnection.exchange(port: server.port, "GET /health HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n")
         #expect(header.status == 400 && header.body.contains("400_INVALID_INPUT"), "\(header)")
+        // What the HTTP parser itself refuses answers like every other refusal: the JSON error and the security headers.
+        let parserRefusals = [
+            "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+            "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            "GET /" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: x\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: x\r\nX-Long: " + String(repeating: "a", count: 100_000) + "\r\n\r\n",
+            "GET /health HTTP/1.1\r\nHost: x\r\n" + (0..<10_000).map { "X-\($0): a\r\n" }.joined() + "\r\n",
+            "FOO /health HTTP/1.1\r\nHost: x\r\n\r\n",
+        ]
+        for request in parserRefusals {
+            let answer = try RawConnection.exchange(port: server.port, request)
+            #expect(answer.status == 400 && answer.body.contains("400_INVALID_INPUT"), "\(request.prefix(60)) → \(answer.status)")
+            #expect(answer.head.contains("Content-Security-Policy: default-src 'self'") && answer.head.contains("X-Frame-Options: DENY")
+                    && answer.head.contains("X-Content-Type-Options: nosniff"), "\(request.prefix(60)): \(answer.head)")
+        }
+        for key in ["café", "tab\there", "ключ"] {
+            let body = #"{"type":"water"}"#
+            let answer = try RawConnection.exchange(port: server.port,
+                "POST /v1/events/log HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nIdempotency-Key: \(key)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            #expect(answer.status == 400 && answer.body.contains("Idempotency-Key"), "key \(key) → \(answer.status) \(answer.body)")
+        }
 
         // The form's CSRF token is on the page the form comes from.
         let (_, page, _) = try await ServeTests.request(server.base + "/medications?medication=modafinil", token: token)

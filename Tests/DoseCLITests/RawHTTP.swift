@@ -61,13 +61,13 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// One request on a new connection; the response's status and body.
-    static func exchange(port: Int, _ request: String, limit: TimeInterval = 10) throws -> (status: Int, body: String) {
+    static func exchange(port: Int, _ request: String, limit: TimeInterval = 10) throws -> (status: Int, body: String, head: String) {
         let connection = try RawConnection(port: port)
         try connection.send(request)
         let text = connection.readAll(limit: limit).text
         let status = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-        let body = text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
-        return (status, body)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        return (status, parts.dropFirst().joined(separator: "\r\n\r\n"), parts.first ?? "")
     }
 }
 
