@@ -136,6 +136,17 @@ public struct NightLedger: Sendable {
         var action = action
         action.occurredAt = action.occurredAt.map(ISO8601.wholeMilliseconds)
         if case .dose1 = action.kind { context.nearbyDoses = try NightRecords.doses(near: action.occurredAt ?? clock.now, db) }
+        let sleepType: String? = switch action.kind {
+        case .log(let name): name
+        case .wake: SleepEventType.wakeFinal.rawValue
+        default: nil
+        }
+        if let sleepType, let definition = try? context.catalogue.resolve(sleepType) {
+            let cooldown = TimeInterval(settings.cooldownSeconds(for: definition))
+            if cooldown > 0 {
+                context.nearbySameEvents = try NightRecords.sleepEvents(definition.type, within: cooldown, of: action.occurredAt ?? clock.now, db)
+            }
+        }
         if case .checkIn(let answers) = action.kind {
             action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
         }

@@ -119,6 +119,13 @@ enum NightRecords {
         return rows.map { RecordedDose(kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? "")) }
     }
 
+    /// When events of one sleep type were logged in any night less than `seconds` from `instant`, either side.
+    static func sleepEvents(_ type: SleepEventType, within seconds: TimeInterval, of instant: Date, _ db: Database) throws -> [Date] {
+        try String.fetchAll(db, sql: "SELECT occurred_at FROM sleep_events WHERE event_type = ? AND occurred_at > ? AND occurred_at < ?",
+                            arguments: [type.rawValue, ISO8601.string(instant.addingTimeInterval(-seconds)), ISO8601.string(instant.addingTimeInterval(seconds))])
+            .map(Self.instant)
+    }
+
     static func instant(_ text: String) -> Date {
         ISO8601.parse(text) ?? Date(timeIntervalSince1970: 0)
     }

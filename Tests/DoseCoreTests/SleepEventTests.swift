@@ -61,6 +61,20 @@ struct SleepEventTests {
         }
     }
 
+    @Test("the cooldown counts events of other nights too, by event time, either side", arguments: [
+        (-59.999, false), (-60.0, true), (0.0, false), (30.0, false), (59.999, false), (60.0, true), (3600.0, true),
+    ])
+    func cooldownAcrossNights(secondsFromOther: Double, allowed: Bool) throws {
+        var context = Fixture.context(at: Fixture.dose1.addingTimeInterval(max(secondsFromOther, 0) + 1))
+        context.nearbySameEvents = [Fixture.dose1]
+        let action = NightAction(.log(event: "bathroom"), at: Fixture.dose1.addingTimeInterval(secondsFromOther))
+        let result = Result { () throws(DoseError) in try NightRules.decide(action, session: nil, context: context) }
+        switch result {
+        case .success: #expect(allowed)
+        case .failure(let error): #expect(!allowed && error.code == .rateLimit)
+        }
+    }
+
     @Test("a cooldown setting overrides the default, 0 disables it")
     func cooldownSetting() throws {
         let settings = try Fixture.settings().setting("cooldown.bathroom", to: "0")

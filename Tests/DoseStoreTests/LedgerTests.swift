@@ -235,4 +235,19 @@ struct SettleTests {
         #expect(night.terminalState == .expired)
         #expect(night.session.events.contains { $0.kind == .dose2Skipped && $0.source == .system })
     }
+
+    @Test("a double tap on Bathroom across a check-in that closed the night is still one event; after the cooldown it logs")
+    func cooldownAcrossACheckIn() throws {
+        let ledger = try StoreFixture.ledger()
+        let clock = TestClock(StoreFixture.dose1)
+        try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock)
+        try StoreFixture.act(ledger, .log(event: "bathroom"), at: StoreFixture.minutes(500), clock: clock)
+        let checkIn = try StoreFixture.act(ledger, .checkIn(MorningCheckIn()), at: StoreFixture.minutes(500.2), clock: clock)
+        #expect(checkIn.status.sessionID == nil, "the check-in closed the night")
+        let second = StoreFixture.refusal { try StoreFixture.act(ledger, .log(event: "bathroom"), at: StoreFixture.minutes(500.5), clock: clock) }
+        #expect(second?.code == .rateLimit && second?.retryAfterSeconds == 30)
+        let wake = StoreFixture.refusal { try StoreFixture.act(ledger, .wake, at: StoreFixture.minutes(500.6), clock: clock) }
+        #expect(wake == nil, "another type has its own cooldown")
+        #expect(StoreFixture.refusal { try StoreFixture.act(ledger, .log(event: "bathroom"), at: StoreFixture.minutes(501), clock: clock) } == nil, "at the cooldown it logs")
+    }
 }

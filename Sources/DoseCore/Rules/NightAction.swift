@@ -51,6 +51,9 @@ public struct NightContext: Sendable {
     public var makeID: @Sendable () -> String
     /// Oxybate doses of any night near the action's time (the store passes those within 8 hours of it), for D14.
     public var nearbyDoses: [RecordedDose]
+    /// For a sleep event: when events of its type were logged in any night within its cooldown of the action's time
+    /// (the store passes them), so a double tap across a check-in that closed the night is still one tap.
+    public var nearbySameEvents: [Date] = []
 
     /// A context; the zone defaults to the settings' zone.
     public init(now: Date, settings: DoseSettings, timeZone: TimeZone? = nil,

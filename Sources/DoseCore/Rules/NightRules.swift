@@ -235,7 +235,9 @@ private struct Builder {
         let cooldown = TimeInterval(context.settings.cooldownSeconds(for: definition))
         if cooldown > 0 {
             let kind = EventKind.sleep(type), at = self.at
-            let apart = facts.events.lazy.filter { $0.kind == kind }.map { abs($0.occurredAt.timeIntervalSince(at)) }.min()
+            // By event time, across nights: the same tap must not count twice because a night closed between them.
+            let times = facts.events.lazy.filter { $0.kind == kind }.map(\.occurredAt) + context.nearbySameEvents
+            let apart = times.map { abs($0.timeIntervalSince(at)) }.min()
             if let apart, apart < cooldown {
                 throw .rateLimited(event: definition.label, retryAfterSeconds: max(1, Int((cooldown - apart).rounded(.up))))
             }
