@@ -35,10 +35,12 @@ public final class InternalErrorLog: Sendable {
     /// A log of nothing yet.
     public init() {}
 
-    /// `METHOD path (request id): error type` of every 500 so far.
+    /// `METHOD path (request id): error type` of the first 500s (at most `limit`; the first ones are the ones to fix).
     public var all: [String] { entries.withLock { $0 } }
+    /// How many it keeps.
+    public static let limit = 100
 
-    func record(_ line: String) { entries.withLock { $0.append(line) } }
+    func record(_ line: String) { entries.withLock { if $0.count < Self.limit { $0.append(line) } } }
 }
 
 /// Maps every failure to the SPEC §4 JSON error; nothing else leaves the server. A 500 is only for DoseTap's own bugs:
@@ -194,8 +196,19 @@ actor RateLimiter {
 
     init(limit: Int) { self.limit = limit }
 
+    /// How many windows are kept at the most; windows older than a minute are dropped first.
+    static let tracked = 1024
+
+    /// Devices with a window now (for tests of its bound).
+    var trackedCount: Int { windows.count }
+
     /// nil when admitted, else seconds to wait.
     func admit(_ key: String, at now: Date) -> Int? {
+        if windows.count >= Self.tracked, windows[key] == nil {
+            windows = windows.filter { now.timeIntervalSince($0.value.start) < 60 }
+            // Still full within one minute: forget the oldest window (that device starts a fresh one).
+            if windows.count >= Self.tracked, let oldest = windows.min(by: { $0.value.start < $1.value.start })?.key { windows[oldest] = nil }
+        }
         var window = windows[key] ?? (now, 0)
         if now.timeIntervalSince(window.start) >= 60 { window = (now, 0) }
         window.count += 1

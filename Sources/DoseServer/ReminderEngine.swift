@@ -45,8 +45,11 @@ extension ReminderDelivery {
 public actor ReminderEngine {
     let environment: ServerEnvironment
     let deliveries: [any ReminderDelivery]
-    /// Every notice delivered, newest last (for status pages and tests).
+    /// The latest notices delivered, newest last (for status pages and tests): a few nights' worth, never more, so a
+    /// server that runs for years holds no more than one that started tonight.
     public private(set) var delivered: [ReminderNotice] = []
+    /// How many notices `delivered` keeps (a night has about 15).
+    public static let deliveredLimit = 64
     /// Where action links point, e.g. `http://192.168.1.20:8080`; nil sends reminders without links.
     public private(set) var linkBase: String?
     private var lastRevision: Int?
@@ -78,6 +81,7 @@ public actor ReminderEngine {
             }
             let notice = ReminderNotice(kind: reminder.kind, fireAt: reminder.fireAt, sessionID: sessionID, links: links)
             delivered.append(notice)
+            if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
             for delivery in deliveries { await delivery.deliver(notice) }
         }
         if let lastRevision, lastRevision != due.revision {

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import DoseApp
 import DoseCore
-import DoseServer
+@testable import DoseServer
 import DoseStore
 import Foundation
 import HTTPTypes
@@ -55,6 +55,39 @@ struct ReminderEngineTests {
         try Self.act(fixture, .dose2, at: local(2026, 11, 22, 1, 25))
         try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 25), to: local(2026, 11, 22, 3, 0))
         #expect(recorder.kinds == [.windowOpen, .preAlarm, .wakeAlarm, .followUp1])
+    }
+
+    @Test("30 nights on an injected clock: every night's reminders are delivered, and what the engine keeps in memory stays flat")
+    func thirtyNights() async throws {
+        let fixture = try ServerFixture(now: local(2026, 10, 1, 22, 30))
+        let recorder = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
+        var keptAfterTwentyNights = 0
+        for day in 0..<30 {
+            let evening = local(2026, 10, 1, 22, 30).addingTimeInterval(Double(day) * 86_400)
+            try Self.act(fixture, .dose1, at: evening)
+            try await Self.run(engine, fixture, from: evening, to: evening.addingTimeInterval(170 * 60))
+            try Self.act(fixture, .dose2, at: evening.addingTimeInterval(171 * 60))
+            try Self.act(fixture, .checkIn(MorningCheckIn()), at: evening.addingTimeInterval(9 * 3600))
+            if day == 19 { keptAfterTwentyNights = await engine.delivered.count }
+        }
+        #expect(recorder.all.count >= 30 * 4, "every night rang: \(recorder.all.count) notices")
+        let kept = await engine.delivered
+        #expect(keptAfterTwentyNights == ReminderEngine.deliveredLimit && kept.count == ReminderEngine.deliveredLimit)
+        #expect(kept.last == recorder.all.last)
+    }
+
+    @Test("pairing codes and rate-limit windows are bounded however long the server runs")
+    func tablesAreBounded() async throws {
+        let pairing = PairingCodes()
+        let start = local(2026, 10, 1, 12, 0)
+        for minute in 0..<(30 * 24 * 60) where minute % 7 == 0 { _ = await pairing.issue(now: start.addingTimeInterval(Double(minute) * 60)) }
+        #expect(await pairing.outstanding <= PairingCodes.outstandingLimit)
+        for burst in 0..<200 { _ = await pairing.issue(now: start.addingTimeInterval(Double(burst))) }
+        #expect(await pairing.outstanding == PairingCodes.outstandingLimit)
+        let limiter = RateLimiter(limit: 240)
+        for index in 0..<5_000 { _ = await limiter.admit("device-\(index)", at: start.addingTimeInterval(Double(index) / 10)) }
+        #expect(await limiter.trackedCount <= RateLimiter.tracked)
     }
 
     @Test("after a restart nothing fires twice; reminders missed while down are logged as missed, not fired late")

@@ -10,12 +10,20 @@ public actor PairingCodes {
 
     public init() {}
 
-    /// A new code valid for fifteen minutes.
+    /// How many unexpired codes are kept; issuing past it retires the one that expires first.
+    public static let outstandingLimit = 16
+
+    /// A new code valid for fifteen minutes. Expired codes are forgotten here, so the table never grows.
     public func issue(now: Date) -> String {
+        codes = codes.filter { now <= $0.value }
+        if codes.count >= Self.outstandingLimit, let first = codes.min(by: { $0.value < $1.value })?.key { codes[first] = nil }
         let code = String(DeviceTokens.generate().dropFirst(4).prefix(32))
         codes[code] = now.addingTimeInterval(Self.lifetime)
         return code
     }
+
+    /// Codes held now (for tests of the bound).
+    public var outstanding: Int { codes.count }
 
     /// Takes a valid code out of use while a pairing runs, so two browsers cannot both use it; nil if it is unknown
     /// or expired. Pass the returned expiry to `restore` if the pairing fails, so the link still works.
