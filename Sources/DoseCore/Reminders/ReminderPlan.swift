@@ -54,6 +54,11 @@ public struct Reminder: Hashable, Sendable {
 
 /// The reminder plan, a pure function of a session's events and the settings.
 public enum ReminderPlan {
+    /// The pre-alarm comes this long before the target.
+    public static let preAlarmLeadMinutes = 5.0
+    /// The wake alarm's follow-ups come this far apart, three of them.
+    public static let followUpSpacingMinutes = 2.0
+
     /// Every reminder of the night in time order, past ones included. Empty when there is nothing to remind
     /// of: no Dose 1, Dose 2 taken or skipped (expiry included), wake-up logged, session closed, or reminders off.
     public static func plan(for session: NightSession?, settings: DoseSettings) -> [Reminder] {
@@ -63,22 +68,27 @@ public enum ReminderPlan {
               facts.wake == nil, facts.checkIn == nil else { return [] }
 
         func after(_ minutes: Double) -> Date { dose1.addingTimeInterval(minutes * 60) }
+        // Every instant is derived from the window: the countdown warnings count back from its close, the 15-minute
+        // one is the near-close boundary itself, so the plan cannot drift from the rules if the window ever changes.
+        func beforeClose(_ minutes: Double) -> Date { after(Double(DoseWindow.closesAfterMinutes) - minutes) }
         let target = Double(settings.targetIntervalMinutes)
         let wake = facts.snoozeUntil ?? after(target)
         let closes = DoseWindow.closes(after: dose1)
 
         var items: [Reminder] = [
-            Reminder(kind: .windowOpen, fireAt: after(150)),
-            Reminder(kind: .preAlarm, fireAt: after(target - 5)),
+            Reminder(kind: .windowOpen, fireAt: after(Double(DoseWindow.opensAfterMinutes))),
+            Reminder(kind: .preAlarm, fireAt: after(target - ReminderPlan.preAlarmLeadMinutes)),
             Reminder(kind: .wakeAlarm, fireAt: wake),
-            Reminder(kind: .followUp1, fireAt: wake.addingTimeInterval(120)),
-            Reminder(kind: .followUp2, fireAt: wake.addingTimeInterval(240)),
-            Reminder(kind: .followUp3, fireAt: wake.addingTimeInterval(360)),
-            Reminder(kind: .warning30Minutes, fireAt: after(210)),
-            Reminder(kind: .warning15Minutes, fireAt: after(225)),
-            Reminder(kind: .warning5Minutes, fireAt: after(235)),
-            Reminder(kind: .warning2Minutes, fireAt: after(238)),
-            Reminder(kind: .warning30Seconds, fireAt: after(239.5)),
+        ]
+        for (index, kind) in [ReminderKind.followUp1, .followUp2, .followUp3].enumerated() {
+            items.append(Reminder(kind: kind, fireAt: wake.addingTimeInterval(Double(index + 1) * ReminderPlan.followUpSpacingMinutes * 60)))
+        }
+        items += [
+            Reminder(kind: .warning30Minutes, fireAt: beforeClose(30)),
+            Reminder(kind: .warning15Minutes, fireAt: after(Double(DoseWindow.nearCloseAfterMinutes))),
+            Reminder(kind: .warning5Minutes, fireAt: beforeClose(5)),
+            Reminder(kind: .warning2Minutes, fireAt: beforeClose(2)),
+            Reminder(kind: .warning30Seconds, fireAt: beforeClose(0.5)),
             Reminder(kind: .windowExpired, fireAt: closes),
         ]
         items.removeAll { $0.fireAt >= closes && $0.kind != .windowExpired }
