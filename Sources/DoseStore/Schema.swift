@@ -15,10 +15,6 @@ enum Schema {
     /// The schema version this build writes (`user_version`).
     static var version: Int { migrations.count }
 
-    /// The schema versions whose export bundles have today's layout and import as they are. v5 added only the
-    /// server's run log, which bundles do not carry, so v4 backups stay importable.
-    static var bundleVersions: ClosedRange<Int> { 4...version }
-
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for (index, migration) in migrations.enumerated() {

@@ -8,10 +8,10 @@ extension NightLedger {
     /// already exist (same id) are skipped, so importing the same bundle twice changes nothing; rows that clash
     /// with what is stored (a second open night, a second check-in for a night) are rejected with their reason.
     public func importBundle(at path: String, clock: StoreClock) throws -> ImportReport {
-        let files = try BundleReader.read(path: path)
+        var files = try BundleReader.read(path: path)
+        try BundleFormats.upgrade(&files, from: try BundleReader.checkVersion(files["schema_version.json"]))
         return try database.write { db in
             var report = ImportReport()
-            try BundleReader.checkVersion(files["schema_version.json"])
             try Self.importSettings(files["settings.json"], report: &report, db)
             var rejectedSessions = Set<String>()
             var touchedSessions = Set<String>()
@@ -211,16 +211,48 @@ enum BundleReader {
         return files
     }
 
-    static func checkVersion(_ text: String?) throws {
+    /// The bundle's schema version, if this build imports it.
+    static func checkVersion(_ text: String?) throws -> Int {
         guard let text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
               let version = (object["schema_version"] as? String).flatMap(Int.init) else {
             throw DoseError.invalidFile(problem: "the bundle has no valid schema_version.json")
         }
+        if let format = object["format"] as? String, format != BundleFormats.format {
+            throw DoseError.invalidFile(problem: "the bundle's format is '\(format.prefix(40))'; this DoseTap imports \(BundleFormats.format)")
+        }
         guard version <= Schema.version else {
             throw DoseError.invalidFile(problem: "the bundle is from a newer DoseTap (schema \(version); this one reads up to \(Schema.version))")
         }
-        guard Schema.bundleVersions.contains(version) else {
-            throw DoseError.invalidFile(problem: "the bundle has schema \(version); this DoseTap imports bundles of schema \(Schema.bundleVersions.lowerBound)–\(Schema.bundleVersions.upperBound)")
+        guard BundleFormats.importable.contains(version) else {
+            throw DoseError.invalidFile(problem: "the bundle has schema \(version); this DoseTap imports bundles of schema \(BundleFormats.importable.lowerBound)–\(BundleFormats.importable.upperBound)")
+        }
+        return version
+    }
+}
+
+/// Every bundle this project has released stays importable: a bundle of an older schema is brought, one frozen step
+/// at a time, to today's layout before it is read, as the database itself is migrated. A migration that changes what
+/// a bundle holds must add its step here; a test fails while one is missing, and the committed fixtures of every
+/// released format are imported and checked row by row on every test run.
+enum BundleFormats {
+    /// The name in every bundle's `schema_version.json`.
+    static let format = "dosetap-bundle-1"
+    /// The first released bundle: `dosetap-bundle-1` at schema 4.
+    static let oldest = 4
+    static var importable: ClosedRange<Int> { oldest...Schema.version }
+
+    /// Rewrites a bundle's files from schema `key` to `key + 1`. Never edit a step once released.
+    static let upgrades: [Int: @Sendable (inout [String: String]) throws -> Void] = [
+        // v5 added the server's run log (`server_runs`), which bundles do not carry: the files are unchanged.
+        4: { _ in },
+    ]
+
+    static func upgrade(_ files: inout [String: String], from version: Int) throws {
+        for step in version..<Schema.version {
+            guard let upgrade = upgrades[step] else {
+                throw DoseError.invalidFile(problem: "this DoseTap cannot bring a schema \(step) bundle to schema \(step + 1)")
+            }
+            try upgrade(&files)
         }
     }
 }

@@ -75,6 +75,11 @@ public enum ExportBundle {
             settings.json          the settings in force and the ones set explicitly.
             schema_version.json    the schema version, DoseTap version, export time and time zone.
 
+            Importing: `dosetap import FILE.zip` (or Settings → Import) reads this bundle, format \(BundleFormats.format) at schema
+            \(Schema.version), in this DoseTap and every later one. This DoseTap imports every \(BundleFormats.format) bundle from
+            schema \(BundleFormats.oldest) to \(Schema.version), bringing an older one to today's layout first. Importing the
+            same bundle again changes nothing.
+
             """
         let meanings: [String: String] = [
             "id": "unique id (UUID)", "session_id": "the night it belongs to (sessions.csv id)", "session_date": "the night's date (evening before, 18:00 rollover)",
@@ -123,7 +128,7 @@ extension NightLedger {
             ]
             files.append(("settings.json", String(decoding: try JSONSerialization.data(withJSONObject: settingsJSON, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)))
             let version: [String: Any] = [
-                "schema_version": String(Schema.version), "app": "dosetap", "format": "dosetap-bundle-1",
+                "schema_version": String(Schema.version), "app": "dosetap", "format": BundleFormats.format,
                 "export_timestamp": ISO8601.string(clock.now), "timezone": (clock.timeZoneOverride ?? settings.timeZone).identifier,
             ]
             files.append(("schema_version.json", String(decoding: try JSONSerialization.data(withJSONObject: version, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)))

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Records the same four nights through a given `dosetap` binary and exports its bundle. Run with the build of each
+# released bundle format to make the fixtures under Tests/DoseStoreTests/Fixtures/ (see README there).
+# Usage: scripts/make-bundle-fixture.sh path/to/dosetap OUT.zip
+set -euo pipefail
+binary="$1"
+out="$2"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+db="$work/fixture.sqlite"
+run() { "$binary" "$@" --db "$db" --tz America/New_York > /dev/null; }
+
+# Settings chosen explicitly, so the bundle says the same whatever machine made it.
+run settings set time_zone America/New_York --now 2026-11-01T01:00:00Z
+run settings set target_interval 180 --now 2026-11-01T01:00:00Z
+run settings set cooldown.water 120 --now 2026-11-01T01:00:00Z
+
+# Night of 2026-10-31 (the fall-back night in New York): pre-sleep, doses on time, a bathroom trip, wake-up,
+# check-in, a morning medication.
+run presleep --now 2026-11-01T02:00:00Z --intended-sleep in_30_min --stress 2 --stress-driver work --caffeine-cups 2
+run dose1 --now 2026-11-01T02:30:00Z
+run log bathroom --now 2026-11-01T04:10:00Z --note 'say "hi", then =SUM(A1:A9)'
+run dose2 --now 2026-11-01T05:20:00Z
+run wake --now 2026-11-01T12:00:00Z
+run checkin --now 2026-11-01T12:05:00Z --quality 4 --rested well --grogginess mild --dreams vivid --mood good
+run med log modafinil:100mg --now 2026-11-01T13:00:00Z
+
+# Night of 2026-11-01: two snoozes, a late Dose 2 confirmed, a nap the next afternoon.
+run dose1 --now 2026-11-02T03:00:00Z
+run snooze --now 2026-11-02T05:35:00Z
+run snooze --now 2026-11-02T05:46:00Z
+run dose2 --now 2026-11-02T07:05:00Z --confirm late --note 'woke late'
+run checkin --now 2026-11-02T13:00:00Z --quality 2 --grogginess severe
+run log nap_start --now 2026-11-02T19:00:00Z
+run log nap_end --now 2026-11-02T19:40:00Z
+
+# Night of 2026-11-02: Dose 2 skipped on purpose.
+run dose1 --now 2026-11-03T03:15:00Z
+run skip --now 2026-11-03T06:00:00Z --reason 'felt unwell'
+run checkin --now 2026-11-03T12:30:00Z --quality 3
+
+# Night of 2026-11-03: slept through; the status read after 270 minutes records the expiry.
+run dose1 --now 2026-11-04T03:20:00Z
+run log water --now 2026-11-04T04:00:00Z
+run status --now 2026-11-04T08:00:00Z
+
+run export --format bundle --now 2026-11-05T12:00:00Z --out "$out"
+echo "wrote $out"
