@@ -88,7 +88,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "DoseCLITests", dependencies: ["DoseApp", "dosetap", .product(name: "GRDB", package: "GRDB.swift"),
+        .testTarget(name: "DoseCLITests", dependencies: ["DoseApp", "DoseCLI", "dosetap", .product(name: "GRDB", package: "GRDB.swift"),
                                                          .product(name: "AsyncHTTPClient", package: "async-http-client"),
                                                          .product(name: "NIOHTTP1", package: "swift-nio")]),
     ]

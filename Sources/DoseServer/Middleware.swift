@@ -22,7 +22,7 @@ enum Reply {
     }
 
     static func error(_ error: DoseError) -> Response {
-        var response = json(Wire.error(error), status: HTTPResponse.Status(code: error.httpStatus))
+        var response = json(Wire.error(error), status: error.httpStatus)
         if let retry = error.retryAfterSeconds { response.headers[.retryAfter] = String(retry) }
         return response
     }
@@ -239,4 +239,14 @@ struct QueryMiddleware: RouterMiddleware {
         }
         return try await next(request, context)
     }
+}
+
+extension ErrorCode {
+    /// The HTTP status of a SPEC §4 code: the number it starts with. Mapped here, at the HTTP edge, once.
+    var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: Int(rawValue.prefix(3)) ?? 500) }
+}
+
+extension DoseError {
+    /// The HTTP status of the answer to this refusal.
+    var httpStatus: HTTPResponse.Status { code.httpStatus }
 }

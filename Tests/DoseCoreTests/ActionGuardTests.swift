@@ -114,7 +114,7 @@ struct ActionGuardTests {
         }
         let error = Fixture.refusal(NightAction(.snooze), session: session, at: Fixture.minutes(200), settings: settings)
         #expect(error == .snoozeLimit(maximum: maximum))
-        #expect(error?.httpStatus == 422)
+        #expect(error?.code == .snoozeLimit)
     }
 
     @Test("snoozing turned off is refused with the reason, and no Dose 1 comes first")

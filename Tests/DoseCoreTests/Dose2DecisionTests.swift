@@ -60,7 +60,7 @@ struct Dose2DecisionTests {
         #expect(local == "01:00")
         #expect(error.confirm == .early)
         #expect(error.message.contains("01:00"))
-        #expect(error.httpStatus == 422)
+        #expect(error.code == .windowNotOpen)
     }
 
     @Test("at 270 minutes the recorded expiry makes Dose 2 need after_skip, then late")

@@ -1,6 +1,6 @@
 import DoseApp
 import DoseCore
-import DoseServer
+@testable import DoseServer
 import DoseStore
 import Foundation
 import HTTPTypes
@@ -222,6 +222,12 @@ struct RouterTests {
             let snapshot = try fixture.ledger.status(clock: fixture.environment.clock())
             #expect(snapshot.session == nil && snapshot.settings.targetIntervalMinutes == 165 && snapshot.settings.allowSnoozing)
         }
+    }
+
+    @Test("the HTTP edge answers each SPEC §4 code with the status its number names", arguments: ErrorCode.allCases)
+    func statusOfEachCode(code: ErrorCode) {
+        #expect(code.httpStatus.code == Int(code.rawValue.prefix(3)))
+        #expect((400...599).contains(code.httpStatus.code))
     }
 
     @Test("typed values are taken: numbers, true/false, a list of confirmations, a UUID event id; HEAD answers as GET without a body")

@@ -64,7 +64,7 @@ struct DatabaseTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
         #expect(error?.code == .invalidInput)
-        #expect(error?.exitCode == ExitStatus.dataError)
+        #expect(StoreFixture.isFileProblem(error))
         #expect(error?.message.contains("newer DoseTap") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
@@ -77,7 +77,7 @@ struct DatabaseTests {
         let content = Data(String(repeating: "my sleep notes, not a database\n", count: 200).utf8)
         try content.write(to: URL(fileURLWithPath: path))
         let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
-        #expect(error?.exitCode == ExitStatus.dataError)
+        #expect(StoreFixture.isFileProblem(error))
         #expect(error?.message.contains("not a readable SQLite database") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
     }
@@ -94,13 +94,11 @@ struct DatabaseTests {
         #expect(!exists)
     }
 
-    @Test("SQLite busy and locked become 503_STORAGE_BUSY (exit 75); a non-database becomes a file error (exit 65)")
+    @Test("SQLite busy and locked become 503_STORAGE_BUSY; a non-database becomes a file error")
     func errorMapping() {
         let busy = StoreErrors.map(DatabaseError(resultCode: .SQLITE_BUSY), path: "x") as? DoseError
         #expect(busy == .storageBusy)
-        #expect(busy?.exitCode == ExitStatus.temporaryFailure)
-        #expect(busy?.httpStatus == 503)
         #expect((StoreErrors.map(DatabaseError(resultCode: .SQLITE_LOCKED), path: "x") as? DoseError) == .storageBusy)
-        #expect((StoreErrors.map(DatabaseError(resultCode: .SQLITE_NOTADB), path: "x") as? DoseError)?.exitCode == ExitStatus.dataError)
+        #expect(StoreFixture.isFileProblem(StoreErrors.map(DatabaseError(resultCode: .SQLITE_NOTADB), path: "x") as? DoseError))
     }
 }

@@ -205,7 +205,7 @@ struct LedgerTests {
         }
         try ledger.database.writer.write { try $0.execute(sql: "UPDATE settings SET value = '999' WHERE key = 'target_interval'") }
         let broken = F.refusal { _ = try ledger.settings(clock: clock.store) }
-        #expect(broken?.exitCode == ExitStatus.dataError)
+        #expect(StoreFixture.isFileProblem(broken))
     }
 
     @Test("the zone override applies to one call: session key and offsets use it")

@@ -196,7 +196,7 @@ struct OriginalImportTests {
         let path = try OriginalFixture.make("CREATE TABLE recipes (name TEXT); INSERT INTO recipes VALUES ('soup');", in: directory, name: "r.sqlite")
         let ledger = try StoreFixture.ledger()
         let before = try StoreFixture.snapshot(ledger)
-        #expect(StoreFixture.refusal { _ = try ledger.importFile(at: path, clock: TestClock(StoreFixture.dose1).store) }?.exitCode == ExitStatus.dataError)
+        #expect(StoreFixture.isFileProblem(StoreFixture.refusal { _ = try ledger.importFile(at: path, clock: TestClock(StoreFixture.dose1).store) }))
         #expect(try StoreFixture.snapshot(ledger) == before)
     }
 }

@@ -71,6 +71,14 @@ enum StoreFixture {
         return try ledger.perform(NightAction(kind, at: occurredAt, note: note, confirmations: confirm), clock: clock.store)
     }
 
+    /// Whether a refusal is about an unusable file (a database or an import): what the CLI reports as a data error.
+    static func isFileProblem(_ error: DoseError?) -> Bool {
+        switch error {
+        case .invalidFile, .tooLarge: true
+        default: false
+        }
+    }
+
     /// The DoseError thrown by a body, or nil.
     static func refusal(_ body: () throws -> Void) -> DoseError? {
         do { try body(); return nil } catch let error as DoseError { return error } catch { return nil }

@@ -38,23 +38,6 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case idempotencyMismatch = "422_IDEMPOTENCY_MISMATCH"
     case rateLimit = "429_RATE_LIMIT"
     case storageBusy = "503_STORAGE_BUSY"
-
-    /// The HTTP status is the number the code starts with.
-    public var httpStatus: Int { Int(rawValue.prefix(3)) ?? 500 }
-}
-
-/// Exit codes of the command line (SPEC §4; the numbers are sysexits.h's).
-public enum ExitStatus {
-    /// A rule refused the action.
-    public static let refused: Int32 = 1
-    /// The command line itself was wrong (EX_USAGE).
-    public static let usage: Int32 = 64
-    /// An input file was unreadable or malformed (EX_DATAERR).
-    public static let dataError: Int32 = 65
-    /// Something went wrong inside DoseTap (EX_SOFTWARE).
-    public static let internalError: Int32 = 70
-    /// Storage was busy; trying again may work (EX_TEMPFAIL).
-    public static let temporaryFailure: Int32 = 75
 }
 
 /// Why a snooze is not available right now.
@@ -162,19 +145,6 @@ public enum DoseError: Error, Equatable, Sendable {
         case .idempotencyMismatch: .idempotencyMismatch
         case .rateLimited, .tooManyRequests: .rateLimit
         case .storageBusy: .storageBusy
-        }
-    }
-
-    /// The HTTP status of the API response.
-    public var httpStatus: Int { code.httpStatus }
-
-    /// The exit code of the command line.
-    public var exitCode: Int32 {
-        switch self {
-        case .invalidInput, .unsupportedMediaType: ExitStatus.usage
-        case .invalidFile, .tooLarge: ExitStatus.dataError
-        case .storageBusy: ExitStatus.temporaryFailure
-        default: ExitStatus.refused
         }
     }
 

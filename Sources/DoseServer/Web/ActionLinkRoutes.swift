@@ -63,7 +63,7 @@ struct ActionLinkRoutes {
             return Templates.page("notice", NoticePage(frame: Frame("Not done", current: ""), heading: "Not done",
                                                        message: error.message { _ in nil } + " A reminder link cannot confirm this; open Tonight to decide.",
                                                        link: NoticePage.Link(href: "/", label: "Open Tonight")),
-                                  status: HTTPResponse.Status(code: error.httpStatus))
+                                  status: error.httpStatus)
         }
     }
 }

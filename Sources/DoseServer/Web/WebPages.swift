@@ -20,7 +20,7 @@ enum WebPages {
                          message: "This browser is not paired with DoseTap. Open the pairing link that `dosetap serve` printed, on this device.", link: nil)
             : NoticePage(frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
                          link: NoticePage.Link(href: "/", label: "Back to Tonight"))
-        return Templates.page("notice", page, status: HTTPResponse.Status(code: error.httpStatus))
+        return Templates.page("notice", page, status: error.httpStatus)
     }
 
     static func clock(_ date: Date?, _ zone: TimeZone) -> String { date.map { LocalClock.hourMinute($0, in: zone) } ?? "—" }

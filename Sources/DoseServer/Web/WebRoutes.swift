@@ -143,7 +143,7 @@ struct WebRoutes {
             let label = event.kind.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             return WebPages.redirect("/?did=\(label)&until=\(ISO8601.string(until))")
         } catch let error as DoseError where error.code != .invalidInput {
-            let status = HTTPResponse.Status(code: error.httpStatus)
+            let status = error.httpStatus
             if let question = TonightView.question(for: error, action: name) {
                 return try tonightPage(context, question: question, status: status)
             }
