@@ -64,8 +64,8 @@ extension NightLedger {
                 let dose1 = NightRecords.instant(row[1])
                 let dose2 = (row[2] as String?).map(NightRecords.instant)
                 let interval: Int? = row[3]
-                let onTime = interval.map { abs($0 - target) <= DoseWindow.onTimeToleranceMinutes } ?? false
-                let natural = dose2.map { ($0.timeIntervalSince(dose1) < Double(target * 60)) && (row[4] as Int) == 0 } ?? false
+                let onTime = interval.map { DoseWindow.isOnTime(intervalMinutes: $0, targetMinutes: target) } ?? false
+                let natural = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: target, snoozes: row[4]) } ?? false
                 out += CSV.row([
                     row[0], LocalClock.hourMinuteSecond(dose1, in: timeZone), dose2.map { LocalClock.hourMinuteSecond($0, in: timeZone) } ?? "",
                     interval.map(String.init) ?? "", String(onTime), String(natural),

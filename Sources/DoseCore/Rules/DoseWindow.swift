@@ -49,3 +49,26 @@ public enum DoseWindow {
 
     static func minutes(_ count: Int) -> TimeInterval { TimeInterval(count * 60) }
 }
+
+extension DoseWindow {
+    /// Whether a Dose 1 → Dose 2 interval is on time: within ±10 minutes of the target, both ends included (D10).
+    public static func isOnTime(intervalMinutes: Int, targetMinutes: Int) -> Bool {
+        abs(intervalMinutes - targetMinutes) <= onTimeToleranceMinutes
+    }
+
+    /// Whether Dose 2 came from a natural wake (seed 003's glossary: woke without the alarm): taken before the wake
+    /// alarm was due, with no snooze that night.
+    public static func isNaturalWake(dose1: Date, dose2: Date, targetMinutes: Int, snoozes: Int) -> Bool {
+        dose2.timeIntervalSince(dose1) < minutes(targetMinutes) && snoozes == 0
+    }
+}
+
+extension EventMetadata {
+    /// Dose 2's early and late flags for a dose taken at `instant` after Dose 1 (D2: early iff before the window opens,
+    /// late iff at or after it closes). The one classifier for actions, corrections and imports alike.
+    public mutating func classifyDose2(at instant: Date, dose1: Date) {
+        let position = DoseWindow.position(of: instant, dose1: dose1)
+        isEarly = position == .beforeWindow
+        isLate = position == .closed
+    }
+}

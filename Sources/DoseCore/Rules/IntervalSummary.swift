@@ -23,7 +23,7 @@ public struct IntervalSummary: Sendable, Hashable {
     }
 
     /// Nights whose interval is within ±10 minutes of the target (SPEC §5.5 "on time").
-    public var onTime: Int { nights.filter { abs($0.minutes - targetMinutes) <= DoseWindow.onTimeToleranceMinutes }.count }
+    public var onTime: Int { nights.filter { DoseWindow.isOnTime(intervalMinutes: $0.minutes, targetMinutes: targetMinutes) }.count }
 
     /// On-time nights as a whole percentage (rounded down), or nil with no nights.
     public var onTimePercent: Int? { nights.isEmpty ? nil : onTime * 100 / nights.count }

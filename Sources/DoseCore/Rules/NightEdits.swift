@@ -76,12 +76,9 @@ public enum NightEdits {
             throw .napState(problem: "That change would leave naps out of order (a nap end without a start, or two starts). Change the other nap event first.")
         }
         guard let dose1 = facts.dose1, var dose2 = facts.dose2 else { return [] }
-        let position = DoseWindow.position(of: dose2.occurredAt, dose1: dose1.occurredAt)
-        let early = position == .beforeWindow
-        let late = position == .closed
-        guard early != dose2.metadata.isEarly || late != dose2.metadata.isLate else { return [] }
-        dose2.metadata.isEarly = early
-        dose2.metadata.isLate = late
+        let before = dose2.metadata
+        dose2.metadata.classifyDose2(at: dose2.occurredAt, dose1: dose1.occurredAt)
+        guard dose2.metadata != before else { return [] }
         session = session.removing(dose2.id).adding(dose2)
         return [dose2]
     }

@@ -197,18 +197,17 @@ private struct Builder {
                 let minutes = max(1, Int((opens.timeIntervalSince(at) / 60).rounded(.up)))
                 throw .windowNotOpen(minutesUntilOpen: minutes, opensAt: opens, localTime: local(opens))
             }
-            metadata.isEarly = true
             given.append(.early)
         case .closed:
             let closes = DoseWindow.closes(after: dose1.occurredAt)
             guard confirmed.contains(.late) else {
                 throw .windowExceeded(closedAt: closes, localTime: local(closes), minutesLate: DoseWindow.wholeMinutes(from: closes, to: at))
             }
-            metadata.isLate = true
             given.append(.late)
         case .active, .nearClose:
             break
         }
+        metadata.classifyDose2(at: at, dose1: dose1.occurredAt)
         metadata.confirmations = given
         if let supersededExpiry { removed.append(supersededExpiry) }
         record(.dose2, metadata: metadata)

@@ -142,11 +142,7 @@ extension NightLedger {
         switch event.kind {
         case .dose1: event.metadata.doseIndex = 1
         case .dose2:
-            if let dose1 = facts.dose1 {
-                let position = DoseWindow.position(of: event.occurredAt, dose1: dose1.occurredAt)
-                event.metadata.isEarly = position == .beforeWindow
-                event.metadata.isLate = position == .closed
-            }
+            if let dose1 = facts.dose1 { event.metadata.classifyDose2(at: event.occurredAt, dose1: dose1.occurredAt) }
             event.metadata.doseIndex = 2
         case .extraDose where event.metadata.doseIndex == nil: event.metadata.doseIndex = facts.doseCount + 1
         case .snooze where event.metadata.snoozeCount == nil: event.metadata.snoozeCount = facts.snoozes.count + 1
