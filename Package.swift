@@ -74,16 +74,18 @@ let package = Package(
         // libFuzzer's entry points when built by scripts/fuzz.sh; otherwise a tool that replays inputs through a target.
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "dosetap-fuzz", dependencies: ["DoseFuzzing", "CLibFuzzer"]),
+        // The test clock, ids and wall-clock dates every test target shares (linked only into tests).
+        .target(name: "DoseTestSupport", path: "Tests/DoseTestSupport", swiftSettings: strict),
         .testTarget(
             name: "DoseCoreTests",
-            dependencies: ["DoseCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            dependencies: ["DoseCore", "DoseTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseTestSupport", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
         // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
         .testTarget(
             name: "DoseServerTests",
             dependencies: [
-                "DoseServer", "DoseApp", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "DoseServer", "DoseApp", "DoseTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]

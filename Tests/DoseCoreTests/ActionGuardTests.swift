@@ -2,6 +2,7 @@ import DoseCore
 import Foundation
 import Synchronization
 import Testing
+import DoseTestSupport
 
 @Suite("Dose 1, skip, snooze and undo guards (SPEC §3.3, D4, D5)")
 struct ActionGuardTests {
@@ -58,7 +59,7 @@ struct ActionGuardTests {
     @Test("an event dated into an earlier night is refused instead of joining tonight")
     func earlierNight() throws {
         let session = try Fixture.afterDose1()
-        let error = Fixture.refusal(NightAction(.log(event: "water"), at: Fixture.local(2026, 3, 9, 23, 0)), session: session, at: Fixture.minutes(30))
+        let error = Fixture.refusal(NightAction(.log(event: "water"), at: WallClock.date(2026, 3, 9, 23, 0)), session: session, at: Fixture.minutes(30))
         #expect(error?.code == .invalidInput)
     }
 

@@ -1,6 +1,7 @@
 import DoseCore
 import Foundation
 import Testing
+import DoseTestSupport
 
 @Suite("Dose window phases (D2)")
 struct DoseWindowTests {
@@ -26,7 +27,7 @@ struct DoseWindowTests {
     @Test("window instants are absolute, on a DST spring-forward night")
     func springForwardWindowIsAbsolute() throws {
         // 8 March 2026, New York: clocks jump 02:00 → 03:00. Dose 1 at 23:30 EST.
-        let dose1 = Fixture.local(2026, 3, 7, 23, 30)
+        let dose1 = WallClock.date(2026, 3, 7, 23, 30)
         let opens = DoseWindow.opens(after: dose1)
         #expect(opens.timeIntervalSince(dose1) == 150 * 60)
         // 150 absolute minutes later the wall clock reads 03:00 EDT, not 02:00.
@@ -39,7 +40,7 @@ struct DoseWindowTests {
     @Test("window instants are absolute, on a DST fall-back night")
     func fallBackWindowIsAbsolute() throws {
         // 1 November 2026, New York: 02:00 EDT → 01:00 EST. Dose 1 at 23:00 EDT.
-        let dose1 = Fixture.local(2026, 10, 31, 23, 0)
+        let dose1 = WallClock.date(2026, 10, 31, 23, 0)
         let opens = DoseWindow.opens(after: dose1)
         // 150 minutes: 23:00 EDT → 01:00 EDT (first) → 01:00 EST (second) → 01:30 EST.
         #expect(LocalClock.hourMinute(opens, in: Fixture.newYork) == "01:30")

@@ -1,12 +1,6 @@
 import DoseCore
 import Foundation
-import Synchronization
-
-/// Deterministic ids: "id-1", "id-2", … per fixture.
-final class Counter: Sendable {
-    private let value = Mutex(0)
-    func next() -> String { value.withLock { $0 += 1; return "id-\($0)" } }
-}
+import DoseTestSupport
 
 /// Named instants and a small builder for nights, all in explicit zones.
 enum Fixture {
@@ -15,34 +9,24 @@ enum Fixture {
     static let tokyo = TimeZone(identifier: "Asia/Tokyo")!
     static let utc = TimeZone(identifier: "UTC")!
 
-    /// A local wall-clock instant; `first` picks the earlier of a repeated fall-back time.
-    static func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Double = 0, in zone: TimeZone = newYork, first: Bool = true) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        let base = calendar.date(from: DateComponents(year: y, month: m, day: d))!
-        let date = calendar.date(bySettingHour: h, minute: min, second: 0, of: base,
-                                 matchingPolicy: .strict, repeatedTimePolicy: first ? .first : .last, direction: .forward)!
-        return date.addingTimeInterval(s)
-    }
-
     /// 22:30 in New York on 10 March 2026, a plain winter night.
-    static let dose1 = local(2026, 3, 10, 22, 30)
+    static let dose1 = WallClock.date(2026, 3, 10, 22, 30)
 
     static func minutes(_ m: Double, after date: Date = dose1) -> Date { date.addingTimeInterval(m * 60) }
 
     static func settings(_ zone: TimeZone = newYork) -> DoseSettings { DoseSettings(timeZoneID: zone.identifier) }
 
-    static func context(at now: Date, settings: DoseSettings = settings(), zone: TimeZone? = nil, counter: Counter = Counter()) -> NightContext {
-        NightContext(now: now, settings: settings, timeZone: zone, makeID: { counter.next() })
+    static func context(at now: Date, settings: DoseSettings = settings(), zone: TimeZone? = nil, ids: TestClock = TestClock(dose1)) -> NightContext {
+        NightContext(now: now, settings: settings, timeZone: zone, makeID: { ids.nextID() })
     }
 
     /// Applies actions in order, each at its own instant; fails the test on a refusal.
     static func night(_ steps: [(NightAction.Kind, Date)], confirm: Set<ConfirmKind> = [], settings: DoseSettings = settings(),
-                      zone: TimeZone? = nil, counter: Counter = Counter()) throws -> NightSession? {
+                      zone: TimeZone? = nil, ids: TestClock = TestClock(dose1)) throws -> NightSession? {
         var session: NightSession?
         for (kind, instant) in steps {
             let decision = try NightRules.decide(NightAction(kind, confirmations: confirm), session: session,
-                                                 context: context(at: instant, settings: settings, zone: zone, counter: counter))
+                                                 context: context(at: instant, settings: settings, zone: zone, ids: ids))
             session = decision.session
         }
         return session

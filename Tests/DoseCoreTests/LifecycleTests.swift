@@ -1,6 +1,7 @@
 import DoseCore
 import Foundation
 import Testing
+import DoseTestSupport
 
 @Suite("Session lifecycle: expiry, cutoff, prep rollover (D3, D12, §3.2)")
 struct LifecycleTests {
@@ -38,10 +39,10 @@ struct LifecycleTests {
     ] as [((Int, Int, Int, Int, Int), EndReason?)])
     func cutoff(now: (Int, Int, Int, Int, Int), reason: EndReason?) throws {
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(165))]))
-        let update = evaluate(taken, at: Fixture.local(now.0, now.1, now.2, now.3, now.4))
+        let update = evaluate(taken, at: WallClock.date(now.0, now.1, now.2, now.3, now.4))
         #expect(update.closure?.reason == reason)
         if reason != nil {
-            #expect(update.closure?.endedAt == Fixture.local(2026, 3, 11, 11, 0))
+            #expect(update.closure?.endedAt == WallClock.date(2026, 3, 11, 11, 0))
             #expect(update.closure?.terminalState == .completed)
         }
     }
@@ -50,24 +51,24 @@ struct LifecycleTests {
     func cutoffSetting(hours: Int) throws {
         let settings = try Fixture.settings().setting("missed_checkin_cutoff_hours", to: String(hours))
         let session = try Fixture.afterDose1(settings: settings)
-        #expect(SessionLifecycle.missedCheckinCutoff(for: session, settings: settings, timeZone: Fixture.newYork) == Fixture.local(2026, 3, 11, 7 + hours, 0))
+        #expect(SessionLifecycle.missedCheckinCutoff(for: session, settings: settings, timeZone: Fixture.newYork) == WallClock.date(2026, 3, 11, 7 + hours, 0))
     }
 
     @Test("a session started after midnight gets the same morning's cutoff")
     func afterMidnightStart() throws {
-        let start = Fixture.local(2026, 3, 11, 1, 0)
+        let start = WallClock.date(2026, 3, 11, 1, 0)
         let session = try Fixture.afterDose1(at: start)
-        #expect(SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork) == Fixture.local(2026, 3, 11, 11, 0))
+        #expect(SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork) == WallClock.date(2026, 3, 11, 11, 0))
     }
 
     @Test("prep rollover: a session started before today's prep time closes at it")
     func prepRollover() throws {
-        let start = Fixture.local(2026, 3, 11, 14, 0)
+        let start = WallClock.date(2026, 3, 11, 14, 0)
         let session = try #require(try Fixture.night([(.log(event: "nap_start"), start)]))
-        #expect(evaluate(session, at: Fixture.local(2026, 3, 11, 17, 59)).closure == nil)
-        let update = evaluate(session, at: Fixture.local(2026, 3, 11, 18, 0))
+        #expect(evaluate(session, at: WallClock.date(2026, 3, 11, 17, 59)).closure == nil)
+        let update = evaluate(session, at: WallClock.date(2026, 3, 11, 18, 0))
         #expect(update.closure?.reason == .prepRollover)
-        #expect(update.closure?.endedAt == Fixture.local(2026, 3, 11, 18, 0))
+        #expect(update.closure?.endedAt == WallClock.date(2026, 3, 11, 18, 0))
         #expect(update.closure?.terminalState == .aborted)
     }
 
@@ -76,13 +77,13 @@ struct LifecycleTests {
     @Test("the close does not depend on when it is observed: an afternoon session looked at after midnight closed at 18:00",
           arguments: [(2026, 3, 11, 18, 0), (2026, 3, 11, 23, 59), (2026, 3, 12, 0, 30), (2026, 3, 12, 10, 59), (2026, 3, 12, 15, 0)])
     func closeIndependentOfObservation(now: (Int, Int, Int, Int, Int)) throws {
-        let session = try #require(try Fixture.night([(.log(event: "nap_start"), Fixture.local(2026, 3, 11, 14, 0))]))
-        let update = evaluate(session, at: Fixture.local(now.0, now.1, now.2, now.3, now.4))
+        let session = try #require(try Fixture.night([(.log(event: "nap_start"), WallClock.date(2026, 3, 11, 14, 0))]))
+        let update = evaluate(session, at: WallClock.date(now.0, now.1, now.2, now.3, now.4))
         #expect(update.closure?.reason == .prepRollover)
-        #expect(update.closure?.endedAt == Fixture.local(2026, 3, 11, 18, 0))
+        #expect(update.closure?.endedAt == WallClock.date(2026, 3, 11, 18, 0))
         let closed = SessionLifecycle.apply(update, to: session)
         let tonight = try NightRules.decide(NightAction(.dose1), session: closed.isOpen ? closed : nil,
-                                            context: Fixture.context(at: Fixture.local(now.0, now.1, now.2, now.3, now.4)))
+                                            context: Fixture.context(at: WallClock.date(now.0, now.1, now.2, now.3, now.4)))
         #expect(tonight.startedSession)
     }
 
@@ -90,12 +91,12 @@ struct LifecycleTests {
     func earliestBoundaryCloses() throws {
         // Started 22:30: the cutoff (11:00) comes before the next prep time (18:00), observed at 19:00.
         let evening = try Fixture.afterDose1()
-        #expect(evaluate(evening, at: Fixture.local(2026, 3, 11, 19, 0)).closure?.endedAt == Fixture.local(2026, 3, 11, 11, 0))
-        #expect(evaluate(evening, at: Fixture.local(2026, 3, 11, 19, 0)).closure?.reason == .missedCheckinCutoff)
+        #expect(evaluate(evening, at: WallClock.date(2026, 3, 11, 19, 0)).closure?.endedAt == WallClock.date(2026, 3, 11, 11, 0))
+        #expect(evaluate(evening, at: WallClock.date(2026, 3, 11, 19, 0)).closure?.reason == .missedCheckinCutoff)
         // Cutoff 14:00 with a 14:00 prep time: the same instant; the cutoff is named first, as in SPEC §3.2.
         let settings = try Fixture.settings().setting("prep_time", to: "14:00").setting("missed_checkin_cutoff_hours", to: "7")
-        let update = evaluate(evening, at: Fixture.local(2026, 3, 11, 15, 0), settings: settings)
-        #expect(update.closure?.endedAt == Fixture.local(2026, 3, 11, 14, 0))
+        let update = evaluate(evening, at: WallClock.date(2026, 3, 11, 15, 0), settings: settings)
+        #expect(update.closure?.endedAt == WallClock.date(2026, 3, 11, 14, 0))
         #expect(update.closure?.reason == .missedCheckinCutoff)
     }
 
@@ -106,7 +107,7 @@ struct LifecycleTests {
 
     @Test("terminal state per outcome (D12)")
     func terminalStates() throws {
-        let morning = Fixture.local(2026, 3, 11, 12, 0)
+        let morning = WallClock.date(2026, 3, 11, 12, 0)
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(165))]))
         let skipped = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.skip(reason: nil), Fixture.minutes(165))]))
         let pendingAtWake = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))]))
@@ -141,17 +142,17 @@ struct LifecycleTests {
 
     @Test("a DST spring-forward night: cutoff at local 11:00 EDT, only 23 hours after the evening")
     func springForwardCutoff() throws {
-        let dose1 = Fixture.local(2026, 3, 7, 22, 30)
+        let dose1 = WallClock.date(2026, 3, 7, 22, 30)
         let session = try Fixture.afterDose1(at: dose1)
         let cutoff = SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork)
-        #expect(cutoff == Fixture.local(2026, 3, 8, 11, 0))
+        #expect(cutoff == WallClock.date(2026, 3, 8, 11, 0))
         #expect(LocalClock.hourMinute(cutoff, in: Fixture.newYork) == "11:00")
         #expect(cutoff.timeIntervalSince(dose1) == 11.5 * 3600)
     }
 
     @Test("a DST fall-back night: cutoff at local 11:00 EST, 13.5 hours after a 22:30 Dose 1")
     func fallBackCutoff() throws {
-        let dose1 = Fixture.local(2026, 10, 31, 22, 30)
+        let dose1 = WallClock.date(2026, 10, 31, 22, 30)
         let cutoff = SessionLifecycle.missedCheckinCutoff(for: try Fixture.afterDose1(at: dose1), settings: Fixture.settings(), timeZone: Fixture.newYork)
         #expect(LocalClock.hourMinute(cutoff, in: Fixture.newYork) == "11:00")
         #expect(cutoff.timeIntervalSince(dose1) == 13.5 * 3600)
@@ -190,7 +191,7 @@ struct TimeZoneTravelTests {
 
     @Test("a DST change inside one zone is not travel")
     func dstIsNotTravel() throws {
-        let dose1 = Fixture.local(2026, 10, 31, 23, 30)
+        let dose1 = WallClock.date(2026, 10, 31, 23, 30)
         let status = NightStatus.derive(session: try Fixture.afterDose1(at: dose1), at: dose1.addingTimeInterval(200 * 60), settings: Fixture.settings(), timeZone: Fixture.newYork)
         #expect(status.warnings.isEmpty)
         #expect(status.minutesSinceDose1 == 200)

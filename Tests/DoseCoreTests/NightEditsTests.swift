@@ -1,6 +1,7 @@
 import DoseCore
 import Foundation
 import Testing
+import DoseTestSupport
 
 @Suite("Corrections to the past (NightEdits)")
 struct NightEditsTests {
@@ -53,9 +54,9 @@ struct NightEditsTests {
     func boundaries() throws {
         let session = try Self.closedNight()
         let bathroom = try Self.event(.sleep(.bathroom), in: session)
-        #expect(throws: DoseError.self) { try NightEdits.edit(bathroom.id, in: session, occurredAt: Fixture.local(2026, 3, 10, 17, 59), note: nil, context: Self.context()) }
+        #expect(throws: DoseError.self) { try NightEdits.edit(bathroom.id, in: session, occurredAt: WallClock.date(2026, 3, 10, 17, 59), note: nil, context: Self.context()) }
         #expect(throws: DoseError.self) { try NightEdits.edit(bathroom.id, in: session, occurredAt: Fixture.minutes(601.01), note: nil, context: Self.context()) }
-        let ok = try NightEdits.edit(bathroom.id, in: session, occurredAt: Fixture.local(2026, 3, 10, 18, 0), note: "moved", context: Self.context())
+        let ok = try NightEdits.edit(bathroom.id, in: session, occurredAt: WallClock.date(2026, 3, 10, 18, 0), note: "moved", context: Self.context())
         #expect(ok.after?.note == "moved")
     }
 
@@ -83,11 +84,11 @@ struct NightEditsTests {
     @Test("naps stay paired after a correction")
     func naps() throws {
         let session = try #require(try Fixture.night([
-            (.log(event: "nap_start"), Fixture.local(2026, 3, 11, 13, 0)), (.log(event: "nap_end"), Fixture.local(2026, 3, 11, 14, 0)),
+            (.log(event: "nap_start"), WallClock.date(2026, 3, 11, 13, 0)), (.log(event: "nap_end"), WallClock.date(2026, 3, 11, 14, 0)),
         ]))
         let end = try Self.event(.sleep(.napEnd), in: session)
-        let context = Fixture.context(at: Fixture.local(2026, 3, 11, 15, 0))
-        #expect(throws: DoseError.self) { try NightEdits.edit(end.id, in: session, occurredAt: Fixture.local(2026, 3, 11, 12, 0), note: nil, context: context) }
+        let context = Fixture.context(at: WallClock.date(2026, 3, 11, 15, 0))
+        #expect(throws: DoseError.self) { try NightEdits.edit(end.id, in: session, occurredAt: WallClock.date(2026, 3, 11, 12, 0), note: nil, context: context) }
         #expect(throws: DoseError.self) { try NightEdits.delete(try Self.event(.sleep(.napStart), in: session).id, in: session, context: context) }
         #expect(try NightEdits.delete(end.id, in: session, context: context).after == nil)
     }

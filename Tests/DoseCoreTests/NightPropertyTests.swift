@@ -2,6 +2,7 @@ import DoseCore
 import Foundation
 import PropertyBased
 import Testing
+import DoseTestSupport
 
 /// Invariants that must hold for every sequence of actions and times, not just the ones we thought of.
 @Suite("Night invariants for any sequence of actions")
@@ -43,17 +44,17 @@ struct NightPropertyTests {
     static func run(_ actions: [Int], _ gaps: [Int], _ confirms: [Int], maxSnoozes: Int,
                     inspect: (NightSession?, Result<Decision, DoseError>, Date, DoseSettings) -> Void) throws -> NightSession? {
         let settings = try Fixture.settings().setting("max_snoozes", to: String(maxSnoozes))
-        let counter = Counter()
+        let ids = TestClock(Fixture.dose1)
         var now = Fixture.dose1
         var session: NightSession?
         for (index, action) in actions.enumerated() {
             now = now.addingTimeInterval(TimeInterval(gaps[index]))
             let step = Step(action: action, secondsLater: gaps[index], confirm: confirms[index])
             if let open = session {
-                session = SessionLifecycle.apply(SessionLifecycle.evaluate(open, now: now, settings: settings, timeZone: Fixture.newYork, makeID: { counter.next() }), to: open)
+                session = SessionLifecycle.apply(SessionLifecycle.evaluate(open, now: now, settings: settings, timeZone: Fixture.newYork, makeID: { ids.nextID() }), to: open)
                 if session?.isOpen == false { session = nil }
             }
-            let context = Fixture.context(at: now, settings: settings, counter: counter)
+            let context = Fixture.context(at: now, settings: settings, ids: ids)
             let result = Result { () throws(DoseError) in
                 try NightRules.decide(NightAction(step.kind, confirmations: step.confirmations), session: session, context: context)
             }

@@ -1,6 +1,7 @@
 import DoseCore
 import Foundation
 import Testing
+import DoseTestSupport
 
 @Suite("Status of a night (SPEC §5.1)")
 struct NightStatusTests {
@@ -49,20 +50,20 @@ struct NightStatusTests {
 
     @Test("a whole night: Dose 1, snooze, Dose 2, bathroom, wake, check-in")
     func wholeNight() throws {
-        let counter = Counter()
-        var session = try #require(try Fixture.night([(.dose1, Fixture.dose1)], counter: counter))
+        let ids = TestClock(Fixture.dose1)
+        var session = try #require(try Fixture.night([(.dose1, Fixture.dose1)], ids: ids))
         var view = status(session, at: 160)
         #expect(view.nextReminder?.kind == .preAlarm)
         view = status(session, at: 160.5)
         #expect(view.nextReminder?.kind == .wakeAlarm)
 
-        session = try NightRules.decide(NightAction(.snooze), session: session, context: Fixture.context(at: Fixture.minutes(165), counter: counter)).session
+        session = try NightRules.decide(NightAction(.snooze), session: session, context: Fixture.context(at: Fixture.minutes(165), ids: ids)).session
         view = status(session, at: 166)
         #expect(view.snoozeCount == 1 && view.snoozesRemaining == 2)
         #expect(view.snoozeUntil == Fixture.minutes(175))
         #expect(view.nextReminder?.kind == .wakeAlarm && view.nextReminder?.fireAt == Fixture.minutes(175))
 
-        session = try NightRules.decide(NightAction(.dose2), session: session, context: Fixture.context(at: Fixture.minutes(176), counter: counter)).session
+        session = try NightRules.decide(NightAction(.dose2), session: session, context: Fixture.context(at: Fixture.minutes(176), ids: ids)).session
         view = status(session, at: 177)
         #expect(view.phase == .completed && view.outcome == .dose2Taken)
         #expect(view.dose2At == Fixture.minutes(176))
@@ -70,12 +71,12 @@ struct NightStatusTests {
         #expect(view.primaryAction == PrimaryAction.none)
         #expect(!view.canSkip && view.skipBlockedReason != nil)
 
-        session = try NightRules.decide(NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), counter: counter)).session
-        session = try NightRules.decide(NightAction(.wake), session: session, context: Fixture.context(at: Fixture.minutes(520), counter: counter)).session
+        session = try NightRules.decide(NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), ids: ids)).session
+        session = try NightRules.decide(NightAction(.wake), session: session, context: Fixture.context(at: Fixture.minutes(520), ids: ids)).session
         view = status(session, at: 521)
         #expect(view.phase == .finalizing && view.primaryAction == .checkIn && view.outcome == .dose2Taken)
 
-        let decision = try NightRules.decide(NightAction(.checkIn(MorningCheckIn())), session: session, context: Fixture.context(at: Fixture.minutes(530), counter: counter))
+        let decision = try NightRules.decide(NightAction(.checkIn(MorningCheckIn())), session: session, context: Fixture.context(at: Fixture.minutes(530), ids: ids))
         view = status(decision.session, at: 531)
         #expect(view.phase == .completed && view.primaryAction == PrimaryAction.none && view.checkedIn)
         #expect(decision.session.events.count == 6)

@@ -1,6 +1,7 @@
 import DoseCore
 import Foundation
 import Testing
+import DoseTestSupport
 
 @Suite("Session keys and rollover (SPEC §3.2)")
 struct SessionKeyTests {
@@ -41,26 +42,26 @@ struct SessionKeyTests {
     func key(row: Row) {
         let zone = TimeZone(identifier: row.zone)!
         let (y, m, d, h, min) = row.local
-        #expect(SessionKey(for: Fixture.local(y, m, d, h, min, in: zone), in: zone).description == row.key)
+        #expect(SessionKey(for: WallClock.date(y, m, d, h, min, in: zone), in: zone).description == row.key)
     }
 
     @Test("both occurrences of the repeated fall-back hour map to the same night", arguments: [true, false])
     func fallBackAmbiguousHour(first: Bool) {
-        let instant = Fixture.local(2026, 11, 1, 1, 30, in: Fixture.newYork, first: first)
+        let instant = WallClock.date(2026, 11, 1, 1, 30, in: Fixture.newYork, first: first)
         #expect(SessionKey(for: instant, in: Fixture.newYork).description == "2026-10-31")
     }
 
     @Test("the two occurrences of 01:30 are an hour apart")
     func fallBackOccurrencesDiffer() {
-        let first = Fixture.local(2026, 11, 1, 1, 30, first: true)
-        let second = Fixture.local(2026, 11, 1, 1, 30, first: false)
+        let first = WallClock.date(2026, 11, 1, 1, 30, first: true)
+        let second = WallClock.date(2026, 11, 1, 1, 30, first: false)
         #expect(second.timeIntervalSince(first) == 3600)
     }
 
     @Test("the same instant has different keys in different zones")
     func sameInstantDifferentZones() {
         // 2026-11-21 23:30 UTC: 18:30 in New York, 00:30 next day in Paris, 08:30 next day in Tokyo.
-        let instant = Fixture.local(2026, 11, 21, 23, 30, in: Fixture.utc)
+        let instant = WallClock.date(2026, 11, 21, 23, 30, in: Fixture.utc)
         #expect(SessionKey(for: instant, in: Fixture.utc).description == "2026-11-21")
         #expect(SessionKey(for: instant, in: Fixture.newYork).description == "2026-11-21")
         #expect(SessionKey(for: instant, in: Fixture.paris).description == "2026-11-21")
@@ -81,9 +82,9 @@ struct SessionKeyTests {
         ((2026, 3, 7, 19, 0), (2026, 3, 8)), ((2026, 10, 31, 19, 0), (2026, 11, 1)),
     ] as [((Int, Int, Int, Int, Int), (Int, Int, Int))])
     func nextRollover(from: (Int, Int, Int, Int, Int), expected: (Int, Int, Int)) {
-        let start = Fixture.local(from.0, from.1, from.2, from.3, from.4)
+        let start = WallClock.date(from.0, from.1, from.2, from.3, from.4)
         let next = SessionKey.nextRollover(after: start, in: Fixture.newYork)
-        #expect(next == Fixture.local(expected.0, expected.1, expected.2, 18, 0))
+        #expect(next == WallClock.date(expected.0, expected.1, expected.2, 18, 0))
     }
 
     @Test("adding days crosses months, years and leap days")

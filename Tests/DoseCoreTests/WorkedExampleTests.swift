@@ -1,16 +1,17 @@
 import DoseCore
 import Foundation
 import Testing
+import DoseTestSupport
 
 /// The worked examples of docs/RULES.md §7, so the documentation cannot drift from the code.
 @Suite("docs/RULES.md worked examples")
 struct WorkedExampleTests {
     let zone = Fixture.newYork
-    func at(_ h: Int, _ m: Int, day: Int = 11) -> Date { Fixture.local(2026, 3, day, h, m) }
+    func at(_ h: Int, _ m: Int, day: Int = 11) -> Date { WallClock.date(2026, 3, day, h, m) }
 
     @Test("a plain night in New York")
     func plainNight() throws {
-        let counter = Counter()
+        let ids = TestClock(Fixture.dose1)
         let session = try Fixture.afterDose1()
         let status = NightStatus.derive(session: session, at: at(0, 40), settings: Fixture.settings(), timeZone: zone)
         for (instant, text) in [(status.windowOpensAt, "01:00"), (status.nearCloseAt, "02:15"), (status.windowClosesAt, "02:30"), (status.expiresAt, "03:00"), (status.targetAt, "01:15")] {
@@ -23,12 +24,12 @@ struct WorkedExampleTests {
         #expect(early == .windowNotOpen(minutesUntilOpen: 20, opensAt: at(1, 0), localTime: "01:00"))
         #expect(early?.message.contains("opens at 01:00, in 20 min") == true)
 
-        let snoozed = try NightRules.decide(NightAction(.snooze), session: session, context: Fixture.context(at: at(1, 15), counter: counter))
+        let snoozed = try NightRules.decide(NightAction(.snooze), session: session, context: Fixture.context(at: at(1, 15), ids: ids))
         #expect(snoozed.event?.metadata.snoozeUntil == at(1, 25))
         #expect(NightStatus.derive(session: snoozed.session, at: at(1, 15), settings: Fixture.settings(), timeZone: zone).snoozesRemaining == 2)
         #expect(Fixture.refusal(NightAction(.snooze), session: snoozed.session, at: at(2, 16)) == .snoozeUnavailable(.nearClose))
 
-        let taken = try NightRules.decide(NightAction(.dose2), session: snoozed.session, context: Fixture.context(at: at(1, 26), counter: counter))
+        let taken = try NightRules.decide(NightAction(.dose2), session: snoozed.session, context: Fixture.context(at: at(1, 26), ids: ids))
         #expect(taken.event?.metadata.isEarly == false && taken.event?.metadata.isLate == false)
         #expect(ReminderPlan.plan(for: taken.session, settings: Fixture.settings()).isEmpty)
     }

@@ -8,12 +8,13 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import DoseTestSupport
 
 @Suite("Reminder action links: signed, one-time, through the same rules, never confirming")
 struct ActionLinkTests {
     /// Tonight with Dose 1 at 22:30 (window 01:00–02:30).
     static func night() throws -> ServerFixture {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
         return fixture
     }
@@ -33,7 +34,7 @@ struct ActionLinkTests {
         let fixture = try Self.night()
         let recorder = Recorder()
         let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder], linkBase: "http://bedroom.local:8080")
-        fixture.set(local(2026, 11, 22, 1, 0))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 0))
         try await engine.tick()
         let notice = try #require(recorder.all.first)
         #expect(notice.kind == .windowOpen)
@@ -46,7 +47,7 @@ struct ActionLinkTests {
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains("<form method=\"post\" action=\"\(take)\""))
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil, "opening a link does not act")
-            fixture.set(local(2026, 11, 22, 1, 5))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 5))
             response = try await client.execute(uri: take, method: .post)
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains("Dose 2 recorded at 01:05"))
@@ -67,7 +68,7 @@ struct ActionLinkTests {
     @Test("an early take through a link is refused with the risk in words, cannot be confirmed, and is not spent")
     func neverConfirms() async throws {
         let fixture = try Self.night()
-        fixture.set(local(2026, 11, 22, 0, 40))
+        fixture.set(WallClock.date(2026, 11, 22, 0, 40))
         let take = "/a/" + (try Self.token(fixture, .take))
         try await fixture.test { client in
             var response = try await client.execute(uri: take, method: .post)
@@ -81,7 +82,7 @@ struct ActionLinkTests {
             response = try await client.execute(uri: take, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                                                 body: ByteBuffer(string: "confirm=early"))
             #expect(response.status.code == 422)
-            fixture.set(local(2026, 11, 22, 1, 1))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 1))
             response = try await client.execute(uri: take, method: .post)
             #expect(response.status == .ok, "a refused link was not spent")
         }
@@ -90,7 +91,7 @@ struct ActionLinkTests {
     @Test("altered, expired, other-night and cleared-away links are refused and change nothing", arguments: ["signature", "spelling", "action", "expired", "other night", "garbage", "cleared"])
     func refused(_ case: String) async throws {
         let fixture = try Self.night()
-        fixture.set(local(2026, 11, 22, 1, 10))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 10))
         var token = try Self.token(fixture, .skip)
         var expected = "not a DoseTap reminder link"
         switch `case` {
@@ -103,7 +104,7 @@ struct ActionLinkTests {
             token = String(token.dropLast()) + String(alphabet[last ^ 1])
         case "action": token = "take" + token.dropFirst("skip".count)
         case "expired":
-            token = try Self.token(fixture, .skip, expires: local(2026, 11, 22, 1, 9))
+            token = try Self.token(fixture, .skip, expires: WallClock.date(2026, 11, 22, 1, 9))
             expected = "expired"
         case "other night":
             token = try Self.token(fixture, .skip, session: "another-night")

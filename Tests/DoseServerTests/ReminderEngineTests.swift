@@ -9,6 +9,7 @@ import Hummingbird
 import NIOCore
 import Synchronization
 import Testing
+import DoseTestSupport
 
 /// Records deliveries.
 final class Recorder: ReminderDelivery {
@@ -40,31 +41,31 @@ struct ReminderEngineTests {
 
     @Test("the right notices fire once, in order; a snooze moves the alarm; Dose 2 cancels the rest")
     func night() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let recorder = Recorder()
         let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
-        try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
-        try await Self.run(engine, fixture, from: local(2026, 11, 21, 22, 30), to: local(2026, 11, 22, 1, 11))
+        try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 30))
+        try await Self.run(engine, fixture, from: WallClock.date(2026, 11, 21, 22, 30), to: WallClock.date(2026, 11, 22, 1, 11))
         #expect(recorder.kinds == [.windowOpen, .preAlarm])
-        try Self.act(fixture, .snooze, at: local(2026, 11, 22, 1, 12))
-        try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 12), to: local(2026, 11, 22, 1, 22))
+        try Self.act(fixture, .snooze, at: WallClock.date(2026, 11, 22, 1, 12))
+        try await Self.run(engine, fixture, from: WallClock.date(2026, 11, 22, 1, 12), to: WallClock.date(2026, 11, 22, 1, 22))
         // The alarm planned for 01:15 moved to 01:22.
         #expect(recorder.kinds == [.windowOpen, .preAlarm, .wakeAlarm])
-        try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 23), to: local(2026, 11, 22, 1, 24))
+        try await Self.run(engine, fixture, from: WallClock.date(2026, 11, 22, 1, 23), to: WallClock.date(2026, 11, 22, 1, 24))
         #expect(recorder.kinds.last == .followUp1)
-        try Self.act(fixture, .dose2, at: local(2026, 11, 22, 1, 25))
-        try await Self.run(engine, fixture, from: local(2026, 11, 22, 1, 25), to: local(2026, 11, 22, 3, 0))
+        try Self.act(fixture, .dose2, at: WallClock.date(2026, 11, 22, 1, 25))
+        try await Self.run(engine, fixture, from: WallClock.date(2026, 11, 22, 1, 25), to: WallClock.date(2026, 11, 22, 3, 0))
         #expect(recorder.kinds == [.windowOpen, .preAlarm, .wakeAlarm, .followUp1])
     }
 
     @Test("30 nights on an injected clock: every night's reminders are delivered, and what the engine keeps in memory stays flat")
     func thirtyNights() async throws {
-        let fixture = try ServerFixture(now: local(2026, 10, 1, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 10, 1, 22, 30))
         let recorder = Recorder()
         let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
         var keptAfterTwentyNights = 0
         for day in 0..<30 {
-            let evening = local(2026, 10, 1, 22, 30).addingTimeInterval(Double(day) * 86_400)
+            let evening = WallClock.date(2026, 10, 1, 22, 30).addingTimeInterval(Double(day) * 86_400)
             try Self.act(fixture, .dose1, at: evening)
             try await Self.run(engine, fixture, from: evening, to: evening.addingTimeInterval(170 * 60))
             try Self.act(fixture, .dose2, at: evening.addingTimeInterval(171 * 60))
@@ -80,7 +81,7 @@ struct ReminderEngineTests {
     @Test("pairing codes and rate-limit windows are bounded however long the server runs")
     func tablesAreBounded() async throws {
         let pairing = PairingCodes()
-        let start = local(2026, 10, 1, 12, 0)
+        let start = WallClock.date(2026, 10, 1, 12, 0)
         for minute in 0..<(30 * 24 * 60) where minute % 7 == 0 { _ = await pairing.issue(now: start.addingTimeInterval(Double(minute) * 60)) }
         #expect(await pairing.outstanding <= PairingCodes.outstandingLimit)
         for burst in 0..<200 { _ = await pairing.issue(now: start.addingTimeInterval(Double(burst))) }
@@ -92,16 +93,16 @@ struct ReminderEngineTests {
 
     @Test("after a restart nothing fires twice; reminders missed while down are logged as missed, not fired late")
     func restart() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
-        try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 30))
         let first = Recorder()
         try await Self.run(ReminderEngine(environment: fixture.environment, deliveries: [first]), fixture,
-                           from: local(2026, 11, 22, 0, 59), to: local(2026, 11, 22, 1, 0))
+                           from: WallClock.date(2026, 11, 22, 0, 59), to: WallClock.date(2026, 11, 22, 1, 0))
         #expect(first.kinds == [.windowOpen])
         // Down from 01:01 to 01:16: the pre-alarm (01:10) is missed; the wake alarm (01:15) is within 2 minutes.
         let second = Recorder()
         let engine = ReminderEngine(environment: fixture.environment, deliveries: [second])
-        fixture.set(local(2026, 11, 22, 1, 16, 30))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 16, 30))
         let due = try await engine.tick()
         #expect(due.missed.map(\.kind) == [.preAlarm])
         #expect(second.kinds == [.wakeAlarm])
@@ -129,12 +130,12 @@ struct ReminderEngineTests {
             group.addTask { try await receiver.runService() }
             for await _ in started.stream { break }
             let url = "http://127.0.0.1:\(port.withLock { $0 })/hook"
-            let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+            let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
             let json = WebhookDelivery(url: url, format: .json, backoff: [.zero, .zero], sleep: { _ in })
             let ntfy = WebhookDelivery(url: url, format: .ntfy, backoff: [.zero], sleep: { _ in })
             let engine = ReminderEngine(environment: fixture.environment, deliveries: [json, ntfy], linkBase: "http://bedroom.local:8080")
-            try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 30))
-            fixture.set(local(2026, 11, 22, 1, 0))
+            try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 30))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 0))
             try await engine.tick()
             group.cancelAll()
         }
@@ -150,17 +151,17 @@ struct ReminderEngineTests {
 
     @Test("a change from any surface (here the ledger, as the CLI writes) reaches open pages once; no change, no event")
     func statusChanges() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let recorder = Recorder()
         let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
         try await engine.tick()
         #expect(recorder.revisions.isEmpty, "the first tick only learns the revision")
-        try Self.act(fixture, .dose1, at: local(2026, 11, 21, 22, 31))
+        try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 31))
         try await engine.tick()
         try await engine.tick()
         let afterDose1 = try fixture.ledger.status(clock: fixture.environment.clock()).revision
         #expect(recorder.revisions == [afterDose1])
-        try Self.act(fixture, .log(event: "bathroom"), at: local(2026, 11, 21, 23, 40))
+        try Self.act(fixture, .log(event: "bathroom"), at: WallClock.date(2026, 11, 21, 23, 40))
         try await engine.tick()
         #expect(recorder.revisions.count == 2 && recorder.revisions.last != afterDose1)
         #expect(recorder.revisions.last == (try fixture.ledger.status(clock: fixture.environment.clock()).revision))
@@ -176,7 +177,7 @@ struct ReminderEngineTests {
         let hub = EventHub()
         let (_, stream) = await hub.subscribe()
         #expect(await hub.count == 1)
-        await hub.deliver(ReminderNotice(kind: .wakeAlarm, fireAt: local(2026, 11, 22, 1, 15), sessionID: "s"))
+        await hub.deliver(ReminderNotice(kind: .wakeAlarm, fireAt: WallClock.date(2026, 11, 22, 1, 15), sessionID: "s"))
         var iterator = stream.makeAsyncIterator()
         let frame = await iterator.next()
         #expect(frame?.hasPrefix("event: reminder\ndata: {") == true)

@@ -9,26 +9,18 @@ import HummingbirdTesting
 import NIOCore
 import Synchronization
 import Testing
-
-/// A clock and an id counter the test moves.
-final class TestTime: Sendable {
-    private let state: Mutex<(now: Date, id: Int)>
-    init(_ now: Date) { state = Mutex((now, 0)) }
-    var now: Date { state.withLock { $0.now } }
-    func set(_ date: Date) { state.withLock { $0.now = date } }
-    func nextID() -> String { state.withLock { $0.id += 1; return String(format: "00000000-0000-4000-8000-%012d", $0.id) } }
-}
+import DoseTestSupport
 
 /// A server over an in-memory database with a clock the test moves.
 final class ServerFixture: Sendable {
     let ledger: NightLedger
-    let time: TestTime
+    let time: TestClock
     let token: String
     let environment: ServerEnvironment
 
     init(now: Date, timeZoneOverride: TimeZone? = nil) throws {
         ledger = NightLedger(database: try DoseDatabase.inMemory())
-        let time = TestTime(now)
+        let time = TestClock(now)
         self.time = time
         token = DeviceTokens.generate()
         environment = ServerEnvironment(
@@ -73,7 +65,7 @@ private func buffer(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 struct RouterTests {
     @Test("every route except the open ones answers 401 without a valid token — built from the router's own route list")
     func authenticationMatrix() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 0))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
         let routes = DoseTapServer.router(environment: fixture.environment).routes.map { ($0.path.description, $0.method) }
         #expect(routes.count >= 30)
         try await fixture.test { client in
@@ -99,7 +91,7 @@ struct RouterTests {
 
     @Test("a night over HTTP: take, too-early refusal with its confirm, snooze, undo, log, status, analytics")
     func night() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
@@ -111,13 +103,13 @@ struct RouterTests {
             #expect(response.headers[.cacheControl] == "no-store")
             #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
 
-            fixture.set(local(2026, 11, 22, 0, 40))
+            fixture.set(WallClock.date(2026, 11, 22, 0, 40))
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
             #expect(response.status == .unprocessableContent)
             body = ServerFixture.json(response)
             #expect((body["error"] as? [String: Any])?["confirm"] as? String == "early")
 
-            fixture.set(local(2026, 11, 22, 1, 5))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 5))
             response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: auth, body: buffer(#"{"minutes": 10}"#))
             body = ServerFixture.json(response)
             #expect(body["snoozes_used"] as? Int == 1)
@@ -133,13 +125,13 @@ struct RouterTests {
             #expect(response.status == .tooManyRequests)
             #expect(response.headers[.retryAfter] == "60")
 
-            fixture.set(local(2026, 11, 22, 1, 20))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 20))
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
             #expect((ServerFixture.json(response)["status"] as? [String: Any])?["phase"] as? String == "completed")
             response = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
             #expect(ServerFixture.json(response)["dose2_at"] as? String == "2026-11-22T06:20:00.000Z")
 
-            fixture.set(local(2026, 11, 22, 12, 0))
+            fixture.set(WallClock.date(2026, 11, 22, 12, 0))
             response = try await client.execute(uri: "/v1/analytics/export?start_date=2026-11-01", method: .get, headers: auth)
             #expect(response.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(String(buffer: response.body) == "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake\r\n2026-11-21,22:30:00,01:20:00,170,true,false\r\n")
@@ -150,13 +142,13 @@ struct RouterTests {
 
     @Test("Idempotency-Key: the same key and body replay the stored answer; another body is 422_IDEMPOTENCY_MISMATCH")
     func idempotency() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         var keyed = fixture.auth
         keyed[HTTPField.Name("Idempotency-Key")!] = "tap-1"
         let headers = keyed
         try await fixture.test { client in
             let first = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose1"}"#))
-            fixture.set(local(2026, 11, 21, 22, 31))
+            fixture.set(WallClock.date(2026, 11, 21, 22, 31))
             let replay = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose1"}"#))
             #expect(replay.status == .ok)
             #expect(replay.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
@@ -164,19 +156,19 @@ struct RouterTests {
             let other = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose2"}"#))
             #expect(ServerFixture.code(other) == "422_IDEMPOTENCY_MISMATCH")
         }
-        let events = try fixture.ledger.eventsCSV(clock: StoreClock(now: local(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }))
+        let events = try fixture.ledger.eventsCSV(clock: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }))
         #expect(events.components(separatedBy: "dose1_taken").count == 2, "one Dose 1, not two")
     }
 
     @Test("a client event id makes a replay return the recorded event instead of a second one")
     func clientEventID() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             let body = #"{"type": "water", "id": "client-123"}"#
             let first = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(body))
             #expect(ServerFixture.json(first)["id"] as? String == "client-123")
-            fixture.set(local(2026, 11, 21, 22, 40))
+            fixture.set(WallClock.date(2026, 11, 21, 22, 40))
             let again = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(body))
             #expect(again.status == .ok)
             #expect(ServerFixture.json(again)["replayed"] as? Bool == true)
@@ -209,7 +201,7 @@ struct RouterTests {
     @Test("strict bodies and queries: unknown or repeated keys, wrong types, unsafe ids and non-JSON bodies are refused by name; nothing is stored",
           arguments: strictness)
     func strictBodies(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String) async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 22, 2, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
         var sent = fixture.auth
         sent[.contentType] = contentType
         let headers = sent
@@ -232,7 +224,7 @@ struct RouterTests {
 
     @Test("typed values are taken: numbers, true/false, a list of confirmations, a UUID event id; HEAD answers as GET without a body")
     func typedValues() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 22, 2, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             var response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval":180,"allow_snoozing":false,"quick_log":["bathroom","water"]}"#))
@@ -252,7 +244,7 @@ struct RouterTests {
 
     @Test("limits and bad input: 413 for a large body, 400 for malformed JSON and bad fields, 404 for unknown routes")
     func limits() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             let large = String(repeating: "a", count: ServerLimits.body + 1)
@@ -287,7 +279,7 @@ struct RouterTests {
 
     @Test("revocation applies to the very next request")
     func revocation() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
@@ -310,7 +302,7 @@ struct RouterTests {
 
     @Test("a device sending too many requests gets 429 with Retry-After")
     func rateLimit() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             for _ in 0..<ServerLimits.requestsPerMinute {
@@ -319,7 +311,7 @@ struct RouterTests {
             let limited = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
             #expect(limited.status == .tooManyRequests)
             #expect(limited.headers[.retryAfter] == "60")
-            fixture.set(local(2026, 11, 21, 22, 31))
+            fixture.set(WallClock.date(2026, 11, 21, 22, 31))
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
         }
     }
@@ -329,19 +321,19 @@ struct RouterTests {
 struct RecordRouteTests {
     @Test("check-in, pre-sleep, medications, corrections, reminders, insights over HTTP")
     func records() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 21, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 21, 30))
         let auth = fixture.auth
         try await fixture.test { client in
             var response = try await client.execute(uri: "/v1/presleep", method: .post, headers: auth, body: buffer(#"{"stress_level": 2, "caffeine_cups": 1}"#))
             #expect(ServerFixture.json(response)["completion_state"] as? String == "partial")
-            fixture.set(local(2026, 11, 21, 22, 30))
+            fixture.set(WallClock.date(2026, 11, 21, 22, 30))
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
             let dose1 = try #require(ServerFixture.json(response)["id"] as? String)
             response = try await client.execute(uri: "/v1/reminders", method: .get, headers: auth)
             #expect((ServerFixture.json(response)["reminders"] as? [Any])?.count == 12)
-            fixture.set(local(2026, 11, 22, 1, 15))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 15))
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
-            fixture.set(local(2026, 11, 22, 8, 0))
+            fixture.set(WallClock.date(2026, 11, 22, 8, 0))
             response = try await client.execute(uri: "/v1/medications", method: .post, headers: auth,
                                                 body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
             #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.count == 2)
@@ -364,17 +356,17 @@ struct RecordRouteTests {
 
     @Test("export bundle, import it into another server, clear-all with its phrase")
     func exportImportClear() async throws {
-        let source = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let source = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let zip = DataBox()
         let auth = source.auth
         try await source.test { client in
             _ = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
-            source.set(local(2026, 11, 22, 12, 0))
+            source.set(WallClock.date(2026, 11, 22, 12, 0))
             let response = try await client.execute(uri: "/v1/export", method: .get, headers: auth)
             #expect(response.headers[.contentType] == "application/zip")
             zip.set(Data(response.body.readableBytesView))
         }
-        let target = try ServerFixture(now: local(2026, 11, 22, 12, 0))
+        let target = try ServerFixture(now: WallClock.date(2026, 11, 22, 12, 0))
         let targetAuth = target.auth
         let bundle = zip.get()
         try await target.test { client in

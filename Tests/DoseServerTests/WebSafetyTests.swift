@@ -8,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import DoseTestSupport
 
 /// D14, D15 and the night's words on the web, through the real router; and no person's text ever becomes markup.
 @Suite("Web UI safety: one tap is one action, no re-dosing, refusals inline, text always escaped")
@@ -25,7 +26,7 @@ struct WebSafetyTests {
     /// A fixture with Dose 1 at 22:30 and the clock at `now`, its router served to `body` with a paired browser.
     static func afterDose1(at now: Date, _ body: @escaping @Sendable (ServerFixture, any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
         async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
         fixture.set(now)
         let pairing = PairingCodes()
@@ -43,7 +44,7 @@ struct WebSafetyTests {
 
     @Test("a double tap after Dose 2 leaves the night open: the spot is no longer a button, and a stale or 2-second tap does nothing")
     func doubleTap() async throws {
-        try await Self.afterDose1(at: local(2026, 11, 22, 1, 20)) { fixture, client, cookie, headers, token in
+        try await Self.afterDose1(at: WallClock.date(2026, 11, 22, 1, 20)) { fixture, client, cookie, headers, token in
             let before = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             let revision = Self.revision(in: before)
             let tap = ["action": "dose2", "spot": "primary", "revision": revision, "csrf": token]
@@ -53,7 +54,7 @@ struct WebSafetyTests {
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
             #expect(response.status == .conflict && String(buffer: response.body).contains("nothing was done"))
             // The new page: Dose 2 in words, no primary button, Wake Up only as a small secondary that asks first.
-            fixture.set(local(2026, 11, 22, 1, 20, 1))
+            fixture.set(WallClock.date(2026, 11, 22, 1, 20, 1))
             let after = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(after.contains("Dose 2 taken at 01:20 — 170 min after Dose 1"))
             #expect(!after.contains("data-spot=\"primary\""))
@@ -76,17 +77,17 @@ struct WebSafetyTests {
 
     @Test("a primary tap within 2 s of the last action does nothing, even on a fresh page")
     func settle() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
             _ = try fixture.ledger.perform(NightAction(.log(event: "in_bed")), clock: fixture.environment.clock())
-            fixture.set(local(2026, 11, 21, 22, 30, 1))
+            fixture.set(WallClock.date(2026, 11, 21, 22, 30, 1))
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             let tap = ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]
             var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
             #expect(response.status == .conflict && String(buffer: response.body).contains("right after the last one"))
-            fixture.set(local(2026, 11, 21, 22, 30, 3))
+            fixture.set(WallClock.date(2026, 11, 21, 22, 30, 3))
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
             #expect(response.status == .seeOther)
         }
@@ -94,16 +95,16 @@ struct WebSafetyTests {
 
     @Test("after an early wake-up and check-in, Dose 1 is refused on Tonight with the D14 message; Cancel is the filled choice")
     func noRedosing() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: clock())
-        fixture.set(local(2026, 11, 22, 1, 20))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 20))
         _ = try fixture.ledger.perform(NightAction(.dose2), clock: clock())
-        fixture.set(local(2026, 11, 22, 1, 30))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 30))
         _ = try fixture.ledger.perform(NightAction(.wake), clock: clock())
-        fixture.set(local(2026, 11, 22, 1, 40))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 40))
         _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: clock())
-        fixture.set(local(2026, 11, 22, 1, 50))
+        fixture.set(WallClock.date(2026, 11, 22, 1, 50))
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
@@ -123,7 +124,7 @@ struct WebSafetyTests {
 
     @Test("once the window has closed, Skip is the filled button and a late Dose 2 is outlined and asks, offering Skip")
     func safeChoiceAfterClose() async throws {
-        try await Self.afterDose1(at: local(2026, 11, 22, 2, 35)) { _, client, cookie, headers, token in
+        try await Self.afterDose1(at: WallClock.date(2026, 11, 22, 2, 35)) { _, client, cookie, headers, token in
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("<input type=\"hidden\" name=\"action\" value=\"skip\"><input type=\"hidden\" name=\"spot\" value=\"primary\">"))
             #expect(html.contains("data-offer-skip") && html.contains("<button type=\"submit\" class=\"button\">Take Dose 2 late…</button>"))
@@ -136,13 +137,13 @@ struct WebSafetyTests {
 
     @Test("a refused bathroom tap shows inline on Tonight with the wait, not a separate page")
     func inlineRefusal() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 23, 0))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 23, 0))
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let (_, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
             let tap = WebTests.form(["action": "log", "event": "bathroom", "csrf": token])
             #expect(try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: tap).status == .seeOther)
-            fixture.set(local(2026, 11, 21, 23, 0, 20))
+            fixture.set(WallClock.date(2026, 11, 21, 23, 0, 20))
             let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: tap)
             #expect(response.status == .tooManyRequests)
             let html = String(buffer: response.body)
@@ -153,7 +154,7 @@ struct WebSafetyTests {
 
     @Test("two browsers paired in the same minute get different names from their user agents; a failed pairing keeps the link")
     func pairing() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 0))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
         let pairing = PairingCodes()
         let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0 Mobile Safari/537.36"
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
@@ -176,7 +177,7 @@ struct WebSafetyTests {
 
     @Test("serve --tz is the zone of every page")
     func zoneEverywhere() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30), timeZoneOverride: TimeZone(identifier: "Asia/Tokyo"))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), timeZoneOverride: TimeZone(identifier: "Asia/Tokyo"))
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
         _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [], clock: fixture.environment.clock())
         let pairing = PairingCodes()
@@ -194,7 +195,7 @@ struct WebSafetyTests {
 
     @Test("every page renders hostile event notes, device names and medication notes as text", arguments: hostile)
     func hostileStrings(text: String) async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
         _ = try fixture.ledger.perform(NightAction(.dose1, note: text), clock: clock())
         _ = try fixture.ledger.perform(NightAction(.log(event: "bathroom"), note: text), clock: clock())
@@ -236,7 +237,7 @@ struct WebSafetyTests {
 
     @Test("the check-in form records a headache (severity, place, migraine) even when the pain switch was left off")
     func checkInHeadache() async throws {
-        try await Self.afterDose1(at: local(2026, 11, 22, 7, 30)) { fixture, client, cookie, headers, token in
+        try await Self.afterDose1(at: WallClock.date(2026, 11, 22, 7, 30)) { fixture, client, cookie, headers, token in
             let page = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
             #expect(page.contains("name=\"headache\" value=\"migraine\"") && page.contains("name=\"headache_location\" value=\"temples\""))
             let answers = ["csrf": token, "sleep_quality": "3", "headache": "migraine", "headache_location": "temples", "congestion": "stuffy_nose"]
@@ -250,7 +251,7 @@ struct WebSafetyTests {
 
     @Test("Pair another device shows the one-time link and its QR code, drawn in escaped SVG")
     func pairAnotherShowsQRCode() async throws {
-        try await Self.afterDose1(at: local(2026, 11, 21, 22, 40)) { _, client, _, headers, token in
+        try await Self.afterDose1(at: WallClock.date(2026, 11, 21, 22, 40)) { _, client, _, headers, token in
             let response = try await client.execute(uri: "/ui/devices/pair", method: .post, headers: headers, body: WebTests.form(["csrf": token]))
             let html = String(buffer: response.body)
             let link = try #require(html.range(of: "<p class=\"link\"><a href=\"").map { String(html[$0.upperBound...].prefix { $0 != "\"" }) })

@@ -8,6 +8,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+import DoseTestSupport
 
 @Suite("Web UI against the real router")
 struct WebTests {
@@ -34,7 +35,7 @@ struct WebTests {
 
     @Test("pair, take Dose 1 through the form, see the undo snackbar, undo, take it again; an early Dose 2 asks with the risk in words")
     func night() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
         let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
@@ -68,7 +69,7 @@ struct WebTests {
             #expect(html.contains("Take Dose 1"))
             _ = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1", "csrf": token]))
 
-            fixture.set(local(2026, 11, 22, 0, 18))
+            fixture.set(WallClock.date(2026, 11, 22, 0, 18))
             html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("data-risk=\"Dose 2 opens at 01:00, in 42 min. Taking it early is unsafe.\""))
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "csrf": token]))
@@ -100,19 +101,19 @@ struct WebTests {
 
     @Test("history filters and pages; deleting a night asks first; settings save all-or-none with the quick-log grid; devices; Clear All in two steps")
     func management() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 19, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 19, 22, 30))
         // Three nights: the 19th and 20th closed by their check-ins, the 21st open.
         for day in 19...21 {
-            fixture.set(local(2026, 11, day, 22, 30))
+            fixture.set(WallClock.date(2026, 11, day, 22, 30))
             _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
-            fixture.set(local(2026, 11, day, 23, 0))
+            fixture.set(WallClock.date(2026, 11, day, 23, 0))
             _ = try fixture.ledger.perform(NightAction(.log(event: day == 20 ? "water" : "bathroom")), clock: fixture.environment.clock())
             if day < 21 {
-                fixture.set(local(2026, 11, day + 1, 7, 0))
+                fixture.set(WallClock.date(2026, 11, day + 1, 7, 0))
                 _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: fixture.environment.clock())
             }
         }
-        fixture.set(local(2026, 11, 21, 23, 30))
+        fixture.set(WallClock.date(2026, 11, 21, 23, 30))
         let pairing = PairingCodes()
         let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
@@ -182,7 +183,7 @@ struct WebTests {
 
     @Test("cookie-authenticated changes need this page's CSRF token and a same-origin Origin, or failing that Referer; else 403")
     func csrfOnAPI() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
         let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
@@ -218,7 +219,7 @@ struct WebTests {
 
     @Test("the CSRF token is bound to the device and rotates every 12 hours; a page's token still works in the next period")
     func csrfRotation() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let first = try await Self.pair(client, pairing, now: fixture.time.now)
@@ -234,9 +235,9 @@ struct WebTests {
                 return try await client.execute(uri: "/v1/events/log", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "lights_out"}"#)).status
             }
             #expect(try await take(second, token) == .forbidden, "one browser's token does not work for another")
-            fixture.set(local(2026, 11, 22, 9, 0))
+            fixture.set(WallClock.date(2026, 11, 22, 9, 0))
             #expect(try await take(first, token) == .ok, "the token of last night's page still works in the morning")
-            fixture.set(local(2026, 11, 23, 9, 0))
+            fixture.set(WallClock.date(2026, 11, 23, 9, 0))
             #expect(try await take(first, token) == .forbidden, "a token from more than a day ago does not")
             let fresh = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: first).body))
             #expect(fresh != token)
@@ -246,7 +247,7 @@ struct WebTests {
 
     @Test("the night palette: action colours have at least 7:1 contrast on true black; targets are at least 48 px")
     func palette() async throws {
-        let fixture = try ServerFixture(now: local(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let app = Application(router: fixture.router())
         try await app.test(.router) { client in
             let css = String(buffer: try await client.execute(uri: "/assets/app.css", method: .get).body)

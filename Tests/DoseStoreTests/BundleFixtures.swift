@@ -2,6 +2,7 @@ import DoseCore
 import DoseStore
 import Foundation
 import ZIPFoundation
+import DoseTestSupport
 
 /// Several weeks of varied nights, with notes that test CSV: commas, quotes, new lines, emoji, a leading '='.
 enum BundleFixture {
@@ -9,10 +10,10 @@ enum BundleFixture {
 
     static func variedLedger(weeks: Int = 3) throws -> (NightLedger, TestClock) {
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 10, 1, 20, 0))
+        let clock = TestClock(WallClock.date(2026, 10, 1, 20, 0))
         _ = try ledger.updateSetting("target_interval", to: "180", clock: clock.store)
         for day in 0..<(weeks * 7) {
-            let evening = StoreFixture.local(2026, 10, 1, 21, 0).addingTimeInterval(Double(day) * 86_400)
+            let evening = WallClock.date(2026, 10, 1, 21, 0).addingTimeInterval(Double(day) * 86_400)
             let note = notes[day % notes.count]
             if day % 3 == 0 {
                 clock.set(evening)
@@ -45,7 +46,7 @@ enum BundleFixture {
                 _ = try ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 200, note: note)], confirmations: [], clock: clock.store)
             }
         }
-        clock.set(StoreFixture.local(2026, 11, 1, 12, 0))
+        clock.set(WallClock.date(2026, 11, 1, 12, 0))
         try ledger.settle(clock: clock.store)
         return (ledger, clock)
     }

@@ -2,6 +2,7 @@ import DoseCore
 @testable import DoseStore
 import Foundation
 import Testing
+import DoseTestSupport
 
 /// Backups stay importable: a bundle of every released format, exported by the build that released it, is committed
 /// under Fixtures/ and imported on every run, now and after every future migration.
@@ -29,7 +30,7 @@ struct BundleFormatTests {
         let directory = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 11, 5, 7, 0))
+        let clock = TestClock(WallClock.date(2026, 11, 5, 7, 0))
         let report = try ledger.importFile(at: source.path, clock: clock.store)
         #expect(report.rejected.isEmpty && report.skippedTotal == 0, "\(report.rejected)")
         #expect(report.imported["sessions.csv"] == 5 && report.imported["dose_events.csv"] == 10, "\(report.imported)")

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Testing
 import ZIPFoundation
+import DoseTestSupport
 
 @Suite("Export bundle and import: round trip, idempotence, events.csv")
 struct BundleRoundTripTests {
@@ -72,7 +73,7 @@ struct BundleRoundTripTests {
         let path = directory.appendingPathComponent("events.csv").path
         try csv.write(toFile: path, atomically: true, encoding: .utf8)
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 10, 1, 12, 0))
+        let clock = TestClock(WallClock.date(2026, 10, 1, 12, 0))
         let report = try ledger.importFile(at: path, clock: clock.store)
         #expect(report.imported["events.csv"] == 3)
         #expect(report.skipped["events.csv"] == 1)

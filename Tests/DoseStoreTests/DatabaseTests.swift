@@ -3,6 +3,7 @@ import DoseCore
 import Foundation
 import GRDB
 import Testing
+import DoseTestSupport
 
 @Suite("Database file: pragmas, schema version, refusals")
 struct DatabaseTests {

@@ -4,6 +4,7 @@ import Foundation
 import GRDB
 import Testing
 import ZIPFoundation
+import DoseTestSupport
 
 /// One way to spoil a valid bundle.
 enum Spoil: Sendable, CustomTestStringConvertible {
@@ -117,7 +118,7 @@ struct HostileImportTests {
         let header = NightLedger.eventsCSVHeader.split(separator: ",").map(String.init) + extra
         try Data((header.joined(separator: ",") + "\r\n").utf8).write(to: url)
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 11, 20, 12, 0))
+        let clock = TestClock(WallClock.date(2026, 11, 20, 12, 0))
         let before = try StoreFixture.snapshot(ledger)
         #expect {
             try ledger.importFile(at: url.path, clock: clock.store)
@@ -135,7 +136,7 @@ struct HostileImportTests {
         try Self.build(spoil, at: url)
         FuzzCorpus.keep(url, as: .bundle, named: spoil.testDescription)
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 11, 20, 12, 0))
+        let clock = TestClock(WallClock.date(2026, 11, 20, 12, 0))
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: clock.now, clock: clock, note: "existing")
         let before = try StoreFixture.snapshot(ledger)
         do {

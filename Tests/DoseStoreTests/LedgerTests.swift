@@ -3,6 +3,7 @@ import DoseCore
 import Foundation
 import GRDB
 import Testing
+import DoseTestSupport
 
 @Suite("Night actions through the store: one transaction, events as the source of truth")
 struct LedgerTests {
@@ -113,14 +114,14 @@ struct LedgerTests {
         _ = try ledger.status(clock: clock.store)
         #expect(try ledger.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM dose_events") } == 2)
         // 07:00 + 4 h = 11:00 local closes it.
-        clock.set(F.local(2026, 11, 22, 11, 0))
+        clock.set(WallClock.date(2026, 11, 22, 11, 0))
         let after = try ledger.status(clock: clock.store)
         #expect(after.session == nil)
         try ledger.database.read { (db: Database) throws in
             let row = try #require(try Row.fetchOne(db, sql: "SELECT end_reason, terminal_state, ended_at FROM sleep_sessions"))
             #expect(row["end_reason"] as String == "missed_checkin_cutoff")
             #expect(row["terminal_state"] as String == "expired")
-            #expect(row["ended_at"] as String == ISO8601.string(F.local(2026, 11, 22, 11, 0)))
+            #expect(row["ended_at"] as String == ISO8601.string(WallClock.date(2026, 11, 22, 11, 0)))
         }
     }
 
@@ -146,7 +147,7 @@ struct LedgerTests {
         let clock = TestClock(F.dose1)
         try F.act(ledger, .dose1, at: F.dose1, clock: clock)
         try F.act(ledger, .dose2, at: F.minutes(170), clock: clock)
-        let outcome = try F.act(ledger, .checkIn(MorningCheckIn()), at: F.local(2026, 11, 22, 12, 0), clock: clock)
+        let outcome = try F.act(ledger, .checkIn(MorningCheckIn()), at: WallClock.date(2026, 11, 22, 12, 0), clock: clock)
         #expect(outcome.decision.session.date.description == "2026-11-21")
         #expect(outcome.decision.closure == nil)
         try ledger.database.read { (db: Database) throws in
@@ -154,7 +155,7 @@ struct LedgerTests {
             #expect(try String.fetchOne(db, sql: "SELECT end_reason FROM sleep_sessions") == "missed_checkin_cutoff")
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM morning_checkins") == 1)
         }
-        let again = F.refusal { try F.act(ledger, .checkIn(MorningCheckIn()), at: F.local(2026, 11, 22, 12, 5), clock: clock) }
+        let again = F.refusal { try F.act(ledger, .checkIn(MorningCheckIn()), at: WallClock.date(2026, 11, 22, 12, 5), clock: clock) }
         #expect(again?.code == .notFound)
     }
 
@@ -164,14 +165,14 @@ struct LedgerTests {
         let clock = TestClock(F.dose1)
         try F.act(ledger, .dose1, at: F.dose1, clock: clock)
         try F.act(ledger, .dose2, at: F.minutes(170), clock: clock)
-        try F.act(ledger, .checkIn(MorningCheckIn()), at: F.local(2026, 11, 22, 7, 0), clock: clock)
+        try F.act(ledger, .checkIn(MorningCheckIn()), at: WallClock.date(2026, 11, 22, 7, 0), clock: clock)
         let error = F.refusal {
-            try F.act(ledger, .log(event: "bathroom"), at: F.local(2026, 11, 22, 7, 30), clock: clock, occurredAt: F.local(2026, 11, 22, 3, 0))
+            try F.act(ledger, .log(event: "bathroom"), at: WallClock.date(2026, 11, 22, 7, 30), clock: clock, occurredAt: WallClock.date(2026, 11, 22, 3, 0))
         }
         #expect(error?.code == .invalidInput)
         #expect(error?.message.contains("already closed") == true)
         // After the night ended, logging works and starts the next session.
-        let nap = try F.act(ledger, .log(event: "nap_start"), at: F.local(2026, 11, 22, 14, 0), clock: clock)
+        let nap = try F.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 14, 0), clock: clock)
         #expect(nap.decision.startedSession)
     }
 
@@ -229,7 +230,7 @@ struct SettleTests {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.dose1)
         try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock)
-        clock.set(StoreFixture.local(2026, 11, 22, 11, 0))
+        clock.set(WallClock.date(2026, 11, 22, 11, 0))
         let night = try #require(try ledger.history(HistoryQuery(), clock: clock.store).groups.first?.nights.first)
         #expect(!night.session.isOpen)
         #expect(night.terminalState == .expired)

@@ -3,6 +3,7 @@ import DoseCore
 import Foundation
 import GRDB
 import Testing
+import DoseTestSupport
 
 private typealias F = StoreFixture
 

@@ -3,6 +3,7 @@ import DoseCore
 import Foundation
 import GRDB
 import Testing
+import DoseTestSupport
 
 /// Databases of the original app, built from seed 004's SQL (versions 1–6) and reference §4.3 (the later layout).
 enum OriginalFixture {
@@ -126,7 +127,7 @@ struct OriginalImportTests {
         let path = try OriginalFixture.make(sql, in: directory, name: "v\(version).sqlite")
         FuzzCorpus.keep(URL(fileURLWithPath: path), as: .originalDatabase, named: "version-\(version)")
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 1, 15, 12, 0))
+        let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
         let report = try ledger.importFile(at: path, clock: clock.store)
         for (table, count) in try OriginalFixture.counts(path) {
             let accounted = (report.imported[table] ?? 0) + (report.skipped[table] ?? 0) + report.rejected.filter { $0.file == table }.count
@@ -142,7 +143,7 @@ struct OriginalImportTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try OriginalFixture.make(OriginalFixture.versions(upTo: 6), in: directory, name: "v6.sqlite")
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 1, 15, 12, 0))
+        let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
         let report = try ledger.importFile(at: path, clock: clock.store)
         #expect(Set(report.rejected.map(\.file)) == ["dose_events", "sleep_events", "morning_checkins"])
         #expect(report.rejected.contains { $0.reason.contains("teleport") })
@@ -169,7 +170,7 @@ struct OriginalImportTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = try OriginalFixture.make(OriginalFixture.later, in: directory, name: "later.sqlite")
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 1, 15, 12, 0))
+        let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
         let report = try ledger.importFile(at: path, clock: clock.store)
         let night = try #require(try ledger.nights(on: SessionKey(parsing: "2025-12-26")!, clock: clock.store).first)
         #expect(night.session.id.rawValue == "ad495b67-0587-54a8-891e-5e8b83d23289")

@@ -3,6 +3,7 @@ import DoseCore
 import Foundation
 import GRDB
 import Testing
+import DoseTestSupport
 
 @Suite("Pre-sleep logs, medications, corrections and the full check-in in the store")
 struct RecordKeepingTests {
@@ -11,7 +12,7 @@ struct RecordKeepingTests {
     @Test("a pre-sleep log starts tonight's session; saving again replaces it and is audited; Dose 1 joins the same night")
     func preSleep() throws {
         let ledger = try F.ledger()
-        let clock = TestClock(F.local(2026, 11, 21, 21, 0))
+        let clock = TestClock(WallClock.date(2026, 11, 21, 21, 0))
         var log = PreSleepLog()
         log.stressLevel = 2
         let first = try ledger.savePreSleep(log, at: nil, note: nil, clock: clock.store)
@@ -23,7 +24,7 @@ struct RecordKeepingTests {
         log.alcoholDrinks = 0
         log.exercise = ExerciseLevel.light
         log.napToday = NapToday.none
-        clock.set(F.local(2026, 11, 21, 21, 10))
+        clock.set(WallClock.date(2026, 11, 21, 21, 10))
         let second = try ledger.savePreSleep(log, at: nil, note: nil, clock: clock.store)
         #expect(second.replaced)
         #expect(second.completion == .complete)
@@ -46,14 +47,14 @@ struct RecordKeepingTests {
         let ledger = try F.ledger()
         let clock = TestClock(F.dose1)
         try F.act(ledger, .dose1, at: F.dose1, clock: clock)
-        clock.set(F.local(2026, 11, 22, 8, 0))
+        clock.set(WallClock.date(2026, 11, 22, 8, 0))
         let batch = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10), MedicationInput(medicationID: "modafinil", amount: 0.2, unit: .g)],
                                               confirmations: [], clock: clock.store)
         #expect(batch.count == 2)
         #expect(batch[1].doseMg == 200)
         #expect(batch.allSatisfy { $0.sessionDate.description == "2026-11-21" && $0.sessionID != nil })
         let before = try F.snapshot(ledger)
-        clock.set(F.local(2026, 11, 22, 8, 4))
+        clock.set(WallClock.date(2026, 11, 22, 8, 4))
         let duplicate = F.refusal {
             _ = try ledger.logMedications([MedicationInput(medicationID: "wakix", amount: 18), MedicationInput(medicationID: "adderall_ir", amount: 10)],
                                           confirmations: [], clock: clock.store)
@@ -62,15 +63,15 @@ struct RecordKeepingTests {
         #expect(try F.snapshot(ledger) == before)
         // Backdated to 5 minutes before the stored one: still within the guard in the other direction.
         let earlier = F.refusal {
-            _ = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10, takenAt: F.local(2026, 11, 22, 7, 55, 30))],
+            _ = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10, takenAt: WallClock.date(2026, 11, 22, 7, 55, 30))],
                                           confirmations: [], clock: clock.store)
         }
         #expect(earlier?.code == .duplicateMedication)
         let confirmed = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10)], confirmations: [.duplicate], clock: clock.store)
         #expect(confirmed[0].confirmedDuplicate)
         // Exactly 5 minutes apart is outside the guard.
-        clock.set(F.local(2026, 11, 22, 8, 9))
-        let apart = try ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 200, takenAt: F.local(2026, 11, 22, 8, 5))],
+        clock.set(WallClock.date(2026, 11, 22, 8, 9))
+        let apart = try ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 200, takenAt: WallClock.date(2026, 11, 22, 8, 5))],
                                               confirmations: [], clock: clock.store)
         #expect(!apart[0].confirmedDuplicate)
         for bad in [MedicationInput(medicationID: "aspirin", amount: 1), MedicationInput(medicationID: "adderall_ir", amount: 31),
@@ -146,7 +147,7 @@ struct RecordKeepingTests {
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'edit_checkin'") == 1)
         }
         // The next night: "same as usual" copies aids, darkness and noise from this one.
-        let next = F.local(2026, 11, 22, 22, 30)
+        let next = WallClock.date(2026, 11, 22, 22, 30)
         try F.act(ledger, .dose1, at: next, clock: clock)
         var usual = MorningCheckIn()
         var shortcut = SleepEnvironment()

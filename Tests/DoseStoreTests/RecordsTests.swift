@@ -3,14 +3,15 @@ import DoseCore
 import Foundation
 import GRDB
 import Testing
+import DoseTestSupport
 
 /// Nights on 1–10 November 2026: Dose 1 at 22:00, Dose 2 at 150 + 5·i minutes; water on even nights,
 /// a dream on odd ones; every night checked in at 07:00.
 private func tenNights() throws -> (NightLedger, TestClock) {
     let ledger = try StoreFixture.ledger()
-    let clock = TestClock(StoreFixture.local(2026, 11, 1, 22, 0))
+    let clock = TestClock(WallClock.date(2026, 11, 1, 22, 0))
     for day in 1...10 {
-        let dose1 = StoreFixture.local(2026, 11, day, 22, 0)
+        let dose1 = WallClock.date(2026, 11, day, 22, 0)
         try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock)
         try StoreFixture.act(ledger, .log(event: day.isMultiple(of: 2) ? "water" : "dream"), at: StoreFixture.minutes(30, after: dose1), clock: clock,
                              note: day == 3 ? "=HYPERLINK(\"x\"), said \"hi\"\nnext line" : nil)
@@ -117,13 +118,13 @@ struct HistoryTests {
     @Test("naps are paired start to end")
     func naps() throws {
         let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.local(2026, 11, 22, 13, 0))
-        try StoreFixture.act(ledger, .log(event: "nap_start"), at: StoreFixture.local(2026, 11, 22, 13, 0), clock: clock)
-        try StoreFixture.act(ledger, .log(event: "nap_end"), at: StoreFixture.local(2026, 11, 22, 13, 40), clock: clock)
-        try StoreFixture.act(ledger, .log(event: "nap_start"), at: StoreFixture.local(2026, 11, 22, 15, 0), clock: clock)
+        let clock = TestClock(WallClock.date(2026, 11, 22, 13, 0))
+        try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 13, 0), clock: clock)
+        try StoreFixture.act(ledger, .log(event: "nap_end"), at: WallClock.date(2026, 11, 22, 13, 40), clock: clock)
+        try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 15, 0), clock: clock)
         let night = try #require(try ledger.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
-        #expect(night.naps == [NapInterval(start: StoreFixture.local(2026, 11, 22, 13, 0), end: StoreFixture.local(2026, 11, 22, 13, 40)),
-                               NapInterval(start: StoreFixture.local(2026, 11, 22, 15, 0), end: nil)])
+        #expect(night.naps == [NapInterval(start: WallClock.date(2026, 11, 22, 13, 0), end: WallClock.date(2026, 11, 22, 13, 40)),
+                               NapInterval(start: WallClock.date(2026, 11, 22, 15, 0), end: nil)])
     }
 
     @Test("deleting a night removes it and everything in it, atomically, with an audit entry")
@@ -184,7 +185,7 @@ struct ExportTests {
     @Test("events.csv: v1 names, dose sequence, undo rows, time order, guarded notes")
     func eventsCSV() throws {
         let (ledger, clock) = try tenNights()
-        let dose1 = StoreFixture.local(2026, 11, 11, 22, 0)
+        let dose1 = WallClock.date(2026, 11, 11, 22, 0)
         try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock)
         try StoreFixture.act(ledger, .log(event: "dream"), at: StoreFixture.minutes(1, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .undo, at: StoreFixture.minutes(1, after: dose1).addingTimeInterval(2), clock: clock)

@@ -2,10 +2,11 @@ import DoseCore
 @testable import DoseStore
 import Foundation
 import Testing
+import DoseTestSupport
 
 @Suite("Server runs: when the alarm clock was down")
 struct ServerRunsTests {
-    let start = StoreFixture.local(2026, 11, 22, 0, 0)
+    let start = WallClock.date(2026, 11, 22, 0, 0)
 
     func minutes(_ value: Double) -> Date { start.addingTimeInterval(value * 60) }
 

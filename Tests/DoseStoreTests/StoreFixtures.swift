@@ -2,44 +2,18 @@ import DoseCore
 import DoseStore
 import Foundation
 import GRDB
-import Synchronization
+import DoseTestSupport
 
-/// Deterministic ids and a movable clock for store tests.
-final class TestClock: Sendable {
-    private let state: Mutex<(now: Date, id: Int)>
-    let zone: String
-
-    init(_ now: Date, zone: String = "America/New_York") {
-        state = Mutex((now, 0))
-        self.zone = zone
-    }
-
-    var now: Date { state.withLock { $0.now } }
-
-    func set(_ date: Date) { state.withLock { $0.now = date } }
-
-    func advance(seconds: TimeInterval) { state.withLock { $0.now = $0.now.addingTimeInterval(seconds) } }
-
-    /// The store clock at the current instant.
-    var store: StoreClock {
-        StoreClock(now: now, machineTimeZoneID: zone, makeID: { [self] in self.nextID() })
-    }
-
-    func nextID() -> String { state.withLock { $0.id += 1; return String(format: "00000000-0000-4000-8000-%012d", $0.id) } }
+extension TestClock {
+    /// The store clock at the current instant, with this clock's ids.
+    var store: StoreClock { StoreClock(now: now, machineTimeZoneID: zone, makeID: { [self] in self.nextID() }) }
 }
 
 enum StoreFixture {
     static let newYork = TimeZone(identifier: "America/New_York")!
 
-    /// A New York wall-clock instant.
-    static func local(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Double = 0, zone: TimeZone = newYork) -> Date {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = zone
-        return calendar.date(from: DateComponents(year: y, month: m, day: d, hour: h, minute: min))!.addingTimeInterval(s)
-    }
-
     /// Dose 1 at 22:30 on 21 November 2026.
-    static let dose1 = local(2026, 11, 21, 22, 30)
+    static let dose1 = WallClock.date(2026, 11, 21, 22, 30)
 
     static func minutes(_ m: Double, after date: Date = dose1) -> Date { date.addingTimeInterval(m * 60) }
 
