@@ -75,10 +75,12 @@ final class ConnectionGovernor: Sendable {
         return victim
     }
 
-    /// Records that a connection is (or is no longer) being answered, and since when.
+    /// Records that a connection is (or is no longer) being answered. Its `since` moves only when that changes: a
+    /// client that starts sending a request has still waited since it connected (or was last answered), so under load,
+    /// when bytes are read late, a connection's place in the shedding order is still the order it came in.
     func update(_ channel: any Channel, answering: Bool, since: NIODeadline) {
         entries.withLockedValue { entries in
-            guard entries[ObjectIdentifier(channel)] != nil else { return }
+            guard let entry = entries[ObjectIdentifier(channel)], entry.answering != answering else { return }
             entries[ObjectIdentifier(channel)] = Entry(channel: channel, answering: answering, since: since)
         }
     }
