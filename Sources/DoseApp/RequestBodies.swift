@@ -255,9 +255,7 @@ public enum RequestBodies {
         guard !body.object.isEmpty else { throw .invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
         var changes: [(key: String, value: String)] = []
         for key in body.object.keys.sorted() {
-            guard let kind = DoseSettings.valueKind(of: key) else {
-                throw .invalidInput(field: "setting", problem: "'\(key)' is not a setting", allowed: (DoseSettings.keys + ["cooldown.EVENT"]).joined(separator: ", "))
-            }
+            guard let kind = DoseSettings.valueKind(of: key) else { throw DoseSettings.unknownKey(key) }
             let text: String
             switch kind {
             case .whole:
@@ -363,6 +361,12 @@ public enum FormBody {
 
 /// Finds a key that appears twice in one JSON object, at any depth, in bytes that are already known to be valid JSON.
 enum DuplicateKeys {
+    /// A quoted key's text: as it stands, or decoded when it holds an escape.
+    static func key(_ quoted: ArraySlice<UInt8>) -> String? {
+        guard quoted.contains(UInt8(ascii: "\\")) else { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
+        return (try? JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed)) as? String
+    }
+
     static func first(in data: Data) -> String? {
         let bytes = [UInt8](data)
         // One entry per open container: the keys seen so far for an object, nil for an array.
@@ -381,8 +385,7 @@ enum DuplicateKeys {
                 var next = index + 1
                 while next < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }
                 // A string followed by a colon is a key; its escapes are decoded so "\u0061" and "a" are one key.
-                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), case .some(.some(var keys)) = open.last,
-                   let key = (try? JSONSerialization.jsonObject(with: Data(bytes[start...end]), options: .fragmentsAllowed)) as? String {
+                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), case .some(.some(var keys)) = open.last, let key = Self.key(bytes[start...end]) {
                     guard keys.insert(key).inserted else { return key }
                     open[open.count - 1] = keys
                 }

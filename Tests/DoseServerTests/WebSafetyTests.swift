@@ -23,18 +23,25 @@ struct WebSafetyTests {
         return (cookie, headers, token)
     }
 
-    /// A fixture with Dose 1 at 22:30 and the clock at `now`, its router served to `body` with a paired browser.
+    /// `fixture`'s router served to `body` with a paired browser (its cookie, form headers and CSRF token); any 500
+    /// fails the test.
+    static func served(_ fixture: ServerFixture, _ body: @escaping @Sendable (any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
+        async throws {
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let (cookie, headers, token) = try await browser(client, pairing, now: fixture.time.now)
+            try await body(client, cookie, headers, token)
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    /// A fixture with Dose 1 at 22:30 and the clock at `now`, served to `body` with a paired browser.
     static func afterDose1(at now: Date, _ body: @escaping @Sendable (ServerFixture, any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
         async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
         fixture.set(now)
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, headers, token) = try await browser(client, pairing, now: fixture.time.now)
-            try await body(fixture, client, cookie, headers, token)
-        }
-        fixture.expectNoInternalErrors()
+        try await served(fixture) { client, cookie, headers, token in try await body(fixture, client, cookie, headers, token) }
     }
 
     static func revision(in html: String) -> String {
@@ -78,9 +85,7 @@ struct WebSafetyTests {
     @Test("a primary tap within 2 s of the last action does nothing, even on a fresh page")
     func settle() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.served(fixture) { client, cookie, headers, token in
             _ = try fixture.ledger.perform(NightAction(.log(event: "in_bed")), clock: fixture.environment.clock())
             fixture.set(WallClock.date(2026, 11, 21, 22, 30, 1))
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
@@ -105,9 +110,7 @@ struct WebSafetyTests {
         fixture.set(WallClock.date(2026, 11, 22, 1, 40))
         _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: clock())
         fixture.set(WallClock.date(2026, 11, 22, 1, 50))
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.served(fixture) { client, cookie, headers, token in
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(
                 ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]))
@@ -119,7 +122,6 @@ struct WebSafetyTests {
             #expect(html.contains("<nav class=\"tabs\""), "the refusal is on Tonight, not a page of its own")
             #expect(try fixture.ledger.status(clock: clock()).session == nil)
         }
-        fixture.expectNoInternalErrors()
     }
 
     @Test("once the window has closed, Skip is the filled button and a late Dose 2 is outlined and asks, offering Skip")
@@ -138,9 +140,7 @@ struct WebSafetyTests {
     @Test("a refused bathroom tap shows inline on Tonight with the wait, not a separate page")
     func inlineRefusal() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 23, 0))
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (_, headers, token) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.served(fixture) { client, _, headers, token in
             let tap = WebTests.form(["action": "log", "event": "bathroom", "csrf": token])
             #expect(try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: tap).status == .seeOther)
             fixture.set(WallClock.date(2026, 11, 21, 23, 0, 20))
@@ -180,9 +180,7 @@ struct WebSafetyTests {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), timeZoneOverride: TimeZone(identifier: "Asia/Tokyo"))
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
         _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [], clock: fixture.environment.clock())
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, _, _) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.served(fixture) { client, cookie, _, _ in
             // 22:30 in New York is 12:30 in Tokyo.
             for path in ["/", "/details", "/history", "/medications"] {
                 let html = String(buffer: try await client.execute(uri: path, method: .get, headers: cookie).body)
@@ -201,9 +199,7 @@ struct WebSafetyTests {
         _ = try fixture.ledger.perform(NightAction(.log(event: "bathroom"), note: text), clock: clock())
         _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [], clock: clock())
         _ = try fixture.ledger.addDevice(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: clock())
-        let pairing = PairingCodes()
-        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
-            let (cookie, _, _) = try await Self.browser(client, pairing, now: fixture.time.now)
+        try await Self.served(fixture) { client, cookie, _, _ in
             let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
             #expect(checkIn.contains("name=\"sleep_quality\"") && checkIn.contains(">Can&#39;t function<") && checkIn.contains("had_sleep_paralysis"),
                     "the quick questions and the deep dives are on the page, in words")
@@ -215,7 +211,6 @@ struct WebSafetyTests {
                 if text == "{{csrf}}", path == "/details" { #expect(html.contains("— {{csrf}}"), "a value is never rendered as a template") }
             }
         }
-        fixture.expectNoInternalErrors()
     }
 
     @Test("no template uses Mustache's unescaped forms, and CSS and JavaScript live in files, not Swift strings")

@@ -98,6 +98,11 @@ extension DoseSettings {
         case whole, boolean, text, eventList
     }
 
+    /// The refusal of a key that is not a setting, listing the ones that are.
+    public static func unknownKey(_ key: String) -> DoseError {
+        .invalidInput(field: "setting", problem: "'\(key)' is not a setting", allowed: (keys + ["cooldown.EVENT"]).joined(separator: ", "))
+    }
+
     /// The value kind of a key, or nil when it is not a setting.
     public static func valueKind(of key: String) -> ValueKind? {
         switch key {
@@ -205,10 +210,7 @@ extension DoseSettings {
     }
 
     private func cooldownDefinition(for key: String, catalogue: SleepEventCatalogue) throws(DoseError) -> SleepEventDefinition {
-        guard key.hasPrefix(Self.cooldownPrefix) else {
-            throw .invalidInput(field: "setting", problem: "'\(key)' is not a setting",
-                                allowed: (Self.keys + ["cooldown.EVENT"]).joined(separator: ", "))
-        }
+        guard key.hasPrefix(Self.cooldownPrefix) else { throw Self.unknownKey(key) }
         return try catalogue.resolve(String(key.dropFirst(Self.cooldownPrefix.count)))
     }
 

@@ -110,6 +110,17 @@ public struct NightStatus: Sendable, Hashable {
         }
     }
 
+    /// How long one spot of a one-button surface keeps its meaning after the person's last action (D15).
+    public static let tapSettleSeconds: TimeInterval = 2
+
+    /// Until when a tap on a surface's primary spot does nothing because the person's last action was under 2 s
+    /// before `instant` (the second tap of a double tap), or nil when taps count (D15).
+    public static func tapSettlesUntil(_ session: NightSession?, at instant: Date) -> Date? {
+        guard let last = session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max() else { return nil }
+        let until = last.addingTimeInterval(tapSettleSeconds)
+        return instant < until ? until : nil
+    }
+
     /// How long after Dose 2 or a skip a wake-up needs a second "yes" on interactive surfaces (D15).
     public static let wakeConfirmationMinutes = 120
 

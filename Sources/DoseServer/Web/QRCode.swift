@@ -258,6 +258,10 @@ public struct QRCode: Sendable {
             (0..<8).map { applying(mask: $0) }.min { $0.penalty < $1.penalty }!.dark
         }
 
+        /// A finder pattern's 1:1:3:1:1 run with four light modules on one side, which a scanner could mistake for one.
+        static let finderLike: [[Bool]] = [[true, false, true, true, true, false, true, false, false, false, false],
+                                           [false, false, false, false, true, false, true, true, true, false, true]]
+
         var penalty: Int {
             var total = 0
             func line(_ get: (Int) -> Bool) {
@@ -271,10 +275,8 @@ public struct QRCode: Sendable {
                     }
                 }
                 if run >= 5 { total += run - 2 }
-                let finderLike: [[Bool]] = [[true, false, true, true, true, false, true, false, false, false, false],
-                                            [false, false, false, false, true, false, true, true, true, false, true]]
                 for start in 0...(size - 11) {
-                    for pattern in finderLike where (0..<11).allSatisfy({ get(start + $0) == pattern[$0] }) { total += 40 }
+                    for pattern in Self.finderLike where (0..<11).allSatisfy({ get(start + $0) == pattern[$0] }) { total += 40 }
                 }
             }
             for row in 0..<size { line { dark[row * size + $0] } }

@@ -122,16 +122,6 @@ struct TonightView {
     var wake: Wake?
     var showPreSleep = false
 
-    /// How long one spot keeps its meaning after a tap (D15).
-    static let settleSeconds: TimeInterval = 2
-
-    /// Until when taps are ignored because the person's last action was under 2 s ago, or nil when they count.
-    static func settling(_ session: NightSession?, now: Date) -> Date? {
-        guard let last = session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max() else { return nil }
-        let until = last.addingTimeInterval(settleSeconds)
-        return now < until ? until : nil
-    }
-
     init(_ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
          banner: String? = nil, question: Question? = nil) {
         let status = snapshot.status
@@ -140,7 +130,7 @@ struct TonightView {
         frame = Frame("Tonight", current: "/")
         self.csrf = csrf
         revision = String(snapshot.revision)
-        settleUntil = Self.settling(snapshot.session, now: now).map(ISO8601.string)
+        settleUntil = NightStatus.tapSettlesUntil(snapshot.session, at: now).map(ISO8601.string)
         self.banner = banner
         self.question = question
         heading = status.phase.label

@@ -127,7 +127,7 @@ struct WebRoutes {
                     return try tonightPage(context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
                                            status: .conflict)
                 }
-                if TonightView.settling(snapshot.session, now: clock.now) != nil {
+                if NightStatus.tapSettlesUntil(snapshot.session, at: clock.now) != nil {
                     return try tonightPage(context, banner: "That tap came right after the last one, so nothing was done.", status: .conflict)
                 }
             }
