@@ -14,7 +14,7 @@ from axe_selenium_python import Axe
 from selenium import webdriver
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.chrome.service import Service
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import Select, WebDriverWait
@@ -129,8 +129,11 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="dosetap-browser-")
     driver = browser()
-    # A form post replaces the page; an element found just before may go stale, so the waits look again.
-    settle = [NoSuchElementException, StaleElementReferenceException]
+    # A form post replaces the page; an element found just before may go stale, so the waits look again. Chromium
+    # sometimes reports a stale node as a plain WebDriverException ("Node with given id does not belong to the
+    # document") when the page is replaced between finding an element and reading it; a real failure still ends the
+    # wait with a timeout.
+    settle = [NoSuchElementException, StaleElementReferenceException, WebDriverException]
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
     try:
         # 1. A live night on the real clock.
