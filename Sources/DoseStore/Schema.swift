@@ -26,17 +26,6 @@ enum Schema {
         return migrator
     }
 
-    private static let eventColumns = """
-        id TEXT PRIMARY KEY NOT NULL,
-        session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-        occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
-        recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
-        utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
-        time_zone TEXT NOT NULL,
-        source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
-        note TEXT CHECK (note IS NULL OR length(note) <= 500)
-        """
-
     static func v1(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE sleep_sessions (
@@ -62,7 +51,14 @@ enum Schema {
             CREATE UNIQUE INDEX sleep_sessions_one_open ON sleep_sessions(ended_at IS NULL) WHERE ended_at IS NULL;
 
             CREATE TABLE dose_events (
-                \(eventColumns),
+                id TEXT PRIMARY KEY NOT NULL,
+                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                time_zone TEXT NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                note TEXT CHECK (note IS NULL OR length(note) <= 500),
                 event_type TEXT NOT NULL CHECK (event_type IN ('dose1', 'dose2', 'extra_dose', 'dose2_skipped', 'snooze')),
                 metadata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata))
             );
@@ -70,7 +66,14 @@ enum Schema {
             CREATE INDEX dose_events_by_time ON dose_events(occurred_at);
 
             CREATE TABLE sleep_events (
-                \(eventColumns),
+                id TEXT PRIMARY KEY NOT NULL,
+                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                time_zone TEXT NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                note TEXT CHECK (note IS NULL OR length(note) <= 500),
                 event_type TEXT NOT NULL CHECK (length(event_type) BETWEEN 1 AND 64),
                 category TEXT NOT NULL CHECK (category IN ('physical', 'sleep_cycle', 'mental', 'environment', 'custom'))
             );
@@ -78,7 +81,14 @@ enum Schema {
             CREATE INDEX sleep_events_by_time ON sleep_events(occurred_at);
 
             CREATE TABLE morning_checkins (
-                \(eventColumns),
+                id TEXT PRIMARY KEY NOT NULL,
+                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                time_zone TEXT NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                note TEXT CHECK (note IS NULL OR length(note) <= 500),
                 sleep_quality INTEGER NOT NULL CHECK (sleep_quality BETWEEN 1 AND 5),
                 feel_rested TEXT NOT NULL CHECK (feel_rested IN ('not_at_all', 'slightly', 'moderate', 'well', 'very_well')),
                 grogginess TEXT NOT NULL CHECK (grogginess IN ('none', 'mild', 'moderate', 'severe', 'cant_function')),
@@ -135,7 +145,14 @@ enum Schema {
             ALTER TABLE morning_checkins ADD COLUMN sleep_environment_json TEXT CHECK (sleep_environment_json IS NULL OR json_valid(sleep_environment_json));
 
             CREATE TABLE pre_sleep_logs (
-                \(eventColumns),
+                id TEXT PRIMARY KEY NOT NULL,
+                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                time_zone TEXT NOT NULL,
+                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                note TEXT CHECK (note IS NULL OR length(note) <= 500),
                 completion_state TEXT NOT NULL CHECK (completion_state IN ('partial', 'complete', 'skipped')),
                 answers_json TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(answers_json))
             );

@@ -40,6 +40,19 @@ struct DatabaseTests {
         }
     }
 
+    /// Migrations are frozen: a shipped migration must build the same tables forever, whatever later code changes. The
+    /// fixture is the schema that schema version 5 shipped with (statement text, whitespace folded).
+    @Test("a new database has exactly the schema the shipped migrations made")
+    func frozenSchema() throws {
+        let database = try DoseDatabase.inMemory()
+        let statements = try database.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name")
+        }
+        let folded = statements.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") + ";" }.joined(separator: "\n") + "\n"
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/schema-v\(Schema.version).sql")
+        #expect(folded == (try String(contentsOf: fixture, encoding: .utf8)))
+    }
+
     @Test("reopening an existing database keeps its data and migrates nothing twice")
     func reopen() throws {
         let directory = try StoreFixture.temporaryDirectory()
