@@ -1,12 +1,12 @@
-import DoseCore
+public import DoseCore
 public import Foundation
 
 /// Decodes questionnaire answers (check-in, pre-sleep log) from a JSON object with the models' own strict decoders,
 /// turning decoding failures into errors that name the field and its allowed values. The CLI and the API share it.
 public enum AnswerDecoding {
     /// Decodes a model from a JSON object, turning decoding failures into errors that name the field.
-    public static func decode<T: Decodable>(_ type: T.Type, from object: [String: Any], allowed: [String: String] = [:]) throws -> T {
-        let data = try JSONSerialization.data(withJSONObject: object)
+    public static func decode<T: Decodable>(_ type: T.Type, from object: [String: JSONValue], allowed: [String: String] = [:]) throws -> T {
+        let data = Data(JSONValue.object(object).rendered().utf8)
         do {
             return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DoseError {

@@ -6,16 +6,16 @@ public import Foundation
 /// throws `400_INVALID_INPUT` naming the field: a wrong type is never replaced by a default.
 public struct JSONBody {
     /// The decoded object.
-    public let object: [String: Any]
+    public let object: [String: JSONValue]
 
     /// A body from already decoded fields (a form, a test).
-    public init(object: [String: Any]) { self.object = object }
+    public init(object: [String: JSONValue]) { self.object = object }
 
     /// Decodes the bytes of a request; an empty body is an empty object. A key that appears twice in any object is
     /// refused: JSON parsers disagree on which one wins, so a body that means two things means neither.
     public init(data: Data) throws(DoseError) {
         guard !data.isEmpty else { object = [:]; return }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let object = JSONValue.parse(data)?.objectValue else {
             throw .invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
         }
         if let key = DuplicateKeys.first(in: data) {
@@ -37,28 +37,30 @@ public struct JSONBody {
     /// Whether the key is present with a value other than null.
     public func has(_ key: String) -> Bool {
         guard let value = object[key] else { return false }
-        return !(value is NSNull)
+        return value != .null
     }
 
     /// A text field; nil when absent or null.
     public func string(_ key: String) throws(DoseError) -> String? {
         guard has(key) else { return nil }
-        guard let text = object[key] as? String else { throw .invalidInput(field: key, problem: "it is not text", allowed: "a string") }
+        guard let text = object[key]?.stringValue else { throw .invalidInput(field: key, problem: "it is not text", allowed: "a string") }
         return text
     }
 
     /// A number field; nil when absent or null. true/false, text ("5") and numbers beyond a Double are refused.
     public func number(_ key: String, allowed: String) throws(DoseError) -> Double? {
         guard has(key) else { return nil }
-        guard let number = object[key] as? NSNumber, !Self.isBoolean(number), number.doubleValue.isFinite else {
-            throw .invalidInput(field: key, problem: "\(Self.describe(object[key])) is not a number", allowed: allowed)
+        switch object[key] {
+        case .int(let whole): return Double(whole)
+        case .double(let number) where number.isFinite: return number
+        default: throw .invalidInput(field: key, problem: "\(Self.describe(object[key])) is not a number", allowed: allowed)
         }
-        return number.doubleValue
     }
 
     /// A whole-number field; nil when absent or null. Fractions and numbers beyond Int are refused, never rounded.
     public func integer(_ key: String, allowed: String) throws(DoseError) -> Int? {
         guard let value = try number(key, allowed: allowed) else { return nil }
+        if case .int(let whole) = object[key] { return whole }
         guard let whole = Int(exactly: value) else {
             throw .invalidInput(field: key, problem: "\(NumberText.plain(value)) is not a whole number", allowed: allowed)
         }
@@ -68,10 +70,17 @@ public struct JSONBody {
     /// A true/false field; nil when absent or null.
     public func boolean(_ key: String) throws(DoseError) -> Bool? {
         guard has(key) else { return nil }
-        guard let number = object[key] as? NSNumber, Self.isBoolean(number) else {
+        guard case .bool(let flag) = object[key] else {
             throw .invalidInput(field: key, problem: "\(Self.describe(object[key])) is not true or false", allowed: "true or false")
         }
-        return number.boolValue
+        return flag
+    }
+
+    /// A list of texts; nil when absent or null, or when any item is not text.
+    public func strings(_ key: String) -> [String]? {
+        guard case .array(let items) = object[key] else { return nil }
+        let texts = items.compactMap(\.stringValue)
+        return texts.count == items.count ? texts : nil
     }
 
     /// An ISO-8601 instant field; nil when absent or null.
@@ -87,7 +96,7 @@ public struct JSONBody {
     public func confirmations() throws(DoseError) -> Set<ConfirmKind> {
         guard has("confirm") else { return [] }
         let allowed = "a list of " + ConfirmKind.allCases.map(\.rawValue).joined(separator: ", ") + ", such as [\"early\"]"
-        guard let names = object["confirm"] as? [String] else {
+        guard let names = strings("confirm") else {
             throw .invalidInput(field: "confirm", problem: "\(Self.describe(object["confirm"])) is not a list of names", allowed: allowed)
         }
         var kinds: Set<ConfirmKind> = []
@@ -98,17 +107,16 @@ public struct JSONBody {
         return kinds
     }
 
-    /// JSON's true and false arrive as NSNumber; their type encoding is a C `char`.
-    static func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
-
     /// How a wrong value is named in a message, without echoing a long text back.
-    static func describe(_ value: Any?) -> String {
+    static func describe(_ value: JSONValue?) -> String {
         switch value {
-        case let text as String: "the text '\(text.prefix(20))\(text.count > 20 ? "…" : "")'"
-        case let number as NSNumber where isBoolean(number): number.boolValue ? "true" : "false"
-        case is [Any]: "a list"
-        case is [String: Any]: "an object"
-        case .some(let other): "'\(String(describing: other).prefix(20))'"
+        case .string(let text): "the text '\(text.prefix(20))\(text.count > 20 ? "…" : "")'"
+        case .bool(let flag): flag ? "true" : "false"
+        case .array: "a list"
+        case .object: "an object"
+        case .int(let whole): "'\(whole)'"
+        case .double(let number): "'\(String(describing: number).prefix(20))'"
+        case .null: "'<null>'"
         case .none: "nothing"
         }
     }
@@ -219,7 +227,7 @@ public enum RequestBodies {
     /// required and must be a JSON number: the catalogue's usual dose is never filled in for a person.
     public static func medications(_ body: JSONBody) throws(DoseError) -> (entries: [MedicationInput], confirmations: Set<ConfirmKind>) {
         let example = "[{\"medication_id\": \"adderall_ir\", \"amount\": 10, \"unit\": \"mg\"}]"
-        guard body.has("entries"), let entries = body.object["entries"] as? [Any] else {
+        guard case .array(let entries) = body.object["entries"] else {
             throw .invalidInput(field: "entries", problem: "missing or not a list", allowed: example)
         }
         guard (1...NightLedger.medicationBatchLimit).contains(entries.count) else {
@@ -229,7 +237,7 @@ public enum RequestBodies {
         var inputs: [MedicationInput] = []
         for (index, value) in entries.enumerated() {
             let name = "entries[\(index)]"
-            guard let entry = value as? [String: Any] else { throw .invalidInput(field: name, problem: "it is not an object", allowed: example) }
+            guard let entry = value.objectValue else { throw .invalidInput(field: name, problem: "it is not an object", allowed: example) }
             let item = try JSONBody(object: entry).only(["medication_id", "amount", "unit", "taken_at", "notes"])
             guard let id = try item.string("medication_id") else {
                 throw .invalidInput(field: "\(name).medication_id", problem: "missing", allowed: "an id from GET /v1/medications/catalogue")
@@ -270,7 +278,7 @@ public enum RequestBodies {
                 guard let value = try body.string(key) else { throw .invalidInput(field: key, problem: "null is not a value", allowed: "text") }
                 text = value
             case .eventList:
-                if let names = body.object[key] as? [String] { text = names.joined(separator: ",") } else if let value = try body.string(key) { text = value } else {
+                if let names = body.strings(key) { text = names.joined(separator: ",") } else if let value = try body.string(key) { text = value } else {
                     throw .invalidInput(field: key, problem: "null is not a value", allowed: "a list of event names such as [\"bathroom\", \"water\"]")
                 }
             }
@@ -364,7 +372,7 @@ enum DuplicateKeys {
     /// A quoted key's text: as it stands, or decoded when it holds an escape.
     static func key(_ quoted: ArraySlice<UInt8>) -> String? {
         guard quoted.contains(UInt8(ascii: "\\")) else { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
-        return (try? JSONSerialization.jsonObject(with: Data(quoted), options: .fragmentsAllowed)) as? String
+        return try? JSONDecoder().decode(String.self, from: Data(quoted))
     }
 
     static func first(in data: Data) -> String? {

@@ -59,57 +59,58 @@ struct CheckIn: ParsableCommand {
     @Option(help: "Notes (at most 500 characters).") var notes: String?
 
     /// The flags given, as stored field names over a base object.
-    func overlay(on base: [String: Any]) -> [String: Any] {
+    func overlay(on base: [String: JSONValue]) -> [String: JSONValue] {
         var answers = base
-        func set(_ key: String, _ value: Any?) { if let value { answers[key] = value } }
-        func normalized(_ text: String?) -> String? { text.map(SleepEventCatalogue.normalize) }
-        set("sleep_quality", quality)
-        set("feel_rested", normalized(rested))
-        set("grogginess", normalized(grogginess))
-        set("sleep_inertia_duration", normalized(inertia))
-        set("dream_recall", normalized(dreams))
-        set("mental_clarity", clarity)
-        set("mood", normalized(mood))
-        set("anxiety_level", normalized(anxiety))
-        set("readiness_for_day", readiness)
+        func set(_ key: String, _ value: JSONValue?) { if let value { answers[key] = value } }
+        func choice(_ text: String?) -> JSONValue? { text.map { .string(SleepEventCatalogue.normalize($0)) } }
+        func choices(_ texts: [String]) -> JSONValue { .array(listValues(texts).map { .string(SleepEventCatalogue.normalize($0)) }) }
+        set("sleep_quality", quality.map(JSONValue.int))
+        set("feel_rested", choice(rested))
+        set("grogginess", choice(grogginess))
+        set("sleep_inertia_duration", choice(inertia))
+        set("dream_recall", choice(dreams))
+        set("mental_clarity", clarity.map(JSONValue.int))
+        set("mood", choice(mood))
+        set("anxiety_level", choice(anxiety))
+        set("readiness_for_day", readiness.map(JSONValue.int))
         for (key, flag) in [("had_sleep_paralysis", sleepParalysis), ("had_hallucinations", hallucinations), ("had_automatic_behavior", automaticBehavior),
                             ("fell_out_of_bed", fellOutOfBed), ("had_confusion_on_waking", confusionOnWaking),
                             ("has_physical_symptoms", physicalSymptoms), ("has_respiratory_symptoms", respiratorySymptoms)] where flag {
             answers[key] = true
         }
-        var physical = answers["physical_symptoms"] as? [String: Any] ?? [:]
-        if !painLocation.isEmpty { physical["pain_locations"] = listValues(painLocation).map(SleepEventCatalogue.normalize) }
-        if let painSeverity { physical["pain_severity"] = painSeverity }
-        if let painType { physical["pain_type"] = SleepEventCatalogue.normalize(painType) }
+        var physical = answers["physical_symptoms"]?.objectValue ?? [:]
+        if !painLocation.isEmpty { physical["pain_locations"] = choices(painLocation) }
+        if let painSeverity { physical["pain_severity"] = .int(painSeverity) }
+        if let painType { physical["pain_type"] = choice(painType) }
         if headache != nil || headacheLocation != nil {
-            var details = physical["headache"] as? [String: Any] ?? [:]
-            if let headache { details["severity"] = SleepEventCatalogue.normalize(headache) }
-            if let headacheLocation { details["location"] = SleepEventCatalogue.normalize(headacheLocation) }
+            var details = physical["headache"]?.objectValue ?? [:]
+            if let headache { details["severity"] = choice(headache) }
+            if let headacheLocation { details["location"] = choice(headacheLocation) }
             if headache == "migraine" { details["is_migraine"] = true }
-            physical["headache"] = details
+            physical["headache"] = .object(details)
         }
-        if let muscleStiffness { physical["muscle_stiffness"] = SleepEventCatalogue.normalize(muscleStiffness) }
-        if let muscleSoreness { physical["muscle_soreness"] = SleepEventCatalogue.normalize(muscleSoreness) }
-        if !physical.isEmpty { answers["physical_symptoms"] = physical; answers["has_physical_symptoms"] = true }
-        var respiratory = answers["respiratory_symptoms"] as? [String: Any] ?? [:]
-        if let congestion { respiratory["congestion"] = SleepEventCatalogue.normalize(congestion) }
-        if let throat { respiratory["throat"] = SleepEventCatalogue.normalize(throat) }
-        if let cough { respiratory["cough"] = SleepEventCatalogue.normalize(cough) }
-        if let sinusPressure { respiratory["sinus_pressure"] = SleepEventCatalogue.normalize(sinusPressure) }
+        if let muscleStiffness { physical["muscle_stiffness"] = choice(muscleStiffness) }
+        if let muscleSoreness { physical["muscle_soreness"] = choice(muscleSoreness) }
+        if !physical.isEmpty { answers["physical_symptoms"] = .object(physical); answers["has_physical_symptoms"] = true }
+        var respiratory = answers["respiratory_symptoms"]?.objectValue ?? [:]
+        if let congestion { respiratory["congestion"] = choice(congestion) }
+        if let throat { respiratory["throat"] = choice(throat) }
+        if let cough { respiratory["cough"] = choice(cough) }
+        if let sinusPressure { respiratory["sinus_pressure"] = choice(sinusPressure) }
         if feverish { respiratory["feeling_feverish"] = true }
-        if let sickness { respiratory["sickness_level"] = SleepEventCatalogue.normalize(sickness) }
-        if !respiratory.isEmpty { answers["respiratory_symptoms"] = respiratory; answers["has_respiratory_symptoms"] = true }
-        if !sleepTherapy.isEmpty { answers["sleep_therapy"] = listValues(sleepTherapy).map(SleepEventCatalogue.normalize) }
-        var environment = answers["sleep_environment"] as? [String: Any] ?? [:]
-        if !sleepAid.isEmpty { environment["sleep_aids_used"] = listValues(sleepAid).map(SleepEventCatalogue.normalize) }
-        if let roomDarkness { environment["room_darkness"] = SleepEventCatalogue.normalize(roomDarkness) }
-        if let noiseLevel { environment["noise_level"] = SleepEventCatalogue.normalize(noiseLevel) }
-        if let screenTime { environment["screen_in_bed_minutes_bucket"] = screenTime }
-        if let soundType { environment["sound_type"] = SleepEventCatalogue.normalize(soundType) }
-        if let otherAid { environment["other_aid_text"] = otherAid }
+        if let sickness { respiratory["sickness_level"] = choice(sickness) }
+        if !respiratory.isEmpty { answers["respiratory_symptoms"] = .object(respiratory); answers["has_respiratory_symptoms"] = true }
+        if !sleepTherapy.isEmpty { answers["sleep_therapy"] = choices(sleepTherapy) }
+        var environment = answers["sleep_environment"]?.objectValue ?? [:]
+        if !sleepAid.isEmpty { environment["sleep_aids_used"] = choices(sleepAid) }
+        if let roomDarkness { environment["room_darkness"] = choice(roomDarkness) }
+        if let noiseLevel { environment["noise_level"] = choice(noiseLevel) }
+        if let screenTime { environment["screen_in_bed_minutes_bucket"] = .string(screenTime) }
+        if let soundType { environment["sound_type"] = choice(soundType) }
+        if let otherAid { environment["other_aid_text"] = .string(otherAid) }
         if sameAsUsual { environment["same_as_usual"] = true }
-        if !environment.isEmpty { answers["sleep_environment"] = environment }
-        set("notes", notes)
+        if !environment.isEmpty { answers["sleep_environment"] = .object(environment) }
+        set("notes", notes.map(JSONValue.string))
         return answers
     }
 
@@ -174,11 +175,11 @@ struct PreSleep: ParsableCommand {
         try Output.run(json: options.json) {
             let context = try CommandContext.open(options)
             var answers = try fromJSON.map(QuestionnaireInput.object(fromFile:)) ?? [:]
-            func set(_ key: String, _ value: Any?) { if let value { answers[key] = value } }
+            func set<Value: Encodable>(_ key: String, _ value: Value?) { if let value { answers[key] = JSONValue.encoding(value) } }
             if skip { answers["skipped"] = true }
             set("intended_sleep_time", intendedSleep.map(SleepEventCatalogue.normalize))
             set("stress_level", stress)
-            if !stressDriver.isEmpty { answers["stress_drivers"] = listValues(stressDriver).map(SleepEventCatalogue.normalize) }
+            if !stressDriver.isEmpty { set("stress_drivers", listValues(stressDriver).map(SleepEventCatalogue.normalize)) }
             set("body_pain", pain.map(SleepEventCatalogue.normalize))
             set("caffeine_cups", caffeineCups)
             set("caffeine_last_time", caffeineLast)
@@ -191,7 +192,7 @@ struct PreSleep: ParsableCommand {
             set("screen_time_30_min_prior", screens)
             set("room_temperature", roomTemperature.map(SleepEventCatalogue.normalize))
             set("noise_level", noiseLevel.map(SleepEventCatalogue.normalize))
-            if !sleepAid.isEmpty { answers["sleep_aids"] = listValues(sleepAid).map(SleepEventCatalogue.normalize) }
+            if !sleepAid.isEmpty { set("sleep_aids", listValues(sleepAid).map(SleepEventCatalogue.normalize)) }
             set("notes", notes)
             let log = try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed)
             let zone = try context.displayZone(context.ledger.settings(clock: context.clock))

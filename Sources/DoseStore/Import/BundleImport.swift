@@ -78,8 +78,7 @@ extension NightLedger {
 
     static func importSettings(_ text: String?, report: inout ImportReport, _ db: Database) throws {
         guard let text else { return }
-        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let explicit = object["explicit"] as? [String: String] else {
+        guard let explicit = (try? JSONDecoder().decode(BundleSettingsFile.self, from: Data(text.utf8)))?.explicit else {
             throw DoseError.invalidFile(problem: "settings.json is not a DoseTap settings file")
         }
         var settings = DoseSettings(timeZoneID: "UTC")
@@ -213,11 +212,10 @@ enum BundleReader {
 
     /// The bundle's schema version, if this build imports it.
     static func checkVersion(_ text: String?) throws -> Int {
-        guard let text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let version = (object["schema_version"] as? String).flatMap(Int.init) else {
+        guard let text, let file = try? JSONDecoder().decode(BundleVersionFile.self, from: Data(text.utf8)), let version = Int(file.schemaVersion) else {
             throw DoseError.invalidFile(problem: "the bundle has no valid schema_version.json")
         }
-        if let format = object["format"] as? String, format != BundleFormats.format {
+        if let format = file.format, format != BundleFormats.format {
             throw DoseError.invalidFile(problem: "the bundle's format is '\(format.prefix(40))'; this DoseTap imports \(BundleFormats.format)")
         }
         guard version <= Schema.version else {

@@ -122,16 +122,14 @@ extension NightLedger {
             }
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let explicit = try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key")
-            let settingsJSON: [String: Any] = [
-                "effective": Dictionary(settings.listing().map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
-                "explicit": Dictionary(explicit.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { $1 }),
-            ]
-            files.append(("settings.json", String(decoding: try JSONSerialization.data(withJSONObject: settingsJSON, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)))
-            let version: [String: Any] = [
-                "schema_version": String(Schema.version), "app": "dosetap", "format": BundleFormats.format,
-                "export_timestamp": ISO8601.string(clock.now), "timezone": (clock.timeZoneOverride ?? settings.timeZone).identifier,
-            ]
-            files.append(("schema_version.json", String(decoding: try JSONSerialization.data(withJSONObject: version, options: [.sortedKeys, .prettyPrinted]), as: UTF8.self)))
+            let settingsFile = BundleSettingsFile(
+                effective: Dictionary(settings.listing().map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
+                explicit: Dictionary(explicit.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { $1 }))
+            files.append(("settings.json", try BundleFiles.json(settingsFile)))
+            let version = BundleVersionFile(
+                schemaVersion: String(Schema.version), app: "dosetap", format: BundleFormats.format,
+                exportTimestamp: ISO8601.string(clock.now), timezone: (clock.timeZoneOverride ?? settings.timeZone).identifier)
+            files.append(("schema_version.json", try BundleFiles.json(version)))
             files.append(("readme.txt", ExportBundle.readme(columns: described)))
             return (files, counts)
         }
@@ -168,5 +166,33 @@ extension NightLedger {
         let directoryDescriptor = open(directory.path, O_RDONLY)
         if directoryDescriptor >= 0 { fsync(directoryDescriptor); close(directoryDescriptor) }
         return counts
+    }
+}
+
+/// A bundle's `settings.json`: the settings in effect and those set explicitly, by key.
+struct BundleSettingsFile: Codable {
+    var effective: [String: String]?
+    var explicit: [String: String]
+}
+
+/// A bundle's `schema_version.json`. Bundles of schema 4 carry the same fields; `format` is checked when present.
+struct BundleVersionFile: Codable {
+    var schemaVersion: String
+    var app: String?
+    var format: String?
+    var exportTimestamp: String?
+    var timezone: String?
+
+    enum CodingKeys: String, CodingKey {
+        case schemaVersion = "schema_version", app, format, exportTimestamp = "export_timestamp", timezone
+    }
+}
+
+enum BundleFiles {
+    /// A bundle's JSON file: sorted keys, indented, as every released bundle wrote it.
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 }

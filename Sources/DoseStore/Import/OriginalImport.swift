@@ -321,17 +321,17 @@ struct OriginalImporter {
             var date: String? = row["session_date"]
             let at = Self.instant(row["completed_at"] ?? row["created_at_utc"])
             if has("pre_sleep_logs", "answers_json") {
-                let object = (row["answers_json"] as String?).flatMap { $0.data(using: .utf8) }.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
+                let object = (row["answers_json"] as String?).flatMap { JSONValue.parse(Data($0.utf8))?.objectValue } ?? [:]
                 for (name, value) in object.sorted(by: { $0.key < $1.key }) {
                     switch name {
-                    case "intendedSleepTime": log.intendedSleepTime = Self.choice(value as? String, ["15min": .in15Minutes, "15_min": .in15Minutes, "within30": .in30Minutes,
+                    case "intendedSleepTime": log.intendedSleepTime = Self.choice(value.stringValue, ["15min": .in15Minutes, "15_min": .in15Minutes, "within30": .in30Minutes,
                                                                                                       "30min": .in30Minutes, "30_min": .in30Minutes, "1hr": .inAnHour, "30to60": .inAnHour])
-                    case "stressLevel": log.stressLevel = (value as? Int).map { min(5, max(1, $0)) }
-                    case "bodyPain": log.bodyPain = Self.choice(value as? String)
-                    case "napToday": log.napToday = Self.choice(value as? String)
-                    case "exercise", "exerciseLevel": log.exercise = Self.choice(value as? String, ["hard": .intense])
-                    case "alcohol", "alcoholLevel": log.alcoholDrinks = ["none": 0, "1to2": 2, "3plus": 3][value as? String ?? ""]
-                    case "notes": log.notes = value as? String
+                    case "stressLevel": log.stressLevel = value.intValue.map { min(5, max(1, $0)) }
+                    case "bodyPain": log.bodyPain = Self.choice(value.stringValue)
+                    case "napToday": log.napToday = Self.choice(value.stringValue)
+                    case "exercise", "exerciseLevel": log.exercise = Self.choice(value.stringValue, ["hard": .intense])
+                    case "alcohol", "alcoholLevel": log.alcoholDrinks = ["none": 0, "1to2": 2, "3plus": 3][value.stringValue ?? ""]
+                    case "notes": log.notes = value.stringValue
                     default: unmapped.append(name)
                     }
                 }

@@ -1,11 +1,14 @@
-import Foundation
+public import Foundation
 
-/// A JSON value with explicit nulls, so every documented field is present even when empty (SPEC §5.1).
-public enum JSONValue: Sendable, Hashable, Encodable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
+/// A JSON value with explicit nulls, so every documented field is present even when empty (SPEC §5.1). Decoding keeps
+/// JSON's own kinds apart: `true` is never the number 1, `"5"` is never 5, and `2.5` is never rounded.
+public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
     case null
     case bool(Bool)
     case int(Int)
+    /// A number with a fraction or beyond `Int`; answers never carry one, requests may.
+    case double(Double)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -30,34 +33,41 @@ public enum JSONValue: Sendable, Hashable, Encodable, ExpressibleByStringLiteral
         case .null: try container.encodeNil()
         case .bool(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)
         }
     }
 
-    /// The JSON form of an encodable value (its Codable keys), or null if it cannot be encoded.
-    public static func encoding<T: Encodable>(_ value: T) -> JSONValue {
-        guard let data = try? JSONEncoder().encode(value), let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            return .null
-        }
-        return from(object)
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
+        else if let whole = try? container.decode(Int.self) { self = .int(whole) }
+        else if let number = try? container.decode(Double.self) { self = .double(number) }
+        else if let text = try? container.decode(String.self) { self = .string(text) }
+        else if let items = try? container.decode([JSONValue].self) { self = .array(items) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
     }
 
-    /// Converts JSONSerialization's output.
-    static func from(_ object: Any) -> JSONValue {
-        switch object {
-        case let flag as Bool where type(of: object) == Bool.self:
-            return .bool(flag)
-        case let number as NSNumber:
-            if String(cString: number.objCType) == "c" { return .bool(number.boolValue) }
-            return .int(number.intValue)
-        case let text as String: return .string(text)
-        case let array as [Any]: return .array(array.map(from))
-        case let dictionary as [String: Any]: return .object(dictionary.mapValues(from))
-        default: return .null
-        }
+    /// Parses JSON text; nil when it is not JSON.
+    public static func parse(_ data: Data) -> JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: data) }
+
+    /// The JSON form of an encodable value (its Codable keys), or null if it cannot be encoded.
+    public static func encoding<T: Encodable>(_ value: T) -> JSONValue {
+        guard let data = try? JSONEncoder().encode(value) else { return .null }
+        return parse(data) ?? .null
     }
+
+    /// The fields of an object; nil for any other value.
+    public var objectValue: [String: JSONValue]? { if case .object(let fields) = self { fields } else { nil } }
+
+    /// The text of a string; nil for any other value.
+    public var stringValue: String? { if case .string(let text) = self { text } else { nil } }
+
+    /// The value of a whole number; nil for any other value.
+    public var intValue: Int? { if case .int(let value) = self { value } else { nil } }
 
     /// Adds or replaces a key of an object.
     public subscript(key: String) -> JSONValue? {
@@ -82,6 +92,7 @@ public enum JSONValue: Sendable, Hashable, Encodable, ExpressibleByStringLiteral
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
         case .int(let value): out += String(value)
+        case .double(let value): out += value.isFinite ? "\(value)" : "null"
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let items):
             guard !items.isEmpty else { out += "[]"; return }
