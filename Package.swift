@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 ]
 
 /// Every file of the web UI: the stylesheet, the script, and one Mustache template per page (escaping by default).
-let webResources = ["app.css", "app.js"] + [
+let webResources = ["app.css", "app.js", "openapi.json"] + [
     "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications", "fields", "action-link",
 ].map { "Templates/\($0).mustache" }
 

@@ -14,6 +14,7 @@ struct APIRoutes {
 
     func register(on router: Router<DoseRequestContext>) {
         router.get("/health") { _, _ in Reply.json(["ok": true]) }
+        router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }
         let v1 = router.group("v1")
         v1.get("status") { _, _ in try status() }
         v1.post("doses/take") { request, context in try await action(request, context, RequestBodies.take) }
@@ -308,6 +309,13 @@ struct APIRoutes {
         }
         return key
     }
+}
+
+/// The published contract of these routes: OpenAPI 3.1, written beside the handlers and checked against them by tests
+/// (every route of the router is described, and every enumeration matches the rules') and by schemathesis in CI.
+enum APIContract {
+    /// The document served at `/openapi.json`.
+    static let document = String(decoding: PackageResources.openapi_json, as: UTF8.self)
 }
 
 /// Reading a request's body within the size limit.

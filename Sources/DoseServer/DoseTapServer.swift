@@ -16,13 +16,15 @@ public enum DoseTapServer {
                               internalErrors: InternalErrorLog = InternalErrorLog()) -> Router<DoseRequestContext> {
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
+        let routes = RouteTable()
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors))
+        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         router.add(middleware: QueryMiddleware())
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
+        routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }
 

@@ -48,6 +48,7 @@ public final class InternalErrorLog: Sendable {
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     let internalErrors: InternalErrorLog
+    let routes: RouteTable
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -68,8 +69,13 @@ struct ErrorMiddleware: RouterMiddleware {
         } catch let error as HTTPError {
             switch error.status {
             case .contentTooLarge: return Reply.error(.tooLarge(what: "The request body", limit: "64 KiB (imports 20 MiB)"))
-            case .notFound: return Reply.error(.notFound(what: "\(request.method) \(request.uri.path)"))
-            case .methodNotAllowed: return Reply.error(.notFound(what: "\(request.method) \(request.uri.path)"))
+            case .notFound, .methodNotAllowed:
+                // An address that exists answers 405 with the methods it takes (RFC 9110 §15.5.6); any other, 404.
+                let allowed = routes.methods(for: request.uri.path)
+                guard !allowed.isEmpty else { return Reply.error(.notFound(what: "\(request.method) \(request.uri.path)")) }
+                var response = Reply.error(.methodNotAllowed(method: request.method.rawValue, path: request.uri.path, allowed: allowed))
+                response.headers[.allow] = allowed.joined(separator: ", ")
+                return response
             case .badRequest: return Reply.error(.invalidInput(field: "body", problem: "the request is malformed", allowed: "a JSON object"))
             default: return internalError(error, request, context)
             }
@@ -85,6 +91,45 @@ struct ErrorMiddleware: RouterMiddleware {
         internalErrors.record("\(request.method) \(request.uri.path) (\(id)): \(type(of: error))")
         return Reply.json(["error": ["code": "500_INTERNAL", "message": .string("DoseTap could not complete the request. This is a bug in DoseTap; the server log has the details under request id \(id)."),
                                      "request_id": .string(id)]], status: .internalServerError)
+    }
+}
+
+/// The router's routes as path patterns and methods, to tell an unknown address (404) from a known one asked with a
+/// method it does not take (405). Filled once, after the routes are registered.
+final class RouteTable: Sendable {
+    private let patterns = Mutex<[(segments: [Substring], method: String)]>([])
+
+    func load(_ routes: [(path: String, method: String)]) {
+        patterns.withLock { $0 = routes.map { (segments: $0.path.split(separator: "/"), method: $0.method) } }
+    }
+
+    /// The methods the route at this path answers (HEAD wherever GET is), sorted; empty when no route matches it. As
+    /// the router does, a literal segment wins over a parameter: `/v1/events/log` is not `/v1/events/:id`.
+    func methods(for path: String) -> [String] {
+        let segments = path.split(separator: "/")
+        var best: [Bool]?
+        var methods: Set<String> = []
+        patterns.withLock { patterns in
+            for pattern in patterns where pattern.segments.count == segments.count {
+                let literal = pattern.segments.map { !($0.hasPrefix(":") || $0.hasPrefix("{")) }
+                guard zip(zip(pattern.segments, segments), literal).allSatisfy({ !$1 || $0.0 == $0.1 }) else { continue }
+                if best == nil || Self.moreLiteral(literal, than: best ?? []) {
+                    best = literal
+                    methods = []
+                } else if literal != best {
+                    continue
+                }
+                methods.insert(pattern.method)
+                if pattern.method == "GET" { methods.insert("HEAD") }
+            }
+        }
+        return methods.sorted()
+    }
+
+    /// Whether the first match is preferred: at the first position where they differ it has the literal.
+    static func moreLiteral(_ first: [Bool], than second: [Bool]) -> Bool {
+        guard let (mine, _) = zip(first, second).first(where: { $0 != $1 }) else { return false }
+        return mine
     }
 }
 
@@ -119,7 +164,7 @@ struct AuthMiddleware: RouterMiddleware {
     let environment: ServerEnvironment
     let limiter: RateLimiter
     /// Paths that need no token.
-    static let openPaths: Set<String> = ["/health", "/pair", "/assets/app.css", "/assets/app.js"]
+    static let openPaths: Set<String> = ["/health", "/openapi.json", "/pair", "/assets/app.css", "/assets/app.js"]
     /// Reminder action links carry their own signature instead of a device token.
     static let openPrefix = "/a/"
 

@@ -117,6 +117,7 @@ struct ErrorTaxonomyTests {
         (.unsupportedMediaType(sent: "text/plain", accepted: "application/json"), "415_UNSUPPORTED_MEDIA_TYPE", 415, 64),
         (.notFound(what: "Session 2026-01-01"), "404_NOT_FOUND", 404, 1),
         (.nothingToUndo, "404_NOTHING_TO_UNDO", 404, 1),
+        (.methodNotAllowed(method: "PUT", path: "/v1/status", allowed: ["GET", "HEAD"]), "405_METHOD_NOT_ALLOWED", 405, 1),
         (.alreadyTaken(dose: "Dose 1", at: Fixture.dose1, localTime: "22:30", confirm: nil), "409_ALREADY_TAKEN", 409, 1),
         (.alreadySkipped(at: Fixture.dose1, localTime: "22:30"), "409_ALREADY_SKIPPED", 409, 1),
         (.dose2Skipped(at: Fixture.dose1, localTime: "22:30", sleptThrough: false), "409_DOSE2_SKIPPED", 409, 1),

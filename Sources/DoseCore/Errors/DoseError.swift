@@ -18,6 +18,7 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     /// A browser's request that did not come from this server's own page (Origin, Referer, CSRF token).
     case forbidden = "403_FORBIDDEN"
     case notFound = "404_NOT_FOUND"
+    case methodNotAllowed = "405_METHOD_NOT_ALLOWED"
     case nothingToUndo = "404_NOTHING_TO_UNDO"
     case alreadyTaken = "409_ALREADY_TAKEN"
     case alreadySkipped = "409_ALREADY_SKIPPED"
@@ -79,6 +80,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case unsupportedMediaType(sent: String, accepted: String)
     /// The named thing does not exist.
     case notFound(what: String)
+    /// The address exists but does not answer this method; `allowed` lists those it does.
+    case methodNotAllowed(method: String, path: String, allowed: [String])
     /// There is no recent action of the person's to undo.
     case nothingToUndo
     /// That dose is already recorded; `confirm` is `extra` when an extra dose may be recorded instead.
@@ -127,6 +130,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .forbidden: .forbidden
         case .unsupportedMediaType: .unsupportedMediaType
         case .notFound: .notFound
+        case .methodNotAllowed: .methodNotAllowed
         case .nothingToUndo: .nothingToUndo
         case .alreadyTaken: .alreadyTaken
         case .alreadySkipped: .alreadySkipped
@@ -221,6 +225,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "This device is not registered. Add it with `dosetap device add` and use its token."
         case .notFound(let what):
             return "\(what) was not found."
+        case .methodNotAllowed(let method, let path, let allowed):
+            return "\(Self.quoted(path, limit: 100)) does not answer \(Self.quoted(method, limit: 20)). Allowed: \(allowed.joined(separator: ", "))."
         case .nothingToUndo:
             return "There is nothing to undo."
         case .alreadyTaken(let dose, _, let local, let confirm):

@@ -274,6 +274,9 @@ public struct MorningCheckIn: Hashable, Sendable, Codable {
         hadSleepParalysis || hadHallucinations || hadAutomaticBehavior || fellOutOfBed || hadConfusionOnWaking
     }
 
+    /// The stored names of its answers, as every surface takes them.
+    public static var fieldNames: [String] { CodingKeys.allCases.map(\.stringValue) }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case sleepQuality = "sleep_quality", feelRested = "feel_rested", grogginess, sleepInertia = "sleep_inertia_duration"
         case dreamRecall = "dream_recall", mentalClarity = "mental_clarity", mood, anxietyLevel = "anxiety_level"

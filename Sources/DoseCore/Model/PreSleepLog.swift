@@ -74,6 +74,9 @@ public struct PreSleepLog: Hashable, Sendable, Codable {
         return core.allSatisfy { $0 != nil } ? .complete : .partial
     }
 
+    /// The stored names of its answers, as every surface takes them.
+    public static var fieldNames: [String] { CodingKeys.allCases.map(\.stringValue) }
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case skipped, intendedSleepTime = "intended_sleep_time", stressLevel = "stress_level", stressDrivers = "stress_drivers"
         case bodyPain = "body_pain", caffeineCups = "caffeine_cups", caffeineLastTime = "caffeine_last_time", caffeineMg = "caffeine_mg"

@@ -1,0 +1,154 @@
+import DoseApp
+import DoseCore
+@testable import DoseServer
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+import DoseTestSupport
+
+/// The OpenAPI document is written beside the handlers; these tests hold the two together, and schemathesis (in CI)
+/// checks every answer of the live server against it.
+@Suite("The published API contract (/openapi.json) agrees with the router and the rules")
+struct APIContractTests {
+    static let document: JSONValue = JSONValue.parse(Data(APIContract.document.utf8)) ?? .null
+
+    static func at(_ path: String...) -> JSONValue? {
+        path.reduce(Optional(document)) { value, key in value?[key] }
+    }
+
+    /// A schema's `enum` as texts (null left out), or its `items`' enum for a list.
+    static func names(_ schema: JSONValue?) -> [String] {
+        guard let schema else { return [] }
+        if case .array(let values) = schema["enum"] ?? schema["items"]?["enum"] ?? .null { return values.compactMap(\.stringValue).sorted() }
+        return []
+    }
+
+    static func components(_ name: String) -> JSONValue? { at("components", "schemas", name) }
+
+    @Test("it is OpenAPI 3.1 and names both ways in: a device token and the paired browser's cookie")
+    func header() {
+        #expect(Self.at("openapi")?.stringValue == "3.1.0")
+        #expect(Self.at("components", "securitySchemes", "deviceToken", "scheme")?.stringValue == "bearer")
+        #expect(Self.at("components", "securitySchemes", "pairedBrowser", "name")?.stringValue == AuthMiddleware.cookie)
+    }
+
+    @Test("every route the router serves is described with its method, and the document describes no route the router lacks")
+    func routes() throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
+        let served = Set(fixture.router().routes.map { route in
+            let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            return "\(route.method.rawValue.lowercased()) /\(path.joined(separator: "/"))"
+        })
+        var described: Set<String> = []
+        for (path, operations) in Self.at("paths")?.objectValue ?? [:] {
+            for method in (operations.objectValue ?? [:]).keys { described.insert("\(method) \(path)") }
+        }
+        #expect(served.count >= 50)
+        #expect(served.subtracting(described).sorted() == [], "served but not described")
+        #expect(described.subtracting(served).sorted() == [], "described but not served")
+    }
+
+    @Test("every operation says which statuses it answers, each refusal with the SPEC §4 error body, and open routes need no token")
+    func responses() {
+        for (path, operations) in Self.at("paths")?.objectValue ?? [:] {
+            for (method, operation) in operations.objectValue ?? [:] {
+                let statuses = (operation["responses"]?.objectValue ?? [:]).keys
+                #expect(statuses.contains("200") || statuses.contains("303"), "\(method) \(path) has no success")
+                let open = operation["security"] == .array([])
+                #expect(open == AuthMiddleware.isOpen(path.replacingOccurrences(of: "{token}", with: "x")), "\(method) \(path): open in the document and the server alike")
+                if path.hasPrefix("/v1/") {
+                    for status in statuses where status != "200" {
+                        #expect(operation["responses"]?[status]?["$ref"]?.stringValue == "#/components/responses/\(status)", "\(method) \(path) \(status)")
+                    }
+                    #expect(statuses.contains("401") && statuses.contains("429"), "\(method) \(path) needs a token and is rate limited")
+                }
+            }
+        }
+    }
+
+    @Test("the enumerations are the rules' own: error codes, confirmations, phases, reminders, settings, events, check-in answers")
+    func enumerations() {
+        func sorted<T: RawRepresentable>(_ values: [T]) -> [String] where T.RawValue == String { values.map(\.rawValue).sorted() }
+        #expect(Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"]) == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
+        #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.allCases))
+        #expect(Self.names(Self.components("Status")?["properties"]?["phase"]) == sorted(NightPhase.allCases))
+        #expect(Self.names(Self.components("Reminder")?["properties"]?["kind"]) == sorted(ReminderKind.allCases))
+        #expect(Self.names(Self.components("Event")?["properties"]?["source"]) == sorted(EventSource.allCases))
+        let catalogue = SleepEventCatalogue.standard.definitions.map(\.type.rawValue).sorted()
+        #expect(Self.names(Self.components("LogRequest")?["properties"]?["type"]) == catalogue)
+        let settings = Self.components("SettingsPatch")?["properties"]
+        #expect((settings?.objectValue ?? [:]).keys.sorted() == DoseSettings(timeZoneID: "UTC").listing().map(\.key).sorted())
+        #expect(settings?["target_interval"]?["enum"] == .array(DoseSettings.targetIntervalOptions.map(JSONValue.int)))
+        #expect(settings?["undo_window_seconds"]?["enum"] == .array(DoseSettings.undoWindowOptions.map(JSONValue.int)))
+        #expect(settings?["max_snoozes"]?["maximum"] == .int(DoseSettings.maxSnoozesRange.upperBound))
+        #expect(Self.names(settings?["quick_log"]) == catalogue)
+        let zones = Self.names(settings?["time_zone"])
+        #expect(zones.count > 300)
+        let refused = zones.filter { (try? DoseSettings(timeZoneID: "UTC").setting("time_zone", to: $0)) == nil }
+        #expect(refused == [], "every zone the document offers is one the settings take")
+        let checkIn = Self.components("CheckInAnswers")?["properties"]
+        #expect((checkIn?.objectValue ?? [:]).keys.sorted() == MorningCheckIn.fieldNames.sorted())
+        #expect(Self.names(checkIn?["feel_rested"]) == sorted(FeelRested.allCases))
+        #expect(Self.names(checkIn?["mood"]) == sorted(Mood.allCases))
+        #expect(Self.names(checkIn?["sleep_environment"]?["properties"]?["sleep_aids_used"]) == sorted(SleepAid.allCases))
+        #expect(Self.names(checkIn?["physical_symptoms"]?["properties"]?["headache"]?["properties"]?["severity"]) == sorted(HeadacheSeverity.allCases))
+        let preSleep = Self.components("PreSleepRequest")?["properties"]
+        #expect((preSleep?.objectValue ?? [:]).keys.sorted() == (PreSleepLog.fieldNames + ["timestamp"]).sorted())
+        #expect(Self.names(preSleep?["intended_sleep_time"]) == sorted(IntendedSleepTime.allCases))
+    }
+
+    @Test("the request schemas name exactly the keys each route takes")
+    func requestKeys() {
+        let expected: [String: Set<String>] = [
+            "TakeRequest": ["type", "timestamp", "note", "confirm", "id"], "SkipRequest": ["sequence", "reason", "timestamp", "note", "id"],
+            "SnoozeRequest": ["minutes", "timestamp", "id"], "LogRequest": ["type", "timestamp", "note", "id"], "WakeRequest": ["timestamp", "id"],
+            "EmptyRequest": [], "ClearAllRequest": ["confirm"], "EventEditRequest": ["timestamp", "note"], "MedicationsRequest": ["entries", "confirm"],
+        ]
+        for (name, keys) in expected {
+            #expect(Set((Self.components(name)?["properties"]?.objectValue ?? [:]).keys) == keys, "\(name)")
+            #expect(Self.components(name)?["additionalProperties"] == .bool(false), "\(name) is strict")
+        }
+    }
+
+    @Test("GET /openapi.json is open, JSON, and the document the tests read")
+    func served() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
+        try await fixture.test { client in
+            let response = try await client.execute(uri: "/openapi.json", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(JSONValue.parse(Data(response.body.readableBytesView)) == Self.document)
+        }
+    }
+}
+
+@Suite("Methods an address does not take")
+struct MethodNotAllowedTests {
+    @Test("a known address asked with another method answers 405 with Allow; an unknown address answers 404")
+    func methodNotAllowed() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
+        try await fixture.test { client in
+            var response = try await client.execute(uri: "/health", method: .delete)
+            #expect(response.status == .methodNotAllowed)
+            #expect(response.headers[.allow] == "GET, HEAD")
+            #expect(ServerFixture.code(response) == "405_METHOD_NOT_ALLOWED")
+            response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .put, headers: fixture.auth)
+            #expect(response.status == .methodNotAllowed)
+            #expect(response.headers[.allow] == "DELETE, GET, HEAD")
+            response = try await client.execute(uri: "/v1/doses/take", method: .get, headers: fixture.auth)
+            #expect(response.headers[.allow] == "POST")
+            // A literal segment wins over a parameter, as in the router: /v1/events/log is not /v1/events/:id.
+            response = try await client.execute(uri: "/v1/events/log", method: .options, headers: fixture.auth)
+            #expect(response.headers[.allow] == "POST")
+            response = try await client.execute(uri: "/v1/events/abc", method: .post, headers: fixture.auth)
+            #expect(response.headers[.allow] == "DELETE, PATCH")
+            response = try await client.execute(uri: "/v1/nothing-here", method: .get, headers: fixture.auth)
+            #expect(response.status == .notFound)
+            #expect(ServerFixture.code(response) == "404_NOT_FOUND")
+        }
+    }
+}
