@@ -79,7 +79,7 @@ struct CommandContext {
     }
 
     /// The zone clock times are shown in for this call.
-    func displayZone(_ settings: DoseSettings) -> TimeZone { clock.timeZoneOverride ?? settings.timeZone }
+    func displayZone(_ settings: DoseSettings) -> TimeZone { clock.zone(settings) }
 }
 
 /// The one edge where errors become exit codes and messages (SPEC §4).

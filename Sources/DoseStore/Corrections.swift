@@ -81,7 +81,7 @@ extension NightLedger {
             throw DoseError.notFound(what: "An event with id \(id)")
         }
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-        let context = NightContext(now: clock.now, settings: settings, timeZone: clock.timeZoneOverride ?? settings.timeZone, makeID: clock.makeID)
+        let context = NightContext(now: clock.now, settings: settings, timeZone: clock.zone(settings), makeID: clock.makeID)
         return (session, context)
     }
 

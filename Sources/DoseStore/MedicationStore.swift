@@ -50,7 +50,7 @@ extension NightLedger {
         }
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let zone = clock.zone(settings)
             _ = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             let batch = clock.makeID()
             var records: [MedicationRecord] = []

@@ -22,6 +22,9 @@ public struct StoreClock: Sendable {
         self.machineTimeZoneID = machineTimeZoneID
         self.makeID = makeID
     }
+
+    /// The zone this call works in: `--tz` when given, else the `time_zone` setting. Decided here, once.
+    public func zone(_ settings: DoseSettings) -> TimeZone { timeZoneOverride ?? settings.timeZone }
 }
 
 /// The result of an action: what was recorded and the night's status afterwards.
@@ -130,7 +133,7 @@ public struct NightLedger: Sendable {
 
     static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, cache: OpenNightCache, _ db: Database) throws -> ActionOutcome {
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-        let zone = clock.timeZoneOverride ?? settings.timeZone
+        let zone = clock.zone(settings)
         var context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         let (open, closed) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock, cache: cache)
         var action = action
@@ -173,7 +176,7 @@ public struct NightLedger: Sendable {
     /// Tonight as of `clock`. Settling writes what the lifecycle made due; without it, nil means something is due.
     static func snapshot(_ db: Database, clock: StoreClock, settling: Bool) throws -> StatusSnapshot? {
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-        let zone = clock.timeZoneOverride ?? settings.timeZone
+        let zone = clock.zone(settings)
         let open: NightSession?
         if settling {
             open = try evaluateLifecycle(db, settings: settings, zone: zone, clock: clock).0
@@ -190,7 +193,7 @@ public struct NightLedger: Sendable {
     public func settle(clock: StoreClock) throws {
         try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            _ = try Self.evaluateLifecycle(db, settings: settings, zone: clock.timeZoneOverride ?? settings.timeZone, clock: clock)
+            _ = try Self.evaluateLifecycle(db, settings: settings, zone: clock.zone(settings), clock: clock)
         }
     }
 
@@ -237,7 +240,7 @@ public struct NightLedger: Sendable {
     static func record(_ decision: Decision, action: NightAction, settings: DoseSettings, clock: StoreClock, _ db: Database) throws {
         let session = decision.session
         if decision.startedSession {
-            try NightRecords.insertSession(session, timeZone: clock.timeZoneOverride ?? settings.timeZone, db)
+            try NightRecords.insertSession(session, timeZone: clock.zone(settings), db)
         }
         for event in decision.removed {
             try NightRecords.delete(event, db)

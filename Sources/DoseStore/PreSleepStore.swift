@@ -22,7 +22,7 @@ extension NightLedger {
         let note = try TextLimits.validated(note, field: "note", limit: TextLimits.note)
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let zone = clock.zone(settings)
             let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
             let at = occurredAt ?? clock.now
             try NightRules.refuseFuture(at, now: clock.now)

@@ -23,7 +23,7 @@ extension NightLedger {
     public func takeDueReminders(clock: StoreClock) throws -> DueReminders {
         try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let zone = clock.zone(settings)
             let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             let revision = Self.revision(session: open, settings: settings)
             guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }

@@ -46,7 +46,7 @@ struct WebRoutes {
     }
 
     /// The zone every page shows clock times in: `serve --tz` if given, else the setting.
-    func zone(_ clock: StoreClock) throws -> TimeZone { try clock.timeZoneOverride ?? environment.ledger.settings(clock: clock).timeZone }
+    func zone(_ clock: StoreClock) throws -> TimeZone { clock.zone(try environment.ledger.settings(clock: clock)) }
 
     /// Opens a one-time pairing link: pairs this browser as a new device, named from its user agent, and sets its
     /// cookie. A pairing that fails puts the code back, so the link still works.

@@ -128,7 +128,7 @@ extension NightLedger {
             files.append(("settings.json", try BundleFiles.json(settingsFile)))
             let version = BundleVersionFile(
                 schemaVersion: String(Schema.version), app: "dosetap", format: BundleFormats.format,
-                exportTimestamp: ISO8601.string(clock.now), timezone: (clock.timeZoneOverride ?? settings.timeZone).identifier)
+                exportTimestamp: ISO8601.string(clock.now), timezone: (clock.zone(settings)).identifier)
             files.append(("schema_version.json", try BundleFiles.json(version)))
             files.append(("readme.txt", ExportBundle.readme(columns: described)))
             return (files, counts)

@@ -20,7 +20,7 @@ extension NightLedger {
         try source.close()
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.timeZoneOverride ?? settings.timeZone
+            let zone = clock.zone(settings)
             _ = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             var importer = OriginalImporter(snapshot: snapshot, settings: settings, zone: zone, clock: clock)
             try importer.run(db)
