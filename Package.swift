@@ -9,9 +9,12 @@ let strict: [SwiftSetting] = [
 ]
 
 /// Every file of the web UI: the stylesheet, the script, and one Mustache template per page (escaping by default).
-let webResources = ["app.css", "app.js", "openapi.json"] + [
-    "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications", "fields", "action-link",
-].map { "Templates/\($0).mustache" }
+let webResources =
+    ["app.css", "app.js", "openapi.json"]
+    + [
+        "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications",
+        "fields", "action-link",
+    ].map { "Templates/\($0).mustache" }
 
 let package = Package(
     name: "dosetap",
@@ -80,7 +83,12 @@ let package = Package(
             name: "DoseCoreTests",
             dependencies: ["DoseCore", "DoseTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "DoseStoreTests", dependencies: ["DoseStore", "DoseTestSupport", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")]),
+        .testTarget(
+            name: "DoseStoreTests",
+            dependencies: [
+                "DoseStore", "DoseTestSupport", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
         // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
         .testTarget(
             name: "DoseServerTests",
@@ -90,8 +98,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
-        .testTarget(name: "DoseCLITests", dependencies: ["DoseApp", "DoseCLI", "dosetap", .product(name: "GRDB", package: "GRDB.swift"),
-                                                         .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                                                         .product(name: "NIOHTTP1", package: "swift-nio")]),
+        .testTarget(
+            name: "DoseCLITests",
+            dependencies: [
+                "DoseApp", "DoseCLI", "dosetap", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
     ]
 )

@@ -1,6 +1,6 @@
+import Crypto
 public import DoseCore
 public import Foundation
-import Crypto
 
 /// One signed action link of a reminder (SPEC §1: the notification's Take / Snooze / Skip buttons). The link is its
 /// own credential, for one action, on one night, until it expires; it never carries a confirmation, so a risky dose
@@ -74,16 +74,19 @@ public struct ActionLinkSigner: Sendable {
 
     /// The link a token stands for, if its signature holds and it has not expired.
     public func link(from token: String, now: Date) throws(DoseError) -> ActionLink {
-        let invalid = DoseError.invalidInput(field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
-                                             allowed: "a link from a DoseTap reminder, or the Tonight page")
+        let invalid = DoseError.invalidInput(
+            field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
+            allowed: "a link from a DoseTap reminder, or the Tonight page")
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard token.utf8.count <= 400, parts.count == 5, let signature = Self.data(base64URL: parts[4]) else { throw invalid }
         let payload = parts[0..<4].joined(separator: ".")
         // The comparison inside isValidAuthenticationCode does not stop at the first differing byte.
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(payload.utf8), using: key),
-              let action = ActionLink.Action(rawValue: parts[0]), let session = Self.data(base64URL: parts[1]),
-              let expiry = TimeInterval(parts[2]) else { throw invalid }
-        let link = ActionLink(action: action, sessionID: String(decoding: session, as: UTF8.self), expiresAt: Date(timeIntervalSince1970: expiry), nonce: parts[3])
+            let action = ActionLink.Action(rawValue: parts[0]), let session = Self.data(base64URL: parts[1]),
+            let expiry = TimeInterval(parts[2])
+        else { throw invalid }
+        let link = ActionLink(
+            action: action, sessionID: String(decoding: session, as: UTF8.self), expiresAt: Date(timeIntervalSince1970: expiry), nonce: parts[3])
         guard now < link.expiresAt else {
             throw .invalidInput(field: "link", problem: "this reminder link has expired", allowed: "the newest reminder's link, or the Tonight page")
         }

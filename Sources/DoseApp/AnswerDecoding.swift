@@ -12,13 +12,14 @@ public enum AnswerDecoding {
         } catch let error as DoseError {
             throw error
         } catch let error as DecodingError {
-            let (path, problem): ([any CodingKey], String) = switch error {
-            case .dataCorrupted(let context): (context.codingPath, "has a value that is not allowed")
-            case .typeMismatch(_, let context): (context.codingPath, "has the wrong type of value")
-            case .valueNotFound(_, let context): (context.codingPath, "is missing a value")
-            case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
-            @unknown default: ([], "is malformed")
-            }
+            let (path, problem): ([any CodingKey], String) =
+                switch error {
+                case .dataCorrupted(let context): (context.codingPath, "has a value that is not allowed")
+                case .typeMismatch(_, let context): (context.codingPath, "has the wrong type of value")
+                case .valueNotFound(_, let context): (context.codingPath, "is missing a value")
+                case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
+                @unknown default: ([], "is malformed")
+                }
             let field = path.last(where: { $0.intValue == nil })?.stringValue ?? "answers"
             throw DoseError.invalidInput(field: field, problem: "\(field) \(problem)", allowed: allowed[field])
         }

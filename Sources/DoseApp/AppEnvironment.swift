@@ -25,8 +25,9 @@ public enum ClockInput {
     /// `--now`: an ISO-8601 instant.
     public static func instant(_ text: String, field: String) throws(DoseError) -> Date {
         guard let date = ISO8601.parse(text) else {
-            throw .invalidInput(field: field, problem: "'\(text)' is not a time",
-                                allowed: "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T01:30:00Z or 2026-11-21T22:30:00-05:00")
+            throw .invalidInput(
+                field: field, problem: "'\(text)' is not a time",
+                allowed: "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T01:30:00Z or 2026-11-21T22:30:00-05:00")
         }
         return date
     }
@@ -37,8 +38,9 @@ public enum ClockInput {
             return LocalClock.nextOccurrence(of: clock, after: now.addingTimeInterval(-24 * 3600 + NightRules.futureTolerance), in: timeZone)
         }
         guard let date = ISO8601.parse(text) else {
-            throw .invalidInput(field: "at", problem: "'\(text)' is not a time",
-                                allowed: "a local time HH:mm (its latest occurrence) or an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T01:30:00Z")
+            throw .invalidInput(
+                field: "at", problem: "'\(text)' is not a time",
+                allowed: "a local time HH:mm (its latest occurrence) or an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T01:30:00Z")
         }
         return date
     }
@@ -46,8 +48,9 @@ public enum ClockInput {
     /// `--tz`: an IANA zone id.
     public static func timeZone(_ text: String) throws(DoseError) -> TimeZone {
         guard text.contains("/") || text == "UTC", let zone = TimeZone(identifier: text) else {
-            throw .invalidInput(field: "tz", problem: "'\(text)' is not a known time zone",
-                                allowed: "an IANA time zone such as America/New_York, Europe/Paris or UTC")
+            throw .invalidInput(
+                field: "tz", problem: "'\(text)' is not a known time zone",
+                allowed: "an IANA time zone such as America/New_York, Europe/Paris or UTC")
         }
         return zone
     }

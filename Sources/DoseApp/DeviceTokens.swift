@@ -1,5 +1,5 @@
-public import Foundation
 import Crypto
+public import Foundation
 
 /// Device tokens: 256 random bits, shown once, stored only as a SHA-256 hash, compared in constant time.
 public enum DeviceTokens {

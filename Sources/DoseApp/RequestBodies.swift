@@ -14,7 +14,10 @@ public struct JSONBody {
     /// Decodes the bytes of a request; an empty body is an empty object. A key that appears twice in any object is
     /// refused: JSON parsers disagree on which one wins, so a body that means two things means neither.
     public init(data: Data) throws(DoseError) {
-        guard !data.isEmpty else { object = [:]; return }
+        guard !data.isEmpty else {
+            object = [:]
+            return
+        }
         guard let object = JSONValue.parse(data)?.objectValue else {
             throw .invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
         }
@@ -28,8 +31,9 @@ public struct JSONBody {
     /// event now instead of when it happened.
     public func only(_ keys: Set<String>) throws(DoseError) -> JSONBody {
         if let unknown = object.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw .invalidInput(field: unknown, problem: "this request does not take the key '\(unknown)'",
-                                allowed: keys.isEmpty ? "an empty object" : keys.sorted().joined(separator: ", "))
+            throw .invalidInput(
+                field: unknown, problem: "this request does not take the key '\(unknown)'",
+                allowed: keys.isEmpty ? "an empty object" : keys.sorted().joined(separator: ", "))
         }
         return self
     }
@@ -101,7 +105,9 @@ public struct JSONBody {
         }
         var kinds: Set<ConfirmKind> = []
         for name in names {
-            guard let kind = ConfirmKind(rawValue: name) else { throw .invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: allowed) }
+            guard let kind = ConfirmKind(rawValue: name) else {
+                throw .invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: allowed)
+            }
             kinds.insert(kind)
         }
         return kinds
@@ -127,7 +133,8 @@ public struct JSONBody {
 public enum RequestBodies {
     /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
     public enum Kind: String, CaseIterable, Sendable {
-        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all", undo
+        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all",
+            undo
     }
 
     /// Decodes a body as the route of `kind` would, discarding the result; for fuzzing and consistency tests.
@@ -156,11 +163,12 @@ public enum RequestBodies {
     public static func take(_ body: JSONBody) throws(DoseError) -> NightAction {
         let body = try body.only(["type", "timestamp", "note", "confirm", eventID])
         let type = try body.string("type")
-        let kind: NightAction.Kind = switch type {
-        case "dose1": .dose1
-        case "dose2": .dose2
-        default: throw .invalidInput(field: "type", problem: "'\(type ?? "")' is not a dose", allowed: "dose1, dose2")
-        }
+        let kind: NightAction.Kind =
+            switch type {
+            case "dose1": .dose1
+            case "dose2": .dose2
+            default: throw .invalidInput(field: "type", problem: "'\(type ?? "")' is not a dose", allowed: "dose1, dose2")
+            }
         return NightAction(kind, at: try body.instant("timestamp"), note: try body.string("note"), confirmations: try body.confirmations())
     }
 
@@ -251,7 +259,8 @@ public enum RequestBodies {
             guard let amount = try item.number("amount", allowed: allowed) else {
                 throw .invalidInput(field: "\(name).amount", problem: "missing: the amount taken must be given", allowed: allowed)
             }
-            inputs.append(MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes")))
+            inputs.append(
+                MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes")))
         }
         return (inputs, try body.confirmations())
     }
@@ -278,7 +287,11 @@ public enum RequestBodies {
                 guard let value = try body.string(key) else { throw .invalidInput(field: key, problem: "null is not a value", allowed: "text") }
                 text = value
             case .eventList:
-                if let names = body.strings(key) { text = names.joined(separator: ",") } else if let value = try body.string(key) { text = value } else {
+                if let names = body.strings(key) {
+                    text = names.joined(separator: ",")
+                } else if let value = try body.string(key) {
+                    text = value
+                } else {
                     throw .invalidInput(field: key, problem: "null is not a value", allowed: "a list of event names such as [\"bathroom\", \"water\"]")
                 }
             }
@@ -306,8 +319,9 @@ public enum MedicationEntryText {
         guard let colon = text.firstIndex(of: ":") else {
             let medication = try MedicationCatalogue.medication(id: text)
             let usual = NumberText.plain(medication.defaultDoseMg)
-            throw .invalidInput(field: "amount", problem: "'\(text)' gives no amount",
-                                allowed: "\(medication.id):AMOUNT[UNIT], e.g. \(medication.id):\(usual)mg for the usual \(usual) mg")
+            throw .invalidInput(
+                field: "amount", problem: "'\(text)' gives no amount",
+                allowed: "\(medication.id):AMOUNT[UNIT], e.g. \(medication.id):\(usual)mg for the usual \(usual) mg")
         }
         let medication = try MedicationCatalogue.medication(id: String(text[..<colon]))
         let (amount, unit) = try self.amount(String(text[text.index(after: colon)...]), for: medication)
@@ -330,7 +344,8 @@ public enum MedicationEntryText {
             throw .invalidInput(field: "unit", problem: "'\(unitText)' is not a unit", allowed: "mg, g, mL (" + form + ")")
         }
         guard !number.isEmpty, number.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }), let amount = Double(number), amount.isFinite else {
-            throw .invalidInput(field: "amount", problem: "'\(number)' is not an amount", allowed: allowedAmounts(for: medication, unit: unit) + " (" + form + ")")
+            throw .invalidInput(
+                field: "amount", problem: "'\(number)' is not an amount", allowed: allowedAmounts(for: medication, unit: unit) + " (" + form + ")")
         }
         return (amount, unit)
     }

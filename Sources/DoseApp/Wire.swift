@@ -32,8 +32,10 @@ public enum Wire {
 
     /// A planned reminder.
     public static func reminder(_ reminder: Reminder) -> JSONValue {
-        ["kind": .string(reminder.kind.rawValue), "fire_at": time(reminder.fireAt), "message": .string(reminder.kind.message),
-         "rings": .bool(reminder.kind.rings)]
+        [
+            "kind": .string(reminder.kind.rawValue), "fire_at": time(reminder.fireAt), "message": .string(reminder.kind.message),
+            "rings": .bool(reminder.kind.rings),
+        ]
     }
 
     /// One recorded event.
@@ -69,8 +71,10 @@ public enum Wire {
             body["checkin"] = Wire.checkIn(checkIn)
         }
         if let closure = decision.closure {
-            body["session_closed"] = ["ended_at": time(closure.endedAt), "end_reason": .string(closure.reason.rawValue),
-                                      "terminal_state": .string(closure.terminalState.rawValue)]
+            body["session_closed"] = [
+                "ended_at": time(closure.endedAt), "end_reason": .string(closure.reason.rawValue),
+                "terminal_state": .string(closure.terminalState.rawValue),
+            ]
         }
         body["warnings"] = .array(decision.warnings.map(JSONValue.string))
         body["status"] = status(outcome.status)
@@ -113,10 +117,13 @@ public enum Wire {
                 body["completion_state"] = .string(log.completion.rawValue)
                 return body
             } ?? .null,
-            "medications": .array(record.medications.map { entry in
-                ["id": .string(entry.id), "medication_id": .string(entry.medicationID), "dose_mg": .string(entry.doseMg),
-                 "taken_at": time(entry.takenAt), "notes": .text(entry.note)]
-            }),
+            "medications": .array(
+                record.medications.map { entry in
+                    [
+                        "id": .string(entry.id), "medication_id": .string(entry.medicationID), "dose_mg": .string(entry.doseMg),
+                        "taken_at": time(entry.takenAt), "notes": .text(entry.note),
+                    ]
+                }),
         ]
     }
 

@@ -35,8 +35,9 @@ enum Confirmations {
         var kinds = Set<ConfirmKind>()
         for name in values.flatMap({ $0.split(separator: ",") }).map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) where !name.isEmpty {
             guard let kind = ConfirmKind(rawValue: name), allowed.contains(kind) else {
-                throw .invalidInput(field: "--confirm", problem: "'\(name)' is not a confirmation `\(command)` takes",
-                                    allowed: allowed.map(\.rawValue).joined(separator: ", "))
+                throw .invalidInput(
+                    field: "--confirm", problem: "'\(name)' is not a confirmation `\(command)` takes",
+                    allowed: allowed.map(\.rawValue).joined(separator: ", "))
             }
             kinds.insert(kind)
         }
@@ -61,20 +62,25 @@ struct CommandContext {
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !FileManager.default.fileExists(atPath: folder) {
-                throw DoseError.invalidInput(field: "--db", problem: "there is no folder \(folder), so there is no database at \(path) (from --db \(flag))",
-                                             allowed: "the path of an existing DoseTap database, or leave --db out to use \(DatabaseLocation.resolve(flag: nil, environment: ProcessInfo.processInfo.environment))")
+                throw DoseError.invalidInput(
+                    field: "--db", problem: "there is no folder \(folder), so there is no database at \(path) (from --db \(flag))",
+                    allowed:
+                        "the path of an existing DoseTap database, or leave --db out to use \(DatabaseLocation.resolve(flag: nil, environment: ProcessInfo.processInfo.environment))"
+                )
             }
         }
         let isNew = !FileManager.default.fileExists(atPath: path)
         let database = try DoseDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json {
-            Output.note("""
+            Output.note(
+                """
                 DoseTap keeps your dose log in \(path).
                 It is a timing and logging aid, not medical advice: follow your prescriber's instructions.
                 """)
         }
-        let clock = StoreClock(now: now, timeZoneOverride: zone, machineTimeZoneID: TimeZone.current.identifier,
-                               makeID: { UUID().uuidString.lowercased() })
+        let clock = StoreClock(
+            now: now, timeZoneOverride: zone, machineTimeZoneID: TimeZone.current.identifier,
+            makeID: { UUID().uuidString.lowercased() })
         return CommandContext(options: options, ledger: NightLedger(database: database), clock: clock, databasePath: path)
     }
 

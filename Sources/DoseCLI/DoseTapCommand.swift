@@ -11,7 +11,8 @@ struct DoseTapCommand: ParsableCommand {
         discussion: "DoseTap is a timing and logging aid, not medical advice. Follow your prescriber's instructions.",
         subcommands: [
             Status.self, Dose1.self, Dose2.self, Skip.self, Snooze.self, Undo.self, Log.self, Wake.self, CheckIn.self,
-            PreSleep.self, Med.self, History.self, Session.self, Event.self, Settings.self, Export.self, Import.self, ClearAll.self, Press.self, Open.self, Device.self, Serve.self, ServiceCommand.self,
+            PreSleep.self, Med.self, History.self, Session.self, Event.self, Settings.self, Export.self, Import.self, ClearAll.self, Press.self, Open.self,
+            Device.self, Serve.self, ServiceCommand.self,
         ],
         defaultSubcommand: Status.self)
 
@@ -52,13 +53,15 @@ enum CommandSuggestion {
         guard let first = arguments.first, !first.hasPrefix("-"), !names.contains(first) else { return nil }
         let ranked = names.map { ($0, distance(first.lowercased(), $0)) }.filter { $0.1 <= 2 }.sorted { $0.1 < $1.1 }
         guard let best = ranked.first else { return nil }
-        return .invalidInput(field: "command", problem: "'\(first)' is not a command (did you mean `\(best.0)`?)",
-                             allowed: names.filter { $0 != "help" }.joined(separator: ", "))
+        return .invalidInput(
+            field: "command", problem: "'\(first)' is not a command (did you mean `\(best.0)`?)",
+            allowed: names.filter { $0 != "help" }.joined(separator: ", "))
     }
 
     /// Levenshtein distance, with a swap of two neighbours counted as one edit ("does2" → "dose2").
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
         var table = [[Int]](repeating: [Int](repeating: 0, count: b.count + 1), count: a.count + 1)
         for i in 0...a.count { table[i][0] = i }

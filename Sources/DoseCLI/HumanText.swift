@@ -22,7 +22,8 @@ enum HumanText {
             lines.append(text + ".")
         }
         if let outcome = status.outcomeSentence(in: zone) {
-            lines.append("  \(outcome)" + (status.skipReason.map { status.sleptThrough ? "" : " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "") + ".")
+            lines.append(
+                "  \(outcome)" + (status.skipReason.map { status.sleptThrough ? "" : " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "") + ".")
         }
         if status.extraDoseCount > 0 { lines.append("  Extra doses: \(status.extraDoseCount).") }
         if let opens = status.windowOpensAt, let closes = status.windowClosesAt, status.dose2At == nil, !status.dose2Skipped {
@@ -41,7 +42,10 @@ enum HumanText {
         }
         if let until = status.snoozeUntil { lines.append("  Snoozed until \(clock(until, zone)).") }
         if status.dose1At != nil, status.dose2At == nil, !status.dose2Skipped, status.phase < .finalizing {
-            lines.append(status.canSnooze ? "  Snoozes left: \(status.snoozesRemaining)." : "  Snoozes left: \(status.snoozesRemaining); none now — \(status.snoozeBlockedReason ?? "snooze is not available").")
+            lines.append(
+                status.canSnooze
+                    ? "  Snoozes left: \(status.snoozesRemaining)."
+                    : "  Snoozes left: \(status.snoozesRemaining); none now — \(status.snoozeBlockedReason ?? "snooze is not available").")
         }
         lines.append("  Next: \(nextStep(status, zone: zone))")
         if let reminder = status.nextReminder {
@@ -59,7 +63,8 @@ enum HumanText {
             let opens = status.windowOpensAt.map { clock($0, zone) } ?? "the window"
             return "stay in bed and wait. Dose 2 opens at \(opens)."
         case .takeDose2:
-            return status.canSnooze ? "take Dose 2 now (`dosetap dose2`), or snooze (`dosetap snooze`) or skip (`dosetap skip`)."
+            return status.canSnooze
+                ? "take Dose 2 now (`dosetap dose2`), or snooze (`dosetap snooze`) or skip (`dosetap skip`)."
                 : "take Dose 2 now (`dosetap dose2`) or skip it (`dosetap skip`)."
         case .takeDose2Late: return "the window has closed; skipping Dose 2 (`dosetap skip`) is the safer choice."
         case .checkIn: return "complete the morning check-in (`dosetap checkin`)."

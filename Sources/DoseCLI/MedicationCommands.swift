@@ -26,16 +26,24 @@ struct Med: ParsableCommand {
             try Output.run(json: options.json) {
                 let items = MedicationCatalogue.all
                 if options.json {
-                    Output.line(JSONValue.array(items.map { medication in
-                        ["id": .string(medication.id), "name": .string(medication.name), "category": .string(medication.category.rawValue),
-                         "formulation": .string(medication.formulation.rawValue), "default_dose_mg": .string(String(format: "%g", medication.defaultDoseMg)),
-                         "valid_doses_mg": .array(medication.validDosesMg.map { .string(String(format: "%g", $0)) })]
-                    }).rendered())
+                    Output.line(
+                        JSONValue.array(
+                            items.map { medication in
+                                [
+                                    "id": .string(medication.id), "name": .string(medication.name), "category": .string(medication.category.rawValue),
+                                    "formulation": .string(medication.formulation.rawValue),
+                                    "default_dose_mg": .string(String(format: "%g", medication.defaultDoseMg)),
+                                    "valid_doses_mg": .array(medication.validDosesMg.map { .string(String(format: "%g", $0)) }),
+                                ]
+                            }
+                        ).rendered())
                     return
                 }
                 for medication in items {
                     let doses = medication.validDosesMg.map { String(format: "%g", $0) }.joined(separator: ", ")
-                    Output.line("\(medication.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(medication.name) — \(medication.category.label), \(medication.formulation.label); \(doses) mg")
+                    Output.line(
+                        "\(medication.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(medication.name) — \(medication.category.label), \(medication.formulation.label); \(doses) mg"
+                    )
                 }
             }
         }
@@ -58,9 +66,14 @@ struct Med: ParsableCommand {
                 let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med log")
                 let records = try context.ledger.logMedications(inputs, confirmations: confirmations, clock: context.clock)
-                if options.json { Output.line(JSONValue.array(records.map(wire)).rendered()); return }
+                if options.json {
+                    Output.line(JSONValue.array(records.map(wire)).rendered())
+                    return
+                }
                 for record in records {
-                    Output.line("\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate)).")
+                    Output.line(
+                        "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate))."
+                    )
                 }
             }
         }
@@ -74,12 +87,18 @@ struct Med: ParsableCommand {
         func run() throws {
             try Output.run(json: options.json) {
                 let context = try CommandContext.open(options, reading: true)
-                let records = try context.ledger.medications(on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
-                if options.json { Output.line(JSONValue.array(records.map(wire)).rendered()); return }
+                let records = try context.ledger.medications(
+                    on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
+                if options.json {
+                    Output.line(JSONValue.array(records.map(wire)).rendered())
+                    return
+                }
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 if records.isEmpty { Output.line("No medications logged.") }
                 for record in records {
-                    Output.line("\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]")
+                    Output.line(
+                        "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
+                    )
                 }
             }
         }
@@ -101,9 +120,14 @@ struct Med: ParsableCommand {
                 let medication = try context.ledger.medication(id).medication
                 let amount = try dose.map { text throws(DoseError) in try MedicationEntryText.amount(text, for: medication) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med edit")
-                let record = try context.ledger.editMedication(id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
-                                                               note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
-                if options.json { Output.line(wire(record).rendered()) } else { Output.line("Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).") }
+                let record = try context.ledger.editMedication(
+                    id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
+                    note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
+                if options.json {
+                    Output.line(wire(record).rendered())
+                } else {
+                    Output.line("Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).")
+                }
             }
         }
     }
@@ -163,18 +187,23 @@ struct Event: ParsableCommand {
 
     static func report(_ edit: EventEdit, zone: TimeZone, json: Bool) {
         if json {
-            var body: JSONValue = ["before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null]
+            var body: JSONValue = [
+                "before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null,
+            ]
             body["reflagged"] = .array(edit.reflagged.map { Wire.event($0, session: edit.session) })
             Output.line(body.rendered())
             return
         }
         if let after = edit.after {
-            Output.line("\(after.kind.label) changed: \(HumanText.clock(edit.before.occurredAt, zone)) → \(HumanText.clock(after.occurredAt, zone))" + (after.note.map { ", note \"\($0)\"" } ?? "") + ".")
+            Output.line(
+                "\(after.kind.label) changed: \(HumanText.clock(edit.before.occurredAt, zone)) → \(HumanText.clock(after.occurredAt, zone))"
+                    + (after.note.map { ", note \"\($0)\"" } ?? "") + ".")
         } else {
             Output.line("\(edit.before.kind.label) of \(HumanText.clock(edit.before.occurredAt, zone)) deleted.")
         }
         for event in edit.reflagged {
-            Output.line("⚠ \(event.kind.label) is now " + (event.metadata.isEarly ? "marked early." : event.metadata.isLate ? "marked late." : "inside the window."))
+            Output.line(
+                "⚠ \(event.kind.label) is now " + (event.metadata.isEarly ? "marked early." : event.metadata.isLate ? "marked late." : "inside the window."))
         }
     }
 }

@@ -5,8 +5,10 @@ import DoseStore
 import Foundation
 
 /// Runs a night action and prints the result.
-func perform(_ options: GlobalOptions, actionOptions: ActionOptions? = nil, confirmations: Set<ConfirmKind> = [],
-             _ makeAction: (CommandContext) throws -> NightAction) throws {
+func perform(
+    _ options: GlobalOptions, actionOptions: ActionOptions? = nil, confirmations: Set<ConfirmKind> = [],
+    _ makeAction: (CommandContext) throws -> NightAction
+) throws {
     try Output.run(json: options.json) {
         let context = try CommandContext.open(options)
         var action = try makeAction(context)
@@ -118,7 +120,9 @@ struct Undo: ParsableCommand {
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
-        abstract: "Log a sleep event: bathroom, water, snack, in_bed, lights_out, wake_temp, nap_start, nap_end, anxiety, dream, heart_racing, noise, temperature, pain.")
+        abstract:
+            "Log a sleep event: bathroom, water, snack, in_bed, lights_out, wake_temp, nap_start, nap_end, anxiety, dream, heart_racing, noise, temperature, pain."
+    )
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Argument(help: "The event, by wire name, camelCase name or label (\"Brief Wake\").") var event: String
@@ -147,8 +151,9 @@ struct Wake: ParsableCommand {
     /// Asks on a terminal; anywhere else the question becomes a refusal that names `--yes`.
     static func ask(_ question: String, json: Bool) throws {
         guard !json, isatty(STDIN_FILENO) == 1 else {
-            throw DoseError.invalidInput(field: "--yes", problem: "\(question) Nothing was logged",
-                                         allowed: "`dosetap wake --yes` if you are up for the day")
+            throw DoseError.invalidInput(
+                field: "--yes", problem: "\(question) Nothing was logged",
+                allowed: "`dosetap wake --yes` if you are up for the day")
         }
         FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
         let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""

@@ -38,9 +38,15 @@ struct History: ParsableCommand {
             query.limit = limit
             query.page = page
             let result = try context.ledger.history(query, clock: context.clock)
-            if options.json { Output.line(Wire.history(result).rendered()); return }
+            if options.json {
+                Output.line(Wire.history(result).rendered())
+                return
+            }
             let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-            if result.totalNights == 0 { Output.line("No nights recorded yet."); return }
+            if result.totalNights == 0 {
+                Output.line("No nights recorded yet.")
+                return
+            }
             for group in result.groups {
                 if query.grouping != .none, query.grouping != .day { Output.line("== \(group.label) ==") }
                 for night in group.nights { HumanText.night(night, zone: zone).forEach(Output.line) }
@@ -56,7 +62,7 @@ struct Session: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "show", abstract: "Everything recorded for the night of DATE.")
+            commandName: "show", abstract: "Everything recorded for the night of DATE.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         func run() throws {
@@ -64,7 +70,10 @@ struct Session: ParsableCommand {
                 let context = try CommandContext.open(options, reading: true)
                 let nights = try context.ledger.nights(on: try sessionDate(date), clock: context.clock)
                 guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
-                if options.json { Output.line(JSONValue.array(nights.map(Wire.night)).rendered()); return }
+                if options.json {
+                    Output.line(JSONValue.array(nights.map(Wire.night)).rendered())
+                    return
+                }
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 for night in nights { HumanText.night(night, zone: zone).forEach(Output.line) }
             }
@@ -73,7 +82,7 @@ struct Session: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "delete", abstract: "Delete the night of DATE and everything in it (needs --yes).")
+            commandName: "delete", abstract: "Delete the night of DATE and everything in it (needs --yes).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         @Flag(help: "Confirm the deletion.") var yes = false
@@ -81,15 +90,19 @@ struct Session: ParsableCommand {
             try Output.run(json: options.json) {
                 let key = try sessionDate(date)
                 guard yes else {
-                    throw DoseError.invalidInput(field: "yes", problem: "deleting the night of \(date) cannot be undone",
-                                                 allowed: "add --yes to delete it")
+                    throw DoseError.invalidInput(
+                        field: "yes", problem: "deleting the night of \(date) cannot be undone",
+                        allowed: "add --yes to delete it")
                 }
                 let context = try CommandContext.open(options)
                 let deleted = try context.ledger.deleteNights(on: key, clock: context.clock)
                 let events = deleted.map(\.session.events.count).reduce(0, +)
                 if options.json {
-                    Output.line(JSONValue(dictionaryLiteral: ("deleted_sessions", .int(deleted.count)), ("deleted_events", .int(events)),
-                                          ("session_date", .string(key.description))).rendered())
+                    Output.line(
+                        JSONValue(
+                            dictionaryLiteral: ("deleted_sessions", .int(deleted.count)), ("deleted_events", .int(events)),
+                            ("session_date", .string(key.description))
+                        ).rendered())
                 } else {
                     Output.line("Deleted the night of \(key): \(deleted.count) session(s), \(events) event(s).")
                 }
@@ -104,13 +117,16 @@ struct Settings: ParsableCommand {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "Every setting and its value.")
+            commandName: "list", abstract: "Every setting and its value.")
         @OptionGroup var options: GlobalOptions
         func run() throws {
             try Output.run(json: options.json) {
                 let context = try CommandContext.open(options, reading: true)
                 let settings = try context.ledger.settings(clock: context.clock)
-                if options.json { Output.line(Wire.settings(settings).rendered()); return }
+                if options.json {
+                    Output.line(Wire.settings(settings).rendered())
+                    return
+                }
                 for (key, value) in settings.listing() { Output.line("\(key) = \(value)") }
             }
         }
@@ -118,7 +134,7 @@ struct Settings: ParsableCommand {
 
     struct Get: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "get", abstract: "One setting's value.")
+            commandName: "get", abstract: "One setting's value.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
         func run() throws {
@@ -132,9 +148,11 @@ struct Settings: ParsableCommand {
 
     struct Set: ParsableCommand {
         static let configuration = CommandConfiguration(
-        commandName: "set",
+            commandName: "set",
             abstract: "Change a setting; a value outside the allowed ones is refused.",
-            discussion: "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT (0–3600 s).")
+            discussion:
+                "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT (0–3600 s)."
+        )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key.") var key: String
         @Argument(help: "The new value.") var value: String
@@ -142,7 +160,10 @@ struct Settings: ParsableCommand {
             try Output.run(json: options.json) {
                 let context = try CommandContext.open(options)
                 let settings = try context.ledger.updateSetting(key, to: value, clock: context.clock)
-                if options.json { Output.line(Wire.settings(settings).rendered()); return }
+                if options.json {
+                    Output.line(Wire.settings(settings).rendered())
+                    return
+                }
                 Output.line("\(key) = \(try settings.value(of: key))")
             }
         }
@@ -155,7 +176,8 @@ struct Export: ParsableCommand {
         abstract: "Export events.csv (SSOT CSV v1), the per-night analytics CSV, or the zip bundle of every table.")
     @OptionGroup var options: GlobalOptions
     @Option(help: "csv (events.csv v1, default), analytics, or bundle.") var format = "csv"
-    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output; for a bundle, DoseTap_Export_YYYY-MM-DD.zip here.") var out: String?
+    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output; for a bundle, DoseTap_Export_YYYY-MM-DD.zip here.") var out:
+        String?
     @Option(help: "Analytics: first night (YYYY-MM-DD).") var from: String?
     @Option(help: "Analytics: last night (YYYY-MM-DD).") var to: String?
 
@@ -170,8 +192,11 @@ struct Export: ParsableCommand {
                 let path = out ?? ExportBundle.fileName(on: context.clock.now, timeZone: context.displayZone(settings))
                 let counts = try context.ledger.exportBundle(to: path, clock: context.clock)
                 if options.json {
-                    Output.line(JSONValue(dictionaryLiteral: ("path", .string(path)), ("format", "bundle"),
-                                          ("rows", .object(counts.mapValues(JSONValue.int)))).rendered())
+                    Output.line(
+                        JSONValue(
+                            dictionaryLiteral: ("path", .string(path)), ("format", "bundle"),
+                            ("rows", .object(counts.mapValues(JSONValue.int)))
+                        ).rendered())
                 } else {
                     Output.line("Wrote \(path): " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ".")
                 }
@@ -185,7 +210,10 @@ struct Export: ParsableCommand {
                     to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") },
                     settings: settings, timeZone: context.displayZone(settings), clock: context.clock)
             }
-            guard let out else { FileHandle.standardOutput.write(Data(text.utf8)); return }
+            guard let out else {
+                FileHandle.standardOutput.write(Data(text.utf8))
+                return
+            }
             try SafeFile.write(text, to: out)
             let rows = CSV.dataRowCount(text)
             if options.json {
@@ -209,16 +237,21 @@ struct Import: ParsableCommand {
             let context = try CommandContext.open(options)
             let report = try context.ledger.importFile(at: file, clock: context.clock)
             if options.json {
-                Output.line(JSONValue(dictionaryLiteral:
-                    ("imported", .object(report.imported.mapValues(JSONValue.int))), ("skipped", .object(report.skipped.mapValues(JSONValue.int))),
-                    ("skip_reasons", .object(report.skipReasons.mapValues(JSONValue.string))),
-                    ("rejected", .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] })),
-                    ("notes", .array(report.notes.map(JSONValue.string)))).rendered())
+                Output.line(
+                    JSONValue(
+                        dictionaryLiteral: ("imported", .object(report.imported.mapValues(JSONValue.int))),
+                        ("skipped", .object(report.skipped.mapValues(JSONValue.int))),
+                        ("skip_reasons", .object(report.skipReasons.mapValues(JSONValue.string))),
+                        ("rejected", .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] })),
+                        ("notes", .array(report.notes.map(JSONValue.string)))
+                    ).rendered())
                 return
             }
             Output.line("Imported \(report.importedTotal) rows, skipped \(report.skippedTotal), rejected \(report.rejected.count).")
             for (file, count) in report.imported.sorted(by: { $0.key < $1.key }) { Output.line("  \(file): \(count) imported") }
-            for (file, count) in report.skipped.sorted(by: { $0.key < $1.key }) { Output.line("  \(file): \(count) skipped (\(report.skipReasons[file] ?? ""))") }
+            for (file, count) in report.skipped.sorted(by: { $0.key < $1.key }) {
+                Output.line("  \(file): \(count) skipped (\(report.skipReasons[file] ?? ""))")
+            }
             for rejection in report.rejected { Output.line("  rejected \(rejection.file) row \(rejection.row): \(rejection.reason)") }
             for note in report.notes { Output.line("  \(note)") }
         }
@@ -234,15 +267,19 @@ struct ClearAll: ParsableCommand {
     func run() throws {
         try Output.run(json: options.json) {
             guard let confirm else {
-                throw DoseError.invalidInput(field: "confirm", problem: "Clear All Data deletes every night, setting and log and cannot be undone",
-                                             allowed: "--confirm \"\(NightLedger.clearAllPhrase)\"")
+                throw DoseError.invalidInput(
+                    field: "confirm", problem: "Clear All Data deletes every night, setting and log and cannot be undone",
+                    allowed: "--confirm \"\(NightLedger.clearAllPhrase)\"")
             }
             let context = try CommandContext.open(options)
             let report = try context.ledger.clearAll(confirmation: confirm)
             let total = report.deleted.values.reduce(0, +)
             if options.json {
-                Output.line(JSONValue(dictionaryLiteral: ("deleted_rows", .int(total)),
-                                      ("remaining_rows", .int(report.remaining.values.reduce(0, +)))).rendered())
+                Output.line(
+                    JSONValue(
+                        dictionaryLiteral: ("deleted_rows", .int(total)),
+                        ("remaining_rows", .int(report.remaining.values.reduce(0, +)))
+                    ).rendered())
             } else {
                 Output.line("All data cleared: \(total) rows deleted; the database files were compacted and hold no trace of them.")
             }

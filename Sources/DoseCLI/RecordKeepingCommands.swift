@@ -13,7 +13,9 @@ struct CheckIn: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "checkin",
         abstract: "Morning check-in; closes the night. Unset answers take the defaults.",
-        discussion: "In a terminal with no answers given, asks the quick questions and offers the deep dives. --from-json FILE reads any field by its stored name; flags override it. --edit DATE changes an existing check-in.")
+        discussion:
+            "In a terminal with no answers given, asks the quick questions and offers the deep dives. --from-json FILE reads any field by its stored name; flags override it. --edit DATE changes an existing check-in."
+    )
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Option(help: "Read answers from a JSON object (stored field names).") var fromJSON: String?
@@ -34,7 +36,8 @@ struct CheckIn: ParsableCommand {
     @Flag(help: "Fell out of bed.") var fellOutOfBed = false
     @Flag(help: "Confusion on waking.") var confusionOnWaking = false
     @Flag(help: "Physical symptoms.") var physicalSymptoms = false
-    @Option(help: "Where it hurts (repeatable): head, neck, shoulders, upper_back, lower_back, hips, legs, knees, feet, hands, arms, chest, abdomen.") var painLocation: [String] = []
+    @Option(help: "Where it hurts (repeatable): head, neck, shoulders, upper_back, lower_back, hips, legs, knees, feet, hands, arms, chest, abdomen.")
+    var painLocation: [String] = []
     @Option(help: "Pain severity 0–10.") var painSeverity: Int?
     @Option(help: "Pain type: aching, sharp, stiff, throbbing, burning, tingling, cramping.") var painType: String?
     @Option(help: "Headache: none, mild, moderate, severe, migraine.") var headache: String?
@@ -49,7 +52,8 @@ struct CheckIn: ParsableCommand {
     @Flag(help: "Feeling feverish.") var feverish = false
     @Option(help: "Sickness: no, coming_down, actively_sick, recovering.") var sickness: String?
     @Option(help: "Sleep therapy used (repeatable): cpap, mouth_guard, chin_strap, nasal_strip, positional_therapy.") var sleepTherapy: [String] = []
-    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.") var sleepAid: [String] = []
+    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.") var sleepAid: [String] =
+        []
     @Option(help: "Room darkness: bright, dim, dark.") var roomDarkness: String?
     @Option(help: "Noise: quiet, some_noise, loud.") var noiseLevel: String?
     @Option(help: "Screen in bed (with tv_on or phone_in_bed): 0_15, 15_45, 45_plus.") var screenTime: String?
@@ -73,9 +77,11 @@ struct CheckIn: ParsableCommand {
         set("mood", choice(mood))
         set("anxiety_level", choice(anxiety))
         set("readiness_for_day", readiness.map(JSONValue.int))
-        for (key, flag) in [("had_sleep_paralysis", sleepParalysis), ("had_hallucinations", hallucinations), ("had_automatic_behavior", automaticBehavior),
-                            ("fell_out_of_bed", fellOutOfBed), ("had_confusion_on_waking", confusionOnWaking),
-                            ("has_physical_symptoms", physicalSymptoms), ("has_respiratory_symptoms", respiratorySymptoms)] where flag {
+        for (key, flag) in [
+            ("had_sleep_paralysis", sleepParalysis), ("had_hallucinations", hallucinations), ("had_automatic_behavior", automaticBehavior),
+            ("fell_out_of_bed", fellOutOfBed), ("had_confusion_on_waking", confusionOnWaking),
+            ("has_physical_symptoms", physicalSymptoms), ("has_respiratory_symptoms", respiratorySymptoms),
+        ] where flag {
             answers[key] = true
         }
         var physical = answers["physical_symptoms"]?.objectValue ?? [:]
@@ -91,7 +97,10 @@ struct CheckIn: ParsableCommand {
         }
         if let muscleStiffness { physical["muscle_stiffness"] = choice(muscleStiffness) }
         if let muscleSoreness { physical["muscle_soreness"] = choice(muscleSoreness) }
-        if !physical.isEmpty { answers["physical_symptoms"] = .object(physical); answers["has_physical_symptoms"] = true }
+        if !physical.isEmpty {
+            answers["physical_symptoms"] = .object(physical)
+            answers["has_physical_symptoms"] = true
+        }
         var respiratory = answers["respiratory_symptoms"]?.objectValue ?? [:]
         if let congestion { respiratory["congestion"] = choice(congestion) }
         if let throat { respiratory["throat"] = choice(throat) }
@@ -99,7 +108,10 @@ struct CheckIn: ParsableCommand {
         if let sinusPressure { respiratory["sinus_pressure"] = choice(sinusPressure) }
         if feverish { respiratory["feeling_feverish"] = true }
         if let sickness { respiratory["sickness_level"] = choice(sickness) }
-        if !respiratory.isEmpty { answers["respiratory_symptoms"] = .object(respiratory); answers["has_respiratory_symptoms"] = true }
+        if !respiratory.isEmpty {
+            answers["respiratory_symptoms"] = .object(respiratory)
+            answers["has_respiratory_symptoms"] = true
+        }
         if !sleepTherapy.isEmpty { answers["sleep_therapy"] = choices(sleepTherapy) }
         var environment = answers["sleep_environment"]?.objectValue ?? [:]
         if !sleepAid.isEmpty { environment["sleep_aids_used"] = choices(sleepAid) }
@@ -129,7 +141,11 @@ struct CheckIn: ParsableCommand {
                 if let fromJSON { base.merge(try QuestionnaireInput.object(fromFile: fromJSON)) { $1 } }
                 let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
                 let saved = try context.ledger.editCheckIn(on: date, answers: answers, clock: context.clock)
-                if options.json { Output.line(Wire.checkIn(saved).rendered()) } else { Output.line("Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.") }
+                if options.json {
+                    Output.line(Wire.checkIn(saved).rendered())
+                } else {
+                    Output.line("Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
+                }
             }
             return
         }
@@ -199,9 +215,12 @@ struct PreSleep: ParsableCommand {
             let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
             let saved = try context.ledger.savePreSleep(log, at: occurredAt, note: note, clock: context.clock)
             if options.json {
-                Output.line(JSONValue(dictionaryLiteral: ("id", .string(saved.id)), ("session_id", .string(saved.sessionID.rawValue)),
-                                      ("session_date", .string(saved.sessionDate.description)), ("completion_state", .string(saved.completion.rawValue)),
-                                      ("replaced", .bool(saved.replaced)), ("started_session", .bool(saved.startedSession))).rendered())
+                Output.line(
+                    JSONValue(
+                        dictionaryLiteral: ("id", .string(saved.id)), ("session_id", .string(saved.sessionID.rawValue)),
+                        ("session_date", .string(saved.sessionDate.description)), ("completion_state", .string(saved.completion.rawValue)),
+                        ("replaced", .bool(saved.replaced)), ("started_session", .bool(saved.startedSession))
+                    ).rendered())
             } else {
                 Output.line("Pre-sleep log \(saved.replaced ? "replaced" : "saved") for the night of \(saved.sessionDate) (\(saved.completion.rawValue)).")
             }

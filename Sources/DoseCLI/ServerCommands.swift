@@ -30,8 +30,9 @@ struct Serve: ParsableCommand {
             let limits = try connectionLimits()
             let context = try CommandContext.open(options, pooled: true)
             let fixedNow = options.now.map { _ in context.clock.now }
-            let environment = ServerEnvironment(ledger: context.ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: context.clock.machineTimeZoneID,
-                                                timeZoneOverride: context.clock.timeZoneOverride)
+            let environment = ServerEnvironment(
+                ledger: context.ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: context.clock.machineTimeZoneID,
+                timeZoneOverride: context.clock.timeZoneOverride)
             let json = options.json
             let host = self.host
             let path = context.databasePath
@@ -43,14 +44,16 @@ struct Serve: ParsableCommand {
                 let code = await pairing.issue(now: environment.now())
                 let link = "http://\(shown):\(port)/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
-                let text = json
-                    ? JSONValue(dictionaryLiteral: ("listening", .string("http://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link))).rendered()
+                let text =
+                    json
+                    ? JSONValue(dictionaryLiteral: ("listening", .string("http://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link)))
+                        .rendered()
                     : """
-                      DoseTap is serving http://\(host):\(port)  (database \(path))
-                      Open this link once on the phone or tablet to pair it (valid 15 minutes, one use):
-                        \(link)
-                      Programs: `dosetap device add NAME` gives a token for `Authorization: Bearer <token>`.
-                      """ + Self.scannable(link)
+                    DoseTap is serving http://\(host):\(port)  (database \(path))
+                    Open this link once on the phone or tablet to pair it (valid 15 minutes, one use):
+                      \(link)
+                    Programs: `dosetap device add NAME` gives a token for `Authorization: Bearer <token>`.
+                    """ + Self.scannable(link)
                 FileHandle.standardOutput.write(Data((text + "\n").utf8))
             }
             let format: WebhookDelivery.Format = try choice(webhookFormat, field: "webhook-format")
@@ -64,16 +67,20 @@ struct Serve: ParsableCommand {
             if let onReminder {
                 let command = CommandDelivery(command: onReminder)
                 guard FileManager.default.isExecutableFile(atPath: command.executable) else {
-                    throw DoseError.invalidInput(field: "on-reminder", problem: "'\(command.executable)' is not an executable file", allowed: "an absolute path to a program")
+                    throw DoseError.invalidInput(
+                        field: "on-reminder", problem: "'\(command.executable)' is not an executable file", allowed: "an absolute path to a program")
                 }
                 deliveries.append(command)
             }
             let done = DispatchSemaphore(value: 0)
             let failure = LockedBox<(any Error)?>(nil)
             Task {
-                do { try await DoseTapServer.run(environment: environment, host: host, port: port, linkHost: shown, deliveries: deliveries, pairing: pairing,
-                                                 requestsPerMinute: rateLimit, limits: limits,
-                                                 onServerRunning: announce) } catch { failure.set(error) }
+                do {
+                    try await DoseTapServer.run(
+                        environment: environment, host: host, port: port, linkHost: shown, deliveries: deliveries, pairing: pairing,
+                        requestsPerMinute: rateLimit, limits: limits,
+                        onServerRunning: announce)
+                } catch { failure.set(error) }
                 done.signal()
             }
             done.wait()
@@ -91,8 +98,10 @@ struct Serve: ParsableCommand {
 extension Serve {
     /// The connection limits from the options, each checked against its range.
     func connectionLimits() throws(DoseError) -> ConnectionLimits {
-        for (name, value, range) in [("header-timeout", headerTimeout, 1...300), ("body-timeout", bodyTimeout, 1...3600), ("idle-timeout", idleTimeout, 1...3600),
-                                     ("max-connections", maxConnections, 16...100_000)] where !range.contains(value) {
+        for (name, value, range) in [
+            ("header-timeout", headerTimeout, 1...300), ("body-timeout", bodyTimeout, 1...3600), ("idle-timeout", idleTimeout, 1...3600),
+            ("max-connections", maxConnections, 16...100_000),
+        ] where !range.contains(value) {
             throw .invalidInput(field: name, problem: "\(value)", allowed: "\(range.lowerBound)–\(range.upperBound)")
         }
         return ConnectionLimits(headerSeconds: headerTimeout, bodySeconds: bodyTimeout, idleSeconds: idleTimeout, maxConnections: maxConnections)
@@ -104,8 +113,16 @@ final class LockedBox<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
     init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
-    func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    func set(_ newValue: Value) {
+        lock.lock()
+        value = newValue
+        lock.unlock()
+    }
+    func get() -> Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
+    }
 }
 
 struct Device: ParsableCommand {
@@ -138,13 +155,22 @@ struct Device: ParsableCommand {
                 let context = try CommandContext.open(options)
                 let devices = try context.ledger.devices()
                 if options.json {
-                    Output.line(JSONValue.array(devices.map { ["id": .string($0.id), "name": .string($0.name), "created_at": .string(ISO8601.string($0.createdAt)),
-                                                               "revoked_at": $0.revokedAt.map { .string(ISO8601.string($0)) } ?? .null] }).rendered())
+                    Output.line(
+                        JSONValue.array(
+                            devices.map {
+                                [
+                                    "id": .string($0.id), "name": .string($0.name), "created_at": .string(ISO8601.string($0.createdAt)),
+                                    "revoked_at": $0.revokedAt.map { .string(ISO8601.string($0)) } ?? .null,
+                                ]
+                            }
+                        ).rendered())
                     return
                 }
                 if devices.isEmpty { Output.line("No devices paired.") }
                 for device in devices {
-                    Output.line("\(device.name)  [\(device.id)]  paired \(ISO8601.string(device.createdAt))" + (device.revokedAt.map { "  revoked \(ISO8601.string($0))" } ?? ""))
+                    Output.line(
+                        "\(device.name)  [\(device.id)]  paired \(ISO8601.string(device.createdAt))"
+                            + (device.revokedAt.map { "  revoked \(ISO8601.string($0))" } ?? ""))
                 }
             }
         }
@@ -158,8 +184,11 @@ struct Device: ParsableCommand {
             try Output.run(json: options.json) {
                 let context = try CommandContext.open(options)
                 let revoked = try context.ledger.revokeDevice(device, clock: context.clock)
-                if options.json { Output.line(JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)).rendered()) }
-                else { Output.line("Revoked \"\(revoked.name)\".") }
+                if options.json {
+                    Output.line(JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)).rendered())
+                } else {
+                    Output.line("Revoked \"\(revoked.name)\".")
+                }
             }
         }
     }

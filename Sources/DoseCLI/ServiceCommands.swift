@@ -22,8 +22,9 @@ struct ServiceCommand: ParsableCommand {
         func run() throws {
             try Output.run(json: options.json) {
                 guard user else {
-                    throw DoseError.invalidInput(field: "user", problem: "only user units are written",
-                                                 allowed: "--user (a system-wide unit is described in docs/RELIABILITY.md)")
+                    throw DoseError.invalidInput(
+                        field: "user", problem: "only user units are written",
+                        allowed: "--user (a system-wide unit is described in docs/RELIABILITY.md)")
                 }
                 let environment = ProcessInfo.processInfo.environment
                 let database = URL(fileURLWithPath: DatabaseLocation.resolve(flag: options.db, environment: environment)).standardizedFileURL.path
@@ -46,7 +47,8 @@ struct ServiceCommand: ParsableCommand {
                 if options.json {
                     Output.line(JSONValue(dictionaryLiteral: ("unit_path", .string(path)), ("database", .string(database))).rendered())
                 } else {
-                    Output.line("""
+                    Output.line(
+                        """
                         Wrote \(path).
                         Start it now and at every boot:
                           systemctl --user daemon-reload && systemctl --user enable --now dosetap.service

@@ -35,8 +35,10 @@ public enum FuzzSeeds {
         seeds[.bundleEntry] = bundle.enumerated().map { ("entry-\($0.offset)-\($0.element.name)", Data([UInt8($0.offset)]) + $0.element.data) }
         if let events = bundle.first(where: { $0.name == "events.csv" })?.data {
             let text = String(decoding: events, as: UTF8.self)
-            seeds[.eventsCSV] = [("valid.csv", events), ("crlf-lf.csv", Data(text.replacingOccurrences(of: "\r\n", with: "\n").utf8)),
-                                 ("bom.csv", Data([0xEF, 0xBB, 0xBF]) + events)]
+            seeds[.eventsCSV] = [
+                ("valid.csv", events), ("crlf-lf.csv", Data(text.replacingOccurrences(of: "\r\n", with: "\n").utf8)),
+                ("bom.csv", Data([0xEF, 0xBB, 0xBF]) + events),
+            ]
         }
         return seeds
     }

@@ -61,7 +61,8 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     static func medicationEntry(_ text: String) {
         guard let input = try? MedicationEntryText.parse(text, at: nil, note: nil),
-              let medication = try? MedicationCatalogue.medication(id: input.medicationID) else { return }
+            let medication = try? MedicationCatalogue.medication(id: input.medicationID)
+        else { return }
         _ = try? MedicationCatalogue.validatedMilligrams(input.amount, unit: input.unit, for: medication)
     }
 
@@ -121,7 +122,9 @@ public enum FuzzFixture {
         for night in (0..<3).reversed() {
             var clock = clock()
             let dose1 = now.addingTimeInterval(Double(-(night + 1) * 86_400) - 90 * 60)
-            for (offset, action) in [(0.0, NightAction(.dose1)), (9_000, NightAction(.dose2)), (10_000, NightAction(.log(event: "bathroom"), note: "=quote \"me\""))] {
+            for (offset, action) in [
+                (0.0, NightAction(.dose1)), (9_000, NightAction(.dose2)), (10_000, NightAction(.log(event: "bathroom"), note: "=quote \"me\"")),
+            ] {
                 clock.now = dose1.addingTimeInterval(offset)
                 _ = try ledger.perform(action, clock: clock)
             }

@@ -4,8 +4,8 @@ import DoseStore
 import Foundation
 import HTTPTypes
 import Hummingbird
-import ServiceLifecycle
 import NIOCore
+import ServiceLifecycle
 
 /// The JSON API of SPEC §5.3. Every handler calls the same ledger the CLI calls, so every surface keeps the same rules.
 struct APIRoutes {
@@ -119,25 +119,34 @@ struct APIRoutes {
         let hub = self.hub
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": connected\n\n"))
-            // The server waits for open responses before it stops, so the stream ends itself on graceful shutdown.
-            try await withGracefulShutdownHandler {
-                for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
-            } onGracefulShutdown: {
-                Task { await hub.unsubscribe(id) }
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                try await writer.write(ByteBuffer(string: ": connected\n\n"))
+                // The server waits for open responses before it stops, so the stream ends itself on graceful shutdown.
+                try await withGracefulShutdownHandler {
+                    for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
+                } onGracefulShutdown: {
+                    Task { await hub.unsubscribe(id) }
+                }
+                try await writer.finish(nil)
+            })
     }
 
     func reminders() throws -> Response {
         let snapshot = try environment.ledger.status(clock: environment.clock())
         let plan = ReminderPlan.plan(for: snapshot.session, settings: snapshot.settings)
         let outages = try environment.ledger.serverOutages(during: snapshot.session, now: environment.now())
-        return Reply.json(["reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null,
-                           "server_outages": .array(outages.map { ["from": .string(ISO8601.string($0.from)), "until": .string(ISO8601.string($0.until)),
-                                                                  "stopped_cleanly": .bool($0.stoppedCleanly)] })])
+        return Reply.json([
+            "reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null,
+            "server_outages": .array(
+                outages.map {
+                    [
+                        "from": .string(ISO8601.string($0.from)), "until": .string(ISO8601.string($0.until)),
+                        "stopped_cleanly": .bool($0.stoppedCleanly),
+                    ]
+                }),
+        ])
     }
 
     func insights(_ request: Request) throws -> Response {
@@ -184,15 +193,19 @@ struct APIRoutes {
     func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
         let body = try await JSONBody.read(request)
-        let saved = try environment.ledger.editCheckIn(on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed), clock: environment.clock())
+        let saved = try environment.ledger.editCheckIn(
+            on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed),
+            clock: environment.clock())
         return Reply.json(Wire.checkIn(saved))
     }
 
     func preSleep(_ request: Request) async throws -> Response {
         let (log, at) = try RequestBodies.preSleep(try await JSONBody.read(request))
         let saved = try environment.ledger.savePreSleep(log, at: at, note: nil, clock: environment.clock())
-        return Reply.json(["id": .string(saved.id), "session_id": .string(saved.sessionID.rawValue), "session_date": .string(saved.sessionDate.description),
-                           "completion_state": .string(saved.completion.rawValue), "replaced": .bool(saved.replaced)])
+        return Reply.json([
+            "id": .string(saved.id), "session_id": .string(saved.sessionID.rawValue), "session_date": .string(saved.sessionDate.description),
+            "completion_state": .string(saved.completion.rawValue), "replaced": .bool(saved.replaced),
+        ])
     }
 
     func medications(_ request: Request) throws -> Response {
@@ -212,8 +225,9 @@ struct APIRoutes {
 
     func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let (occurredAt, note) = try RequestBodies.eventEdit(try await JSONBody.read(request))
-        let edit = try environment.ledger.editEvent(EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
-                                                    note: note, clock: environment.clock())
+        let edit = try environment.ledger.editEvent(
+            EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
+            note: note, clock: environment.clock())
         return Reply.json(Self.edit(edit))
     }
 
@@ -222,14 +236,18 @@ struct APIRoutes {
     }
 
     static func edit(_ edit: EventEdit) -> JSONValue {
-        ["before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null,
-         "reflagged": .array(edit.reflagged.map { Wire.event($0, session: edit.session) })]
+        [
+            "before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null,
+            "reflagged": .array(edit.reflagged.map { Wire.event($0, session: edit.session) }),
+        ]
     }
 
     static func medication(_ record: MedicationRecord) -> JSONValue {
-        ["id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
-         "dose_mg": .string(String(format: "%g", record.doseMg)), "taken_at": .string(ISO8601.string(record.takenAt)),
-         "session_date": .string(record.sessionDate.description), "notes": .text(record.note), "confirmed_duplicate": .bool(record.confirmedDuplicate)]
+        [
+            "id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
+            "dose_mg": .string(String(format: "%g", record.doseMg)), "taken_at": .string(ISO8601.string(record.takenAt)),
+            "session_date": .string(record.sessionDate.description), "notes": .text(record.note), "confirmed_duplicate": .bool(record.confirmedDuplicate),
+        ]
     }
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -257,7 +275,9 @@ struct APIRoutes {
         var action = try make(body)
         action.source = .user
         let eventID = try body.string(RequestBodies.eventID).map { id throws(DoseError) -> EventID in
-            guard let valid = EventID(clientSupplied: id) else { throw .invalidInput(field: "id", problem: "'\(id.prefix(64))' is not an event id", allowed: EventID.clientForm) }
+            guard let valid = EventID(clientSupplied: id) else {
+                throw .invalidInput(field: "id", problem: "'\(id.prefix(64))' is not an event id", allowed: EventID.clientForm)
+            }
             return valid
         }
         if let eventID, let replay = try replayEvent(eventID) { return replay }

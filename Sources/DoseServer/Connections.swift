@@ -21,8 +21,10 @@ public struct ConnectionLimits: Sendable {
     public var maxConnections: Int
 
     /// The defaults: 10 s for headers, 30 s for a body, 60 s idle, 512 connections.
-    public init(headerTimeout: TimeAmount = .seconds(10), bodyTimeout: TimeAmount = .seconds(30), idleTimeout: TimeAmount = .seconds(60),
-                maxConnections: Int = 512) {
+    public init(
+        headerTimeout: TimeAmount = .seconds(10), bodyTimeout: TimeAmount = .seconds(30), idleTimeout: TimeAmount = .seconds(60),
+        maxConnections: Int = 512
+    ) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout
@@ -33,8 +35,9 @@ public struct ConnectionLimits: Sendable {
 extension ConnectionLimits {
     /// Limits given in whole seconds, as `dosetap serve` takes them.
     public init(headerSeconds: Int, bodySeconds: Int, idleSeconds: Int, maxConnections: Int) {
-        self.init(headerTimeout: .seconds(Int64(headerSeconds)), bodyTimeout: .seconds(Int64(bodySeconds)), idleTimeout: .seconds(Int64(idleSeconds)),
-                  maxConnections: maxConnections)
+        self.init(
+            headerTimeout: .seconds(Int64(headerSeconds)), bodyTimeout: .seconds(Int64(bodySeconds)), idleTimeout: .seconds(Int64(idleSeconds)),
+            maxConnections: maxConnections)
     }
 }
 
@@ -130,12 +133,13 @@ final class ConnectionClock {
         deadline?.cancel()
         deadline = nil
         let limits = governor.limits
-        let timeout: TimeAmount? = switch next {
-        case .waiting(fresh: true), .readingHead: limits.headerTimeout
-        case .waiting(fresh: false): limits.idleTimeout
-        case .readingBody: limits.bodyTimeout
-        case .answering: nil
-        }
+        let timeout: TimeAmount? =
+            switch next {
+            case .waiting(fresh: true), .readingHead: limits.headerTimeout
+            case .waiting(fresh: false): limits.idleTimeout
+            case .readingBody: limits.bodyTimeout
+            case .answering: nil
+            }
         governor.update(channel, answering: next == .answering, since: .now())
         if let timeout {
             deadline = channel.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
@@ -231,8 +235,9 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     /// The answer to bytes that are not HTTP/1.1.
-    static let malformed = DoseError.invalidInput(field: "request", problem: "the request is not well-formed HTTP/1.1",
-                                                  allowed: "an HTTP/1.1 request with valid headers and framing")
+    static let malformed = DoseError.invalidInput(
+        field: "request", problem: "the request is not well-formed HTTP/1.1",
+        allowed: "an HTTP/1.1 request with valid headers and framing")
 }
 
 /// HTTP/1.1 with the connection limits: Hummingbird's own channel, with a handler before its decoder (first bytes,
@@ -261,8 +266,9 @@ extension HTTPServerBuilder {
     /// HTTP/1.1 with DoseTap's connection limits.
     static func guardedHTTP1(_ governor: ConnectionGovernor) -> HTTPServerBuilder {
         .init { responder in
-            GuardedHTTP1Channel(inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ConnectionPartsHandler()])),
-                                governor: governor)
+            GuardedHTTP1Channel(
+                inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ConnectionPartsHandler()])),
+                governor: governor)
         }
     }
 }

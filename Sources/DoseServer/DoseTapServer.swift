@@ -11,9 +11,11 @@ public enum DoseTapServer {
     public static func isOpen(_ path: String) -> Bool { AuthMiddleware.isOpen(path) }
 
     /// The router with every route and middleware; tests drive it directly.
-    public static func router(environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
-                              requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-                              internalErrors: InternalErrorLog = InternalErrorLog()) -> Router<DoseRequestContext> {
+    public static func router(
+        environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
+        requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+        internalErrors: InternalErrorLog = InternalErrorLog()
+    ) -> Router<DoseRequestContext> {
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
@@ -30,10 +32,12 @@ public enum DoseTapServer {
 
     /// The application on `host:port`; loopback unless told otherwise. Reminder links point at `linkHost` (the name
     /// other devices reach this machine by; default `host`).
-    public static func application(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil,
-                                   deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
-                                   requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
-                                   onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
+    public static func application(
+        environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil,
+        deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
+        requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
         let hub = EventHub()
@@ -52,11 +56,15 @@ public enum DoseTapServer {
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-    public static func run(environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
-                           pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-                           limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void) async throws {
-        try await application(environment: environment, host: host, port: port, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
-                              requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning).runService()
+    public static func run(
+        environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
+        pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+        limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void
+    ) async throws {
+        try await application(
+            environment: environment, host: host, port: port, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
+            requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning
+        ).runService()
     }
 }
 

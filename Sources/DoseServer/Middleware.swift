@@ -3,8 +3,8 @@ import DoseCore
 import DoseStore
 import Foundation
 import HTTPTypes
-import Logging
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import Synchronization
@@ -89,8 +89,15 @@ struct ErrorMiddleware: RouterMiddleware {
         // Health data never goes to the log: only the error's type and where it happened.
         context.logger.error("request failed", metadata: ["request_id": "\(id)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])
         internalErrors.record("\(request.method) \(request.uri.path) (\(id)): \(type(of: error))")
-        return Reply.json(["error": ["code": "500_INTERNAL", "message": .string("DoseTap could not complete the request. This is a bug in DoseTap; the server log has the details under request id \(id)."),
-                                     "request_id": .string(id)]], status: .internalServerError)
+        return Reply.json(
+            [
+                "error": [
+                    "code": "500_INTERNAL",
+                    "message": .string(
+                        "DoseTap could not complete the request. This is a bug in DoseTap; the server log has the details under request id \(id)."),
+                    "request_id": .string(id),
+                ]
+            ], status: .internalServerError)
     }
 }
 
@@ -140,7 +147,8 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     /// The headers, also sent by the connection handler with its answer to a request that is not HTTP/1.1.
     static let fields: HTTPFields = [
         .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
-        .contentSecurityPolicy: "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        .contentSecurityPolicy:
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
         HTTPField.Name("Referrer-Policy")!: "same-origin", HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
 
@@ -216,7 +224,8 @@ struct AuthMiddleware: RouterMiddleware {
             guard isOurs(origin) else { throw DoseError.forbidden(why: "the request came from another site (Origin \(origin.prefix(80)))") }
         } else if let referer = request.headers[.referer] {
             guard let url = URL(string: referer), let scheme = url.scheme, let name = url.host,
-                  isOurs("\(scheme)://\(name)\(url.port.map { ":\($0)" } ?? "")") else {
+                isOurs("\(scheme)://\(name)\(url.port.map { ":\($0)" } ?? "")")
+            else {
                 throw DoseError.forbidden(why: "the request came from another page (Referer \(referer.prefix(80)))")
             }
         } else {
@@ -278,8 +287,9 @@ struct QueryMiddleware: RouterMiddleware {
             let names = Self.allowed[path] ?? []
             for (name, _) in request.uri.queryParameters where !names.contains(String(name)) {
                 let shown = String(name.prefix(40))
-                throw DoseError.invalidInput(field: shown, problem: "\(path) does not take the query parameter '\(shown)'",
-                                             allowed: names.isEmpty ? "no query parameters" : names.sorted().joined(separator: ", "))
+                throw DoseError.invalidInput(
+                    field: shown, problem: "\(path) does not take the query parameter '\(shown)'",
+                    allowed: names.isEmpty ? "no query parameters" : names.sorted().joined(separator: ", "))
             }
         }
         return try await next(request, context)

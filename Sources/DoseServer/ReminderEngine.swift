@@ -20,8 +20,10 @@ public struct ReminderNotice: Sendable, Hashable {
 
     /// The JSON body of SSE events and webhooks.
     public var json: JSONValue {
-        var body: JSONValue = ["type": "reminder", "kind": .string(kind.rawValue), "message": .string(kind.message), "rings": .bool(kind.rings),
-                               "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID)]
+        var body: JSONValue = [
+            "type": "reminder", "kind": .string(kind.rawValue), "message": .string(kind.message), "rings": .bool(kind.rings),
+            "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID),
+        ]
         if !links.isEmpty {
             body["actions"] = .object(Dictionary(uniqueKeysWithValues: links.map { ($0.key.rawValue, JSONValue.string($0.value)) }))
         }
@@ -93,8 +95,10 @@ public actor ReminderEngine {
 
     /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock. With a server
     /// run id it also records, every 30 seconds, that the server is alive, so a later run can tell when it was down.
-    public func run(every interval: Duration = .seconds(1), heartbeat run: String? = nil,
-                    sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) async {
+    public func run(
+        every interval: Duration = .seconds(1), heartbeat run: String? = nil,
+        sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) async {
         var lastHeartbeat = environment.now()
         while !Task.isCancelled {
             // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.

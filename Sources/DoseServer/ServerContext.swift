@@ -39,8 +39,10 @@ public struct ServerEnvironment: Sendable {
     /// `--tz` given to `dosetap serve`.
     public var timeZoneOverride: TimeZone?
 
-    public init(ledger: NightLedger, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
-                makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }) {
+    public init(
+        ledger: NightLedger, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
+        makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
+    ) {
         self.ledger = ledger
         self.now = now
         self.machineTimeZoneID = machineTimeZoneID

@@ -19,8 +19,10 @@ public struct WebhookDelivery: ReminderDelivery {
     let sleep: @Sendable (Duration) async throws -> Void
     let logger = Logger(label: "dosetap.webhook")
 
-    public init(url: String, format: Format, client: HTTPClient = .shared, backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)],
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    public init(
+        url: String, format: Format, client: HTTPClient = .shared, backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)],
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.url = url
         self.format = format
         self.client = client

@@ -43,7 +43,12 @@ public enum CSV {
         var afterQuote = false
         let scalars = Array(text.unicodeScalars)
         var index = 0
-        func endField() { row.append(field); field = ""; fieldStarted = false; afterQuote = false }
+        func endField() {
+            row.append(field)
+            field = ""
+            fieldStarted = false
+            afterQuote = false
+        }
         func endRow() throws(ParseError) {
             endField()
             rows.append(row)

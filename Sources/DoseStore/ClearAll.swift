@@ -14,14 +14,18 @@ extension NightLedger {
     public static let clearAllPhrase = "Clear All Data — This cannot be undone."
 
     /// Every table holding the person's data, children first.
-    static let dataTables = ["server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices", "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events", "dose_events", "sleep_sessions", "settings", "audit_log"]
+    static let dataTables = [
+        "server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices", "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events",
+        "dose_events", "sleep_sessions", "settings", "audit_log",
+    ]
 
     /// Deletes everything in one transaction, then checkpoints and vacuums so no trace stays in the files,
     /// and verifies the tables are empty (SPEC §5.2, seed 001 §8).
     public func clearAll(confirmation: String) throws -> ClearReport {
         guard confirmation == Self.clearAllPhrase else {
-            throw DoseError.invalidInput(field: "confirm", problem: "the confirmation phrase does not match",
-                                         allowed: "exactly \"\(Self.clearAllPhrase)\"")
+            throw DoseError.invalidInput(
+                field: "confirm", problem: "the confirmation phrase does not match",
+                allowed: "exactly \"\(Self.clearAllPhrase)\"")
         }
         let deleted = try database.write { db in
             var counts: [String: Int] = [:]

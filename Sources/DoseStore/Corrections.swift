@@ -33,36 +33,49 @@ extension NightLedger {
     public func editCheckIn(on date: SessionKey, answers: MorningCheckIn, clock: StoreClock) throws -> MorningCheckIn {
         let answers = try answers.validated()
         return try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT c.* FROM morning_checkins c JOIN sleep_sessions s ON s.id = c.session_id WHERE s.session_date = ?
-                ORDER BY c.occurred_at DESC LIMIT 1
-                """, arguments: [date.description]) else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT c.* FROM morning_checkins c JOIN sleep_sessions s ON s.id = c.session_id WHERE s.session_date = ?
+                        ORDER BY c.occurred_at DESC LIMIT 1
+                        """, arguments: [date.description])
+            else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
             let before = try NightRecords.answers(from: row)
             let resolved = try Self.resolvingSameAsUsual(answers, before: row["occurred_at"], db)
             try NightRecords.writeAnswers(resolved, checkInID: row["id"], db)
             let encoder = NightRecords.metadataEncoder
-            try NightRecords.audit("edit_checkin", id: clock.makeID(), at: clock.now, session: SessionID(rawValue: row["session_id"]), entity: row["id"],
-                                   details: ["before": String(decoding: try encoder.encode(before), as: UTF8.self),
-                                             "after": String(decoding: try encoder.encode(resolved), as: UTF8.self)], db)
+            try NightRecords.audit(
+                "edit_checkin", id: clock.makeID(), at: clock.now, session: SessionID(rawValue: row["session_id"]), entity: row["id"],
+                details: [
+                    "before": String(decoding: try encoder.encode(before), as: UTF8.self),
+                    "after": String(decoding: try encoder.encode(resolved), as: UTF8.self),
+                ], db)
             return resolved
         }
     }
 
     /// Whether an earlier check-in has a sleep environment that "same as usual" can copy.
     public func hasUsualSleepEnvironment() throws -> Bool {
-        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE sleep_environment_json IS NOT NULL)") ?? false }
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE sleep_environment_json IS NOT NULL)") ?? false
+        }
     }
 
     /// Fills a "same as usual" environment from the latest earlier check-in that has one.
     static func resolvingSameAsUsual(_ answers: MorningCheckIn, before instant: String, _ db: Database) throws -> MorningCheckIn {
         guard var environment = answers.environment, environment.sameAsUsual else { return answers }
-        guard let text = try String.fetchOne(db, sql: """
-            SELECT sleep_environment_json FROM morning_checkins WHERE sleep_environment_json IS NOT NULL AND occurred_at < ?
-            ORDER BY occurred_at DESC LIMIT 1
-            """, arguments: [instant]),
-              let usual = try? JSONDecoder().decode(SleepEnvironment.self, from: Data(text.utf8)) else {
-            throw DoseError.invalidInput(field: "same_as_usual", problem: "no earlier check-in has a sleep environment to copy",
-                                         allowed: "the aids, darkness and noise of last night")
+        guard
+            let text = try String.fetchOne(
+                db,
+                sql: """
+                    SELECT sleep_environment_json FROM morning_checkins WHERE sleep_environment_json IS NOT NULL AND occurred_at < ?
+                    ORDER BY occurred_at DESC LIMIT 1
+                    """, arguments: [instant]),
+            let usual = try? JSONDecoder().decode(SleepEnvironment.self, from: Data(text.utf8))
+        else {
+            throw DoseError.invalidInput(
+                field: "same_as_usual", problem: "no earlier check-in has a sleep environment to copy",
+                allowed: "the aids, darkness and noise of last night")
         }
         // The shortcut copies aids, darkness and noise, and skips the follow-up questions.
         environment.sleepAids = usual.sleepAids
@@ -103,7 +116,8 @@ extension NightLedger {
     public func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? {
         try database.read { db in
             guard let sessionID = try NightRecords.sessionID(ofEvent: id, db), let session = try NightRecords.session(id: sessionID, db),
-                  let event = session.events.first(where: { $0.id == id }) else { return nil }
+                let event = session.events.first(where: { $0.id == id })
+            else { return nil }
             return (event, session)
         }
     }

@@ -29,8 +29,9 @@ extension NightLedger {
         return try database.write { db in
             try Self.refuseTakenName(trimmed, except: nil, db)
             let record = DeviceRecord(id: clock.makeID(), name: trimmed, tokenHash: tokenHash, createdAt: clock.now, revokedAt: nil)
-            try db.execute(sql: "INSERT INTO devices (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
-                           arguments: [record.id, record.name, record.tokenHash, ISO8601.string(record.createdAt)])
+            try db.execute(
+                sql: "INSERT INTO devices (id, name, token_hash, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [record.id, record.name, record.tokenHash, ISO8601.string(record.createdAt)])
             return record
         }
     }
@@ -69,9 +70,13 @@ extension NightLedger {
 
     /// Names are unique among paired devices (`except` the one being renamed).
     static func refuseTakenName(_ name: String, except id: String?, _ db: Database) throws {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND id IS NOT ? AND revoked_at IS NULL)",
-                                arguments: [name, id]) == false else {
-            throw DoseError.invalidInput(field: "name", problem: "a device named '\(name)' is already paired", allowed: "another name, or revoke that one first")
+        guard
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM devices WHERE name = ? AND id IS NOT ? AND revoked_at IS NULL)",
+                arguments: [name, id]) == false
+        else {
+            throw DoseError.invalidInput(
+                field: "name", problem: "a device named '\(name)' is already paired", allowed: "another name, or revoke that one first")
         }
     }
 
@@ -99,8 +104,9 @@ extension NightLedger {
     }
 
     static func device(_ row: Row) -> DeviceRecord {
-        DeviceRecord(id: row["id"], name: row["name"], tokenHash: row["token_hash"], createdAt: NightRecords.instant(row["created_at"]),
-                     revokedAt: (row["revoked_at"] as String?).map(NightRecords.instant))
+        DeviceRecord(
+            id: row["id"], name: row["name"], tokenHash: row["token_hash"], createdAt: NightRecords.instant(row["created_at"]),
+            revokedAt: (row["revoked_at"] as String?).map(NightRecords.instant))
     }
 
     /// The stored response for a device's idempotency key, if any.
@@ -116,10 +122,12 @@ extension NightLedger {
     /// Records the response of a request made with an idempotency key; records older than the retention are dropped.
     public func storeResponse(device: String, key: String, _ response: StoredResponse, clock: StoreClock) throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM idempotency_keys WHERE created_at < ?",
-                           arguments: [ISO8601.string(clock.now.addingTimeInterval(-Self.idempotencyRetention))])
-            try db.execute(sql: "INSERT OR IGNORE INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [device, key, response.requestHash, response.status, response.body, ISO8601.string(clock.now)])
+            try db.execute(
+                sql: "DELETE FROM idempotency_keys WHERE created_at < ?",
+                arguments: [ISO8601.string(clock.now.addingTimeInterval(-Self.idempotencyRetention))])
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [device, key, response.requestHash, response.status, response.body, ISO8601.string(clock.now)])
         }
     }
 }
@@ -136,8 +144,9 @@ extension NightLedger {
             if let secret = try String.fetchOne(db, sql: "SELECT secret FROM server_keys WHERE purpose = 'action_links'") { return secret }
             var generator = SystemRandomNumberGenerator()
             let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
-            try db.execute(sql: "INSERT INTO server_keys (purpose, secret, created_at) VALUES ('action_links', ?, ?)",
-                           arguments: [secret, ISO8601.string(clock.now)])
+            try db.execute(
+                sql: "INSERT INTO server_keys (purpose, secret, created_at) VALUES ('action_links', ?, ?)",
+                arguments: [secret, ISO8601.string(clock.now)])
             return secret
         }
     }

@@ -1,6 +1,6 @@
 import DoseCore
-public import GRDB
 public import Foundation
+public import GRDB
 
 /// The one SQLite database of DoseTap (SPEC §6): opened with durable settings, migrated, checked.
 public final class DoseDatabase: Sendable {
@@ -25,8 +25,9 @@ public final class DoseDatabase: Sendable {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         if !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         }
         let isNew = !FileManager.default.fileExists(atPath: path)
         do {
@@ -104,7 +105,10 @@ public final class DoseDatabase: Sendable {
             throw DoseError.invalidFile(problem: "\(path ?? "the database") is an SQLite database, but not a DoseTap one; choose another --db path")
         }
         if userVersion > known || superseded {
-            throw DoseError.invalidFile(problem: "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update DoseTap; the file was left untouched")
+            throw DoseError.invalidFile(
+                problem:
+                    "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update DoseTap; the file was left untouched"
+            )
         }
         return userVersion == known && (path == nil || mode == "wal")
     }
@@ -138,7 +142,8 @@ enum StoreErrors {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             return DoseError.storageBusy
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            return DoseError.invalidFile(problem: "\(path ?? "the database") is not a readable SQLite database (\(error.message ?? "unreadable")); choose another --db path")
+            return DoseError.invalidFile(
+                problem: "\(path ?? "the database") is not a readable SQLite database (\(error.message ?? "unreadable")); choose another --db path")
         case .SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM:
             return DoseError.invalidFile(problem: "\(path ?? "the database") cannot be opened for writing (\(error.message ?? "permission denied"))")
         default:

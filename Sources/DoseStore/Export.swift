@@ -23,14 +23,16 @@ extension NightLedger {
         try settle(clock: clock)
         return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
-                UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL, note FROM sleep_events
-                UNION ALL SELECT id, 'undo', 'user', at, json_extract(details, '$.time_zone'), NULL,
-                    'undid ' || json_extract(details, '$.event_type') || ' ' || entity_id || ' of ' || json_extract(details, '$.occurred_at')
-                    FROM audit_log WHERE action = 'undo'
-                ORDER BY 4, 1
-                """)
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
+                    UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL, note FROM sleep_events
+                    UNION ALL SELECT id, 'undo', 'user', at, json_extract(details, '$.time_zone'), NULL,
+                        'undid ' || json_extract(details, '$.event_type') || ' ' || entity_id || ' of ' || json_extract(details, '$.occurred_at')
+                        FROM audit_log WHERE action = 'undo'
+                    ORDER BY 4, 1
+                    """)
             while let row = try rows.next() {
                 let type: String = row[1]
                 let metadata: String? = row[5]
@@ -46,19 +48,29 @@ extension NightLedger {
     /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the zone given.
     /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
     /// (before the target time, with no snooze), i.e. the person woke without the alarm.
-    public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, settings: DoseSettings, timeZone: TimeZone,
-                             clock: StoreClock) throws -> String {
+    public func analyticsCSV(
+        from: SessionKey? = nil, to: SessionKey? = nil, settings: DoseSettings, timeZone: TimeZone,
+        clock: StoreClock
+    ) throws -> String {
         try settle(clock: clock)
         return try database.read { db in
             var out = CSV.row(Self.analyticsCSVHeader.split(separator: ",").map(String.init))
             var conditions = ["dose1_at IS NOT NULL"]
             var arguments: [any DatabaseValueConvertible] = []
-            if let from { conditions.append("session_date >= ?"); arguments.append(from.description) }
-            if let to { conditions.append("session_date <= ?"); arguments.append(to.description) }
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT session_date, dose1_at, dose2_at, interval_minutes, snooze_count FROM sleep_sessions
-                WHERE \(conditions.joined(separator: " AND ")) ORDER BY session_date, started_at
-                """, arguments: StatementArguments(arguments))
+            if let from {
+                conditions.append("session_date >= ?")
+                arguments.append(from.description)
+            }
+            if let to {
+                conditions.append("session_date <= ?")
+                arguments.append(to.description)
+            }
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT session_date, dose1_at, dose2_at, interval_minutes, snooze_count FROM sleep_sessions
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY session_date, started_at
+                    """, arguments: StatementArguments(arguments))
             let target = settings.targetIntervalMinutes
             while let row = try rows.next() {
                 let dose1 = NightRecords.instant(row[1])
@@ -90,7 +102,8 @@ extension NightLedger {
         case "dose2", "dose2_skipped": return "2"
         case "extra_dose":
             guard let metadata, let decoded = try? JSONDecoder().decode(EventMetadata.self, from: Data(metadata.utf8)),
-                  let index = decoded.doseIndex else { return "" }
+                let index = decoded.doseIndex
+            else { return "" }
             return String(index)
         default: return ""
         }
@@ -111,7 +124,8 @@ public enum SafeFile {
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else {
-            throw DoseError.invalidInput(field: "out", problem: "cannot write in \(directory.path) (\(String(cString: strerror(errno))))", allowed: "a writable folder")
+            throw DoseError.invalidInput(
+                field: "out", problem: "cannot write in \(directory.path) (\(String(cString: strerror(errno))))", allowed: "a writable folder")
         }
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         do {
@@ -126,6 +140,9 @@ public enum SafeFile {
             throw error
         }
         let directoryDescriptor = open(directory.path, O_RDONLY)
-        if directoryDescriptor >= 0 { fsync(directoryDescriptor); close(directoryDescriptor) }
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
     }
 }

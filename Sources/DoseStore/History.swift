@@ -58,7 +58,10 @@ public struct HistoryQuery: Sendable {
         copy.types = []
         let doseNames = ["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze", "checkin"]
         for type in types {
-            if doseNames.contains(type.lowercased()) { copy.types.insert(type.lowercased()); continue }
+            if doseNames.contains(type.lowercased()) {
+                copy.types.insert(type.lowercased())
+                continue
+            }
             copy.types.insert(try SleepEventCatalogue.standard.resolve(type).type.rawValue)
         }
         for category in categories where !Self.categoryNames.contains(category) {
@@ -129,8 +132,14 @@ extension NightLedger {
         return try database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
-            if let from = query.from { conditions.append("session_date >= ?"); arguments.append(from.description) }
-            if let to = query.to { conditions.append("session_date <= ?"); arguments.append(to.description) }
+            if let from = query.from {
+                conditions.append("session_date >= ?")
+                arguments.append(from.description)
+            }
+            if let to = query.to {
+                conditions.append("session_date <= ?")
+                arguments.append(to.description)
+            }
             if let filter = Self.eventFilterSQL(query) {
                 conditions.append(filter.sql)
                 arguments += filter.arguments
@@ -138,12 +147,15 @@ extension NightLedger {
             let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
             let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions s \(whereClause)", arguments: StatementArguments(arguments)) ?? 0
             let order = query.sort == .oldest ? "ASC" : "DESC"
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT * FROM sleep_sessions s \(whereClause) ORDER BY session_date \(order), started_at \(order) LIMIT ? OFFSET ?
-                """, arguments: StatementArguments(arguments + [query.limit, (query.page - 1) * query.limit]))
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM sleep_sessions s \(whereClause) ORDER BY session_date \(order), started_at \(order) LIMIT ? OFFSET ?
+                    """, arguments: StatementArguments(arguments + [query.limit, (query.page - 1) * query.limit]))
             let records = try Self.records(from: rows, query: query, db)
-            return HistoryPage(groups: Self.group(records, by: query.grouping), totalNights: total, page: query.page,
-                               pageCount: max(1, (total + query.limit - 1) / query.limit))
+            return HistoryPage(
+                groups: Self.group(records, by: query.grouping), totalNights: total, page: query.page,
+                pageCount: max(1, (total + query.limit - 1) / query.limit))
         }
     }
 
@@ -151,8 +163,9 @@ extension NightLedger {
     public func nights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
         try settle(clock: clock)
         return try database.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
-                                        arguments: [date.description])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
+                arguments: [date.description])
             return try Self.records(from: rows, query: HistoryQuery(), db)
         }
     }
@@ -162,19 +175,24 @@ extension NightLedger {
     public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
         try settle(clock: clock)
         return try database.write { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
-                                        arguments: [date.description])
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
+                arguments: [date.description])
             guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
             let records = try Self.records(from: rows, query: HistoryQuery(), db)
             if records.contains(where: { $0.session.isOpen }) {
-                throw DoseError.invalidInput(field: "date", problem: "the night of \(date) is still open (it is tonight's)",
-                                             allowed: "a night that has ended; use undo for a mistake made seconds ago")
+                throw DoseError.invalidInput(
+                    field: "date", problem: "the night of \(date) is still open (it is tonight's)",
+                    allowed: "a night that has ended; use undo for a mistake made seconds ago")
             }
             for record in records {
                 let counts = Dictionary(grouping: record.session.events, by: { $0.kind.isDoseEvent ? "dose_events" : "other_events" })
-                try NightRecords.audit("delete_session", id: clock.makeID(), at: clock.now, session: record.session.id, entity: record.session.id.rawValue,
-                                       details: ["session_date": date.description, "dose_events": String(counts["dose_events"]?.count ?? 0),
-                                                 "other_events": String(counts["other_events"]?.count ?? 0)], db)
+                try NightRecords.audit(
+                    "delete_session", id: clock.makeID(), at: clock.now, session: record.session.id, entity: record.session.id.rawValue,
+                    details: [
+                        "session_date": date.description, "dose_events": String(counts["dose_events"]?.count ?? 0),
+                        "other_events": String(counts["other_events"]?.count ?? 0),
+                    ], db)
                 // Events and the check-in go with it (ON DELETE CASCADE).
                 try db.execute(sql: "DELETE FROM sleep_sessions WHERE id = ?", arguments: [record.session.id.rawValue])
             }
@@ -192,11 +210,13 @@ extension NightLedger {
         if query.categories.contains("dose") {
             clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id)")
         } else if !doseTypes.isEmpty {
-            clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN (\(databaseQuestionMarks(count: doseTypes.count))))")
+            clauses.append(
+                "EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN (\(databaseQuestionMarks(count: doseTypes.count))))")
             arguments += doseTypes
         }
         if !sleepTypes.isEmpty || !sleepCategories.isEmpty {
-            clauses.append("""
+            clauses.append(
+                """
                 EXISTS (SELECT 1 FROM sleep_events e WHERE e.session_id = s.id AND (e.event_type IN (\(databaseQuestionMarks(count: max(1, sleepTypes.count))))
                 OR e.category IN (\(databaseQuestionMarks(count: max(1, sleepCategories.count))))))
                 """)
@@ -230,9 +250,10 @@ extension NightLedger {
         for row in try Row.fetchAll(db, sql: "SELECT * FROM medication_events WHERE session_id IN (\(marks)) ORDER BY taken_at", arguments: arguments) {
             let id: String = row["medication_id"]
             let dose: Double = row["dose_mg"]
-            medications[row["session_id"], default: []].append(MedicationSummary(
-                id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
-                doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"]))
+            medications[row["session_id"], default: []].append(
+                MedicationSummary(
+                    id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
+                    doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"]))
         }
         return try zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in
@@ -240,11 +261,12 @@ extension NightLedger {
                 return query.types.contains(event.kind.wireName) || query.categories.contains(category(of: event))
             }
             // Newest/oldest order the nights; inside a night the events read as the night went, by time.
-            let shown: [NightEvent] = switch query.sort {
-            case .newest, .oldest: filtered.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }
-            case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
-            case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
-            }
+            let shown: [NightEvent] =
+                switch query.sort {
+                case .newest, .oldest: filtered.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }
+                case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
+                case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
+                }
             let hasCheckIn = session.events.contains { $0.kind == .checkIn }
             return NightRecord(
                 session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
@@ -269,7 +291,11 @@ extension NightLedger {
         var groups: [HistoryGroup] = []
         for record in records {
             let label = groupLabel(record.session.date, grouping)
-            if groups.last?.label == label { groups[groups.count - 1].nights.append(record) } else { groups.append(HistoryGroup(label: label, nights: [record])) }
+            if groups.last?.label == label {
+                groups[groups.count - 1].nights.append(record)
+            } else {
+                groups.append(HistoryGroup(label: label, nights: [record]))
+            }
         }
         return groups
     }
@@ -293,7 +319,8 @@ extension NightLedger {
 extension IntervalSummary {
     /// The summary of the nights of a history read that have Dose 2.
     public init(_ records: [NightRecord], targetMinutes: Int) {
-        self.init(nights: records.compactMap { record in record.intervalMinutes.map { Night(date: record.session.date, minutes: $0) } },
-                  targetMinutes: targetMinutes)
+        self.init(
+            nights: records.compactMap { record in record.intervalMinutes.map { Night(date: record.session.date, minutes: $0) } },
+            targetMinutes: targetMinutes)
     }
 }

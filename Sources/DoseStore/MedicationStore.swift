@@ -61,19 +61,24 @@ extension NightLedger {
                 try NightRules.refuseFuture(takenAt, now: clock.now)
                 let window = ISO8601.string(takenAt.addingTimeInterval(-Double(MedicationCatalogue.duplicateGuardMinutes * 60)))
                 let windowEnd = ISO8601.string(takenAt.addingTimeInterval(Double(MedicationCatalogue.duplicateGuardMinutes * 60)))
-                let stored = try String.fetchAll(db, sql: "SELECT taken_at FROM medication_events WHERE medication_id = ? AND taken_at > ? AND taken_at < ?",
-                                                 arguments: [medication.id, window, windowEnd]).map(NightRecords.instant)
+                let stored = try String.fetchAll(
+                    db, sql: "SELECT taken_at FROM medication_events WHERE medication_id = ? AND taken_at > ? AND taken_at < ?",
+                    arguments: [medication.id, window, windowEnd]
+                ).map(NightRecords.instant)
                 let earlier = stored + records.filter { $0.medication.id == medication.id }.map(\.takenAt)
                 try MedicationCatalogue.checkDuplicate(medication, at: takenAt, existing: earlier, confirmations: confirmations, timeZone: zone)
                 let isDuplicate = earlier.contains { abs($0.timeIntervalSince(takenAt)) < Double(MedicationCatalogue.duplicateGuardMinutes * 60) }
                 let key = SessionKey(for: takenAt, in: zone)
-                let sessionID = try String.fetchOne(db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
-                                                    arguments: [key.description]).map(SessionID.init(rawValue:))
-                records.append(MedicationRecord(
-                    id: clock.makeID(), medication: medication, doseMg: milligrams, amount: input.amount, unit: input.unit, takenAt: takenAt,
-                    recordedAt: clock.now, timeZoneID: zone.identifier, utcOffsetMinutes: LocalClock.offsetMinutes(zone, at: takenAt),
-                    sessionDate: key, sessionID: sessionID, note: try TextLimits.validated(input.note, field: "note", limit: TextLimits.note),
-                    confirmedDuplicate: isDuplicate, batchID: batch))
+                let sessionID = try String.fetchOne(
+                    db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
+                    arguments: [key.description]
+                ).map(SessionID.init(rawValue:))
+                records.append(
+                    MedicationRecord(
+                        id: clock.makeID(), medication: medication, doseMg: milligrams, amount: input.amount, unit: input.unit, takenAt: takenAt,
+                        recordedAt: clock.now, timeZoneID: zone.identifier, utcOffsetMinutes: LocalClock.offsetMinutes(zone, at: takenAt),
+                        sessionDate: key, sessionID: sessionID, note: try TextLimits.validated(input.note, field: "note", limit: TextLimits.note),
+                        confirmedDuplicate: isDuplicate, batchID: batch))
             }
             for record in records { try Self.insert(record, db) }
             return records
@@ -83,11 +88,13 @@ extension NightLedger {
     /// Medication entries, newest first, optionally of one night.
     public func medications(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
         try database.read { db in
-            let rows = if let date {
-                try Row.fetchAll(db, sql: "SELECT * FROM medication_events WHERE session_date = ? ORDER BY taken_at DESC LIMIT ?", arguments: [date.description, limit])
-            } else {
-                try Row.fetchAll(db, sql: "SELECT * FROM medication_events ORDER BY taken_at DESC LIMIT ?", arguments: [limit])
-            }
+            let rows =
+                if let date {
+                    try Row.fetchAll(
+                        db, sql: "SELECT * FROM medication_events WHERE session_date = ? ORDER BY taken_at DESC LIMIT ?", arguments: [date.description, limit])
+                } else {
+                    try Row.fetchAll(db, sql: "SELECT * FROM medication_events ORDER BY taken_at DESC LIMIT ?", arguments: [limit])
+                }
             return try rows.map(Self.medicationRecord)
         }
     }
@@ -103,8 +110,10 @@ extension NightLedger {
     }
 
     /// Changes the time, amount or note of an entry, re-checking dose and duplicates; audited.
-    public func editMedication(_ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>,
-                               clock: StoreClock) throws -> MedicationRecord {
+    public func editMedication(
+        _ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>,
+        clock: StoreClock
+    ) throws -> MedicationRecord {
         try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
                 throw DoseError.notFound(what: "A medication entry with id \(id)")
@@ -118,20 +127,27 @@ extension NightLedger {
             if let note { after.note = try TextLimits.validated(note, field: "note", limit: TextLimits.note) }
             if let takenAt {
                 try NightRules.refuseFuture(takenAt, now: clock.now)
-                let others = try String.fetchAll(db, sql: "SELECT taken_at FROM medication_events WHERE medication_id = ? AND id != ?",
-                                                 arguments: [before.medication.id, id]).map(NightRecords.instant)
+                let others = try String.fetchAll(
+                    db, sql: "SELECT taken_at FROM medication_events WHERE medication_id = ? AND id != ?",
+                    arguments: [before.medication.id, id]
+                ).map(NightRecords.instant)
                 try MedicationCatalogue.checkDuplicate(before.medication, at: takenAt, existing: others, confirmations: confirmations, timeZone: zone)
                 after.takenAt = takenAt
                 after.utcOffsetMinutes = LocalClock.offsetMinutes(zone, at: takenAt)
                 after.sessionDate = SessionKey(for: takenAt, in: zone)
-                after.sessionID = try String.fetchOne(db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
-                                                      arguments: [after.sessionDate.description]).map(SessionID.init(rawValue:))
+                after.sessionID = try String.fetchOne(
+                    db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
+                    arguments: [after.sessionDate.description]
+                ).map(SessionID.init(rawValue:))
             }
             try db.execute(sql: "DELETE FROM medication_events WHERE id = ?", arguments: [id])
             try Self.insert(after, db)
-            try NightRecords.audit("edit_medication", id: clock.makeID(), at: clock.now, session: before.sessionID, entity: id,
-                                   details: Self.auditDetails(before).merging(["new_taken_at": ISO8601.string(after.takenAt),
-                                                                                "new_dose_mg": String(after.doseMg)]) { $1 }, db)
+            try NightRecords.audit(
+                "edit_medication", id: clock.makeID(), at: clock.now, session: before.sessionID, entity: id,
+                details: Self.auditDetails(before).merging([
+                    "new_taken_at": ISO8601.string(after.takenAt),
+                    "new_dose_mg": String(after.doseMg),
+                ]) { $1 }, db)
             return after
         }
     }
@@ -144,21 +160,26 @@ extension NightLedger {
             }
             let record = try Self.medicationRecord(row)
             try db.execute(sql: "DELETE FROM medication_events WHERE id = ?", arguments: [id])
-            try NightRecords.audit("delete_medication", id: clock.makeID(), at: clock.now, session: record.sessionID, entity: id,
-                                   details: Self.auditDetails(record), db)
+            try NightRecords.audit(
+                "delete_medication", id: clock.makeID(), at: clock.now, session: record.sessionID, entity: id,
+                details: Self.auditDetails(record), db)
             return record
         }
     }
 
     static func insert(_ record: MedicationRecord, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO medication_events (id, session_id, session_date, medication_id, dose_mg, dose_amount, dose_unit, formulation, taken_at,
-                recorded_at, utc_offset_minutes, time_zone, source, notes, confirmed_duplicate, batch_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)
-            """, arguments: [record.id, record.sessionID?.rawValue, record.sessionDate.description, record.medication.id, record.doseMg,
-                             record.amount, record.unit.rawValue, record.medication.formulation.rawValue, ISO8601.string(record.takenAt),
-                             ISO8601.string(record.recordedAt), record.utcOffsetMinutes, record.timeZoneID, record.note, record.confirmedDuplicate,
-                             record.batchID])
+        try db.execute(
+            sql: """
+                INSERT INTO medication_events (id, session_id, session_date, medication_id, dose_mg, dose_amount, dose_unit, formulation, taken_at,
+                    recorded_at, utc_offset_minutes, time_zone, source, notes, confirmed_duplicate, batch_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)
+                """,
+            arguments: [
+                record.id, record.sessionID?.rawValue, record.sessionDate.description, record.medication.id, record.doseMg,
+                record.amount, record.unit.rawValue, record.medication.formulation.rawValue, ISO8601.string(record.takenAt),
+                ISO8601.string(record.recordedAt), record.utcOffsetMinutes, record.timeZoneID, record.note, record.confirmedDuplicate,
+                record.batchID,
+            ])
     }
 
     static func medicationRecord(_ row: Row) throws -> MedicationRecord {
@@ -172,8 +193,10 @@ extension NightLedger {
     }
 
     static func auditDetails(_ record: MedicationRecord) -> [String: String] {
-        var details = ["medication_id": record.medication.id, "dose_mg": String(record.doseMg), "taken_at": ISO8601.string(record.takenAt),
-                       "dose_unit": record.unit.rawValue, "dose_amount": String(record.amount)]
+        var details = [
+            "medication_id": record.medication.id, "dose_mg": String(record.doseMg), "taken_at": ISO8601.string(record.takenAt),
+            "dose_unit": record.unit.rawValue, "dose_amount": String(record.amount),
+        ]
         if let note = record.note { details["notes"] = note }
         return details
     }

@@ -119,8 +119,9 @@ public struct NightLedger: Sendable {
             var outcome = try Self.perform(action, clock: clock, eventID: eventID, cache: cache, db)
             if let idempotency {
                 let (status, body) = idempotency.render(outcome)
-                try db.execute(sql: "INSERT INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                               arguments: [idempotency.device, idempotency.key, idempotency.requestHash, status, body, ISO8601.string(clock.now)])
+                try db.execute(
+                    sql: "INSERT INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [idempotency.device, idempotency.key, idempotency.requestHash, status, body, ISO8601.string(clock.now)])
                 outcome.storedResponse = StoredResponse(requestHash: idempotency.requestHash, status: status, body: body)
             }
             return (outcome, try OpenNightCache.key(db))
@@ -139,11 +140,12 @@ public struct NightLedger: Sendable {
         var action = action
         action.occurredAt = action.occurredAt.map(ISO8601.wholeMilliseconds)
         if case .dose1 = action.kind { context.nearbyDoses = try NightRecords.doses(near: action.occurredAt ?? clock.now, db) }
-        let sleepType: String? = switch action.kind {
-        case .log(let name): name
-        case .wake: SleepEventType.wakeFinal.rawValue
-        default: nil
-        }
+        let sleepType: String? =
+            switch action.kind {
+            case .log(let name): name
+            case .wake: SleepEventType.wakeFinal.rawValue
+            default: nil
+            }
         if let sleepType, let definition = try? context.catalogue.resolve(sleepType) {
             let cooldown = TimeInterval(settings.cooldownSeconds(for: definition))
             if cooldown > 0 {
@@ -184,8 +186,9 @@ public struct NightLedger: Sendable {
             open = try NightRecords.openSession(db)
             if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty { return nil }
         }
-        return StatusSnapshot(status: NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone),
-                              session: open, settings: settings, timeZone: zone)
+        return StatusSnapshot(
+            status: NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone),
+            session: open, settings: settings, timeZone: zone)
     }
 
     /// Applies what time has made due (expiry, close) before a read of history or an export, so a night past
@@ -198,8 +201,10 @@ public struct NightLedger: Sendable {
     }
 
     /// Applies what time has made due to the open night (SPEC D3, §3.2); returns it if still open.
-    static func evaluateLifecycle(_ db: Database, settings: DoseSettings, zone: TimeZone, clock: StoreClock,
-                                  cache: OpenNightCache? = nil) throws -> (NightSession?, [SessionClosure]) {
+    static func evaluateLifecycle(
+        _ db: Database, settings: DoseSettings, zone: TimeZone, clock: StoreClock,
+        cache: OpenNightCache? = nil
+    ) throws -> (NightSession?, [SessionClosure]) {
         let loaded = if let cache { try cache.openSession(db) } else { try NightRecords.openSession(db) }
         guard let open = loaded else { return (nil, []) }
         let update = SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
@@ -220,14 +225,20 @@ public struct NightLedger: Sendable {
         let at = action.occurredAt ?? context.now
         if case .checkIn = action.kind {
             let since = ISO8601.string(context.now.addingTimeInterval(-24 * 3600))
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT * FROM sleep_sessions s WHERE ended_at >= ? AND NOT EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id)
-                ORDER BY ended_at DESC LIMIT 1
-                """, arguments: [since]) else { return nil }
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT * FROM sleep_sessions s WHERE ended_at >= ? AND NOT EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id)
+                        ORDER BY ended_at DESC LIMIT 1
+                        """, arguments: [since])
+            else { return nil }
             return try NightRecords.sessions(from: [row], db).first
         }
-        if let row = try Row.fetchOne(db, sql: "SELECT session_date, ended_at FROM sleep_sessions WHERE ended_at > ? ORDER BY ended_at DESC LIMIT 1",
-                                      arguments: [ISO8601.string(at)]) {
+        if let row = try Row.fetchOne(
+            db, sql: "SELECT session_date, ended_at FROM sleep_sessions WHERE ended_at > ? ORDER BY ended_at DESC LIMIT 1",
+            arguments: [ISO8601.string(at)])
+        {
             let date: String = row["session_date"]
             throw DoseError.invalidInput(
                 field: "at", problem: "\(ISO8601.string(at)) falls inside the night of \(date), which is already closed",
@@ -245,8 +256,9 @@ public struct NightLedger: Sendable {
         for event in decision.removed {
             try NightRecords.delete(event, db)
             let kind = if case .undo = action.kind { "undo" } else { "superseded" }
-            try NightRecords.audit(kind, id: clock.makeID(), at: clock.now, session: session.id, entity: event.id.rawValue,
-                                   details: NightRecords.auditDetails(of: event), db)
+            try NightRecords.audit(
+                kind, id: clock.makeID(), at: clock.now, session: session.id, entity: event.id.rawValue,
+                details: NightRecords.auditDetails(of: event), db)
         }
         for event in decision.recorded {
             try NightRecords.insert(event, session: session.id, checkIn: decision.checkIn, catalogue: .standard, db)

@@ -46,30 +46,41 @@ enum NightRecords {
     /// A night inserted with its `closure` is closed from its first row, so a past night can be added while another
     /// night is open (only one row may have no end).
     static func insertSession(_ session: NightSession, timeZone: TimeZone, closure: SessionClosure? = nil, _ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO sleep_sessions (id, session_date, started_at, time_zone, ended_at, end_reason, terminal_state) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """, arguments: [session.id.rawValue, session.date.description, ISO8601.string(session.startedAt), timeZone.identifier,
-                             closure.map { ISO8601.string($0.endedAt) }, closure?.reason.rawValue, closure?.terminalState.rawValue])
+        try db.execute(
+            sql: """
+                INSERT INTO sleep_sessions (id, session_date, started_at, time_zone, ended_at, end_reason, terminal_state) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                session.id.rawValue, session.date.description, ISO8601.string(session.startedAt), timeZone.identifier,
+                closure.map { ISO8601.string($0.endedAt) }, closure?.reason.rawValue, closure?.terminalState.rawValue,
+            ])
     }
 
     /// Rebuilds the derived columns of a night from its events, and records its close (D12, D13).
     static func refreshSession(_ session: NightSession, closure: SessionClosure?, _ db: Database) throws {
         let facts = NightFacts(session.events)
-        let interval: Int? = if let dose1 = facts.dose1, let dose2 = facts.dose2 {
-            DoseWindow.wholeMinutes(from: dose1.occurredAt, to: dose2.occurredAt)
-        } else { nil }
-        try db.execute(sql: """
-            UPDATE sleep_sessions SET dose1_at = ?, dose2_at = ?, dose2_skipped = ?, extra_dose_count = ?, snooze_count = ?,
-                interval_minutes = ? WHERE id = ?
-            """, arguments: [facts.dose1.map { ISO8601.string($0.occurredAt) }, facts.dose2.map { ISO8601.string($0.occurredAt) },
-                             facts.skip != nil, facts.extraDoses.count, facts.snoozes.count, interval, session.id.rawValue])
+        let interval: Int? =
+            if let dose1 = facts.dose1, let dose2 = facts.dose2 {
+                DoseWindow.wholeMinutes(from: dose1.occurredAt, to: dose2.occurredAt)
+            } else { nil }
+        try db.execute(
+            sql: """
+                UPDATE sleep_sessions SET dose1_at = ?, dose2_at = ?, dose2_skipped = ?, extra_dose_count = ?, snooze_count = ?,
+                    interval_minutes = ? WHERE id = ?
+                """,
+            arguments: [
+                facts.dose1.map { ISO8601.string($0.occurredAt) }, facts.dose2.map { ISO8601.string($0.occurredAt) },
+                facts.skip != nil, facts.extraDoses.count, facts.snoozes.count, interval, session.id.rawValue,
+            ])
         if let closure {
-            try db.execute(sql: "UPDATE sleep_sessions SET ended_at = ?, end_reason = ?, terminal_state = ? WHERE id = ?",
-                           arguments: [ISO8601.string(closure.endedAt), closure.reason.rawValue, closure.terminalState.rawValue, session.id.rawValue])
+            try db.execute(
+                sql: "UPDATE sleep_sessions SET ended_at = ?, end_reason = ?, terminal_state = ? WHERE id = ?",
+                arguments: [ISO8601.string(closure.endedAt), closure.reason.rawValue, closure.terminalState.rawValue, session.id.rawValue])
         } else if let endedAt = session.endedAt {
             // A corrected past night: its outcome follows its events.
-            try db.execute(sql: "UPDATE sleep_sessions SET terminal_state = ? WHERE id = ?",
-                           arguments: [facts.terminalState(at: endedAt).rawValue, session.id.rawValue])
+            try db.execute(
+                sql: "UPDATE sleep_sessions SET terminal_state = ? WHERE id = ?",
+                arguments: [facts.terminalState(at: endedAt).rawValue, session.id.rawValue])
         }
     }
 
@@ -87,7 +98,8 @@ enum NightRecords {
             // One night (every action and status) reuses its compiled statements; longer lists are one-offs.
             func rows(_ table: String, type: String = "event_type", extra: String = "") throws -> RowCursor {
                 let sql = "SELECT id, \(type), \(eventColumns)\(extra) FROM \(table) WHERE session_id IN (\(marks))"
-                return chunk.count == 1 ? try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                return chunk.count == 1
+                    ? try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchCursor(db, sql: sql, arguments: arguments)
             }
             let doses = try rows("dose_events", extra: ", metadata")
             while let row = try doses.next() {
@@ -112,18 +124,22 @@ enum NightRecords {
     static func doses(near instant: Date, _ db: Database) throws -> [RecordedDose] {
         let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
         // Stored instants share one fixed-width UTC form, so text order is time order and the index serves the range.
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT event_type, occurred_at FROM dose_events
-            WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at < ?
-            """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant.addingTimeInterval(spacing))])
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT event_type, occurred_at FROM dose_events
+                WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at < ?
+                """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant.addingTimeInterval(spacing))])
         return rows.map { RecordedDose(kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? "")) }
     }
 
     /// When events of one sleep type were logged in any night less than `seconds` from `instant`, either side.
     static func sleepEvents(_ type: SleepEventType, within seconds: TimeInterval, of instant: Date, _ db: Database) throws -> [Date] {
-        try String.fetchAll(db, sql: "SELECT occurred_at FROM sleep_events WHERE event_type = ? AND occurred_at > ? AND occurred_at < ?",
-                            arguments: [type.rawValue, ISO8601.string(instant.addingTimeInterval(-seconds)), ISO8601.string(instant.addingTimeInterval(seconds))])
-            .map(Self.instant)
+        try String.fetchAll(
+            db, sql: "SELECT occurred_at FROM sleep_events WHERE event_type = ? AND occurred_at > ? AND occurred_at < ?",
+            arguments: [type.rawValue, ISO8601.string(instant.addingTimeInterval(-seconds)), ISO8601.string(instant.addingTimeInterval(seconds))]
+        )
+        .map(Self.instant)
     }
 
     static func instant(_ text: String) -> Date {
@@ -137,8 +153,9 @@ enum NightRecords {
 
     private static func baseEvent(_ row: Row, kind: EventKind) -> NightEvent {
         // The stored offset is the one in force when it happened; keep it even if zone rules change later.
-        NightEvent(id: EventID(rawValue: row[0]), kind: kind, occurredAt: instant(row[2]), recordedAt: instant(row[3]),
-                   timeZoneID: row[4], utcOffsetMinutes: row[5], source: EventSource(rawValue: row[6]) ?? .imported, note: row[7])
+        NightEvent(
+            id: EventID(rawValue: row[0]), kind: kind, occurredAt: instant(row[2]), recordedAt: instant(row[3]),
+            timeZoneID: row[4], utcOffsetMinutes: row[5], source: EventSource(rawValue: row[6]) ?? .imported, note: row[7])
     }
 
     /// Inserts an event into its table; a check-in needs its answers.
@@ -151,15 +168,19 @@ enum NightRecords {
         switch event.kind {
         case .dose1, .dose2, .extraDose, .dose2Skipped, .snooze:
             let metadata = String(decoding: try metadataEncoder.encode(event.metadata), as: UTF8.self)
-            try db.execute(sql: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: StatementArguments(common + [event.kind.wireName, metadata]))
+            try db.execute(
+                sql: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: StatementArguments(common + [event.kind.wireName, metadata]))
         case .sleep(let type):
             let category = catalogue.definition(of: type)?.category ?? .custom
-            try db.execute(sql: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           arguments: StatementArguments(common + [type.rawValue, category.rawValue]))
+            try db.execute(
+                sql: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: StatementArguments(common + [type.rawValue, category.rawValue]))
         case .checkIn:
-            try db.execute(sql: "INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness, wellness_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 3, 'moderate', 'mild', 5, 'neutral', 3, 58)",
-                           arguments: StatementArguments(common))
+            try db.execute(
+                sql:
+                    "INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness, wellness_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 3, 'moderate', 'mild', 5, 'neutral', 3, 58)",
+                arguments: StatementArguments(common))
             try writeAnswers(checkIn ?? MorningCheckIn(), checkInID: event.id.rawValue, db)
         }
     }
@@ -169,15 +190,17 @@ enum NightRecords {
         func json<T: Encodable>(_ value: T?) throws -> String? {
             try value.map { String(decoding: try metadataEncoder.encode($0), as: UTF8.self) }
         }
-        try db.execute(sql: """
-            UPDATE morning_checkins SET sleep_quality = ?, feel_rested = ?, grogginess = ?, sleep_inertia_duration = ?, dream_recall = ?,
-                mental_clarity = ?, mood = ?, anxiety_level = ?, readiness = ?, had_sleep_paralysis = ?, had_hallucinations = ?,
-                had_automatic_behavior = ?, fell_out_of_bed = ?, had_confusion_on_waking = ?, has_physical_symptoms = ?,
-                physical_symptoms_json = ?, has_respiratory_symptoms = ?, respiratory_symptoms_json = ?, has_narcolepsy_symptoms = ?,
-                used_sleep_therapy = ?, sleep_therapy_json = ?, has_sleep_environment = ?, sleep_environment_json = ?, notes = ?,
-                wellness_score = ?
-            WHERE id = ?
-            """, arguments: [
+        try db.execute(
+            sql: """
+                UPDATE morning_checkins SET sleep_quality = ?, feel_rested = ?, grogginess = ?, sleep_inertia_duration = ?, dream_recall = ?,
+                    mental_clarity = ?, mood = ?, anxiety_level = ?, readiness = ?, had_sleep_paralysis = ?, had_hallucinations = ?,
+                    had_automatic_behavior = ?, fell_out_of_bed = ?, had_confusion_on_waking = ?, has_physical_symptoms = ?,
+                    physical_symptoms_json = ?, has_respiratory_symptoms = ?, respiratory_symptoms_json = ?, has_narcolepsy_symptoms = ?,
+                    used_sleep_therapy = ?, sleep_therapy_json = ?, has_sleep_environment = ?, sleep_environment_json = ?, notes = ?,
+                    wellness_score = ?
+                WHERE id = ?
+                """,
+            arguments: [
                 answers.sleepQuality, answers.feelRested.rawValue, answers.grogginess.rawValue, answers.sleepInertia.rawValue,
                 answers.dreamRecall.rawValue, answers.mentalClarity, answers.mood.rawValue, answers.anxietyLevel.rawValue, answers.readiness,
                 answers.hadSleepParalysis, answers.hadHallucinations, answers.hadAutomaticBehavior, answers.fellOutOfBed,
@@ -204,8 +227,9 @@ enum NightRecords {
 
     /// Rewrites an edited event's time, offset, note and metadata.
     static func update(_ event: NightEvent, _ db: Database) throws {
-        try db.execute(sql: "UPDATE \(table(of: event.kind)) SET occurred_at = ?, utc_offset_minutes = ?, note = ? WHERE id = ?",
-                       arguments: [ISO8601.string(event.occurredAt), event.utcOffsetMinutes, event.note, event.id.rawValue])
+        try db.execute(
+            sql: "UPDATE \(table(of: event.kind)) SET occurred_at = ?, utc_offset_minutes = ?, note = ? WHERE id = ?",
+            arguments: [ISO8601.string(event.occurredAt), event.utcOffsetMinutes, event.note, event.id.rawValue])
         if event.kind.isDoseEvent {
             let metadata = String(decoding: try metadataEncoder.encode(event.metadata), as: UTF8.self)
             try db.execute(sql: "UPDATE dose_events SET metadata = ? WHERE id = ?", arguments: [metadata, event.id.rawValue])
@@ -214,10 +238,13 @@ enum NightRecords {
 
     /// The night holding an event id, if any.
     static func sessionID(ofEvent id: EventID, _ db: Database) throws -> SessionID? {
-        try String.fetchOne(db, sql: """
-            SELECT session_id FROM dose_events WHERE id = ?1 UNION ALL SELECT session_id FROM sleep_events WHERE id = ?1
-            UNION ALL SELECT session_id FROM morning_checkins WHERE id = ?1 LIMIT 1
-            """, arguments: [id.rawValue]).map(SessionID.init(rawValue:))
+        try String.fetchOne(
+            db,
+            sql: """
+                SELECT session_id FROM dose_events WHERE id = ?1 UNION ALL SELECT session_id FROM sleep_events WHERE id = ?1
+                UNION ALL SELECT session_id FROM morning_checkins WHERE id = ?1 LIMIT 1
+                """, arguments: [id.rawValue]
+        ).map(SessionID.init(rawValue:))
     }
 
     /// The stored answers of a night's check-in.
@@ -264,14 +291,17 @@ enum NightRecords {
     /// Keeps what an undo, delete or edit changed.
     static func audit(_ action: String, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database) throws {
         let json = String(decoding: try metadataEncoder.encode(details), as: UTF8.self)
-        try db.execute(sql: "INSERT INTO audit_log (id, at, action, session_id, entity_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-                       arguments: [id, ISO8601.string(at), action, session?.rawValue, entity, json])
+        try db.execute(
+            sql: "INSERT INTO audit_log (id, at, action, session_id, entity_id, details) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [id, ISO8601.string(at), action, session?.rawValue, entity, json])
     }
 
     /// The facts of an event worth keeping when it is removed.
     static func auditDetails(of event: NightEvent) -> [String: String] {
-        var details = ["event_type": event.kind.wireName, "occurred_at": ISO8601.string(event.occurredAt),
-                       "recorded_at": ISO8601.string(event.recordedAt), "source": event.source.rawValue, "time_zone": event.timeZoneID]
+        var details = [
+            "event_type": event.kind.wireName, "occurred_at": ISO8601.string(event.occurredAt),
+            "recorded_at": ISO8601.string(event.recordedAt), "source": event.source.rawValue, "time_zone": event.timeZoneID,
+        ]
         if let note = event.note { details["note"] = note }
         return details
     }

@@ -38,18 +38,24 @@ extension NightLedger {
             let previous = try Row.fetchOne(db, sql: "SELECT * FROM pre_sleep_logs WHERE session_id = ?", arguments: [session.id.rawValue])
             if let previous {
                 try db.execute(sql: "DELETE FROM pre_sleep_logs WHERE id = ?", arguments: [previous["id"] as String])
-                try NightRecords.audit("replace_presleep", id: clock.makeID(), at: clock.now, session: session.id, entity: previous["id"],
-                                       details: ["answers_json": previous["answers_json"], "completion_state": previous["completion_state"]], db)
+                try NightRecords.audit(
+                    "replace_presleep", id: clock.makeID(), at: clock.now, session: session.id, entity: previous["id"],
+                    details: ["answers_json": previous["answers_json"], "completion_state": previous["completion_state"]], db)
             }
             let id = clock.makeID()
             let json = String(decoding: try NightRecords.metadataEncoder.encode(log), as: UTF8.self)
-            try db.execute(sql: """
-                INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
-                    completion_state, answers_json) VALUES (?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)
-                """, arguments: [id, session.id.rawValue, ISO8601.string(at), ISO8601.string(clock.now), LocalClock.offsetMinutes(zone, at: at),
-                                 zone.identifier, note, log.completion.rawValue, json])
-            return SavedPreSleepLog(id: id, sessionID: session.id, sessionDate: session.date, log: log, completion: log.completion,
-                                    startedSession: started, replaced: previous != nil)
+            try db.execute(
+                sql: """
+                    INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
+                        completion_state, answers_json) VALUES (?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)
+                    """,
+                arguments: [
+                    id, session.id.rawValue, ISO8601.string(at), ISO8601.string(clock.now), LocalClock.offsetMinutes(zone, at: at),
+                    zone.identifier, note, log.completion.rawValue, json,
+                ])
+            return SavedPreSleepLog(
+                id: id, sessionID: session.id, sessionDate: session.date, log: log, completion: log.completion,
+                startedSession: started, replaced: previous != nil)
         }
     }
 }

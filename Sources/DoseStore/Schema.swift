@@ -27,230 +27,235 @@ enum Schema {
     }
 
     static func v1(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE sleep_sessions (
-                id TEXT PRIMARY KEY NOT NULL,
-                session_date TEXT NOT NULL CHECK (session_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
-                started_at TEXT NOT NULL,
-                time_zone TEXT NOT NULL,
-                ended_at TEXT,
-                end_reason TEXT CHECK (end_reason IN ('checkin', 'missed_checkin_cutoff', 'prep_rollover')),
-                terminal_state TEXT CHECK (terminal_state IN ('completed', 'skipped', 'expired', 'aborted')),
-                -- Derived from the events in the same transaction as every change (D13); never edited alone.
-                dose1_at TEXT,
-                dose2_at TEXT,
-                dose2_skipped INTEGER NOT NULL DEFAULT 0,
-                extra_dose_count INTEGER NOT NULL DEFAULT 0,
-                snooze_count INTEGER NOT NULL DEFAULT 0,
-                interval_minutes INTEGER,
-                CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
-                CHECK ((ended_at IS NULL) = (terminal_state IS NULL))
-            );
-            CREATE INDEX sleep_sessions_by_date ON sleep_sessions(session_date);
-            -- At most one night is open at a time.
-            CREATE UNIQUE INDEX sleep_sessions_one_open ON sleep_sessions(ended_at IS NULL) WHERE ended_at IS NULL;
+        try db.execute(
+            sql: """
+                CREATE TABLE sleep_sessions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    session_date TEXT NOT NULL CHECK (session_date GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                    started_at TEXT NOT NULL,
+                    time_zone TEXT NOT NULL,
+                    ended_at TEXT,
+                    end_reason TEXT CHECK (end_reason IN ('checkin', 'missed_checkin_cutoff', 'prep_rollover')),
+                    terminal_state TEXT CHECK (terminal_state IN ('completed', 'skipped', 'expired', 'aborted')),
+                    -- Derived from the events in the same transaction as every change (D13); never edited alone.
+                    dose1_at TEXT,
+                    dose2_at TEXT,
+                    dose2_skipped INTEGER NOT NULL DEFAULT 0,
+                    extra_dose_count INTEGER NOT NULL DEFAULT 0,
+                    snooze_count INTEGER NOT NULL DEFAULT 0,
+                    interval_minutes INTEGER,
+                    CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+                    CHECK ((ended_at IS NULL) = (terminal_state IS NULL))
+                );
+                CREATE INDEX sleep_sessions_by_date ON sleep_sessions(session_date);
+                -- At most one night is open at a time.
+                CREATE UNIQUE INDEX sleep_sessions_one_open ON sleep_sessions(ended_at IS NULL) WHERE ended_at IS NULL;
 
-            CREATE TABLE dose_events (
-                id TEXT PRIMARY KEY NOT NULL,
-                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
-                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
-                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
-                time_zone TEXT NOT NULL,
-                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
-                note TEXT CHECK (note IS NULL OR length(note) <= 500),
-                event_type TEXT NOT NULL CHECK (event_type IN ('dose1', 'dose2', 'extra_dose', 'dose2_skipped', 'snooze')),
-                metadata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata))
-            );
-            CREATE INDEX dose_events_by_session ON dose_events(session_id, occurred_at);
-            CREATE INDEX dose_events_by_time ON dose_events(occurred_at);
+                CREATE TABLE dose_events (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                    recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                    utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                    time_zone TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                    note TEXT CHECK (note IS NULL OR length(note) <= 500),
+                    event_type TEXT NOT NULL CHECK (event_type IN ('dose1', 'dose2', 'extra_dose', 'dose2_skipped', 'snooze')),
+                    metadata TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(metadata))
+                );
+                CREATE INDEX dose_events_by_session ON dose_events(session_id, occurred_at);
+                CREATE INDEX dose_events_by_time ON dose_events(occurred_at);
 
-            CREATE TABLE sleep_events (
-                id TEXT PRIMARY KEY NOT NULL,
-                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
-                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
-                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
-                time_zone TEXT NOT NULL,
-                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
-                note TEXT CHECK (note IS NULL OR length(note) <= 500),
-                event_type TEXT NOT NULL CHECK (length(event_type) BETWEEN 1 AND 64),
-                category TEXT NOT NULL CHECK (category IN ('physical', 'sleep_cycle', 'mental', 'environment', 'custom'))
-            );
-            CREATE INDEX sleep_events_by_session ON sleep_events(session_id, occurred_at);
-            CREATE INDEX sleep_events_by_time ON sleep_events(occurred_at);
+                CREATE TABLE sleep_events (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                    recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                    utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                    time_zone TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                    note TEXT CHECK (note IS NULL OR length(note) <= 500),
+                    event_type TEXT NOT NULL CHECK (length(event_type) BETWEEN 1 AND 64),
+                    category TEXT NOT NULL CHECK (category IN ('physical', 'sleep_cycle', 'mental', 'environment', 'custom'))
+                );
+                CREATE INDEX sleep_events_by_session ON sleep_events(session_id, occurred_at);
+                CREATE INDEX sleep_events_by_time ON sleep_events(occurred_at);
 
-            CREATE TABLE morning_checkins (
-                id TEXT PRIMARY KEY NOT NULL,
-                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
-                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
-                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
-                time_zone TEXT NOT NULL,
-                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
-                note TEXT CHECK (note IS NULL OR length(note) <= 500),
-                sleep_quality INTEGER NOT NULL CHECK (sleep_quality BETWEEN 1 AND 5),
-                feel_rested TEXT NOT NULL CHECK (feel_rested IN ('not_at_all', 'slightly', 'moderate', 'well', 'very_well')),
-                grogginess TEXT NOT NULL CHECK (grogginess IN ('none', 'mild', 'moderate', 'severe', 'cant_function')),
-                mental_clarity INTEGER NOT NULL CHECK (mental_clarity BETWEEN 1 AND 10),
-                mood TEXT NOT NULL CHECK (mood IN ('very_low', 'low', 'neutral', 'good', 'great')),
-                readiness INTEGER NOT NULL CHECK (readiness BETWEEN 1 AND 5),
-                has_physical_symptoms INTEGER NOT NULL DEFAULT 0,
-                has_respiratory_symptoms INTEGER NOT NULL DEFAULT 0,
-                has_narcolepsy_symptoms INTEGER NOT NULL DEFAULT 0,
-                notes TEXT,
-                wellness_score INTEGER NOT NULL CHECK (wellness_score BETWEEN 0 AND 100)
-            );
-            CREATE UNIQUE INDEX morning_checkins_one_per_session ON morning_checkins(session_id);
+                CREATE TABLE morning_checkins (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                    recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                    utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                    time_zone TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                    note TEXT CHECK (note IS NULL OR length(note) <= 500),
+                    sleep_quality INTEGER NOT NULL CHECK (sleep_quality BETWEEN 1 AND 5),
+                    feel_rested TEXT NOT NULL CHECK (feel_rested IN ('not_at_all', 'slightly', 'moderate', 'well', 'very_well')),
+                    grogginess TEXT NOT NULL CHECK (grogginess IN ('none', 'mild', 'moderate', 'severe', 'cant_function')),
+                    mental_clarity INTEGER NOT NULL CHECK (mental_clarity BETWEEN 1 AND 10),
+                    mood TEXT NOT NULL CHECK (mood IN ('very_low', 'low', 'neutral', 'good', 'great')),
+                    readiness INTEGER NOT NULL CHECK (readiness BETWEEN 1 AND 5),
+                    has_physical_symptoms INTEGER NOT NULL DEFAULT 0,
+                    has_respiratory_symptoms INTEGER NOT NULL DEFAULT 0,
+                    has_narcolepsy_symptoms INTEGER NOT NULL DEFAULT 0,
+                    notes TEXT,
+                    wellness_score INTEGER NOT NULL CHECK (wellness_score BETWEEN 0 AND 100)
+                );
+                CREATE UNIQUE INDEX morning_checkins_one_per_session ON morning_checkins(session_id);
 
-            CREATE TABLE settings (
-                key TEXT PRIMARY KEY NOT NULL,
-                value TEXT NOT NULL,
-                updated_at TEXT NOT NULL
-            );
+                CREATE TABLE settings (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL,
+                    updated_at TEXT NOT NULL
+                );
 
-            -- Undo, deletes and edits keep what they changed, so nothing disappears without a trace.
-            CREATE TABLE audit_log (
-                id TEXT PRIMARY KEY NOT NULL,
-                at TEXT NOT NULL,
-                action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting')),
-                session_id TEXT,
-                entity_id TEXT,
-                details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
-            );
-            CREATE INDEX audit_log_by_time ON audit_log(at);
-            """)
+                -- Undo, deletes and edits keep what they changed, so nothing disappears without a trace.
+                CREATE TABLE audit_log (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    at TEXT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting')),
+                    session_id TEXT,
+                    entity_id TEXT,
+                    details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
+                );
+                CREATE INDEX audit_log_by_time ON audit_log(at);
+                """)
     }
 
     /// The whole record of a night (issue 4): the full check-in, pre-sleep logs, medications, and an audit log
     /// that also keeps edits, deletes and imports.
     static func v2(_ db: Database) throws {
-        try db.execute(sql: """
-            ALTER TABLE morning_checkins ADD COLUMN sleep_inertia_duration TEXT NOT NULL DEFAULT 'five_to_fifteen'
-                CHECK (sleep_inertia_duration IN ('less_than_five', 'five_to_fifteen', 'fifteen_to_thirty', 'thirty_to_sixty', 'more_than_hour'));
-            ALTER TABLE morning_checkins ADD COLUMN dream_recall TEXT NOT NULL DEFAULT 'none'
-                CHECK (dream_recall IN ('none', 'vague', 'normal', 'vivid', 'nightmares', 'disturbing'));
-            ALTER TABLE morning_checkins ADD COLUMN anxiety_level TEXT NOT NULL DEFAULT 'none'
-                CHECK (anxiety_level IN ('none', 'mild', 'moderate', 'high', 'severe'));
-            ALTER TABLE morning_checkins ADD COLUMN had_sleep_paralysis INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN had_hallucinations INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN had_automatic_behavior INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN fell_out_of_bed INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN had_confusion_on_waking INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN physical_symptoms_json TEXT CHECK (physical_symptoms_json IS NULL OR json_valid(physical_symptoms_json));
-            ALTER TABLE morning_checkins ADD COLUMN respiratory_symptoms_json TEXT CHECK (respiratory_symptoms_json IS NULL OR json_valid(respiratory_symptoms_json));
-            ALTER TABLE morning_checkins ADD COLUMN used_sleep_therapy INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN sleep_therapy_json TEXT CHECK (sleep_therapy_json IS NULL OR json_valid(sleep_therapy_json));
-            ALTER TABLE morning_checkins ADD COLUMN has_sleep_environment INTEGER NOT NULL DEFAULT 0;
-            ALTER TABLE morning_checkins ADD COLUMN sleep_environment_json TEXT CHECK (sleep_environment_json IS NULL OR json_valid(sleep_environment_json));
+        try db.execute(
+            sql: """
+                ALTER TABLE morning_checkins ADD COLUMN sleep_inertia_duration TEXT NOT NULL DEFAULT 'five_to_fifteen'
+                    CHECK (sleep_inertia_duration IN ('less_than_five', 'five_to_fifteen', 'fifteen_to_thirty', 'thirty_to_sixty', 'more_than_hour'));
+                ALTER TABLE morning_checkins ADD COLUMN dream_recall TEXT NOT NULL DEFAULT 'none'
+                    CHECK (dream_recall IN ('none', 'vague', 'normal', 'vivid', 'nightmares', 'disturbing'));
+                ALTER TABLE morning_checkins ADD COLUMN anxiety_level TEXT NOT NULL DEFAULT 'none'
+                    CHECK (anxiety_level IN ('none', 'mild', 'moderate', 'high', 'severe'));
+                ALTER TABLE morning_checkins ADD COLUMN had_sleep_paralysis INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN had_hallucinations INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN had_automatic_behavior INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN fell_out_of_bed INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN had_confusion_on_waking INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN physical_symptoms_json TEXT CHECK (physical_symptoms_json IS NULL OR json_valid(physical_symptoms_json));
+                ALTER TABLE morning_checkins ADD COLUMN respiratory_symptoms_json TEXT CHECK (respiratory_symptoms_json IS NULL OR json_valid(respiratory_symptoms_json));
+                ALTER TABLE morning_checkins ADD COLUMN used_sleep_therapy INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN sleep_therapy_json TEXT CHECK (sleep_therapy_json IS NULL OR json_valid(sleep_therapy_json));
+                ALTER TABLE morning_checkins ADD COLUMN has_sleep_environment INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE morning_checkins ADD COLUMN sleep_environment_json TEXT CHECK (sleep_environment_json IS NULL OR json_valid(sleep_environment_json));
 
-            CREATE TABLE pre_sleep_logs (
-                id TEXT PRIMARY KEY NOT NULL,
-                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-                occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
-                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
-                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
-                time_zone TEXT NOT NULL,
-                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
-                note TEXT CHECK (note IS NULL OR length(note) <= 500),
-                completion_state TEXT NOT NULL CHECK (completion_state IN ('partial', 'complete', 'skipped')),
-                answers_json TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(answers_json))
-            );
-            CREATE UNIQUE INDEX pre_sleep_logs_one_per_session ON pre_sleep_logs(session_id);
+                CREATE TABLE pre_sleep_logs (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                    recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                    utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                    time_zone TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                    note TEXT CHECK (note IS NULL OR length(note) <= 500),
+                    completion_state TEXT NOT NULL CHECK (completion_state IN ('partial', 'complete', 'skipped')),
+                    answers_json TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(answers_json))
+                );
+                CREATE UNIQUE INDEX pre_sleep_logs_one_per_session ON pre_sleep_logs(session_id);
 
-            CREATE TABLE medication_events (
-                id TEXT PRIMARY KEY NOT NULL,
-                -- The night of the same session date, if there is one; medications taken by day stand alone.
-                session_id TEXT REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-                session_date TEXT NOT NULL,
-                medication_id TEXT NOT NULL,
-                dose_mg REAL NOT NULL CHECK (dose_mg > 0),
-                dose_amount REAL NOT NULL CHECK (dose_amount > 0),
-                dose_unit TEXT NOT NULL CHECK (dose_unit IN ('mg', 'g', 'mL')),
-                formulation TEXT NOT NULL,
-                taken_at TEXT NOT NULL CHECK (length(taken_at) = 24),
-                recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
-                utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
-                time_zone TEXT NOT NULL,
-                source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
-                notes TEXT CHECK (notes IS NULL OR length(notes) <= 500),
-                confirmed_duplicate INTEGER NOT NULL DEFAULT 0,
-                batch_id TEXT NOT NULL
-            );
-            CREATE INDEX medication_events_by_time ON medication_events(taken_at);
-            CREATE INDEX medication_events_by_session ON medication_events(session_id);
-            CREATE INDEX medication_events_by_medication ON medication_events(medication_id, taken_at);
+                CREATE TABLE medication_events (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    -- The night of the same session date, if there is one; medications taken by day stand alone.
+                    session_id TEXT REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    session_date TEXT NOT NULL,
+                    medication_id TEXT NOT NULL,
+                    dose_mg REAL NOT NULL CHECK (dose_mg > 0),
+                    dose_amount REAL NOT NULL CHECK (dose_amount > 0),
+                    dose_unit TEXT NOT NULL CHECK (dose_unit IN ('mg', 'g', 'mL')),
+                    formulation TEXT NOT NULL,
+                    taken_at TEXT NOT NULL CHECK (length(taken_at) = 24),
+                    recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                    utc_offset_minutes INTEGER NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+                    time_zone TEXT NOT NULL,
+                    source TEXT NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+                    notes TEXT CHECK (notes IS NULL OR length(notes) <= 500),
+                    confirmed_duplicate INTEGER NOT NULL DEFAULT 0,
+                    batch_id TEXT NOT NULL
+                );
+                CREATE INDEX medication_events_by_time ON medication_events(taken_at);
+                CREATE INDEX medication_events_by_session ON medication_events(session_id);
+                CREATE INDEX medication_events_by_medication ON medication_events(medication_id, taken_at);
 
-            CREATE TABLE audit_log_v2 (
-                id TEXT PRIMARY KEY NOT NULL,
-                at TEXT NOT NULL,
-                action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting', 'edit_event', 'delete_event',
-                    'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import')),
-                session_id TEXT,
-                entity_id TEXT,
-                details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
-            );
-            INSERT INTO audit_log_v2 SELECT id, at, action, session_id, entity_id, details FROM audit_log;
-            DROP TABLE audit_log;
-            ALTER TABLE audit_log_v2 RENAME TO audit_log;
-            CREATE INDEX audit_log_by_time ON audit_log(at);
-            """)
+                CREATE TABLE audit_log_v2 (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    at TEXT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting', 'edit_event', 'delete_event',
+                        'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import')),
+                    session_id TEXT,
+                    entity_id TEXT,
+                    details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
+                );
+                INSERT INTO audit_log_v2 SELECT id, at, action, session_id, entity_id, details FROM audit_log;
+                DROP TABLE audit_log;
+                ALTER TABLE audit_log_v2 RENAME TO audit_log;
+                CREATE INDEX audit_log_by_time ON audit_log(at);
+                """)
     }
 
     /// What `dosetap serve` needs (issue 5): paired devices (tokens stored only as hashes), idempotency records, and
     /// the reminders already fired or missed.
     static func v3(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE devices (
-                id TEXT PRIMARY KEY NOT NULL,
-                name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 60),
-                token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
-                created_at TEXT NOT NULL,
-                revoked_at TEXT
-            );
-            CREATE TABLE idempotency_keys (
-                device_id TEXT NOT NULL,
-                key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 200),
-                request_hash TEXT NOT NULL,
-                status INTEGER NOT NULL,
-                response TEXT NOT NULL,
-                created_at TEXT NOT NULL,
-                PRIMARY KEY (device_id, key)
-            );
-            CREATE INDEX idempotency_keys_by_time ON idempotency_keys(created_at);
-            CREATE TABLE reminder_log (
-                session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
-                kind TEXT NOT NULL,
-                fire_at TEXT NOT NULL,
-                outcome TEXT NOT NULL CHECK (outcome IN ('fired', 'missed')),
-                recorded_at TEXT NOT NULL,
-                PRIMARY KEY (session_id, kind, fire_at)
-            );
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE devices (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 60),
+                    token_hash TEXT NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+                    created_at TEXT NOT NULL,
+                    revoked_at TEXT
+                );
+                CREATE TABLE idempotency_keys (
+                    device_id TEXT NOT NULL,
+                    key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 200),
+                    request_hash TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    response TEXT NOT NULL,
+                    created_at TEXT NOT NULL,
+                    PRIMARY KEY (device_id, key)
+                );
+                CREATE INDEX idempotency_keys_by_time ON idempotency_keys(created_at);
+                CREATE TABLE reminder_log (
+                    session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    fire_at TEXT NOT NULL,
+                    outcome TEXT NOT NULL CHECK (outcome IN ('fired', 'missed')),
+                    recorded_at TEXT NOT NULL,
+                    PRIMARY KEY (session_id, kind, fire_at)
+                );
+                """)
     }
 
     /// The key that signs reminder action links; one row per purpose, made on first use, deleted by Clear All Data.
     static func v4(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE server_keys (
-                purpose TEXT PRIMARY KEY NOT NULL,
-                secret TEXT NOT NULL CHECK (length(secret) = 64),
-                created_at TEXT NOT NULL
-            );
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE server_keys (
+                    purpose TEXT PRIMARY KEY NOT NULL,
+                    secret TEXT NOT NULL CHECK (length(secret) = 64),
+                    created_at TEXT NOT NULL
+                );
+                """)
     }
 
     /// When `dosetap serve` ran: a row per start, its last sign of life (every 30 s) and its clean stop, so a night can
     /// say when the server, and with it the alarms, was down.
     static func v5(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE server_runs (
-                id TEXT PRIMARY KEY NOT NULL,
-                started_at TEXT NOT NULL CHECK (length(started_at) = 24),
-                last_seen_at TEXT NOT NULL CHECK (length(last_seen_at) = 24),
-                stopped_at TEXT CHECK (stopped_at IS NULL OR length(stopped_at) = 24)
-            );
-            CREATE INDEX server_runs_by_start ON server_runs(started_at);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE server_runs (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    started_at TEXT NOT NULL CHECK (length(started_at) = 24),
+                    last_seen_at TEXT NOT NULL CHECK (length(last_seen_at) = 24),
+                    stopped_at TEXT CHECK (stopped_at IS NULL OR length(stopped_at) = 24)
+                );
+                CREATE INDEX server_runs_by_start ON server_runs(started_at);
+                """)
     }
 }

@@ -33,8 +33,9 @@ extension NightLedger {
     /// Records that the run is alive (or, with `stopped`, that it stopped cleanly).
     public func serverAlive(_ run: String, stopped: Bool = false, clock: StoreClock) throws {
         try database.write { db in
-            try db.execute(sql: "UPDATE server_runs SET last_seen_at = ?, stopped_at = ? WHERE id = ?",
-                           arguments: [ISO8601.string(clock.now), stopped ? ISO8601.string(clock.now) : nil, run])
+            try db.execute(
+                sql: "UPDATE server_runs SET last_seen_at = ?, stopped_at = ? WHERE id = ?",
+                arguments: [ISO8601.string(clock.now), stopped ? ISO8601.string(clock.now) : nil, run])
         }
     }
 

@@ -40,12 +40,14 @@ extension NightLedger {
                 let canonical = try Self.canonicalKey(key)
                 let newValue = try updated.value(of: canonical)
                 let oldValue = try current.value(of: canonical)
-                try db.execute(sql: """
-                    INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
-                    ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-                    """, arguments: [canonical, newValue, ISO8601.string(clock.now)])
-                try NightRecords.audit("setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
-                                       details: ["from": oldValue, "to": newValue], db)
+                try db.execute(
+                    sql: """
+                        INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
+                        ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                        """, arguments: [canonical, newValue, ISO8601.string(clock.now)])
+                try NightRecords.audit(
+                    "setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
+                    details: ["from": oldValue, "to": newValue], db)
                 current = updated
             }
             return current

@@ -24,7 +24,7 @@ struct ConcurrencyTests {
             process.standardError = FileHandle.nullDevice
             processes.append((process, pipe))
         }
-        try processes.forEach { try $0.0.run() }
+        for (process, _) in processes { try process.run() }
         var acknowledged = Set<String>()
         for (process, pipe) in processes {
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

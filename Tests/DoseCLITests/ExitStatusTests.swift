@@ -1,7 +1,8 @@
-@testable import DoseCLI
 import DoseCore
 import Foundation
 import Testing
+
+@testable import DoseCLI
 
 /// SPEC §4's exit codes, mapped once at the command line's edge: 1 for a rule's refusal, 64 for bad usage or input,
 /// 65 for an unusable file, 75 when storage is busy. The binary's own exits are checked end to end in RefusalTests.

@@ -10,8 +10,10 @@ import Testing
 private func recordSnapshot(_ cli: CLI) throws -> String {
     try DatabaseQueue(path: cli.database).read { db in
         var text = ""
-        for table in ["sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "pre_sleep_logs", "medication_events", "settings",
-                      "audit_log", "idempotency_keys"] {
+        for table in [
+            "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "pre_sleep_logs", "medication_events", "settings",
+            "audit_log", "idempotency_keys",
+        ] {
             for row in try Row.fetchAll(db, sql: "SELECT * FROM \(table) ORDER BY 1") { text += "\(table): \(row)\n" }
         }
         return text
@@ -77,7 +79,8 @@ struct HostileInputTests {
         let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
         let auth = "Authorization: Bearer \(token)\r\n"
-        let chunked = try RawConnection.exchange(port: server.port,
+        let chunked = try RawConnection.exchange(
+            port: server.port,
             "POST /v1/events/log HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
         #expect(chunked.status == 400 && chunked.body.contains("400_INVALID_INPUT"), "\(chunked)")
         let garbage = try RawConnection.exchange(port: server.port, "GARBAGE\r\n\r\n")
@@ -96,13 +99,16 @@ struct HostileInputTests {
         for request in parserRefusals {
             let answer = try RawConnection.exchange(port: server.port, request)
             #expect(answer.status == 400 && answer.body.contains("400_INVALID_INPUT"), "\(request.prefix(60)) → \(answer.status)")
-            #expect(answer.head.contains("Content-Security-Policy: default-src 'self'") && answer.head.contains("X-Frame-Options: DENY")
+            #expect(
+                answer.head.contains("Content-Security-Policy: default-src 'self'") && answer.head.contains("X-Frame-Options: DENY")
                     && answer.head.contains("X-Content-Type-Options: nosniff"), "\(request.prefix(60)): \(answer.head)")
         }
         for key in ["café", "tab\there", "ключ"] {
             let body = #"{"type":"water"}"#
-            let answer = try RawConnection.exchange(port: server.port,
-                "POST /v1/events/log HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nIdempotency-Key: \(key)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            let answer = try RawConnection.exchange(
+                port: server.port,
+                "POST /v1/events/log HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nIdempotency-Key: \(key)\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+            )
             #expect(answer.status == 400 && answer.body.contains("Idempotency-Key"), "key \(key) → \(answer.status) \(answer.body)")
         }
 
@@ -110,10 +116,14 @@ struct HostileInputTests {
         let (_, page, _) = try await ServeTests.request(server.base + "/medications?medication=modafinil", token: token)
         let csrf = page.components(separatedBy: "name=\"csrf\" value=\"").dropFirst().first?.prefix { $0 != "\"" } ?? ""
         #expect(page.contains("value=\"200\""), "the usual dose is filled in where it can be seen")
-        for form in ["csrf=\(csrf)&medication=modafinil&amount=1e300&unit=mg", "csrf=\(csrf)&medication=modafinil&amount=99999999999999999999&unit=mg",
-                     "csrf=\(csrf)&medication=modafinil&unit=mg", "csrf=\(csrf)&medication=modafinil&amount=%zz", "csrf=\(csrf)&medication=%"] {
-            let response = try RawConnection.exchange(port: server.port,
-                "POST /ui/medications HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)")
+        for form in [
+            "csrf=\(csrf)&medication=modafinil&amount=1e300&unit=mg", "csrf=\(csrf)&medication=modafinil&amount=99999999999999999999&unit=mg",
+            "csrf=\(csrf)&medication=modafinil&unit=mg", "csrf=\(csrf)&medication=modafinil&amount=%zz", "csrf=\(csrf)&medication=%",
+        ] {
+            let response = try RawConnection.exchange(
+                port: server.port,
+                "POST /ui/medications HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/x-www-form-urlencoded\r\nContent-Length: \(form.utf8.count)\r\nConnection: close\r\n\r\n\(form)"
+            )
             #expect(response.status == 400, "\(form) → \(response.status)")
         }
         #expect(try await ServeTests.request(server.base + "/health").0 == 200)
@@ -139,7 +149,9 @@ struct HostileInputTests {
             #expect(answers.allSatisfy { $0.0 == 200 }, "round \(round): \(answers.map(\.0))")
             #expect(Set(answers.map(\.1)).count == 1, "every request gets the first answer")
         }
-        let dreams = try await DatabaseQueue(path: cli.database).read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sleep_events WHERE event_type = 'dream'") }
+        let dreams = try await DatabaseQueue(path: cli.database).read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sleep_events WHERE event_type = 'dream'")
+        }
         #expect(dreams == 10, "one event per key (dreams have no cooldown)")
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }

@@ -31,9 +31,11 @@ struct NightFlowTests {
         #expect(run.phase == "active")
         #expect(run.json["minutes_since_dose1"] as? Int == 155)
         #expect(run.json["minutes_remaining"] as? Int == 85)
-        for key in ["session_id", "session_date", "phase", "outcome", "dose1_at", "dose2_at", "dose2_skipped", "snooze_count",
-                    "snoozes_remaining", "can_snooze", "can_skip", "primary_action", "window_opens_at", "window_closes_at",
-                    "target_at", "minutes_since_dose1", "minutes_remaining", "next_reminder", "warnings"] {
+        for key in [
+            "session_id", "session_date", "phase", "outcome", "dose1_at", "dose2_at", "dose2_skipped", "snooze_count",
+            "snoozes_remaining", "can_snooze", "can_skip", "primary_action", "window_opens_at", "window_closes_at",
+            "target_at", "minutes_since_dose1", "minutes_remaining", "next_reminder", "warnings",
+        ] {
             #expect(run.json.keys.contains(key), "status lacks \(key)")
         }
 
@@ -186,9 +188,11 @@ struct NightFlowTests {
         #expect(run.json["target_interval"] as? String == "195")
         run = try cli.run(["settings", "get", "target_interval"], json: false)
         #expect(run.stdout == "195\n")
-        for (key, value) in [("target_interval", "200"), ("max_snoozes", "6"), ("undo_window_seconds", "4"), ("time_zone", "Mars/Olympus"),
-                             ("wake_time", "25:00"), ("missed_checkin_cutoff_hours", "0"), ("cooldown.bathroom", "3601"),
-                             ("cooldown.sleepwalking", "5"), ("colour", "red"), ("allow_snoozing", "maybe")] {
+        for (key, value) in [
+            ("target_interval", "200"), ("max_snoozes", "6"), ("undo_window_seconds", "4"), ("time_zone", "Mars/Olympus"),
+            ("wake_time", "25:00"), ("missed_checkin_cutoff_hours", "0"), ("cooldown.bathroom", "3601"),
+            ("cooldown.sleepwalking", "5"), ("colour", "red"), ("allow_snoozing", "maybe"),
+        ] {
             run = try cli.run(["settings", "set", key, value])
             #expect(run.status == 64, "\(key)=\(value)")
             #expect(run.errorCode == "400_INVALID_INPUT")

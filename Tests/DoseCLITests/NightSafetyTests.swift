@@ -78,7 +78,8 @@ struct NightSafetyTests {
         let cli = try nightWithDose2()
         try cli.run(["log", "bathroom", "--at", "2026-11-22T04:00:00Z"], now: "2026-11-22 01:30")
         let text = try cli.run(["history"], now: "2026-11-22 01:31", json: false).stdout
-        let dose1 = try #require(text.range(of: "22:30  Dose 1")), bathroom = try #require(text.range(of: "23:00  Bathroom"))
+        let dose1 = try #require(text.range(of: "22:30  Dose 1"))
+        let bathroom = try #require(text.range(of: "23:00  Bathroom"))
         let dose2 = try #require(text.range(of: "01:20  Dose 2"))
         #expect(dose1.lowerBound < bathroom.lowerBound && bathroom.lowerBound < dose2.lowerBound, "\(text)")
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plain TCP client for what no HTTP client will send: malformed framing, and requests left half-sent. Used from

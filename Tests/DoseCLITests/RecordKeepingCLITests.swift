@@ -6,8 +6,11 @@ struct RecordKeepingCLITests {
     @Test("presleep → dose1 → meds → checkin with deep dives from flags and a JSON file → edit → event corrections")
     func fullRecord() throws {
         let cli = try CLI()
-        var run = try cli.run(["presleep", "--stress", "2", "--caffeine-cups", "1", "--intended-sleep", "in_30_min", "--pain", "none",
-                               "--alcohol", "0", "--exercise", "light", "--nap", "none"], now: "2026-11-21 21:45")
+        var run = try cli.run(
+            [
+                "presleep", "--stress", "2", "--caffeine-cups", "1", "--intended-sleep", "in_30_min", "--pain", "none",
+                "--alcohol", "0", "--exercise", "light", "--nap", "none",
+            ], now: "2026-11-21 21:45")
         #expect(run.json["completion_state"] as? String == "complete")
         #expect(run.json["started_session"] as? Bool == true)
         run = try cli.run(["dose1"], now: "2026-11-21 22:30")
@@ -31,8 +34,11 @@ struct RecordKeepingCLITests {
 
         let file = cli.directory.appendingPathComponent("checkin.json")
         try Data(#"{"dream_recall": "vivid", "sleep_environment": {"sleep_aids_used": ["eye_mask"], "room_darkness": "dark"}}"#.utf8).write(to: file)
-        run = try cli.run(["checkin", "--from-json", file.path, "--quality", "4", "--hallucinations", "--pain-location", "neck",
-                           "--pain-severity", "2", "--sleep-therapy", "cpap"], now: "2026-11-22 08:10")
+        run = try cli.run(
+            [
+                "checkin", "--from-json", file.path, "--quality", "4", "--hallucinations", "--pain-location", "neck",
+                "--pain-severity", "2", "--sleep-therapy", "cpap",
+            ], now: "2026-11-22 08:10")
         #expect(run.status == 0, "\(run.stdout)")
         let checkIn = try #require(run.json["checkin"] as? [String: Any])
         #expect(checkIn["dream_recall"] as? String == "vivid")
@@ -62,12 +68,14 @@ struct RecordKeepingCLITests {
         #expect((try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [Any])?.count == 3)
     }
 
-    @Test("bad check-in and pre-sleep answers are refused by name", arguments: [
-        (["checkin", "--mood", "ecstatic"], "mood"), (["checkin", "--pain-severity", "11"], "pain_severity"),
-        (["checkin", "--sleep-aid", "fan", "--screen-time", "0_15"], "screen_in_bed_minutes_bucket"),
-        (["checkin", "--sleep-aid", "none,fan"], "sleep_aids_used"), (["presleep", "--stress", "6"], "stress_level"),
-        (["presleep", "--caffeine-last", "25:00"], "caffeine_last_time"), (["presleep", "--skip", "--stress", "2"], "skipped"),
-    ])
+    @Test(
+        "bad check-in and pre-sleep answers are refused by name",
+        arguments: [
+            (["checkin", "--mood", "ecstatic"], "mood"), (["checkin", "--pain-severity", "11"], "pain_severity"),
+            (["checkin", "--sleep-aid", "fan", "--screen-time", "0_15"], "screen_in_bed_minutes_bucket"),
+            (["checkin", "--sleep-aid", "none,fan"], "sleep_aids_used"), (["presleep", "--stress", "6"], "stress_level"),
+            (["presleep", "--caffeine-last", "25:00"], "caffeine_last_time"), (["presleep", "--skip", "--stress", "2"], "skipped"),
+        ])
     func badAnswers(arguments: [String], field: String) throws {
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-21 22:30")

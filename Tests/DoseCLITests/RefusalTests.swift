@@ -53,8 +53,12 @@ struct RefusalTests {
         RefusalCase(code: "409_NAP_STATE", setup: [], command: ["log", "nap_end"], at: "2026-11-21 15:00"),
         RefusalCase(code: "422_SNOOZE_UNAVAILABLE", setup: [dose1], command: ["snooze"], at: "2026-11-21 23:00"),
         RefusalCase(code: "422_SNOOZE_UNAVAILABLE", setup: [dose1], command: ["snooze"], at: "2026-11-22 02:16"),
-        RefusalCase(code: "422_SNOOZE_LIMIT", setup: [(["settings", "set", "max_snoozes", "1"], "2026-11-21 20:00"), dose1,
-                                                     (["snooze"], "2026-11-22 01:00")], command: ["snooze"], at: "2026-11-22 01:05"),
+        RefusalCase(
+            code: "422_SNOOZE_LIMIT",
+            setup: [
+                (["settings", "set", "max_snoozes", "1"], "2026-11-21 20:00"), dose1,
+                (["snooze"], "2026-11-22 01:00"),
+            ], command: ["snooze"], at: "2026-11-22 01:05"),
         RefusalCase(code: "404_NOTHING_TO_UNDO", setup: [], command: ["undo"], at: "2026-11-21 22:00"),
         RefusalCase(code: "422_UNDO_EXPIRED", setup: [dose1], command: ["undo"], at: "2026-11-21 22:30:06"),
         RefusalCase(code: "429_RATE_LIMIT", setup: [(["log", "water"], "2026-11-21 23:00")], command: ["log", "water"], at: "2026-11-21 23:00:30"),
@@ -62,8 +66,12 @@ struct RefusalTests {
         RefusalCase(code: "404_NOT_FOUND", setup: [], command: ["checkin"], at: "2026-11-22 07:00"),
         RefusalCase(code: "400_INVALID_INPUT", setup: [dose1], command: ["log", "sleepwalking"], at: "2026-11-21 23:00", exit: 64),
         // D14: the night was closed by an early wake-up and check-in, yet the medicine is still in the body.
-        RefusalCase(code: "409_RECENT_DOSE", setup: [dose1, (["dose2"], "2026-11-22 01:20"), (["wake", "--yes"], "2026-11-22 01:30"),
-                                                    (["checkin"], "2026-11-22 01:40")], command: ["dose1"], at: "2026-11-22 01:50"),
+        RefusalCase(
+            code: "409_RECENT_DOSE",
+            setup: [
+                dose1, (["dose2"], "2026-11-22 01:20"), (["wake", "--yes"], "2026-11-22 01:30"),
+                (["checkin"], "2026-11-22 01:40"),
+            ], command: ["dose1"], at: "2026-11-22 01:50"),
         // D15: wake-up 10 minutes after Dose 2 asks first; without a terminal to ask on, it names --yes and logs nothing.
         RefusalCase(code: "400_INVALID_INPUT", setup: [dose1, (["dose2"], "2026-11-22 01:20")], command: ["wake"], at: "2026-11-22 01:30", exit: 64),
     ]
@@ -98,8 +106,9 @@ struct RefusalTests {
         if item.command == ["wake"] { #expect(human.stderr.contains("10 min ago") && human.stderr.contains("--yes")) }
     }
 
-    @Test("a read with --db in a folder that does not exist says which path it tried and creates nothing",
-          arguments: [["status"], ["history"], ["session", "show", "2026-11-21"], ["settings", "list"], ["export"], ["med", "entries"]])
+    @Test(
+        "a read with --db in a folder that does not exist says which path it tried and creates nothing",
+        arguments: [["status"], ["history"], ["session", "show", "2026-11-21"], ["settings", "list"], ["export"], ["med", "entries"]])
     func missingDatabaseFolder(arguments: [String]) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-missing-\(UUID().uuidString)")
         let path = folder.appendingPathComponent("typo.sqlite").path
@@ -109,7 +118,6 @@ struct RefusalTests {
         #expect(message.contains(path) && message.contains("no folder"), "\(run.stdout)")
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
-
 
     @Test("bad input gets a clear error and the right exit code, and leaves the data untouched", arguments: 0..<badInputCases.count)
     func badInput(index: Int) throws {

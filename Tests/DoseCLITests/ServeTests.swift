@@ -45,11 +45,20 @@ final class Server: @unchecked Sendable {
     func terminate(within limit: Duration) async throws -> Int32? {
         process.terminate()
         return try await withThrowingTaskGroup(of: Int32?.self) { group in
-            group.addTask { [exited] in for await status in exited.stream { return status }; return nil }
-            group.addTask { try await Task.sleep(for: limit); return nil }
+            group.addTask { [exited] in
+                for await status in exited.stream { return status }
+                return nil
+            }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                return nil
+            }
             let first = try await group.next() ?? nil
             group.cancelAll()
-            if first == nil { process.interrupt(); kill(process.processIdentifier, SIGKILL) }
+            if first == nil {
+                process.interrupt()
+                kill(process.processIdentifier, SIGKILL)
+            }
             return first
         }
     }

@@ -2,8 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import GRDB
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Waits for a condition an external process brings about, checking every 50 ms until `limit`.
@@ -42,8 +43,10 @@ struct SupervisionTests {
         for index in 0..<300 {
             let connection = try RawConnection(port: server.port)
             // Half stop inside the headers, half inside a body they promised.
-            try connection.send(index.isMultiple(of: 2) ? "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: " :
-                                    "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ty")
+            try connection.send(
+                index.isMultiple(of: 2)
+                    ? "GET /health HTTP/1.1\r\nHost: x\r\nX-Slow: "
+                    : "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"ty")
             connections.append(connection)
         }
         // Watched from a thread of its own, not the test pool's (which other suites keep busy), so the times are the
@@ -63,7 +66,8 @@ struct SupervisionTests {
 
     /// Probes /health every 50 ms, and waits on every connection at once, until the server has closed them all.
     static func watchUntilClosed(_ connections: [RawConnection], port: Int, limit: TimeInterval)
-        throws -> (allClosed: Bool, closedAfter: TimeInterval, afterBurst: Double, timings: [Double]) {
+        throws -> (allClosed: Bool, closedAfter: TimeInterval, afterBurst: Double, timings: [Double])
+    {
         let start = Date()
         let afterBurst = try healthMilliseconds(port: port)
         var timings: [Double] = []
@@ -108,7 +112,10 @@ struct SupervisionTests {
         let database = try DatabaseQueue(path: cli.database)
         func log() throws -> [String: String] {
             try database.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT kind, outcome FROM reminder_log").map { ($0["kind"] as String, $0["outcome"] as String) })
+                Dictionary(
+                    uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT kind, outcome FROM reminder_log").map {
+                        ($0["kind"] as String, $0["outcome"] as String)
+                    })
             }
         }
         // 01:01: the window opened at 01:00, a minute ago; the first run fires it, then dies without a word.
@@ -145,8 +152,10 @@ struct SupervisionTests {
         let cli = try CLI()
         let folder = cli.directory.appendingPathComponent("units").path
         // The global options go before `--`: what follows it is passed to serve as it is.
-        let run = try CLI.execute(["service", "install", "--user", "--unit-dir", folder, "--db", cli.database, "--json", "--",
-                                   "--host", "0.0.0.0", "--webhook", "https://ntfy.sh/a%b$c"])
+        let run = try CLI.execute([
+            "service", "install", "--user", "--unit-dir", folder, "--db", cli.database, "--json", "--",
+            "--host", "0.0.0.0", "--webhook", "https://ntfy.sh/a%b$c",
+        ])
         #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
         let unit = try String(contentsOfFile: folder + "/dosetap.service", encoding: .utf8)
         for line in ["Restart=always", "RestartSec=2", "StartLimitIntervalSec=0", "WantedBy=default.target"] {

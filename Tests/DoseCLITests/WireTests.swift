@@ -5,9 +5,11 @@ import Testing
 
 @Suite("JSON wire format")
 struct WireTests {
-    @Test("rendered JSON parses back to the same values, with awkward strings", arguments: [
-        "plain", "quote \" and backslash \\", "new\nline\ttab\rreturn", "\u{1}\u{1f} control", "emoji 😴 and ünïcode", "</script>", "",
-    ])
+    @Test(
+        "rendered JSON parses back to the same values, with awkward strings",
+        arguments: [
+            "plain", "quote \" and backslash \\", "new\nline\ttab\rreturn", "\u{1}\u{1f} control", "emoji 😴 and ünïcode", "</script>", "",
+        ])
     func roundTrip(text: String) throws {
         let value: JSONValue = ["b": .string(text), "a": [1, true, nil, ["z": "y"]], "c": .int(-42)]
         let rendered = value.rendered()
@@ -28,7 +30,8 @@ struct WireTests {
         #expect(body["code"] as? String == "422_WINDOW_NOT_OPEN")
         #expect(body["confirm"] as? String == "early")
         #expect((body["details"] as? [String: Any])?["minutes_until_open"] as? String == "20")
-        let limited = try JSONSerialization.jsonObject(with: Data(Wire.error(.rateLimited(event: "Water", retryAfterSeconds: 12)).rendered().utf8)) as? [String: Any]
+        let limited =
+            try JSONSerialization.jsonObject(with: Data(Wire.error(.rateLimited(event: "Water", retryAfterSeconds: 12)).rendered().utf8)) as? [String: Any]
         #expect((limited?["error"] as? [String: Any])?["retry_after"] as? Int == 12)
     }
 
@@ -37,7 +40,8 @@ struct WireTests {
         #expect(DatabaseLocation.resolve(flag: "/x/a.sqlite", environment: ["DOSETAP_DB": "/y"]) == "/x/a.sqlite")
         #expect(DatabaseLocation.resolve(flag: nil, environment: ["DOSETAP_DB": "~/d.sqlite", "HOME": "/home/p"]) == "/home/p/d.sqlite")
         #expect(DatabaseLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/p"]) == "/data/dosetap/dosetap.sqlite")
-        #expect(DatabaseLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/p"]) == "/home/p/.local/share/dosetap/dosetap.sqlite")
+        #expect(
+            DatabaseLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/p"]) == "/home/p/.local/share/dosetap/dosetap.sqlite")
         #expect(DatabaseLocation.resolve(flag: nil, environment: ["HOME": "/home/p"]) == "/home/p/.local/share/dosetap/dosetap.sqlite")
     }
 

@@ -1,8 +1,8 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Synchronization
 import Testing
-import DoseTestSupport
 
 @Suite("Dose 1, skip, snooze and undo guards (SPEC §3.3, D4, D5)")
 struct ActionGuardTests {
@@ -36,7 +36,9 @@ struct ActionGuardTests {
 
     // MARK: occurrence time and notes
 
-    @Test("occurrence time: up to one minute ahead is accepted, more is refused", arguments: [(0.0, true), (59.999, true), (60, true), (60.001, false), (3600, false)] as [(Double, Bool)])
+    @Test(
+        "occurrence time: up to one minute ahead is accepted, more is refused",
+        arguments: [(0.0, true), (59.999, true), (60, true), (60.001, false), (3600, false)] as [(Double, Bool)])
     func futureTolerance(secondsAhead: Double, accepted: Bool) {
         let error = Fixture.refusal(NightAction(.dose1, at: Fixture.dose1.addingTimeInterval(secondsAhead)), session: nil, at: Fixture.dose1)
         #expect((error == nil) == accepted)
@@ -76,7 +78,8 @@ struct ActionGuardTests {
 
     @Test("skip is allowed from before the window on", arguments: [1.0, 149, 150, 230, 245])
     func skipAllowed(minutes: Double) throws {
-        let decision = try NightRules.decide(NightAction(.skip(reason: "too groggy")), session: try Fixture.afterDose1(), context: Fixture.context(at: Fixture.minutes(minutes)))
+        let decision = try NightRules.decide(
+            NightAction(.skip(reason: "too groggy")), session: try Fixture.afterDose1(), context: Fixture.context(at: Fixture.minutes(minutes)))
         #expect(decision.event?.kind == .dose2Skipped)
         #expect(decision.event?.metadata.skipReason == "too groggy")
         #expect(NightFacts(decision.session.events).outcome(at: Fixture.minutes(minutes)) == .dose2Skipped)
@@ -111,7 +114,9 @@ struct ActionGuardTests {
         let settings = try Fixture.settings().setting("max_snoozes", to: String(maximum))
         var session: NightSession? = try Fixture.afterDose1(settings: settings)
         for index in 0..<maximum {
-            session = try NightRules.decide(NightAction(.snooze), session: session, context: Fixture.context(at: Fixture.minutes(150 + Double(index)), settings: settings)).session
+            session = try NightRules.decide(
+                NightAction(.snooze), session: session, context: Fixture.context(at: Fixture.minutes(150 + Double(index)), settings: settings)
+            ).session
         }
         let error = Fixture.refusal(NightAction(.snooze), session: session, at: Fixture.minutes(200), settings: settings)
         #expect(error == .snoozeLimit(maximum: maximum))
@@ -157,8 +162,9 @@ struct ActionGuardTests {
     @Test("undo removes the action done last even when two land in the same millisecond", arguments: [["z-1", "a-2"], ["a-1", "z-2"]])
     func undoSameMillisecond(ids: [String]) throws {
         let remaining = Mutex(ids)
-        let context = NightContext(now: Fixture.minutes(160), settings: Fixture.settings(), timeZone: nil,
-                                   makeID: { remaining.withLock { $0.isEmpty ? "x" : $0.removeFirst() } })
+        let context = NightContext(
+            now: Fixture.minutes(160), settings: Fixture.settings(), timeZone: nil,
+            makeID: { remaining.withLock { $0.isEmpty ? "x" : $0.removeFirst() } })
         let dose1 = try Fixture.afterDose1()
         let dose2 = try NightRules.decide(NightAction(.dose2), session: dose1, context: context).session
         let bathroom = try NightRules.decide(NightAction(.log(event: "bathroom")), session: dose2, context: context)
@@ -173,7 +179,9 @@ struct ActionGuardTests {
     func nothingToUndo() throws {
         #expect(Fixture.refusal(NightAction(.undo), session: nil, at: Fixture.dose1) == .nothingToUndo)
         var session = try Fixture.afterDose1()
-        session = SessionLifecycle.apply(SessionLifecycle.evaluate(session, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" }), to: session)
+        session = SessionLifecycle.apply(
+            SessionLifecycle.evaluate(session, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" }), to: session
+        )
         // The expiry is the newest event but a system one: undo reaches past it to Dose 1, which is too old.
         #expect(Fixture.refusal(NightAction(.undo), session: session, at: Fixture.minutes(300))?.code == .undoExpired)
     }
@@ -182,7 +190,8 @@ struct ActionGuardTests {
     func undoDose2() throws {
         let session = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
         #expect(ReminderPlan.plan(for: session, settings: Fixture.settings()).isEmpty)
-        let undone = try NightRules.decide(NightAction(.undo), session: session, context: Fixture.context(at: Fixture.minutes(160).addingTimeInterval(3))).session
+        let undone = try NightRules.decide(NightAction(.undo), session: session, context: Fixture.context(at: Fixture.minutes(160).addingTimeInterval(3)))
+            .session
         #expect(!ReminderPlan.plan(for: undone, settings: Fixture.settings()).isEmpty)
         #expect(NightFacts(undone.events).phase(at: Fixture.minutes(161)) == .active)
     }

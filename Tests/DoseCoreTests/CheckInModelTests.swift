@@ -14,9 +14,11 @@ struct CheckInModelTests {
         #expect(try Self.decode("{}") == MorningCheckIn())
     }
 
-    @Test("each of the five narcolepsy flags lowers the score by 5, and only once together", arguments: [
-        \MorningCheckIn.hadSleepParalysis, \.hadHallucinations, \.hadAutomaticBehavior, \.fellOutOfBed, \.hadConfusionOnWaking,
-    ])
+    @Test(
+        "each of the five narcolepsy flags lowers the score by 5, and only once together",
+        arguments: [
+            \MorningCheckIn.hadSleepParalysis, \.hadHallucinations, \.hadAutomaticBehavior, \.fellOutOfBed, \.hadConfusionOnWaking,
+        ])
     func narcolepsyFlags(flag: WritableKeyPath<MorningCheckIn, Bool> & Sendable) {
         var checkIn = MorningCheckIn()
         checkIn[keyPath: flag] = true
@@ -29,35 +31,43 @@ struct CheckInModelTests {
 
     @Test("deep-dive details imply their flag when read from JSON")
     func detailsImplyFlags() throws {
-        let checkIn = try Self.decode(#"{"physical_symptoms": {"pain_locations": ["lower_back"], "pain_severity": 4}, "respiratory_symptoms": {"cough": "dry"}}"#)
+        let checkIn = try Self.decode(
+            #"{"physical_symptoms": {"pain_locations": ["lower_back"], "pain_severity": 4}, "respiratory_symptoms": {"cough": "dry"}}"#)
         #expect(checkIn.hasPhysicalSymptoms)
         #expect(checkIn.hasRespiratorySymptoms)
         #expect(checkIn.wellnessScore == 43)
         #expect(try checkIn.validated().physical?.painLocations == [.lowerBack])
     }
 
-    @Test("unknown fields and unknown values are refused by name", arguments: [
-        (#"{"sleep_qualty": 3}"#, "sleep_qualty"), (#"{"mood": "ecstatic"}"#, ""), (#"{"sleep_environment": {"room_darkness": "pitch"}}"#, ""),
-    ])
+    @Test(
+        "unknown fields and unknown values are refused by name",
+        arguments: [
+            (#"{"sleep_qualty": 3}"#, "sleep_qualty"), (#"{"mood": "ecstatic"}"#, ""), (#"{"sleep_environment": {"room_darkness": "pitch"}}"#, ""),
+        ])
     func refusals(json: String, field: String) {
         do {
             _ = try Self.decode(json)
             Issue.record("accepted \(json)")
         } catch let error as DoseError {
-            guard case .invalidInput(let named, _, _) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .invalidInput(let named, _, _) = error else {
+                Issue.record("wrong error \(error)")
+                return
+            }
             #expect(named == field)
         } catch {
             #expect(field.isEmpty, "a value error is a DecodingError, reported by the caller")
         }
     }
 
-    @Test("environment follow-ups must agree with the aids chosen", arguments: [
-        (#"{"sleep_aids_used": ["none", "fan"]}"#, "sleep_aids_used"),
-        (#"{"sleep_aids_used": ["fan"], "screen_in_bed_minutes_bucket": "0_15"}"#, "screen_in_bed_minutes_bucket"),
-        (#"{"sleep_aids_used": ["fan"], "sound_type": "rain"}"#, "sound_type"),
-        (#"{"sleep_aids_used": ["fan"], "other_aid_text": "socks"}"#, "other_aid_text"),
-        (#"{"sleep_aids_used": ["other"], "other_aid_text": "a very long description of the socks I wore last night"}"#, "other_aid_text"),
-    ])
+    @Test(
+        "environment follow-ups must agree with the aids chosen",
+        arguments: [
+            (#"{"sleep_aids_used": ["none", "fan"]}"#, "sleep_aids_used"),
+            (#"{"sleep_aids_used": ["fan"], "screen_in_bed_minutes_bucket": "0_15"}"#, "screen_in_bed_minutes_bucket"),
+            (#"{"sleep_aids_used": ["fan"], "sound_type": "rain"}"#, "sound_type"),
+            (#"{"sleep_aids_used": ["fan"], "other_aid_text": "socks"}"#, "other_aid_text"),
+            (#"{"sleep_aids_used": ["other"], "other_aid_text": "a very long description of the socks I wore last night"}"#, "other_aid_text"),
+        ])
     func environment(json: String, field: String) throws {
         var checkIn = MorningCheckIn()
         checkIn.environment = try JSONDecoder().decode(SleepEnvironment.self, from: Data(json.utf8))

@@ -51,10 +51,15 @@ struct Dose2DecisionTests {
         }
     }
 
-    @Test("the early refusal says how long until the window opens and when", arguments: [(0.0, 150), (120, 30), (149, 1), (149.99, 1), (148.5, 2)] as [(Double, Int)])
+    @Test(
+        "the early refusal says how long until the window opens and when",
+        arguments: [(0.0, 150), (120, 30), (149, 1), (149.99, 1), (148.5, 2)] as [(Double, Int)])
     func earlyMessage(minutes: Double, until: Int) throws {
         let error = try #require(Fixture.refusal(NightAction(.dose2), session: try Fixture.afterDose1(), at: Fixture.minutes(minutes)))
-        guard case .windowNotOpen(let minutesUntil, let opensAt, let local) = error else { Issue.record("\(error)"); return }
+        guard case .windowNotOpen(let minutesUntil, let opensAt, let local) = error else {
+            Issue.record("\(error)")
+            return
+        }
         #expect(minutesUntil == until)
         #expect(opensAt == Fixture.minutes(150))
         #expect(local == "01:00")
@@ -67,9 +72,13 @@ struct Dose2DecisionTests {
     func afterExpiry() throws {
         var session = try Fixture.afterDose1()
         let now = Fixture.minutes(270)
-        session = SessionLifecycle.apply(SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+        session = SessionLifecycle.apply(
+            SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
         let skipped = Fixture.refusal(NightAction(.dose2), session: session, at: now)
-        guard case .dose2Skipped(_, _, let sleptThrough) = skipped else { Issue.record("\(String(describing: skipped))"); return }
+        guard case .dose2Skipped(_, _, let sleptThrough) = skipped else {
+            Issue.record("\(String(describing: skipped))")
+            return
+        }
         #expect(sleptThrough)
         #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.afterSkip]), session: session, at: now)?.code == .windowExceeded)
         let decision = try NightRules.decide(NightAction(.dose2, confirmations: [.afterSkip, .late]), session: session, context: Fixture.context(at: now))
@@ -81,7 +90,8 @@ struct Dose2DecisionTests {
     func backdatedDose2SupersedesExpiry() throws {
         var session = try Fixture.afterDose1()
         let now = Fixture.minutes(400)
-        session = SessionLifecycle.apply(SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+        session = SessionLifecycle.apply(
+            SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
         let decision = try NightRules.decide(NightAction(.dose2, at: Fixture.minutes(180)), session: session, context: Fixture.context(at: now))
         #expect(decision.removed.map(\.id) == [EventID(rawValue: "expiry")])
         #expect(decision.event?.occurredAt == Fixture.minutes(180))
@@ -115,7 +125,8 @@ struct Dose2DecisionTests {
         #expect(third.event?.kind == .extraDose)
         #expect(third.event?.metadata.doseIndex == 3)
         #expect(third.warnings.contains { $0.contains("Do not take any more") })
-        let fourth = try NightRules.decide(NightAction(.dose2, confirmations: [.extra]), session: third.session, context: Fixture.context(at: Fixture.minutes(180)))
+        let fourth = try NightRules.decide(
+            NightAction(.dose2, confirmations: [.extra]), session: third.session, context: Fixture.context(at: Fixture.minutes(180)))
         #expect(fourth.event?.metadata.doseIndex == 4)
         let facts = NightFacts(fourth.session.events)
         #expect(facts.dose2?.occurredAt == Fixture.minutes(160))

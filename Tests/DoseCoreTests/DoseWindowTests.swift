@@ -1,7 +1,7 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
 
 @Suite("Dose window phases (D2)")
 struct DoseWindowTests {
@@ -55,28 +55,34 @@ struct DoseWindowTests {
         #expect(DoseWindow.wholeMinutes(from: start, to: start.addingTimeInterval(seconds)) == expected)
     }
 
-    @Test("the one Dose 2 classifier: early below 150, late from 240, both boundaries on both sides", arguments: [
-        (0.0, true, false), (149.0, true, false), (149.99, true, false), (150.0, false, false), (224.0, false, false), (225.0, false, false),
-        (239.0, false, false), (239.99, false, false), (240.0, false, true), (269.0, false, true), (270.0, false, true),
-    ])
+    @Test(
+        "the one Dose 2 classifier: early below 150, late from 240, both boundaries on both sides",
+        arguments: [
+            (0.0, true, false), (149.0, true, false), (149.99, true, false), (150.0, false, false), (224.0, false, false), (225.0, false, false),
+            (239.0, false, false), (239.99, false, false), (240.0, false, true), (269.0, false, true), (270.0, false, true),
+        ])
     func classifyDose2(minutes: Double, early: Bool, late: Bool) {
         var metadata = EventMetadata()
         metadata.classifyDose2(at: Fixture.minutes(minutes), dose1: Fixture.dose1)
         #expect(metadata.isEarly == early && metadata.isLate == late)
     }
 
-    @Test("on time is ±10 minutes of the target, both ends included", arguments: [
-        (154, 165, false), (155, 165, true), (165, 165, true), (175, 165, true), (176, 165, false), (214, 225, false), (215, 225, true), (235, 225, true), (236, 225, false),
-    ])
+    @Test(
+        "on time is ±10 minutes of the target, both ends included",
+        arguments: [
+            (154, 165, false), (155, 165, true), (165, 165, true), (175, 165, true), (176, 165, false), (214, 225, false), (215, 225, true), (235, 225, true),
+            (236, 225, false),
+        ])
     func onTime(interval: Int, target: Int, onTime: Bool) {
         #expect(DoseWindow.isOnTime(intervalMinutes: interval, targetMinutes: target) == onTime)
     }
 
-    @Test("a natural wake is Dose 2 before the wake alarm with no snooze", arguments: [
-        (164.99, 0, true), (165.0, 0, false), (150.0, 1, false), (200.0, 0, false),
-    ])
+    @Test(
+        "a natural wake is Dose 2 before the wake alarm with no snooze",
+        arguments: [
+            (164.99, 0, true), (165.0, 0, false), (150.0, 1, false), (200.0, 0, false),
+        ])
     func naturalWake(minutes: Double, snoozes: Int, natural: Bool) {
         #expect(DoseWindow.isNaturalWake(dose1: Fixture.dose1, dose2: Fixture.minutes(minutes), targetMinutes: 165, snoozes: snoozes) == natural)
     }
 }
-

@@ -1,6 +1,6 @@
 import DoseCore
-import Foundation
 import DoseTestSupport
+import Foundation
 
 /// Named instants and a small builder for nights, all in explicit zones.
 enum Fixture {
@@ -21,12 +21,15 @@ enum Fixture {
     }
 
     /// Applies actions in order, each at its own instant; fails the test on a refusal.
-    static func night(_ steps: [(NightAction.Kind, Date)], confirm: Set<ConfirmKind> = [], settings: DoseSettings = settings(),
-                      zone: TimeZone? = nil, ids: TestClock = TestClock(dose1)) throws -> NightSession? {
+    static func night(
+        _ steps: [(NightAction.Kind, Date)], confirm: Set<ConfirmKind> = [], settings: DoseSettings = settings(),
+        zone: TimeZone? = nil, ids: TestClock = TestClock(dose1)
+    ) throws -> NightSession? {
         var session: NightSession?
         for (kind, instant) in steps {
-            let decision = try NightRules.decide(NightAction(kind, confirmations: confirm), session: session,
-                                                 context: context(at: instant, settings: settings, zone: zone, ids: ids))
+            let decision = try NightRules.decide(
+                NightAction(kind, confirmations: confirm), session: session,
+                context: context(at: instant, settings: settings, zone: zone, ids: ids))
             session = decision.session
         }
         return session

@@ -1,7 +1,7 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
 
 @Suite("Session lifecycle: expiry, cutoff, prep rollover (D3, D12, §3.2)")
 struct LifecycleTests {
@@ -9,7 +9,9 @@ struct LifecycleTests {
         SessionLifecycle.evaluate(session, now: now, settings: settings, timeZone: settings.timeZone, makeID: { "sys" })
     }
 
-    @Test("sleep-through expiry: none at 269.99 min, recorded at 270 stamped at Dose 1 + 270", arguments: [(269.99, false), (270, true), (271, true)] as [(Double, Bool)])
+    @Test(
+        "sleep-through expiry: none at 269.99 min, recorded at 270 stamped at Dose 1 + 270",
+        arguments: [(269.99, false), (270, true), (271, true)] as [(Double, Bool)])
     func expiry(minutes: Double, expires: Bool) throws {
         let update = evaluate(try Fixture.afterDose1(), at: Fixture.minutes(minutes))
         #expect((update.expiry != nil) == expires)
@@ -34,9 +36,11 @@ struct LifecycleTests {
     }
 
     // Dose 1 at 22:30 on 10 March; first 07:00 after it is 11 March 07:00; cutoff 4 h later.
-    @Test("missed check-in cutoff: wake time after the start plus the cutoff hours", arguments: [
-        ((2026, 3, 11, 10, 59), nil), ((2026, 3, 11, 11, 0), EndReason.missedCheckinCutoff), ((2026, 3, 11, 15, 0), .missedCheckinCutoff),
-    ] as [((Int, Int, Int, Int, Int), EndReason?)])
+    @Test(
+        "missed check-in cutoff: wake time after the start plus the cutoff hours",
+        arguments: [
+            ((2026, 3, 11, 10, 59), nil), ((2026, 3, 11, 11, 0), EndReason.missedCheckinCutoff), ((2026, 3, 11, 15, 0), .missedCheckinCutoff),
+        ] as [((Int, Int, Int, Int, Int), EndReason?)])
     func cutoff(now: (Int, Int, Int, Int, Int), reason: EndReason?) throws {
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(165))]))
         let update = evaluate(taken, at: WallClock.date(now.0, now.1, now.2, now.3, now.4))
@@ -58,7 +62,8 @@ struct LifecycleTests {
     func afterMidnightStart() throws {
         let start = WallClock.date(2026, 3, 11, 1, 0)
         let session = try Fixture.afterDose1(at: start)
-        #expect(SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork) == WallClock.date(2026, 3, 11, 11, 0))
+        #expect(
+            SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork) == WallClock.date(2026, 3, 11, 11, 0))
     }
 
     @Test("prep rollover: a session started before today's prep time closes at it")
@@ -74,16 +79,18 @@ struct LifecycleTests {
 
     /// Found by the property test: "today's prep time" read after midnight is tomorrow's, so an afternoon session
     /// first looked at at 00:30 stayed open and tonight's Dose 1 was refused as "already taken".
-    @Test("the close does not depend on when it is observed: an afternoon session looked at after midnight closed at 18:00",
-          arguments: [(2026, 3, 11, 18, 0), (2026, 3, 11, 23, 59), (2026, 3, 12, 0, 30), (2026, 3, 12, 10, 59), (2026, 3, 12, 15, 0)])
+    @Test(
+        "the close does not depend on when it is observed: an afternoon session looked at after midnight closed at 18:00",
+        arguments: [(2026, 3, 11, 18, 0), (2026, 3, 11, 23, 59), (2026, 3, 12, 0, 30), (2026, 3, 12, 10, 59), (2026, 3, 12, 15, 0)])
     func closeIndependentOfObservation(now: (Int, Int, Int, Int, Int)) throws {
         let session = try #require(try Fixture.night([(.log(event: "nap_start"), WallClock.date(2026, 3, 11, 14, 0))]))
         let update = evaluate(session, at: WallClock.date(now.0, now.1, now.2, now.3, now.4))
         #expect(update.closure?.reason == .prepRollover)
         #expect(update.closure?.endedAt == WallClock.date(2026, 3, 11, 18, 0))
         let closed = SessionLifecycle.apply(update, to: session)
-        let tonight = try NightRules.decide(NightAction(.dose1), session: closed.isOpen ? closed : nil,
-                                            context: Fixture.context(at: WallClock.date(now.0, now.1, now.2, now.3, now.4)))
+        let tonight = try NightRules.decide(
+            NightAction(.dose1), session: closed.isOpen ? closed : nil,
+            context: Fixture.context(at: WallClock.date(now.0, now.1, now.2, now.3, now.4)))
         #expect(tonight.startedSession)
     }
 
@@ -161,11 +168,13 @@ struct LifecycleTests {
 
 @Suite("Time-zone travel (SPEC §3.6)")
 struct TimeZoneTravelTests {
-    @Test("shift wording", arguments: [
-        (0, 180, "Timezone shifted 3 hours east"), (0, -90, "Timezone shifted 1 hour 30 minutes west"), (0, 60, "Timezone shifted 1 hour east"),
-        (0, 30, "Timezone shifted 30 minutes east"), (0, 1, "Timezone shifted 1 minute east"), (-300, -360, "Timezone shifted 1 hour west"),
-        (60, 60, nil), (330, 345, "Timezone shifted 15 minutes east"),
-    ] as [(Int, Int, String?)])
+    @Test(
+        "shift wording",
+        arguments: [
+            (0, 180, "Timezone shifted 3 hours east"), (0, -90, "Timezone shifted 1 hour 30 minutes west"), (0, 60, "Timezone shifted 1 hour east"),
+            (0, 30, "Timezone shifted 30 minutes east"), (0, 1, "Timezone shifted 1 minute east"), (-300, -360, "Timezone shifted 1 hour west"),
+            (60, 60, nil), (330, 345, "Timezone shifted 15 minutes east"),
+        ] as [(Int, Int, String?)])
     func wording(from: Int, to: Int, text: String?) {
         #expect(TimeZoneShift.describe(fromOffsetMinutes: from, toOffsetMinutes: to) == text)
     }
@@ -192,7 +201,8 @@ struct TimeZoneTravelTests {
     @Test("a DST change inside one zone is not travel")
     func dstIsNotTravel() throws {
         let dose1 = WallClock.date(2026, 10, 31, 23, 30)
-        let status = NightStatus.derive(session: try Fixture.afterDose1(at: dose1), at: dose1.addingTimeInterval(200 * 60), settings: Fixture.settings(), timeZone: Fixture.newYork)
+        let status = NightStatus.derive(
+            session: try Fixture.afterDose1(at: dose1), at: dose1.addingTimeInterval(200 * 60), settings: Fixture.settings(), timeZone: Fixture.newYork)
         #expect(status.warnings.isEmpty)
         #expect(status.minutesSinceDose1 == 200)
     }

@@ -1,16 +1,17 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
 
 @Suite("Corrections to the past (NightEdits)")
 struct NightEditsTests {
     /// A closed night: Dose 1 at 22:30, Dose 2 at +165, a bathroom trip at +60, check-in at +540.
     static func closedNight() throws -> NightSession {
-        var session = try #require(try Fixture.night([
-            (.dose1, Fixture.dose1), (.log(event: "bathroom"), Fixture.minutes(60)), (.dose2, Fixture.minutes(165)),
-            (.checkIn(MorningCheckIn()), Fixture.minutes(540)),
-        ]))
+        var session = try #require(
+            try Fixture.night([
+                (.dose1, Fixture.dose1), (.log(event: "bathroom"), Fixture.minutes(60)), (.dose2, Fixture.minutes(165)),
+                (.checkIn(MorningCheckIn()), Fixture.minutes(540)),
+            ]))
         session.endedAt = Fixture.minutes(540)
         return session
     }
@@ -21,7 +22,9 @@ struct NightEditsTests {
         try #require(session.events.first { $0.kind == kind })
     }
 
-    @Test("moving Dose 2 re-flags it: 149.99 min early, 150 inside, 240 late", arguments: [(149.99, true, false), (150, false, false), (239.99, false, false), (240, false, true)])
+    @Test(
+        "moving Dose 2 re-flags it: 149.99 min early, 150 inside, 240 late",
+        arguments: [(149.99, true, false), (150, false, false), (239.99, false, false), (240, false, true)])
     func reflagDose2(minutes: Double, early: Bool, late: Bool) throws {
         let session = try Self.closedNight()
         let dose2 = try Self.event(.dose2, in: session)
@@ -54,8 +57,12 @@ struct NightEditsTests {
     func boundaries() throws {
         let session = try Self.closedNight()
         let bathroom = try Self.event(.sleep(.bathroom), in: session)
-        #expect(throws: DoseError.self) { try NightEdits.edit(bathroom.id, in: session, occurredAt: WallClock.date(2026, 3, 10, 17, 59), note: nil, context: Self.context()) }
-        #expect(throws: DoseError.self) { try NightEdits.edit(bathroom.id, in: session, occurredAt: Fixture.minutes(601.01), note: nil, context: Self.context()) }
+        #expect(throws: DoseError.self) {
+            try NightEdits.edit(bathroom.id, in: session, occurredAt: WallClock.date(2026, 3, 10, 17, 59), note: nil, context: Self.context())
+        }
+        #expect(throws: DoseError.self) {
+            try NightEdits.edit(bathroom.id, in: session, occurredAt: Fixture.minutes(601.01), note: nil, context: Self.context())
+        }
         let ok = try NightEdits.edit(bathroom.id, in: session, occurredAt: WallClock.date(2026, 3, 10, 18, 0), note: "moved", context: Self.context())
         #expect(ok.after?.note == "moved")
     }
@@ -73,7 +80,9 @@ struct NightEditsTests {
     @Test("deleting: tonight's Dose 1 never; a past Dose 1 only after the doses counted from it")
     func deleting() throws {
         let open = try Fixture.afterDose1()
-        #expect(throws: DoseError.self) { try NightEdits.delete(try Self.event(.dose1, in: open).id, in: open, context: Fixture.context(at: Fixture.minutes(5))) }
+        #expect(throws: DoseError.self) {
+            try NightEdits.delete(try Self.event(.dose1, in: open).id, in: open, context: Fixture.context(at: Fixture.minutes(5)))
+        }
         var session = try Self.closedNight()
         #expect(throws: DoseError.self) { try NightEdits.delete(try Self.event(.dose1, in: session).id, in: session, context: Self.context()) }
         session = try NightEdits.delete(try Self.event(.dose2, in: session).id, in: session, context: Self.context()).session
@@ -83,12 +92,15 @@ struct NightEditsTests {
 
     @Test("naps stay paired after a correction")
     func naps() throws {
-        let session = try #require(try Fixture.night([
-            (.log(event: "nap_start"), WallClock.date(2026, 3, 11, 13, 0)), (.log(event: "nap_end"), WallClock.date(2026, 3, 11, 14, 0)),
-        ]))
+        let session = try #require(
+            try Fixture.night([
+                (.log(event: "nap_start"), WallClock.date(2026, 3, 11, 13, 0)), (.log(event: "nap_end"), WallClock.date(2026, 3, 11, 14, 0)),
+            ]))
         let end = try Self.event(.sleep(.napEnd), in: session)
         let context = Fixture.context(at: WallClock.date(2026, 3, 11, 15, 0))
-        #expect(throws: DoseError.self) { try NightEdits.edit(end.id, in: session, occurredAt: WallClock.date(2026, 3, 11, 12, 0), note: nil, context: context) }
+        #expect(throws: DoseError.self) {
+            try NightEdits.edit(end.id, in: session, occurredAt: WallClock.date(2026, 3, 11, 12, 0), note: nil, context: context)
+        }
         #expect(throws: DoseError.self) { try NightEdits.delete(try Self.event(.sleep(.napStart), in: session).id, in: session, context: context) }
         #expect(try NightEdits.delete(end.id, in: session, context: context).after == nil)
     }

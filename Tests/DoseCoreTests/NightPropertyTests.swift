@@ -1,8 +1,8 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import PropertyBased
 import Testing
-import DoseTestSupport
 
 /// Invariants that must hold for every sequence of actions and times, not just the ones we thought of.
 @Suite("Night invariants for any sequence of actions")
@@ -41,8 +41,10 @@ struct NightPropertyTests {
     static let maxSnoozes = Gen.int(in: 1...5)
 
     /// Runs a generated night; calls `inspect` with the session before and after each step and the step's result.
-    static func run(_ actions: [Int], _ gaps: [Int], _ confirms: [Int], maxSnoozes: Int,
-                    inspect: (NightSession?, Result<Decision, DoseError>, Date, DoseSettings) -> Void) throws -> NightSession? {
+    static func run(
+        _ actions: [Int], _ gaps: [Int], _ confirms: [Int], maxSnoozes: Int,
+        inspect: (NightSession?, Result<Decision, DoseError>, Date, DoseSettings) -> Void
+    ) throws -> NightSession? {
         let settings = try Fixture.settings().setting("max_snoozes", to: String(maxSnoozes))
         let ids = TestClock(Fixture.dose1)
         var now = Fixture.dose1
@@ -51,7 +53,8 @@ struct NightPropertyTests {
             now = now.addingTimeInterval(TimeInterval(gaps[index]))
             let step = Step(action: action, secondsLater: gaps[index], confirm: confirms[index])
             if let open = session {
-                session = SessionLifecycle.apply(SessionLifecycle.evaluate(open, now: now, settings: settings, timeZone: Fixture.newYork, makeID: { ids.nextID() }), to: open)
+                session = SessionLifecycle.apply(
+                    SessionLifecycle.evaluate(open, now: now, settings: settings, timeZone: Fixture.newYork, makeID: { ids.nextID() }), to: open)
                 if session?.isOpen == false { session = nil }
             }
             let context = Fixture.context(at: now, settings: settings, ids: ids)
@@ -116,17 +119,22 @@ struct NightPropertyTests {
                 index += 1
             }
             // Same steps at the same instants, minus the refused ones: each removed step's gap moves to the next step.
-            var keptActions: [Int] = [], keptGaps: [Int] = [], keptConfirms: [Int] = []
+            var keptActions: [Int] = []
+            var keptGaps: [Int] = []
+            var keptConfirms: [Int] = []
             var carried = 0
             for position in actions.indices {
                 carried += gaps[position]
                 if refused.contains(position) { continue }
-                keptActions.append(actions[position]); keptGaps.append(carried); keptConfirms.append(confirms[position])
+                keptActions.append(actions[position])
+                keptGaps.append(carried)
+                keptConfirms.append(confirms[position])
                 carried = 0
             }
             var withoutRefusals: [[String]] = []
             var refusedAgain = 0
-            _ = try? Self.run(keptActions, keptGaps + Array(repeating: 0, count: 30), keptConfirms + Array(repeating: 0, count: 30), maxSnoozes: max) { _, result, _, _ in
+            _ = try? Self.run(keptActions, keptGaps + Array(repeating: 0, count: 30), keptConfirms + Array(repeating: 0, count: 30), maxSnoozes: max) {
+                _, result, _, _ in
                 switch result {
                 case .success(let decision): withoutRefusals.append(Self.signature(decision))
                 case .failure: refusedAgain += 1

@@ -1,7 +1,7 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
 
 @Suite("Status of a night (SPEC §5.1)")
 struct NightStatusTests {
@@ -71,12 +71,14 @@ struct NightStatusTests {
         #expect(view.primaryAction == PrimaryAction.none)
         #expect(!view.canSkip && view.skipBlockedReason != nil)
 
-        session = try NightRules.decide(NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), ids: ids)).session
+        session = try NightRules.decide(NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), ids: ids))
+            .session
         session = try NightRules.decide(NightAction(.wake), session: session, context: Fixture.context(at: Fixture.minutes(520), ids: ids)).session
         view = status(session, at: 521)
         #expect(view.phase == .finalizing && view.primaryAction == .checkIn && view.outcome == .dose2Taken)
 
-        let decision = try NightRules.decide(NightAction(.checkIn(MorningCheckIn())), session: session, context: Fixture.context(at: Fixture.minutes(530), ids: ids))
+        let decision = try NightRules.decide(
+            NightAction(.checkIn(MorningCheckIn())), session: session, context: Fixture.context(at: Fixture.minutes(530), ids: ids))
         view = status(decision.session, at: 531)
         #expect(view.phase == .completed && view.primaryAction == PrimaryAction.none && view.checkedIn)
         #expect(decision.session.events.count == 6)
@@ -90,7 +92,8 @@ struct NightStatusTests {
         #expect(status(session, at: 245).warnings.contains { $0.contains("closed") })
         let early = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(100))], confirm: [.early]))
         #expect(status(early, at: 101).warnings.contains { $0.contains("early") })
-        let extra = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160)), (.dose2, Fixture.minutes(170))], confirm: [.extra]))
+        let extra = try #require(
+            try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160)), (.dose2, Fixture.minutes(170))], confirm: [.extra]))
         let view = status(extra, at: 171)
         #expect(view.extraDoseCount == 1)
         #expect(view.warnings.contains { $0.contains("extra dose") })

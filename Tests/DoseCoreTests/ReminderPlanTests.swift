@@ -11,22 +11,24 @@ struct ReminderPlanTests {
     @Test("default target 165: every alarm at its offset, in order")
     func defaultPlan() throws {
         let plan = ReminderPlan.plan(for: try Fixture.afterDose1(), settings: Fixture.settings())
-        #expect(offsets(plan) == [
-            "window_open@150.0", "pre_alarm@160.0", "wake_alarm@165.0", "follow_up_1@167.0", "follow_up_2@169.0",
-            "follow_up_3@171.0", "warning_30_min@210.0", "warning_15_min@225.0", "warning_5_min@235.0",
-            "warning_2_min@238.0", "warning_30_sec@239.5", "window_expired@240.0",
-        ])
+        #expect(
+            offsets(plan) == [
+                "window_open@150.0", "pre_alarm@160.0", "wake_alarm@165.0", "follow_up_1@167.0", "follow_up_2@169.0",
+                "follow_up_3@171.0", "warning_30_min@210.0", "warning_15_min@225.0", "warning_5_min@235.0",
+                "warning_2_min@238.0", "warning_30_sec@239.5", "window_expired@240.0",
+            ])
     }
 
     @Test("target 225: the wake alarm merges with the 15-minute warning, keeping the more urgent")
     func target225() throws {
         let settings = try Fixture.settings().setting("target_interval", to: "225")
         let plan = ReminderPlan.plan(for: try Fixture.afterDose1(settings: settings), settings: settings)
-        #expect(offsets(plan) == [
-            "window_open@150.0", "warning_30_min@210.0", "pre_alarm@220.0", "warning_15_min@225.0", "follow_up_1@227.0",
-            "follow_up_2@229.0", "follow_up_3@231.0", "warning_5_min@235.0", "warning_2_min@238.0", "warning_30_sec@239.5",
-            "window_expired@240.0",
-        ])
+        #expect(
+            offsets(plan) == [
+                "window_open@150.0", "warning_30_min@210.0", "pre_alarm@220.0", "warning_15_min@225.0", "follow_up_1@227.0",
+                "follow_up_2@229.0", "follow_up_3@231.0", "warning_5_min@235.0", "warning_2_min@238.0", "warning_30_sec@239.5",
+                "window_expired@240.0",
+            ])
     }
 
     @Test("target 210: the wake alarm outranks the 30-minute warning")
@@ -81,7 +83,9 @@ struct ReminderPlanTests {
         ] {
             #expect(ReminderPlan.plan(for: try Fixture.night(steps), settings: settings).isEmpty)
         }
-        let expired = SessionLifecycle.apply(SessionLifecycle.evaluate(try Fixture.afterDose1(), now: Fixture.minutes(270), settings: settings, timeZone: Fixture.newYork, makeID: { "e" }), to: try Fixture.afterDose1())
+        let expired = SessionLifecycle.apply(
+            SessionLifecycle.evaluate(try Fixture.afterDose1(), now: Fixture.minutes(270), settings: settings, timeZone: Fixture.newYork, makeID: { "e" }),
+            to: try Fixture.afterDose1())
         #expect(ReminderPlan.plan(for: expired, settings: settings).isEmpty)
         let off = try settings.setting("reminders_enabled", to: "false")
         #expect(ReminderPlan.plan(for: try Fixture.afterDose1(), settings: off).isEmpty)
@@ -94,7 +98,9 @@ struct ReminderPlanTests {
         #expect(ReminderPlan.plan(for: undone, settings: Fixture.settings()).isEmpty)
     }
 
-    @Test("next reminder is the first at or after now", arguments: [(0.0, ReminderKind.windowOpen), (150, .windowOpen), (150.01, .preAlarm), (239.6, .windowExpired)])
+    @Test(
+        "next reminder is the first at or after now",
+        arguments: [(0.0, ReminderKind.windowOpen), (150, .windowOpen), (150.01, .preAlarm), (239.6, .windowExpired)])
     func next(minutes: Double, kind: ReminderKind) throws {
         #expect(ReminderPlan.next(for: try Fixture.afterDose1(), settings: Fixture.settings(), after: Fixture.minutes(minutes))?.kind == kind)
     }

@@ -32,8 +32,9 @@ struct SafetyAcrossNightsTests {
         }
     }
 
-    @Test("every oxybate dose counts; a skip, a snooze or a sleep event does not",
-          arguments: [(EventKind.dose1, true), (.dose2, true), (.extraDose, true), (.dose2Skipped, false), (.snooze, false), (.sleep(.bathroom), false)])
+    @Test(
+        "every oxybate dose counts; a skip, a snooze or a sleep event does not",
+        arguments: [(EventKind.dose1, true), (.dose2, true), (.extraDose, true), (.dose2Skipped, false), (.snooze, false), (.sleep(.bathroom), false)])
     func whichEvents(kind: EventKind, counts: Bool) {
         let result = dose1(at: 60, near: kind)
         if counts { #expect(throws: DoseError.self) { try result.get() } } else { #expect(throws: Never.self) { try result.get() } }
@@ -50,21 +51,28 @@ struct SafetyAcrossNightsTests {
         }
     }
 
-    @Test("the refusal words how far apart the two doses are: before, the same minute, after", arguments: [
-        (35.0, "35 min before this Dose 1"), (0.4, "the same minute as this Dose 1"), (-20.0, "20 min after this Dose 1's time"),
-    ])
+    @Test(
+        "the refusal words how far apart the two doses are: before, the same minute, after",
+        arguments: [
+            (35.0, "35 min before this Dose 1"), (0.4, "the same minute as this Dose 1"), (-20.0, "20 min after this Dose 1's time"),
+        ])
     func apartInWords(minutes: Double, words: String) throws {
         var context = Fixture.context(at: Fixture.minutes(max(minutes, 0) + 30))
         context.nearbyDoses = [RecordedDose(kind: .dose2, at: Fixture.dose1)]
         let action = NightAction(.dose1, at: Fixture.minutes(minutes))
         let result = Result { () throws(DoseError) in try NightRules.decide(action, session: nil, context: context) }
-        guard case .failure(let error) = result else { Issue.record("Dose 1 \(minutes) min from Dose 2 was allowed"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("Dose 1 \(minutes) min from Dose 2 was allowed")
+            return
+        }
         #expect(error.message.contains("Dose 2 was taken at 22:30, \(words)."), "\(error.message)")
     }
 
-    @Test("D15: a tap within 2 s of the person's last action does nothing; at 2 s it counts", arguments: [
-        (0.0, true), (1.0, true), (1.999, true), (2.0, false), (5.0, false),
-    ])
+    @Test(
+        "D15: a tap within 2 s of the person's last action does nothing; at 2 s it counts",
+        arguments: [
+            (0.0, true), (1.0, true), (1.999, true), (2.0, false), (5.0, false),
+        ])
     func tapSettles(secondsAfter: Double, settling: Bool) throws {
         let night = try Fixture.night([(.dose1, Fixture.dose1)])
         let until = NightStatus.tapSettlesUntil(night, at: Fixture.dose1.addingTimeInterval(secondsAfter))
@@ -97,8 +105,9 @@ struct SafetyAcrossNightsTests {
         NightStatus.derive(session: session, at: Fixture.minutes(minutes), settings: Fixture.settings(), timeZone: Fixture.newYork)
     }
 
-    @Test("after Dose 2, a skip or an expiry the primary action is never Wake Up",
-          arguments: [NightAction.Kind.dose2, .skip(reason: nil)])
+    @Test(
+        "after Dose 2, a skip or an expiry the primary action is never Wake Up",
+        arguments: [NightAction.Kind.dose2, .skip(reason: nil)])
     func neverWakeUp(kind: NightAction.Kind) throws {
         let session = try #require(try Fixture.night([(.dose1, Fixture.dose1), (kind, Fixture.minutes(170))]))
         for minutes in [170.0, 171, 289, 290, 600] {

@@ -1,7 +1,7 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
 
 @Suite("Session keys and rollover (SPEC §3.2)")
 struct SessionKeyTests {
@@ -66,21 +66,28 @@ struct SessionKeyTests {
         #expect(SessionKey(for: instant, in: Fixture.newYork).description == "2026-11-21")
         #expect(SessionKey(for: instant, in: Fixture.paris).description == "2026-11-21")
         #expect(SessionKey(for: instant, in: Fixture.tokyo).description == "2026-11-21")
-        let later = instant.addingTimeInterval(10 * 3600) // 09:30 UTC: 04:30 NY, 10:30 Paris, 18:30 Tokyo
+        let later = instant.addingTimeInterval(10 * 3600)  // 09:30 UTC: 04:30 NY, 10:30 Paris, 18:30 Tokyo
         #expect(SessionKey(for: later, in: Fixture.newYork).description == "2026-11-21")
         #expect(SessionKey(for: later, in: Fixture.tokyo).description == "2026-11-22")
     }
 
-    @Test("parsing accepts real dates only", arguments: [("2026-02-28", true), ("2028-02-29", true), ("2026-02-29", false), ("2026-13-01", false), ("26-01-01", false), ("2026-1-01", false), ("garbage", false)])
+    @Test(
+        "parsing accepts real dates only",
+        arguments: [
+            ("2026-02-28", true), ("2028-02-29", true), ("2026-02-29", false), ("2026-13-01", false), ("26-01-01", false), ("2026-1-01", false),
+            ("garbage", false),
+        ])
     func parsing(text: String, valid: Bool) {
         #expect((SessionKey(parsing: text) != nil) == valid)
         if valid { #expect(SessionKey(parsing: text)?.description == text) }
     }
 
-    @Test("next rollover is the next local 18:00 strictly after", arguments: [
-        ((2026, 11, 21, 17, 59), (2026, 11, 21)), ((2026, 11, 21, 18, 0), (2026, 11, 22)), ((2026, 11, 21, 23, 0), (2026, 11, 22)),
-        ((2026, 3, 7, 19, 0), (2026, 3, 8)), ((2026, 10, 31, 19, 0), (2026, 11, 1)),
-    ] as [((Int, Int, Int, Int, Int), (Int, Int, Int))])
+    @Test(
+        "next rollover is the next local 18:00 strictly after",
+        arguments: [
+            ((2026, 11, 21, 17, 59), (2026, 11, 21)), ((2026, 11, 21, 18, 0), (2026, 11, 22)), ((2026, 11, 21, 23, 0), (2026, 11, 22)),
+            ((2026, 3, 7, 19, 0), (2026, 3, 8)), ((2026, 10, 31, 19, 0), (2026, 11, 1)),
+        ] as [((Int, Int, Int, Int, Int), (Int, Int, Int))])
     func nextRollover(from: (Int, Int, Int, Int, Int), expected: (Int, Int, Int)) {
         let start = WallClock.date(from.0, from.1, from.2, from.3, from.4)
         let next = SessionKey.nextRollover(after: start, in: Fixture.newYork)

@@ -48,7 +48,9 @@ struct SettingsTests {
         #expect(rows.first { $0.key == "time_zone" }?.value == "America/New_York")
     }
 
-    @Test("clock times parse strictly", arguments: [("00:00", true), ("23:59", true), ("7:00", true), ("24:00", false), ("12:60", false), ("12", false), ("", false), ("ab:cd", false)])
+    @Test(
+        "clock times parse strictly",
+        arguments: [("00:00", true), ("23:59", true), ("7:00", true), ("24:00", false), ("12:60", false), ("12", false), ("", false), ("ab:cd", false)])
     func clockTime(text: String, valid: Bool) {
         #expect((ClockTime(parsing: text) != nil) == valid)
     }
@@ -87,15 +89,18 @@ struct MedicationTests {
         }
     }
 
-    @Test("same medication within 5 minutes either way is a duplicate; exactly 5 is not", arguments: [
-        (-299.999, true), (-240, true), (0, true), (240, true), (299.999, true), (300, false), (-300, false), (3600, false),
-    ] as [(Double, Bool)])
+    @Test(
+        "same medication within 5 minutes either way is a duplicate; exactly 5 is not",
+        arguments: [
+            (-299.999, true), (-240, true), (0, true), (240, true), (299.999, true), (300, false), (-300, false), (3600, false),
+        ] as [(Double, Bool)])
     func duplicate(secondsApart: Double, duplicate: Bool) throws {
         let medication = try MedicationCatalogue.medication(id: "adderall_ir")
         let existing = Fixture.dose1
         let check = { (confirm: Set<ConfirmKind>) throws(DoseError) in
-            try MedicationCatalogue.checkDuplicate(medication, at: existing.addingTimeInterval(secondsApart), existing: [existing],
-                                                   confirmations: confirm, timeZone: Fixture.newYork)
+            try MedicationCatalogue.checkDuplicate(
+                medication, at: existing.addingTimeInterval(secondsApart), existing: [existing],
+                confirmations: confirm, timeZone: Fixture.newYork)
         }
         if duplicate {
             #expect(throws: DoseError.self) { try check([]) }
@@ -124,7 +129,10 @@ struct ErrorTaxonomyTests {
         (.sessionFinalizing(wokeAt: Fixture.dose1, localTime: "07:00"), "409_SESSION_FINALIZING", 409, 1),
         (.napState(problem: "open"), "409_NAP_STATE", 409, 1),
         (.duplicateMedication(name: "Adderall", otherAt: Fixture.dose1, localTime: "08:00", minutesApart: 2), "409_DUPLICATE_MEDICATION", 409, 1),
-        (.recentDose(dose: "Dose 2", at: Fixture.dose1, localTime: "22:30", minutesApart: 35, allowedFrom: Fixture.minutes(480), allowedLocalTime: "06:30"), "409_RECENT_DOSE", 409, 1),
+        (
+            .recentDose(dose: "Dose 2", at: Fixture.dose1, localTime: "22:30", minutesApart: 35, allowedFrom: Fixture.minutes(480), allowedLocalTime: "06:30"),
+            "409_RECENT_DOSE", 409, 1
+        ),
         (.tooLarge(what: "Import", limit: "50 MB"), "413_TOO_LARGE", 413, 65),
         (.dose1Required, "422_DOSE1_REQUIRED", 422, 1),
         (.windowNotOpen(minutesUntilOpen: 5, opensAt: Fixture.dose1, localTime: "01:00"), "422_WINDOW_NOT_OPEN", 422, 1),
@@ -169,13 +177,15 @@ struct ErrorTaxonomyTests {
 
 @Suite("Morning check-in (SPEC §3.5)")
 struct CheckInTests {
-    @Test("wellness score", arguments: [
-        (3, FeelRested.moderate, 5, Mood.neutral, 3, false, false, false, 58),
-        (5, .veryWell, 10, .great, 5, false, false, false, 100),
-        (1, .notAtAll, 1, .veryLow, 1, true, true, true, 0),
-        (5, .veryWell, 10, .great, 5, true, true, true, 80),
-        (4, .well, 7, .good, 4, false, true, false, 73),
-    ] as [(Int, FeelRested, Int, Mood, Int, Bool, Bool, Bool, Int)])
+    @Test(
+        "wellness score",
+        arguments: [
+            (3, FeelRested.moderate, 5, Mood.neutral, 3, false, false, false, 58),
+            (5, .veryWell, 10, .great, 5, false, false, false, 100),
+            (1, .notAtAll, 1, .veryLow, 1, true, true, true, 0),
+            (5, .veryWell, 10, .great, 5, true, true, true, 80),
+            (4, .well, 7, .good, 4, false, true, false, 73),
+        ] as [(Int, FeelRested, Int, Mood, Int, Bool, Bool, Bool, Int)])
     func wellness(quality: Int, rested: FeelRested, clarity: Int, mood: Mood, readiness: Int, physical: Bool, respiratory: Bool, narcolepsy: Bool, score: Int) {
         var checkIn = MorningCheckIn()
         checkIn.sleepQuality = quality
@@ -189,7 +199,12 @@ struct CheckInTests {
         #expect(checkIn.wellnessScore == score)
     }
 
-    @Test("out-of-range fields are refused by name", arguments: [(0, 5, 3, "sleep_quality"), (6, 5, 3, "sleep_quality"), (3, 0, 3, "mental_clarity"), (3, 11, 3, "mental_clarity"), (3, 5, 0, "readiness_for_day"), (3, 5, 6, "readiness_for_day")])
+    @Test(
+        "out-of-range fields are refused by name",
+        arguments: [
+            (0, 5, 3, "sleep_quality"), (6, 5, 3, "sleep_quality"), (3, 0, 3, "mental_clarity"), (3, 11, 3, "mental_clarity"), (3, 5, 0, "readiness_for_day"),
+            (3, 5, 6, "readiness_for_day"),
+        ])
     func invalid(quality: Int, clarity: Int, readiness: Int, field: String) {
         var checkIn = MorningCheckIn()
         checkIn.sleepQuality = quality
@@ -214,10 +229,12 @@ struct FormattingTests {
         #expect(ISO8601.string(date) == text)
     }
 
-    @Test("offsets and missing fractions are accepted; garbage is not", arguments: [
-        ("2026-11-22T01:30:00-05:00", "2026-11-22T06:30:00.000Z"), ("2026-11-22T06:30:00Z", "2026-11-22T06:30:00.000Z"),
-        ("2026-11-22T07:30:00.5+01:00", "2026-11-22T06:30:00.500Z"),
-    ])
+    @Test(
+        "offsets and missing fractions are accepted; garbage is not",
+        arguments: [
+            ("2026-11-22T01:30:00-05:00", "2026-11-22T06:30:00.000Z"), ("2026-11-22T06:30:00Z", "2026-11-22T06:30:00.000Z"),
+            ("2026-11-22T07:30:00.5+01:00", "2026-11-22T06:30:00.500Z"),
+        ])
     func parsing(text: String, expected: String) throws {
         #expect(ISO8601.string(try #require(ISO8601.parse(text))) == expected)
     }
@@ -227,10 +244,12 @@ struct FormattingTests {
         #expect(ISO8601.parse(text) == nil)
     }
 
-    @Test("the fast stored-form parser agrees with the general one", arguments: [
-        "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.001Z", "2999-12-31T23:59:59.999Z",
-        "2100-03-01T12:00:00.250Z", "2000-02-29T00:00:00.000Z",
-    ])
+    @Test(
+        "the fast stored-form parser agrees with the general one",
+        arguments: [
+            "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.001Z", "2999-12-31T23:59:59.999Z",
+            "2100-03-01T12:00:00.250Z", "2000-02-29T00:00:00.000Z",
+        ])
     func canonicalParser(text: String) throws {
         let fast = try #require(ISO8601.parseCanonical(text))
         let general = try #require(try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
@@ -239,17 +258,24 @@ struct FormattingTests {
         #expect(ISO8601.string(fast) == text)
     }
 
-    @Test("instants outside 1970–2999 are refused by both parsers, on both sides of each bound", arguments: [
-        ("1969-12-31T23:59:59.999Z", false), ("1970-01-01T00:00:00.000Z", true), ("2999-12-31T23:59:59.999Z", true),
-        ("3000-01-01T00:00:00.000Z", false), ("0000-01-01T00:00:00Z", false), ("0001-01-01T00:00:00.000Z", false),
-        ("1970-01-01T05:00:00+06:00", false), ("9999-12-31T23:59:59Z", false),
-    ] as [(String, Bool)])
+    @Test(
+        "instants outside 1970–2999 are refused by both parsers, on both sides of each bound",
+        arguments: [
+            ("1969-12-31T23:59:59.999Z", false), ("1970-01-01T00:00:00.000Z", true), ("2999-12-31T23:59:59.999Z", true),
+            ("3000-01-01T00:00:00.000Z", false), ("0000-01-01T00:00:00Z", false), ("0001-01-01T00:00:00.000Z", false),
+            ("1970-01-01T05:00:00+06:00", false), ("9999-12-31T23:59:59Z", false),
+        ] as [(String, Bool)])
     func acceptedRange(text: String, accepted: Bool) {
         #expect((ISO8601.parse(text) != nil) == accepted)
         if text.count == 24 { #expect((ISO8601.parseCanonical(text) != nil) == accepted) }
     }
 
-    @Test("the fast parser refuses impossible dates", arguments: ["2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T06:30:00.00xZ", "2026-02-30T01:00:00Z", "2026-06-31T01:00:00-05:00"])
+    @Test(
+        "the fast parser refuses impossible dates",
+        arguments: [
+            "2026-02-29T00:00:00.000Z", "2026-04-31T00:00:00.000Z", "2026-11-22T24:00:00.000Z", "2026-11-22T06:30:00.00xZ", "2026-02-30T01:00:00Z",
+            "2026-06-31T01:00:00-05:00",
+        ])
     func canonicalRefusals(text: String) {
         #expect(ISO8601.parseCanonical(text) == nil)
         #expect(ISO8601.parse(text) == nil)

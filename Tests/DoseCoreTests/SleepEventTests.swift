@@ -61,9 +61,11 @@ struct SleepEventTests {
         }
     }
 
-    @Test("the cooldown counts events of other nights too, by event time, either side", arguments: [
-        (-59.999, false), (-60.0, true), (0.0, false), (30.0, false), (59.999, false), (60.0, true), (3600.0, true),
-    ])
+    @Test(
+        "the cooldown counts events of other nights too, by event time, either side",
+        arguments: [
+            (-59.999, false), (-60.0, true), (0.0, false), (30.0, false), (59.999, false), (60.0, true), (3600.0, true),
+        ])
     func cooldownAcrossNights(secondsFromOther: Double, allowed: Bool) throws {
         var context = Fixture.context(at: Fixture.dose1.addingTimeInterval(max(secondsFromOther, 0) + 1))
         context.nearbySameEvents = [Fixture.dose1]

@@ -1,7 +1,7 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
 
 /// The worked examples of docs/RULES.md §7, so the documentation cannot drift from the code.
 @Suite("docs/RULES.md worked examples")
@@ -14,7 +14,10 @@ struct WorkedExampleTests {
         let ids = TestClock(Fixture.dose1)
         let session = try Fixture.afterDose1()
         let status = NightStatus.derive(session: session, at: at(0, 40), settings: Fixture.settings(), timeZone: zone)
-        for (instant, text) in [(status.windowOpensAt, "01:00"), (status.nearCloseAt, "02:15"), (status.windowClosesAt, "02:30"), (status.expiresAt, "03:00"), (status.targetAt, "01:15")] {
+        for (instant, text) in [
+            (status.windowOpensAt, "01:00"), (status.nearCloseAt, "02:15"), (status.windowClosesAt, "02:30"), (status.expiresAt, "03:00"),
+            (status.targetAt, "01:15"),
+        ] {
             #expect(LocalClock.hourMinute(try #require(instant), in: zone) == text)
         }
         let plan = ReminderPlan.plan(for: session, settings: Fixture.settings()).map { "\($0.kind.rawValue) \(LocalClock.hourMinute($0.fireAt, in: zone))" }

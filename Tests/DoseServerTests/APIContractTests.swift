@@ -1,14 +1,15 @@
 import DoseApp
 import DoseCore
-@testable import DoseServer
 import DoseStore
+import DoseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
-import DoseTestSupport
+
+@testable import DoseServer
 
 /// The OpenAPI document is written beside the handlers; these tests hold the two together, and schemathesis (in CI)
 /// checks every answer of the live server against it.
@@ -39,10 +40,11 @@ struct APIContractTests {
     @Test("every route the router serves is described with its method, and the document describes no route the router lacks")
     func routes() throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
-        let served = Set(fixture.router().routes.map { route in
-            let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
-            return "\(route.method.rawValue.lowercased()) /\(path.joined(separator: "/"))"
-        })
+        let served = Set(
+            fixture.router().routes.map { route in
+                let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+                return "\(route.method.rawValue.lowercased()) /\(path.joined(separator: "/"))"
+            })
         var described: Set<String> = []
         for (path, operations) in Self.at("paths")?.objectValue ?? [:] {
             for method in (operations.objectValue ?? [:]).keys { described.insert("\(method) \(path)") }
@@ -59,7 +61,9 @@ struct APIContractTests {
                 let statuses = (operation["responses"]?.objectValue ?? [:]).keys
                 #expect(statuses.contains("200") || statuses.contains("303"), "\(method) \(path) has no success")
                 let open = operation["security"] == .array([])
-                #expect(open == AuthMiddleware.isOpen(path.replacingOccurrences(of: "{token}", with: "x")), "\(method) \(path): open in the document and the server alike")
+                #expect(
+                    open == AuthMiddleware.isOpen(path.replacingOccurrences(of: "{token}", with: "x")),
+                    "\(method) \(path): open in the document and the server alike")
                 if path.hasPrefix("/v1/") {
                     for status in statuses where status != "200" {
                         #expect(operation["responses"]?[status]?["$ref"]?.stringValue == "#/components/responses/\(status)", "\(method) \(path) \(status)")
@@ -73,7 +77,8 @@ struct APIContractTests {
     @Test("the enumerations are the rules' own: error codes, confirmations, phases, reminders, settings, events, check-in answers")
     func enumerations() {
         func sorted<T: RawRepresentable>(_ values: [T]) -> [String] where T.RawValue == String { values.map(\.rawValue).sorted() }
-        #expect(Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"]) == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
+        #expect(
+            Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"]) == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
         #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.allCases))
         #expect(Self.names(Self.components("Status")?["properties"]?["phase"]) == sorted(NightPhase.allCases))
         #expect(Self.names(Self.components("Reminder")?["properties"]?["kind"]) == sorted(ReminderKind.allCases))

@@ -2,13 +2,13 @@ import DoseApp
 import DoseCore
 import DoseServer
 import DoseStore
+import DoseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
-import DoseTestSupport
 
 @Suite("Reminder action links: signed, one-time, through the same rules, never confirming")
 struct ActionLinkTests {
@@ -25,8 +25,10 @@ struct ActionLinkTests {
         let clock = fixture.environment.clock()
         let signer = ActionLinkSigner(secretHex: try fixture.ledger.actionLinkSecret(clock: clock))
         let sessionID = try session ?? fixture.ledger.status(clock: clock).session!.id.rawValue
-        return signer.token(for: ActionLink(action: action, sessionID: sessionID, expiresAt: expires ?? clock.now.addingTimeInterval(3600),
-                                            nonce: ActionLinkSigner.nonce()))
+        return signer.token(
+            for: ActionLink(
+                action: action, sessionID: sessionID, expiresAt: expires ?? clock.now.addingTimeInterval(3600),
+                nonce: ActionLinkSigner.nonce()))
     }
 
     @Test("a reminder carries three links; opening one changes nothing; its button acts once, from the link source")
@@ -79,8 +81,9 @@ struct ActionLinkTests {
             #expect(page.contains("cannot confirm"))
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil)
             // Extra form fields are not read: a link has no way to carry a confirmation.
-            response = try await client.execute(uri: take, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                body: ByteBuffer(string: "confirm=early"))
+            response = try await client.execute(
+                uri: take, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "confirm=early"))
             #expect(response.status.code == 422)
             fixture.set(WallClock.date(2026, 11, 22, 1, 1))
             response = try await client.execute(uri: take, method: .post)
@@ -88,7 +91,9 @@ struct ActionLinkTests {
         }
     }
 
-    @Test("altered, expired, other-night and cleared-away links are refused and change nothing", arguments: ["signature", "spelling", "action", "expired", "other night", "garbage", "cleared"])
+    @Test(
+        "altered, expired, other-night and cleared-away links are refused and change nothing",
+        arguments: ["signature", "spelling", "action", "expired", "other night", "garbage", "cleared"])
     func refused(_ case: String) async throws {
         let fixture = try Self.night()
         fixture.set(WallClock.date(2026, 11, 22, 1, 10))

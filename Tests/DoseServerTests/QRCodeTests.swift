@@ -1,6 +1,7 @@
-@testable import DoseServer
 import Foundation
 import Testing
+
+@testable import DoseServer
 
 /// The pairing QR code: the error correction against a published example, the structure a scanner looks for, and an
 /// independent decoder (zbar's `zbarimg`, installed by `.ci/run`) reading every version back.
@@ -40,7 +41,8 @@ struct QRCodeTests {
                 }
             }
         }
-        var first = 0, second = 0
+        var first = 0
+        var second = 0
         let firstPositions = (0...5).map { (8, $0) } + [(8, 7), (8, 8), (7, 8)] + (9..<15).map { (14 - $0, 8) }
         let secondPositions = (0..<8).map { (size - 1 - $0, 8) } + (8..<15).map { (8, size - 15 + $0) }
         for (index, position) in firstPositions.enumerated() where code[position.0, position.1] { first |= 1 << index }
@@ -65,8 +67,10 @@ struct QRCodeTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~:/?#[]@!$&'()*+,;=")
-        var texts = ["http://nightstand.local:8080/pair?code=9f2c4e1a7b3d5f608e1c2a4b6d8f0e1c",
-                     "https://192.168.178.23:8443/pair?code=0123456789abcdef0123456789abcdef"]
+        var texts = [
+            "http://nightstand.local:8080/pair?code=9f2c4e1a7b3d5f608e1c2a4b6d8f0e1c",
+            "https://192.168.178.23:8443/pair?code=0123456789abcdef0123456789abcdef",
+        ]
         for layout in QRCode.versions {
             texts.append(String((0..<layout.capacity).map { alphabet[($0 * 7 + layout.version) % alphabet.count] }))
         }
@@ -93,7 +97,9 @@ struct QRCodeTests {
         var drawn = Set<Int>()
         let runs = code.svgPath.split(separator: "M").map { $0.split(whereSeparator: { "hvz ".contains($0) }) }
         for run in runs {
-            let x = Int(run[0])!, y = Int(run[1])!, width = Int(run[2])!
+            let x = Int(run[0])!
+            let y = Int(run[1])!
+            let width = Int(run[2])!
             for column in x..<(x + width) { drawn.insert((y - 4) * code.size + (column - 4)) }
         }
         let dark = Set((0..<(code.size * code.size)).filter { code[$0 % code.size, $0 / code.size] })

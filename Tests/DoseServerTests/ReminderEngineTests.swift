@@ -1,15 +1,16 @@
 import AsyncHTTPClient
 import DoseApp
 import DoseCore
-@testable import DoseServer
 import DoseStore
+import DoseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
 import Synchronization
 import Testing
-import DoseTestSupport
+
+@testable import DoseServer
 
 /// Records deliveries.
 final class Recorder: ReminderDelivery {
@@ -96,8 +97,9 @@ struct ReminderEngineTests {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 30))
         let first = Recorder()
-        try await Self.run(ReminderEngine(environment: fixture.environment, deliveries: [first]), fixture,
-                           from: WallClock.date(2026, 11, 22, 0, 59), to: WallClock.date(2026, 11, 22, 1, 0))
+        try await Self.run(
+            ReminderEngine(environment: fixture.environment, deliveries: [first]), fixture,
+            from: WallClock.date(2026, 11, 22, 0, 59), to: WallClock.date(2026, 11, 22, 1, 0))
         #expect(first.kinds == [.windowOpen])
         // Down from 01:01 to 01:16: the pre-alarm (01:10) is missed; the wake alarm (01:15) is within 2 minutes.
         let second = Recorder()
@@ -117,15 +119,24 @@ struct ReminderEngineTests {
         let router = Router()
         router.post("/hook") { request, _ -> HTTPResponse.Status in
             let body = try await request.body.collect(upTo: 10_000)
-            if failures.withLock({ value in defer { value -= 1 }; return value > 0 }) { return .internalServerError }
+            if failures.withLock({ value in
+                defer { value -= 1 }
+                return value > 0
+            }) {
+                return .internalServerError
+            }
             received.withLock { $0.append((request.headers[HTTPField.Name("Title")!] ?? "json") + " " + String(buffer: body)) }
             if let actions = request.headers[HTTPField.Name("Actions")!] { received.withLock { $0.append("actions " + actions) } }
             return .ok
         }
         let port = Mutex(0)
         let started = AsyncStream<Void>.makeStream()
-        let receiver = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                   onServerRunning: { channel in port.withLock { $0 = channel.localAddress?.port ?? 0 }; started.continuation.yield() })
+        let receiver = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in
+                port.withLock { $0 = channel.localAddress?.port ?? 0 }
+                started.continuation.yield()
+            })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await receiver.runService() }
             for await _ in started.stream { break }
@@ -141,11 +152,14 @@ struct ReminderEngineTests {
         }
         let bodies = received.withLock { $0 }
         #expect(bodies.count == 3)
-        #expect(bodies.contains { $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") && $0.contains("\"take\":\"http://bedroom.local:8080/a/take.") })
+        #expect(
+            bodies.contains { $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") && $0.contains("\"take\":\"http://bedroom.local:8080/a/take.") })
         // ntfy buttons open the link's page (which asks once more), never act unseen.
         let buttons = bodies.first { $0.hasPrefix("actions ") } ?? ""
         #expect(buttons.hasPrefix("actions view, Take Dose 2, http://bedroom.local:8080/a/take."))
-        #expect(buttons.contains("; view, Snooze, http://bedroom.local:8080/a/snooze.") && buttons.contains("; view, Skip Dose 2, http://bedroom.local:8080/a/skip."))
+        #expect(
+            buttons.contains("; view, Snooze, http://bedroom.local:8080/a/snooze.")
+                && buttons.contains("; view, Skip Dose 2, http://bedroom.local:8080/a/skip."))
         #expect(bodies.contains { $0 == "DoseTap The Dose 2 window is open." })
     }
 

@@ -1,7 +1,7 @@
 import DoseApp
 import DoseCore
-@testable import DoseServer
 import DoseStore
+import DoseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,7 +9,8 @@ import HummingbirdTesting
 import NIOCore
 import Synchronization
 import Testing
-import DoseTestSupport
+
+@testable import DoseServer
 
 /// A server over an in-memory database with a clock the test moves.
 final class ServerFixture: Sendable {
@@ -136,7 +137,9 @@ struct RouterTests {
             #expect(response.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(String(buffer: response.body) == "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake\r\n2026-11-21,22:30:00,01:20:00,170,true,false\r\n")
             response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: auth)
-            #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.first?["interval_minutes"] as? Int == 170)
+            #expect(
+                ((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.first?["interval_minutes"] as? Int == 170
+            )
         }
     }
 
@@ -156,7 +159,8 @@ struct RouterTests {
             let other = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose2"}"#))
             #expect(ServerFixture.code(other) == "422_IDEMPOTENCY_MISMATCH")
         }
-        let events = try fixture.ledger.eventsCSV(clock: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }))
+        let events = try fixture.ledger.eventsCSV(
+            clock: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }))
         #expect(events.components(separatedBy: "dose1_taken").count == 2, "one Dose 1, not two")
     }
 
@@ -198,8 +202,9 @@ struct RouterTests {
         (.get, "/v1/sessions?form=2026-11-01", "", nil, .badRequest, "form"),
     ]
 
-    @Test("strict bodies and queries: unknown or repeated keys, wrong types, unsafe ids and non-JSON bodies are refused by name; nothing is stored",
-          arguments: strictness)
+    @Test(
+        "strict bodies and queries: unknown or repeated keys, wrong types, unsafe ids and non-JSON bodies are refused by name; nothing is stored",
+        arguments: strictness)
     func strictBodies(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String) async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
         var sent = fixture.auth
@@ -227,16 +232,21 @@ struct RouterTests {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
         let auth = fixture.auth
         try await fixture.test { client in
-            var response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval":180,"allow_snoozing":false,"quick_log":["bathroom","water"]}"#))
+            var response = try await client.execute(
+                uri: "/v1/settings", method: .patch, headers: auth,
+                body: buffer(#"{"target_interval":180,"allow_snoozing":false,"quick_log":["bathroom","water"]}"#))
             #expect(response.status == .ok && ServerFixture.json(response)["quick_log"] as? String == "bathroom,water")
-            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth,
-                                                body: buffer(#"{"type":"water","id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#))
+            response = try await client.execute(
+                uri: "/v1/events/log", method: .post, headers: auth,
+                body: buffer(#"{"type":"water","id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#))
             #expect(response.status == .ok && ServerFixture.json(response)["id"] as? String == "6F9619FF-8B86-D011-B42D-00C04FC964FF")
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type":"dose1","confirm":["early"]}"#))
             #expect(response.status == .ok)
             let get = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
             let head = try await client.execute(uri: "/v1/status", method: .head, headers: auth)
-            #expect(head.status == .ok && head.body.readableBytes == 0 && head.headers[.contentType] == get.headers[.contentType], "\(head.status) \(head.body.readableBytes) \(String(describing: head.headers[.contentType]))")
+            #expect(
+                head.status == .ok && head.body.readableBytes == 0 && head.headers[.contentType] == get.headers[.contentType],
+                "\(head.status) \(head.body.readableBytes) \(String(describing: head.headers[.contentType]))")
             #expect(try await client.execute(uri: "/v1/status", method: .head).status == .unauthorized, "HEAD needs the token as GET does")
         }
         fixture.expectNoInternalErrors()
@@ -251,7 +261,9 @@ struct RouterTests {
             var response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(large))
             #expect(response.status == .contentTooLarge)
             #expect(ServerFixture.code(response) == "413_TOO_LARGE")
-            for bad in ["{bad", "[1,2]", #"{"type": 5}"#, #"{"type": "dose3"}"#, #"{"type": "dose1", "timestamp": "later"}"#, #"{"type": "dose1", "confirm": "yes"}"#] {
+            for bad in [
+                "{bad", "[1,2]", #"{"type": 5}"#, #"{"type": "dose3"}"#, #"{"type": "dose1", "timestamp": "later"}"#, #"{"type": "dose1", "confirm": "yes"}"#,
+            ] {
                 response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(bad))
                 #expect(response.status == .badRequest, "\(bad)")
                 #expect(ServerFixture.code(response) == "400_INVALID_INPUT")
@@ -266,11 +278,13 @@ struct RouterTests {
             #expect(response.status == .badRequest)
             response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 200}"#))
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
+            response = try await client.execute(
+                uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
             #expect(ServerFixture.json(response)["target_interval"] as? String == "195")
             #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
             // One refused key refuses the whole change: the valid key before it is not applied either.
-            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"allow_snoozing": true, "max_snoozes": 99}"#))
+            response = try await client.execute(
+                uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"allow_snoozing": true, "max_snoozes": 99}"#))
             #expect(response.status == .badRequest)
             response = try await client.execute(uri: "/v1/settings", method: .get, headers: auth)
             #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
@@ -324,7 +338,8 @@ struct RecordRouteTests {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 21, 30))
         let auth = fixture.auth
         try await fixture.test { client in
-            var response = try await client.execute(uri: "/v1/presleep", method: .post, headers: auth, body: buffer(#"{"stress_level": 2, "caffeine_cups": 1}"#))
+            var response = try await client.execute(
+                uri: "/v1/presleep", method: .post, headers: auth, body: buffer(#"{"stress_level": 2, "caffeine_cups": 1}"#))
             #expect(ServerFixture.json(response)["completion_state"] as? String == "partial")
             fixture.set(WallClock.date(2026, 11, 21, 22, 30))
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
@@ -334,12 +349,15 @@ struct RecordRouteTests {
             fixture.set(WallClock.date(2026, 11, 22, 1, 15))
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
             fixture.set(WallClock.date(2026, 11, 22, 8, 0))
-            response = try await client.execute(uri: "/v1/medications", method: .post, headers: auth,
-                                                body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
+            response = try await client.execute(
+                uri: "/v1/medications", method: .post, headers: auth,
+                body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
             #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.count == 2)
-            response = try await client.execute(uri: "/v1/medications", method: .post, headers: auth, body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
+            response = try await client.execute(
+                uri: "/v1/medications", method: .post, headers: auth, body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
             #expect(ServerFixture.code(response) == "409_DUPLICATE_MEDICATION")
-            response = try await client.execute(uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_quality": 4, "had_hallucinations": true}"#))
+            response = try await client.execute(
+                uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_quality": 4, "had_hallucinations": true}"#))
             #expect(ServerFixture.json(response)["wellness_score"] as? Int == 59)
             response = try await client.execute(uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_qualty": 4}"#))
             #expect(response.status == .badRequest)
@@ -374,7 +392,8 @@ struct RecordRouteTests {
             #expect((ServerFixture.json(response)["imported"] as? [String: Any])?["sessions.csv"] as? Int == 1)
             response = try await client.execute(uri: "/v1/clear-all", method: .post, headers: targetAuth, body: buffer(#"{"confirm": "yes"}"#))
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/clear-all", method: .post, headers: targetAuth, body: buffer(#"{"confirm": "Clear All Data — This cannot be undone."}"#))
+            response = try await client.execute(
+                uri: "/v1/clear-all", method: .post, headers: targetAuth, body: buffer(#"{"confirm": "Clear All Data — This cannot be undone."}"#))
             #expect(ServerFixture.json(response)["remaining_rows"] as? Int == 0)
             // The device table was cleared too: the token no longer works.
             response = try await client.execute(uri: "/v1/status", method: .get, headers: targetAuth)

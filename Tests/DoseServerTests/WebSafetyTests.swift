@@ -1,14 +1,15 @@
 import DoseApp
 import DoseCore
-@testable import DoseServer
 import DoseStore
+import DoseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
-import DoseTestSupport
+
+@testable import DoseServer
 
 /// D14, D15 and the night's words on the web, through the real router; and no person's text ever becomes markup.
 @Suite("Web UI safety: one tap is one action, no re-dosing, refusals inline, text always escaped")
@@ -26,7 +27,8 @@ struct WebSafetyTests {
     /// `fixture`'s router served to `body` with a paired browser (its cookie, form headers and CSRF token); any 500
     /// fails the test.
     static func served(_ fixture: ServerFixture, _ body: @escaping @Sendable (any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
-        async throws {
+        async throws
+    {
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let (cookie, headers, token) = try await browser(client, pairing, now: fixture.time.now)
@@ -36,8 +38,11 @@ struct WebSafetyTests {
     }
 
     /// A fixture with Dose 1 at 22:30 and the clock at `now`, served to `body` with a paired browser.
-    static func afterDose1(at now: Date, _ body: @escaping @Sendable (ServerFixture, any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
-        async throws {
+    static func afterDose1(
+        at now: Date, _ body: @escaping @Sendable (ServerFixture, any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void
+    )
+        async throws
+    {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
         fixture.set(now)
@@ -75,8 +80,9 @@ struct WebSafetyTests {
             #expect(status.session?.isOpen == true && status.status.wakeAt == nil && status.status.dose2At != nil)
             #expect(status.session?.events.filter { $0.kind == .dose2 || $0.kind == .extraDose }.count == 1)
             // "Yes, I'm up" logs it.
-            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers,
-                                                body: WebTests.form(["action": "wake", "confirm": "early_wake", "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/act", method: .post, headers: headers,
+                body: WebTests.form(["action": "wake", "confirm": "early_wake", "csrf": token]))
             #expect(response.status == .seeOther)
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.phase == .finalizing)
         }
@@ -112,8 +118,10 @@ struct WebSafetyTests {
         fixture.set(WallClock.date(2026, 11, 22, 1, 50))
         try await Self.served(fixture) { client, cookie, headers, token in
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
-            let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(
-                ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]))
+            let response = try await client.execute(
+                uri: "/ui/act", method: .post, headers: headers,
+                body: WebTests.form(
+                    ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]))
             #expect(response.status == .conflict)
             let html = String(buffer: response.body)
             #expect(html.contains("Dose 2 was taken at 01:20, 30 min before this Dose 1") && html.contains("possible from 09:20"))
@@ -166,10 +174,14 @@ struct WebSafetyTests {
             let names = try fixture.ledger.activeDevices().map(\.name).sorted()
             #expect(names == ["Chrome on Android", "Chrome on Android 2", "test"])
             // Full names: the third pairing fails (no free name), and the same link then works once there is room.
-            for index in 3...999 { _ = try fixture.ledger.addDevice(name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock()) }
+            for index in 3...999 {
+                _ = try fixture.ledger.addDevice(
+                    name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+            }
             let code = await pairing.issue(now: fixture.time.now)
             let long = String(repeating: "x", count: 70)
-            _ = try fixture.ledger.addDevice(name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+            _ = try fixture.ledger.addDevice(
+                name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
             let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: "Chrome/1 Android"])
             #expect(response.status == .seeOther, "a name is always found")
         }
@@ -201,8 +213,9 @@ struct WebSafetyTests {
         _ = try fixture.ledger.addDevice(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: clock())
         try await Self.served(fixture) { client, cookie, _, _ in
             let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
-            #expect(checkIn.contains("name=\"sleep_quality\"") && checkIn.contains(">Can&#39;t function<") && checkIn.contains("had_sleep_paralysis"),
-                    "the quick questions and the deep dives are on the page, in words")
+            #expect(
+                checkIn.contains("name=\"sleep_quality\"") && checkIn.contains(">Can&#39;t function<") && checkIn.contains("had_sleep_paralysis"),
+                "the quick questions and the deep dives are on the page, in words")
             for path in ["/", "/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications", "/medications?medication=modafinil"] {
                 let html = String(buffer: try await client.execute(uri: path, method: .get, headers: cookie).body)
                 // The text itself never appears with its < " ' intact: only escaped, where it is shown at all.
@@ -226,7 +239,9 @@ struct WebSafetyTests {
         let web = sources.appendingPathComponent("Web")
         for name in try FileManager.default.contentsOfDirectory(atPath: web.path) where name.hasSuffix(".swift") {
             let text = try String(contentsOf: web.appendingPathComponent(name), encoding: .utf8)
-            #expect(!text.contains("<div") && !text.contains("<form") && !text.contains("addEventListener") && !text.contains("body +="), "\(name) builds markup in Swift")
+            #expect(
+                !text.contains("<div") && !text.contains("<form") && !text.contains("addEventListener") && !text.contains("body +="),
+                "\(name) builds markup in Swift")
         }
     }
 
@@ -239,7 +254,8 @@ struct WebSafetyTests {
             let response = try await client.execute(uri: "/ui/checkin", method: .post, headers: headers, body: WebTests.form(answers))
             #expect(response.status == .ok || response.status == .seeOther)
             let night = String(buffer: try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth).body)
-            #expect(night.contains("\"severity\":\"migraine\"") && night.contains("\"location\":\"temples\"") && night.contains("\"is_migraine\":true"), "\(night)")
+            #expect(
+                night.contains("\"severity\":\"migraine\"") && night.contains("\"location\":\"temples\"") && night.contains("\"is_migraine\":true"), "\(night)")
             #expect(night.contains("\"has_respiratory_symptoms\":true") && night.contains("\"congestion\":\"stuffy_nose\""))
         }
     }

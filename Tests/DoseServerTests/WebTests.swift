@@ -2,13 +2,13 @@ import DoseApp
 import DoseCore
 import DoseServer
 import DoseStore
+import DoseTestSupport
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
-import DoseTestSupport
 
 @Suite("Web UI against the real router")
 struct WebTests {
@@ -79,13 +79,15 @@ struct WebTests {
             #expect(html.contains("Too early for Dose 2: the window opens at 01:00, in 42 min.") && html.contains("role=\"alertdialog\""))
             #expect(html.contains("<a class=\"button primary\" href=\"/\">Cancel</a>"))
             #expect(html.contains("<button type=\"submit\" class=\"button\">Take it anyway</button>"))
-            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "confirm": "early", "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "confirm": "early", "csrf": token]))
             #expect(response.status == .seeOther)
             let status = try fixture.ledger.status(clock: fixture.environment.clock()).status
             #expect(status.dose2At != nil)
             #expect(status.warnings.contains("Dose 2 was taken early tonight."))
 
-            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "log", "event": "bathroom", "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "log", "event": "bathroom", "csrf": token]))
             #expect(response.status == .seeOther)
             for path in ["/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications"] {
                 let page = try await client.execute(uri: path, method: .get, headers: cookie)
@@ -135,10 +137,12 @@ struct WebTests {
             html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-19", method: .get, headers: cookie).body)
             #expect(html.contains("Delete the night of 2026-11-19?") && html.contains("cannot be undone"))
             #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).count == 1, "asking deletes nothing")
-            response = try await client.execute(uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-19", "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-19", "csrf": token]))
             #expect(response.status == .seeOther && response.headers[.location] == "/history?deleted=2026-11-19")
             #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).isEmpty)
-            response = try await client.execute(uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-21", "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-21", "csrf": token]))
             #expect(response.status == .badRequest, "tonight's open night cannot be deleted")
 
             // Settings: the quick-log grid from checkboxes; one bad value refuses the whole form.
@@ -152,7 +156,8 @@ struct WebTests {
             html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("class=\"grid dense\"") && html.contains("aria-label=\"Log Snack\""))
             for (bad, problem) in [("quick_log=water&quick_log=water", "water&#39; is listed twice"), ("quick_log=teleport", "teleport&#39; is not an event")] {
-                response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: bad + "&target_interval=195&csrf=\(token)"))
+                response = try await client.execute(
+                    uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: bad + "&target_interval=195&csrf=\(token)"))
                 #expect(response.status == .badRequest && String(buffer: response.body).contains(problem))
             }
             settings = try fixture.ledger.settings(clock: fixture.environment.clock())
@@ -169,11 +174,13 @@ struct WebTests {
 
             // Clear All: the page, a wrong phrase (nothing deleted), the exact phrase.
             html = String(buffer: try await client.execute(uri: "/settings/clear", method: .get, headers: cookie).body)
-            #expect(html.contains(HTML_escaped(NightLedger.clearAllPhrase)))
-            response = try await client.execute(uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": "clear all data", "csrf": token]))
+            #expect(html.contains(htmlEscaped(NightLedger.clearAllPhrase)))
+            response = try await client.execute(
+                uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": "clear all data", "csrf": token]))
             #expect(String(buffer: response.body).contains("does not match, so nothing was deleted"))
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session != nil)
-            response = try await client.execute(uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": NightLedger.clearAllPhrase, "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": NightLedger.clearAllPhrase, "csrf": token]))
             #expect(String(buffer: response.body).contains("none remain"))
             #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session == nil)
             #expect(try await client.execute(uri: "/", method: .get, headers: cookie).status == .unauthorized, "the browser's pairing went with the data")
@@ -190,7 +197,8 @@ struct WebTests {
             let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
             let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body))
             let dose1 = ByteBuffer(string: #"{"type": "dose1"}"#)
-            let origin = HTTPField.Name("Origin")!, csrf = HTTPField.Name("X-CSRF-Token")!
+            let origin = HTTPField.Name("Origin")!
+            let csrf = HTTPField.Name("X-CSRF-Token")!
             var headers = cookie
             headers[.contentType] = "application/json"
             headers[origin] = "http://localhost"
@@ -200,8 +208,10 @@ struct WebTests {
             #expect(try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1).status == .forbidden, "a wrong token")
             headers[csrf] = token
             // Where the request came from: a foreign Origin, no Origin and a foreign Referer, neither header at all.
-            for (sentOrigin, referer) in [("https://evil.example", nil), (nil, "http://evil.example/x"), (nil, "http://localhost.evil.example/"),
-                                          (nil, nil), ("null", "http://localhost/")] as [(String?, String?)] {
+            for (sentOrigin, referer) in [
+                ("https://evil.example", nil), (nil, "http://evil.example/x"), (nil, "http://localhost.evil.example/"),
+                (nil, nil), ("null", "http://localhost/"),
+            ] as [(String?, String?)] {
                 headers[origin] = sentOrigin
                 headers[.referer] = referer
                 response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)
@@ -232,7 +242,8 @@ struct WebTests {
                 headers[.contentType] = "application/json"
                 headers[HTTPField.Name("Origin")!] = "http://localhost"
                 headers[HTTPField.Name("X-CSRF-Token")!] = sent
-                return try await client.execute(uri: "/v1/events/log", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "lights_out"}"#)).status
+                return try await client.execute(uri: "/v1/events/log", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "lights_out"}"#))
+                    .status
             }
             #expect(try await take(second, token) == .forbidden, "one browser's token does not work for another")
             fixture.set(WallClock.date(2026, 11, 22, 9, 0))
@@ -277,6 +288,6 @@ struct WebTests {
 }
 
 /// The phrase as the page writes it (HTML-escaped).
-private func HTML_escaped(_ text: String) -> String {
+private func htmlEscaped(_ text: String) -> String {
     text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: "\"", with: "&quot;")
 }

@@ -1,8 +1,8 @@
 import DoseCore
 import DoseStore
+import DoseTestSupport
 import Foundation
 import ZIPFoundation
-import DoseTestSupport
 
 /// Several weeks of varied nights, with notes that test CSV: commas, quotes, new lines, emoji, a leading '='.
 enum BundleFixture {
@@ -24,10 +24,11 @@ enum BundleFixture {
             }
             let dose1 = evening.addingTimeInterval(90 * 60)
             try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock, note: note)
-            try StoreFixture.act(ledger, .log(event: day % 2 == 0 ? "bathroom" : "Brief Wake"), at: StoreFixture.minutes(40, after: dose1), clock: clock, note: note)
+            try StoreFixture.act(
+                ledger, .log(event: day % 2 == 0 ? "bathroom" : "Brief Wake"), at: StoreFixture.minutes(40, after: dose1), clock: clock, note: note)
             switch day % 7 {
             case 0: try StoreFixture.act(ledger, .skip(reason: "felt rested, \"really\""), at: StoreFixture.minutes(160, after: dose1), clock: clock)
-            case 1: break // slept through: the lifecycle records the expiry
+            case 1: break  // slept through: the lifecycle records the expiry
             case 2:
                 try StoreFixture.act(ledger, .snooze, at: StoreFixture.minutes(160, after: dose1), clock: clock)
                 try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(171, after: dose1), clock: clock)

@@ -1,8 +1,9 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 /// Backups stay importable: a bundle of every released format, exported by the build that released it, is committed
 /// under Fixtures/ and imported on every run, now and after every future migration.
@@ -10,16 +11,19 @@ import DoseTestSupport
 struct BundleFormatTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
     /// The files that hold the person's records; readme.txt and schema_version.json describe the export itself.
-    static let records = ["sessions.csv", "dose_events.csv", "sleep_events.csv", "morning_checkins.csv", "pre_sleep_logs.csv",
-                          "medication_events.csv", "audit_log.csv", "events.csv", "settings.json"]
+    static let records = [
+        "sessions.csv", "dose_events.csv", "sleep_events.csv", "morning_checkins.csv", "pre_sleep_logs.csv",
+        "medication_events.csv", "audit_log.csv", "events.csv", "settings.json",
+    ]
 
     static func fixture(_ schema: Int) -> URL { fixtures.appendingPathComponent("bundle-schema\(schema).zip") }
 
     @Test("every schema from the first released bundle to today's has a committed fixture and an upgrade step to the next")
     func everyFormatIsCovered() {
         for schema in BundleFormats.importable {
-            #expect(FileManager.default.fileExists(atPath: Self.fixture(schema).path),
-                    "export a bundle with the schema \(schema) build (scripts/make-bundle-fixture.sh) into Fixtures/")
+            #expect(
+                FileManager.default.fileExists(atPath: Self.fixture(schema).path),
+                "export a bundle with the schema \(schema) build (scripts/make-bundle-fixture.sh) into Fixtures/")
             if schema < Schema.version { #expect(BundleFormats.upgrades[schema] != nil, "no upgrade from schema \(schema)") }
         }
     }
@@ -56,9 +60,12 @@ struct BundleFormatTests {
         #expect(try StoreFixture.snapshot(ledger) == unchanged)
     }
 
-    @Test("a bundle from a newer DoseTap, from before the first release, or of another format is refused with the versions that import",
-          arguments: [(Schema.version + 1, "dosetap-bundle-1", "newer DoseTap"), (3, "dosetap-bundle-1", "schema 4–"),
-                      (Schema.version, "someone-else-1", "this DoseTap imports dosetap-bundle-1")])
+    @Test(
+        "a bundle from a newer DoseTap, from before the first release, or of another format is refused with the versions that import",
+        arguments: [
+            (Schema.version + 1, "dosetap-bundle-1", "newer DoseTap"), (3, "dosetap-bundle-1", "schema 4–"),
+            (Schema.version, "someone-else-1", "this DoseTap imports dosetap-bundle-1"),
+        ])
     func refusedVersions(schema: Int, format: String, words: String) throws {
         let text = #"{"schema_version": "\#(schema)", "format": "\#(format)"}"#
         #expect { try BundleReader.checkVersion(text) } throws: { error in

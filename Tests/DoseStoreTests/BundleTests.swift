@@ -1,10 +1,11 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
 import ZIPFoundation
-import DoseTestSupport
+
+@testable import DoseStore
 
 @Suite("Export bundle and import: round trip, idempotence, events.csv")
 struct BundleRoundTripTests {

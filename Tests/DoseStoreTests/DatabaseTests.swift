@@ -1,9 +1,10 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 @Suite("Database file: pragmas, schema version, refusals")
 struct DatabaseTests {

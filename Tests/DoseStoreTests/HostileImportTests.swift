@@ -1,10 +1,11 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
 import ZIPFoundation
-import DoseTestSupport
+
+@testable import DoseStore
 
 /// One way to spoil a valid bundle.
 enum Spoil: Sendable, CustomTestStringConvertible {
@@ -29,11 +30,16 @@ enum Spoil: Sendable, CustomTestStringConvertible {
 
 @Suite("Hostile imports are refused before anything is written")
 struct HostileImportTests {
-    static let csvFiles = ["sessions.csv", "dose_events.csv", "sleep_events.csv", "morning_checkins.csv", "pre_sleep_logs.csv", "medication_events.csv", "audit_log.csv"]
+    static let csvFiles = [
+        "sessions.csv", "dose_events.csv", "sleep_events.csv", "morning_checkins.csv", "pre_sleep_logs.csv", "medication_events.csv", "audit_log.csv",
+    ]
 
     /// Columns holding instants, whole numbers, numbers, enums, dates, zones and JSON, per file, with a bad value each.
     static let badFields: [(String, String, [String])] = [
-        ("sessions.csv", "started_at", ["yesterday", "2026-13-01T00:00:00.000Z", "2026-02-30T00:00:00.000Z", "2026-11-22 06:30:00", "2026-11-22T06:30:00.000+01:00"]),
+        (
+            "sessions.csv", "started_at",
+            ["yesterday", "2026-13-01T00:00:00.000Z", "2026-02-30T00:00:00.000Z", "2026-11-22 06:30:00", "2026-11-22T06:30:00.000+01:00"]
+        ),
         ("sessions.csv", "session_date", ["2026/11/21", "21-11-2026", "2026-02-30", "tonight"]),
         ("sessions.csv", "time_zone", ["Mars/Olympus", "EST5EDT5"]),
         ("sessions.csv", "end_reason", ["bored", "CHECKIN"]),
@@ -75,7 +81,9 @@ struct HostileImportTests {
         ("audit_log.csv", "details", ["{", "not json"]),
     ]
 
-    static let textDamage = ["unterminated quote", "quote inside field", "text after quote", "lone carriage return", "missing field", "extra field", "empty file", "only a newline"]
+    static let textDamage = [
+        "unterminated quote", "quote inside field", "text after quote", "lone carriage return", "missing field", "extra field", "empty file", "only a newline",
+    ]
     static let headerDamage = ["drop first column", "rename a column", "swap two columns", "add a column", "upper-case"]
     static let archiveDamage = [
         "parent path", "absolute path", "sub folder", "backslash path", "unknown file", "duplicate entry", "too many entries", "zip bomb",
@@ -157,7 +165,10 @@ struct HostileImportTests {
         switch spoil {
         case .field(let file, let column, let value):
             let (header, rows) = try CSV.parse(text(file))
-            guard let index = header.firstIndex(of: column), var first = rows.first else { Issue.record("no \(column) in \(file)"); return }
+            guard let index = header.firstIndex(of: column), var first = rows.first else {
+                Issue.record("no \(column) in \(file)")
+                return
+            }
             first[index] = value
             let body = ([header, first] + rows.dropFirst()).map { CSV.row($0.map { CSV.field($0) }) }.joined()
             files[file] = Data(body.utf8)
@@ -211,7 +222,10 @@ struct HostileImportTests {
             order.append("sessions.csv")
             try write()
         case "too many entries":
-            for index in 0..<40 { files["f\(index).csv"] = Data("x".utf8); order.append("f\(index).csv") }
+            for index in 0..<40 {
+                files["f\(index).csv"] = Data("x".utf8)
+                order.append("f\(index).csv")
+            }
             try write()
         case "zip bomb":
             files["events.csv"] = Data(count: 8 * 1024 * 1024)
@@ -219,23 +233,27 @@ struct HostileImportTests {
         case "directory entry":
             try write()
             let archive = try Archive(url: url, accessMode: .update)
-            try archive.addEntry(with: "folder/", type: .directory, uncompressedSize: Int64(0), compressionMethod: .none) { (_: Int64, _: Int) -> Data in Data() }
+            try archive.addEntry(with: "folder/", type: .directory, uncompressedSize: Int64(0), compressionMethod: .none) { (_: Int64, _: Int) -> Data in Data()
+            }
         case "symlink entry":
             try write()
             let archive = try Archive(url: url, accessMode: .update)
             let target = Data("/etc/passwd".utf8)
-            try archive.addEntry(with: "link.csv", type: .symlink, uncompressedSize: Int64(target.count), compressionMethod: .none) { (position: Int64, size: Int) -> Data in target.subdata(in: Int(position)..<Int(position) + size) }
+            try archive.addEntry(with: "link.csv", type: .symlink, uncompressedSize: Int64(target.count), compressionMethod: .none) {
+                (position: Int64, size: Int) -> Data in target.subdata(in: Int(position)..<Int(position) + size)
+            }
         case "not a zip": try Data("event_id?\nno".utf8).write(to: url)
         case "empty file": try Data().write(to: url)
         case "truncated 10%", "truncated 50%", "truncated 90%", "truncated -22 bytes":
             try write()
             let data = try Data(contentsOf: url)
-            let keep = switch how {
-            case "truncated 10%": data.count / 10
-            case "truncated 50%": data.count / 2
-            case "truncated 90%": data.count * 9 / 10
-            default: data.count - 22
-            }
+            let keep =
+                switch how {
+                case "truncated 10%": data.count / 10
+                case "truncated 50%": data.count / 2
+                case "truncated 90%": data.count * 9 / 10
+                default: data.count - 22
+                }
             try data.prefix(keep).write(to: url)
         case "corrupt bytes in the middle":
             try write()
@@ -261,7 +279,7 @@ struct HostileImportTests {
         case "not UTF-8":
             files["sessions.csv"] = Data([0xFF, 0xFE, 0x00, 0xD8])
             try write()
-        default: // too large file
+        default:  // too large file
             let handle = try { () throws -> FileHandle in
                 FileManager.default.createFile(atPath: url.path, contents: Data("PK".utf8))
                 return try FileHandle(forWritingTo: url)

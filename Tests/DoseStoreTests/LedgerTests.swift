@@ -1,9 +1,10 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 @Suite("Night actions through the store: one transaction, events as the source of truth")
 struct LedgerTests {
@@ -46,9 +47,11 @@ struct LedgerTests {
         }
     }
 
-    @Test("every refusal leaves every table exactly as it was", arguments: [
-        "early dose 2", "dose 1 twice", "snooze before window", "unknown event", "note too long", "future time", "cooldown",
-    ])
+    @Test(
+        "every refusal leaves every table exactly as it was",
+        arguments: [
+            "early dose 2", "dose 1 twice", "snooze before window", "unknown event", "note too long", "future time", "cooldown",
+        ])
     func refusalsChangeNothing(case name: String) throws {
         let ledger = try F.ledger()
         let clock = TestClock(F.dose1)
@@ -249,6 +252,8 @@ struct SettleTests {
         #expect(second?.code == .rateLimit && second?.retryAfterSeconds == 30)
         let wake = StoreFixture.refusal { try StoreFixture.act(ledger, .wake, at: StoreFixture.minutes(500.6), clock: clock) }
         #expect(wake == nil, "another type has its own cooldown")
-        #expect(StoreFixture.refusal { try StoreFixture.act(ledger, .log(event: "bathroom"), at: StoreFixture.minutes(501), clock: clock) } == nil, "at the cooldown it logs")
+        #expect(
+            StoreFixture.refusal { try StoreFixture.act(ledger, .log(event: "bathroom"), at: StoreFixture.minutes(501), clock: clock) } == nil,
+            "at the cooldown it logs")
     }
 }

@@ -1,9 +1,10 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 private typealias F = StoreFixture
 

@@ -1,9 +1,10 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 /// Databases of the original app, built from seed 004's SQL (versions 1–6) and reference §4.3 (the later layout).
 enum OriginalFixture {

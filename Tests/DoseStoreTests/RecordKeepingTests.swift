@@ -1,9 +1,10 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 @Suite("Pre-sleep logs, medications, corrections and the full check-in in the store")
 struct RecordKeepingTests {
@@ -48,39 +49,46 @@ struct RecordKeepingTests {
         let clock = TestClock(F.dose1)
         try F.act(ledger, .dose1, at: F.dose1, clock: clock)
         clock.set(WallClock.date(2026, 11, 22, 8, 0))
-        let batch = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10), MedicationInput(medicationID: "modafinil", amount: 0.2, unit: .g)],
-                                              confirmations: [], clock: clock.store)
+        let batch = try ledger.logMedications(
+            [MedicationInput(medicationID: "adderall_ir", amount: 10), MedicationInput(medicationID: "modafinil", amount: 0.2, unit: .g)],
+            confirmations: [], clock: clock.store)
         #expect(batch.count == 2)
         #expect(batch[1].doseMg == 200)
         #expect(batch.allSatisfy { $0.sessionDate.description == "2026-11-21" && $0.sessionID != nil })
         let before = try F.snapshot(ledger)
         clock.set(WallClock.date(2026, 11, 22, 8, 4))
         let duplicate = F.refusal {
-            _ = try ledger.logMedications([MedicationInput(medicationID: "wakix", amount: 18), MedicationInput(medicationID: "adderall_ir", amount: 10)],
-                                          confirmations: [], clock: clock.store)
+            _ = try ledger.logMedications(
+                [MedicationInput(medicationID: "wakix", amount: 18), MedicationInput(medicationID: "adderall_ir", amount: 10)],
+                confirmations: [], clock: clock.store)
         }
         #expect(duplicate?.code == .duplicateMedication)
         #expect(try F.snapshot(ledger) == before)
         // Backdated to 5 minutes before the stored one: still within the guard in the other direction.
         let earlier = F.refusal {
-            _ = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10, takenAt: WallClock.date(2026, 11, 22, 7, 55, 30))],
-                                          confirmations: [], clock: clock.store)
+            _ = try ledger.logMedications(
+                [MedicationInput(medicationID: "adderall_ir", amount: 10, takenAt: WallClock.date(2026, 11, 22, 7, 55, 30))],
+                confirmations: [], clock: clock.store)
         }
         #expect(earlier?.code == .duplicateMedication)
         let confirmed = try ledger.logMedications([MedicationInput(medicationID: "adderall_ir", amount: 10)], confirmations: [.duplicate], clock: clock.store)
         #expect(confirmed[0].confirmedDuplicate)
         // Exactly 5 minutes apart is outside the guard.
         clock.set(WallClock.date(2026, 11, 22, 8, 9))
-        let apart = try ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 200, takenAt: WallClock.date(2026, 11, 22, 8, 5))],
-                                              confirmations: [], clock: clock.store)
+        let apart = try ledger.logMedications(
+            [MedicationInput(medicationID: "modafinil", amount: 200, takenAt: WallClock.date(2026, 11, 22, 8, 5))],
+            confirmations: [], clock: clock.store)
         #expect(!apart[0].confirmedDuplicate)
-        for bad in [MedicationInput(medicationID: "aspirin", amount: 1), MedicationInput(medicationID: "adderall_ir", amount: 31),
-                    MedicationInput(medicationID: "adderall_ir", amount: 1, unit: .mL), MedicationInput(medicationID: "xywav", amount: 0)] {
+        for bad in [
+            MedicationInput(medicationID: "aspirin", amount: 1), MedicationInput(medicationID: "adderall_ir", amount: 31),
+            MedicationInput(medicationID: "adderall_ir", amount: 1, unit: .mL), MedicationInput(medicationID: "xywav", amount: 0),
+        ] {
             #expect(F.refusal { _ = try ledger.logMedications([bad], confirmations: [], clock: clock.store) }?.code == .invalidInput)
         }
         let liquid = try ledger.logMedications([MedicationInput(medicationID: "xywav", amount: 4.5, unit: .mL)], confirmations: [], clock: clock.store)
         #expect(liquid[0].doseMg == 2250)
-        let edited = try ledger.editMedication(liquid[0].id, takenAt: nil, amount: 9, unit: .mL, note: .some("measured again"), confirmations: [], clock: clock.store)
+        let edited = try ledger.editMedication(
+            liquid[0].id, takenAt: nil, amount: 9, unit: .mL, note: .some("measured again"), confirmations: [], clock: clock.store)
         #expect(edited.doseMg == 4500)
         _ = try ledger.deleteMedication(edited.id, clock: clock.store)
         try ledger.database.read { (db: Database) throws in
@@ -184,7 +192,8 @@ struct RecordKeepingTests {
         }
         try migrator.migrate(queue)
         try queue.write { db in
-            try db.execute(sql: "INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES ('s', '2026-11-21', '2026-11-22T03:30:00.000Z', 'UTC')")
+            try db.execute(
+                sql: "INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES ('s', '2026-11-21', '2026-11-22T03:30:00.000Z', 'UTC')")
             try db.execute(sql: "INSERT INTO audit_log (id, at, action, details) VALUES ('a', '2026-11-22T03:30:00.000Z', 'setting', '{}')")
         }
         try queue.close()

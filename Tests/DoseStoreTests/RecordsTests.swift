@@ -1,9 +1,10 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 /// Nights on 1–10 November 2026: Dose 1 at 22:00, Dose 2 at 150 + 5·i minutes; water on even nights,
 /// a dream on odd ones; every night checked in at 07:00.
@@ -13,8 +14,9 @@ private func tenNights() throws -> (NightLedger, TestClock) {
     for day in 1...10 {
         let dose1 = WallClock.date(2026, 11, day, 22, 0)
         try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock)
-        try StoreFixture.act(ledger, .log(event: day.isMultiple(of: 2) ? "water" : "dream"), at: StoreFixture.minutes(30, after: dose1), clock: clock,
-                             note: day == 3 ? "=HYPERLINK(\"x\"), said \"hi\"\nnext line" : nil)
+        try StoreFixture.act(
+            ledger, .log(event: day.isMultiple(of: 2) ? "water" : "dream"), at: StoreFixture.minutes(30, after: dose1), clock: clock,
+            note: day == 3 ? "=HYPERLINK(\"x\"), said \"hi\"\nnext line" : nil)
         try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(Double(150 + 5 * day), after: dose1), clock: clock)
         try StoreFixture.act(ledger, .checkIn(MorningCheckIn()), at: StoreFixture.minutes(540, after: dose1), clock: clock)
     }
@@ -39,10 +41,12 @@ struct HistoryTests {
         #expect(try ledger.history(query, clock: clock.store).groups.flatMap(\.nights).first?.session.date.day == 1)
     }
 
-    @Test("date range and filters by type and category", arguments: [
-        (["water"], [String](), 5), (["dream"], [], 5), ([], ["physical"], 5), ([], ["mental"], 5), ([], ["dose"], 10),
-        (["Brief Wake"], [], 0), (["checkin"], [], 10), (["water", "dream"], [], 10),
-    ])
+    @Test(
+        "date range and filters by type and category",
+        arguments: [
+            (["water"], [String](), 5), (["dream"], [], 5), ([], ["physical"], 5), ([], ["mental"], 5), ([], ["dose"], 10),
+            (["Brief Wake"], [], 0), (["checkin"], [], 10), (["water", "dream"], [], 10),
+        ])
     func filters(types: [String], categories: [String], nights: Int) throws {
         let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
@@ -89,9 +93,11 @@ struct HistoryTests {
         #expect(try ledger.history(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
     }
 
-    @Test("grouping by week uses ISO weeks, by month the month", arguments: [
-        (HistoryGrouping.week, ["2026-W45", "2026-W44"]), (.month, ["2026-11"]), (.none, [""]),
-    ])
+    @Test(
+        "grouping by week uses ISO weeks, by month the month",
+        arguments: [
+            (HistoryGrouping.week, ["2026-W45", "2026-W44"]), (.month, ["2026-11"]), (.none, [""]),
+        ])
     func grouping(by grouping: HistoryGrouping, labels: [String]) throws {
         let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
@@ -123,8 +129,11 @@ struct HistoryTests {
         try StoreFixture.act(ledger, .log(event: "nap_end"), at: WallClock.date(2026, 11, 22, 13, 40), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 15, 0), clock: clock)
         let night = try #require(try ledger.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
-        #expect(night.naps == [NapInterval(start: WallClock.date(2026, 11, 22, 13, 0), end: WallClock.date(2026, 11, 22, 13, 40)),
-                               NapInterval(start: WallClock.date(2026, 11, 22, 15, 0), end: nil)])
+        #expect(
+            night.naps == [
+                NapInterval(start: WallClock.date(2026, 11, 22, 13, 0), end: WallClock.date(2026, 11, 22, 13, 40)),
+                NapInterval(start: WallClock.date(2026, 11, 22, 15, 0), end: nil),
+            ])
     }
 
     @Test("deleting a night removes it and everything in it, atomically, with an audit entry")
@@ -158,11 +167,13 @@ struct HistoryTests {
 
 @Suite("Exports: events.csv v1 and analytics")
 struct ExportTests {
-    @Test("CSV fields: quoting per RFC 4180 and the formula guard on free text", arguments: [
-        ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
-        ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@cmd", "'@cmd"), ("\tx", "'\tx"), ("\rx", "\"'\rx\""),
-        ("=A1,B1", "\"'=A1,B1\""), ("😴 ok", "😴 ok"),
-    ])
+    @Test(
+        "CSV fields: quoting per RFC 4180 and the formula guard on free text",
+        arguments: [
+            ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
+            ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@cmd", "'@cmd"), ("\tx", "'\tx"), ("\rx", "\"'\rx\""),
+            ("=A1,B1", "\"'=A1,B1\""), ("😴 ok", "😴 ok"),
+        ])
     func csvField(text: String, expected: String) {
         #expect(CSV.field(text, freeText: true) == expected)
     }

@@ -1,8 +1,9 @@
 import DoseCore
-@testable import DoseStore
+import DoseTestSupport
 import Foundation
 import Testing
-import DoseTestSupport
+
+@testable import DoseStore
 
 @Suite("Server runs: when the alarm clock was down")
 struct ServerRunsTests {

@@ -1,8 +1,8 @@
 import DoseCore
 import DoseStore
+import DoseTestSupport
 import Foundation
 import GRDB
-import DoseTestSupport
 
 extension TestClock {
     /// The store clock at the current instant, with this clock's ids.
@@ -39,8 +39,10 @@ enum StoreFixture {
 
     /// Performs an action at an instant.
     @discardableResult
-    static func act(_ ledger: NightLedger, _ kind: NightAction.Kind, at now: Date, clock: TestClock, confirm: Set<ConfirmKind> = [],
-                    occurredAt: Date? = nil, note: String? = nil) throws -> ActionOutcome {
+    static func act(
+        _ ledger: NightLedger, _ kind: NightAction.Kind, at now: Date, clock: TestClock, confirm: Set<ConfirmKind> = [],
+        occurredAt: Date? = nil, note: String? = nil
+    ) throws -> ActionOutcome {
         clock.set(now)
         return try ledger.perform(NightAction(kind, at: occurredAt, note: note, confirmations: confirm), clock: clock.store)
     }
@@ -55,6 +57,9 @@ enum StoreFixture {
 
     /// The DoseError thrown by a body, or nil.
     static func refusal(_ body: () throws -> Void) -> DoseError? {
-        do { try body(); return nil } catch let error as DoseError { return error } catch { return nil }
+        do {
+            try body()
+            return nil
+        } catch let error as DoseError { return error } catch { return nil }
     }
 }

@@ -23,7 +23,12 @@ public final class TestClock: Sendable {
     public func advance(seconds: TimeInterval) { state.withLock { $0.now = $0.now.addingTimeInterval(seconds) } }
 
     /// The next id, UUID-shaped and counting up from 1, so ids sort in the order they were made.
-    public func nextID() -> String { state.withLock { $0.id += 1; return String(format: "00000000-0000-4000-8000-%012d", $0.id) } }
+    public func nextID() -> String {
+        state.withLock {
+            $0.id += 1
+            return String(format: "00000000-0000-4000-8000-%012d", $0.id)
+        }
+    }
 }
 
 /// Wall-clock instants in a named zone, the one way tests write a local time.
@@ -36,8 +41,9 @@ public enum WallClock {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let base = calendar.date(from: DateComponents(year: y, month: m, day: d))!
-        let date = calendar.date(bySettingHour: h, minute: min, second: 0, of: base,
-                                 matchingPolicy: .strict, repeatedTimePolicy: first ? .first : .last, direction: .forward)!
+        let date = calendar.date(
+            bySettingHour: h, minute: min, second: 0, of: base,
+            matchingPolicy: .strict, repeatedTimePolicy: first ? .first : .last, direction: .forward)!
         return date.addingTimeInterval(s)
     }
 }

@@ -66,31 +66,63 @@ public enum MedicationCatalogue {
 
     /// Every medication DoseTap knows, in display order.
     public static let all: [Medication] = [
-        .init(id: "adderall_ir", name: "Adderall", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15, 20, 25, 30], mgPerML: nil),
-        .init(id: "adderall_xr", name: "Adderall XR", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20, validDosesMg: [5, 10, 15, 20, 25, 30], mgPerML: nil),
-        .init(id: "ritalin_ir", name: "Ritalin", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15, 20], mgPerML: nil),
-        .init(id: "ritalin_la", name: "Ritalin LA", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20, validDosesMg: [10, 20, 30, 40], mgPerML: nil),
-        .init(id: "concerta", name: "Concerta", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 36, validDosesMg: [18, 27, 36, 54], mgPerML: nil),
-        .init(id: "vyvanse", name: "Vyvanse", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 30, validDosesMg: [10, 20, 30, 40, 50, 60, 70], mgPerML: nil),
-        .init(id: "dexedrine", name: "Dexedrine", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15], mgPerML: nil),
-        .init(id: "modafinil", name: "Modafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200, validDosesMg: [100, 200], mgPerML: nil),
-        .init(id: "provigil", name: "Provigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200, validDosesMg: [100, 200], mgPerML: nil),
-        .init(id: "armodafinil", name: "Armodafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150, validDosesMg: [50, 150, 200, 250], mgPerML: nil),
-        .init(id: "nuvigil", name: "Nuvigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150, validDosesMg: [50, 150, 200, 250], mgPerML: nil),
-        .init(id: "sunosi", name: "Sunosi", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 75, validDosesMg: [75, 150], mgPerML: nil),
-        .init(id: "wakix", name: "Wakix", category: .histamineModulator, formulation: .immediateRelease, defaultDoseMg: 35, validDosesMg: [5, 9, 18, 35], mgPerML: nil),
+        .init(
+            id: "adderall_ir", name: "Adderall", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10,
+            validDosesMg: [5, 10, 15, 20, 25, 30], mgPerML: nil),
+        .init(
+            id: "adderall_xr", name: "Adderall XR", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20,
+            validDosesMg: [5, 10, 15, 20, 25, 30], mgPerML: nil),
+        .init(
+            id: "ritalin_ir", name: "Ritalin", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15, 20],
+            mgPerML: nil),
+        .init(
+            id: "ritalin_la", name: "Ritalin LA", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20, validDosesMg: [10, 20, 30, 40],
+            mgPerML: nil),
+        .init(
+            id: "concerta", name: "Concerta", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 36, validDosesMg: [18, 27, 36, 54],
+            mgPerML: nil),
+        .init(
+            id: "vyvanse", name: "Vyvanse", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 30, validDosesMg: [10, 20, 30, 40, 50, 60, 70],
+            mgPerML: nil),
+        .init(
+            id: "dexedrine", name: "Dexedrine", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15], mgPerML: nil
+        ),
+        .init(
+            id: "modafinil", name: "Modafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200, validDosesMg: [100, 200],
+            mgPerML: nil),
+        .init(
+            id: "provigil", name: "Provigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200, validDosesMg: [100, 200],
+            mgPerML: nil),
+        .init(
+            id: "armodafinil", name: "Armodafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150,
+            validDosesMg: [50, 150, 200, 250], mgPerML: nil),
+        .init(
+            id: "nuvigil", name: "Nuvigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150, validDosesMg: [50, 150, 200, 250],
+            mgPerML: nil),
+        .init(
+            id: "sunosi", name: "Sunosi", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 75, validDosesMg: [75, 150], mgPerML: nil),
+        .init(
+            id: "wakix", name: "Wakix", category: .histamineModulator, formulation: .immediateRelease, defaultDoseMg: 35, validDosesMg: [5, 9, 18, 35],
+            mgPerML: nil),
         // XYWAV and Xyrem oral solutions are 0.5 g/mL.
-        .init(id: "xywav", name: "XYWAV", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500, validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
-        .init(id: "xyrem", name: "Xyrem", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500, validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
-        .init(id: "lumryz", name: "Lumryz", category: .sodiumOxybate, formulation: .extendedRelease, defaultDoseMg: 6000, validDosesMg: [4500, 6000, 7500, 9000], mgPerML: nil),
+        .init(
+            id: "xywav", name: "XYWAV", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500,
+            validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
+        .init(
+            id: "xyrem", name: "Xyrem", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500,
+            validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
+        .init(
+            id: "lumryz", name: "Lumryz", category: .sodiumOxybate, formulation: .extendedRelease, defaultDoseMg: 6000, validDosesMg: [4500, 6000, 7500, 9000],
+            mgPerML: nil),
     ]
 
     /// The medication with that id (case-insensitive), or an error listing the ids.
     public static func medication(id: String) throws(DoseError) -> Medication {
         let key = id.trimmingCharacters(in: .whitespaces).lowercased()
         if let medication = all.first(where: { $0.id == key }) { return medication }
-        throw .invalidInput(field: "medication", problem: "'\(id)' is not in the catalogue",
-                            allowed: all.map(\.id).joined(separator: ", "))
+        throw .invalidInput(
+            field: "medication", problem: "'\(id)' is not in the catalogue",
+            allowed: all.map(\.id).joined(separator: ", "))
     }
 
     /// The smallest amount accepted is this fraction of the smallest strength (a quarter tablet); anything smaller is
@@ -116,11 +148,13 @@ public enum MedicationCatalogue {
         let tolerance = accepted.upperBound * 1e-6
         guard amount.isFinite, amount >= accepted.lowerBound - tolerance, amount <= accepted.upperBound + tolerance else {
             let strengths = medication.validDosesMg.map { format($0 / perUnit) }.joined(separator: ", ")
-            let problem = amount.isFinite && amount > accepted.upperBound
+            let problem =
+                amount.isFinite && amount > accepted.upperBound
                 ? "\(format(amount)) \(unit.rawValue) is more than the largest \(medication.name) dose"
                 : "\(format(amount)) \(unit.rawValue) is not a \(medication.name) dose"
-            throw .invalidInput(field: "amount", problem: problem,
-                                allowed: "\(format(accepted.lowerBound))–\(format(accepted.upperBound)) \(unit.rawValue); strengths \(strengths) \(unit.rawValue)")
+            throw .invalidInput(
+                field: "amount", problem: problem,
+                allowed: "\(format(accepted.lowerBound))–\(format(accepted.upperBound)) \(unit.rawValue); strengths \(strengths) \(unit.rawValue)")
         }
         return amount * perUnit
     }

@@ -129,8 +129,9 @@ public struct SleepEventCatalogue: Sendable, Hashable {
     /// Builds the catalogue with the person's custom types, refusing any that is invalid or clashes.
     public init(custom: [CustomEventType]) throws(DoseError) {
         guard custom.count <= Self.maximumCustomTypes else {
-            throw .invalidInput(field: "custom event types", problem: "\(custom.count) defined",
-                                allowed: "at most \(Self.maximumCustomTypes)")
+            throw .invalidInput(
+                field: "custom event types", problem: "\(custom.count) defined",
+                allowed: "at most \(Self.maximumCustomTypes)")
         }
         var definitions = Self.builtIn
         var lookup: [String: SleepEventDefinition] = [:]
@@ -143,12 +144,14 @@ public struct SleepEventCatalogue: Sendable, Hashable {
             let name = item.name.trimmingCharacters(in: .whitespacesAndNewlines)
             let key = Self.normalize(name)
             guard !name.isEmpty, TextLimits.length(name) <= Self.maximumCustomNameLength, !key.isEmpty else {
-                throw .invalidInput(field: "custom event name", problem: "'\(item.name)' has \(TextLimits.length(name)) characters (Unicode code points)",
-                                    allowed: "1–\(Self.maximumCustomNameLength) characters")
+                throw .invalidInput(
+                    field: "custom event name", problem: "'\(item.name)' has \(TextLimits.length(name)) characters (Unicode code points)",
+                    allowed: "1–\(Self.maximumCustomNameLength) characters")
             }
             guard lookup[key] == nil, !Self.isReserved(key) else {
-                throw .invalidInput(field: "custom event name", problem: "'\(name)' is already a DoseTap event",
-                                    allowed: "a name that is not a built-in event")
+                throw .invalidInput(
+                    field: "custom event name", problem: "'\(name)' is already a DoseTap event",
+                    allowed: "a name that is not a built-in event")
             }
             guard Self.isHexColour(item.colour) else {
                 throw .invalidInput(field: "custom event colour", problem: "'\(item.colour)' is not a colour", allowed: "#RRGGBB")

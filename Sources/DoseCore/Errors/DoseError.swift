@@ -192,8 +192,10 @@ public enum DoseError: Error, Equatable, Sendable {
         case .snoozeUnavailable(let reason):
             return ["reason": reason.rawValue]
         case .recentDose(let dose, let at, let local, let minutes, let allowedFrom, let allowedLocal):
-            return ["dose": dose, "taken_at": ISO8601.string(at), "taken_at_local": local, "minutes_apart": String(minutes),
-                    "allowed_from": ISO8601.string(allowedFrom), "allowed_from_local": allowedLocal]
+            return [
+                "dose": dose, "taken_at": ISO8601.string(at), "taken_at_local": local, "minutes_apart": String(minutes),
+                "allowed_from": ISO8601.string(allowedFrom), "allowed_from_local": allowedLocal,
+            ]
         case .snoozeLimit(let maximum):
             return ["max_snoozes": String(maximum)]
         case .undoExpired(let window, _):
@@ -212,7 +214,8 @@ public enum DoseError: Error, Equatable, Sendable {
         func offer(_ lead: String, _ kind: ConfirmKind) -> String { confirmation(kind).map { " \(lead), \($0)." } ?? "" }
         switch self {
         case .invalidInput(let field, let problem, let allowed):
-            let field = Self.quoted(field, limit: 60), problem = Self.quoted(problem)
+            let field = Self.quoted(field, limit: 60)
+            let problem = Self.quoted(problem)
             if let allowed { return "Invalid \(field): \(problem). Allowed: \(Self.quoted(allowed))." }
             return "Invalid \(field): \(problem)."
         case .invalidFile(let problem):
@@ -247,8 +250,11 @@ public enum DoseError: Error, Equatable, Sendable {
         case .duplicateMedication(let name, _, let local, let minutes):
             return "\(name) was already logged at \(local) (\(minutes) min apart)." + offer("If this is a second dose", .duplicate)
         case .recentDose(let dose, _, let local, let minutes, _, let allowedLocal):
-            let apart = minutes == 0 ? "the same minute as this Dose 1"
-                : minutes > 0 ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
+            let apart =
+                minutes == 0
+                ? "the same minute as this Dose 1"
+                : minutes > 0
+                    ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
             return "\(dose) was taken at \(local), \(apart). Oxybate less than 8 hours after a dose "
                 + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal)."
                 + offer("If this really is a new night (shift work, a changed schedule)", .newNight)

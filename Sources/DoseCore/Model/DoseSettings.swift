@@ -18,7 +18,8 @@ public struct ClockTime: Hashable, Sendable, Codable, Comparable, CustomStringCo
     public init?(parsing text: String) {
         let parts = text.trimmingCharacters(in: .whitespaces).split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              let hour = Int(parts[0]), let minute = Int(parts[1]) else { return nil }
+            let hour = Int(parts[0]), let minute = Int(parts[1])
+        else { return nil }
         self.init(hour: hour, minute: minute)
     }
 
@@ -194,7 +195,9 @@ extension DoseSettings {
                 guard let definition = try? catalogue.resolve(name) else {
                     throw .invalidInput(field: key, problem: "'\(name)' is not an event of the catalogue", allowed: allowed)
                 }
-                guard !events.contains(definition.type.rawValue) else { throw .invalidInput(field: key, problem: "'\(name)' is listed twice", allowed: allowed) }
+                guard !events.contains(definition.type.rawValue) else {
+                    throw .invalidInput(field: key, problem: "'\(name)' is listed twice", allowed: allowed)
+                }
                 events.append(definition.type.rawValue)
             }
             guard Self.quickLogRange.contains(events.count) else { throw .invalidInput(field: key, problem: "\(events.count) events", allowed: allowed) }

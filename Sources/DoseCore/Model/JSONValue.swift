@@ -3,7 +3,8 @@ public import Foundation
 /// A JSON value with explicit nulls, so every documented field is present even when empty (SPEC §5.1). Decoding keeps
 /// JSON's own kinds apart: `true` is never the number 1, `"5"` is never 5, and `2.5` is never rounded.
 public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral {
+    ExpressibleByBooleanLiteral, ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral, ExpressibleByNilLiteral
+{
     case null
     case bool(Bool)
     case int(Int)
@@ -42,13 +43,21 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if container.decodeNil() { self = .null }
-        else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
-        else if let whole = try? container.decode(Int.self) { self = .int(whole) }
-        else if let number = try? container.decode(Double.self) { self = .double(number) }
-        else if let text = try? container.decode(String.self) { self = .string(text) }
-        else if let items = try? container.decode([JSONValue].self) { self = .array(items) }
-        else { self = .object(try container.decode([String: JSONValue].self)) }
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let whole = try? container.decode(Int.self) {
+            self = .int(whole)
+        } else if let number = try? container.decode(Double.self) {
+            self = .double(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let items = try? container.decode([JSONValue].self) {
+            self = .array(items)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
     }
 
     /// Parses JSON text; nil when it is not JSON.
@@ -95,7 +104,10 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
         case .double(let value): out += value.isFinite ? "\(value)" : "null"
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let items):
-            guard !items.isEmpty else { out += "[]"; return }
+            guard !items.isEmpty else {
+                out += "[]"
+                return
+            }
             out += "["
             for (index, item) in items.enumerated() {
                 if index > 0 { out += "," }
@@ -105,7 +117,10 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
             Self.newline(&out, indent)
             out += "]"
         case .object(let fields):
-            guard !fields.isEmpty else { out += "{}"; return }
+            guard !fields.isEmpty else {
+                out += "{}"
+                return
+            }
             out += "{"
             for (index, key) in fields.keys.sorted().enumerated() {
                 if index > 0 { out += "," }

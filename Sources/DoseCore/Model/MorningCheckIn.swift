@@ -329,7 +329,8 @@ public struct MorningCheckIn: Hashable, Sendable, Codable {
             copy.physical?.painLocations = physical.painLocations.filter { seen.insert($0).inserted }
         }
         if respiratory != nil, !hasRespiratorySymptoms {
-            throw .invalidInput(field: "respiratory_symptoms", problem: "details given without has_respiratory_symptoms", allowed: "set has_respiratory_symptoms")
+            throw .invalidInput(
+                field: "respiratory_symptoms", problem: "details given without has_respiratory_symptoms", allowed: "set has_respiratory_symptoms")
         }
         var therapies = Set<SleepTherapy>()
         copy.sleepTherapy = sleepTherapy.filter { therapies.insert($0).inserted }

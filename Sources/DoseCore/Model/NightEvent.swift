@@ -14,7 +14,8 @@ public struct EventID: RawRepresentable, Hashable, Sendable, Codable, CustomStri
     public init?(clientSupplied text: String) {
         let allowed: (Unicode.Scalar) -> Bool = { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_.:".unicodeScalars.contains($0)) }
         guard (1...64).contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(allowed),
-              let first = text.unicodeScalars.first, first.isASCII, CharacterSet.alphanumerics.contains(first) else { return nil }
+            let first = text.unicodeScalars.first, first.isASCII, CharacterSet.alphanumerics.contains(first)
+        else { return nil }
         rawValue = text
     }
 }
@@ -178,8 +179,9 @@ public struct NightEvent: Hashable, Sendable, Identifiable {
         id: EventID, kind: EventKind, occurredAt: Date, recordedAt: Date, timeZone: TimeZone,
         source: EventSource = .user, note: String? = nil, metadata: EventMetadata = EventMetadata()
     ) {
-        self.init(id: id, kind: kind, occurredAt: occurredAt, recordedAt: recordedAt, timeZoneID: timeZone.identifier,
-                  utcOffsetMinutes: LocalClock.offsetMinutes(timeZone, at: occurredAt), source: source, note: note, metadata: metadata)
+        self.init(
+            id: id, kind: kind, occurredAt: occurredAt, recordedAt: recordedAt, timeZoneID: timeZone.identifier,
+            utcOffsetMinutes: LocalClock.offsetMinutes(timeZone, at: occurredAt), source: source, note: note, metadata: metadata)
     }
 
     /// An event as stored: zone id and offset as they were recorded, whatever the zone rules say today.

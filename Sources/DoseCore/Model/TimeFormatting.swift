@@ -60,7 +60,8 @@ public enum ISO8601 {
         guard bytes.count >= 19 else { return false }
         func number(_ range: Range<Int>) -> Int? { decimal(bytes, range) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19) else { return false }
+            let minute = number(14..<16), let second = number(17..<19)
+        else { return false }
         return isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
@@ -87,11 +88,13 @@ public enum ISO8601 {
     public static func parseCanonical(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 24, bytes[4] == 45, bytes[7] == 45, bytes[10] == 84, bytes[13] == 58, bytes[16] == 58,
-              bytes[19] == 46, bytes[23] == 90 else { return nil }
+            bytes[19] == 46, bytes[23] == 90
+        else { return nil }
         func number(_ range: Range<Int>) -> Int? { decimal(bytes, range) }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19), let millis = number(20..<23),
-              isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second) else { return nil }
+            let minute = number(14..<16), let second = number(17..<19), let millis = number(20..<23),
+            isValid(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        else { return nil }
         // Days from 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
         let shiftedYear = month <= 2 ? year - 1 : year
         let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400

@@ -65,7 +65,8 @@ public enum ReminderPlan {
         guard settings.remindersEnabled, let session, session.isOpen else { return [] }
         let facts = NightFacts(session.events)
         guard let dose1 = facts.dose1?.occurredAt, facts.dose2 == nil, facts.skip == nil,
-              facts.wake == nil, facts.checkIn == nil else { return [] }
+            facts.wake == nil, facts.checkIn == nil
+        else { return [] }
 
         func after(_ minutes: Double) -> Date { dose1.addingTimeInterval(minutes * 60) }
         // Every instant is derived from the window: the countdown warnings count back from its close, the 15-minute

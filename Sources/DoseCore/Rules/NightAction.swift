@@ -56,8 +56,10 @@ public struct NightContext: Sendable {
     public var nearbySameEvents: [Date] = []
 
     /// A context; the zone defaults to the settings' zone.
-    public init(now: Date, settings: DoseSettings, timeZone: TimeZone? = nil,
-                catalogue: SleepEventCatalogue = .standard, nearbyDoses: [RecordedDose] = [], makeID: @escaping @Sendable () -> String) {
+    public init(
+        now: Date, settings: DoseSettings, timeZone: TimeZone? = nil,
+        catalogue: SleepEventCatalogue = .standard, nearbyDoses: [RecordedDose] = [], makeID: @escaping @Sendable () -> String
+    ) {
         self.nearbyDoses = nearbyDoses
         self.now = now
         self.settings = settings
@@ -126,8 +128,9 @@ public enum TextLimits {
         guard !trimmed.isEmpty else { return nil }
         let length = Self.length(trimmed)
         guard length <= limit else {
-            throw .invalidInput(field: field, problem: "it is \(length) characters long (counted as Unicode code points: an accent or an emoji can count as several)",
-                                allowed: "at most \(limit) characters")
+            throw .invalidInput(
+                field: field, problem: "it is \(length) characters long (counted as Unicode code points: an accent or an emoji can count as several)",
+                allowed: "at most \(limit) characters")
         }
         let forbidden = trimmed.unicodeScalars.contains {
             $0.properties.generalCategory == .control && !["\n", "\r", "\t"].contains($0)

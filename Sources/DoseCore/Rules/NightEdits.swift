@@ -24,8 +24,9 @@ public enum NightEdits {
             try NightRules.refuseFuture(occurredAt, now: context.now)
             let zone = TimeZone(identifier: before.timeZoneID) ?? context.timeZone
             guard SessionKey(for: occurredAt, in: zone) == SessionKey(for: before.occurredAt, in: zone) else {
-                throw .invalidInput(field: "at", problem: "\(LocalClock.hourMinute(occurredAt, in: zone)) on that day belongs to another night",
-                                    allowed: "a time in the same night (after 18:00 and before 18:00 the next day); delete and log it again instead")
+                throw .invalidInput(
+                    field: "at", problem: "\(LocalClock.hourMinute(occurredAt, in: zone)) on that day belongs to another night",
+                    allowed: "a time in the same night (after 18:00 and before 18:00 the next day); delete and log it again instead")
             }
             after.occurredAt = occurredAt
             after.utcOffsetMinutes = LocalClock.offsetMinutes(zone, at: occurredAt)
@@ -48,12 +49,14 @@ public enum NightEdits {
         guard let before = session.events.first(where: { $0.id == id }) else { throw .notFound(what: "An event with id \(id)") }
         if before.kind == .dose1 {
             if session.isOpen {
-                throw .invalidInput(field: "event", problem: "tonight's Dose 1 cannot be deleted while the night is open",
-                                    allowed: "undo within the undo window, or delete it after the night has ended")
+                throw .invalidInput(
+                    field: "event", problem: "tonight's Dose 1 cannot be deleted while the night is open",
+                    allowed: "undo within the undo window, or delete it after the night has ended")
             }
             if session.events.contains(where: { [.dose2, .extraDose, .snooze].contains($0.kind) }) {
-                throw .invalidInput(field: "event", problem: "Dose 2, extra doses and snoozes of that night count from this Dose 1",
-                                    allowed: "delete those first")
+                throw .invalidInput(
+                    field: "event", problem: "Dose 2, extra doses and snoozes of that night count from this Dose 1",
+                    allowed: "delete those first")
             }
         }
         var updated = session.removing(id)
@@ -67,8 +70,9 @@ public enum NightEdits {
         if let dose1 = facts.dose1 {
             let dependants = session.events.filter { [.dose2, .extraDose, .snooze, .dose2Skipped].contains($0.kind) }
             if let early = dependants.first(where: { $0.occurredAt < dose1.occurredAt }) {
-                throw .invalidInput(field: "at", problem: "\(early.kind.label) at \(LocalClock.hourMinute(early.occurredAt, in: zone)) would come before Dose 1",
-                                    allowed: "times that keep Dose 1 first")
+                throw .invalidInput(
+                    field: "at", problem: "\(early.kind.label) at \(LocalClock.hourMinute(early.occurredAt, in: zone)) would come before Dose 1",
+                    allowed: "times that keep Dose 1 first")
             }
         }
         let naps = session.events.filter { $0.kind == .sleep(.napStart) || $0.kind == .sleep(.napEnd) }

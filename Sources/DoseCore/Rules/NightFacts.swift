@@ -24,11 +24,17 @@ public struct NightFacts: Sendable {
     /// Reads the facts of a set of events.
     public init(_ events: [NightEvent]) {
         // A session keeps its events in order already; checking is far cheaper than sorting a long night again.
-        let sorted = events.indices.dropFirst().allSatisfy { !NightSession.chronological(events[$0], events[$0 - 1]) }
+        let sorted =
+            events.indices.dropFirst().allSatisfy { !NightSession.chronological(events[$0], events[$0 - 1]) }
             ? events : events.sorted(by: NightSession.chronological)
         self.events = sorted
-        var dose1: NightEvent?, dose2: NightEvent?, wake: NightEvent?, checkIn: NightEvent?
-        var extraDoses: [NightEvent] = [], allSkips: [NightEvent] = [], snoozes: [NightEvent] = []
+        var dose1: NightEvent?
+        var dose2: NightEvent?
+        var wake: NightEvent?
+        var checkIn: NightEvent?
+        var extraDoses: [NightEvent] = []
+        var allSkips: [NightEvent] = []
+        var snoozes: [NightEvent] = []
         for event in sorted {
             switch event.kind {
             case .dose1: if dose1 == nil { dose1 = event }

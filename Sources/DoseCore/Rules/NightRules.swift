@@ -13,7 +13,8 @@ public enum NightRules {
         let note = try TextLimits.validated(action.note, field: "note", limit: TextLimits.note)
         if let session, session.isOpen, at < session.startedAt, SessionKey(for: at, in: context.timeZone) < session.date {
             throw .invalidInput(
-                field: "at", problem: "\(LocalClock.hourMinute(at, in: context.timeZone)) on \(SessionKey(for: at, in: context.timeZone)) belongs to an earlier night",
+                field: "at",
+                problem: "\(LocalClock.hourMinute(at, in: context.timeZone)) on \(SessionKey(for: at, in: context.timeZone)) belongs to an earlier night",
                 allowed: "a time in tonight's session (\(session.date)); change earlier nights in history")
         }
         var builder = Builder(action: action, at: at, note: note, session: session, context: context)
@@ -81,8 +82,9 @@ public enum NightRules {
         guard (age * 1000).rounded() <= Double(context.settings.undoWindowSeconds * 1000) else {
             throw .undoExpired(windowSeconds: context.settings.undoWindowSeconds, secondsAgo: age)
         }
-        return Decision(session: session.removing(target.id), startedSession: false, recorded: [], removed: [target],
-                        closure: nil, checkIn: nil, warnings: [])
+        return Decision(
+            session: session.removing(target.id), startedSession: false, recorded: [], removed: [target],
+            closure: nil, checkIn: nil, warnings: [])
     }
 
     /// The person's most recently recorded dose, skip, snooze or sleep event.
@@ -135,8 +137,9 @@ private struct Builder {
 
     private func refuseIfBeforeDose1(_ dose1: NightEvent, doing what: String) throws(DoseError) {
         guard at >= dose1.occurredAt else {
-            throw .invalidInput(field: "at", problem: "\(what) at \(local(at)) would be before Dose 1 (\(local(dose1.occurredAt)))",
-                                allowed: "a time after Dose 1")
+            throw .invalidInput(
+                field: "at", problem: "\(what) at \(local(at)) would be before Dose 1 (\(local(dose1.occurredAt)))",
+                allowed: "a time after Dose 1")
         }
     }
 
@@ -151,12 +154,14 @@ private struct Builder {
             let minutes = Int((at.timeIntervalSince(near.at) / 60).rounded(.towardZero))
             guard action.confirmations.contains(.newNight) else {
                 let allowed = near.at.addingTimeInterval(DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
-                throw .recentDose(dose: near.kind.label, at: near.at, localTime: local(near.at), minutesApart: minutes,
-                                  allowedFrom: allowed, allowedLocalTime: local(allowed))
+                throw .recentDose(
+                    dose: near.kind.label, at: near.at, localTime: local(near.at), minutesApart: minutes,
+                    allowedFrom: allowed, allowedLocalTime: local(allowed))
             }
             metadata.confirmations = [.newNight]
-            warnings.append("New night recorded \(DurationText.words(minutes: abs(minutes))) from the last oxybate dose (\(near.kind.label) at \(local(near.at))). "
-                            + "Take only what your prescriber told you to.")
+            warnings.append(
+                "New night recorded \(DurationText.words(minutes: abs(minutes))) from the last oxybate dose (\(near.kind.label) at \(local(near.at))). "
+                    + "Take only what your prescriber told you to.")
         }
         try refuseIfFinalizing()
         record(.dose1, metadata: metadata)
@@ -174,8 +179,9 @@ private struct Builder {
             var metadata = EventMetadata()
             metadata.doseIndex = facts.doseCount + 1
             metadata.confirmations = [.extra]
-            warnings.append("Extra dose recorded: this is dose \(facts.doseCount + 1) tonight. Do not take any more oxybate tonight; "
-                            + "if you feel unwell, call your doctor or emergency services.")
+            warnings.append(
+                "Extra dose recorded: this is dose \(facts.doseCount + 1) tonight. Do not take any more oxybate tonight; "
+                    + "if you feel unwell, call your doctor or emergency services.")
             record(.extraDose, metadata: metadata)
             return
         }
@@ -233,7 +239,8 @@ private struct Builder {
         let type = definition.type
         let cooldown = TimeInterval(context.settings.cooldownSeconds(for: definition))
         if cooldown > 0 {
-            let kind = EventKind.sleep(type), at = self.at
+            let kind = EventKind.sleep(type)
+            let at = self.at
             // By event time, across nights: the same tap must not count twice because a night closed between them.
             let times = facts.events.lazy.filter { $0.kind == kind }.map(\.occurredAt) + context.nearbySameEvents
             let apart = times.map { abs($0.timeIntervalSince(at)) }.min()
@@ -277,8 +284,9 @@ private struct Builder {
 
     private mutating func record(_ kind: EventKind, metadata: EventMetadata) {
         for old in removed { session = session.removing(old.id) }
-        let event = NightEvent(id: EventID(rawValue: context.makeID()), kind: kind, occurredAt: at, recordedAt: nextRecordingInstant(),
-                               timeZone: zone, source: action.source, note: note, metadata: metadata)
+        let event = NightEvent(
+            id: EventID(rawValue: context.makeID()), kind: kind, occurredAt: at, recordedAt: nextRecordingInstant(),
+            timeZone: zone, source: action.source, note: note, metadata: metadata)
         session = session.adding(event)
         recorded.append(event)
     }
@@ -297,7 +305,8 @@ private struct Builder {
             session.endedAt = closure.endedAt
             session.endReason = closure.reason
         }
-        return Decision(session: session, startedSession: startedSession, recorded: recorded, removed: removed,
-                        closure: closure, checkIn: checkIn, warnings: warnings)
+        return Decision(
+            session: session, startedSession: startedSession, recorded: recorded, removed: removed,
+            closure: closure, checkIn: checkIn, warnings: warnings)
     }
 }

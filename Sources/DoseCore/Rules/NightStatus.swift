@@ -71,7 +71,8 @@ public struct NightStatus: Sendable, Hashable {
         var status = NightStatus(
             sessionID: session?.id, sessionDate: session?.date, phase: phase, outcome: facts.outcome(at: instant),
             dose1At: dose1, dose2At: facts.dose2?.occurredAt, dose2Skipped: facts.skip != nil,
-            skippedAt: facts.skip?.occurredAt, sleptThrough: facts.sleptThrough, skipReason: facts.skip?.metadata.skipReason, extraDoseCount: facts.extraDoses.count,
+            skippedAt: facts.skip?.occurredAt, sleptThrough: facts.sleptThrough, skipReason: facts.skip?.metadata.skipReason,
+            extraDoseCount: facts.extraDoses.count,
             snoozeCount: facts.snoozes.count, snoozesRemaining: max(0, settings.maxSnoozes - facts.snoozes.count),
             snoozeUntil: pending ? facts.snoozeUntil : nil,
             canSnooze: snoozeRefusal == nil, snoozeBlockedReason: snoozeRefusal?.message,
@@ -130,11 +131,14 @@ public struct NightStatus: Sendable, Hashable {
         return instant < until ? until : nil
     }
 
-    private static func warnings(facts: NightFacts, phase: NightPhase, pending: Bool, session: NightSession?,
-                                 instant: Date, timeZone: TimeZone) -> [String] {
+    private static func warnings(
+        facts: NightFacts, phase: NightPhase, pending: Bool, session: NightSession?,
+        instant: Date, timeZone: TimeZone
+    ) -> [String] {
         var warnings: [String] = []
         if let dose1 = facts.dose1, session?.isOpen ?? false,
-           let shift = TimeZoneShift.warning(dose1: dose1, now: instant, timeZone: timeZone) {
+            let shift = TimeZoneShift.warning(dose1: dose1, now: instant, timeZone: timeZone)
+        {
             warnings.append(shift)
         }
         if pending, phase == .nearClose { warnings.append("Less than 15 minutes left to take Dose 2. Snooze is off.") }

@@ -14,8 +14,10 @@ public struct LifecycleUpdate: Sendable, Hashable {
 /// Session boundaries, evaluated before every action and status read.
 public enum SessionLifecycle {
     /// What has become due for an open session by `now`. Closed sessions never change.
-    public static func evaluate(_ session: NightSession, now: Date, settings: DoseSettings, timeZone: TimeZone,
-                                makeID: @Sendable () -> String) -> LifecycleUpdate {
+    public static func evaluate(
+        _ session: NightSession, now: Date, settings: DoseSettings, timeZone: TimeZone,
+        makeID: @Sendable () -> String
+    ) -> LifecycleUpdate {
         guard session.isOpen else { return LifecycleUpdate() }
         var update = LifecycleUpdate()
         var events = session.events
@@ -25,16 +27,19 @@ public enum SessionLifecycle {
             if now >= expiresAt {
                 var metadata = EventMetadata()
                 metadata.skipReason = NightFacts.sleptThroughReason
-                let expiry = NightEvent(id: EventID(rawValue: makeID()), kind: .dose2Skipped, occurredAt: expiresAt,
-                                        recordedAt: now, timeZone: timeZone, source: .system, metadata: metadata)
+                let expiry = NightEvent(
+                    id: EventID(rawValue: makeID()), kind: .dose2Skipped, occurredAt: expiresAt,
+                    recordedAt: now, timeZone: timeZone, source: .system, metadata: metadata)
                 update.expiry = expiry
                 events.append(expiry)
             }
         }
         // Both boundaries are fixed by the session's start, and the earliest one that has passed closes it, so the
         // close (and so which night a new action joins) does not depend on when someone happened to look.
-        let boundaries = [(missedCheckinCutoff(for: session, settings: settings, timeZone: timeZone), EndReason.missedCheckinCutoff),
-                          (prepRollover(for: session, settings: settings, timeZone: timeZone), .prepRollover)]
+        let boundaries = [
+            (missedCheckinCutoff(for: session, settings: settings, timeZone: timeZone), EndReason.missedCheckinCutoff),
+            (prepRollover(for: session, settings: settings, timeZone: timeZone), .prepRollover),
+        ]
         if let (endedAt, reason) = boundaries.filter({ now >= $0.0 }).min(by: { $0.0 < $1.0 }) {
             update.closure = SessionClosure(endedAt: endedAt, reason: reason, terminalState: NightFacts(events).terminalState(at: endedAt))
         }

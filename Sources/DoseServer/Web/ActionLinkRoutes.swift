@@ -25,7 +25,8 @@ struct ActionLinkRoutes {
         let signer = ActionLinkSigner(secretHex: try environment.ledger.actionLinkSecret(clock: clock))
         let link = try signer.link(from: token, now: clock.now)
         if try environment.ledger.storedResponse(device: Self.spender, key: link.nonce) != nil {
-            throw DoseError.invalidInput(field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
+            throw DoseError.invalidInput(
+                field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
         }
         let snapshot = try environment.ledger.status(clock: clock)
         guard let session = snapshot.session, session.id.rawValue == link.sessionID else {
@@ -43,7 +44,8 @@ struct ActionLinkRoutes {
         let (link, token, snapshot) = try check(context, clock: environment.clock())
         let status = snapshot.status
         let zone = snapshot.timeZone
-        let times = "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
+        let times =
+            "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
         return Templates.page("action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
     }
 
@@ -56,14 +58,20 @@ struct ActionLinkRoutes {
         do {
             let outcome = try environment.ledger.perform(link.nightAction, clock: clock, idempotency: spend)
             let done = outcome.decision.event.map { "\($0.kind.label) recorded at \(WebPages.clock($0.occurredAt, outcome.timeZone))." } ?? "Done."
-            return Templates.page("notice", NoticePage(frame: Frame("Done", current: ""), heading: "Done", message: done,
-                                                       link: NoticePage.Link(href: "/", label: "Open Tonight (undo is there)")))
+            return Templates.page(
+                "notice",
+                NoticePage(
+                    frame: Frame("Done", current: ""), heading: "Done", message: done,
+                    link: NoticePage.Link(href: "/", label: "Open Tonight (undo is there)")))
         } catch let error as DoseError where error.confirm != nil {
             // The risk in plain words, and no way to confirm from here: that decision is made awake, on the Tonight page.
-            return Templates.page("notice", NoticePage(frame: Frame("Not done", current: ""), heading: "Not done",
-                                                       message: error.message { _ in nil } + " A reminder link cannot confirm this; open Tonight to decide.",
-                                                       link: NoticePage.Link(href: "/", label: "Open Tonight")),
-                                  status: error.httpStatus)
+            return Templates.page(
+                "notice",
+                NoticePage(
+                    frame: Frame("Not done", current: ""), heading: "Not done",
+                    message: error.message { _ in nil } + " A reminder link cannot confirm this; open Tonight to decide.",
+                    link: NoticePage.Link(href: "/", label: "Open Tonight")),
+                status: error.httpStatus)
         }
     }
 }

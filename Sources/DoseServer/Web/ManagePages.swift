@@ -64,7 +64,8 @@ extension WebRoutes {
         let zone = try zone(clock)
         let result = try environment.ledger.history(query, clock: clock)
         let filter = value("filter") ?? ""
-        let filterValues: [(String, String)] = [("", "Everything"), ("dose", "Doses"), ("checkin", "Check-ins")]
+        let filterValues: [(String, String)] =
+            [("", "Everything"), ("dose", "Doses"), ("checkin", "Check-ins")]
             + SleepEventCategory.allCases.map { ($0.rawValue, "\(HumanWords.label($0.rawValue)) events") }
             + SleepEventCatalogue.standard.definitions.map { ($0.type.rawValue, $0.label) }
         let orders: [(HistorySort, String)] = [(.newest, "Newest first"), (.oldest, "Oldest first"), (.az, "Events A–Z"), (.za, "Events Z–A")]
@@ -75,12 +76,14 @@ extension WebRoutes {
             if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
             if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
             let outcome = night.session.isOpen ? "Open" : HumanWords.label(night.terminalState?.rawValue ?? "closed")
-            return HistoryView.Night(date: night.session.date.description, outcome: outcome, summary: summary,
-                                     hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
+            return HistoryView.Night(
+                date: night.session.date.description, outcome: outcome, summary: summary,
+                hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
         }
         func link(_ page: Int) -> String {
             var items = URLComponents()
-            items.queryItems = ["from", "to", "filter", "sort"].compactMap { name in value(name).map { URLQueryItem(name: name, value: $0) } }
+            items.queryItems =
+                ["from", "to", "filter", "sort"].compactMap { name in value(name).map { URLQueryItem(name: name, value: $0) } }
                 + [URLQueryItem(name: "page", value: String(page))]
             return "/history?\(items.percentEncodedQuery ?? "")"
         }
@@ -90,9 +93,11 @@ extension WebRoutes {
             filters: filterValues.map { SelectOption(value: $0.0, label: $0.1, selected: $0.0 == filter) },
             orders: orders.map { SelectOption(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) },
             nights: nights,
-            pages: result.pageCount > 1 ? HistoryView.Pages(page: result.page, count: result.pageCount,
-                                                             newer: result.page > 1 ? link(result.page - 1) : nil,
-                                                             older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil)
+            pages: result.pageCount > 1
+                ? HistoryView.Pages(
+                    page: result.page, count: result.pageCount,
+                    newer: result.page > 1 ? link(result.page - 1) : nil,
+                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil)
         return Templates.page("history", view)
     }
 
@@ -107,8 +112,11 @@ extension WebRoutes {
         let date = try APIRoutes.date(request.uri.queryParameters["date"].map(String.init) ?? "", field: "date")
         let nights = try environment.ledger.nights(on: date, clock: environment.clock())
         guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
-        return Templates.page("delete-night", DeleteNightView(csrf: csrf(context), date: date.description,
-                                                              events: nights.reduce(0) { $0 + $1.session.events.count }))
+        return Templates.page(
+            "delete-night",
+            DeleteNightView(
+                csrf: csrf(context), date: date.description,
+                events: nights.reduce(0) { $0 + $1.session.events.count }))
     }
 
     func deleteNight(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -125,8 +133,9 @@ extension WebRoutes {
     func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil) throws -> Response {
         let clock = environment.clock()
         let settings = try environment.ledger.settings(clock: clock)
-        let view = SettingsView(frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
-                                devices: try environment.ledger.devices(), thisDevice: context.device?.id, zone: try zone(clock), pairing: pairing)
+        let view = SettingsView(
+            frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
+            devices: try environment.ledger.devices(), thisDevice: context.device?.id, zone: try zone(clock), pairing: pairing)
         return Templates.page("settings", view)
     }
 
@@ -165,9 +174,12 @@ extension WebRoutes {
             return Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
         }
         let report = try environment.ledger.clearAll(confirmation: NightLedger.clearAllPhrase)
-        return Templates.page("notice", NoticePage(
-            frame: Frame("Cleared", current: ""), heading: "All data cleared",
-            message: "\(report.deleted.values.reduce(0, +)) rows deleted; none remain. This browser is no longer paired: restart `dosetap serve` for a new pairing link.",
-            link: nil))
+        return Templates.page(
+            "notice",
+            NoticePage(
+                frame: Frame("Cleared", current: ""), heading: "All data cleared",
+                message:
+                    "\(report.deleted.values.reduce(0, +)) rows deleted; none remain. This browser is no longer paired: restart `dosetap serve` for a new pairing link.",
+                link: nil))
     }
 }

@@ -179,7 +179,8 @@ public struct QRCode: Sendable {
                 let bits = version << 12 | remainder
                 for index in 0..<18 {
                     let isDark = (bits >> index) & 1 == 1
-                    let a = size - 11 + index % 3, b = index / 3
+                    let a = size - 11 + index % 3
+                    let b = index / 3
                     set(a, b, isDark)
                     set(b, a, isDark)
                 }
@@ -259,8 +260,10 @@ public struct QRCode: Sendable {
         }
 
         /// A finder pattern's 1:1:3:1:1 run with four light modules on one side, which a scanner could mistake for one.
-        static let finderLike: [[Bool]] = [[true, false, true, true, true, false, true, false, false, false, false],
-                                           [false, false, false, false, true, false, true, true, true, false, true]]
+        static let finderLike: [[Bool]] = [
+            [true, false, true, true, true, false, true, false, false, false, false],
+            [false, false, false, false, true, false, true, true, true, false, true],
+        ]
 
         var penalty: Int {
             var total = 0
@@ -303,7 +306,10 @@ public struct QRCode: Sendable {
         for y in 0..<size {
             var x = 0
             while x < size {
-                guard self[x, y] else { x += 1; continue }
+                guard self[x, y] else {
+                    x += 1
+                    continue
+                }
                 let start = x
                 while x < size, self[x, y] { x += 1 }
                 parts.append("M\(start + 4) \(y + 4)h\(x - start)v1h-\(x - start)z")

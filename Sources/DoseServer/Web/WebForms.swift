@@ -36,16 +36,21 @@ struct Field {
     var text: Text?
 
     /// One answer of several (radio chips), or several (`multiple`, checkbox chips).
-    static func choice(_ name: String, _ label: String, _ values: [String], chosen: Set<String>, multiple: Bool = false,
-                       words: (String) -> String = HumanWords.label) -> Field {
-        Field(choice: Choice(label: label, options: values.map {
-            Option(inputType: multiple ? "checkbox" : "radio", name: name, value: $0, label: words($0), checked: chosen.contains($0))
-        }))
+    static func choice(
+        _ name: String, _ label: String, _ values: [String], chosen: Set<String>, multiple: Bool = false,
+        words: (String) -> String = HumanWords.label
+    ) -> Field {
+        Field(
+            choice: Choice(
+                label: label,
+                options: values.map {
+                    Option(inputType: multiple ? "checkbox" : "radio", name: name, value: $0, label: words($0), checked: chosen.contains($0))
+                }))
     }
 
     /// The choices of an enum, in its order.
     static func choice<T: CaseIterable & RawRepresentable>(_ name: String, _ label: String, _: T.Type, chosen: Set<String>, multiple: Bool = false) -> Field
-        where T.RawValue == String {
+    where T.RawValue == String {
         choice(name, label, T.allCases.map(\.rawValue), chosen: chosen, multiple: multiple)
     }
 
@@ -95,46 +100,56 @@ enum CheckInForm {
     /// `hasUsual`: an earlier check-in recorded a room to copy, so "same as usual" can be the default.
     static func sections(_ usual: MorningCheckIn = MorningCheckIn(), hasUsual: Bool) -> [Section] {
         [
-            Section(title: "Waking up", fields: [
-                .choice("sleep_inertia_duration", "How long until you felt awake?", SleepInertia.self, chosen: [usual.sleepInertia.rawValue]),
-                .choice("dream_recall", "Dreams", DreamRecall.self, chosen: [usual.dreamRecall.rawValue]),
-                .choice("mental_clarity", "Mental clarity (1–10)", (1...10).map(String.init), chosen: [String(usual.mentalClarity)]),
-                .choice("anxiety_level", "Anxiety", AnxietyLevel.self, chosen: [usual.anxietyLevel.rawValue]),
-                .choice("readiness_for_day", "Ready for the day (1–5)", scale5, chosen: [String(usual.readiness)]),
-            ]),
-            Section(title: "Narcolepsy symptoms", fields: [
-                .toggle("had_sleep_paralysis", "Sleep paralysis"), .toggle("had_hallucinations", "Hallucinations"),
-                .toggle("had_automatic_behavior", "Automatic behaviour"), .toggle("fell_out_of_bed", "Fell out of bed"),
-                .toggle("had_confusion_on_waking", "Confusion on waking"),
-            ]),
-            Section(title: "Pain and body", fields: [
-                .toggle("has_physical_symptoms", "I had pain or body symptoms"),
-                .choice("pain_locations", "Where", PainLocation.self, chosen: [], multiple: true),
-                .choice("pain_severity", "Pain (0 none – 10 worst)", (0...10).map(String.init), chosen: ["0"]),
-                .choice("pain_type", "Kind of pain", PainType.self, chosen: []),
-                .choice("headache", "Headache", HeadacheSeverity.self, chosen: [HeadacheSeverity.none.rawValue]),
-                // The model's own default, shown: what the form displays is what a headache without an answer stores.
-                .choice("headache_location", "Where the headache was", HeadacheLocation.self, chosen: [Headache().location.rawValue]),
-                .choice("muscle_stiffness", "Stiffness", Severity.self, chosen: ["none"]),
-                .choice("muscle_soreness", "Soreness", Severity.self, chosen: ["none"]),
-            ]),
-            Section(title: "Breathing and illness", fields: [
-                .toggle("has_respiratory_symptoms", "I had breathing or cold symptoms"),
-                .choice("congestion", "Congestion", Congestion.self, chosen: ["none"]),
-                .choice("throat", "Throat", Throat.self, chosen: ["normal"]),
-                .choice("cough", "Cough", Cough.self, chosen: ["none"]),
-                .choice("sinus_pressure", "Sinus pressure", Severity.self, chosen: ["none"]),
-                .toggle("feeling_feverish", "Feverish"),
-                .choice("sickness_level", "Are you sick?", SicknessLevel.self, chosen: ["no"]),
-            ]),
-            Section(title: "Sleep therapy and room", fields: [
-                .choice("sleep_therapy", "Therapy used", SleepTherapy.self, chosen: Set(usual.sleepTherapy.map(\.rawValue)), multiple: true),
-                .toggle("same_as_usual", "Room and sleep aids same as usual", on: hasUsual),
-                .choice("sleep_aids_used", "Sleep aids", SleepAid.self, chosen: [], multiple: true),
-                .choice("room_darkness", "Room", RoomDarkness.self, chosen: []),
-                .choice("noise_level", "Noise", NoiseLevel.self, chosen: []),
-                .choice("screen_in_bed_minutes_bucket", "Screen in bed", ScreenBucket.self, chosen: []),
-            ]),
+            Section(
+                title: "Waking up",
+                fields: [
+                    .choice("sleep_inertia_duration", "How long until you felt awake?", SleepInertia.self, chosen: [usual.sleepInertia.rawValue]),
+                    .choice("dream_recall", "Dreams", DreamRecall.self, chosen: [usual.dreamRecall.rawValue]),
+                    .choice("mental_clarity", "Mental clarity (1–10)", (1...10).map(String.init), chosen: [String(usual.mentalClarity)]),
+                    .choice("anxiety_level", "Anxiety", AnxietyLevel.self, chosen: [usual.anxietyLevel.rawValue]),
+                    .choice("readiness_for_day", "Ready for the day (1–5)", scale5, chosen: [String(usual.readiness)]),
+                ]),
+            Section(
+                title: "Narcolepsy symptoms",
+                fields: [
+                    .toggle("had_sleep_paralysis", "Sleep paralysis"), .toggle("had_hallucinations", "Hallucinations"),
+                    .toggle("had_automatic_behavior", "Automatic behaviour"), .toggle("fell_out_of_bed", "Fell out of bed"),
+                    .toggle("had_confusion_on_waking", "Confusion on waking"),
+                ]),
+            Section(
+                title: "Pain and body",
+                fields: [
+                    .toggle("has_physical_symptoms", "I had pain or body symptoms"),
+                    .choice("pain_locations", "Where", PainLocation.self, chosen: [], multiple: true),
+                    .choice("pain_severity", "Pain (0 none – 10 worst)", (0...10).map(String.init), chosen: ["0"]),
+                    .choice("pain_type", "Kind of pain", PainType.self, chosen: []),
+                    .choice("headache", "Headache", HeadacheSeverity.self, chosen: [HeadacheSeverity.none.rawValue]),
+                    // The model's own default, shown: what the form displays is what a headache without an answer stores.
+                    .choice("headache_location", "Where the headache was", HeadacheLocation.self, chosen: [Headache().location.rawValue]),
+                    .choice("muscle_stiffness", "Stiffness", Severity.self, chosen: ["none"]),
+                    .choice("muscle_soreness", "Soreness", Severity.self, chosen: ["none"]),
+                ]),
+            Section(
+                title: "Breathing and illness",
+                fields: [
+                    .toggle("has_respiratory_symptoms", "I had breathing or cold symptoms"),
+                    .choice("congestion", "Congestion", Congestion.self, chosen: ["none"]),
+                    .choice("throat", "Throat", Throat.self, chosen: ["normal"]),
+                    .choice("cough", "Cough", Cough.self, chosen: ["none"]),
+                    .choice("sinus_pressure", "Sinus pressure", Severity.self, chosen: ["none"]),
+                    .toggle("feeling_feverish", "Feverish"),
+                    .choice("sickness_level", "Are you sick?", SicknessLevel.self, chosen: ["no"]),
+                ]),
+            Section(
+                title: "Sleep therapy and room",
+                fields: [
+                    .choice("sleep_therapy", "Therapy used", SleepTherapy.self, chosen: Set(usual.sleepTherapy.map(\.rawValue)), multiple: true),
+                    .toggle("same_as_usual", "Room and sleep aids same as usual", on: hasUsual),
+                    .choice("sleep_aids_used", "Sleep aids", SleepAid.self, chosen: [], multiple: true),
+                    .choice("room_darkness", "Room", RoomDarkness.self, chosen: []),
+                    .choice("noise_level", "Noise", NoiseLevel.self, chosen: []),
+                    .choice("screen_in_bed_minutes_bucket", "Screen in bed", ScreenBucket.self, chosen: []),
+                ]),
             Section(title: "Notes", fields: [.text("notes", "Anything else")]),
         ]
     }
@@ -155,7 +170,8 @@ enum CheckInForm {
         // "none": a headache chosen without the switch is still recorded, never dropped.
         func differs(_ key: String, from preselected: String) -> Bool { fields[key].map { !$0.isEmpty && $0 != preselected } ?? false }
         let headache = differs("headache", from: HeadacheSeverity.none.rawValue) ? fields["headache"] : nil
-        let physicalAnswered = !list("pain_locations").isEmpty || differs("pain_severity", from: "0") || differs("pain_type", from: "")
+        let physicalAnswered =
+            !list("pain_locations").isEmpty || differs("pain_severity", from: "0") || differs("pain_type", from: "")
             || differs("muscle_stiffness", from: "none") || differs("muscle_soreness", from: "none") || headache != nil
         if fields["has_physical_symptoms"] == "true" || physicalAnswered {
             object["has_physical_symptoms"] = true
@@ -169,12 +185,15 @@ enum CheckInForm {
             }
             object["physical_symptoms"] = .object(physical)
         }
-        let respiratoryAnswered = differs("congestion", from: "none") || differs("throat", from: "normal") || differs("cough", from: "none")
+        let respiratoryAnswered =
+            differs("congestion", from: "none") || differs("throat", from: "normal") || differs("cough", from: "none")
             || differs("sinus_pressure", from: "none") || fields["feeling_feverish"] == "true" || differs("sickness_level", from: "no")
         if fields["has_respiratory_symptoms"] == "true" || respiratoryAnswered {
             object["has_respiratory_symptoms"] = true
             var respiratory: [String: JSONValue] = ["feeling_feverish": .bool(fields["feeling_feverish"] == "true")]
-            for key in ["congestion", "throat", "cough", "sinus_pressure", "sickness_level"] { if let value = fields[key], !value.isEmpty { respiratory[key] = .string(value) } }
+            for key in ["congestion", "throat", "cough", "sinus_pressure", "sickness_level"] {
+                if let value = fields[key], !value.isEmpty { respiratory[key] = .string(value) }
+            }
             object["respiratory_symptoms"] = .object(respiratory)
         }
         object["sleep_therapy"] = strings(list("sleep_therapy"))
@@ -183,7 +202,9 @@ enum CheckInForm {
         } else {
             var environment: [String: JSONValue] = [:]
             if !list("sleep_aids_used").isEmpty { environment["sleep_aids_used"] = strings(list("sleep_aids_used")) }
-            for key in ["room_darkness", "noise_level", "screen_in_bed_minutes_bucket"] { if let value = fields[key], !value.isEmpty { environment[key] = .string(value) } }
+            for key in ["room_darkness", "noise_level", "screen_in_bed_minutes_bucket"] {
+                if let value = fields[key], !value.isEmpty { environment[key] = .string(value) }
+            }
             // Nothing answered about the room: no environment is recorded, rather than an empty one.
             if !environment.isEmpty { object["sleep_environment"] = .object(environment) }
         }
@@ -220,7 +241,9 @@ enum PreSleepForm {
         for key in ["intended_sleep_time", "body_pain", "exercise_type", "nap_today", "room_temperature", "noise_level", "notes"] {
             if let value = fields[key], !value.isEmpty { object[key] = .string(value) }
         }
-        for key in ["heavy_meal_last_3_hours", "screen_time_30_min_prior"] { if let value = fields[key], !value.isEmpty { object[key] = .bool(value == "true") } }
+        for key in ["heavy_meal_last_3_hours", "screen_time_30_min_prior"] {
+            if let value = fields[key], !value.isEmpty { object[key] = .bool(value == "true") }
+        }
         for key in ["stress_drivers", "sleep_aids"] { if !list(key).isEmpty { object[key] = strings(list(key)) } }
         return object
     }

@@ -15,11 +15,14 @@ enum WebPages {
     }
 
     static func errorPage(_ error: DoseError) -> Response {
-        let page = error.code == .deviceNotRegistered
-            ? NoticePage(frame: Frame("Not paired", current: ""), heading: "Not paired",
-                         message: "This browser is not paired with DoseTap. Open the pairing link that `dosetap serve` printed, on this device.", link: nil)
-            : NoticePage(frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
-                         link: NoticePage.Link(href: "/", label: "Back to Tonight"))
+        let page =
+            error.code == .deviceNotRegistered
+            ? NoticePage(
+                frame: Frame("Not paired", current: ""), heading: "Not paired",
+                message: "This browser is not paired with DoseTap. Open the pairing link that `dosetap serve` printed, on this device.", link: nil)
+            : NoticePage(
+                frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
+                link: NoticePage.Link(href: "/", label: "Back to Tonight"))
         return Templates.page("notice", page, status: error.httpStatus)
     }
 
@@ -122,8 +125,10 @@ struct TonightView {
     var wake: Wake?
     var showPreSleep = false
 
-    init(_ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
-         banner: String? = nil, question: Question? = nil) {
+    init(
+        _ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
+        banner: String? = nil, question: Question? = nil
+    ) {
         let status = snapshot.status
         let zone = snapshot.timeZone
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
@@ -139,7 +144,8 @@ struct TonightView {
             outcome = Outcome(mark: status.dose2At != nil ? "✓" : "—", text: text)
         }
         if let dose1 = status.dose1At {
-            times = status.dose2At == nil && !status.dose2Skipped
+            times =
+                status.dose2At == nil && !status.dose2Skipped
                 ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
                 : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
         } else {
@@ -150,15 +156,18 @@ struct TonightView {
         case .takeDose1: primary = Button(action: "dose1", label: "Take Dose 1")
         case .waitForWindow:
             let opens = clock(status.windowOpensAt)
-            primary = Button(action: "dose2", label: "Dose 2 at \(opens)",
-                             risk: Risk(risk: "Dose 2 opens at \(opens), in \(status.minutesUntilOpen ?? 0) min. Taking it early is unsafe.", confirm: "early"))
+            primary = Button(
+                action: "dose2", label: "Dose 2 at \(opens)",
+                risk: Risk(risk: "Dose 2 opens at \(opens), in \(status.minutesUntilOpen ?? 0) min. Taking it early is unsafe.", confirm: "early"))
         case .takeDose2: primary = Button(action: "dose2", label: "Take Dose 2")
         case .takeDose2Late:
             // The window has closed: skipping is the safe choice, so it is the filled button; a late dose is outlined and asks.
             primary = Button(action: "skip", label: "Skip Dose 2")
-            secondary = Button(action: "dose2", label: "Take Dose 2 late…",
-                               risk: Risk(risk: "The Dose 2 window closed at \(clock(status.windowClosesAt)). Taking Dose 2 this late can leave you drowsy into the day.",
-                                          confirm: "late", offerSkip: true))
+            secondary = Button(
+                action: "dose2", label: "Take Dose 2 late…",
+                risk: Risk(
+                    risk: "The Dose 2 window closed at \(clock(status.windowClosesAt)). Taking Dose 2 this late can leave you drowsy into the day.",
+                    confirm: "late", offerSkip: true))
         case .checkIn: primaryLink = Link(href: "/checkin", label: "Morning check-in")
         case .none: break
         }
@@ -171,7 +180,8 @@ struct TonightView {
         if let undo, undo.until > now { self.undo = Undo(label: undo.label, until: ISO8601.string(undo.until)) }
         // Near the close the ring's own words say it; the same sentence twice would push the actions off the screen.
         let ringSays = ring?.urgency != nil
-        warnings = status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) } + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
+        warnings =
+            status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) } + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
         dense = quick.count > 8
@@ -201,18 +211,20 @@ struct TonightView {
 
     /// The countdown ring: to the window's opening, then to its closing. Without script it shows the minutes left.
     static func ring(_ status: NightStatus, zone: TimeZone, now: Date) -> Ring? {
-        let (start, end, caption): (Date?, Date?, String) = switch status.phase {
-        case .beforeWindow: (status.dose1At, status.windowOpensAt, "until Dose 2 opens")
-        case .active, .nearClose: (status.windowOpensAt, status.windowClosesAt, "left to take Dose 2")
-        default: (nil, nil, "")
-        }
+        let (start, end, caption): (Date?, Date?, String) =
+            switch status.phase {
+            case .beforeWindow: (status.dose1At, status.windowOpensAt, "until Dose 2 opens")
+            case .active, .nearClose: (status.windowOpensAt, status.windowClosesAt, "left to take Dose 2")
+            default: (nil, nil, "")
+            }
         guard let start, let end, let closes = status.windowClosesAt else { return nil }
         let length = 2 * Double.pi * 80
         let left = max(0, end.timeIntervalSince(now))
         let done = min(1, max(0, 1 - left / end.timeIntervalSince(start)))
         let text = String(format: "%d:%02d", Int(left) / 3600, Int(left) / 60 % 60)
         let final = closes.addingTimeInterval(-5 * 60)
-        let level: String, urgency: String?
+        let level: String
+        let urgency: String?
         if status.phase == .nearClose, now >= final {
             (level, urgency) = ("final", "Under 5 minutes left: take Dose 2 now or skip it.")
         } else if status.phase == .nearClose {
@@ -221,23 +233,26 @@ struct TonightView {
             (level, urgency) = ("", nil)
         }
         let pending = status.phase == .active || status.phase == .nearClose
-        return Ring(start: ISO8601.string(start), end: ISO8601.string(end), now: ISO8601.string(now), text: text, caption: caption,
-                    label: "\(text) \(caption)", length: String(format: "%.1f", length), offset: String(format: "%.1f", length * done),
-                    level: level, urgency: urgency,
-                    nearAt: pending ? status.nearCloseAt.map(ISO8601.string) : nil, finalAt: pending ? ISO8601.string(final) : nil)
+        return Ring(
+            start: ISO8601.string(start), end: ISO8601.string(end), now: ISO8601.string(now), text: text, caption: caption,
+            label: "\(text) \(caption)", length: String(format: "%.1f", length), offset: String(format: "%.1f", length * done),
+            level: level, urgency: urgency,
+            nearAt: pending ? status.nearCloseAt.map(ISO8601.string) : nil, finalAt: pending ? ISO8601.string(final) : nil)
     }
 
     /// The in-page question for a refusal that a confirmation can lift.
     static func question(for error: DoseError, action: String) -> Question? {
         guard let confirm = error.confirm else { return nil }
-        let risky: String = switch confirm {
-        case .newNight: "Start a new night anyway"
-        case .extra: "Record an extra dose"
-        default: "Take it anyway"
-        }
+        let risky: String =
+            switch confirm {
+            case .newNight: "Start a new night anyway"
+            case .extra: "Record an extra dose"
+            default: "Take it anyway"
+            }
         // On a page the choice is a button, not a word to type: the message leaves its "confirm 'late'" out.
-        var question = Question(text: error.message { _ in nil },
-                                safeLabel: "Cancel", safeHref: "/", riskyLabel: risky, riskyAction: action, riskyConfirm: confirm.rawValue)
+        var question = Question(
+            text: error.message { _ in nil },
+            safeLabel: "Cancel", safeHref: "/", riskyLabel: risky, riskyAction: action, riskyConfirm: confirm.rawValue)
         if confirm == .late {
             question.safeLabel = "Skip Dose 2"
             question.safeHref = nil

@@ -54,8 +54,9 @@ struct WebRoutes {
         let code = request.uri.queryParameters["code"].map(String.init) ?? ""
         let clock = environment.clock()
         guard let expiry = await pairing.reserve(code, now: clock.now) else {
-            throw DoseError.invalidInput(field: "code", problem: "this pairing link is used up or expired",
-                                         allowed: "a fresh link: Settings → Pair another device, or `dosetap device add`")
+            throw DoseError.invalidInput(
+                field: "code", problem: "this pairing link is used up or expired",
+                allowed: "a fresh link: Settings → Pair another device, or `dosetap device add`")
         }
         let token = DeviceTokens.generate()
         do {
@@ -79,8 +80,10 @@ struct WebRoutes {
     }
 
     /// Tonight, optionally with a refusal banner or a question in place of the primary action, with the given status.
-    func tonightPage(_ context: DoseRequestContext, undo: (String, Date)? = nil, banner: String? = nil, question: TonightView.Question? = nil,
-                     status: HTTPResponse.Status = .ok) throws -> Response {
+    func tonightPage(
+        _ context: DoseRequestContext, undo: (String, Date)? = nil, banner: String? = nil, question: TonightView.Question? = nil,
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
         let clock = environment.clock()
         let snapshot = try environment.ledger.status(clock: clock)
         let outages = try environment.ledger.serverOutages(during: snapshot.session, now: clock.now)
@@ -92,7 +95,8 @@ struct WebRoutes {
     func form(_ request: Request, _ context: DoseRequestContext) async throws -> [String: String] {
         let data = try await JSONBody.collect(request)
         let fields = try FormBody.fields(data)
-        guard let device = context.device, let sent = fields["csrf"], try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now()) else {
+        guard let device = context.device, let sent = fields["csrf"], try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now())
+        else {
             throw DoseError.forbidden(why: "the form's token is missing, wrong or from a page loaded more than a day ago")
         }
         return fields
@@ -124,16 +128,20 @@ struct WebRoutes {
                 // D15: the big button must mean what the person saw. A tap on a page older than tonight's last change,
                 // or within 2 s of the last action (a double tap), does nothing.
                 if fields["revision"] != String(snapshot.revision) {
-                    return try tonightPage(context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
-                                           status: .conflict)
+                    return try tonightPage(
+                        context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
+                        status: .conflict)
                 }
                 if NightStatus.tapSettlesUntil(snapshot.session, at: clock.now) != nil {
                     return try tonightPage(context, banner: "That tap came right after the last one, so nothing was done.", status: .conflict)
                 }
             }
             if isWake, !confirmValues.contains("early_wake"), let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) {
-                return try tonightPage(context, question: TonightView.Question(text: question, safeLabel: "Keep sleeping", safeHref: "/",
-                                                                              riskyLabel: "Yes, I'm up", riskyAction: "wake", riskyConfirm: "early_wake"))
+                return try tonightPage(
+                    context,
+                    question: TonightView.Question(
+                        text: question, safeLabel: "Keep sleeping", safeHref: "/",
+                        riskyLabel: "Yes, I'm up", riskyAction: "wake", riskyConfirm: "early_wake"))
             }
         }
         do {
@@ -174,9 +182,12 @@ struct WebRoutes {
 
     func checkIn(_ context: DoseRequestContext) throws -> Response {
         let snapshot = try environment.ledger.status(clock: environment.clock())
-        return Templates.page("checkin", CheckInView(frame: Frame("Check-in", current: ""), csrf: csrf(context),
-                                                     night: snapshot.session?.date.description, quick: CheckInForm.Section(title: "", fields: CheckInForm.quick()),
-                                                     sections: CheckInForm.sections(hasUsual: try environment.ledger.hasUsualSleepEnvironment())))
+        return Templates.page(
+            "checkin",
+            CheckInView(
+                frame: Frame("Check-in", current: ""), csrf: csrf(context),
+                night: snapshot.session?.date.description, quick: CheckInForm.Section(title: "", fields: CheckInForm.quick()),
+                sections: CheckInForm.sections(hasUsual: try environment.ledger.hasUsualSleepEnvironment())))
     }
 
     func saveCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -184,9 +195,12 @@ struct WebRoutes {
         let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: CheckInForm.answers(fields), allowed: AnswerDecoding.checkInAllowed)
         let outcome = try environment.ledger.perform(NightAction(.checkIn(answers)), clock: environment.clock())
         let score = outcome.decision.checkIn?.wellnessScore ?? answers.wellnessScore
-        return Templates.page("notice", NoticePage(frame: Frame("Check-in saved", current: "", flash: "Check-in saved."), heading: "Good morning",
-                                                   message: "Your wellness score is \(score) out of 100. The night is now in History.",
-                                                   link: NoticePage.Link(href: "/history", label: "See History")))
+        return Templates.page(
+            "notice",
+            NoticePage(
+                frame: Frame("Check-in saved", current: "", flash: "Check-in saved."), heading: "Good morning",
+                message: "Your wellness score is \(score) out of 100. The night is now in History.",
+                link: NoticePage.Link(href: "/history", label: "See History")))
     }
 
     func preSleep(_ context: DoseRequestContext) -> Response {
@@ -197,8 +211,11 @@ struct WebRoutes {
         let fields = try await form(request, context)
         let log = try AnswerDecoding.decode(PreSleepLog.self, from: PreSleepForm.answers(fields), allowed: AnswerDecoding.preSleepAllowed)
         _ = try environment.ledger.savePreSleep(log, at: nil, note: nil, clock: environment.clock())
-        return Templates.page("notice", NoticePage(frame: Frame("Pre-sleep saved", current: "", flash: "Pre-sleep log saved."), heading: "Sleep well",
-                                                   message: "Your pre-sleep answers are saved with tonight.", link: NoticePage.Link(href: "/", label: "Back to Tonight")))
+        return Templates.page(
+            "notice",
+            NoticePage(
+                frame: Frame("Pre-sleep saved", current: "", flash: "Pre-sleep log saved."), heading: "Sleep well",
+                message: "Your pre-sleep answers are saved with tonight.", link: NoticePage.Link(href: "/", label: "Back to Tonight")))
     }
 
     /// Medications in two steps that work without JavaScript: choose the medicine, then choose one of its doses or
@@ -209,9 +226,14 @@ struct WebRoutes {
         let chosen = try request.uri.queryParameters["medication"].map { try MedicationCatalogue.medication(id: String($0)) }
         let recent = try environment.ledger.medications(limit: 10)
         let logged = request.uri.queryParameters["logged"].map(String.init)
-        let flash = recent.first { $0.id == logged }.map { "\($0.medication.name) \(NumberText.plain($0.doseMg)) mg logged at \(WebPages.clock($0.takenAt, zone))." }
-        return Templates.page("medications", MedicationsView(frame: Frame("Medications", current: "", flash: flash), csrf: csrf(context),
-                                                              chosen: chosen, recent: recent, zone: zone))
+        let flash = recent.first { $0.id == logged }.map {
+            "\($0.medication.name) \(NumberText.plain($0.doseMg)) mg logged at \(WebPages.clock($0.takenAt, zone))."
+        }
+        return Templates.page(
+            "medications",
+            MedicationsView(
+                frame: Frame("Medications", current: "", flash: flash), csrf: csrf(context),
+                chosen: chosen, recent: recent, zone: zone))
     }
 
     /// Logs the amount the form sent, in its unit; a missing or malformed amount is refused, never replaced.
@@ -223,8 +245,9 @@ struct WebRoutes {
         let confirmations: Set<ConfirmKind> = fields["confirm"] == "duplicate" ? [.duplicate] : []
         let note = fields["note"].flatMap { $0.isEmpty ? nil : $0 }
         let clock = environment.clock()
-        let records = try environment.ledger.logMedications([MedicationInput(medicationID: medication.id, amount: amount, unit: unit, note: note)],
-                                                            confirmations: confirmations, clock: clock)
+        let records = try environment.ledger.logMedications(
+            [MedicationInput(medicationID: medication.id, amount: amount, unit: unit, note: note)],
+            confirmations: confirmations, clock: clock)
         return WebPages.redirect("/medications?logged=\(records.first?.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
     }
 }

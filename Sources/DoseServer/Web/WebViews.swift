@@ -45,16 +45,20 @@ struct InsightsView {
             chart = nil
             return
         }
-        let width = 340.0, height = 180.0, barWidth = width / Double(summary.nights.count)
+        let width = 340.0
+        let height = 180.0
+        let barWidth = width / Double(summary.nights.count)
         func y(_ minutes: Int) -> Double { max(0, min(height, height - (Double(minutes - 120) / 140.0) * height)) }
         func text(_ value: Double) -> String { String(format: "%.1f", value) }
         let bars = summary.nights.enumerated().map { index, night in
-            Bar(x: text(Double(index) * barWidth + 1), y: text(y(night.minutes)), width: text(max(1, barWidth - 2)),
+            Bar(
+                x: text(Double(index) * barWidth + 1), y: text(y(night.minutes)), width: text(max(1, barWidth - 2)),
                 height: text(height - y(night.minutes)), date: night.date.description, minutes: night.minutes)
         }
-        chart = Chart(target: summary.targetMinutes, onTimePercent: percent,
-                      nights: summary.nights.count == 1 ? "1 night" : "\(summary.nights.count) nights", bars: bars,
-                      targetY: text(y(summary.targetMinutes)), first: first.date.description, last: last.date.description)
+        chart = Chart(
+            target: summary.targetMinutes, onTimePercent: percent,
+            nights: summary.nights.count == 1 ? "1 night" : "\(summary.nights.count) nights", bars: bars,
+            targetY: text(y(summary.targetMinutes)), first: first.date.description, last: last.date.description)
     }
 }
 
@@ -95,11 +99,12 @@ struct MedicationsView {
         catalogue = MedicationCatalogue.all.filter { $0.category != .sodiumOxybate }.map { Entry(id: $0.id, name: $0.name) }
         chosen = medication.map { medication in
             let range = MedicationCatalogue.acceptedAmounts(for: medication, unit: .mg)
-            return Chosen(id: medication.id, name: medication.name,
-                          doses: medication.validDosesMg.map { Dose(value: NumberText.plain($0), label: "\(NumberText.plain($0)) mg") },
-                          range: range.map { "\(NumberText.plain($0.lowerBound))–\(NumberText.plain($0.upperBound)) mg" } ?? "",
-                          minimum: NumberText.plain(range?.lowerBound ?? 0), maximum: NumberText.plain(range?.upperBound ?? 0),
-                          units: DoseUnit.allCases.filter { MedicationCatalogue.acceptedAmounts(for: medication, unit: $0) != nil }.map(\.rawValue))
+            return Chosen(
+                id: medication.id, name: medication.name,
+                doses: medication.validDosesMg.map { Dose(value: NumberText.plain($0), label: "\(NumberText.plain($0)) mg") },
+                range: range.map { "\(NumberText.plain($0.lowerBound))–\(NumberText.plain($0.upperBound)) mg" } ?? "",
+                minimum: NumberText.plain(range?.lowerBound ?? 0), maximum: NumberText.plain(range?.upperBound ?? 0),
+                units: DoseUnit.allCases.filter { MedicationCatalogue.acceptedAmounts(for: medication, unit: $0) != nil }.map(\.rawValue))
         }
         hasRecent = !records.isEmpty
         recent = records.map {
@@ -135,12 +140,14 @@ struct DetailsView {
             card = nil
             return
         }
-        let status = snapshot.status, zone = snapshot.timeZone
+        let status = snapshot.status
+        let zone = snapshot.timeZone
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
         var facts = [Fact(name: "Dose 1", value: clock(status.dose1At))]
         facts.append(Fact(name: "Dose 2", value: status.dose2At.map(clock) ?? (status.dose2Skipped ? "skipped \(clock(status.skippedAt))" : "not yet")))
         if let dose1 = status.dose1At, let dose2 = status.dose2At {
-            facts.append(Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(snapshot.settings.targetIntervalMinutes))"))
+            facts.append(
+                Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(snapshot.settings.targetIntervalMinutes))"))
         }
         if status.dose1At != nil { facts.append(Fact(name: "Window", value: "\(clock(status.windowOpensAt))–\(clock(status.windowClosesAt))")) }
         facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(snapshot.settings.maxSnoozes)"))
@@ -152,8 +159,10 @@ struct DetailsView {
         if status.extraDoseCount > 0 { flags.append("\(status.extraDoseCount) extra dose\(status.extraDoseCount == 1 ? "" : "s")") }
         if status.sleptThrough { flags.append("Slept through") }
         if session.events.contains(where: { $0.metadata.confirmations.contains(.newNight) }) { flags.append("Started under 8 h after a dose") }
-        card = Card(date: session.date.description, outcome: status.outcomeSentence(in: zone) ?? status.phase.label, facts: facts, flags: flags,
-                    hasFlags: !flags.isEmpty, events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map { EventLine($0, zone: zone) })
+        card = Card(
+            date: session.date.description, outcome: status.outcomeSentence(in: zone) ?? status.phase.label, facts: facts, flags: flags,
+            hasFlags: !flags.isEmpty,
+            events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map { EventLine($0, zone: zone) })
     }
 }
 
@@ -219,12 +228,14 @@ struct SettingsView {
         self.frame = frame
         self.csrf = csrf
         fields = [
-            .choice("target_interval", "Dose 2 target (minutes after Dose 1)", DoseSettings.targetIntervalOptions.map(String.init),
-                    chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
+            .choice(
+                "target_interval", "Dose 2 target (minutes after Dose 1)", DoseSettings.targetIntervalOptions.map(String.init),
+                chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
             .toggle("allow_snoozing", "Allow snoozing the Dose 2 alarm", on: settings.allowSnoozing),
             .choice("max_snoozes", "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
-            .choice("undo_window_seconds", "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
-                    chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
+            .choice(
+                "undo_window_seconds", "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
+                chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
             .toggle("reminders_enabled", "Alarms and reminders", on: settings.remindersEnabled),
         ]
         zones = TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" }.sorted().map {

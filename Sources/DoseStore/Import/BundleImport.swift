@@ -23,7 +23,8 @@ extension NightLedger {
                     let row = index + 1
                     var record = try table.record(values, row: row, types: types, freeText: spec.freeText)
                     guard let id = record["id"] ?? nil, !id.isEmpty else { throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty") }
-                    if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil, rejectedSessions.contains(session) {
+                    if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil, rejectedSessions.contains(session)
+                    {
                         report.reject(spec.file, row: row, "its night (\(session)) was rejected")
                         continue
                     }
@@ -32,22 +33,26 @@ extension NightLedger {
                         continue
                     }
                     if spec.table == "sleep_sessions", record["ended_at"] ?? nil == nil,
-                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") == true {
+                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") == true
+                    {
                         rejectedSessions.insert(id)
                         report.reject(spec.file, row: row, "a night is already open here; an open night cannot be imported beside it")
                         continue
                     }
                     if spec.table == "medication_events", let session = record["session_id"] ?? nil,
-                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false {
+                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false
+                    {
                         record["session_id"] = .some(nil)
                     }
                     if ["morning_checkins", "pre_sleep_logs"].contains(spec.table), let session = record["session_id"] ?? nil,
-                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(spec.table) WHERE session_id = ?)", arguments: [session]) == true {
+                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(spec.table) WHERE session_id = ?)", arguments: [session]) == true
+                    {
                         report.reject(spec.file, row: row, "that night already has one (one per night)")
                         continue
                     }
                     if let session = record["session_id"] ?? nil, spec.table != "audit_log", spec.table != "medication_events",
-                       try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false {
+                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false
+                    {
                         report.reject(spec.file, row: row, "its night (\(session)) is not in the bundle")
                         continue
                     }
@@ -69,8 +74,9 @@ extension NightLedger {
     static func insert(_ record: [String: String?], into table: String, file: String, row: Int, _ db: Database) throws {
         let columns = record.keys.sorted()
         do {
-            try db.execute(sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-                           arguments: StatementArguments(columns.map { record[$0] ?? nil }))
+            try db.execute(
+                sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+                arguments: StatementArguments(columns.map { record[$0] ?? nil }))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             throw DoseError.invalidFile(problem: "\(file) row \(row): a value is not allowed (\(error.message ?? "constraint failed"))")
         }
@@ -118,7 +124,10 @@ struct CSVTable {
             // Name a few of the unexpected columns, each cut short: a header of 100,000 columns must not come back whole.
             let named = extra.prefix(5).map { $0.count > 40 ? String($0.prefix(40)) + "…" : $0 }.joined(separator: ", ")
             let more = extra.count > 5 ? " and \(extra.count - 5) more" : ""
-            throw DoseError.invalidFile(problem: "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(named)\(more)); expected \(expected.joined(separator: ","))")
+            throw DoseError.invalidFile(
+                problem:
+                    "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(named)\(more)); expected \(expected.joined(separator: ","))"
+            )
         }
         self.file = file
         self.header = header
@@ -129,7 +138,10 @@ struct CSVTable {
     func record(_ values: [String], row: Int, types: [String: String], freeText: Set<String>) throws -> [String: String?] {
         var record: [String: String?] = [:]
         for (column, raw) in zip(header, values) {
-            guard !raw.isEmpty else { record[column] = .some(nil); continue }
+            guard !raw.isEmpty else {
+                record[column] = .some(nil)
+                continue
+            }
             let value = freeText.contains(column) ? CSV.unguard(raw) : raw
             let type = types[column] ?? "TEXT"
             if type.contains("INT"), Int64(value) == nil {
@@ -160,7 +172,8 @@ enum BundleReader {
     static func read(path: String) throws -> [String: String] {
         let url = URL(fileURLWithPath: path)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), let size = attributes[.size] as? Int,
-              (attributes[.type] as? FileAttributeType) == .typeRegular else {
+            (attributes[.type] as? FileAttributeType) == .typeRegular
+        else {
             throw DoseError.invalidFile(problem: "\(path) cannot be read as a file")
         }
         guard size <= ImportLimits.maximumFileBytes else { throw DoseError.tooLarge(what: url.lastPathComponent, limit: "20 MiB") }
@@ -176,7 +189,9 @@ enum BundleReader {
                 throw DoseError.invalidFile(problem: "the bundle has more than \(ImportLimits.maximumEntries) entries")
             }
             let name = entry.path
-            guard entry.type == .file else { throw DoseError.invalidFile(problem: "'\(name)' is a \(entry.type == .symlink ? "link" : "folder"); a bundle holds only files") }
+            guard entry.type == .file else {
+                throw DoseError.invalidFile(problem: "'\(name)' is a \(entry.type == .symlink ? "link" : "folder"); a bundle holds only files")
+            }
             guard !name.hasPrefix("/"), !name.contains(".."), !name.contains("\\"), !name.contains("/") else {
                 throw DoseError.invalidFile(problem: "'\(name)' is not a plain file name (paths and '..' are refused)")
             }
@@ -196,7 +211,9 @@ enum BundleReader {
                 let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
                     data.append(chunk)
                     // The header's size may lie; stop at what it promised.
-                    guard data.count <= Int(entry.uncompressedSize) else { throw DoseError.invalidFile(problem: "'\(entry.path)' is larger than its header says") }
+                    guard data.count <= Int(entry.uncompressedSize) else {
+                        throw DoseError.invalidFile(problem: "'\(entry.path)' is larger than its header says")
+                    }
                 }
                 guard checksum == entry.checksum else { throw DoseError.invalidFile(problem: "'\(entry.path)' is damaged (checksum mismatch)") }
             } catch let error as DoseError {
@@ -222,7 +239,10 @@ enum BundleReader {
             throw DoseError.invalidFile(problem: "the bundle is from a newer DoseTap (schema \(version); this one reads up to \(Schema.version))")
         }
         guard BundleFormats.importable.contains(version) else {
-            throw DoseError.invalidFile(problem: "the bundle has schema \(version); this DoseTap imports bundles of schema \(BundleFormats.importable.lowerBound)–\(BundleFormats.importable.upperBound)")
+            throw DoseError.invalidFile(
+                problem:
+                    "the bundle has schema \(version); this DoseTap imports bundles of schema \(BundleFormats.importable.lowerBound)–\(BundleFormats.importable.upperBound)"
+            )
         }
         return version
     }
@@ -242,7 +262,7 @@ enum BundleFormats {
     /// Rewrites a bundle's files from schema `key` to `key + 1`. Never edit a step once released.
     static let upgrades: [Int: @Sendable (inout [String: String]) throws -> Void] = [
         // v5 added the server's run log (`server_runs`), which bundles do not carry: the files are unchanged.
-        4: { _ in },
+        4: { _ in }
     ]
 
     static func upgrade(_ files: inout [String: String], from version: Int) throws {

@@ -9,8 +9,9 @@ extension NightLedger {
     public func importEventsCSV(at path: String, clock: StoreClock) throws -> ImportReport {
         let file = "events.csv"
         let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
-        let table = try CSVTable(file: file, text: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text,
-                                 expected: Self.eventsCSVHeader.split(separator: ",").map(String.init))
+        let table = try CSVTable(
+            file: file, text: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text,
+            expected: Self.eventsCSVHeader.split(separator: ",").map(String.init))
         var parsed: [(row: Int, event: NightEvent)] = []
         var report = ImportReport()
         for (index, values) in table.rows.enumerated() {
@@ -61,8 +62,13 @@ extension NightLedger {
             }
             var metadata = EventMetadata()
             if kind == .extraDose { metadata.doseIndex = Int(sequence) }
-            parsed.append((row, NightEvent(id: EventID(rawValue: id), kind: kind, occurredAt: at, recordedAt: clock.now, timeZone: zone,
-                                           source: source == .system ? .system : .imported, note: note, metadata: metadata)))
+            parsed.append(
+                (
+                    row,
+                    NightEvent(
+                        id: EventID(rawValue: id), kind: kind, occurredAt: at, recordedAt: clock.now, timeZone: zone,
+                        source: source == .system ? .system : .imported, note: note, metadata: metadata)
+                ))
         }
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
@@ -80,19 +86,24 @@ extension NightLedger {
                 SessionKey(for: item.event.occurredAt, in: TimeZone(identifier: item.event.timeZoneID) ?? zone)
             }
             for key in nights.keys.sorted() {
-                try Self.importNight(key, items: nights[key]!.sorted { $0.event.occurredAt < $1.event.occurredAt }, file: file, settings: settings,
-                                     zone: zone, clock: clock, report: &report, db)
+                try Self.importNight(
+                    key, items: nights[key]!.sorted { $0.event.occurredAt < $1.event.occurredAt }, file: file, settings: settings,
+                    zone: zone, clock: clock, report: &report, db)
             }
             return report
         }
     }
 
     /// Adds one night's imported events to the night of that date, or to a new one, keeping the doses consistent.
-    static func importNight(_ key: SessionKey, items: [(row: Int, event: NightEvent)], file: String, settings: DoseSettings, zone: TimeZone,
-                            clock: StoreClock, report: inout ImportReport, _ db: Database) throws {
+    static func importNight(
+        _ key: SessionKey, items: [(row: Int, event: NightEvent)], file: String, settings: DoseSettings, zone: TimeZone,
+        clock: StoreClock, report: inout ImportReport, _ db: Database
+    ) throws {
         var session: NightSession
         var isNew = false
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description]) {
+        if let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description])
+        {
             session = try NightRecords.sessions(from: [row], db)[0]
         } else {
             let first = items[0].event

@@ -46,16 +46,17 @@ public enum ExportBundle {
         var out = CSV.row(columns)
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(spec.table) ORDER BY \(spec.order)")
         while let row = try rows.next() {
-            out += CSV.row(columns.map { column in
-                let value = row[column] as DatabaseValue
-                switch value.storage {
-                case .null: return ""
-                case .int64(let number): return String(number)
-                case .double(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-                case .string(let text): return CSV.field(text, freeText: spec.freeText.contains(column))
-                case .blob: return ""
-                }
-            })
+            out += CSV.row(
+                columns.map { column in
+                    let value = row[column] as DatabaseValue
+                    switch value.storage {
+                    case .null: return ""
+                    case .int64(let number): return String(number)
+                    case .double(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+                    case .string(let text): return CSV.field(text, freeText: spec.freeText.contains(column))
+                    case .blob: return ""
+                    }
+                })
         }
         return out
     }
@@ -82,7 +83,8 @@ public enum ExportBundle {
 
             """
         let meanings: [String: String] = [
-            "id": "unique id (UUID)", "session_id": "the night it belongs to (sessions.csv id)", "session_date": "the night's date (evening before, 18:00 rollover)",
+            "id": "unique id (UUID)", "session_id": "the night it belongs to (sessions.csv id)",
+            "session_date": "the night's date (evening before, 18:00 rollover)",
             "started_at": "when the night's first record happened", "time_zone": "IANA zone in use", "ended_at": "when the night closed",
             "end_reason": "checkin, missed_checkin_cutoff or prep_rollover", "terminal_state": "completed, skipped, expired or aborted",
             "dose1_at": "Dose 1 instant (derived)", "dose2_at": "Dose 2 instant (derived)", "dose2_skipped": "1 if Dose 2 was skipped or slept through",
@@ -92,7 +94,8 @@ public enum ExportBundle {
             "metadata": "JSON: is_early, is_late, dose_index, reason, count, snooze_until, confirmed", "category": "sleep event category",
             "wellness_score": "0–100, seed 003 formula", "completion_state": "partial, complete or skipped", "answers_json": "JSON of the pre-sleep answers",
             "medication_id": "catalogue id (dosetap med list)", "dose_mg": "dose in milligrams", "dose_amount": "amount as entered",
-            "dose_unit": "mg, g or mL as entered", "taken_at": "when taken", "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
+            "dose_unit": "mg, g or mL as entered", "taken_at": "when taken",
+            "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
             "batch_id": "entries logged together share it", "at": "when the change was made", "action": "undo, edit_event, delete_session, …",
             "entity_id": "the id of what changed", "details": "JSON of the values before (and after) the change",
         ]
@@ -150,21 +153,29 @@ extension NightLedger {
             let archive = try Archive(url: temporary, accessMode: .create)
             for (name, text) in files + [("events.csv", events)] {
                 let data = Data(text.utf8)
-                try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: clock.now,
-                                     permissions: 0o600, compressionMethod: .deflate) { position, size in
+                try archive.addEntry(
+                    with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: clock.now,
+                    permissions: 0o600, compressionMethod: .deflate
+                ) { position, size in
                     data.subdata(in: Int(position)..<Int(position) + size)
                 }
             }
         }
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
         let descriptor = open(temporary.path, O_RDONLY)
-        if descriptor >= 0 { fsync(descriptor); close(descriptor) }
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
         guard rename(temporary.path, path) == 0 else {
             try? FileManager.default.removeItem(at: temporary)
             throw DoseError.invalidInput(field: "out", problem: "cannot replace \(path)", allowed: "a writable path")
         }
         let directoryDescriptor = open(directory.path, O_RDONLY)
-        if directoryDescriptor >= 0 { fsync(directoryDescriptor); close(directoryDescriptor) }
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
         return counts
     }
 }

@@ -12,6 +12,7 @@ extension NightLedger {
         if head.starts(with: [0x50, 0x4B]) { return try importBundle(at: path, clock: clock) }
         if head.starts(with: Data("SQLite format 3".utf8)) { return try importOriginalDatabase(at: path, clock: clock) }
         if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) { return try importEventsCSV(at: path, clock: clock) }
-        throw DoseError.invalidFile(problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, or an SQLite database")
+        throw DoseError.invalidFile(
+            problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, or an SQLite database")
     }
 }

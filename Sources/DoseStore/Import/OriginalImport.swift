@@ -36,8 +36,10 @@ struct OriginalSnapshot {
 
     init(_ db: Database) throws {
         let names = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        let known: Set<String> = ["current_session", "dose_events", "sleep_events", "morning_checkins", "pre_sleep_logs", "sleep_sessions",
-                                  "medication_events", "checkin_submissions", "cloudkit_tombstones"]
+        let known: Set<String> = [
+            "current_session", "dose_events", "sleep_events", "morning_checkins", "pre_sleep_logs", "sleep_sessions",
+            "medication_events", "checkin_submissions", "cloudkit_tombstones",
+        ]
         guard names.contains("current_session") || names.contains("dose_events") else {
             throw DoseError.invalidFile(problem: "this SQLite database is not one of the original DoseTap app (no current_session or dose_events table)")
         }
@@ -46,7 +48,10 @@ struct OriginalSnapshot {
             tables[name] = try Row.fetchAll(db, sql: "SELECT rowid AS _rowid, * FROM \(name) ORDER BY rowid").map(SourceRow.init)
         }
         let unknown = names.filter { !known.contains($0) }
-        if !unknown.isEmpty { tables["_unknown"] = []; columns["_unknown"] = Set(unknown) }
+        if !unknown.isEmpty {
+            tables["_unknown"] = []
+            columns["_unknown"] = Set(unknown)
+        }
     }
 }
 
@@ -145,8 +150,11 @@ struct OriginalImporter {
         collectPreSleepLogs()
         for table in ["checkin_submissions", "cloudkit_tombstones"] {
             for _ in rows(table) {
-                report.skippedRow(table, because: table == "checkin_submissions" ? "copies of the check-ins and pre-sleep logs, imported from their own tables"
-                                                                                  : "sync bookkeeping of the iOS app")
+                report.skippedRow(
+                    table,
+                    because: table == "checkin_submissions"
+                        ? "copies of the check-ins and pre-sleep logs, imported from their own tables"
+                        : "sync bookkeeping of the iOS app")
             }
         }
         for date in nights.keys.sorted() { try write(date, db) }
@@ -155,13 +163,22 @@ struct OriginalImporter {
 
     // MARK: Collecting
 
-    mutating func add(_ kind: EventKind, table: String, row: SourceRow, at: Date?, date: String?, id: String?, note: String? = nil, metadata: EventMetadata = EventMetadata()) {
+    mutating func add(
+        _ kind: EventKind, table: String, row: SourceRow, at: Date?, date: String?, id: String?, note: String? = nil, metadata: EventMetadata = EventMetadata()
+    ) {
         let number = row.number
-        guard let at else { report.reject(table, row: number, "the time is missing or not a time"); return }
-        guard let date, SessionKey(parsing: date) != nil else { report.reject(table, row: number, "session_date is missing or not a date"); return }
-        let event = NightEvent(id: EventID(rawValue: id ?? "legacy-\(table)-\(number)"), kind: kind, occurredAt: at, recordedAt: clock.now,
-                               timeZone: zone, source: .imported, note: note.flatMap { try? TextLimits.validated($0, field: "note", limit: TextLimits.note) },
-                               metadata: metadata)
+        guard let at else {
+            report.reject(table, row: number, "the time is missing or not a time")
+            return
+        }
+        guard let date, SessionKey(parsing: date) != nil else {
+            report.reject(table, row: number, "session_date is missing or not a date")
+            return
+        }
+        let event = NightEvent(
+            id: EventID(rawValue: id ?? "legacy-\(table)-\(number)"), kind: kind, occurredAt: at, recordedAt: clock.now,
+            timeZone: zone, source: .imported, note: note.flatMap { try? TextLimits.validated($0, field: "note", limit: TextLimits.note) },
+            metadata: metadata)
         nights[date, default: Night()].events.append((table, number, event))
     }
 
@@ -211,16 +228,17 @@ struct OriginalImporter {
 
     static func sleepType(_ raw: String) -> SleepEventType? {
         let key = key(raw)
-        let mapped = switch key {
-        case "brief_wake", "briefwake", "wake_temp", "waketemp": "wake_temp"
-        case "wake_up", "wakeup", "wake_final", "wakefinal": "wake_final"
-        case "lightsout", "light_out", "lightout": "lights_out"
-        case "inbed": "in_bed"
-        case "heartracing": "heart_racing"
-        case "napstart": "nap_start"
-        case "napend": "nap_end"
-        default: key
-        }
+        let mapped =
+            switch key {
+            case "brief_wake", "briefwake", "wake_temp", "waketemp": "wake_temp"
+            case "wake_up", "wakeup", "wake_final", "wakefinal": "wake_final"
+            case "lightsout", "light_out", "lightout": "lights_out"
+            case "inbed": "in_bed"
+            case "heartracing": "heart_racing"
+            case "napstart": "nap_start"
+            case "napend": "nap_end"
+            default: key
+            }
         return SleepEventCatalogue.standard.definition(of: SleepEventType(rawValue: mapped))?.type
     }
 
@@ -235,7 +253,8 @@ struct OriginalImporter {
                 report.reject("sleep_events", row: row.number, "event_type '\(raw)' is not a DoseTap sleep event")
                 continue
             }
-            add(.sleep(type), table: "sleep_events", row: row, at: Self.instant(row["timestamp"]), date: row["session_date"], id: row["id"],
+            add(
+                .sleep(type), table: "sleep_events", row: row, at: Self.instant(row["timestamp"]), date: row["session_date"], id: row["id"],
                 note: has("sleep_events", "notes") ? row["notes"] : nil)
         }
     }
@@ -262,10 +281,13 @@ struct OriginalImporter {
                 answers.sleepQuality = row["sleep_quality"] ?? 3
                 answers.feelRested = Self.choice(row["feel_rested"], ["moderately": .moderate]) ?? .moderate
                 answers.grogginess = Self.choice(row["grogginess"]) ?? .mild
-                answers.sleepInertia = Self.choice(row["sleep_inertia_duration"], [
-                    "5_minutes": .lessThanFive, "less_than_five": .lessThanFive, "5_15_minutes": .fiveToFifteen, "15_30_minutes": .fifteenToThirty,
-                    "30_60_minutes": .thirtyToSixty, "1_hour": .moreThanHour, "more_than_hour": .moreThanHour,
-                ]) ?? .fiveToFifteen
+                answers.sleepInertia =
+                    Self.choice(
+                        row["sleep_inertia_duration"],
+                        [
+                            "5_minutes": .lessThanFive, "less_than_five": .lessThanFive, "5_15_minutes": .fiveToFifteen, "15_30_minutes": .fifteenToThirty,
+                            "30_60_minutes": .thirtyToSixty, "1_hour": .moreThanHour, "more_than_hour": .moreThanHour,
+                        ]) ?? .fiveToFifteen
                 answers.dreamRecall = Self.choice(row["dream_recall"]) ?? .none
                 answers.mentalClarity = row["mental_clarity"] ?? 5
                 answers.mood = Self.choice(row["mood"]) ?? .neutral
@@ -279,13 +301,16 @@ struct OriginalImporter {
                 answers.hasPhysicalSymptoms = (row["has_physical_symptoms"] as Int? ?? 0) != 0
                 answers.hasRespiratorySymptoms = (row["has_respiratory_symptoms"] as Int? ?? 0) != 0
                 for column in ["physical_symptoms_json", "respiratory_symptoms_json", "stress_context_json"] {
-                    if let json = row[column] as String?, !json.isEmpty, json != "{}", json != "null" { extra.append("\(column.replacingOccurrences(of: "_json", with: "")): \(json)") }
+                    if let json = row[column] as String?, !json.isEmpty, json != "{}", json != "null" {
+                        extra.append("\(column.replacingOccurrences(of: "_json", with: "")): \(json)")
+                    }
                 }
                 if let stress = row["stress_level"] as Int? { extra.append("stress level: \(stress)") }
             }
             for column in ["sleep_therapy", "sleep_therapy_json"] {
                 guard let json = row[column] as String?, let data = json.data(using: .utf8),
-                      let list = try? JSONSerialization.jsonObject(with: data) as? [String] else { continue }
+                    let list = try? JSONSerialization.jsonObject(with: data) as? [String]
+                else { continue }
                 answers.sleepTherapy = list.compactMap { Self.choice($0) }
                 let unknown = list.filter { Self.choice($0) as SleepTherapy? == nil }
                 if !unknown.isEmpty { extra.append("sleep therapy: \(unknown.joined(separator: ", "))") }
@@ -324,8 +349,13 @@ struct OriginalImporter {
                 let object = (row["answers_json"] as String?).flatMap { JSONValue.parse(Data($0.utf8))?.objectValue } ?? [:]
                 for (name, value) in object.sorted(by: { $0.key < $1.key }) {
                     switch name {
-                    case "intendedSleepTime": log.intendedSleepTime = Self.choice(value.stringValue, ["15min": .in15Minutes, "15_min": .in15Minutes, "within30": .in30Minutes,
-                                                                                                      "30min": .in30Minutes, "30_min": .in30Minutes, "1hr": .inAnHour, "30to60": .inAnHour])
+                    case "intendedSleepTime":
+                        log.intendedSleepTime = Self.choice(
+                            value.stringValue,
+                            [
+                                "15min": .in15Minutes, "15_min": .in15Minutes, "within30": .in30Minutes,
+                                "30min": .in30Minutes, "30_min": .in30Minutes, "1hr": .inAnHour, "30to60": .inAnHour,
+                            ])
                     case "stressLevel": log.stressLevel = value.intValue.map { min(5, max(1, $0)) }
                     case "bodyPain": log.bodyPain = Self.choice(value.stringValue)
                     case "napToday": log.napToday = Self.choice(value.stringValue)
@@ -353,7 +383,9 @@ struct OriginalImporter {
                 }
                 log.notes = row["notes"]
             }
-            if !unmapped.isEmpty { report.notes.append("pre_sleep_logs row \(number): answers without a DoseTap question were not imported: \(unmapped.joined(separator: ", "))") }
+            if !unmapped.isEmpty {
+                report.notes.append("pre_sleep_logs row \(number): answers without a DoseTap question were not imported: \(unmapped.joined(separator: ", "))")
+            }
             guard let at, let date, SessionKey(parsing: date) != nil else {
                 report.reject("pre_sleep_logs", row: number, "its time or night cannot be determined")
                 continue
@@ -362,7 +394,8 @@ struct OriginalImporter {
                 report.reject("pre_sleep_logs", row: number, "an answer is out of range")
                 continue
             }
-            nights[date, default: Night()].preSleep.append(("pre_sleep_logs", number, row["id"] ?? "legacy-presleep-\(number)", at, valid, row["completion_state"]))
+            nights[date, default: Night()].preSleep.append(
+                ("pre_sleep_logs", number, row["id"] ?? "legacy-presleep-\(number)", at, valid, row["completion_state"]))
         }
     }
 
@@ -371,12 +404,15 @@ struct OriginalImporter {
     mutating func write(_ date: String, _ db: Database) throws {
         guard let key = SessionKey(parsing: date), let night = nights[date] else { return }
         let items = night.events.sorted { $0.event.occurredAt < $1.event.occurredAt }
-        let firstInstant = ([night.startedAt] + items.map { Optional($0.event.occurredAt) } + night.checkIns.map { Optional($0.at) } + night.preSleep.map { Optional($0.at) })
+        let firstInstant =
+            ([night.startedAt] + items.map { Optional($0.event.occurredAt) } + night.checkIns.map { Optional($0.at) } + night.preSleep.map { Optional($0.at) })
             .compactMap { $0 }.min()
         guard let firstInstant else { return }
         var session: NightSession
         var isNew = false
-        if let row = try Row.fetchOne(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description]) {
+        if let row = try Row.fetchOne(
+            db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description])
+        {
             session = try NightRecords.sessions(from: [row], db)[0]
         } else {
             let id = night.sessionID.flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil } ?? "legacy-\(date)"
@@ -414,10 +450,13 @@ struct OriginalImporter {
                 report.reject(item.table, row: item.row, "the night of \(date) already has a check-in (one per night)")
                 continue
             }
-            let event = NightEvent(id: EventID(rawValue: item.id), kind: .checkIn, occurredAt: item.at, recordedAt: clock.now, timeZone: zone, source: .imported)
+            let event = NightEvent(
+                id: EventID(rawValue: item.id), kind: .checkIn, occurredAt: item.at, recordedAt: clock.now, timeZone: zone, source: .imported)
             try NightRecords.insert(event, session: session.id, checkIn: item.answers, catalogue: .standard, db)
             session = session.adding(event)
-            if session.isOpen { closure = SessionClosure(endedAt: item.at, reason: .checkin, terminalState: NightFacts(session.events).terminalState(at: item.at)) }
+            if session.isOpen {
+                closure = SessionClosure(endedAt: item.at, reason: .checkin, terminalState: NightFacts(session.events).terminalState(at: item.at))
+            }
             report.importedRow(item.table)
         }
         for (index, item) in night.preSleep.enumerated() {
@@ -425,18 +464,23 @@ struct OriginalImporter {
                 report.skippedRow(item.table, because: "already imported (same id)")
                 continue
             }
-            let hasOne = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE session_id = ?)", arguments: [session.id.rawValue]) ?? false
+            let hasOne =
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE session_id = ?)", arguments: [session.id.rawValue]) ?? false
             if index > 0 || hasOne {
                 report.reject(item.table, row: item.row, "the night of \(date) already has a pre-sleep log (one per night)")
                 continue
             }
             let json = String(decoding: try NightRecords.metadataEncoder.encode(item.log), as: UTF8.self)
             let completion = item.completion.flatMap { PreSleepCompletion(rawValue: $0) } ?? item.log.completion
-            try db.execute(sql: """
-                INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note, completion_state, answers_json)
-                VALUES (?, ?, ?, ?, ?, ?, 'imported', NULL, ?, ?)
-                """, arguments: [item.id, session.id.rawValue, ISO8601.string(item.at), ISO8601.string(clock.now), LocalClock.offsetMinutes(zone, at: item.at),
-                                 zone.identifier, completion.rawValue, json])
+            try db.execute(
+                sql: """
+                    INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note, completion_state, answers_json)
+                    VALUES (?, ?, ?, ?, ?, ?, 'imported', NULL, ?, ?)
+                    """,
+                arguments: [
+                    item.id, session.id.rawValue, ISO8601.string(item.at), ISO8601.string(clock.now), LocalClock.offsetMinutes(zone, at: item.at),
+                    zone.identifier, completion.rawValue, json,
+                ])
             report.importedRow(item.table)
         }
         if let closure {
@@ -462,7 +506,9 @@ struct OriginalImporter {
                 continue
             }
             let amount = Double(row["dose_mg"] as Int? ?? 0)
-            guard let takenAt = Self.instant(row["taken_at_utc"]), let milligrams = try? MedicationCatalogue.validatedMilligrams(amount, unit: .mg, for: medication) else {
+            guard let takenAt = Self.instant(row["taken_at_utc"]),
+                let milligrams = try? MedicationCatalogue.validatedMilligrams(amount, unit: .mg, for: medication)
+            else {
                 report.reject("medication_events", row: number, "the time or the dose is not valid")
                 continue
             }
@@ -472,8 +518,10 @@ struct OriginalImporter {
                 continue
             }
             let key = SessionKey(for: takenAt, in: entryZone)
-            let sessionID = try String.fetchOne(db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
-                                                arguments: [key.description]).map(SessionID.init(rawValue:))
+            let sessionID = try String.fetchOne(
+                db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
+                arguments: [key.description]
+            ).map(SessionID.init(rawValue:))
             let record = MedicationRecord(
                 id: id, medication: medication, doseMg: milligrams, amount: amount, unit: .mg, takenAt: takenAt, recordedAt: clock.now,
                 timeZoneID: zone.identifier, utcOffsetMinutes: offset, sessionDate: key, sessionID: sessionID,
