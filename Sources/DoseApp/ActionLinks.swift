@@ -1,5 +1,6 @@
 import Crypto
 public import DoseCore
+public import DoseStore
 public import Foundation
 
 /// One signed action link of a reminder (SPEC §1: the notification's Take / Snooze / Skip buttons). The link is its
@@ -64,7 +65,7 @@ public struct ActionLinkSigner: Sendable {
     }
 
     /// A fresh nonce: 128 random bits, hex.
-    public static func nonce() -> String { DeviceTokens.randomHex(bytes: 16) }
+    public static func nonce(_ random: RandomSource) -> String { random.hex(16) }
 
     /// The link's URL path segment: `action.session.expiry.nonce.signature`, all URL-safe.
     public func token(for link: ActionLink) -> String {

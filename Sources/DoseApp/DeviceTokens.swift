@@ -1,16 +1,11 @@
 import Crypto
+public import DoseStore
 public import Foundation
 
 /// Device tokens: 256 random bits, shown once, stored only as a SHA-256 hash, compared in constant time.
 public enum DeviceTokens {
-    /// A new token, `dtp_` and 64 hex digits.
-    public static func generate() -> String { "dtp_" + randomHex(bytes: 32) }
-
-    /// `bytes` random bytes from the system generator, as hex.
-    static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return hex((0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
-    }
+    /// A new token, `dtp_` and 64 hex digits (256 bits from `random`).
+    public static func generate(_ random: RandomSource) -> String { "dtp_" + random.hex(32) }
 
     /// SHA-256 of the token, hex.
     public static func hash(_ token: String) -> String {

@@ -48,15 +48,19 @@ enum Confirmations {
 /// One command's access to the clock, the zone and the database.
 struct CommandContext {
     let options: GlobalOptions
-    let ledger: NightLedger
+    /// Built once for the command: the database, `--now` or the system clock, `--tz`, ids and randomness.
+    let environment: AppEnvironment
+    /// The command's clock: one instant for the whole command.
     let clock: StoreClock
     let databasePath: String
+
+    var ledger: NightLedger { environment.ledger }
 
     /// Parses the global options and opens the database; prints the disclaimer when the database is new.
     /// A command that only reads (`reading`) refuses a `--db` whose folder does not exist: a typo there would
     /// otherwise show an empty night from a new database instead of the person's own.
     static func open(_ options: GlobalOptions, pooled: Bool = false, reading: Bool = false) throws -> CommandContext {
-        let now = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") } ?? Date()
+        let fixedNow = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") }
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
         let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
@@ -78,10 +82,8 @@ struct CommandContext {
                 It is a timing and logging aid, not medical advice: follow your prescriber's instructions.
                 """)
         }
-        let clock = StoreClock(
-            now: now, timeZoneOverride: zone, machineTimeZoneID: TimeZone.current.identifier,
-            makeID: { UUID().uuidString.lowercased() })
-        return CommandContext(options: options, ledger: NightLedger(database: database), clock: clock, databasePath: path)
+        let environment = AppEnvironment.system(ledger: NightLedger(database: database), fixedNow: fixedNow, timeZoneOverride: zone)
+        return CommandContext(options: options, environment: environment, clock: environment.clock(), databasePath: path)
     }
 
     /// The zone clock times are shown in for this call.

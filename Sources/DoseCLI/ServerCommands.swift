@@ -29,10 +29,7 @@ struct Serve: ParsableCommand {
             let rateLimit = self.rateLimit
             let limits = try connectionLimits()
             let context = try CommandContext.open(options, pooled: true)
-            let fixedNow = options.now.map { _ in context.clock.now }
-            let environment = ServerEnvironment(
-                ledger: context.ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: context.clock.machineTimeZoneID,
-                timeZoneOverride: context.clock.timeZoneOverride)
+            let environment = context.environment
             let json = options.json
             let host = self.host
             let path = context.databasePath
@@ -41,7 +38,7 @@ struct Serve: ParsableCommand {
             // Links are opened on other devices: a wildcard address is no place to go, the machine's name is.
             let shown = ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
             let announce: @Sendable (Int) async -> Void = { port in
-                let code = await pairing.issue(now: environment.now())
+                let code = await pairing.issue(now: environment.now(), random: environment.random)
                 let link = "http://\(shown):\(port)/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
                 let text =
@@ -136,7 +133,7 @@ struct Device: ParsableCommand {
         func run() throws {
             try Output.run(json: options.json) {
                 let context = try CommandContext.open(options)
-                let token = DeviceTokens.generate()
+                let token = DeviceTokens.generate(context.environment.random)
                 let device = try context.ledger.addDevice(name: name, tokenHash: DeviceTokens.hash(token), clock: context.clock)
                 if options.json {
                     Output.line(JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))).rendered())

@@ -28,7 +28,7 @@ struct StatusWatch {
                 clock.now = clock.now.addingTimeInterval(step)
             } else {
                 Thread.sleep(forTimeInterval: step)
-                clock.now = Date()
+                clock.now = context.environment.now()
             }
         }
     }

@@ -89,7 +89,7 @@ public enum FuzzFixture {
     public static let now = Date(timeIntervalSince1970: 1_795_323_600)
 
     static func clock() -> StoreClock {
-        StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString.lowercased() })
+        StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString.lowercased() }, random: .system)
     }
 
     /// A per-process scratch folder.

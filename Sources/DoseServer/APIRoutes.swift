@@ -9,7 +9,7 @@ import ServiceLifecycle
 
 /// The JSON API of SPEC §5.3. Every handler calls the same ledger the CLI calls, so every surface keeps the same rules.
 struct APIRoutes {
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
     let hub: EventHub
 
     func register(on router: Router<DoseRequestContext>) {

@@ -1,3 +1,4 @@
+public import DoseApp
 public import DoseStore
 public import Foundation
 public import Hummingbird
@@ -12,7 +13,7 @@ public enum DoseTapServer {
 
     /// The router with every route and middleware; tests drive it directly.
     public static func router(
-        environment: ServerEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
+        environment: AppEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         internalErrors: InternalErrorLog = InternalErrorLog()
     ) -> Router<DoseRequestContext> {
@@ -33,7 +34,7 @@ public enum DoseTapServer {
     /// The application on `host:port`; loopback unless told otherwise. Reminder links point at `linkHost` (the name
     /// other devices reach this machine by; default `host`).
     public static func application(
-        environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil,
+        environment: AppEnvironment, host: String, port: Int, linkHost: String? = nil,
         deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -57,7 +58,7 @@ public enum DoseTapServer {
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(
-        environment: ServerEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
+        environment: AppEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
         pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
@@ -71,7 +72,7 @@ public enum DoseTapServer {
 /// Runs the reminder engine beside the HTTP server and stops with it.
 struct ReminderService: Service {
     let engine: ReminderEngine
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
 
     func run() async throws {
         // The run is logged so that the next run can say when the server, and the night's alarms, were down.

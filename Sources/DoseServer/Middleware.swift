@@ -169,7 +169,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 /// the CSRF token, and an Origin, if sent, must be this server.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
     let limiter: RateLimiter
     /// Paths that need no token.
     static let openPaths: Set<String> = ["/health", "/openapi.json", "/pair", "/assets/app.css", "/assets/app.js"]

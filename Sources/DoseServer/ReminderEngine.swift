@@ -45,7 +45,7 @@ extension ReminderDelivery {
 /// Fires the reminder plan of SPEC §3.4 for the open night: at most once per reminder (logged in the database, so a
 /// restart does not repeat one), with reminders missed while the server was down logged as missed, not fired late.
 public actor ReminderEngine {
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
     let deliveries: [any ReminderDelivery]
     /// The latest notices delivered, newest last (for status pages and tests): a few nights' worth, never more, so a
     /// server that runs for years holds no more than one that started tonight.
@@ -56,7 +56,7 @@ public actor ReminderEngine {
     public private(set) var linkBase: String?
     private var lastRevision: Int?
 
-    public init(environment: ServerEnvironment, deliveries: [any ReminderDelivery], linkBase: String? = nil) {
+    public init(environment: AppEnvironment, deliveries: [any ReminderDelivery], linkBase: String? = nil) {
         self.environment = environment
         self.deliveries = deliveries
         self.linkBase = linkBase
@@ -77,7 +77,7 @@ public actor ReminderEngine {
                 let signer = ActionLinkSigner(secretHex: try environment.ledger.actionLinkSecret(clock: clock))
                 let expiresAt = max(reminder.fireAt, clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
                 for action in ActionLink.Action.allCases {
-                    let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce())
+                    let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce(environment.random))
                     links[action] = linkBase + "/a/" + signer.token(for: link)
                 }
             }

@@ -30,31 +30,7 @@ public enum ServerLimits {
     public static let requestsPerMinute = 240
 }
 
-/// Everything a request handler needs: the ledger and where time and ids come from (injected in tests).
-public struct ServerEnvironment: Sendable {
-    public var ledger: NightLedger
-    public var now: @Sendable () -> Date
-    public var machineTimeZoneID: String
-    public var makeID: @Sendable () -> String
-    /// `--tz` given to `dosetap serve`.
-    public var timeZoneOverride: TimeZone?
-
-    public init(
-        ledger: NightLedger, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
-        makeID: @escaping @Sendable () -> String = { UUID().uuidString.lowercased() }
-    ) {
-        self.ledger = ledger
-        self.now = now
-        self.machineTimeZoneID = machineTimeZoneID
-        self.timeZoneOverride = timeZoneOverride
-        self.makeID = makeID
-    }
-
-    /// The clock for one request.
-    public func clock() -> StoreClock {
-        StoreClock(now: now(), timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID)
-    }
-
+extension AppEnvironment {
     /// The CSRF tokens under the server's stored secret.
     func csrfTokens() throws -> CSRFTokens { CSRFTokens(secretHex: try ledger.actionLinkSecret(clock: clock())) }
 }

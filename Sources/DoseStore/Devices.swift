@@ -142,8 +142,7 @@ extension NightLedger {
         }
         return try database.write { db in
             if let secret = try String.fetchOne(db, sql: "SELECT secret FROM server_keys WHERE purpose = 'action_links'") { return secret }
-            var generator = SystemRandomNumberGenerator()
-            let secret = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max, using: &generator)) }.joined()
+            let secret = clock.random.hex(32)
             try db.execute(
                 sql: "INSERT INTO server_keys (purpose, secret, created_at) VALUES ('action_links', ?, ?)",
                 arguments: [secret, ISO8601.string(clock.now)])

@@ -28,7 +28,7 @@ struct ActionLinkTests {
         return signer.token(
             for: ActionLink(
                 action: action, sessionID: sessionID, expiresAt: expires ?? clock.now.addingTimeInterval(3600),
-                nonce: ActionLinkSigner.nonce()))
+                nonce: ActionLinkSigner.nonce(.system)))
     }
 
     @Test("a reminder carries three links; opening one changes nothing; its button acts once, from the link source")

@@ -83,9 +83,9 @@ struct ReminderEngineTests {
     func tablesAreBounded() async throws {
         let pairing = PairingCodes()
         let start = WallClock.date(2026, 10, 1, 12, 0)
-        for minute in 0..<(30 * 24 * 60) where minute % 7 == 0 { _ = await pairing.issue(now: start.addingTimeInterval(Double(minute) * 60)) }
+        for minute in 0..<(30 * 24 * 60) where minute % 7 == 0 { _ = await pairing.issue(now: start.addingTimeInterval(Double(minute) * 60), random: .system) }
         #expect(await pairing.outstanding <= PairingCodes.outstandingLimit)
-        for burst in 0..<200 { _ = await pairing.issue(now: start.addingTimeInterval(Double(burst))) }
+        for burst in 0..<200 { _ = await pairing.issue(now: start.addingTimeInterval(Double(burst)), random: .system) }
         #expect(await pairing.outstanding == PairingCodes.outstandingLimit)
         let limiter = RateLimiter(limit: 240)
         for index in 0..<5_000 { _ = await limiter.admit("device-\(index)", at: start.addingTimeInterval(Double(index) / 10)) }

@@ -17,16 +17,17 @@ final class ServerFixture: Sendable {
     let ledger: NightLedger
     let time: TestClock
     let token: String
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
 
     init(now: Date, timeZoneOverride: TimeZone? = nil) throws {
         ledger = NightLedger(database: try DoseDatabase.inMemory())
         let time = TestClock(now)
         self.time = time
-        token = DeviceTokens.generate()
-        environment = ServerEnvironment(
-            ledger: ledger, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() })
-        let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString })
+        token = DeviceTokens.generate(.system)
+        environment = AppEnvironment(
+            ledger: ledger, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
+            random: .system)
+        let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
         _ = try ledger.addDevice(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
     }
 
@@ -160,7 +161,7 @@ struct RouterTests {
             #expect(ServerFixture.code(other) == "422_IDEMPOTENCY_MISMATCH")
         }
         let events = try fixture.ledger.eventsCSV(
-            clock: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }))
+            clock: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }, random: .system))
         #expect(events.components(separatedBy: "dose1_taken").count == 2, "one Dose 1, not two")
     }
 
@@ -297,15 +298,15 @@ struct RouterTests {
         let auth = fixture.auth
         try await fixture.test { client in
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
-            _ = try fixture.ledger.revokeDevice("test", clock: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }))
+            _ = try fixture.ledger.revokeDevice("test", clock: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }, random: .system))
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .unauthorized)
         }
     }
 
     @Test("tokens: 256 random bits, stored only as a hash, compared in constant time")
     func tokens() {
-        let a = DeviceTokens.generate()
-        let b = DeviceTokens.generate()
+        let a = DeviceTokens.generate(.system)
+        let b = DeviceTokens.generate(.system)
         #expect(a != b)
         #expect(a.count == 4 + 64)
         #expect(DeviceTokens.hash(a).count == 64)

@@ -167,7 +167,7 @@ struct WebSafetyTests {
         let android = "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/129.0 Mobile Safari/537.36"
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             for _ in 0..<2 {
-                let code = await pairing.issue(now: fixture.time.now)
+                let code = await pairing.issue(now: fixture.time.now, random: .system)
                 let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: android])
                 #expect(response.status == .seeOther)
             }
@@ -176,12 +176,12 @@ struct WebSafetyTests {
             // Full names: the third pairing fails (no free name), and the same link then works once there is room.
             for index in 3...999 {
                 _ = try fixture.ledger.addDevice(
-                    name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+                    name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             }
-            let code = await pairing.issue(now: fixture.time.now)
+            let code = await pairing.issue(now: fixture.time.now, random: .system)
             let long = String(repeating: "x", count: 70)
             _ = try fixture.ledger.addDevice(
-                name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+                name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: "Chrome/1 Android"])
             #expect(response.status == .seeOther, "a name is always found")
         }
@@ -210,7 +210,7 @@ struct WebSafetyTests {
         _ = try fixture.ledger.perform(NightAction(.dose1, note: text), clock: clock())
         _ = try fixture.ledger.perform(NightAction(.log(event: "bathroom"), note: text), clock: clock())
         _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [], clock: clock())
-        _ = try fixture.ledger.addDevice(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: clock())
+        _ = try fixture.ledger.addDevice(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())
         try await Self.served(fixture) { client, cookie, _, _ in
             let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
             #expect(

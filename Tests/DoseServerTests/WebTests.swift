@@ -14,7 +14,7 @@ import Testing
 struct WebTests {
     /// Pairs a browser through a one-time link; returns its cookie header.
     static func pair(_ client: any TestClientProtocol, _ pairing: PairingCodes, now: Date) async throws -> HTTPFields {
-        let code = await pairing.issue(now: now)
+        let code = await pairing.issue(now: now, random: .system)
         let response = try await client.execute(uri: "/pair?code=\(code)", method: .get)
         #expect(response.status == .seeOther)
         let cookie = try #require(response.headers[.setCookie])
@@ -164,7 +164,8 @@ struct WebTests {
             #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180, "nothing of a refused form is saved")
 
             // Devices: revoke another one from the page.
-            _ = try fixture.ledger.addDevice(name: "kitchen tablet", tokenHash: DeviceTokens.hash(DeviceTokens.generate()), clock: fixture.environment.clock())
+            _ = try fixture.ledger.addDevice(
+                name: "kitchen tablet", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(html.contains("value=\"kitchen tablet\"") && html.contains("This browser, paired"))
             let tablet = try #require(try fixture.ledger.devices().first { $0.name == "kitchen tablet" })

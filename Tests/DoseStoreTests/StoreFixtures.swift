@@ -6,7 +6,7 @@ import GRDB
 
 extension TestClock {
     /// The store clock at the current instant, with this clock's ids.
-    var store: StoreClock { StoreClock(now: now, machineTimeZoneID: zone, makeID: { [self] in self.nextID() }) }
+    var store: StoreClock { StoreClock(now: now, machineTimeZoneID: zone, makeID: { [self] in self.nextID() }, random: .system) }
 }
 
 enum StoreFixture {

@@ -9,7 +9,7 @@ import Hummingbird
 /// and prefetchers must not act); its button posts back, goes through the same rules as every surface, and spends
 /// the link in the same transaction as the action. A link never confirms a risky dose.
 struct ActionLinkRoutes {
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
 
     /// Links spend their nonce as an idempotency key of this pseudo-device.
     static let spender = "action-link"

@@ -1,5 +1,6 @@
 import DoseApp
 import DoseCore
+public import DoseStore
 public import Foundation
 
 /// One-time pairing codes: `dosetap serve` prints a link with one; opening it pairs that browser.
@@ -14,10 +15,10 @@ public actor PairingCodes {
     public static let outstandingLimit = 16
 
     /// A new code valid for fifteen minutes. Expired codes are forgotten here, so the table never grows.
-    public func issue(now: Date) -> String {
+    public func issue(now: Date, random: RandomSource) -> String {
         codes = codes.filter { now <= $0.value }
         if codes.count >= Self.outstandingLimit, let first = codes.min(by: { $0.value < $1.value })?.key { codes[first] = nil }
-        let code = String(DeviceTokens.generate().dropFirst(4).prefix(32))
+        let code = random.hex(16)
         codes[code] = now.addingTimeInterval(Self.lifetime)
         return code
     }

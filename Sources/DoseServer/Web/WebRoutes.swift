@@ -8,7 +8,7 @@ import NIOCore
 
 /// The pages and their form posts.
 struct WebRoutes {
-    let environment: ServerEnvironment
+    let environment: AppEnvironment
     let pairing: PairingCodes
 
     func register(on router: Router<DoseRequestContext>) {
@@ -58,7 +58,7 @@ struct WebRoutes {
                 field: "code", problem: "this pairing link is used up or expired",
                 allowed: "a fresh link: Settings → Pair another device, or `dosetap device add`")
         }
-        let token = DeviceTokens.generate()
+        let token = DeviceTokens.generate(environment.random)
         do {
             let agent = request.headers[.userAgent] ?? ""
             let name = try environment.ledger.unusedDeviceName(DeviceNames.fromUserAgent(agent))
