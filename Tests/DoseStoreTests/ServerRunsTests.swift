@@ -1,3 +1,4 @@
+import DoseApp
 import DoseCore
 import DoseTestSupport
 import Foundation
@@ -53,5 +54,20 @@ struct ServerRunsTests {
         #expect(try ledger.serverOutages(overlapping: DateInterval(start: minutes(-1), end: minutes(60))).count == 1)
         _ = try ledger.clearAll(confirmation: "Clear All Data — This cannot be undone.")
         #expect(try ledger.serverOutages(overlapping: DateInterval(start: minutes(-1), end: minutes(60))).isEmpty)
+    }
+}
+
+@Suite("Randomness is injected like the clock")
+struct InjectedRandomnessTests {
+    @Test("the link secret and device tokens take their bytes from the environment's source, and the secret is made once")
+    func secretFromSource() throws {
+        let ledger = try StoreFixture.ledger()
+        let fixed = RandomSource { count in Array(repeating: 0xAB, count: count) }
+        let clock = StoreClock(now: StoreFixture.dose1, machineTimeZoneID: "UTC", makeID: { "id" }, random: fixed)
+        #expect(try ledger.actionLinkSecret(clock: clock) == String(repeating: "ab", count: 32))
+        let other = StoreClock(now: StoreFixture.dose1, machineTimeZoneID: "UTC", makeID: { "id" }, random: RandomSource { Array(repeating: 1, count: $0) })
+        #expect(try ledger.actionLinkSecret(clock: other) == String(repeating: "ab", count: 32), "kept, not made again")
+        #expect(DeviceTokens.generate(fixed) == "dtp_" + String(repeating: "ab", count: 32))
+        #expect(RandomSource.system.bytes(32) != RandomSource.system.bytes(32))
     }
 }
