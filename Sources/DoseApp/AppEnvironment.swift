@@ -10,26 +10,19 @@ public struct AppEnvironment: Sendable {
     public var ledger: NightLedger
     /// The current instant.
     public var now: @Sendable () -> Date
-    /// The machine's zone: the default of the `time_zone` setting.
-    public var machineTimeZoneID: String
-    /// `--tz`: the zone for this call (or this server) instead of the `time_zone` setting.
-    public var timeZoneOverride: TimeZone?
-    /// A fresh unique id.
-    public var makeID: @Sendable () -> String
-    /// Random bytes for tokens, codes and secrets.
-    public var random: RandomSource
+    /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
+    private var template: StoreClock
 
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
+    /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
     public init(
         ledger: NightLedger, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
         makeID: @escaping @Sendable () -> String, random: RandomSource
     ) {
         self.ledger = ledger
         self.now = now
-        self.machineTimeZoneID = machineTimeZoneID
-        self.timeZoneOverride = timeZoneOverride
-        self.makeID = makeID
-        self.random = random
+        template = StoreClock(
+            now: .distantPast, timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID, random: random)
     }
 
     /// The program's environment: the system clock (or `--now`, fixed), the machine's zone, UUIDs and the system's
@@ -40,8 +33,13 @@ public struct AppEnvironment: Sendable {
             makeID: { UUID().uuidString.lowercased() }, random: .system)
     }
 
+    /// Random bytes for tokens, codes and secrets.
+    public var random: RandomSource { template.random }
+
     /// The clock of one call or request: this instant, the zone override, ids and randomness.
     public func clock() -> StoreClock {
-        StoreClock(now: now(), timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID, random: random)
+        var clock = template
+        clock.now = ISO8601.wholeMilliseconds(now())
+        return clock
     }
 }

@@ -159,13 +159,16 @@ extension NightLedger {
         }
     }
 
+    /// The rows of every night with that session date, oldest first.
+    static func sessionRows(on date: SessionKey, _ db: Database) throws -> [Row] {
+        try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at", arguments: [date.description])
+    }
+
     /// Every night with that session date (usually one), with all events.
     public func nights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
         try settle(clock: clock)
         return try database.read { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
-                arguments: [date.description])
+            let rows = try Self.sessionRows(on: date, db)
             return try Self.records(from: rows, query: HistoryQuery(), db)
         }
     }
@@ -175,9 +178,7 @@ extension NightLedger {
     public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
         try settle(clock: clock)
         return try database.write { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at",
-                arguments: [date.description])
+            let rows = try Self.sessionRows(on: date, db)
             guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
             let records = try Self.records(from: rows, query: HistoryQuery(), db)
             if records.contains(where: { $0.session.isOpen }) {

@@ -24,6 +24,13 @@ enum NightRecords {
         return try session(from: row, db)
     }
 
+    /// The latest-started night with that session date, with its events; nil when there is none (imports join it).
+    static func latestSession(on key: SessionKey, _ db: Database) throws -> NightSession? {
+        let sql = "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1"
+        guard let row = try Row.fetchOne(db, sql: sql, arguments: [key.description]) else { return nil }
+        return try sessions(from: [row], db).first
+    }
+
     /// Nights from `sleep_sessions` rows, with their events loaded in one query per table.
     static func sessions(from rows: [Row], _ db: Database) throws -> [NightSession] {
         let ids = rows.map { $0["id"] as String }

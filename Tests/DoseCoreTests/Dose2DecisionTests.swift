@@ -68,12 +68,17 @@ struct Dose2DecisionTests {
         #expect(error.code == .windowNotOpen)
     }
 
+    /// Tonight after Dose 1, with DoseTap's expiry recorded as it would be by `now`.
+    static func expired(at now: Date) throws -> NightSession {
+        let session = try Fixture.afterDose1()
+        return SessionLifecycle.apply(
+            SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+    }
+
     @Test("at 270 minutes the recorded expiry makes Dose 2 need after_skip, then late")
     func afterExpiry() throws {
-        var session = try Fixture.afterDose1()
         let now = Fixture.minutes(270)
-        session = SessionLifecycle.apply(
-            SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+        let session = try Self.expired(at: now)
         let skipped = Fixture.refusal(NightAction(.dose2), session: session, at: now)
         guard case .dose2Skipped(_, _, let sleptThrough) = skipped else {
             Issue.record("\(String(describing: skipped))")
@@ -88,10 +93,8 @@ struct Dose2DecisionTests {
 
     @Test("a forgotten Dose 2 logged after the expiry replaces the expiry instead of needing after_skip")
     func backdatedDose2SupersedesExpiry() throws {
-        var session = try Fixture.afterDose1()
         let now = Fixture.minutes(400)
-        session = SessionLifecycle.apply(
-            SessionLifecycle.evaluate(session, now: now, settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "expiry" }), to: session)
+        let session = try Self.expired(at: now)
         let decision = try NightRules.decide(NightAction(.dose2, at: Fixture.minutes(180)), session: session, context: Fixture.context(at: now))
         #expect(decision.removed.map(\.id) == [EventID(rawValue: "expiry")])
         #expect(decision.event?.occurredAt == Fixture.minutes(180))

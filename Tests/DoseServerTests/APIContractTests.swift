@@ -136,24 +136,19 @@ struct MethodNotAllowedTests {
     @Test("a known address asked with another method answers 405 with Allow; an unknown address answers 404")
     func methodNotAllowed() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0))
+        // (path, method, the Allow header, or nil for an address no route has). A literal segment wins over a
+        // parameter, as in the router: /v1/events/log is not /v1/events/:id.
+        let cases: [(String, HTTPRequest.Method, String?)] = [
+            ("/health", .delete, "GET, HEAD"), ("/v1/sessions/2026-11-21", .put, "DELETE, GET, HEAD"), ("/v1/doses/take", .get, "POST"),
+            ("/v1/events/log", .options, "POST"), ("/v1/events/abc", .post, "DELETE, PATCH"), ("/v1/nothing-here", .get, nil),
+        ]
         try await fixture.test { client in
-            var response = try await client.execute(uri: "/health", method: .delete)
-            #expect(response.status == .methodNotAllowed)
-            #expect(response.headers[.allow] == "GET, HEAD")
-            #expect(ServerFixture.code(response) == "405_METHOD_NOT_ALLOWED")
-            response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .put, headers: fixture.auth)
-            #expect(response.status == .methodNotAllowed)
-            #expect(response.headers[.allow] == "DELETE, GET, HEAD")
-            response = try await client.execute(uri: "/v1/doses/take", method: .get, headers: fixture.auth)
-            #expect(response.headers[.allow] == "POST")
-            // A literal segment wins over a parameter, as in the router: /v1/events/log is not /v1/events/:id.
-            response = try await client.execute(uri: "/v1/events/log", method: .options, headers: fixture.auth)
-            #expect(response.headers[.allow] == "POST")
-            response = try await client.execute(uri: "/v1/events/abc", method: .post, headers: fixture.auth)
-            #expect(response.headers[.allow] == "DELETE, PATCH")
-            response = try await client.execute(uri: "/v1/nothing-here", method: .get, headers: fixture.auth)
-            #expect(response.status == .notFound)
-            #expect(ServerFixture.code(response) == "404_NOT_FOUND")
+            for (path, method, allow) in cases {
+                let response = try await client.execute(uri: path, method: method, headers: fixture.auth)
+                #expect(response.status == (allow == nil ? .notFound : .methodNotAllowed), "\(method) \(path)")
+                #expect(response.headers[.allow] == allow, "\(method) \(path)")
+                #expect(ServerFixture.code(response) == (allow == nil ? "404_NOT_FOUND" : "405_METHOD_NOT_ALLOWED"))
+            }
         }
     }
 }

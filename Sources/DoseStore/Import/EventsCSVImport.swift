@@ -101,10 +101,8 @@ extension NightLedger {
     ) throws {
         var session: NightSession
         var isNew = false
-        if let row = try Row.fetchOne(
-            db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description])
-        {
-            session = try NightRecords.sessions(from: [row], db)[0]
+        if let existing = try NightRecords.latestSession(on: key, db) {
+            session = existing
         } else {
             let first = items[0].event
             session = NightSession(id: SessionID(rawValue: clock.makeID()), date: key, startedAt: first.occurredAt)

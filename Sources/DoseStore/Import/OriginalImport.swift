@@ -410,10 +410,8 @@ struct OriginalImporter {
         guard let firstInstant else { return }
         var session: NightSession
         var isNew = false
-        if let row = try Row.fetchOne(
-            db, sql: "SELECT * FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1", arguments: [key.description])
-        {
-            session = try NightRecords.sessions(from: [row], db)[0]
+        if let existing = try NightRecords.latestSession(on: key, db) {
+            session = existing
         } else {
             let id = night.sessionID.flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil } ?? "legacy-\(date)"
             session = NightSession(id: SessionID(rawValue: id), date: key, startedAt: firstInstant)
