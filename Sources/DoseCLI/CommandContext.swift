@@ -102,6 +102,12 @@ enum Output {
         print(text)
     }
 
+    /// Opens the command's context (a `reading` command refuses a missing `--db` folder) and runs its body; every
+    /// failure, opening included, is reported once.
+    static func run(_ options: GlobalOptions, reading: Bool = false, _ body: (CommandContext) throws -> Void) throws {
+        try run(json: options.json) { try body(try CommandContext.open(options, reading: reading)) }
+    }
+
     /// Runs a command body; every failure is reported once, in JSON or words, with its exit code.
     static func run(json: Bool, _ body: () throws -> Void) throws {
         do {

@@ -59,8 +59,7 @@ struct Med: ParsableCommand {
         @Option(help: "Confirm a second dose of the same medication within 5 minutes: duplicate.") var confirm: [String] = []
 
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
                 let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
@@ -85,8 +84,7 @@ struct Med: ParsableCommand {
         @Option(help: "Only the night of DATE.") var date: String?
         @Option(help: "At most this many (default 100).") var limit = 100
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options, reading: true)
+            try Output.run(options, reading: true) { context in
                 let records = try context.ledger.medications(
                     on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
                 if options.json {
@@ -113,8 +111,7 @@ struct Med: ParsableCommand {
         @Option(help: "New note (empty to clear).") var note: String?
         @Option(help: "Confirm a duplicate within 5 minutes: duplicate.") var confirm: [String] = []
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
                 let medication = try context.ledger.medication(id).medication
@@ -160,8 +157,7 @@ struct Event: ParsableCommand {
         @Option(help: "New time: local HH:mm or ISO-8601.") var at: String?
         @Option(help: "New note (empty to clear).") var note: String?
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
                 let edit = try context.ledger.editEvent(EventID(rawValue: id), occurredAt: occurredAt, note: note.map { Optional($0) }, clock: context.clock)

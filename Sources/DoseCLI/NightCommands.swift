@@ -9,8 +9,7 @@ func perform(
     _ options: GlobalOptions, actionOptions: ActionOptions? = nil, confirmations: Set<ConfirmKind> = [],
     _ makeAction: (CommandContext) throws -> NightAction
 ) throws {
-    try Output.run(json: options.json) {
-        let context = try CommandContext.open(options)
+    try Output.run(options) { context in
         var action = try makeAction(context)
         if let actionOptions {
             if let at = actionOptions.at {
@@ -46,8 +45,7 @@ struct Status: ParsableCommand {
     var interval: Int?
 
     func run() throws {
-        try Output.run(json: options.json) {
-            let context = try CommandContext.open(options, reading: true)
+        try Output.run(options, reading: true) { context in
             if watch {
                 try StatusWatch(context: context, ticks: ticks, interval: interval).run()
                 return

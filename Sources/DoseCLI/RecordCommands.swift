@@ -26,8 +26,7 @@ struct History: ParsableCommand {
     @Option(help: "Page number (default 1).") var page = 1
 
     func run() throws {
-        try Output.run(json: options.json) {
-            let context = try CommandContext.open(options, reading: true)
+        try Output.run(options, reading: true) { context in
             var query = HistoryQuery()
             query.from = try from.map { text throws(DoseError) in try sessionDate(text, field: "from") }
             query.to = try to.map { text throws(DoseError) in try sessionDate(text, field: "to") }
@@ -66,8 +65,7 @@ struct Session: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options, reading: true)
+            try Output.run(options, reading: true) { context in
                 let nights = try context.ledger.nights(on: try sessionDate(date), clock: context.clock)
                 guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
                 if options.json {
@@ -120,8 +118,7 @@ struct Settings: ParsableCommand {
             commandName: "list", abstract: "Every setting and its value.")
         @OptionGroup var options: GlobalOptions
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options, reading: true)
+            try Output.run(options, reading: true) { context in
                 let settings = try context.ledger.settings(clock: context.clock)
                 if options.json {
                     Output.line(Wire.settings(settings).rendered())
@@ -138,8 +135,7 @@ struct Settings: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options, reading: true)
+            try Output.run(options, reading: true) { context in
                 let value = try context.ledger.settings(clock: context.clock).value(of: key)
                 Output.line(options.json ? JSONValue(dictionaryLiteral: ("key", .string(key)), ("value", .string(value))).rendered() : value)
             }
@@ -157,8 +153,7 @@ struct Settings: ParsableCommand {
         @Argument(help: "The key.") var key: String
         @Argument(help: "The new value.") var value: String
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let settings = try context.ledger.updateSetting(key, to: value, clock: context.clock)
                 if options.json {
                     Output.line(Wire.settings(settings).rendered())
@@ -233,8 +228,7 @@ struct Import: ParsableCommand {
     @Argument(help: "The file.") var file: String
 
     func run() throws {
-        try Output.run(json: options.json) {
-            let context = try CommandContext.open(options)
+        try Output.run(options) { context in
             let report = try context.ledger.importFile(at: file, clock: context.clock)
             if options.json {
                 Output.line(

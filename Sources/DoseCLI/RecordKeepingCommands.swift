@@ -132,8 +132,7 @@ struct CheckIn: ParsableCommand {
 
     func run() throws {
         if let edit {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let date = try sessionDate(edit)
                 let current = try context.ledger.nights(on: date, clock: context.clock).compactMap(\.checkIn).last
                 guard let current else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
@@ -188,8 +187,7 @@ struct PreSleep: ParsableCommand {
     @Option(help: "A note on the log itself.") var note: String?
 
     func run() throws {
-        try Output.run(json: options.json) {
-            let context = try CommandContext.open(options)
+        try Output.run(options) { context in
             var answers = try fromJSON.map(QuestionnaireInput.object(fromFile:)) ?? [:]
             func set<Value: Encodable>(_ key: String, _ value: Value?) { if let value { answers[key] = JSONValue.encoding(value) } }
             if skip { answers["skipped"] = true }

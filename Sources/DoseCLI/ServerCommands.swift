@@ -131,8 +131,7 @@ struct Device: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "A name for the device, e.g. \"bedside tablet\".") var name: String
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let token = DeviceTokens.generate(context.environment.random)
                 let device = try context.ledger.addDevice(name: name, tokenHash: DeviceTokens.hash(token), clock: context.clock)
                 if options.json {
@@ -148,8 +147,7 @@ struct Device: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", abstract: "Paired devices (tokens are never shown again).")
         @OptionGroup var options: GlobalOptions
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let devices = try context.ledger.devices()
                 if options.json {
                     Output.line(
@@ -178,8 +176,7 @@ struct Device: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device's name or id.") var device: String
         func run() throws {
-            try Output.run(json: options.json) {
-                let context = try CommandContext.open(options)
+            try Output.run(options) { context in
                 let revoked = try context.ledger.revokeDevice(device, clock: context.clock)
                 if options.json {
                     Output.line(JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)).rendered())

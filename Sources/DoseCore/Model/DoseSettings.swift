@@ -163,9 +163,9 @@ extension DoseSettings {
         case "max_snoozes":
             guard let count = Int(text), Self.maxSnoozesRange.contains(count) else { throw invalid("1–5") }
             copy.maxSnoozes = count
-        case "allow_snoozing":
+        case "allow_snoozing", "reminders_enabled":
             guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
-            copy.allowSnoozing = flag
+            if key == "allow_snoozing" { copy.allowSnoozing = flag } else { copy.remindersEnabled = flag }
         case "undo_window_seconds":
             guard let seconds = Int(text), Self.undoWindowOptions.contains(seconds) else { throw invalid("3, 5, 7, 10") }
             copy.undoWindowSeconds = seconds
@@ -184,9 +184,6 @@ extension DoseSettings {
         case "missed_checkin_cutoff_hours":
             guard let hours = Int(text), Self.missedCheckinCutoffRange.contains(hours) else { throw invalid("1–12 (hours)") }
             copy.missedCheckinCutoffHours = hours
-        case "reminders_enabled":
-            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
-            copy.remindersEnabled = flag
         case "quick_log":
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             let allowed = "1–16 different events from the catalogue, comma-separated (e.g. bathroom,water,wake_temp)"
