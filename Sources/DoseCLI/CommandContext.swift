@@ -86,6 +86,11 @@ struct CommandContext {
         return CommandContext(options: options, environment: environment, clock: environment.clock(), databasePath: path)
     }
 
+    /// `--at`: the instant it names (a local HH:mm is its latest occurrence up to now), or nil for now.
+    func occurrence(_ text: String?, in zone: TimeZone) throws(DoseError) -> Date? {
+        try text.map { text throws(DoseError) in try ClockInput.occurrence(text, now: clock.now, timeZone: zone) }
+    }
+
     /// The zone clock times are shown in for this call.
     func displayZone(_ settings: DoseSettings) -> TimeZone { clock.zone(settings) }
 }
@@ -102,10 +107,32 @@ enum Output {
         print(text)
     }
 
+    /// Prints a result as JSON, or as its sentence.
+    static func show(json: Bool, _ value: JSONValue, _ words: @autoclosure () -> String) {
+        line(json ? value.rendered() : words())
+    }
+
+    /// Prints items as one JSON array, or one line of words each.
+    static func list<Item>(_ items: [Item], json: Bool, wire: (Item) -> JSONValue, words: (Item) -> String) {
+        if json {
+            line(JSONValue.array(items.map(wire)).rendered())
+        } else {
+            for item in items { line(words(item)) }
+        }
+    }
+
     /// Opens the command's context (a `reading` command refuses a missing `--db` folder) and runs its body; every
     /// failure, opening included, is reported once.
     static func run(_ options: GlobalOptions, reading: Bool = false, _ body: (CommandContext) throws -> Void) throws {
         try run(json: options.json) { try body(try CommandContext.open(options, reading: reading)) }
+    }
+
+    /// As `run(_:reading:_:)` for a deletion, which needs `--yes`: without it nothing is opened and nothing changes.
+    static func run(_ options: GlobalOptions, deleting what: String, confirmed: Bool, _ body: (CommandContext) throws -> Void) throws {
+        try run(json: options.json) {
+            guard confirmed else { throw DoseError.invalidInput(field: "yes", problem: "deleting \(what) cannot be undone", allowed: "add --yes") }
+            try body(try CommandContext.open(options))
+        }
     }
 
     /// Runs a command body; every failure is reported once, in JSON or words, with its exit code.

@@ -61,18 +61,12 @@ struct Med: ParsableCommand {
         func run() throws {
             try Output.run(options) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-                let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+                let takenAt = try context.occurrence(at, in: zone)
                 let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med log")
                 let records = try context.ledger.logMedications(inputs, confirmations: confirmations, clock: context.clock)
-                if options.json {
-                    Output.line(JSONValue.array(records.map(wire)).rendered())
-                    return
-                }
-                for record in records {
-                    Output.line(
-                        "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate))."
-                    )
+                Output.list(records, json: options.json, wire: wire) { record in
+                    "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate))."
                 }
             }
         }
@@ -87,16 +81,10 @@ struct Med: ParsableCommand {
             try Output.run(options, reading: true) { context in
                 let records = try context.ledger.medications(
                     on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
-                if options.json {
-                    Output.line(JSONValue.array(records.map(wire)).rendered())
-                    return
-                }
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-                if records.isEmpty { Output.line("No medications logged.") }
-                for record in records {
-                    Output.line(
-                        "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
-                    )
+                if records.isEmpty && !options.json { Output.line("No medications logged.") }
+                Output.list(records, json: options.json, wire: wire) { record in
+                    "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
                 }
             }
         }
@@ -113,18 +101,16 @@ struct Med: ParsableCommand {
         func run() throws {
             try Output.run(options) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-                let takenAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+                let takenAt = try context.occurrence(at, in: zone)
                 let medication = try context.ledger.medication(id).medication
                 let amount = try dose.map { text throws(DoseError) in try MedicationEntryText.amount(text, for: medication) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med edit")
                 let record = try context.ledger.editMedication(
                     id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
                     note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
-                if options.json {
-                    Output.line(wire(record).rendered())
-                } else {
-                    Output.line("Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).")
-                }
+                Output.show(
+                    json: options.json, wire(record),
+                    "Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).")
             }
         }
     }
@@ -135,11 +121,9 @@ struct Med: ParsableCommand {
         @Argument(help: "The entry's id.") var id: String
         @Flag(help: "Confirm the deletion.") var yes = false
         func run() throws {
-            try Output.run(json: options.json) {
-                guard yes else { throw DoseError.invalidInput(field: "yes", problem: "deleting an entry cannot be undone", allowed: "add --yes") }
-                let context = try CommandContext.open(options)
+            try Output.run(options, deleting: "an entry", confirmed: yes) { context in
                 let record = try context.ledger.deleteMedication(id, clock: context.clock)
-                if options.json { Output.line(wire(record).rendered()) } else { Output.line("Deleted \(record.medication.name) of \(record.sessionDate).") }
+                Output.show(json: options.json, wire(record), "Deleted \(record.medication.name) of \(record.sessionDate).")
             }
         }
     }
@@ -159,7 +143,7 @@ struct Event: ParsableCommand {
         func run() throws {
             try Output.run(options) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-                let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+                let occurredAt = try context.occurrence(at, in: zone)
                 let edit = try context.ledger.editEvent(EventID(rawValue: id), occurredAt: occurredAt, note: note.map { Optional($0) }, clock: context.clock)
                 report(edit, zone: zone, json: options.json)
             }
@@ -172,9 +156,7 @@ struct Event: ParsableCommand {
         @Argument(help: "The event's id.") var id: String
         @Flag(help: "Confirm the deletion.") var yes = false
         func run() throws {
-            try Output.run(json: options.json) {
-                guard yes else { throw DoseError.invalidInput(field: "yes", problem: "deleting an event cannot be undone", allowed: "add --yes") }
-                let context = try CommandContext.open(options)
+            try Output.run(options, deleting: "an event", confirmed: yes) { context in
                 let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
                 report(try context.ledger.deleteEvent(EventID(rawValue: id), clock: context.clock), zone: zone, json: options.json)
             }

@@ -211,11 +211,9 @@ struct Export: ParsableCommand {
             }
             try SafeFile.write(text, to: out)
             let rows = CSV.dataRowCount(text)
-            if options.json {
-                Output.line(JSONValue(dictionaryLiteral: ("path", .string(out)), ("rows", .int(rows)), ("format", .string(format.rawValue))).rendered())
-            } else {
-                Output.line("Wrote \(rows) rows to \(out).")
-            }
+            Output.show(
+                json: options.json, JSONValue(dictionaryLiteral: ("path", .string(out)), ("rows", .int(rows)), ("format", .string(format.rawValue))),
+                "Wrote \(rows) rows to \(out).")
         }
     }
 }

@@ -140,11 +140,7 @@ struct CheckIn: ParsableCommand {
                 if let fromJSON { base.merge(try QuestionnaireInput.object(fromFile: fromJSON)) { $1 } }
                 let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
                 let saved = try context.ledger.editCheckIn(on: date, answers: answers, clock: context.clock)
-                if options.json {
-                    Output.line(Wire.checkIn(saved).rendered())
-                } else {
-                    Output.line("Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
-                }
+                Output.show(json: options.json, Wire.checkIn(saved), "Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
             }
             return
         }
@@ -210,7 +206,7 @@ struct PreSleep: ParsableCommand {
             set("notes", notes)
             let log = try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed)
             let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-            let occurredAt = try at.map { text throws(DoseError) in try ClockInput.occurrence(text, now: context.clock.now, timeZone: zone) }
+            let occurredAt = try context.occurrence(at, in: zone)
             let saved = try context.ledger.savePreSleep(log, at: occurredAt, note: note, clock: context.clock)
             if options.json {
                 Output.line(

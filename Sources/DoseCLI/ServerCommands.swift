@@ -134,11 +134,9 @@ struct Device: ParsableCommand {
             try Output.run(options) { context in
                 let token = DeviceTokens.generate(context.environment.random)
                 let device = try context.ledger.addDevice(name: name, tokenHash: DeviceTokens.hash(token), clock: context.clock)
-                if options.json {
-                    Output.line(JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))).rendered())
-                } else {
-                    Output.line("Paired \"\(device.name)\". Its token (shown only now):\n\(token)")
-                }
+                Output.show(
+                    json: options.json, JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))),
+                    "Paired \"\(device.name)\". Its token (shown only now):\n\(token)")
             }
         }
     }
@@ -178,11 +176,7 @@ struct Device: ParsableCommand {
         func run() throws {
             try Output.run(options) { context in
                 let revoked = try context.ledger.revokeDevice(device, clock: context.clock)
-                if options.json {
-                    Output.line(JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)).rendered())
-                } else {
-                    Output.line("Revoked \"\(revoked.name)\".")
-                }
+                Output.show(json: options.json, JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)), "Revoked \"\(revoked.name)\".")
             }
         }
     }

@@ -53,9 +53,7 @@ struct LedgerTests {
             "early dose 2", "dose 1 twice", "snooze before window", "unknown event", "note too long", "future time", "cooldown",
         ])
     func refusalsChangeNothing(case name: String) throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         try F.act(ledger, .log(event: "water"), at: F.minutes(20), clock: clock)
         let before = try F.snapshot(ledger)
         let now = F.minutes(20.5)
@@ -76,9 +74,7 @@ struct LedgerTests {
 
     @Test("undo removes exactly the last event, keeps an audit entry, and the derived snooze count follows")
     func undo() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         let snooze = try F.act(ledger, .snooze, at: F.minutes(160), clock: clock)
         let undone = try F.act(ledger, .undo, at: F.minutes(160, after: F.dose1).addingTimeInterval(5), clock: clock)
         #expect(undone.decision.removed.map(\.id) == [snooze.decision.event!.id])
@@ -98,9 +94,7 @@ struct LedgerTests {
 
     @Test("a status read at 270 minutes records the sleep-through expiry; the cutoff closes the night as expired")
     func sleepThroughAndCutoff() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         clock.set(F.minutes(269.99))
         #expect(try ledger.status(clock: clock.store).status.dose2Skipped == false)
         clock.set(F.minutes(270))
@@ -130,9 +124,7 @@ struct LedgerTests {
 
     @Test("a real Dose 2 dated before a recorded expiry replaces it, and the replacement is audited")
     func supersededExpiry() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         clock.set(F.minutes(280))
         _ = try ledger.status(clock: clock.store)
         let outcome = try F.act(ledger, .dose2, at: F.minutes(281), clock: clock, occurredAt: F.minutes(200))
@@ -146,9 +138,7 @@ struct LedgerTests {
 
     @Test("a check-in after the night was closed by the cutoff attaches to that night")
     func lateCheckIn() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         try F.act(ledger, .dose2, at: F.minutes(170), clock: clock)
         let outcome = try F.act(ledger, .checkIn(MorningCheckIn()), at: WallClock.date(2026, 11, 22, 12, 0), clock: clock)
         #expect(outcome.decision.session.date.description == "2026-11-21")
@@ -164,9 +154,7 @@ struct LedgerTests {
 
     @Test("an event dated inside a night that already closed is refused instead of starting a second night")
     func backdatedIntoClosedNight() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         try F.act(ledger, .dose2, at: F.minutes(170), clock: clock)
         try F.act(ledger, .checkIn(MorningCheckIn()), at: WallClock.date(2026, 11, 22, 7, 0), clock: clock)
         let error = F.refusal {
@@ -181,9 +169,7 @@ struct LedgerTests {
 
     @Test("two sessions are never open at once")
     func oneOpenSession() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         #expect(throws: DatabaseError.self) {
             try ledger.database.writer.write { (db: Database) throws in
                 try db.execute(sql: "INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES ('x', '2026-11-21', 'y', 'UTC')")
@@ -230,9 +216,7 @@ struct LedgerTests {
 struct SettleTests {
     @Test("history read after the cutoff shows the night closed and expired, not open")
     func historyClosesOverdueNight() throws {
-        let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.dose1)
-        try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock)
+        let (ledger, clock) = try StoreFixture.afterDose1()
         clock.set(WallClock.date(2026, 11, 22, 11, 0))
         let night = try #require(try ledger.history(HistoryQuery(), clock: clock.store).groups.first?.nights.first)
         #expect(!night.session.isOpen)
@@ -242,9 +226,7 @@ struct SettleTests {
 
     @Test("a double tap on Bathroom across a check-in that closed the night is still one event; after the cooldown it logs")
     func cooldownAcrossACheckIn() throws {
-        let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.dose1)
-        try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock)
+        let (ledger, clock) = try StoreFixture.afterDose1()
         try StoreFixture.act(ledger, .log(event: "bathroom"), at: StoreFixture.minutes(500), clock: clock)
         let checkIn = try StoreFixture.act(ledger, .checkIn(MorningCheckIn()), at: StoreFixture.minutes(500.2), clock: clock)
         #expect(checkIn.status.sessionID == nil, "the check-in closed the night")

@@ -45,9 +45,7 @@ struct RecordKeepingTests {
 
     @Test("a medication batch is all or nothing; the duplicate guard looks both ways; session linking by session key")
     func medications() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         clock.set(WallClock.date(2026, 11, 22, 8, 0))
         let batch = try ledger.logMedications(
             [MedicationInput(medicationID: "adderall_ir", amount: 10), MedicationInput(medicationID: "modafinil", amount: 0.2, unit: .g)],
@@ -98,9 +96,7 @@ struct RecordKeepingTests {
 
     @Test("editing an event rewrites it, keeps the old values in the audit log, and history follows")
     func editEvent() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         let dose2 = try F.act(ledger, .dose2, at: F.minutes(170), clock: clock).decision.event!
         try F.act(ledger, .checkIn(MorningCheckIn()), at: F.minutes(540), clock: clock)
         clock.set(F.minutes(600))
@@ -126,9 +122,7 @@ struct RecordKeepingTests {
 
     @Test("the full check-in is stored and read back whole; editing it replaces the answers and is audited")
     func fullCheckIn() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         var answers = MorningCheckIn()
         answers.sleepInertia = .moreThanHour
         answers.dreamRecall = .nightmares
@@ -169,9 +163,7 @@ struct RecordKeepingTests {
 
     @Test("'same as usual' with no earlier environment is refused, not guessed")
     func sameAsUsualWithoutHistory() throws {
-        let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        let (ledger, clock) = try F.afterDose1()
         var answers = MorningCheckIn()
         var environment = SleepEnvironment()
         environment.sameAsUsual = true

@@ -155,9 +155,7 @@ struct HistoryTests {
 
     @Test("tonight's open night cannot be deleted: that would let a second Dose 1 through")
     func deleteOpenRefused() throws {
-        let ledger = try StoreFixture.ledger()
-        let clock = TestClock(StoreFixture.dose1)
-        try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock)
+        let (ledger, clock) = try StoreFixture.afterDose1()
         let before = try StoreFixture.snapshot(ledger)
         let error = StoreFixture.refusal { _ = try ledger.deleteNights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store) }
         #expect(error?.code == .invalidInput)

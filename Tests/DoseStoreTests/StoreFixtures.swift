@@ -19,6 +19,14 @@ enum StoreFixture {
 
     static func ledger() throws -> NightLedger { NightLedger(database: try DoseDatabase.inMemory()) }
 
+    /// A new database with Dose 1 taken at `dose1`, and a clock standing there.
+    static func afterDose1() throws -> (NightLedger, TestClock) {
+        let ledger = try ledger()
+        let clock = TestClock(dose1)
+        try act(ledger, .dose1, at: dose1, clock: clock)
+        return (ledger, clock)
+    }
+
     /// A temporary directory removed by the caller.
     static func temporaryDirectory() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-store-\(UUID().uuidString)")
