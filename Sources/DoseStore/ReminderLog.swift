@@ -15,8 +15,6 @@ public struct DueReminders: Sendable {
 }
 
 extension NightLedger {
-    /// A reminder more than this late (the server was down) is logged as missed instead of fired.
-    public static let reminderGrace: TimeInterval = 120
 
     /// Settles the night, then returns the reminders of its plan that came due and are not yet logged, logging each
     /// as fired or missed in the same transaction, so each reminder is delivered at most once, across restarts.
@@ -34,7 +32,7 @@ extension NightLedger {
             for reminder in ReminderPlan.plan(for: session, settings: settings) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
                 guard !logged.contains(key) else { continue }
-                let late = clock.now.timeIntervalSince(reminder.fireAt) > Self.reminderGrace
+                let late = !ReminderPlan.stillRings(reminder, at: clock.now)
                 if late { due.missed.append(reminder) } else { due.fire.append(reminder) }
                 try db.execute(
                     sql: "INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at) VALUES (?, ?, ?, ?, ?)",

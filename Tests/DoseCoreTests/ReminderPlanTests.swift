@@ -8,6 +8,15 @@ struct ReminderPlanTests {
         plan.map { "\($0.kind.rawValue)@\($0.fireAt.timeIntervalSince(dose1) / 60)" }
     }
 
+    @Test(
+        "a reminder found late still rings up to 120 s after its time; later it is only logged as missed",
+        arguments: [(0.0, true), (119, true), (120, true), (120.5, false), (121, false), (3600, false)])
+    func deliveryGrace(secondsLate: Double, rings: Bool) throws {
+        let plan = ReminderPlan.plan(for: try Fixture.afterDose1(), settings: Fixture.settings())
+        let alarm = try #require(plan.first { $0.kind == .wakeAlarm })
+        #expect(ReminderPlan.stillRings(alarm, at: alarm.fireAt.addingTimeInterval(secondsLate)) == rings)
+    }
+
     @Test("default target 165: every alarm at its offset, in order")
     func defaultPlan() throws {
         let plan = ReminderPlan.plan(for: try Fixture.afterDose1(), settings: Fixture.settings())

@@ -102,6 +102,15 @@ public enum ReminderPlan {
         return byInstant.values.sorted { $0.fireAt < $1.fireAt }
     }
 
+    /// How late a reminder may still ring: one found later than this (the server was down) is logged as missed,
+    /// because an alarm for a window that moved on would mislead more than it helps.
+    public static let deliveryGrace: TimeInterval = 120
+
+    /// Whether a due reminder still rings at `now`, or is only logged as missed.
+    public static func stillRings(_ reminder: Reminder, at now: Date) -> Bool {
+        now.timeIntervalSince(reminder.fireAt) <= deliveryGrace
+    }
+
     /// The first reminder at or after `instant`.
     public static func next(for session: NightSession?, settings: DoseSettings, after instant: Date) -> Reminder? {
         plan(for: session, settings: settings).first { $0.fireAt >= instant }
