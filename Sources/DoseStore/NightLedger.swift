@@ -248,16 +248,17 @@ public struct NightLedger: Sendable {
         if let open { return open }
         let at = action.occurredAt ?? context.now
         if case .checkIn = action.kind {
-            let since = ISO8601.string(context.now.addingTimeInterval(-24 * 3600))
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT * FROM sleep_sessions s WHERE ended_at >= ? AND NOT EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id)
-                        ORDER BY ended_at DESC LIMIT 1
-                        """, arguments: [since])
-            else { return nil }
-            return try NightRecords.sessions(from: [row], db).first
+            // DoseCore decides among the nights that closed within its window; the query only narrows the read.
+            let since = ISO8601.string(context.now.addingTimeInterval(-CheckInAttachment.window))
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT s.*, EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id) AS checked_in
+                    FROM sleep_sessions s WHERE ended_at >= ? ORDER BY ended_at DESC
+                    """, arguments: [since])
+            let sessions = try NightRecords.sessions(from: rows, db)
+            let closed = zip(sessions, rows).map { (session: $0, checkedIn: $1["checked_in"] as Bool) }
+            return CheckInAttachment.night(among: closed, now: context.now)
         }
         if let row = try Row.fetchOne(
             db, sql: "SELECT session_date, ended_at FROM sleep_sessions WHERE ended_at > ? ORDER BY ended_at DESC LIMIT 1",

@@ -221,3 +221,32 @@ struct TimeZoneTravelTests {
         #expect(session.events[0].utcOffsetMinutes == 540)
     }
 }
+
+@Suite("Which night a late check-in attaches to")
+struct CheckInAttachmentTests {
+    static func closed(_ id: String, endedHoursAgo hours: Double, now: Date) -> NightSession {
+        NightSession(
+            id: SessionID(rawValue: id), date: SessionKey(parsing: "2026-11-21")!, startedAt: now.addingTimeInterval(-(hours + 10) * 3600),
+            endedAt: now.addingTimeInterval(-hours * 3600), endReason: .missedCheckinCutoff)
+    }
+
+    @Test(
+        "the night must have closed within 24 hours: exactly 24 h attaches, a second more does not",
+        arguments: [(0.0, true), (23.99, true), (24.0, true), (24.0 + 1.0 / 3600, false), (48.0, false)])
+    func window(hoursAgo: Double, attaches: Bool) {
+        let now = Fixture.dose1
+        let night = Self.closed("a", endedHoursAgo: hoursAgo, now: now)
+        #expect((CheckInAttachment.night(among: [(night, false)], now: now) != nil) == attaches)
+    }
+
+    @Test("a night that has its check-in is passed over; of the rest the latest to close wins")
+    func choice() {
+        let now = Fixture.dose1
+        let older = Self.closed("older", endedHoursAgo: 20, now: now)
+        let newer = Self.closed("newer", endedHoursAgo: 2, now: now)
+        #expect(CheckInAttachment.night(among: [(older, false), (newer, false)], now: now)?.id.rawValue == "newer")
+        #expect(CheckInAttachment.night(among: [(older, false), (newer, true)], now: now)?.id.rawValue == "older")
+        #expect(CheckInAttachment.night(among: [(older, true), (newer, true)], now: now) == nil)
+        #expect(CheckInAttachment.night(among: [], now: now) == nil)
+    }
+}

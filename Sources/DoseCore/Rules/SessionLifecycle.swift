@@ -95,3 +95,20 @@ public enum TimeZoneShift {
         return text + " since Dose 1; times are shown in \(timeZone.identifier). The window still counts from Dose 1."
     }
 }
+
+/// Which night a morning check-in belongs to when no night is open: the latest night that closed within the last
+/// day and has no check-in yet. A check-in days later attaches to nothing rather than to an old night.
+public enum CheckInAttachment {
+    /// How long after a night closed a check-in may still attach to it.
+    public static let window: TimeInterval = 24 * 3600
+
+    /// The night a check-in made at `now` attaches to, from closed nights and whether each already has a check-in.
+    public static func night(among closed: [(session: NightSession, checkedIn: Bool)], now: Date) -> NightSession? {
+        let earliest = now.addingTimeInterval(-window)
+        return closed.filter { candidate in
+            guard let ended = candidate.session.endedAt else { return false }
+            return !candidate.checkedIn && ended >= earliest
+        }
+        .max { ($0.session.endedAt ?? .distantPast) < ($1.session.endedAt ?? .distantPast) }?.session
+    }
+}
