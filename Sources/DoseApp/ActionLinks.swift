@@ -139,6 +139,6 @@ public struct CSRFTokens: Sendable {
 
     func token(device: String, period: Int) -> String {
         let code = HMAC<SHA256>.authenticationCode(for: Data("csrf\n\(device)\n\(period)".utf8), using: key)
-        return String(Data(code).map { String(format: "%02x", $0) }.joined().prefix(40))
+        return String(Data(code).hexString.prefix(40))
     }
 }

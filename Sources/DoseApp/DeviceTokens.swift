@@ -1,4 +1,5 @@
 import Crypto
+import DoseCore
 public import DoseStore
 public import Foundation
 
@@ -9,12 +10,12 @@ public enum DeviceTokens {
 
     /// SHA-256 of the token, hex.
     public static func hash(_ token: String) -> String {
-        hex(SHA256.hash(data: Data(token.utf8)))
+        SHA256.hash(data: Data(token.utf8)).hexString
     }
 
     /// SHA-256 of any bytes, hex (request fingerprints for idempotency).
     public static func fingerprint(_ data: Data) -> String {
-        hex(SHA256.hash(data: data))
+        SHA256.hash(data: data).hexString
     }
 
     /// Whether two hex hashes are equal, looking at every byte whatever the first difference.
@@ -25,15 +26,5 @@ public enum DeviceTokens {
         var difference: UInt8 = 0
         for index in left.indices { difference |= left[index] ^ right[index] }
         return difference == 0
-    }
-
-    private static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        digest.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

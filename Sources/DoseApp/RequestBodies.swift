@@ -122,7 +122,7 @@ public struct JSONBody {
         case .object: "an object"
         case .int(let whole): "'\(whole)'"
         case .double(let number): "'\(String(describing: number).prefix(20))'"
-        case .null: "'<null>'"
+        case .null: "null"
         case .none: "nothing"
         }
     }

@@ -25,7 +25,7 @@ public enum Wire {
             "minutes_until_open": .number(status.minutesUntilOpen),
             "next_reminder": status.nextReminder.map(reminder) ?? .null,
             "wake_at": time(status.wakeAt), "wake_asks_until": time(status.wakeAsksUntil), "checked_in": .bool(status.checkedIn),
-            "warnings": .array(status.warnings.map(JSONValue.string)),
+            "warnings": .strings(status.warnings),
             "as_of": time(status.asOf), "time_zone": .string(status.timeZoneID),
         ]
     }
@@ -76,7 +76,7 @@ public enum Wire {
                 "terminal_state": .string(closure.terminalState.rawValue),
             ]
         }
-        body["warnings"] = .array(decision.warnings.map(JSONValue.string))
+        body["warnings"] = .strings(decision.warnings)
         body["status"] = status(outcome.status)
         return body
     }

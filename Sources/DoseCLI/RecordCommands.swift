@@ -235,7 +235,7 @@ struct Import: ParsableCommand {
                         ("skipped", .object(report.skipped.mapValues(JSONValue.int))),
                         ("skip_reasons", .object(report.skipReasons.mapValues(JSONValue.string))),
                         ("rejected", .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] })),
-                        ("notes", .array(report.notes.map(JSONValue.string)))
+                        ("notes", .strings(report.notes))
                     ).rendered())
                 return
             }

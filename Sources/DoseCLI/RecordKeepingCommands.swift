@@ -67,7 +67,7 @@ struct CheckIn: ParsableCommand {
         var answers = base
         func set(_ key: String, _ value: JSONValue?) { if let value { answers[key] = value } }
         func choice(_ text: String?) -> JSONValue? { text.map { .string(SleepEventCatalogue.normalize($0)) } }
-        func choices(_ texts: [String]) -> JSONValue { .array(listValues(texts).map { .string(SleepEventCatalogue.normalize($0)) }) }
+        func choices(_ texts: [String]) -> JSONValue { .strings(listValues(texts).map(SleepEventCatalogue.normalize)) }
         set("sleep_quality", quality.map(JSONValue.int))
         set("feel_rested", choice(rested))
         set("grogginess", choice(grogginess))

@@ -181,7 +181,7 @@ struct APIRoutes {
             "imported": .object(report.imported.mapValues(JSONValue.int)), "skipped": .object(report.skipped.mapValues(JSONValue.int)),
             "skip_reasons": .object(report.skipReasons.mapValues(JSONValue.string)),
             "rejected": .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] }),
-            "notes": .array(report.notes.map(JSONValue.string)),
+            "notes": .strings(report.notes),
         ])
     }
 

@@ -104,28 +104,33 @@ struct ErrorMiddleware: RouterMiddleware {
 /// The router's routes as path patterns and methods, to tell an unknown address (404) from a known one asked with a
 /// method it does not take (405). Filled once, after the routes are registered.
 final class RouteTable: Sendable {
-    private let patterns = Mutex<[(segments: [Substring], method: String)]>([])
+    /// A route's path segments, which of them are literal (not a `{parameter}`), and its method.
+    private let patterns = Mutex<[(segments: [Substring], literal: [Bool], method: String)]>([])
 
+    /// Takes the routes as the router describes them (`/v1/sessions/{date}`).
     func load(_ routes: [(path: String, method: String)]) {
-        patterns.withLock { $0 = routes.map { (segments: $0.path.split(separator: "/"), method: $0.method) } }
+        patterns.withLock {
+            $0 = routes.map { route in
+                let segments = route.path.split(separator: "/")
+                return (segments, segments.map { !$0.hasPrefix("{") }, route.method)
+            }
+        }
     }
 
     /// The methods the route at this path answers (HEAD wherever GET is), sorted; empty when no route matches it. As
-    /// the router does, a literal segment wins over a parameter: `/v1/events/log` is not `/v1/events/:id`.
+    /// the router does, a literal segment wins over a parameter: `/v1/events/log` is not `/v1/events/{id}`.
     func methods(for path: String) -> [String] {
         let segments = path.split(separator: "/")
         var best: [Bool]?
         var methods: Set<String> = []
         patterns.withLock { patterns in
             for pattern in patterns where pattern.segments.count == segments.count {
-                let literal = pattern.segments.map { !($0.hasPrefix(":") || $0.hasPrefix("{")) }
-                guard zip(zip(pattern.segments, segments), literal).allSatisfy({ !$1 || $0.0 == $0.1 }) else { continue }
-                if best == nil || Self.moreLiteral(literal, than: best ?? []) {
-                    best = literal
+                guard zip(zip(pattern.segments, segments), pattern.literal).allSatisfy({ !$1 || $0.0 == $0.1 }) else { continue }
+                if let current = best, pattern.literal != current {
+                    guard Self.moreLiteral(pattern.literal, than: current) else { continue }
                     methods = []
-                } else if literal != best {
-                    continue
                 }
+                best = pattern.literal
                 methods.insert(pattern.method)
                 if pattern.method == "GET" { methods.insert("HEAD") }
             }
@@ -135,8 +140,7 @@ final class RouteTable: Sendable {
 
     /// Whether the first match is preferred: at the first position where they differ it has the literal.
     static func moreLiteral(_ first: [Bool], than second: [Bool]) -> Bool {
-        guard let (mine, _) = zip(first, second).first(where: { $0 != $1 }) else { return false }
-        return mine
+        zip(first, second).first { $0 != $1 }?.0 ?? false
     }
 }
 

@@ -48,7 +48,7 @@ public struct RandomSource: Sendable {
     }
 
     /// `count` random bytes as lowercase hex.
-    public func hex(_ count: Int) -> String { bytes(count).map { String(format: "%02x", $0) }.joined() }
+    public func hex(_ count: Int) -> String { bytes(count).hexString }
 }
 
 /// The result of an action: what was recorded and the night's status afterwards.

@@ -25,6 +25,8 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
 
     /// A string, or null.
     public static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+    /// A list of texts.
+    public static func strings(_ texts: [String]) -> JSONValue { .array(texts.map(JSONValue.string)) }
     /// An integer, or null.
     public static func number(_ value: Int?) -> JSONValue { value.map(JSONValue.int) ?? .null }
 

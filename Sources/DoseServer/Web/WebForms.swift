@@ -175,7 +175,7 @@ enum CheckInForm {
             || differs("muscle_stiffness", from: "none") || differs("muscle_soreness", from: "none") || headache != nil
         if fields["has_physical_symptoms"] == "true" || physicalAnswered {
             object["has_physical_symptoms"] = true
-            var physical: [String: JSONValue] = ["pain_locations": strings(list("pain_locations"))]
+            var physical: [String: JSONValue] = ["pain_locations": .strings(list("pain_locations"))]
             if let value = int("pain_severity") { physical["pain_severity"] = .int(value) }
             for key in ["pain_type", "muscle_stiffness", "muscle_soreness"] { if let value = fields[key], !value.isEmpty { physical[key] = .string(value) } }
             if let headache {
@@ -196,12 +196,12 @@ enum CheckInForm {
             }
             object["respiratory_symptoms"] = .object(respiratory)
         }
-        object["sleep_therapy"] = strings(list("sleep_therapy"))
+        object["sleep_therapy"] = .strings(list("sleep_therapy"))
         if fields["same_as_usual"] == "true" {
             object["sleep_environment"] = ["same_as_usual": true]
         } else {
             var environment: [String: JSONValue] = [:]
-            if !list("sleep_aids_used").isEmpty { environment["sleep_aids_used"] = strings(list("sleep_aids_used")) }
+            if !list("sleep_aids_used").isEmpty { environment["sleep_aids_used"] = .strings(list("sleep_aids_used")) }
             for key in ["room_darkness", "noise_level", "screen_in_bed_minutes_bucket"] {
                 if let value = fields[key], !value.isEmpty { environment[key] = .string(value) }
             }
@@ -244,7 +244,7 @@ enum PreSleepForm {
         for key in ["heavy_meal_last_3_hours", "screen_time_30_min_prior"] {
             if let value = fields[key], !value.isEmpty { object[key] = .bool(value == "true") }
         }
-        for key in ["stress_drivers", "sleep_aids"] { if !list(key).isEmpty { object[key] = strings(list(key)) } }
+        for key in ["stress_drivers", "sleep_aids"] { if !list(key).isEmpty { object[key] = .strings(list(key)) } }
         return object
     }
 }
@@ -255,6 +255,3 @@ enum FormLists {
         fields[key]?.split(separator: ",").map(String.init).filter { !$0.isEmpty } ?? []
     }
 }
-
-/// A list of texts as a JSON value.
-func strings(_ texts: [String]) -> JSONValue { .array(texts.map(JSONValue.string)) }
