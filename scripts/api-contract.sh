@@ -34,7 +34,7 @@ else:
     sys.exit("dosetap serve did not answer /health")
 PY
 
-st run "$base/openapi.json" -H "Authorization: Bearer $token" \
+st --config-file "$(dirname "$0")/schemathesis.toml" run "$base/openapi.json" -H "Authorization: Bearer $token" \
     --phases examples,coverage,fuzzing,stateful --mode all --max-examples "$examples" \
     --seed "${SCHEMATHESIS_SEED:-1}" --workers 2 --exclude-checks positive_data_acceptance
 
