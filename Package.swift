@@ -88,7 +88,9 @@ let package = Package(
             dependencies: [
                 "DoseStore", "DoseTestSupport", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-            ]),
+            ],
+            // Read from the source tree by path (`#filePath`), so a test always sees the committed files.
+            exclude: ["Fixtures"]),
         // Runs the built `dosetap` binary end to end; depending on it makes `swift test` build it first.
         .testTarget(
             name: "DoseServerTests",

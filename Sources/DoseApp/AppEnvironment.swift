@@ -7,7 +7,7 @@ public import Foundation
 /// from here, so no rule, store or handler reads the system clock or makes randomness of its own.
 public struct AppEnvironment: Sendable {
     /// The database.
-    public var ledger: NightLedger
+    public var database: AppDatabase
     /// The current instant.
     public var now: @Sendable () -> Date
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
@@ -16,10 +16,10 @@ public struct AppEnvironment: Sendable {
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
     /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
     public init(
-        ledger: NightLedger, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
+        database: AppDatabase, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
         makeID: @escaping @Sendable () -> String, random: RandomSource
     ) {
-        self.ledger = ledger
+        self.database = database
         self.now = now
         template = StoreClock(
             now: .distantPast, timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID, random: random)
@@ -27,9 +27,9 @@ public struct AppEnvironment: Sendable {
 
     /// The program's environment: the system clock (or `--now`, fixed), the machine's zone, UUIDs and the system's
     /// cryptographic generator.
-    public static func system(ledger: NightLedger, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
+    public static func system(database: AppDatabase, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
         AppEnvironment(
-            ledger: ledger, now: { fixedNow ?? Date() }, machineTimeZoneID: TimeZone.current.identifier, timeZoneOverride: timeZoneOverride,
+            database: database, now: { fixedNow ?? Date() }, machineTimeZoneID: TimeZone.current.identifier, timeZoneOverride: timeZoneOverride,
             makeID: { UUID().uuidString.lowercased() }, random: .system)
     }
 
@@ -42,4 +42,38 @@ public struct AppEnvironment: Sendable {
         clock.now = ISO8601.wholeMilliseconds(now())
         return clock
     }
+
+    /// The use cases at this instant: one request or command works at one instant throughout.
+    public func useCases() -> UseCases { UseCases(database, clock: clock()) }
+
+    /// The use cases at a given clock (a command's `--now`, or a request that already took its instant).
+    public func useCases(at clock: StoreClock) -> UseCases { UseCases(database, clock: clock) }
+}
+
+/// Every use case of DoseTap at one instant; the CLI and the server call these, never the stores.
+public struct UseCases: Sendable {
+    let database: AppDatabase
+    /// The instant, zone, ids and randomness of this call.
+    public let clock: StoreClock
+
+    /// The use cases of a database at one clock.
+    public init(_ database: AppDatabase, clock: StoreClock) {
+        self.database = database
+        self.clock = clock
+    }
+
+    /// Tonight: act, status, settle.
+    public var night: NightService { NightService(database, clock: clock) }
+    /// History, corrections and questionnaires.
+    public var records: RecordService { RecordService(database, clock: clock) }
+    /// Other medications.
+    public var medications: MedicationService { MedicationService(database, clock: clock) }
+    /// The settings.
+    public var settings: SettingsService { SettingsService(database, clock: clock) }
+    /// Paired devices.
+    public var devices: DeviceService { DeviceService(database, clock: clock) }
+    /// Exports, imports and Clear All Data.
+    public var transfer: TransferService { TransferService(database, clock: clock) }
+    /// The reminder engine's reads and writes.
+    public var reminders: ReminderService { ReminderService(database, clock: clock) }
 }

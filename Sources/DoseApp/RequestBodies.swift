@@ -238,8 +238,8 @@ public enum RequestBodies {
         guard case .array(let entries) = body.object["entries"] else {
             throw .invalidInput(field: "entries", problem: "missing or not a list", allowed: example)
         }
-        guard (1...NightLedger.medicationBatchLimit).contains(entries.count) else {
-            throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(NightLedger.medicationBatchLimit) entries in one batch")
+        guard (1...MedicationLog.batchLimit).contains(entries.count) else {
+            throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(MedicationLog.batchLimit) entries in one batch")
         }
         _ = try body.only(["entries", "confirm"])
         var inputs: [MedicationInput] = []

@@ -54,7 +54,8 @@ struct CommandContext {
     let clock: StoreClock
     let databasePath: String
 
-    var ledger: NightLedger { environment.ledger }
+    /// The use cases at the command's instant.
+    var app: UseCases { environment.useCases(at: clock) }
 
     /// Parses the global options and opens the database; prints the disclaimer when the database is new.
     /// A command that only reads (`reading`) refuses a `--db` whose folder does not exist: a typo there would
@@ -74,7 +75,7 @@ struct CommandContext {
             }
         }
         let isNew = !FileManager.default.fileExists(atPath: path)
-        let database = try DoseDatabase.open(path: path, pooled: pooled)
+        let database = try AppDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json {
             Output.note(
                 """
@@ -82,7 +83,7 @@ struct CommandContext {
                 It is a timing and logging aid, not medical advice: follow your prescriber's instructions.
                 """)
         }
-        let environment = AppEnvironment.system(ledger: NightLedger(database: database), fixedNow: fixedNow, timeZoneOverride: zone)
+        let environment = AppEnvironment.system(database: database, fixedNow: fixedNow, timeZoneOverride: zone)
         return CommandContext(options: options, environment: environment, clock: environment.clock(), databasePath: path)
     }
 
@@ -90,9 +91,6 @@ struct CommandContext {
     func occurrence(_ text: String?, in zone: TimeZone) throws(DoseError) -> Date? {
         try text.map { text throws(DoseError) in try ClockInput.occurrence(text, now: clock.now, timeZone: zone) }
     }
-
-    /// The zone clock times are shown in for this call.
-    func displayZone(_ settings: DoseSettings) -> TimeZone { clock.zone(settings) }
 }
 
 /// The one edge where errors become exit codes and messages (SPEC §4).

@@ -60,11 +60,11 @@ struct Med: ParsableCommand {
 
         func run() throws {
             try Output.run(options) { context in
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let zone = try context.app.settings.zone()
                 let takenAt = try context.occurrence(at, in: zone)
                 let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med log")
-                let records = try context.ledger.logMedications(inputs, confirmations: confirmations, clock: context.clock)
+                let records = try context.app.medications.log(inputs, confirmations: confirmations)
                 Output.list(records, json: options.json, wire: wire) { record in
                     "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate))."
                 }
@@ -79,9 +79,9 @@ struct Med: ParsableCommand {
         @Option(help: "At most this many (default 100).") var limit = 100
         func run() throws {
             try Output.run(options, reading: true) { context in
-                let records = try context.ledger.medications(
+                let records = try context.app.medications.list(
                     on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let zone = try context.app.settings.zone()
                 if records.isEmpty && !options.json { Output.line("No medications logged.") }
                 Output.list(records, json: options.json, wire: wire) { record in
                     "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
@@ -100,14 +100,14 @@ struct Med: ParsableCommand {
         @Option(help: "Confirm a duplicate within 5 minutes: duplicate.") var confirm: [String] = []
         func run() throws {
             try Output.run(options) { context in
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let zone = try context.app.settings.zone()
                 let takenAt = try context.occurrence(at, in: zone)
-                let medication = try context.ledger.medication(id).medication
+                let medication = try context.app.medications.find(id).medication
                 let amount = try dose.map { text throws(DoseError) in try MedicationEntryText.amount(text, for: medication) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med edit")
-                let record = try context.ledger.editMedication(
+                let record = try context.app.medications.edit(
                     id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
-                    note: note.map { Optional($0) }, confirmations: confirmations, clock: context.clock)
+                    note: note.map { Optional($0) }, confirmations: confirmations)
                 Output.show(
                     json: options.json, wire(record),
                     "Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).")
@@ -122,7 +122,7 @@ struct Med: ParsableCommand {
         @Flag(help: "Confirm the deletion.") var yes = false
         func run() throws {
             try Output.run(options, deleting: "an entry", confirmed: yes) { context in
-                let record = try context.ledger.deleteMedication(id, clock: context.clock)
+                let record = try context.app.medications.delete(id)
                 Output.show(json: options.json, wire(record), "Deleted \(record.medication.name) of \(record.sessionDate).")
             }
         }
@@ -142,9 +142,9 @@ struct Event: ParsableCommand {
         @Option(help: "New note (empty to clear).") var note: String?
         func run() throws {
             try Output.run(options) { context in
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let zone = try context.app.settings.zone()
                 let occurredAt = try context.occurrence(at, in: zone)
-                let edit = try context.ledger.editEvent(EventID(rawValue: id), occurredAt: occurredAt, note: note.map { Optional($0) }, clock: context.clock)
+                let edit = try context.app.records.editEvent(EventID(rawValue: id), occurredAt: occurredAt, note: note.map { Optional($0) })
                 report(edit, zone: zone, json: options.json)
             }
         }
@@ -157,8 +157,8 @@ struct Event: ParsableCommand {
         @Flag(help: "Confirm the deletion.") var yes = false
         func run() throws {
             try Output.run(options, deleting: "an event", confirmed: yes) { context in
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
-                report(try context.ledger.deleteEvent(EventID(rawValue: id), clock: context.clock), zone: zone, json: options.json)
+                let zone = try context.app.settings.zone()
+                report(try context.app.records.deleteEvent(EventID(rawValue: id)), zone: zone, json: options.json)
             }
         }
     }

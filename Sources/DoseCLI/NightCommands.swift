@@ -14,13 +14,13 @@ func perform(
         if let actionOptions {
             if let at = actionOptions.at {
                 // Only a local HH:mm needs the zone; the settings read stays off the common path.
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let zone = try context.app.settings.zone()
                 action.occurredAt = try ClockInput.occurrence(at, now: context.clock.now, timeZone: zone)
             }
             action.note = actionOptions.note
         }
         action.confirmations = confirmations
-        let outcome = try context.ledger.perform(action, clock: context.clock)
+        let outcome = try context.app.night.perform(action)
         if options.json {
             Output.line(Wire.action(outcome).rendered())
         } else {
@@ -50,7 +50,7 @@ struct Status: ParsableCommand {
                 try StatusWatch(context: context, ticks: ticks, interval: interval).run()
                 return
             }
-            let snapshot = try context.ledger.status(clock: context.clock)
+            let snapshot = try context.app.night.status()
             if options.json {
                 Output.line(Wire.status(snapshot.status).rendered())
             } else {
@@ -139,7 +139,7 @@ struct Wake: ParsableCommand {
         try perform(options, actionOptions: action) { context in
             if !yes, action.at == nil {
                 // D15: a wake-up this soon after Dose 2 is more often a bathroom trip than the morning; ask first.
-                let snapshot = try context.ledger.status(clock: context.clock)
+                let snapshot = try context.app.night.status()
                 if let question = snapshot.status.earlyWakeQuestion(in: snapshot.timeZone) { try Self.ask(question, json: options.json) }
             }
             return NightAction(.wake)
@@ -182,7 +182,7 @@ struct Press: ParsableCommand {
             guard let press = ButtonPress(rawValue: kind.lowercased()) else {
                 throw DoseError.invalidInput(field: "press", problem: "'\(kind)' is not a press", allowed: "single, double, hold")
             }
-            return press.action(given: try context.ledger.status(clock: context.clock).status)
+            return press.action(given: try context.app.night.status().status)
         }
     }
 }

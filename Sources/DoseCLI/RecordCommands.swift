@@ -36,12 +36,12 @@ struct History: ParsableCommand {
             query.grouping = try choice(group, field: "group")
             query.limit = limit
             query.page = page
-            let result = try context.ledger.history(query, clock: context.clock)
+            let result = try context.app.records.history(query)
             if options.json {
                 Output.line(Wire.history(result).rendered())
                 return
             }
-            let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+            let zone = try context.app.settings.zone()
             if result.totalNights == 0 {
                 Output.line("No nights recorded yet.")
                 return
@@ -66,13 +66,13 @@ struct Session: ParsableCommand {
         @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
         func run() throws {
             try Output.run(options, reading: true) { context in
-                let nights = try context.ledger.nights(on: try sessionDate(date), clock: context.clock)
+                let nights = try context.app.records.nights(on: try sessionDate(date))
                 guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
                 if options.json {
                     Output.line(JSONValue.array(nights.map(Wire.night)).rendered())
                     return
                 }
-                let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+                let zone = try context.app.settings.zone()
                 for night in nights { HumanText.night(night, zone: zone).forEach(Output.line) }
             }
         }
@@ -93,7 +93,7 @@ struct Session: ParsableCommand {
                         allowed: "add --yes to delete it")
                 }
                 let context = try CommandContext.open(options)
-                let deleted = try context.ledger.deleteNights(on: key, clock: context.clock)
+                let deleted = try context.app.records.deleteNights(on: key)
                 let events = deleted.map(\.session.events.count).reduce(0, +)
                 if options.json {
                     Output.line(
@@ -119,7 +119,7 @@ struct Settings: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         func run() throws {
             try Output.run(options, reading: true) { context in
-                let settings = try context.ledger.settings(clock: context.clock)
+                let settings = try context.app.settings.current()
                 if options.json {
                     Output.line(Wire.settings(settings).rendered())
                     return
@@ -136,7 +136,7 @@ struct Settings: ParsableCommand {
         @Argument(help: "The key, e.g. target_interval or cooldown.bathroom.") var key: String
         func run() throws {
             try Output.run(options, reading: true) { context in
-                let value = try context.ledger.settings(clock: context.clock).value(of: key)
+                let value = try context.app.settings.current().value(of: key)
                 Output.line(options.json ? JSONValue(dictionaryLiteral: ("key", .string(key)), ("value", .string(value))).rendered() : value)
             }
         }
@@ -154,7 +154,7 @@ struct Settings: ParsableCommand {
         @Argument(help: "The new value.") var value: String
         func run() throws {
             try Output.run(options) { context in
-                let settings = try context.ledger.updateSetting(key, to: value, clock: context.clock)
+                let settings = try context.app.settings.update(key, to: value)
                 if options.json {
                     Output.line(Wire.settings(settings).rendered())
                     return
@@ -183,9 +183,8 @@ struct Export: ParsableCommand {
             let text: String
             switch format {
             case .bundle:
-                let settings = try context.ledger.settings(clock: context.clock)
-                let path = out ?? ExportBundle.fileName(on: context.clock.now, timeZone: context.displayZone(settings))
-                let counts = try context.ledger.exportBundle(to: path, clock: context.clock)
+                let path = try out ?? context.app.transfer.bundleName()
+                let counts = try context.app.transfer.exportBundle(to: path)
                 if options.json {
                     Output.line(
                         JSONValue(
@@ -197,13 +196,11 @@ struct Export: ParsableCommand {
                 }
                 return
             case .csv:
-                text = try context.ledger.eventsCSV(clock: context.clock)
+                text = try context.app.transfer.eventsCSV()
             case .analytics:
-                let settings = try context.ledger.settings(clock: context.clock)
-                text = try context.ledger.analyticsCSV(
+                text = try context.app.transfer.analyticsCSV(
                     from: try from.map { value throws(DoseError) in try sessionDate(value, field: "from") },
-                    to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") },
-                    settings: settings, timeZone: context.displayZone(settings), clock: context.clock)
+                    to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") })
             }
             guard let out else {
                 FileHandle.standardOutput.write(Data(text.utf8))
@@ -227,7 +224,7 @@ struct Import: ParsableCommand {
 
     func run() throws {
         try Output.run(options) { context in
-            let report = try context.ledger.importFile(at: file, clock: context.clock)
+            let report = try context.app.transfer.importFile(at: file)
             if options.json {
                 Output.line(
                     JSONValue(
@@ -252,19 +249,19 @@ struct Import: ParsableCommand {
 
 struct ClearAll: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "clear-all", abstract: "Delete all data, irreversibly. Needs --confirm \"\(NightLedger.clearAllPhrase)\"")
+        commandName: "clear-all", abstract: "Delete all data, irreversibly. Needs --confirm \"\(AppDatabase.clearAllPhrase)\"")
     @OptionGroup var options: GlobalOptions
-    @Option(help: "The exact phrase: \(NightLedger.clearAllPhrase)") var confirm: String?
+    @Option(help: "The exact phrase: \(AppDatabase.clearAllPhrase)") var confirm: String?
 
     func run() throws {
         try Output.run(json: options.json) {
             guard let confirm else {
                 throw DoseError.invalidInput(
                     field: "confirm", problem: "Clear All Data deletes every night, setting and log and cannot be undone",
-                    allowed: "--confirm \"\(NightLedger.clearAllPhrase)\"")
+                    allowed: "--confirm \"\(AppDatabase.clearAllPhrase)\"")
             }
             let context = try CommandContext.open(options)
-            let report = try context.ledger.clearAll(confirmation: confirm)
+            let report = try context.app.transfer.clearAll(confirmation: confirm)
             let total = report.deleted.values.reduce(0, +)
             if options.json {
                 Output.line(

@@ -134,12 +134,12 @@ struct CheckIn: ParsableCommand {
         if let edit {
             try Output.run(options) { context in
                 let date = try sessionDate(edit)
-                let current = try context.ledger.nights(on: date, clock: context.clock).compactMap(\.checkIn).last
+                let current = try context.app.records.nights(on: date).compactMap(\.checkIn).last
                 guard let current else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
-                var base = try QuestionnaireInput.object(from: current)
+                var base = QuestionnaireInput.object(from: current)
                 if let fromJSON { base.merge(try QuestionnaireInput.object(fromFile: fromJSON)) { $1 } }
                 let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
-                let saved = try context.ledger.editCheckIn(on: date, answers: answers, clock: context.clock)
+                let saved = try context.app.records.editCheckIn(on: date, answers: answers)
                 Output.show(json: options.json, Wire.checkIn(saved), "Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
             }
             return
@@ -205,9 +205,9 @@ struct PreSleep: ParsableCommand {
             if !sleepAid.isEmpty { set("sleep_aids", listValues(sleepAid).map(SleepEventCatalogue.normalize)) }
             set("notes", notes)
             let log = try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed)
-            let zone = try context.displayZone(context.ledger.settings(clock: context.clock))
+            let zone = try context.app.settings.zone()
             let occurredAt = try context.occurrence(at, in: zone)
-            let saved = try context.ledger.savePreSleep(log, at: occurredAt, note: note, clock: context.clock)
+            let saved = try context.app.records.savePreSleep(log, at: occurredAt, note: note)
             if options.json {
                 Output.line(
                     JSONValue(

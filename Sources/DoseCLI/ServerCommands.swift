@@ -132,8 +132,7 @@ struct Device: ParsableCommand {
         @Argument(help: "A name for the device, e.g. \"bedside tablet\".") var name: String
         func run() throws {
             try Output.run(options) { context in
-                let token = DeviceTokens.generate(context.environment.random)
-                let device = try context.ledger.addDevice(name: name, tokenHash: DeviceTokens.hash(token), clock: context.clock)
+                let (device, token) = try context.app.devices.pair(name: name)
                 Output.show(
                     json: options.json, JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))),
                     "Paired \"\(device.name)\". Its token (shown only now):\n\(token)")
@@ -146,7 +145,7 @@ struct Device: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         func run() throws {
             try Output.run(options) { context in
-                let devices = try context.ledger.devices()
+                let devices = try context.app.devices.all()
                 if options.json {
                     Output.line(
                         JSONValue.array(
@@ -175,7 +174,7 @@ struct Device: ParsableCommand {
         @Argument(help: "The device's name or id.") var device: String
         func run() throws {
             try Output.run(options) { context in
-                let revoked = try context.ledger.revokeDevice(device, clock: context.clock)
+                let revoked = try context.app.devices.revoke(device)
                 Output.show(json: options.json, JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)), "Revoked \"\(revoked.name)\".")
             }
         }

@@ -18,7 +18,7 @@ struct StatusWatch {
         var previous: Date?
         var count = 0
         while count < limit {
-            let snapshot = try context.ledger.status(clock: clock)
+            let snapshot = try context.environment.useCases(at: clock).night.status()
             let due = dueReminders(session: snapshot.session, settings: snapshot.settings, after: previous, upTo: clock.now)
             report(snapshot, due: due)
             previous = clock.now

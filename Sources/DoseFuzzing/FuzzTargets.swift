@@ -68,10 +68,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
 
     /// Imports the bytes as a file into a fresh database that has tonight's night open.
     static func importing(_ data: Data, named name: String) {
-        guard let ledger = try? FuzzFixture.ledgerWithOpenNight() else { return }
+        guard let database = try? FuzzFixture.databaseWithOpenNight() else { return }
         let path = FuzzFixture.directory.appendingPathComponent(name).path
         guard FileManager.default.createFile(atPath: path, contents: data) else { return }
-        _ = try? ledger.importFile(at: path, clock: FuzzFixture.clock())
+        _ = try? DataTransfer(database).importFile(at: path, clock: FuzzFixture.clock())
     }
 
     /// A valid bundle with one entry's content replaced.
@@ -101,16 +101,16 @@ public enum FuzzFixture {
 
     /// An in-memory database with a night open since Dose 1 at 22:30, so imports meet an open night; each call gets
     /// its own copy of one prepared database.
-    public static func ledgerWithOpenNight() throws -> NightLedger {
+    public static func databaseWithOpenNight() throws -> AppDatabase {
         guard let template = openNightTemplate else { throw CocoaError(.featureUnsupported) }
-        return NightLedger(database: try template.inMemoryCopy())
+        return try template.inMemoryCopy()
     }
 
-    static let openNightTemplate: DoseDatabase? = {
-        guard let database = try? DoseDatabase.inMemory() else { return nil }
+    static let openNightTemplate: AppDatabase? = {
+        guard let database = try? AppDatabase.inMemory() else { return nil }
         var atDose1 = FuzzFixture.clock()
         atDose1.now = now.addingTimeInterval(-90 * 60)
-        _ = try? NightLedger(database: database).perform(NightAction(.dose1), clock: atDose1)
+        _ = try? NightLedger(database).perform(NightAction(.dose1), clock: atDose1)
         return database
     }()
 
@@ -118,7 +118,8 @@ public enum FuzzFixture {
     public static let validBundle: [(name: String, data: Data)] = (try? makeValidBundle()) ?? []
 
     static func makeValidBundle() throws -> [(name: String, data: Data)] {
-        let ledger = NightLedger(database: try DoseDatabase.inMemory())
+        let database = try AppDatabase.inMemory()
+        let ledger = NightLedger(database)
         for night in (0..<3).reversed() {
             var clock = clock()
             let dose1 = now.addingTimeInterval(Double(-(night + 1) * 86_400) - 90 * 60)
@@ -130,7 +131,7 @@ public enum FuzzFixture {
             }
         }
         let path = directory.appendingPathComponent("valid.zip").path
-        _ = try ledger.exportBundle(to: path, clock: clock())
+        _ = try DataTransfer(database).exportBundle(to: path, clock: clock())
         guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return [] }
         var entries: [(name: String, data: Data)] = []
         for entry in archive {

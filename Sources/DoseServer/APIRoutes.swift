@@ -26,10 +26,10 @@ struct APIRoutes {
         v1.get("sessions") { request, _ in try sessions(request) }
         v1.get("sessions/:date") { _, context in try session(context) }
         v1.delete("sessions/:date") { _, context in try deleteSession(context) }
-        v1.get("settings") { _, _ in Reply.json(Wire.settings(try environment.ledger.settings(clock: environment.clock()))) }
+        v1.get("settings") { _, _ in Reply.json(Wire.settings(try environment.useCases().settings.current())) }
         v1.patch("settings") { request, context in try await updateSettings(request, context) }
         v1.get("analytics/export") { request, _ in try analytics(request) }
-        v1.get("export/events.csv") { _, _ in csv(try environment.ledger.eventsCSV(clock: environment.clock()), name: "events.csv") }
+        v1.get("export/events.csv") { _, _ in csv(try environment.useCases().transfer.eventsCSV(), name: "events.csv") }
         v1.get("export") { _, _ in try bundle() }
         v1.post("import") { request, _ in try await importFile(request) }
         v1.post("checkins") { request, context in try await action(request, context, RequestBodies.checkIn) }
@@ -49,7 +49,7 @@ struct APIRoutes {
     // MARK: Reads
 
     func status() throws -> Response {
-        Reply.json(Wire.status(try environment.ledger.status(clock: environment.clock()).status))
+        Reply.json(Wire.status(try environment.useCases().night.status().status))
     }
 
     func sessions(_ request: Request) throws -> Response {
@@ -65,30 +65,27 @@ struct APIRoutes {
             guard let value = Int(String(page)) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)' is not a number", allowed: "1 or more") }
             query.page = value
         }
-        return Reply.json(Wire.history(try environment.ledger.history(query, clock: environment.clock())))
+        return Reply.json(Wire.history(try environment.useCases().records.history(query)))
     }
 
     func session(_ context: DoseRequestContext) throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
-        let nights = try environment.ledger.nights(on: date, clock: environment.clock())
+        let nights = try environment.useCases().records.nights(on: date)
         guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
         return Reply.json(.array(nights.map(Wire.night)))
     }
 
     func deleteSession(_ context: DoseRequestContext) throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
-        let deleted = try environment.ledger.deleteNights(on: date, clock: environment.clock())
+        let deleted = try environment.useCases().records.deleteNights(on: date)
         return Reply.json(["deleted_sessions": .int(deleted.count), "session_date": .string(date.description)])
     }
 
     func analytics(_ request: Request) throws -> Response {
         let parameters = request.uri.queryParameters
-        let clock = environment.clock()
-        let settings = try environment.ledger.settings(clock: clock)
-        let text = try environment.ledger.analyticsCSV(
+        let text = try environment.useCases().transfer.analyticsCSV(
             from: try parameters["start_date"].map { try Self.date(String($0), field: "start_date") },
-            to: try parameters["end_date"].map { try Self.date(String($0), field: "end_date") },
-            settings: settings, timeZone: settings.timeZone, clock: clock)
+            to: try parameters["end_date"].map { try Self.date(String($0), field: "end_date") })
         return csv(text, name: "analytics.csv")
     }
 
@@ -100,13 +97,13 @@ struct APIRoutes {
     }
 
     func bundle() throws -> Response {
-        let clock = environment.clock()
+        let transfer = environment.useCases().transfer
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-export-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: directory) }
-        let name = ExportBundle.fileName(on: clock.now, timeZone: try environment.ledger.settings(clock: clock).timeZone)
+        let name = try transfer.bundleName()
         let path = directory.appendingPathComponent(name).path
-        try environment.ledger.exportBundle(to: path, clock: clock)
+        _ = try transfer.exportBundle(to: path)
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
@@ -134,9 +131,8 @@ struct APIRoutes {
     }
 
     func reminders() throws -> Response {
-        let snapshot = try environment.ledger.status(clock: environment.clock())
+        let (snapshot, outages) = try environment.useCases().night.tonight()
         let plan = ReminderPlan.plan(for: snapshot.session, settings: snapshot.settings)
-        let outages = try environment.ledger.serverOutages(during: snapshot.session, now: environment.now())
         return Reply.json([
             "reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null,
             "server_outages": .array(
@@ -154,9 +150,9 @@ struct APIRoutes {
         query.limit = 366
         query.from = try request.uri.queryParameters["from"].map { try Self.date(String($0), field: "from") }
         query.to = try request.uri.queryParameters["to"].map { try Self.date(String($0), field: "to") }
-        let clock = environment.clock()
-        let settings = try environment.ledger.settings(clock: clock)
-        let nights = try environment.ledger.history(query, clock: clock).groups.flatMap(\.nights)
+        let app = environment.useCases()
+        let settings = try app.settings.current()
+        let nights = try app.records.history(query).groups.flatMap(\.nights)
         let summary = IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)
         return Reply.json([
             "target_interval": .int(settings.targetIntervalMinutes), "nights": .int(nights.count), "nights_with_dose2": .int(summary.nights.count),
@@ -176,7 +172,7 @@ struct APIRoutes {
         guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
         }
-        let report = try environment.ledger.importFile(at: path, clock: environment.clock())
+        let report = try environment.useCases().transfer.importFile(at: path)
         return Reply.json([
             "imported": .object(report.imported.mapValues(JSONValue.int)), "skipped": .object(report.skipped.mapValues(JSONValue.int)),
             "skip_reasons": .object(report.skipReasons.mapValues(JSONValue.string)),
@@ -186,22 +182,21 @@ struct APIRoutes {
     }
 
     func clearAll(_ request: Request) async throws -> Response {
-        let report = try environment.ledger.clearAll(confirmation: try RequestBodies.clearAll(try await JSONBody.read(request)))
+        let report = try environment.useCases().transfer.clearAll(confirmation: try RequestBodies.clearAll(try await JSONBody.read(request)))
         return Reply.json(["deleted_rows": .int(report.deleted.values.reduce(0, +)), "remaining_rows": .int(report.remaining.values.reduce(0, +))])
     }
 
     func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
         let body = try await JSONBody.read(request)
-        let saved = try environment.ledger.editCheckIn(
-            on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed),
-            clock: environment.clock())
+        let saved = try environment.useCases().records.editCheckIn(
+            on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed))
         return Reply.json(Wire.checkIn(saved))
     }
 
     func preSleep(_ request: Request) async throws -> Response {
         let (log, at) = try RequestBodies.preSleep(try await JSONBody.read(request))
-        let saved = try environment.ledger.savePreSleep(log, at: at, note: nil, clock: environment.clock())
+        let saved = try environment.useCases().records.savePreSleep(log, at: at, note: nil)
         return Reply.json([
             "id": .string(saved.id), "session_id": .string(saved.sessionID.rawValue), "session_date": .string(saved.sessionDate.description),
             "completion_state": .string(saved.completion.rawValue), "replaced": .bool(saved.replaced),
@@ -210,29 +205,29 @@ struct APIRoutes {
 
     func medications(_ request: Request) throws -> Response {
         let date = try request.uri.queryParameters["date"].map { try Self.date(String($0), field: "date") }
-        return Reply.json(.array(try environment.ledger.medications(on: date).map(Self.medication)))
+        return Reply.json(.array(try environment.useCases().medications.list(on: date).map(Self.medication)))
     }
 
     func logMedications(_ request: Request) async throws -> Response {
         let (inputs, confirmations) = try RequestBodies.medications(try await JSONBody.read(request))
-        let records = try environment.ledger.logMedications(inputs, confirmations: confirmations, clock: environment.clock())
+        let records = try environment.useCases().medications.log(inputs, confirmations: confirmations)
         return Reply.json(.array(records.map(Self.medication)))
     }
 
     func deleteMedication(_ context: DoseRequestContext) throws -> Response {
-        Reply.json(Self.medication(try environment.ledger.deleteMedication(context.parameters.get("id") ?? "", clock: environment.clock())))
+        Reply.json(Self.medication(try environment.useCases().medications.delete(context.parameters.get("id") ?? "")))
     }
 
     func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let (occurredAt, note) = try RequestBodies.eventEdit(try await JSONBody.read(request))
-        let edit = try environment.ledger.editEvent(
+        let edit = try environment.useCases().records.editEvent(
             EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
-            note: note, clock: environment.clock())
+            note: note)
         return Reply.json(Self.edit(edit))
     }
 
     func deleteEvent(_ context: DoseRequestContext) throws -> Response {
-        Reply.json(Self.edit(try environment.ledger.deleteEvent(EventID(rawValue: context.parameters.get("id") ?? ""), clock: environment.clock())))
+        Reply.json(Self.edit(try environment.useCases().records.deleteEvent(EventID(rawValue: context.parameters.get("id") ?? ""))))
     }
 
     static func edit(_ edit: EventEdit) -> JSONValue {
@@ -252,7 +247,7 @@ struct APIRoutes {
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let changes = try RequestBodies.settingsChanges(try await JSONBody.read(request))
-        return Reply.json(Wire.settings(try environment.ledger.updateSettings(changes, clock: environment.clock())))
+        return Reply.json(Wire.settings(try environment.useCases().settings.update(changes)))
     }
 
     /// Runs a night action with the request's idempotency key and client event id.
@@ -270,7 +265,9 @@ struct APIRoutes {
             guard key.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 throw DoseError.invalidInput(field: "Idempotency-Key", problem: "it holds a character outside visible ASCII", allowed: allowed)
             }
-            if let stored = try environment.ledger.storedResponse(device: device, key: key) { return try Self.replay(stored, fingerprint: fingerprint) }
+            if let stored = try environment.useCases().devices.storedResponse(device: device, key: key) {
+                return try Self.replay(stored, fingerprint: fingerprint)
+            }
         }
         var action = try make(body)
         action.source = .user
@@ -286,7 +283,7 @@ struct APIRoutes {
         }
         let outcome: ActionOutcome
         do {
-            outcome = try environment.ledger.perform(action, clock: environment.clock(), eventID: eventID, idempotency: request)
+            outcome = try environment.useCases().night.perform(action, eventID: eventID, idempotency: request)
         } catch let answered as AlreadyAnswered {
             return try Self.replay(answered.response, fingerprint: fingerprint)
         } catch let recorded as EventAlreadyRecorded {
@@ -299,9 +296,9 @@ struct APIRoutes {
 
     /// The answer to a replayed client event id: the event as recorded, with tonight's status.
     func replayEvent(_ id: EventID) throws -> Response? {
-        guard let existing = try environment.ledger.recordedEvent(id) else { return nil }
+        guard let existing = try environment.useCases().records.recordedEvent(id) else { return nil }
         var reply = Wire.event(existing.event, session: existing.session)
-        reply["status"] = Wire.status(try environment.ledger.status(clock: environment.clock()).status)
+        reply["status"] = Wire.status(try environment.useCases().night.status().status)
         reply["replayed"] = true
         return Reply.json(reply)
     }

@@ -1,6 +1,6 @@
 public import DoseApp
-public import DoseStore
-public import Foundation
+import DoseStore
+import Foundation
 public import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -47,7 +47,7 @@ public enum DoseTapServer {
             router: router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute),
             server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
-            services: [ReminderService(engine: engine, environment: environment)],
+            services: [ReminderEngineService(engine: engine, environment: environment)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 await engine.setLinkBase("http://\(linkHost ?? host):\(bound)")
@@ -70,15 +70,15 @@ public enum DoseTapServer {
 }
 
 /// Runs the reminder engine beside the HTTP server and stops with it.
-struct ReminderService: Service {
+struct ReminderEngineService: Service {
     let engine: ReminderEngine
     let environment: AppEnvironment
 
     func run() async throws {
         // The run is logged so that the next run can say when the server, and the night's alarms, were down.
-        let run = try? environment.ledger.serverStarted(clock: environment.clock())
+        let run = try? environment.useCases().reminders.serverStarted()
         // The engine's loop ends when its task is cancelled, which graceful shutdown does.
         await cancelWhenGracefulShutdown { await engine.run(heartbeat: run) }
-        if let run { try? environment.ledger.serverAlive(run, stopped: true, clock: environment.clock()) }
+        if let run { try? environment.useCases().reminders.serverAlive(run, stopped: true) }
     }
 }

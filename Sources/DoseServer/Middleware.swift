@@ -198,7 +198,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard let token else { throw DoseError.deviceNotRegistered }
         let hash = DeviceTokens.hash(token)
         var match: DeviceRecord?
-        for device in try environment.ledger.activeDevices() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
+        for device in try environment.useCases().devices.active() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
         guard let device = match else { throw DoseError.deviceNotRegistered }
         if viaCookie, ![.get, .head].contains(request.method) {
             try Self.refuseCrossSite(request)

@@ -68,16 +68,16 @@ public actor ReminderEngine {
     /// Checks the plan once and delivers what came due, in time order.
     @discardableResult
     public func tick() async throws -> DueReminders {
-        let clock = environment.clock()
-        let due = try environment.ledger.takeDueReminders(clock: clock)
+        let app = environment.useCases()
+        let due = try app.reminders.takeDue()
         for reminder in due.fire.sorted(by: { $0.fireAt < $1.fireAt }) {
             let sessionID = due.sessionID?.rawValue ?? ""
             var links: [ActionLink.Action: String] = [:]
             if let linkBase, !sessionID.isEmpty {
-                let signer = ActionLinkSigner(secretHex: try environment.ledger.actionLinkSecret(clock: clock))
-                let expiresAt = max(reminder.fireAt, clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
+                let signer = try app.reminders.signer()
+                let expiresAt = max(reminder.fireAt, app.clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
                 for action in ActionLink.Action.allCases {
-                    let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce(environment.random))
+                    let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce(app.clock.random))
                     links[action] = linkBase + "/a/" + signer.token(for: link)
                 }
             }
@@ -103,9 +103,9 @@ public actor ReminderEngine {
         while !Task.isCancelled {
             // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.
             _ = try? await tick()
-            if let run, environment.now().timeIntervalSince(lastHeartbeat) >= NightLedger.heartbeatInterval {
+            if let run, environment.now().timeIntervalSince(lastHeartbeat) >= ServerRuns.heartbeatInterval {
                 lastHeartbeat = environment.now()
-                try? environment.ledger.serverAlive(run, clock: environment.clock())
+                try? environment.useCases().reminders.serverAlive(run)
             }
             do { try await sleep(interval) } catch { return }
         }

@@ -32,5 +32,5 @@ public enum ServerLimits {
 
 extension AppEnvironment {
     /// The CSRF tokens under the server's stored secret.
-    func csrfTokens() throws -> CSRFTokens { CSRFTokens(secretHex: try ledger.actionLinkSecret(clock: clock())) }
+    func csrfTokens() throws -> CSRFTokens { CSRFTokens(secretHex: try useCases().devices.linkSecret()) }
 }

@@ -9,7 +9,7 @@ public struct ClearReport: Sendable, Hashable {
     public var remaining: [String: Int]
 }
 
-extension NightLedger {
+extension AppDatabase {
     /// The exact words a person must type (seed 001 §12).
     public static let clearAllPhrase = "Clear All Data — This cannot be undone."
 
@@ -27,7 +27,7 @@ extension NightLedger {
                 field: "confirm", problem: "the confirmation phrase does not match",
                 allowed: "exactly \"\(Self.clearAllPhrase)\"")
         }
-        let deleted = try database.write { db in
+        let deleted = try write { db in
             var counts: [String: Int] = [:]
             for table in Self.dataTables {
                 try db.execute(sql: "DELETE FROM \(table)")
@@ -36,15 +36,15 @@ extension NightLedger {
             return counts
         }
         do {
-            try database.writer.writeWithoutTransaction { db in
-                if database.path != nil { try db.checkpoint(.truncate) }
+            try writer.writeWithoutTransaction { db in
+                if path != nil { try db.checkpoint(.truncate) }
                 try db.execute(sql: "VACUUM")
-                if database.path != nil { try db.checkpoint(.truncate) }
+                if path != nil { try db.checkpoint(.truncate) }
             }
         } catch {
-            throw StoreErrors.map(error, path: database.path)
+            throw StoreErrors.map(error, path: path)
         }
-        let remaining = try database.read { db in
+        let remaining = try read { db in
             try Dictionary(uniqueKeysWithValues: Self.dataTables.map { ($0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? 0) })
         }
         return ClearReport(deleted: deleted, remaining: remaining)

@@ -2,14 +2,20 @@ public import DoseCore
 public import Foundation
 import GRDB
 
-extension NightLedger {
+/// What a person writes beside the night's actions: pre-sleep logs, corrections of recorded events, and check-in edits.
+public struct NightJournal: Sendable {
+    let database: AppDatabase
+
+    /// A journal over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// Changes the time and/or note of any recorded event; the audit log keeps both versions, and the night's
     /// derived columns (and outcome, if closed) follow.
     public func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
         guard occurredAt != nil || note != nil else {
             throw DoseError.invalidInput(field: "edit", problem: "nothing to change", allowed: "--at TIME and/or --note TEXT")
         }
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.edit(id, in: session, occurredAt: occurredAt, note: note, context: context)
@@ -20,7 +26,7 @@ extension NightLedger {
 
     /// Deletes one recorded event, keeping it in the audit log.
     public func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.delete(id, in: session, context: context)
@@ -111,7 +117,7 @@ extension NightLedger {
     }
 }
 
-extension NightLedger {
+extension NightJournal {
     /// A recorded event by id, with its night (to answer a replayed request with the client's event id).
     public func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? {
         try database.read { db in

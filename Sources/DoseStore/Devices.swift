@@ -19,12 +19,18 @@ public struct StoredResponse: Sendable, Hashable {
     public var body: String
 }
 
-extension NightLedger {
+/// Paired devices (by the hash of their token) and the answers stored under their idempotency keys.
+public struct DeviceStore: Sendable {
+    let database: AppDatabase
+
+    /// A DeviceStore over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// How long idempotency records are kept (at least 31 days).
     public static let idempotencyRetention: TimeInterval = 32 * 86_400
 
     /// Registers a device by the hash of its token.
-    public func addDevice(name: String, tokenHash: String, clock: StoreClock) throws -> DeviceRecord {
+    public func add(name: String, tokenHash: String, clock: StoreClock) throws -> DeviceRecord {
         let trimmed = try Self.deviceName(name)
         return try database.write { db in
             try Self.refuseTakenName(trimmed, except: nil, db)
@@ -38,14 +44,14 @@ extension NightLedger {
 
     /// `base`, or `base 2`, `base 3`, … — the first name no paired device has, so two browsers paired in the same
     /// minute never collide.
-    public func unusedDeviceName(_ base: String) throws -> String {
-        let taken = Set(try activeDevices().map(\.name))
+    public func unusedName(_ base: String) throws -> String {
+        let taken = Set(try active().map(\.name))
         let stem = TextLimits.truncated(base, limit: 56)
         return ([stem] + (2...999).map { "\(stem) \($0)" }).first { !taken.contains($0) } ?? "\(stem) \(taken.count + 1)"
     }
 
     /// Renames a paired device; names stay unique among paired devices.
-    public func renameDevice(_ id: String, to name: String) throws -> DeviceRecord {
+    public func rename(_ id: String, to name: String) throws -> DeviceRecord {
         let trimmed = try Self.deviceName(name)
         return try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE id = ? AND revoked_at IS NULL", arguments: [id]) else {
@@ -81,17 +87,17 @@ extension NightLedger {
     }
 
     /// Every device, revoked ones included.
-    public func devices() throws -> [DeviceRecord] {
+    public func all() throws -> [DeviceRecord] {
         try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM devices ORDER BY created_at, id").map(Self.device) }
     }
 
     /// The token hashes of devices that may call the API (read on every request, so a revocation applies at once).
-    public func activeDevices() throws -> [DeviceRecord] {
+    public func active() throws -> [DeviceRecord] {
         try database.read { db in try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM devices WHERE revoked_at IS NULL")).map(Self.device) }
     }
 
     /// Revokes a device by id or name.
-    public func revokeDevice(_ idOrName: String, clock: StoreClock) throws -> DeviceRecord {
+    public func revoke(_ idOrName: String, clock: StoreClock) throws -> DeviceRecord {
         try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM devices WHERE (id = ?1 OR name = ?1) AND revoked_at IS NULL", arguments: [idOrName]) else {
                 throw DoseError.notFound(what: "A paired device '\(idOrName)'")
@@ -132,7 +138,13 @@ extension NightLedger {
     }
 }
 
-extension NightLedger {
+/// The server's own secrets, made on first use from the injected random source.
+public struct ServerKeys: Sendable {
+    let database: AppDatabase
+
+    /// A ServerKeys over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// The secret that signs reminder action links (32 random bytes, hex), made on first use. Clear All Data deletes
     /// it, which voids every link already sent.
     public func actionLinkSecret(clock: StoreClock) throws -> String {

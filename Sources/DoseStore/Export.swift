@@ -12,7 +12,13 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case bundle
 }
 
-extension NightLedger {
+/// Moving records in and out: the CSV exports, the backup bundle, and imports of every format DoseTap reads.
+public struct DataTransfer: Sendable {
+    let database: AppDatabase
+
+    /// Transfers over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// The SSOT CSV v1 header (seed 001 §7).
     public static let eventsCSVHeader = "event_id,event_type,source,occurred_at_utc,local_tz,dose_sequence,note"
     /// The analytics CSV header (D10).
@@ -20,7 +26,7 @@ extension NightLedger {
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV(clock: StoreClock) throws -> String {
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
             let rows = try Row.fetchCursor(
@@ -45,15 +51,14 @@ extension NightLedger {
         }
     }
 
-    /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the zone given.
+    /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the call's zone.
     /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
     /// (before the target time, with no snooze), i.e. the person woke without the alarm.
-    public func analyticsCSV(
-        from: SessionKey? = nil, to: SessionKey? = nil, settings: DoseSettings, timeZone: TimeZone,
-        clock: StoreClock
-    ) throws -> String {
-        try settle(clock: clock)
+    public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
+        try NightLedger(database).settle(clock: clock)
         return try database.read { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let timeZone = clock.zone(settings)
             var out = CSV.row(Self.analyticsCSVHeader.split(separator: ",").map(String.init))
             var conditions = ["dose1_at IS NOT NULL"]
             var arguments: [any DatabaseValueConvertible] = []

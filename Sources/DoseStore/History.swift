@@ -124,11 +124,17 @@ public struct HistoryPage: Sendable {
     public var pageCount: Int
 }
 
-extension NightLedger {
+/// The nights as history: a filtered, grouped page, the record of one date, and deleting a date's nights.
+public struct HistoryStore: Sendable {
+    let database: AppDatabase
+
+    /// A HistoryStore over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// A page of past and current nights, filtered, ordered and grouped.
-    public func history(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
+    public func page(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
         let query = try query.validated()
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         return try database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
@@ -166,7 +172,7 @@ extension NightLedger {
 
     /// Every night with that session date (usually one), with all events.
     public func nights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         return try database.read { db in
             let rows = try Self.sessionRows(on: date, db)
             return try Self.records(from: rows, query: HistoryQuery(), db)
@@ -176,7 +182,7 @@ extension NightLedger {
     /// Deletes every night with that date and all their records in one transaction; each deletion is audited.
     /// The open night is refused: deleting tonight's Dose 1 would let a second Dose 1 through.
     public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         return try database.write { db in
             let rows = try Self.sessionRows(on: date, db)
             guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }

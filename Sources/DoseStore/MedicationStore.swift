@@ -37,21 +37,27 @@ public struct MedicationRecord: Sendable, Hashable {
     public var batchID: String
 }
 
-extension NightLedger {
+/// Other medications taken (SPEC §3.7): logged in batches, listed, corrected and deleted, each change audited.
+public struct MedicationLog: Sendable {
+    let database: AppDatabase
+
+    /// A medication log over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// Medication entries logged in one batch, at most.
-    public static let medicationBatchLimit = 20
+    public static let batchLimit = 20
 
     /// Logs one or several medications as one atomic batch: every entry is checked (catalogue, dose and unit, the
     /// 5-minute duplicate guard against stored entries and the batch itself) before any is written.
-    public func logMedications(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
+    public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
         guard !inputs.isEmpty else { throw DoseError.invalidInput(field: "medication", problem: "no entry given", allowed: "one or more entries") }
-        guard inputs.count <= Self.medicationBatchLimit else {
-            throw DoseError.invalidInput(field: "medication", problem: "\(inputs.count) entries", allowed: "at most \(Self.medicationBatchLimit) in one batch")
+        guard inputs.count <= Self.batchLimit else {
+            throw DoseError.invalidInput(field: "medication", problem: "\(inputs.count) entries", allowed: "at most \(Self.batchLimit) in one batch")
         }
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            _ = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             let batch = clock.makeID()
             var records: [MedicationRecord] = []
             for input in inputs {
@@ -86,7 +92,7 @@ extension NightLedger {
     }
 
     /// Medication entries, newest first, optionally of one night.
-    public func medications(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
+    public func list(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
         try database.read { db in
             let rows =
                 if let date {
@@ -100,7 +106,7 @@ extension NightLedger {
     }
 
     /// One medication entry by id.
-    public func medication(_ id: String) throws -> MedicationRecord {
+    public func find(_ id: String) throws -> MedicationRecord {
         try database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
                 throw DoseError.notFound(what: "A medication entry with id \(id)")
@@ -110,7 +116,7 @@ extension NightLedger {
     }
 
     /// Changes the time, amount or note of an entry, re-checking dose and duplicates; audited.
-    public func editMedication(
+    public func edit(
         _ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>,
         clock: StoreClock
     ) throws -> MedicationRecord {
@@ -153,7 +159,7 @@ extension NightLedger {
     }
 
     /// Deletes an entry, keeping it in the audit log.
-    public func deleteMedication(_ id: String, clock: StoreClock) throws -> MedicationRecord {
+    public func delete(_ id: String, clock: StoreClock) throws -> MedicationRecord {
         try database.write { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
                 throw DoseError.notFound(what: "A medication entry with id \(id)")

@@ -117,10 +117,10 @@ public struct StatusSnapshot: Sendable {
 /// rebuild derived rows. The stored events stay the single source of truth (D13).
 public struct NightLedger: Sendable {
     /// The database.
-    public let database: DoseDatabase
+    public let database: AppDatabase
 
     /// A ledger over a database.
-    public init(database: DoseDatabase) { self.database = database }
+    public init(_ database: AppDatabase) { self.database = database }
 
     /// Performs an action. A refusal throws its `DoseError` and leaves the database exactly as it was.
     ///
@@ -131,7 +131,7 @@ public struct NightLedger: Sendable {
     public func perform(_ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
         let cache = database.openNight
         let (outcome, key) = try database.write { db in
-            if let idempotency, let stored = try Self.storedResponse(device: idempotency.device, key: idempotency.key, db) {
+            if let idempotency, let stored = try DeviceStore.storedResponse(device: idempotency.device, key: idempotency.key, db) {
                 // The same key arrived twice at once and the other request committed first: its answer is the answer.
                 // Checked inside the write transaction, which SQLite serialises, so two requests can never both act.
                 throw AlreadyAnswered(response: stored)
@@ -177,7 +177,7 @@ public struct NightLedger: Sendable {
             }
         }
         if case .checkIn(let answers) = action.kind {
-            action.kind = .checkIn(try Self.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
+            action.kind = .checkIn(try NightJournal.resolvingSameAsUsual(answers, before: ISO8601.string(action.occurredAt ?? clock.now), db))
         }
         let target = try Self.target(of: action, open: open, context: context, db)
         var decision = try NightRules.decide(action, session: target, context: context)

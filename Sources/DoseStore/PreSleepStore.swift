@@ -15,7 +15,7 @@ public struct SavedPreSleepLog: Sendable {
     public var replaced: Bool
 }
 
-extension NightLedger {
+extension NightJournal {
     /// Saves tonight's pre-sleep log (D11): it joins the open night or starts one; saving again replaces it.
     public func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock) throws -> SavedPreSleepLog {
         let log = try log.validated()
@@ -26,8 +26,8 @@ extension NightLedger {
             let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
             let at = occurredAt ?? clock.now
             try NightRules.refuseFuture(at, now: clock.now)
-            let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            var session = try Self.target(of: NightAction(.log(event: "in_bed"), at: occurredAt), open: open, context: context, db)
+            let (open, _) = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            var session = try NightLedger.target(of: NightAction(.log(event: "in_bed"), at: occurredAt), open: open, context: context, db)
             let started = session == nil
             if session == nil {
                 let new = NightSession(id: SessionID(rawValue: clock.makeID()), date: SessionKey(for: at, in: zone), startedAt: at)

@@ -12,14 +12,20 @@ public struct ServerOutage: Sendable, Hashable {
     public var stoppedCleanly: Bool
 }
 
-extension NightLedger {
+/// The record of `dosetap serve` runs: when each started, its heartbeats and its clean stop, and the outages between.
+public struct ServerRuns: Sendable {
+    let database: AppDatabase
+
+    /// A ServerRuns over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// How often a running server records that it is alive; an outage is known to this precision.
     public static let heartbeatInterval: TimeInterval = 30
     /// Gaps shorter than this between runs are a restart, not an outage worth telling a person about.
     public static let outageThreshold: TimeInterval = 60
 
     /// Records the start of a server run; returns its id for heartbeats and the clean stop.
-    public func serverStarted(clock: StoreClock) throws -> String {
+    public func started(clock: StoreClock) throws -> String {
         let id = clock.makeID()
         let now = ISO8601.string(clock.now)
         try database.write { db in
@@ -31,7 +37,7 @@ extension NightLedger {
     }
 
     /// Records that the run is alive (or, with `stopped`, that it stopped cleanly).
-    public func serverAlive(_ run: String, stopped: Bool = false, clock: StoreClock) throws {
+    public func alive(_ run: String, stopped: Bool = false, clock: StoreClock) throws {
         try database.write { db in
             try db.execute(
                 sql: "UPDATE server_runs SET last_seen_at = ?, stopped_at = ? WHERE id = ?",
@@ -40,13 +46,13 @@ extension NightLedger {
     }
 
     /// The outages during a night, from its start to `now` (none when no night is open).
-    public func serverOutages(during night: NightSession?, now: Date) throws -> [ServerOutage] {
+    public func outages(during night: NightSession?, now: Date) throws -> [ServerOutage] {
         guard let night else { return [] }
-        return try serverOutages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now)))
+        return try outages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now)))
     }
 
     /// The outages that overlap `interval` (a night from Dose 1 to now or its end), oldest first.
-    public func serverOutages(overlapping interval: DateInterval) throws -> [ServerOutage] {
+    public func outages(overlapping interval: DateInterval) throws -> [ServerOutage] {
         try database.read { db in
             let runs = try Row.fetchAll(db, sql: "SELECT started_at, last_seen_at, stopped_at FROM server_runs ORDER BY started_at")
             var outages: [ServerOutage] = []

@@ -2,9 +2,14 @@ public import DoseCore
 import Foundation
 import GRDB
 
-/// Settings rows: only values that differ from the defaults are stored; every stored value is re-validated
-/// when read, so a hand-edited database cannot smuggle in an unsafe value.
-public enum SettingsStore {
+/// The settings as stored: only values that differ from the defaults; every stored value is re-validated when read, so a
+/// hand-edited database cannot smuggle in an unsafe value. Read, changed one or several at a time, every change audited.
+public struct SettingsStore: Sendable {
+    let database: AppDatabase
+
+    /// A SettingsStore over a database.
+    public init(_ database: AppDatabase) { self.database = database }
+
     /// Loads the settings; the `time_zone` default is the machine's zone.
     static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
         var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
@@ -17,23 +22,21 @@ public enum SettingsStore {
         }
         return settings
     }
-}
 
-extension NightLedger {
     /// The settings in force.
-    public func settings(clock: StoreClock) throws -> DoseSettings {
-        try database.read { db in try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID) }
+    public func current(clock: StoreClock) throws -> DoseSettings {
+        try database.read { db in try Self.load(db, machineTimeZoneID: clock.machineTimeZoneID) }
     }
 
     /// Changes one setting after validating it (SPEC §3.1: never a silent reset); the change is audited.
-    public func updateSetting(_ key: String, to value: String, clock: StoreClock) throws -> DoseSettings {
-        try updateSettings([(key, value)], clock: clock)
+    public func update(_ key: String, to value: String, clock: StoreClock) throws -> DoseSettings {
+        try update([(key, value)], clock: clock)
     }
 
     /// Changes several settings in one transaction: all of them, or none when any is refused.
-    public func updateSettings(_ changes: [(key: String, value: String)], clock: StoreClock) throws -> DoseSettings {
+    public func update(_ changes: [(key: String, value: String)], clock: StoreClock) throws -> DoseSettings {
         try database.write { db in
-            var current = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            var current = try Self.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             for (key, value) in changes {
                 let updated = try current.setting(key, to: value)
                 // Store under the canonical key (`cooldown.Brief Wake` → `cooldown.wake_temp`) and canonical value.

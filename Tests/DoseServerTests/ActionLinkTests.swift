@@ -15,7 +15,7 @@ struct ActionLinkTests {
     /// Tonight with Dose 1 at 22:30 (window 01:00–02:30).
     static func night() throws -> ServerFixture {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
         return fixture
     }
 
@@ -23,8 +23,8 @@ struct ActionLinkTests {
 
     static func token(_ fixture: ServerFixture, _ action: ActionLink.Action, session: String? = nil, expires: Date? = nil) throws -> String {
         let clock = fixture.environment.clock()
-        let signer = ActionLinkSigner(secretHex: try fixture.ledger.actionLinkSecret(clock: clock))
-        let sessionID = try session ?? fixture.ledger.status(clock: clock).session!.id.rawValue
+        let signer = ActionLinkSigner(secretHex: try fixture.environment.useCases(at: clock).devices.linkSecret())
+        let sessionID = try session ?? fixture.environment.useCases(at: clock).night.status().session!.id.rawValue
         return signer.token(
             for: ActionLink(
                 action: action, sessionID: sessionID, expiresAt: expires ?? clock.now.addingTimeInterval(3600),
@@ -48,19 +48,19 @@ struct ActionLinkTests {
             var response = try await client.execute(uri: take, method: .get)
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains("<form method=\"post\" action=\"\(take)\""))
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil, "opening a link does not act")
+            #expect(try fixture.environment.useCases().night.status().status.dose2At == nil, "opening a link does not act")
             fixture.set(WallClock.date(2026, 11, 22, 1, 5))
             response = try await client.execute(uri: take, method: .post)
             #expect(response.status == .ok)
             #expect(String(buffer: response.body).contains("Dose 2 recorded at 01:05"))
-            let session = try #require(try fixture.ledger.status(clock: fixture.environment.clock()).session)
+            let session = try #require(try fixture.environment.useCases().night.status().session)
             #expect(session.events.last?.kind == .dose2 && session.events.last?.source == .link)
             for method in [HTTPRequest.Method.post, .get] {
                 response = try await client.execute(uri: take, method: method)
                 #expect(response.status == .badRequest)
                 #expect(String(buffer: response.body).contains("already used"))
             }
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session?.events.filter { $0.kind == .dose2 }.count == 1)
+            #expect(try fixture.environment.useCases().night.status().session?.events.filter { $0.kind == .dose2 }.count == 1)
             // The rules still apply to the other links: no snooze after Dose 2.
             response = try await client.execute(uri: Self.path(of: notice.links[.snooze]!), method: .post)
             #expect(response.status.code == 422)
@@ -79,7 +79,7 @@ struct ActionLinkTests {
             #expect(page.contains("Too early for Dose 2: the window opens at 01:00, in 20 min. Taking Dose 2 early is risky"))
             #expect(!page.contains("confirm &#39;early&#39;"), "a link cannot confirm, so it does not offer to")
             #expect(page.contains("cannot confirm"))
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose2At == nil)
+            #expect(try fixture.environment.useCases().night.status().status.dose2At == nil)
             // Extra form fields are not read: a link has no way to carry a confirmation.
             response = try await client.execute(
                 uri: take, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
@@ -116,15 +116,15 @@ struct ActionLinkTests {
             expected = "night that has ended"
         case "garbage": token = "take.c2Vzc2lvbg.9999999999.00.AAAA"
         default:
-            _ = try fixture.ledger.clearAll(confirmation: NightLedger.clearAllPhrase)
-            _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+            _ = try fixture.environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
+            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
         }
-        let before = try fixture.ledger.status(clock: fixture.environment.clock()).session?.events
+        let before = try fixture.environment.useCases().night.status().session?.events
         try await fixture.test { [token, expected] client in
             let response = try await client.execute(uri: "/a/" + token, method: .post)
             #expect(response.status == .badRequest)
             #expect(String(buffer: response.body).contains(expected))
         }
-        #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session?.events == before)
+        #expect(try fixture.environment.useCases().night.status().session?.events == before)
     }
 }

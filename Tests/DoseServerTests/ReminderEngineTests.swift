@@ -37,7 +37,7 @@ struct ReminderEngineTests {
 
     static func act(_ fixture: ServerFixture, _ kind: NightAction.Kind, at date: Date) throws {
         fixture.set(date)
-        _ = try fixture.ledger.perform(NightAction(kind), clock: fixture.environment.clock())
+        _ = try fixture.environment.useCases().night.perform(NightAction(kind))
     }
 
     @Test("the right notices fire once, in order; a snooze moves the alarm; Dose 2 cancels the rest")
@@ -173,12 +173,12 @@ struct ReminderEngineTests {
         try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 31))
         try await engine.tick()
         try await engine.tick()
-        let afterDose1 = try fixture.ledger.status(clock: fixture.environment.clock()).revision
+        let afterDose1 = try fixture.environment.useCases().night.status().revision
         #expect(recorder.revisions == [afterDose1])
         try Self.act(fixture, .log(event: "bathroom"), at: WallClock.date(2026, 11, 21, 23, 40))
         try await engine.tick()
         #expect(recorder.revisions.count == 2 && recorder.revisions.last != afterDose1)
-        #expect(recorder.revisions.last == (try fixture.ledger.status(clock: fixture.environment.clock()).revision))
+        #expect(recorder.revisions.last == (try fixture.environment.useCases().night.status().revision))
         let hub = EventHub()
         let (_, stream) = await hub.subscribe()
         await hub.statusChanged(revision: 42)

@@ -14,21 +14,21 @@ import Testing
 
 /// A server over an in-memory database with a clock the test moves.
 final class ServerFixture: Sendable {
-    let ledger: NightLedger
+    let database: AppDatabase
     let time: TestClock
     let token: String
     let environment: AppEnvironment
 
     init(now: Date, timeZoneOverride: TimeZone? = nil) throws {
-        ledger = NightLedger(database: try DoseDatabase.inMemory())
+        database = try AppDatabase.inMemory()
         let time = TestClock(now)
         self.time = time
         token = DeviceTokens.generate(.system)
         environment = AppEnvironment(
-            ledger: ledger, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
+            database: database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
             random: .system)
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
-        _ = try ledger.addDevice(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
+        _ = try DeviceStore(database).add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
     }
 
     func set(_ date: Date) { time.set(date) }
@@ -160,8 +160,9 @@ struct RouterTests {
             let other = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type": "dose2"}"#))
             #expect(ServerFixture.code(other) == "422_IDEMPOTENCY_MISMATCH")
         }
-        let events = try fixture.ledger.eventsCSV(
-            clock: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }, random: .system))
+        let events = try fixture.environment.useCases(
+            at: StoreClock(now: WallClock.date(2026, 11, 21, 23, 0), machineTimeZoneID: "America/New_York", makeID: { "x" }, random: .system)
+        ).transfer.eventsCSV()
         #expect(events.components(separatedBy: "dose1_taken").count == 2, "one Dose 1, not two")
     }
 
@@ -217,7 +218,7 @@ struct RouterTests {
             let message = (ServerFixture.json(response)["error"] as? [String: Any])?["message"] as? String ?? ""
             #expect(message.contains(names), "\(message)")
             #expect(response.headers[.contentSecurityPolicy] != nil)
-            let snapshot = try fixture.ledger.status(clock: fixture.environment.clock())
+            let snapshot = try fixture.environment.useCases().night.status()
             #expect(snapshot.session == nil && snapshot.settings.targetIntervalMinutes == 165 && snapshot.settings.allowSnoozing)
         }
     }
@@ -298,7 +299,7 @@ struct RouterTests {
         let auth = fixture.auth
         try await fixture.test { client in
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
-            _ = try fixture.ledger.revokeDevice("test", clock: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }, random: .system))
+            _ = try fixture.environment.useCases(at: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }, random: .system)).devices.revoke("test")
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .unauthorized)
         }
     }

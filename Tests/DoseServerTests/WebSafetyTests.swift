@@ -44,7 +44,7 @@ struct WebSafetyTests {
         async throws
     {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
         fixture.set(now)
         try await served(fixture) { client, cookie, headers, token in try await body(fixture, client, cookie, headers, token) }
     }
@@ -76,7 +76,7 @@ struct WebSafetyTests {
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "wake", "csrf": token]))
             let asked = String(buffer: response.body)
             #expect(asked.contains("Are you up for the day?") && asked.contains(">Keep sleeping</a>") && asked.contains("Yes, I&#39;m up"))
-            let status = try fixture.ledger.status(clock: fixture.environment.clock())
+            let status = try fixture.environment.useCases().night.status()
             #expect(status.session?.isOpen == true && status.status.wakeAt == nil && status.status.dose2At != nil)
             #expect(status.session?.events.filter { $0.kind == .dose2 || $0.kind == .extraDose }.count == 1)
             // "Yes, I'm up" logs it.
@@ -84,7 +84,7 @@ struct WebSafetyTests {
                 uri: "/ui/act", method: .post, headers: headers,
                 body: WebTests.form(["action": "wake", "confirm": "early_wake", "csrf": token]))
             #expect(response.status == .seeOther)
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.phase == .finalizing)
+            #expect(try fixture.environment.useCases().night.status().status.phase == .finalizing)
         }
     }
 
@@ -92,7 +92,7 @@ struct WebSafetyTests {
     func settle() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         try await Self.served(fixture) { client, cookie, headers, token in
-            _ = try fixture.ledger.perform(NightAction(.log(event: "in_bed")), clock: fixture.environment.clock())
+            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: "in_bed")))
             fixture.set(WallClock.date(2026, 11, 21, 22, 30, 1))
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             let tap = ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]
@@ -108,13 +108,13 @@ struct WebSafetyTests {
     func noRedosing() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
-        _ = try fixture.ledger.perform(NightAction(.dose1), clock: clock())
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose1))
         fixture.set(WallClock.date(2026, 11, 22, 1, 20))
-        _ = try fixture.ledger.perform(NightAction(.dose2), clock: clock())
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose2))
         fixture.set(WallClock.date(2026, 11, 22, 1, 30))
-        _ = try fixture.ledger.perform(NightAction(.wake), clock: clock())
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.wake))
         fixture.set(WallClock.date(2026, 11, 22, 1, 40))
-        _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: clock())
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.checkIn(MorningCheckIn())))
         fixture.set(WallClock.date(2026, 11, 22, 1, 50))
         try await Self.served(fixture) { client, cookie, headers, token in
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
@@ -128,7 +128,7 @@ struct WebSafetyTests {
             #expect(html.contains("<a class=\"button primary\" href=\"/\">Cancel</a>"))
             #expect(html.contains("name=\"confirm\" value=\"new_night\"><button type=\"submit\" class=\"button\">Start a new night anyway"))
             #expect(html.contains("<nav class=\"tabs\""), "the refusal is on Tonight, not a page of its own")
-            #expect(try fixture.ledger.status(clock: clock()).session == nil)
+            #expect(try fixture.environment.useCases(at: clock()).night.status().session == nil)
         }
     }
 
@@ -171,16 +171,16 @@ struct WebSafetyTests {
                 let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: android])
                 #expect(response.status == .seeOther)
             }
-            let names = try fixture.ledger.activeDevices().map(\.name).sorted()
+            let names = try fixture.environment.useCases().devices.active().map(\.name).sorted()
             #expect(names == ["Chrome on Android", "Chrome on Android 2", "test"])
             // Full names: the third pairing fails (no free name), and the same link then works once there is room.
             for index in 3...999 {
-                _ = try fixture.ledger.addDevice(
+                _ = try DeviceStore(fixture.database).add(
                     name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             }
             let code = await pairing.issue(now: fixture.time.now, random: .system)
             let long = String(repeating: "x", count: 70)
-            _ = try fixture.ledger.addDevice(
+            _ = try DeviceStore(fixture.database).add(
                 name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: "Chrome/1 Android"])
             #expect(response.status == .seeOther, "a name is always found")
@@ -190,8 +190,8 @@ struct WebSafetyTests {
     @Test("serve --tz is the zone of every page")
     func zoneEverywhere() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), timeZoneOverride: TimeZone(identifier: "Asia/Tokyo"))
-        _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
-        _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [], clock: fixture.environment.clock())
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
+        _ = try fixture.environment.useCases().medications.log([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [])
         try await Self.served(fixture) { client, cookie, _, _ in
             // 22:30 in New York is 12:30 in Tokyo.
             for path in ["/", "/details", "/history", "/medications"] {
@@ -207,10 +207,11 @@ struct WebSafetyTests {
     func hostileStrings(text: String) async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
-        _ = try fixture.ledger.perform(NightAction(.dose1, note: text), clock: clock())
-        _ = try fixture.ledger.perform(NightAction(.log(event: "bathroom"), note: text), clock: clock())
-        _ = try fixture.ledger.logMedications([MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [], clock: clock())
-        _ = try fixture.ledger.addDevice(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose1, note: text))
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.log(event: "bathroom"), note: text))
+        _ = try fixture.environment.useCases(at: clock()).medications.log(
+            [MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [])
+        _ = try DeviceStore(fixture.database).add(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())
         try await Self.served(fixture) { client, cookie, _, _ in
             let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
             #expect(

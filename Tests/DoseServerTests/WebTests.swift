@@ -82,7 +82,7 @@ struct WebTests {
             response = try await client.execute(
                 uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "confirm": "early", "csrf": token]))
             #expect(response.status == .seeOther)
-            let status = try fixture.ledger.status(clock: fixture.environment.clock()).status
+            let status = try fixture.environment.useCases().night.status().status
             #expect(status.dose2At != nil)
             #expect(status.warnings.contains("Dose 2 was taken early tonight."))
 
@@ -107,12 +107,12 @@ struct WebTests {
         // Three nights: the 19th and 20th closed by their check-ins, the 21st open.
         for day in 19...21 {
             fixture.set(WallClock.date(2026, 11, day, 22, 30))
-            _ = try fixture.ledger.perform(NightAction(.dose1), clock: fixture.environment.clock())
+            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
             fixture.set(WallClock.date(2026, 11, day, 23, 0))
-            _ = try fixture.ledger.perform(NightAction(.log(event: day == 20 ? "water" : "bathroom")), clock: fixture.environment.clock())
+            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: day == 20 ? "water" : "bathroom")))
             if day < 21 {
                 fixture.set(WallClock.date(2026, 11, day + 1, 7, 0))
-                _ = try fixture.ledger.perform(NightAction(.checkIn(MorningCheckIn())), clock: fixture.environment.clock())
+                _ = try fixture.environment.useCases().night.perform(NightAction(.checkIn(MorningCheckIn())))
             }
         }
         fixture.set(WallClock.date(2026, 11, 21, 23, 30))
@@ -136,11 +136,11 @@ struct WebTests {
             headers[HTTPField.Name("Origin")!] = "http://localhost"
             html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-19", method: .get, headers: cookie).body)
             #expect(html.contains("Delete the night of 2026-11-19?") && html.contains("cannot be undone"))
-            #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).count == 1, "asking deletes nothing")
+            #expect(try fixture.environment.useCases().records.nights(on: SessionKey(parsing: "2026-11-19")!).count == 1, "asking deletes nothing")
             response = try await client.execute(
                 uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-19", "csrf": token]))
             #expect(response.status == .seeOther && response.headers[.location] == "/history?deleted=2026-11-19")
-            #expect(try fixture.ledger.nights(on: SessionKey(parsing: "2026-11-19")!, clock: fixture.environment.clock()).isEmpty)
+            #expect(try fixture.environment.useCases().records.nights(on: SessionKey(parsing: "2026-11-19")!).isEmpty)
             response = try await client.execute(
                 uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-21", "csrf": token]))
             #expect(response.status == .badRequest, "tonight's open night cannot be deleted")
@@ -151,7 +151,7 @@ struct WebTests {
             response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: body))
             #expect(response.status == .seeOther && response.headers[.location] == "/settings?saved=1")
             #expect(String(buffer: try await client.execute(uri: "/settings?saved=1", method: .get, headers: cookie).body).contains("Settings saved."))
-            var settings = try fixture.ledger.settings(clock: fixture.environment.clock())
+            var settings = try fixture.environment.useCases().settings.current()
             #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180)
             html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("class=\"grid dense\"") && html.contains("aria-label=\"Log Snack\""))
@@ -160,30 +160,30 @@ struct WebTests {
                     uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: bad + "&target_interval=195&csrf=\(token)"))
                 #expect(response.status == .badRequest && String(buffer: response.body).contains(problem))
             }
-            settings = try fixture.ledger.settings(clock: fixture.environment.clock())
+            settings = try fixture.environment.useCases().settings.current()
             #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180, "nothing of a refused form is saved")
 
             // Devices: revoke another one from the page.
-            _ = try fixture.ledger.addDevice(
+            _ = try DeviceStore(fixture.database).add(
                 name: "kitchen tablet", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(html.contains("value=\"kitchen tablet\"") && html.contains("This browser, paired"))
-            let tablet = try #require(try fixture.ledger.devices().first { $0.name == "kitchen tablet" })
+            let tablet = try #require(try fixture.environment.useCases().devices.all().first { $0.name == "kitchen tablet" })
             response = try await client.execute(uri: "/ui/devices/revoke", method: .post, headers: headers, body: Self.form(["id": tablet.id, "csrf": token]))
             #expect(String(buffer: response.body).contains("kitchen tablet can no longer use DoseTap."))
-            #expect(try fixture.ledger.activeDevices().allSatisfy { $0.name != "kitchen tablet" })
+            #expect(try fixture.environment.useCases().devices.active().allSatisfy { $0.name != "kitchen tablet" })
 
             // Clear All: the page, a wrong phrase (nothing deleted), the exact phrase.
             html = String(buffer: try await client.execute(uri: "/settings/clear", method: .get, headers: cookie).body)
-            #expect(html.contains(htmlEscaped(NightLedger.clearAllPhrase)))
+            #expect(html.contains(htmlEscaped(AppDatabase.clearAllPhrase)))
             response = try await client.execute(
                 uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": "clear all data", "csrf": token]))
             #expect(String(buffer: response.body).contains("does not match, so nothing was deleted"))
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session != nil)
+            #expect(try fixture.environment.useCases().night.status().session != nil)
             response = try await client.execute(
-                uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": NightLedger.clearAllPhrase, "csrf": token]))
+                uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": AppDatabase.clearAllPhrase, "csrf": token]))
             #expect(String(buffer: response.body).contains("none remain"))
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).session == nil)
+            #expect(try fixture.environment.useCases().night.status().session == nil)
             #expect(try await client.execute(uri: "/", method: .get, headers: cookie).status == .unauthorized, "the browser's pairing went with the data")
         }
         fixture.expectNoInternalErrors()
@@ -218,7 +218,7 @@ struct WebTests {
                 response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)
                 #expect(response.status == .forbidden, "Origin \(sentOrigin ?? "none"), Referer \(referer ?? "none")")
             }
-            #expect(try fixture.ledger.status(clock: fixture.environment.clock()).status.dose1At == nil, "nothing was recorded")
+            #expect(try fixture.environment.useCases().night.status().status.dose1At == nil, "nothing was recorded")
             headers[origin] = nil
             headers[.referer] = "http://localhost/settings"
             response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)

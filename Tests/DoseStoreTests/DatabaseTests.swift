@@ -12,7 +12,7 @@ struct DatabaseTests {
     func pragmas(pooled: Bool) throws {
         let directory = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try DoseDatabase.open(path: directory.appendingPathComponent("p.sqlite").path, pooled: pooled)
+        let database = try AppDatabase.open(path: directory.appendingPathComponent("p.sqlite").path, pooled: pooled)
         func check(_ db: Database) throws {
             #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
             #expect(try Int.fetchOne(db, sql: "PRAGMA synchronous") == 2)
@@ -31,7 +31,7 @@ struct DatabaseTests {
 
     @Test("the schema version is user_version and every migration is recorded")
     func schemaVersion() throws {
-        let database = try DoseDatabase.inMemory()
+        let database = try AppDatabase.inMemory()
         try database.read { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "PRAGMA user_version") == Schema.version)
             #expect(try Schema.migrator.appliedIdentifiers(db) == Set(Schema.migrations.map(\.name)))
@@ -45,7 +45,7 @@ struct DatabaseTests {
     /// fixture is the schema that schema version 5 shipped with (statement text, whitespace folded).
     @Test("a new database has exactly the schema the shipped migrations made")
     func frozenSchema() throws {
-        let database = try DoseDatabase.inMemory()
+        let database = try AppDatabase.inMemory()
         let statements = try database.read { db in
             try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name")
         }
@@ -60,8 +60,8 @@ struct DatabaseTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("r.sqlite").path
         let clock = TestClock(StoreFixture.dose1)
-        try StoreFixture.act(NightLedger(database: try DoseDatabase.open(path: path)), .dose1, at: StoreFixture.dose1, clock: clock)
-        let reopened = NightLedger(database: try DoseDatabase.open(path: path))
+        try StoreFixture.act(NightLedger(try AppDatabase.open(path: path)), .dose1, at: StoreFixture.dose1, clock: clock)
+        let reopened = NightLedger(try AppDatabase.open(path: path))
         #expect(try reopened.status(clock: clock.store).status.dose1At == StoreFixture.dose1)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
@@ -73,11 +73,11 @@ struct DatabaseTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("n.sqlite").path
         do {
-            let database = try DoseDatabase.open(path: path)
+            let database = try AppDatabase.open(path: path)
             try database.writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
+        let error = StoreFixture.refusal { _ = try AppDatabase.open(path: path) }
         #expect(error?.code == .invalidInput)
         #expect(StoreFixture.isFileProblem(error))
         #expect(error?.message.contains("newer DoseTap") == true)
@@ -91,7 +91,7 @@ struct DatabaseTests {
         let path = directory.appendingPathComponent("notes.txt").path
         let content = Data(String(repeating: "my sleep notes, not a database\n", count: 200).utf8)
         try content.write(to: URL(fileURLWithPath: path))
-        let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
+        let error = StoreFixture.refusal { _ = try AppDatabase.open(path: path) }
         #expect(StoreFixture.isFileProblem(error))
         #expect(error?.message.contains("not a readable SQLite database") == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
@@ -103,7 +103,7 @@ struct DatabaseTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("other.sqlite").path
         try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE recipes (name TEXT)") }
-        let error = StoreFixture.refusal { _ = try DoseDatabase.open(path: path) }
+        let error = StoreFixture.refusal { _ = try AppDatabase.open(path: path) }
         #expect(error?.message.contains("not a DoseTap one") == true)
         let exists = try DatabaseQueue(path: path).read { db in try db.tableExists("sleep_sessions") }
         #expect(!exists)

@@ -1,8 +1,9 @@
 import DoseCore
-import DoseStore
 import DoseTestSupport
 import Foundation
 import GRDB
+
+@testable import DoseStore
 
 extension TestClock {
     /// The store clock at the current instant, with this clock's ids.
@@ -17,7 +18,7 @@ enum StoreFixture {
 
     static func minutes(_ m: Double, after date: Date = dose1) -> Date { date.addingTimeInterval(m * 60) }
 
-    static func ledger() throws -> NightLedger { NightLedger(database: try DoseDatabase.inMemory()) }
+    static func ledger() throws -> NightLedger { NightLedger(try AppDatabase.inMemory()) }
 
     /// A new database with Dose 1 taken at `dose1`, and a clock standing there.
     static func afterDose1() throws -> (NightLedger, TestClock) {

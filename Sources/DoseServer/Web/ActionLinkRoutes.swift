@@ -20,15 +20,14 @@ struct ActionLinkRoutes {
     }
 
     /// The link, checked: signature, expiry, not yet used, and for tonight's open night.
-    func check(_ context: DoseRequestContext, clock: StoreClock) throws -> (ActionLink, String, StatusSnapshot) {
+    func check(_ context: DoseRequestContext, _ app: UseCases) throws -> (ActionLink, String, StatusSnapshot) {
         let token = context.parameters.get("token") ?? ""
-        let signer = ActionLinkSigner(secretHex: try environment.ledger.actionLinkSecret(clock: clock))
-        let link = try signer.link(from: token, now: clock.now)
-        if try environment.ledger.storedResponse(device: Self.spender, key: link.nonce) != nil {
+        let link = try app.reminders.signer().link(from: token, now: app.clock.now)
+        if try app.devices.storedResponse(device: Self.spender, key: link.nonce) != nil {
             throw DoseError.invalidInput(
                 field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
         }
-        let snapshot = try environment.ledger.status(clock: clock)
+        let snapshot = try app.night.status()
         guard let session = snapshot.session, session.id.rawValue == link.sessionID else {
             throw DoseError.invalidInput(field: "link", problem: "this reminder link belongs to a night that has ended", allowed: "the Tonight page")
         }
@@ -41,7 +40,7 @@ struct ActionLinkRoutes {
     }
 
     func show(_ context: DoseRequestContext) throws -> Response {
-        let (link, token, snapshot) = try check(context, clock: environment.clock())
+        let (link, token, snapshot) = try check(context, environment.useCases())
         let status = snapshot.status
         let zone = snapshot.timeZone
         let times =
@@ -50,13 +49,13 @@ struct ActionLinkRoutes {
     }
 
     func act(_ context: DoseRequestContext) throws -> Response {
-        let clock = environment.clock()
-        let (link, token, _) = try check(context, clock: clock)
+        let app = environment.useCases()
+        let (link, token, _) = try check(context, app)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
             (200, APIRoutes.render(outcome).rendered())
         }
         do {
-            let outcome = try environment.ledger.perform(link.nightAction, clock: clock, idempotency: spend)
+            let outcome = try app.night.perform(link.nightAction, idempotency: spend)
             let done = outcome.decision.event.map { "\($0.kind.label) recorded at \(WebPages.clock($0.occurredAt, outcome.timeZone))." } ?? "Done."
             return Templates.page(
                 "notice",

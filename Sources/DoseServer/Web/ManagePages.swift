@@ -60,9 +60,9 @@ extension WebRoutes {
             guard let number = Int(page) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)'", allowed: "1 or more") }
             query.page = number
         }
-        let clock = environment.clock()
-        let zone = try zone(clock)
-        let result = try environment.ledger.history(query, clock: clock)
+        let app = environment.useCases()
+        let zone = try app.settings.zone()
+        let result = try app.records.history(query)
         let filter = value("filter") ?? ""
         let filterValues: [(String, String)] =
             [("", "Everything"), ("dose", "Doses"), ("checkin", "Check-ins")]
@@ -110,7 +110,7 @@ extension WebRoutes {
 
     func confirmDelete(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let date = try APIRoutes.date(request.uri.queryParameters["date"].map(String.init) ?? "", field: "date")
-        let nights = try environment.ledger.nights(on: date, clock: environment.clock())
+        let nights = try environment.useCases().records.nights(on: date)
         guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
         return Templates.page(
             "delete-night",
@@ -122,33 +122,33 @@ extension WebRoutes {
     func deleteNight(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let date = try APIRoutes.date(fields["date"] ?? "", field: "date")
-        _ = try environment.ledger.deleteNights(on: date, clock: environment.clock())
+        _ = try environment.useCases().records.deleteNights(on: date)
         return WebPages.redirect("/history?deleted=\(date)")
     }
 
     func details(_ context: DoseRequestContext) throws -> Response {
-        Templates.page("details", DetailsView(try environment.ledger.status(clock: environment.clock()), csrf: csrf(context)))
+        Templates.page("details", DetailsView(try environment.useCases().night.status(), csrf: csrf(context)))
     }
 
     func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil) throws -> Response {
-        let clock = environment.clock()
-        let settings = try environment.ledger.settings(clock: clock)
+        let app = environment.useCases()
+        let settings = try app.settings.current()
         let view = SettingsView(
             frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
-            devices: try environment.ledger.devices(), thisDevice: context.device?.id, zone: try zone(clock), pairing: pairing)
+            devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: try app.settings.zone(), pairing: pairing)
         return Templates.page("settings", view)
     }
 
     func revokeDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let device = try environment.ledger.revokeDevice(fields["id"] ?? "", clock: environment.clock())
+        let device = try environment.useCases().devices.revoke(fields["id"] ?? "")
         // Unpairing this browser: the next page says so.
         return device.id == context.device?.id ? WebPages.redirect("/") : try settings(context, flash: "\(device.name) can no longer use DoseTap.")
     }
 
     func renameDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let device = try environment.ledger.renameDevice(fields["id"] ?? "", to: fields["name"] ?? "")
+        let device = try environment.useCases().devices.rename(fields["id"] ?? "", to: fields["name"] ?? "")
         return try settings(context, flash: "Renamed to \(device.name).")
     }
 
@@ -165,15 +165,15 @@ extension WebRoutes {
         let frame = Frame("Clear All Data", current: "/settings")
         let csrf: String
         let problem: String?
-        let phrase = NightLedger.clearAllPhrase
+        let phrase = AppDatabase.clearAllPhrase
     }
 
     func clearAll(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        guard fields["phrase"] == NightLedger.clearAllPhrase else {
+        guard fields["phrase"] == AppDatabase.clearAllPhrase else {
             return Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
         }
-        let report = try environment.ledger.clearAll(confirmation: NightLedger.clearAllPhrase)
+        let report = try environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
         return Templates.page(
             "notice",
             NoticePage(

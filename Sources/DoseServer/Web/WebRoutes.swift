@@ -46,23 +46,20 @@ struct WebRoutes {
     }
 
     /// The zone every page shows clock times in: `serve --tz` if given, else the setting.
-    func zone(_ clock: StoreClock) throws -> TimeZone { clock.zone(try environment.ledger.settings(clock: clock)) }
-
     /// Opens a one-time pairing link: pairs this browser as a new device, named from its user agent, and sets its
     /// cookie. A pairing that fails puts the code back, so the link still works.
     func pair(_ request: Request) async throws -> Response {
         let code = request.uri.queryParameters["code"].map(String.init) ?? ""
-        let clock = environment.clock()
-        guard let expiry = await pairing.reserve(code, now: clock.now) else {
+        let app = environment.useCases()
+        guard let expiry = await pairing.reserve(code, now: app.clock.now) else {
             throw DoseError.invalidInput(
                 field: "code", problem: "this pairing link is used up or expired",
                 allowed: "a fresh link: Settings → Pair another device, or `dosetap device add`")
         }
-        let token = DeviceTokens.generate(environment.random)
+        let token: String
         do {
             let agent = request.headers[.userAgent] ?? ""
-            let name = try environment.ledger.unusedDeviceName(DeviceNames.fromUserAgent(agent))
-            _ = try environment.ledger.addDevice(name: name, tokenHash: DeviceTokens.hash(token), clock: clock)
+            token = try app.devices.pair(name: DeviceNames.fromUserAgent(agent), uniqued: true).token
         } catch {
             await pairing.restore(code, expiry: expiry)
             throw error
@@ -84,10 +81,9 @@ struct WebRoutes {
         _ context: DoseRequestContext, undo: (String, Date)? = nil, banner: String? = nil, question: TonightView.Question? = nil,
         status: HTTPResponse.Status = .ok
     ) throws -> Response {
-        let clock = environment.clock()
-        let snapshot = try environment.ledger.status(clock: clock)
-        let outages = try environment.ledger.serverOutages(during: snapshot.session, now: clock.now)
-        let view = TonightView(snapshot, csrf: csrf(context), now: clock.now, undo: undo, outages: outages, banner: banner, question: question)
+        let night = environment.useCases().night
+        let (snapshot, outages) = try night.tonight()
+        let view = TonightView(snapshot, csrf: csrf(context), now: night.clock.now, undo: undo, outages: outages, banner: banner, question: question)
         return Templates.page("tonight", view, status: status)
     }
 
@@ -119,11 +115,11 @@ struct WebRoutes {
         }
         let confirmValues = FormLists.values(fields, "confirm")
         let confirmations = Set(confirmValues.compactMap(ConfirmKind.init(rawValue:)))
-        let clock = environment.clock()
+        let app = environment.useCases()
         let isWake = if case .wake = kind { true } else { false }
         // Only the big button and Wake Up need tonight as it is now; a quick-log tap goes straight to the rules.
         if fields["spot"] == "primary" || isWake {
-            let snapshot = try environment.ledger.status(clock: clock)
+            let snapshot = try app.night.status()
             if fields["spot"] == "primary" {
                 // D15: the big button must mean what the person saw. A tap on a page older than tonight's last change,
                 // or within 2 s of the last action (a double tap), does nothing.
@@ -132,7 +128,7 @@ struct WebRoutes {
                         context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
                         status: .conflict)
                 }
-                if NightStatus.tapSettlesUntil(snapshot.session, at: clock.now) != nil {
+                if NightStatus.tapSettlesUntil(snapshot.session, at: app.clock.now) != nil {
                     return try tonightPage(context, banner: "That tap came right after the last one, so nothing was done.", status: .conflict)
                 }
             }
@@ -145,7 +141,7 @@ struct WebRoutes {
             }
         }
         do {
-            let outcome = try environment.ledger.perform(NightAction(kind, confirmations: confirmations), clock: clock)
+            let outcome = try app.night.perform(NightAction(kind, confirmations: confirmations))
             guard let event = outcome.decision.event else { return WebPages.redirect("/") }
             let until = event.recordedAt.addingTimeInterval(TimeInterval(outcome.settings.undoWindowSeconds))
             let label = event.kind.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -160,40 +156,40 @@ struct WebRoutes {
     }
 
     func insights() throws -> Response {
-        let clock = environment.clock()
-        let settings = try environment.ledger.settings(clock: clock)
+        let app = environment.useCases()
+        let settings = try app.settings.current()
         var query = HistoryQuery()
         query.limit = 30
-        let nights = try environment.ledger.history(query, clock: clock).groups.flatMap(\.nights)
+        let nights = try app.records.history(query).groups.flatMap(\.nights)
         return Templates.page("insights", InsightsView(IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)))
     }
 
     func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let clock = environment.clock()
-        let current = try environment.ledger.settings(clock: clock)
+        let app = environment.useCases()
+        let current = try app.settings.current()
         var posted = fields
         // A switch that is off sends nothing.
         for key in SettingsView.switches where fields["switches"] != nil { posted[key] = fields[key] == "true" ? "true" : "false" }
         let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
-        if !changes.isEmpty { _ = try environment.ledger.updateSettings(changes, clock: clock) }
+        if !changes.isEmpty { _ = try app.settings.update(changes) }
         return WebPages.redirect("/settings?saved=1")
     }
 
     func checkIn(_ context: DoseRequestContext) throws -> Response {
-        let snapshot = try environment.ledger.status(clock: environment.clock())
+        let snapshot = try environment.useCases().night.status()
         return Templates.page(
             "checkin",
             CheckInView(
                 frame: Frame("Check-in", current: ""), csrf: csrf(context),
                 night: snapshot.session?.date.description, quick: CheckInForm.Section(title: "", fields: CheckInForm.quick()),
-                sections: CheckInForm.sections(hasUsual: try environment.ledger.hasUsualSleepEnvironment())))
+                sections: CheckInForm.sections(hasUsual: try environment.useCases().records.hasUsualSleepEnvironment())))
     }
 
     func saveCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: CheckInForm.answers(fields), allowed: AnswerDecoding.checkInAllowed)
-        let outcome = try environment.ledger.perform(NightAction(.checkIn(answers)), clock: environment.clock())
+        let outcome = try environment.useCases().night.perform(NightAction(.checkIn(answers)))
         let score = outcome.decision.checkIn?.wellnessScore ?? answers.wellnessScore
         return Templates.page(
             "notice",
@@ -210,7 +206,7 @@ struct WebRoutes {
     func savePreSleep(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let log = try AnswerDecoding.decode(PreSleepLog.self, from: PreSleepForm.answers(fields), allowed: AnswerDecoding.preSleepAllowed)
-        _ = try environment.ledger.savePreSleep(log, at: nil, note: nil, clock: environment.clock())
+        _ = try environment.useCases().records.savePreSleep(log, at: nil, note: nil)
         return Templates.page(
             "notice",
             NoticePage(
@@ -221,10 +217,10 @@ struct WebRoutes {
     /// Medications in two steps that work without JavaScript: choose the medicine, then choose one of its doses or
     /// type another. Nothing is ever logged with an amount nobody chose.
     func medications(_ request: Request, _ context: DoseRequestContext) throws -> Response {
-        let clock = environment.clock()
-        let zone = try zone(clock)
+        let app = environment.useCases()
+        let zone = try app.settings.zone()
         let chosen = try request.uri.queryParameters["medication"].map { try MedicationCatalogue.medication(id: String($0)) }
-        let recent = try environment.ledger.medications(limit: 10)
+        let recent = try environment.useCases().medications.list(limit: 10)
         let logged = request.uri.queryParameters["logged"].map(String.init)
         let flash = recent.first { $0.id == logged }.map {
             "\($0.medication.name) \(NumberText.plain($0.doseMg)) mg logged at \(WebPages.clock($0.takenAt, zone))."
@@ -244,10 +240,10 @@ struct WebRoutes {
         let (amount, unit) = try MedicationEntryText.amount(typed ?? fields["amount"] ?? "", unit: fields["unit"] ?? "", for: medication)
         let confirmations: Set<ConfirmKind> = fields["confirm"] == "duplicate" ? [.duplicate] : []
         let note = fields["note"].flatMap { $0.isEmpty ? nil : $0 }
-        let clock = environment.clock()
-        let records = try environment.ledger.logMedications(
+        let app = environment.useCases()
+        let records = try app.medications.log(
             [MedicationInput(medicationID: medication.id, amount: amount, unit: unit, note: note)],
-            confirmations: confirmations, clock: clock)
+            confirmations: confirmations)
         return WebPages.redirect("/medications?logged=\(records.first?.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
     }
 }

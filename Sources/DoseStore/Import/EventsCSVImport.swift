@@ -2,11 +2,11 @@ public import DoseCore
 public import Foundation
 import GRDB
 
-extension NightLedger {
+extension DataTransfer {
     /// Imports an events.csv (SSOT CSV v1). Events are grouped into nights by their session key in their own zone;
     /// a night that exists here receives them, otherwise one is created (closed once its check-in cutoff has passed).
     /// Undo rows describe removed events and are skipped; doses that would contradict the night are rejected.
-    public func importEventsCSV(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importEventsCSV(at path: String, clock: StoreClock) throws -> ImportReport {
         let file = "events.csv"
         let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
         let table = try CSVTable(
@@ -73,7 +73,7 @@ extension NightLedger {
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            _ = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             var fresh: [(row: Int, event: NightEvent)] = []
             for item in parsed {
                 if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {

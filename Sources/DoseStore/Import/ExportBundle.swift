@@ -107,12 +107,12 @@ public enum ExportBundle {
     }
 }
 
-extension NightLedger {
+extension DataTransfer {
     /// Writes the export bundle to `path`: a temporary name in the same folder, owner-only, synced, then renamed.
     /// Returns the number of data rows per file.
     @discardableResult
     public func exportBundle(to path: String, clock: StoreClock) throws -> [String: Int] {
-        try settle(clock: clock)
+        try NightLedger(database).settle(clock: clock)
         let (files, counts) = try database.read { db -> ([(String, String)], [String: Int]) in
             var files: [(String, String)] = []
             var counts: [String: Int] = [:]

@@ -1,7 +1,7 @@
 import DoseCore
 public import Foundation
 
-extension NightLedger {
+extension DataTransfer {
     /// Imports a file by what it is: a zip bundle, an events.csv (SSOT CSV v1), or an SQLite database of the original app.
     public func importFile(at path: String, clock: StoreClock) throws -> ImportReport {
         guard let handle = FileHandle(forReadingAtPath: path) else {

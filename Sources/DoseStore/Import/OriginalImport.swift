@@ -2,11 +2,11 @@ public import DoseCore
 public import Foundation
 import GRDB
 
-extension NightLedger {
+extension DataTransfer {
     /// Imports a database of the original iOS app: schema versions 1–6 of seed 004 and the later layout of
     /// reference §4.3, recognised by their tables and columns. Names and values are mapped to DoseTap's (D8);
     /// every source row is imported, skipped with a reason, or rejected with a reason. All or nothing.
-    public func importOriginalDatabase(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importOriginalDatabase(at path: String, clock: StoreClock) throws -> ImportReport {
         var configuration = Configuration()
         configuration.readonly = true
         let source: DatabaseQueue
@@ -21,7 +21,7 @@ extension NightLedger {
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            _ = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
             var importer = OriginalImporter(snapshot: snapshot, settings: settings, zone: zone, clock: clock)
             try importer.run(db)
             return importer.report
@@ -423,7 +423,7 @@ struct OriginalImporter {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
                 continue
             }
-            switch NightLedger.joining(item.event, NightFacts(session.events + accepted)) {
+            switch DataTransfer.joining(item.event, NightFacts(session.events + accepted)) {
             case .success(let event): accepted.append(event)
             case .failure(let refusal): report.reject(item.table, row: item.row, refusal.reason)
             }
@@ -525,7 +525,7 @@ struct OriginalImporter {
                 timeZoneID: zone.identifier, utcOffsetMinutes: offset, sessionDate: key, sessionID: sessionID,
                 note: (row["notes"] as String?).flatMap { try? TextLimits.validated($0, field: "notes", limit: TextLimits.note) },
                 confirmedDuplicate: (row["confirmed_duplicate"] as Int? ?? 0) != 0, batchID: "legacy-\(id)")
-            try NightLedger.insert(record, db)
+            try MedicationLog.insert(record, db)
             report.importedRow("medication_events")
         }
     }

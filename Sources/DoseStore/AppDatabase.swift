@@ -3,9 +3,10 @@ public import Foundation
 public import GRDB
 
 /// The one SQLite database of DoseTap (SPEC §6): opened with durable settings, migrated, checked.
-public final class DoseDatabase: Sendable {
-    /// The connection (a queue for one-shot commands, a pool for the server).
-    public let writer: any DatabaseWriter
+public final class AppDatabase: Sendable {
+    /// The connection (a queue for one-shot commands, a pool for the server). Only the stores of this module touch it,
+    /// each through `read` and `write`, so every storage failure is mapped to the error taxonomy in one place.
+    let writer: any DatabaseWriter
     /// The file path, nil in memory.
     public let path: String?
     /// The open night as the writer last committed it (actions only; see `OpenNightCache`).
@@ -21,7 +22,7 @@ public final class DoseDatabase: Sendable {
 
     /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
     /// A file that is not a DoseTap database, or one written by a newer DoseTap, is refused untouched.
-    public static func open(path: String, pooled: Bool = false) throws -> DoseDatabase {
+    public static func open(path: String, pooled: Bool = false) throws -> AppDatabase {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         if !FileManager.default.fileExists(atPath: directory) {
@@ -35,32 +36,32 @@ public final class DoseDatabase: Sendable {
             let queue = try DatabaseQueue(path: path, configuration: configuration())
             if isNew { try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path) }
             try prepareSchema(queue, path: path)
-            guard pooled else { return DoseDatabase(writer: queue, path: path) }
+            guard pooled else { return AppDatabase(writer: queue, path: path) }
             try queue.close()
             var config = configuration()
             config.journalMode = .wal
             let pool = try DatabasePool(path: path, configuration: config)
             // GRDB lowers the pool writer to synchronous=NORMAL when it sets up WAL; durability needs FULL.
             try pool.barrierWriteWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
-            return DoseDatabase(writer: pool, path: path)
+            return AppDatabase(writer: pool, path: path)
         } catch {
             throw StoreErrors.map(error, path: path)
         }
     }
 
     /// A fresh database in memory (tests).
-    public static func inMemory() throws -> DoseDatabase {
+    public static func inMemory() throws -> AppDatabase {
         let queue = try DatabaseQueue(configuration: configuration())
         try prepareSchema(queue, path: nil)
-        return DoseDatabase(writer: queue, path: nil)
+        return AppDatabase(writer: queue, path: nil)
     }
 
     /// An in-memory copy of this database, so many runs can start from one prepared state (fuzzing) without
     /// migrating a fresh database each time.
-    public func inMemoryCopy() throws -> DoseDatabase {
+    public func inMemoryCopy() throws -> AppDatabase {
         let queue = try DatabaseQueue(configuration: Self.configuration())
         try writer.backup(to: queue)
-        return DoseDatabase(writer: queue, path: nil)
+        return AppDatabase(writer: queue, path: nil)
     }
 
     /// The settings every connection gets: durable commits, erased deletes, foreign keys, a busy timeout.
@@ -124,12 +125,12 @@ public final class DoseDatabase: Sendable {
     }
 
     /// Runs one write transaction, mapping storage failures to the error taxonomy.
-    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try writer.write(body) } catch { throw StoreErrors.map(error, path: path) }
     }
 
     /// Runs one read, mapping storage failures to the error taxonomy.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+    func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try writer.read(body) } catch { throw StoreErrors.map(error, path: path) }
     }
 }
