@@ -33,18 +33,18 @@ public struct DataTransfer: Sendable {
                 db,
                 sql: """
                     SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
-                    UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL, note FROM sleep_events
+                    UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL AS metadata, note FROM sleep_events
                     UNION ALL SELECT id, 'undo', 'user', at, json_extract(details, '$.time_zone'), NULL,
                         'undid ' || json_extract(details, '$.event_type') || ' ' || entity_id || ' of ' || json_extract(details, '$.occurred_at')
                         FROM audit_log WHERE action = 'undo'
-                    ORDER BY 4, 1
+                    ORDER BY occurred_at, id
                     """)
+            // A compound select's columns are named by its first select.
             while let row = try rows.next() {
-                let type: String = row[1]
-                let metadata: String? = row[5]
+                let type: String = row["event_type"]
                 out += CSV.row([
-                    CSV.field(row[0]), CSV.field(Self.csvEventType(type)), CSV.field(row[2]), CSV.field(row[3]), CSV.field(row[4]),
-                    Self.doseSequence(type: type, metadata: metadata), CSV.field(row[6], freeText: true),
+                    CSV.field(row["id"]), CSV.field(Self.csvEventType(type)), CSV.field(row["source"]), CSV.field(row["occurred_at"]),
+                    CSV.field(row["time_zone"]), Self.doseSequence(type: type, metadata: row["metadata"]), CSV.field(row["note"], freeText: true),
                 ])
             }
             return out
@@ -78,13 +78,13 @@ public struct DataTransfer: Sendable {
                     """, arguments: StatementArguments(arguments))
             let target = settings.targetIntervalMinutes
             while let row = try rows.next() {
-                let dose1 = NightRecords.instant(row[1])
-                let dose2 = (row[2] as String?).map(NightRecords.instant)
-                let interval: Int? = row[3]
+                let dose1 = NightRecords.instant(row["dose1_at"])
+                let dose2 = (row["dose2_at"] as String?).map(NightRecords.instant)
+                let interval: Int? = row["interval_minutes"]
                 let onTime = interval.map { DoseWindow.isOnTime(intervalMinutes: $0, targetMinutes: target) } ?? false
-                let natural = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: target, snoozes: row[4]) } ?? false
+                let natural = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: target, snoozes: row["snooze_count"]) } ?? false
                 out += CSV.row([
-                    row[0], LocalClock.hourMinuteSecond(dose1, in: timeZone), dose2.map { LocalClock.hourMinuteSecond($0, in: timeZone) } ?? "",
+                    row["session_date"], LocalClock.hourMinuteSecond(dose1, in: timeZone), dose2.map { LocalClock.hourMinuteSecond($0, in: timeZone) } ?? "",
                     interval.map(String.init) ?? "", String(onTime), String(natural),
                 ])
             }

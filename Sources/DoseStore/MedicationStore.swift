@@ -1,6 +1,6 @@
 public import DoseCore
 public import Foundation
-import GRDB
+public import GRDB
 
 /// One medication entry to log.
 public struct MedicationInput: Sendable {
@@ -35,6 +35,62 @@ public struct MedicationRecord: Sendable, Hashable {
     public var note: String?
     public var confirmedDuplicate: Bool
     public var batchID: String
+}
+
+extension MedicationRecord: FetchableRecord, PersistableRecord {
+    /// The table of medication entries.
+    public static let databaseTableName = "medication_events"
+
+    /// The columns of `medication_events`.
+    public enum Columns: String, ColumnExpression {
+        case id
+        case sessionID = "session_id"
+        case sessionDate = "session_date"
+        case medicationID = "medication_id"
+        case doseMg = "dose_mg"
+        case amount = "dose_amount"
+        case unit = "dose_unit"
+        case formulation
+        case takenAt = "taken_at"
+        case recordedAt = "recorded_at"
+        case utcOffsetMinutes = "utc_offset_minutes"
+        case timeZone = "time_zone"
+        case source
+        case note = "notes"
+        case confirmedDuplicate = "confirmed_duplicate"
+        case batchID = "batch_id"
+    }
+
+    /// An entry from its row; a medication the catalogue no longer knows is refused as an invalid file.
+    public init(row: Row) throws {
+        self.init(
+            id: row[Columns.id], medication: try MedicationCatalogue.medication(id: row[Columns.medicationID]), doseMg: row[Columns.doseMg],
+            amount: row[Columns.amount], unit: DoseUnit(rawValue: row[Columns.unit]) ?? .mg, takenAt: NightRecords.instant(row[Columns.takenAt]),
+            recordedAt: NightRecords.instant(row[Columns.recordedAt]), timeZoneID: row[Columns.timeZone], utcOffsetMinutes: row[Columns.utcOffsetMinutes],
+            sessionDate: SessionKey(parsing: row[Columns.sessionDate]) ?? SessionKey(year: 1970, month: 1, day: 1)!,
+            sessionID: (row[Columns.sessionID] as String?).map(SessionID.init(rawValue:)), note: row[Columns.note],
+            confirmedDuplicate: row[Columns.confirmedDuplicate], batchID: row[Columns.batchID])
+    }
+
+    /// The entry's row; entries are only ever logged by the person (`source` user).
+    public func encode(to container: inout PersistenceContainer) {
+        container[Columns.id] = id
+        container[Columns.sessionID] = sessionID?.rawValue
+        container[Columns.sessionDate] = sessionDate.description
+        container[Columns.medicationID] = medication.id
+        container[Columns.doseMg] = doseMg
+        container[Columns.amount] = amount
+        container[Columns.unit] = unit.rawValue
+        container[Columns.formulation] = medication.formulation.rawValue
+        container[Columns.takenAt] = ISO8601.string(takenAt)
+        container[Columns.recordedAt] = ISO8601.string(recordedAt)
+        container[Columns.utcOffsetMinutes] = utcOffsetMinutes
+        container[Columns.timeZone] = timeZoneID
+        container[Columns.source] = "user"
+        container[Columns.note] = note
+        container[Columns.confirmedDuplicate] = confirmedDuplicate
+        container[Columns.batchID] = batchID
+    }
 }
 
 /// Other medications taken (SPEC §3.7): logged in batches, listed, corrected and deleted, each change audited.
@@ -94,24 +150,17 @@ public struct MedicationLog: Sendable {
     /// Medication entries, newest first, optionally of one night.
     public func list(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
         try database.read { db in
-            let rows =
-                if let date {
-                    try Row.fetchAll(
-                        db, sql: "SELECT * FROM medication_events WHERE session_date = ? ORDER BY taken_at DESC LIMIT ?", arguments: [date.description, limit])
-                } else {
-                    try Row.fetchAll(db, sql: "SELECT * FROM medication_events ORDER BY taken_at DESC LIMIT ?", arguments: [limit])
-                }
-            return try rows.map(Self.medicationRecord)
+            var request = MedicationRecord.order(MedicationRecord.Columns.takenAt.desc).limit(limit)
+            if let date { request = request.filter(MedicationRecord.Columns.sessionDate == date.description) }
+            return try request.fetchAll(db)
         }
     }
 
     /// One medication entry by id.
     public func find(_ id: String) throws -> MedicationRecord {
         try database.read { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
-                throw DoseError.notFound(what: "A medication entry with id \(id)")
-            }
-            return try Self.medicationRecord(row)
+            guard let record = try MedicationRecord.fetchOne(db, key: id) else { throw DoseError.notFound(what: "A medication entry with id \(id)") }
+            return record
         }
     }
 
@@ -121,10 +170,7 @@ public struct MedicationLog: Sendable {
         clock: StoreClock
     ) throws -> MedicationRecord {
         try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
-                throw DoseError.notFound(what: "A medication entry with id \(id)")
-            }
-            let before = try Self.medicationRecord(row)
+            guard let before = try MedicationRecord.fetchOne(db, key: id) else { throw DoseError.notFound(what: "A medication entry with id \(id)") }
             var after = before
             let zone = TimeZone(identifier: before.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!
             if let amount { after.amount = amount }
@@ -161,11 +207,8 @@ public struct MedicationLog: Sendable {
     /// Deletes an entry, keeping it in the audit log.
     public func delete(_ id: String, clock: StoreClock) throws -> MedicationRecord {
         try database.write { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM medication_events WHERE id = ?", arguments: [id]) else {
-                throw DoseError.notFound(what: "A medication entry with id \(id)")
-            }
-            let record = try Self.medicationRecord(row)
-            try db.execute(sql: "DELETE FROM medication_events WHERE id = ?", arguments: [id])
+            guard let record = try MedicationRecord.fetchOne(db, key: id) else { throw DoseError.notFound(what: "A medication entry with id \(id)") }
+            try record.delete(db)
             try NightRecords.audit(
                 "delete_medication", id: clock.makeID(), at: clock.now, session: record.sessionID, entity: id,
                 details: Self.auditDetails(record), db)
@@ -173,30 +216,7 @@ public struct MedicationLog: Sendable {
         }
     }
 
-    static func insert(_ record: MedicationRecord, _ db: Database) throws {
-        try db.execute(
-            sql: """
-                INSERT INTO medication_events (id, session_id, session_date, medication_id, dose_mg, dose_amount, dose_unit, formulation, taken_at,
-                    recorded_at, utc_offset_minutes, time_zone, source, notes, confirmed_duplicate, batch_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)
-                """,
-            arguments: [
-                record.id, record.sessionID?.rawValue, record.sessionDate.description, record.medication.id, record.doseMg,
-                record.amount, record.unit.rawValue, record.medication.formulation.rawValue, ISO8601.string(record.takenAt),
-                ISO8601.string(record.recordedAt), record.utcOffsetMinutes, record.timeZoneID, record.note, record.confirmedDuplicate,
-                record.batchID,
-            ])
-    }
-
-    static func medicationRecord(_ row: Row) throws -> MedicationRecord {
-        MedicationRecord(
-            id: row["id"], medication: try MedicationCatalogue.medication(id: row["medication_id"]), doseMg: row["dose_mg"], amount: row["dose_amount"],
-            unit: DoseUnit(rawValue: row["dose_unit"]) ?? .mg, takenAt: NightRecords.instant(row["taken_at"]),
-            recordedAt: NightRecords.instant(row["recorded_at"]), timeZoneID: row["time_zone"], utcOffsetMinutes: row["utc_offset_minutes"],
-            sessionDate: SessionKey(parsing: row["session_date"]) ?? SessionKey(year: 1970, month: 1, day: 1)!,
-            sessionID: (row["session_id"] as String?).map(SessionID.init(rawValue:)), note: row["notes"],
-            confirmedDuplicate: row["confirmed_duplicate"], batchID: row["batch_id"])
-    }
+    static func insert(_ record: MedicationRecord, _ db: Database) throws { try record.insert(db) }
 
     static func auditDetails(_ record: MedicationRecord) -> [String: String] {
         var details = [

@@ -131,7 +131,7 @@ public struct NightLedger: Sendable {
     public func perform(_ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
         let cache = database.openNight
         let (outcome, key) = try database.write { db in
-            if let idempotency, let stored = try DeviceStore.storedResponse(device: idempotency.device, key: idempotency.key, db) {
+            if let idempotency, let stored = try IdempotencyRecord.find(device: idempotency.device, key: idempotency.key, db) {
                 // The same key arrived twice at once and the other request committed first: its answer is the answer.
                 // Checked inside the write transaction, which SQLite serialises, so two requests can never both act.
                 throw AlreadyAnswered(response: stored)
@@ -143,10 +143,9 @@ public struct NightLedger: Sendable {
             var outcome = try Self.perform(action, clock: clock, eventID: eventID, cache: cache, db)
             if let idempotency {
                 let (status, body) = idempotency.render(outcome)
-                try db.execute(
-                    sql: "INSERT INTO idempotency_keys (device_id, key, request_hash, status, response, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                    arguments: [idempotency.device, idempotency.key, idempotency.requestHash, status, body, ISO8601.string(clock.now)])
-                outcome.storedResponse = StoredResponse(requestHash: idempotency.requestHash, status: status, body: body)
+                let response = StoredResponse(requestHash: idempotency.requestHash, status: status, body: body)
+                try IdempotencyRecord(deviceID: idempotency.device, key: idempotency.key, response: response, at: clock.now).insert(db)
+                outcome.storedResponse = response
             }
             return (outcome, try OpenNightCache.key(db))
         }

@@ -54,13 +54,11 @@ enum NightRecords {
     /// night is open (only one row may have no end).
     static func insertSession(_ session: NightSession, timeZone: TimeZone, closure: SessionClosure? = nil, _ db: Database) throws {
         try db.execute(
-            sql: """
-                INSERT INTO sleep_sessions (id, session_date, started_at, time_zone, ended_at, end_reason, terminal_state) VALUES (?, ?, ?, ?, ?, ?, ?)
-                """,
-            arguments: [
-                session.id.rawValue, session.date.description, ISO8601.string(session.startedAt), timeZone.identifier,
-                closure.map { ISO8601.string($0.endedAt) }, closure?.reason.rawValue, closure?.terminalState.rawValue,
-            ])
+            literal: """
+                INSERT INTO sleep_sessions (id, session_date, started_at, time_zone, ended_at, end_reason, terminal_state)
+                VALUES (\(session.id.rawValue), \(session.date.description), \(ISO8601.string(session.startedAt)), \(timeZone.identifier),
+                    \(closure.map { ISO8601.string($0.endedAt) }), \(closure?.reason.rawValue), \(closure?.terminalState.rawValue))
+                """)
     }
 
     /// Rebuilds the derived columns of a night from its events, and records its close (D12, D13).
@@ -110,18 +108,18 @@ enum NightRecords {
             }
             let doses = try rows("dose_events", extra: ", metadata")
             while let row = try doses.next() {
-                var event = baseEvent(row, kind: EventKind(wireName: row[1]))
-                let json: String = row[9]
+                var event = baseEvent(row, kind: EventKind(wireName: row[EventColumn.type]))
+                let json: String = row[EventColumn.extra]
                 event.metadata = try metadataDecoder.decode(EventMetadata.self, from: Data(json.utf8))
-                result[row[8], default: []].append(event)
+                result[row[EventColumn.sessionID], default: []].append(event)
             }
             let sleeps = try rows("sleep_events")
             while let row = try sleeps.next() {
-                result[row[8], default: []].append(baseEvent(row, kind: .sleep(SleepEventType(rawValue: row[1]))))
+                result[row[EventColumn.sessionID], default: []].append(baseEvent(row, kind: .sleep(SleepEventType(rawValue: row[EventColumn.type]))))
             }
             let checkIns = try rows("morning_checkins", type: "NULL")
             while let row = try checkIns.next() {
-                result[row[8], default: []].append(baseEvent(row, kind: .checkIn))
+                result[row[EventColumn.sessionID], default: []].append(baseEvent(row, kind: .checkIn))
             }
         }
         return result
@@ -153,41 +151,40 @@ enum NightRecords {
         ISO8601.parse(text) ?? Date(timeIntervalSince1970: 0)
     }
 
-    /// The columns every event table shares after `id` and the type (columns 0 and 1), read by position in `baseEvent`:
-    /// looking columns up by name on each row was most of the cost of loading a long night. `session_id` is column 8.
+    /// The columns every event table shares after `id` and the type, in `EventColumn` order.
     private static let eventColumns = "occurred_at, recorded_at, time_zone, utc_offset_minutes, source, note, session_id"
     private static let metadataDecoder = JSONDecoder()
 
     private static func baseEvent(_ row: Row, kind: EventKind) -> NightEvent {
         // The stored offset is the one in force when it happened; keep it even if zone rules change later.
         NightEvent(
-            id: EventID(rawValue: row[0]), kind: kind, occurredAt: instant(row[2]), recordedAt: instant(row[3]),
-            timeZoneID: row[4], utcOffsetMinutes: row[5], source: EventSource(rawValue: row[6]) ?? .imported, note: row[7])
+            id: EventID(rawValue: row[EventColumn.id]), kind: kind, occurredAt: instant(row[EventColumn.occurredAt]),
+            recordedAt: instant(row[EventColumn.recordedAt]), timeZoneID: row[EventColumn.timeZone], utcOffsetMinutes: row[EventColumn.utcOffsetMinutes],
+            source: EventSource(rawValue: row[EventColumn.source]) ?? .imported, note: row[EventColumn.note])
     }
 
     /// Inserts an event into its table; a check-in needs its answers.
     static func insert(_ event: NightEvent, session: SessionID, checkIn: MorningCheckIn?, catalogue: SleepEventCatalogue, _ db: Database) throws {
-        let common: [(any DatabaseValueConvertible)?] = [
-            event.id.rawValue, session.rawValue, ISO8601.string(event.occurredAt), ISO8601.string(event.recordedAt),
-            event.utcOffsetMinutes, event.timeZoneID, event.source.rawValue, event.note,
-        ]
-        let columns = "id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note"
+        // The columns every event table shares, and their values, named together.
+        let columns: SQL = "id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note"
+        let values: SQL = """
+            \(event.id.rawValue), \(session.rawValue), \(ISO8601.string(event.occurredAt)), \(ISO8601.string(event.recordedAt)),
+            \(event.utcOffsetMinutes), \(event.timeZoneID), \(event.source.rawValue), \(event.note)
+            """
         switch event.kind {
         case .dose1, .dose2, .extraDose, .dose2Skipped, .snooze:
             let metadata = String(decoding: try metadataEncoder.encode(event.metadata), as: UTF8.self)
-            try db.execute(
-                sql: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: StatementArguments(common + [event.kind.wireName, metadata]))
+            try db.execute(literal: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (\(values), \(event.kind.wireName), \(metadata))")
         case .sleep(let type):
             let category = catalogue.definition(of: type)?.category ?? .custom
-            try db.execute(
-                sql: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: StatementArguments(common + [type.rawValue, category.rawValue]))
+            try db.execute(literal: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (\(values), \(type.rawValue), \(category.rawValue))")
         case .checkIn:
+            // Inserted with the defaults' answers, then written in full by the one writer insert and edit share.
             try db.execute(
-                sql:
-                    "INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness, wellness_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 3, 'moderate', 'mild', 5, 'neutral', 3, 58)",
-                arguments: StatementArguments(common))
+                literal: """
+                    INSERT INTO morning_checkins (\(columns), sleep_quality, feel_rested, grogginess, mental_clarity, mood, readiness, wellness_score)
+                    VALUES (\(values), 3, 'moderate', 'mild', 5, 'neutral', 3, 58)
+                    """)
             try writeAnswers(checkIn ?? MorningCheckIn(), checkInID: event.id.rawValue, db)
         }
     }
@@ -298,9 +295,7 @@ enum NightRecords {
     /// Keeps what an undo, delete or edit changed.
     static func audit(_ action: String, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database) throws {
         let json = String(decoding: try metadataEncoder.encode(details), as: UTF8.self)
-        try db.execute(
-            sql: "INSERT INTO audit_log (id, at, action, session_id, entity_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [id, ISO8601.string(at), action, session?.rawValue, entity, json])
+        try AuditRecord(id: id, at: at, action: action, sessionID: session?.rawValue, entityID: entity, details: json).insert(db)
     }
 
     /// The facts of an event worth keeping when it is removed.
@@ -312,4 +307,21 @@ enum NightRecords {
         if let note = event.note { details["note"] = note }
         return details
     }
+}
+
+/// The positions of an event row's columns as `NightRecords.events(ofSessions:)` selects them: `id`, the type, then
+/// `eventColumns`, then the table's extra column. Read by position because looking columns up by name on each row was
+/// most of the cost of loading a long night; named here so no reader counts.
+private enum EventColumn {
+    static let id = 0
+    static let type = 1
+    static let occurredAt = 2
+    static let recordedAt = 3
+    static let timeZone = 4
+    static let utcOffsetMinutes = 5
+    static let source = 6
+    static let note = 7
+    static let sessionID = 8
+    /// `metadata` of `dose_events`.
+    static let extra = 9
 }

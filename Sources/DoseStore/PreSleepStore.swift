@@ -45,14 +45,12 @@ extension NightJournal {
             let id = clock.makeID()
             let json = String(decoding: try NightRecords.metadataEncoder.encode(log), as: UTF8.self)
             try db.execute(
-                sql: """
+                literal: """
                     INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
-                        completion_state, answers_json) VALUES (?, ?, ?, ?, ?, ?, 'user', ?, ?, ?)
-                    """,
-                arguments: [
-                    id, session.id.rawValue, ISO8601.string(at), ISO8601.string(clock.now), LocalClock.offsetMinutes(zone, at: at),
-                    zone.identifier, note, log.completion.rawValue, json,
-                ])
+                        completion_state, answers_json)
+                    VALUES (\(id), \(session.id.rawValue), \(ISO8601.string(at)), \(ISO8601.string(clock.now)), \(LocalClock.offsetMinutes(zone, at: at)),
+                        \(zone.identifier), 'user', \(note), \(log.completion.rawValue), \(json))
+                    """)
             return SavedPreSleepLog(
                 id: id, sessionID: session.id, sessionDate: session.date, log: log, completion: log.completion,
                 startedSession: started, replaced: previous != nil)

@@ -26,20 +26,18 @@ extension NightLedger {
             let revision = Self.revision(session: open, settings: settings)
             guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
             let logged = Set(
-                try Row.fetchAll(db, sql: "SELECT kind, fire_at FROM reminder_log WHERE session_id = ?", arguments: [session.id.rawValue])
-                    .map { "\($0["kind"] as String)@\($0["fire_at"] as String)" })
+                try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
+                    .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
             var due = DueReminders(sessionID: session.id, fire: [], missed: [], revision: revision)
             for reminder in ReminderPlan.plan(for: session, settings: settings) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
                 guard !logged.contains(key) else { continue }
                 let late = !ReminderPlan.stillRings(reminder, at: clock.now)
                 if late { due.missed.append(reminder) } else { due.fire.append(reminder) }
-                try db.execute(
-                    sql: "INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [
-                        session.id.rawValue, reminder.kind.rawValue, ISO8601.string(reminder.fireAt), late ? "missed" : "fired",
-                        ISO8601.string(clock.now),
-                    ])
+                try ReminderLogRecord(
+                    sessionID: session.id.rawValue, kind: reminder.kind.rawValue, fireAt: reminder.fireAt, outcome: late ? "missed" : "fired",
+                    recordedAt: clock.now
+                ).insert(db)
             }
             return due
         }

@@ -26,22 +26,22 @@ public struct ServerRuns: Sendable {
 
     /// Records the start of a server run; returns its id for heartbeats and the clean stop.
     public func started(clock: StoreClock) throws -> String {
-        let id = clock.makeID()
-        let now = ISO8601.string(clock.now)
+        let run = ServerRunRecord(id: clock.makeID(), startedAt: clock.now, lastSeenAt: clock.now)
         try database.write { db in
-            try db.execute(sql: "INSERT INTO server_runs (id, started_at, last_seen_at) VALUES (?, ?, ?)", arguments: [id, now, now])
+            try run.insert(db)
             // A year of runs is plenty to explain any night still in question.
-            try db.execute(sql: "DELETE FROM server_runs WHERE started_at < ?", arguments: [ISO8601.string(clock.now.addingTimeInterval(-366 * 86_400))])
+            try ServerRunRecord.filter(ServerRunRecord.Columns.startedAt < ISO8601.string(clock.now.addingTimeInterval(-366 * 86_400))).deleteAll(db)
         }
-        return id
+        return run.id
     }
 
     /// Records that the run is alive (or, with `stopped`, that it stopped cleanly).
     public func alive(_ run: String, stopped: Bool = false, clock: StoreClock) throws {
         try database.write { db in
-            try db.execute(
-                sql: "UPDATE server_runs SET last_seen_at = ?, stopped_at = ? WHERE id = ?",
-                arguments: [ISO8601.string(clock.now), stopped ? ISO8601.string(clock.now) : nil, run])
+            guard var record = try ServerRunRecord.fetchOne(db, key: run) else { return }
+            record.lastSeenAt = clock.now
+            record.stoppedAt = stopped ? clock.now : nil
+            try record.update(db)
         }
     }
 
@@ -54,12 +54,12 @@ public struct ServerRuns: Sendable {
     /// The outages that overlap `interval` (a night from Dose 1 to now or its end), oldest first.
     public func outages(overlapping interval: DateInterval) throws -> [ServerOutage] {
         try database.read { db in
-            let runs = try Row.fetchAll(db, sql: "SELECT started_at, last_seen_at, stopped_at FROM server_runs ORDER BY started_at")
+            let runs = try ServerRunRecord.order(ServerRunRecord.Columns.startedAt).fetchAll(db)
             var outages: [ServerOutage] = []
             for (earlier, later) in zip(runs, runs.dropFirst()) {
-                let stopped = (earlier["stopped_at"] as String?).map(NightRecords.instant)
-                let from = stopped ?? NightRecords.instant(earlier["last_seen_at"])
-                let until = NightRecords.instant(later["started_at"])
+                let stopped = earlier.stoppedAt
+                let from = stopped ?? earlier.lastSeenAt
+                let until = later.startedAt
                 guard until.timeIntervalSince(from) >= Self.outageThreshold, from < interval.end, until > interval.start else { continue }
                 // A run that lived less than the threshold between two outages is one outage to a person.
                 if let last = outages.last, from.timeIntervalSince(last.until) < Self.outageThreshold {

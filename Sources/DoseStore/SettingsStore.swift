@@ -13,11 +13,11 @@ public struct SettingsStore: Sendable {
     /// Loads the settings; the `time_zone` default is the machine's zone.
     static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
         var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
-        for row in try Row.fetchAll(try db.cachedStatement(sql: "SELECT key, value FROM settings ORDER BY key")) {
+        for row in try SettingRecord.order(SettingRecord.Columns.key).fetchAll(db) {
             do {
-                settings = try settings.setting(row["key"], to: row["value"])
+                settings = try settings.setting(row.key, to: row.value)
             } catch {
-                throw DoseError.invalidFile(problem: "the stored setting \(row["key"] as String) = '\(row["value"] as String)' is invalid: \(error.message)")
+                throw DoseError.invalidFile(problem: "the stored setting \(row.key) = '\(row.value)' is invalid: \(error.message)")
             }
         }
         return settings
@@ -43,11 +43,7 @@ public struct SettingsStore: Sendable {
                 let canonical = try Self.canonicalKey(key)
                 let newValue = try updated.value(of: canonical)
                 let oldValue = try current.value(of: canonical)
-                try db.execute(
-                    sql: """
-                        INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)
-                        ON CONFLICT(key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-                        """, arguments: [canonical, newValue, ISO8601.string(clock.now)])
+                try SettingRecord(key: canonical, value: newValue, updatedAt: clock.now).upsert(db)
                 try NightRecords.audit(
                     "setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
                     details: ["from": oldValue, "to": newValue], db)

@@ -93,12 +93,13 @@ extension DataTransfer {
                 throw DoseError.invalidFile(problem: "settings.json: \(error.message)")
             }
         }
-        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM settings") ?? 0 > 0 {
+        if try SettingRecord.fetchCount(db) > 0 {
             report.notes.append("settings kept: this database already has its own")
             return
         }
         for (key, value) in explicit.sorted(by: { $0.key < $1.key }) {
-            try db.execute(sql: "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", arguments: [key, value, "1970-01-01T00:00:00.000Z"])
+            // Dated at the epoch: the bundle does not say when each was chosen, and no audit entry claims it happened now.
+            try SettingRecord(key: key, value: value, updatedAt: Date(timeIntervalSince1970: 0)).insert(db)
         }
         if !explicit.isEmpty { report.notes.append("settings applied: \(explicit.keys.sorted().joined(separator: ", "))") }
     }

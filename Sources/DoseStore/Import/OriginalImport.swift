@@ -471,14 +471,11 @@ struct OriginalImporter {
             let json = String(decoding: try NightRecords.metadataEncoder.encode(item.log), as: UTF8.self)
             let completion = item.completion.flatMap { PreSleepCompletion(rawValue: $0) } ?? item.log.completion
             try db.execute(
-                sql: """
+                literal: """
                     INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note, completion_state, answers_json)
-                    VALUES (?, ?, ?, ?, ?, ?, 'imported', NULL, ?, ?)
-                    """,
-                arguments: [
-                    item.id, session.id.rawValue, ISO8601.string(item.at), ISO8601.string(clock.now), LocalClock.offsetMinutes(zone, at: item.at),
-                    zone.identifier, completion.rawValue, json,
-                ])
+                    VALUES (\(item.id), \(session.id.rawValue), \(ISO8601.string(item.at)), \(ISO8601.string(clock.now)),
+                        \(LocalClock.offsetMinutes(zone, at: item.at)), \(zone.identifier), 'imported', NULL, \(completion.rawValue), \(json))
+                    """)
             report.importedRow(item.table)
         }
         if let closure {

@@ -1,0 +1,186 @@
+public import Foundation
+import GRDB
+
+// The rows the server keeps about itself and its clients.
+
+/// A paired device (a phone's browser, Home Assistant, a button daemon): a row of `devices`.
+public struct DeviceRecord: Sendable, Hashable, StoredRecord {
+    static let databaseTableName = "devices"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    public var id: String
+    public var name: String
+    /// SHA-256 of the token, hex; the token itself is never stored.
+    public var tokenHash: String
+    public var createdAt: Date
+    public var revokedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id, name
+        case tokenHash = "token_hash"
+        case createdAt = "created_at"
+        case revokedAt = "revoked_at"
+    }
+
+    enum Columns {
+        static let id = Column(CodingKeys.id)
+        static let name = Column(CodingKeys.name)
+        static let createdAt = Column(CodingKeys.createdAt)
+        static let revokedAt = Column(CodingKeys.revokedAt)
+    }
+}
+
+/// A row of `idempotency_keys`: the answer given to one device's request under one key.
+struct IdempotencyRecord: StoredRecord {
+    static let databaseTableName = "idempotency_keys"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    var deviceID: String
+    var key: String
+    var requestHash: String
+    var status: Int
+    var response: String
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id"
+        case key
+        case requestHash = "request_hash"
+        case status, response
+        case createdAt = "created_at"
+    }
+
+    enum Columns {
+        static let deviceID = Column(CodingKeys.deviceID)
+        static let key = Column(CodingKeys.key)
+        static let createdAt = Column(CodingKeys.createdAt)
+    }
+
+    init(deviceID: String, key: String, response: StoredResponse, at now: Date) {
+        self.deviceID = deviceID
+        self.key = key
+        requestHash = response.requestHash
+        status = response.status
+        self.response = response.body
+        createdAt = now
+    }
+
+    var storedResponse: StoredResponse { StoredResponse(requestHash: requestHash, status: status, body: response) }
+
+    /// The stored answer for a device's key, if any.
+    static func find(device: String, key: String, _ db: Database) throws -> StoredResponse? {
+        try filter(Columns.deviceID == device && Columns.key == key).fetchOne(db)?.storedResponse
+    }
+}
+
+/// A row of `server_keys`: one secret per purpose.
+struct ServerKeyRecord: StoredRecord {
+    static let databaseTableName = "server_keys"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    var purpose: String
+    var secret: String
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case purpose, secret
+        case createdAt = "created_at"
+    }
+
+    enum Columns {
+        static let purpose = Column(CodingKeys.purpose)
+    }
+}
+
+/// A row of `server_runs`: one run of `dosetap serve`, from its start to its last sign of life.
+struct ServerRunRecord: StoredRecord {
+    static let databaseTableName = "server_runs"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    var id: String
+    var startedAt: Date
+    var lastSeenAt: Date
+    var stoppedAt: Date?
+
+    enum CodingKeys: String, CodingKey {
+        case id
+        case startedAt = "started_at"
+        case lastSeenAt = "last_seen_at"
+        case stoppedAt = "stopped_at"
+    }
+
+    enum Columns {
+        static let startedAt = Column(CodingKeys.startedAt)
+    }
+}
+
+/// A row of `settings`: one value that differs from its default.
+struct SettingRecord: StoredRecord {
+    static let databaseTableName = "settings"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    var key: String
+    var value: String
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case key, value
+        case updatedAt = "updated_at"
+    }
+
+    enum Columns {
+        static let key = Column(CodingKeys.key)
+    }
+}
+
+/// A row of `reminder_log`: each reminder of a night's plan, logged once as fired or missed.
+struct ReminderLogRecord: StoredRecord {
+    static let databaseTableName = "reminder_log"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    var sessionID: String
+    var kind: String
+    var fireAt: Date
+    var outcome: String
+    var recordedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id"
+        case kind
+        case fireAt = "fire_at"
+        case outcome
+        case recordedAt = "recorded_at"
+    }
+
+    enum Columns {
+        static let sessionID = Column(CodingKeys.sessionID)
+    }
+}
+
+/// A row of `audit_log`: what an undo, a correction, a deletion or a settings change changed.
+struct AuditRecord: StoredRecord {
+    static let databaseTableName = "audit_log"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
+
+    var id: String
+    var at: Date
+    var action: String
+    var sessionID: String?
+    var entityID: String?
+    /// The details as a JSON object of strings.
+    var details: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, at, action
+        case sessionID = "session_id"
+        case entityID = "entity_id"
+        case details
+    }
+}
