@@ -1,0 +1,286 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+// The response bodies of the API and the CLI's `--json` (SPEC §5.1, §4), one type each, described by the
+// OpenAPI document's schemas of the same shape. Encoded by `JSONValue(response:)`: an absent optional is `null`.
+
+/// The `status` object: tonight as every surface shows it.
+public struct StatusResponse: Encodable, Sendable {
+    var sessionID, sessionDate: String?
+    var phase: String
+    var outcome: String?
+    var dose1At, dose2At: Date?
+    var dose2Skipped: Bool
+    var skippedAt: Date?
+    var sleptThrough: Bool
+    var outcomeText, skipReason: String?
+    var extraDoseCount, snoozeCount, snoozesRemaining: Int
+    var snoozeUntil: Date?
+    var canSnooze: Bool
+    var snoozeBlockedReason: String?
+    var canSkip: Bool
+    var skipBlockedReason: String?
+    var primaryAction: String
+    var windowOpensAt, nearCloseAt, windowClosesAt, targetAt, expiresAt: Date?
+    var minutesSinceDose1, minutesRemaining, minutesUntilOpen: Int?
+    var nextReminder: ReminderResponse?
+    var wakeAt, wakeAsksUntil: Date?
+    var checkedIn: Bool
+    var warnings: [String]
+    var asOf: Date
+    var timeZone: String
+
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id", sessionDate = "session_date", phase, outcome, dose1At = "dose1_at", dose2At = "dose2_at"
+        case dose2Skipped = "dose2_skipped", skippedAt = "skipped_at", sleptThrough = "slept_through", outcomeText = "outcome_text"
+        case skipReason = "skip_reason", extraDoseCount = "extra_dose_count", snoozeCount = "snooze_count"
+        case snoozesRemaining = "snoozes_remaining", snoozeUntil = "snooze_until", canSnooze = "can_snooze"
+        case snoozeBlockedReason = "snooze_blocked_reason", canSkip = "can_skip", skipBlockedReason = "skip_blocked_reason"
+        case primaryAction = "primary_action", windowOpensAt = "window_opens_at", nearCloseAt = "near_close_at"
+        case windowClosesAt = "window_closes_at", targetAt = "target_at", expiresAt = "expires_at"
+        case minutesSinceDose1 = "minutes_since_dose1", minutesRemaining = "minutes_remaining", minutesUntilOpen = "minutes_until_open"
+        case nextReminder = "next_reminder", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn = "checked_in"
+        case warnings, asOf = "as_of", timeZone = "time_zone"
+    }
+
+    /// The response for a derived status.
+    public init(_ status: NightStatus) {
+        sessionID = status.sessionID?.rawValue
+        sessionDate = status.sessionDate?.description
+        phase = status.phase.rawValue
+        outcome = status.outcome?.rawValue
+        dose1At = status.dose1At
+        dose2At = status.dose2At
+        dose2Skipped = status.dose2Skipped
+        skippedAt = status.skippedAt
+        sleptThrough = status.sleptThrough
+        outcomeText = status.outcomeSentence(in: TimeZone(identifier: status.timeZoneID) ?? .gmt)
+        skipReason = status.skipReason
+        extraDoseCount = status.extraDoseCount
+        snoozeCount = status.snoozeCount
+        snoozesRemaining = status.snoozesRemaining
+        snoozeUntil = status.snoozeUntil
+        canSnooze = status.canSnooze
+        snoozeBlockedReason = status.snoozeBlockedReason
+        canSkip = status.canSkip
+        skipBlockedReason = status.skipBlockedReason
+        primaryAction = status.primaryAction.rawValue
+        windowOpensAt = status.windowOpensAt
+        nearCloseAt = status.nearCloseAt
+        windowClosesAt = status.windowClosesAt
+        targetAt = status.targetAt
+        expiresAt = status.expiresAt
+        minutesSinceDose1 = status.minutesSinceDose1
+        minutesRemaining = status.minutesRemaining
+        minutesUntilOpen = status.minutesUntilOpen
+        nextReminder = status.nextReminder.map(ReminderResponse.init)
+        wakeAt = status.wakeAt
+        wakeAsksUntil = status.wakeAsksUntil
+        checkedIn = status.checkedIn
+        warnings = status.warnings
+        asOf = status.asOf
+        timeZone = status.timeZoneID
+    }
+}
+
+/// A planned reminder.
+public struct ReminderResponse: Encodable, Sendable {
+    var kind: String
+    var fireAt: Date
+    var message: String
+    var rings: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case kind, fireAt = "fire_at", message, rings
+    }
+
+    /// The response for a reminder of the plan.
+    public init(_ reminder: Reminder) {
+        kind = reminder.kind.rawValue
+        fireAt = reminder.fireAt
+        message = reminder.kind.message
+        rings = reminder.kind.rings
+    }
+}
+
+/// One recorded event.
+public struct EventResponse: Encodable, Sendable {
+    var id, type, label: String
+    var occurredAt, recordedAt: Date
+    var sessionID, sessionDate, source: String
+    var note: String?
+    var timeZone: String
+    var utcOffsetMinutes: Int
+    var metadata: Metadata
+
+    enum CodingKeys: String, CodingKey {
+        case id, type, label, occurredAt = "occurred_at", recordedAt = "recorded_at", sessionID = "session_id"
+        case sessionDate = "session_date", source, note, timeZone = "time_zone", utcOffsetMinutes = "utc_offset_minutes", metadata
+    }
+
+    /// What the rules recorded about a dose event; a key a kind of event does not have is left out.
+    struct Metadata: Encodable, Sendable {
+        var isEarly, isLate: Bool
+        var doseIndex: Int?
+        var reason: String?
+        var count: Int?
+        var snoozeUntil: Date?
+        var confirmed: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", reason, count, snoozeUntil = "snooze_until", confirmed
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(isEarly, forKey: .isEarly)
+            try container.encode(isLate, forKey: .isLate)
+            if let doseIndex { try container.encode(doseIndex, forKey: .doseIndex) }
+            if let reason { try container.encode(reason, forKey: .reason) }
+            if let count { try container.encode(count, forKey: .count) }
+            if let snoozeUntil { try container.encode(snoozeUntil, forKey: .snoozeUntil) }
+            if !confirmed.isEmpty { try container.encode(confirmed, forKey: .confirmed) }
+        }
+    }
+
+    /// The response for an event of a night.
+    public init(_ event: NightEvent, session: NightSession) {
+        id = event.id.rawValue
+        type = event.kind.wireName
+        label = event.kind.label
+        occurredAt = event.occurredAt
+        recordedAt = event.recordedAt
+        sessionID = session.id.rawValue
+        sessionDate = session.date.description
+        source = event.source.rawValue
+        note = event.note
+        timeZone = event.timeZoneID
+        utcOffsetMinutes = event.utcOffsetMinutes
+        metadata = Metadata(
+            isEarly: event.metadata.isEarly, isLate: event.metadata.isLate, doseIndex: event.metadata.doseIndex, reason: event.metadata.skipReason,
+            count: event.metadata.snoozeCount, snoozeUntil: event.metadata.snoozeUntil, confirmed: event.metadata.confirmations.map(\.rawValue))
+    }
+}
+
+/// `{"error": {code, message, confirm?, retry_after?, details?}}` (SPEC §4).
+public struct ErrorResponse: Encodable, Sendable {
+    var error: Body
+
+    struct Body: Encodable, Sendable {
+        var code, message: String
+        var confirm: String?
+        var retryAfter: Int?
+        var details: [String: String]
+
+        enum CodingKeys: String, CodingKey {
+            case code, message, confirm, retryAfter = "retry_after", details
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(code, forKey: .code)
+            try container.encode(message, forKey: .message)
+            if let confirm { try container.encode(confirm, forKey: .confirm) }
+            if let retryAfter { try container.encode(retryAfter, forKey: .retryAfter) }
+            if !details.isEmpty { try container.encode(details, forKey: .details) }
+        }
+    }
+
+    /// The response for a refusal.
+    public init(_ error: DoseError) {
+        self.error = Body(
+            code: error.code.rawValue, message: error.message, confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds, details: error.details)
+    }
+}
+
+/// One night of history.
+public struct NightResponse: Encodable, Sendable {
+    var sessionID, sessionDate: String
+    var startedAt: Date
+    var endedAt: Date?
+    var endReason, terminalState: String?
+    var dose1At, dose2At: Date?
+    var dose2Skipped: Bool
+    var intervalMinutes: Int?
+    var snoozeCount, extraDoseCount: Int
+    var events: [EventResponse]
+    var naps: [Nap]
+    var checkin: JSONValue?
+    var presleep: JSONValue?
+    var medications: [Medication]
+
+    enum CodingKeys: String, CodingKey {
+        case sessionID = "session_id", sessionDate = "session_date", startedAt = "started_at", endedAt = "ended_at", endReason = "end_reason"
+        case terminalState = "terminal_state", dose1At = "dose1_at", dose2At = "dose2_at", dose2Skipped = "dose2_skipped"
+        case intervalMinutes = "interval_minutes", snoozeCount = "snooze_count", extraDoseCount = "extra_dose_count", events, naps, checkin
+        case presleep, medications
+    }
+
+    struct Nap: Encodable, Sendable {
+        var start: Date
+        var end: Date?
+    }
+
+    struct Medication: Encodable, Sendable {
+        var id, medicationID, doseMg: String
+        var takenAt: Date
+        var notes: String?
+
+        enum CodingKeys: String, CodingKey {
+            case id, medicationID = "medication_id", doseMg = "dose_mg", takenAt = "taken_at", notes
+        }
+    }
+
+    /// The response for a night of the record.
+    public init(_ record: NightRecord) {
+        let session = record.session
+        let facts = NightFacts(session.events)
+        sessionID = session.id.rawValue
+        sessionDate = session.date.description
+        startedAt = session.startedAt
+        endedAt = session.endedAt
+        endReason = session.endReason?.rawValue
+        terminalState = record.terminalState?.rawValue
+        dose1At = facts.dose1?.occurredAt
+        dose2At = facts.dose2?.occurredAt
+        dose2Skipped = facts.skip != nil
+        intervalMinutes = record.intervalMinutes
+        snoozeCount = facts.snoozes.count
+        extraDoseCount = facts.extraDoses.count
+        events = record.shownEvents.map { EventResponse($0, session: session) }
+        naps = record.naps.map { Nap(start: $0.start, end: $0.end) }
+        checkin = record.checkIn.map(Wire.checkIn)
+        presleep = record.preSleep.map { log in
+            var body = JSONValue.encoding(log)
+            body["completion_state"] = .string(log.completion.rawValue)
+            return body
+        }
+        medications = record.medications.map {
+            Medication(id: $0.id, medicationID: $0.medicationID, doseMg: $0.doseMg, takenAt: $0.takenAt, notes: $0.note)
+        }
+    }
+}
+
+/// A page of history.
+public struct HistoryResponse: Encodable, Sendable {
+    var page, pageCount, totalNights: Int
+    var groups: [Group]
+
+    enum CodingKeys: String, CodingKey {
+        case page, pageCount = "page_count", totalNights = "total_nights", groups
+    }
+
+    struct Group: Encodable, Sendable {
+        var label: String
+        var nights: [NightResponse]
+    }
+
+    /// The response for a page of history.
+    public init(_ page: HistoryPage) {
+        self.page = page.page
+        pageCount = page.pageCount
+        totalNights = page.totalNights
+        groups = page.groups.map { Group(label: $0.label, nights: $0.nights.map(NightResponse.init)) }
+    }
+}

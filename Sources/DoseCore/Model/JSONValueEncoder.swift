@@ -1,0 +1,156 @@
+import Foundation
+
+extension JSONValue {
+    /// The JSON form of a response type: its coding keys, with every absent optional written as an explicit `null`
+    /// (the API's documented convention: a field that can be empty is always there), and instants as
+    /// `ISO8601.string`. A type that must leave a key out encodes it conditionally in its own `encode(to:)`.
+    public init<T: Encodable>(response value: T) {
+        do {
+            self = try JSONValueEncoder.value(value)
+        } catch {
+            self = .null
+        }
+    }
+}
+
+/// Builds a `JSONValue` tree from an `Encodable`; see `JSONValue(response:)`. Containers write into a tree of
+/// nodes, resolved into values once encoding is done, so nested containers fill in after they are handed out.
+private final class JSONValueEncoder: Encoder {
+    let node: Node
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(node: Node = Node(), codingPath: [any CodingKey] = []) {
+        self.node = node
+        self.codingPath = codingPath
+    }
+
+    /// One value being built: a leaf, an object of nodes, or an array of nodes.
+    final class Node {
+        enum Content {
+            case leaf(JSONValue)
+            case object([String: Node])
+            case array([Node])
+        }
+
+        var content = Content.leaf(.null)
+
+        var fields: [String: Node] {
+            get { if case .object(let fields) = content { fields } else { [:] } }
+            set { content = .object(newValue) }
+        }
+        var items: [Node] {
+            get { if case .array(let items) = content { items } else { [] } }
+            set { content = .array(newValue) }
+        }
+
+        var value: JSONValue {
+            switch content {
+            case .leaf(let value): value
+            case .object(let fields): .object(fields.mapValues(\.value))
+            case .array(let items): .array(items.map(\.value))
+            }
+        }
+
+        static func leaf(_ value: JSONValue) -> Node {
+            let node = Node()
+            node.content = .leaf(value)
+            return node
+        }
+    }
+
+    /// The JSON of one encodable value: instants as text, `JSONValue` as itself, anything else through its encoding.
+    static func value<T: Encodable>(_ value: T, codingPath: [any CodingKey] = []) throws -> JSONValue {
+        if let date = value as? Date { return .string(ISO8601.string(date)) }
+        if let json = value as? JSONValue { return json }
+        let encoder = JSONValueEncoder(codingPath: codingPath)
+        try value.encode(to: encoder)
+        return encoder.node.value
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if case .object = node.content {} else { node.fields = [:] }
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if case .array = node.content {} else { node.items = [] }
+        return UnkeyedContainer(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(node: node, codingPath: codingPath) }
+
+    struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+        let node: Node
+        let codingPath: [any CodingKey]
+
+        private func set(_ value: JSONValue, _ key: Key) { node.fields[key.stringValue] = .leaf(value) }
+        private func child(_ key: Key) -> JSONValueEncoder {
+            let child = Node()
+            node.fields[key.stringValue] = child
+            return JSONValueEncoder(node: child, codingPath: codingPath + [key])
+        }
+
+        mutating func encodeNil(forKey key: Key) throws { set(.null, key) }
+        mutating func encode(_ value: Bool, forKey key: Key) throws { set(.bool(value), key) }
+        mutating func encode(_ value: String, forKey key: Key) throws { set(.string(value), key) }
+        mutating func encode(_ value: Int, forKey key: Key) throws { set(.int(value), key) }
+        mutating func encode(_ value: Double, forKey key: Key) throws { set(.double(value), key) }
+        mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+            set(try JSONValueEncoder.value(value, codingPath: codingPath + [key]), key)
+        }
+        // An absent optional is an explicit null, not a missing key.
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { set(value.map(JSONValue.bool) ?? .null, key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { set(value.map(JSONValue.string) ?? .null, key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { set(value.map(JSONValue.int) ?? .null, key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { set(value.map(JSONValue.double) ?? .null, key) }
+        mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
+            set(try value.map { try JSONValueEncoder.value($0, codingPath: codingPath + [key]) } ?? .null, key)
+        }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+            child(key).container(keyedBy: keyType)
+        }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { child(key).unkeyedContainer() }
+        mutating func superEncoder() -> any Encoder { JSONValueEncoder(node: node, codingPath: codingPath) }
+        mutating func superEncoder(forKey key: Key) -> any Encoder { child(key) }
+    }
+
+    struct UnkeyedContainer: UnkeyedEncodingContainer {
+        let node: Node
+        let codingPath: [any CodingKey]
+        var count: Int { node.items.count }
+
+        private func append(_ value: JSONValue) { node.items.append(.leaf(value)) }
+        private func child() -> JSONValueEncoder {
+            let child = Node()
+            node.items.append(child)
+            return JSONValueEncoder(node: child, codingPath: codingPath)
+        }
+
+        mutating func encodeNil() throws { append(.null) }
+        mutating func encode(_ value: Bool) throws { append(.bool(value)) }
+        mutating func encode(_ value: String) throws { append(.string(value)) }
+        mutating func encode(_ value: Int) throws { append(.int(value)) }
+        mutating func encode(_ value: Double) throws { append(.double(value)) }
+        mutating func encode<T: Encodable>(_ value: T) throws { append(try JSONValueEncoder.value(value, codingPath: codingPath)) }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+            child().container(keyedBy: keyType)
+        }
+        mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { child().unkeyedContainer() }
+        mutating func superEncoder() -> any Encoder { child() }
+    }
+
+    struct SingleContainer: SingleValueEncodingContainer {
+        let node: Node
+        let codingPath: [any CodingKey]
+
+        mutating func encodeNil() throws { node.content = .leaf(.null) }
+        mutating func encode(_ value: Bool) throws { node.content = .leaf(.bool(value)) }
+        mutating func encode(_ value: String) throws { node.content = .leaf(.string(value)) }
+        mutating func encode(_ value: Int) throws { node.content = .leaf(.int(value)) }
+        mutating func encode(_ value: Double) throws { node.content = .leaf(.double(value)) }
+        mutating func encode<T: Encodable>(_ value: T) throws { node.content = .leaf(try JSONValueEncoder.value(value, codingPath: codingPath)) }
+    }
+}
