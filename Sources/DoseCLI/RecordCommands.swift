@@ -31,7 +31,7 @@ struct History: ParsableCommand {
             query.from = try from.map { text throws(DoseError) in try sessionDate(text, field: "from") }
             query.to = try to.map { text throws(DoseError) in try sessionDate(text, field: "to") }
             query.types = Set(type.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
-            query.categories = Set(category.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() } })
+            query.categories = Set(try category.flatMap { $0.split(separator: ",") }.map { name throws(DoseError) in try HistoryCategory.named(String(name)) })
             query.sort = try choice(sort, field: "sort")
             query.grouping = try choice(group, field: "group")
             query.limit = limit

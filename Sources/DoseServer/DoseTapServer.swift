@@ -43,11 +43,14 @@ public enum DoseTapServer {
         logger.logLevel = .info
         let hub = EventHub()
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
+        // The run is logged before the server listens, so that no request can see tonight's outages without it, and
+        // the next run can say when the server, and the night's alarms, were down.
+        let run = try? environment.useCases().reminders.serverStarted()
         return Application(
             router: router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute),
             server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
             configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
-            services: [ReminderEngineService(engine: engine, environment: environment)],
+            services: [ReminderEngineService(engine: engine, environment: environment, run: run)],
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? port
                 await engine.setLinkBase("http://\(linkHost ?? host):\(bound)")
@@ -73,10 +76,10 @@ public enum DoseTapServer {
 struct ReminderEngineService: Service {
     let engine: ReminderEngine
     let environment: AppEnvironment
+    /// This server run's id in the run log (nil if it could not be logged).
+    let run: String?
 
     func run() async throws {
-        // The run is logged so that the next run can say when the server, and the night's alarms, were down.
-        let run = try? environment.useCases().reminders.serverStarted()
         // The engine's loop ends when its task is cancelled, which graceful shutdown does.
         await cancelWhenGracefulShutdown { await engine.run(heartbeat: run) }
         if let run { try? environment.useCases().reminders.serverAlive(run, stopped: true) }

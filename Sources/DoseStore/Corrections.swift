@@ -19,7 +19,7 @@ public struct NightJournal: Sendable {
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.edit(id, in: session, occurredAt: occurredAt, note: note, context: context)
-            try Self.write(edit, action: "edit_event", clock: clock, db)
+            try Self.write(edit, action: .editEvent, clock: clock, db)
             return edit
         }
     }
@@ -30,7 +30,7 @@ public struct NightJournal: Sendable {
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.delete(id, in: session, context: context)
-            try Self.write(edit, action: "delete_event", clock: clock, db)
+            try Self.write(edit, action: .deleteEvent, clock: clock, db)
             return edit
         }
     }
@@ -52,7 +52,7 @@ public struct NightJournal: Sendable {
             try NightRecords.writeAnswers(resolved, checkInID: row["id"], db)
             let encoder = NightRecords.metadataEncoder
             try NightRecords.audit(
-                "edit_checkin", id: clock.makeID(), at: clock.now, session: SessionID(rawValue: row["session_id"]), entity: row["id"],
+                .editCheckIn, id: clock.makeID(), at: clock.now, session: SessionID(rawValue: row["session_id"]), entity: row["id"],
                 details: [
                     "before": String(decoding: try encoder.encode(before), as: UTF8.self),
                     "after": String(decoding: try encoder.encode(resolved), as: UTF8.self),
@@ -104,7 +104,7 @@ public struct NightJournal: Sendable {
         return (session, context)
     }
 
-    private static func write(_ edit: EventEdit, action: String, clock: StoreClock, _ db: Database) throws {
+    private static func write(_ edit: EventEdit, action: AuditAction, clock: StoreClock, _ db: Database) throws {
         if let after = edit.after { try NightRecords.update(after, db) } else { try NightRecords.delete(edit.before, db) }
         for event in edit.reflagged { try NightRecords.update(event, db) }
         var details = NightRecords.auditDetails(of: edit.before)

@@ -19,6 +19,31 @@ public enum HistoryGrouping: String, Sendable, CaseIterable {
     case none, day, week, month
 }
 
+/// A category a history filter may name: the doses, the check-in, or a sleep-event category.
+public enum HistoryCategory: String, Sendable, CaseIterable {
+    case dose, checkin
+    case physical
+    case sleepCycle = "sleep_cycle"
+    case mental, environment, custom
+
+    /// A category by name, case-insensitive; anything else is refused with the names allowed.
+    public static func named(_ name: String) throws(DoseError) -> HistoryCategory {
+        guard let category = HistoryCategory(rawValue: name.trimmingCharacters(in: .whitespaces).lowercased()) else {
+            throw .invalidInput(field: "category", problem: "'\(name)' is not a category", allowed: allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return category
+    }
+
+    /// The category an event is filed under.
+    init(of event: NightEvent) {
+        switch event.kind {
+        case .sleep(let type): self = HistoryCategory(rawValue: SleepEventCatalogue.standard.definition(of: type)?.category.rawValue ?? "") ?? .custom
+        case .checkIn: self = .checkin
+        default: self = .dose
+        }
+    }
+}
+
 /// Which nights and events the history shows.
 public struct HistoryQuery: Sendable {
     /// First session date included.
@@ -27,8 +52,8 @@ public struct HistoryQuery: Sendable {
     public var to: SessionKey?
     /// Event wire names to show (`dose1`, `bathroom`, `checkin`, …); empty: all.
     public var types: Set<String> = []
-    /// Categories to show (`dose`, `physical`, `sleep_cycle`, `mental`, `environment`, `custom`, `checkin`); empty: all.
-    public var categories: Set<String> = []
+    /// Categories to show; empty: all.
+    public var categories: Set<HistoryCategory> = []
     /// Order.
     public var sort = HistorySort.newest
     /// Grouping.
@@ -40,9 +65,6 @@ public struct HistoryQuery: Sendable {
 
     /// The highest page number asked for: a thousand years of nights, one a page; it keeps the offset far from overflow.
     public static let maximumPage = 400_000
-
-    /// The categories a filter may name.
-    public static let categoryNames = ["dose", "checkin"] + SleepEventCategory.allCases.map(\.rawValue)
 
     /// A query; the default shows the latest 30 nights grouped by day.
     public init() {}
@@ -63,9 +85,6 @@ public struct HistoryQuery: Sendable {
                 continue
             }
             copy.types.insert(try SleepEventCatalogue.standard.resolve(type).type.rawValue)
-        }
-        for category in categories where !Self.categoryNames.contains(category) {
-            throw .invalidInput(field: "category", problem: "'\(category)' is not a category", allowed: Self.categoryNames.joined(separator: ", "))
         }
         return copy
     }
@@ -195,7 +214,7 @@ public struct HistoryStore: Sendable {
             for record in records {
                 let counts = Dictionary(grouping: record.session.events, by: { $0.kind.isDoseEvent ? "dose_events" : "other_events" })
                 try NightRecords.audit(
-                    "delete_session", id: clock.makeID(), at: clock.now, session: record.session.id, entity: record.session.id.rawValue,
+                    .deleteSession, id: clock.makeID(), at: clock.now, session: record.session.id, entity: record.session.id.rawValue,
                     details: [
                         "session_date": date.description, "dose_events": String(counts["dose_events"]?.count ?? 0),
                         "other_events": String(counts["other_events"]?.count ?? 0),
@@ -211,10 +230,10 @@ public struct HistoryStore: Sendable {
         guard !query.types.isEmpty || !query.categories.isEmpty else { return nil }
         let doseTypes = query.types.filter { ["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze"].contains($0) }.sorted()
         let sleepTypes = query.types.filter { !["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze", "checkin"].contains($0) }.sorted()
-        let sleepCategories = query.categories.filter { $0 != "dose" && $0 != "checkin" }.sorted()
+        let sleepCategories = query.categories.subtracting([.dose, .checkin]).map(\.rawValue).sorted()
         var clauses: [String] = []
         var arguments: [any DatabaseValueConvertible] = []
-        if query.categories.contains("dose") {
+        if query.categories.contains(.dose) {
             clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id)")
         } else if !doseTypes.isEmpty {
             clauses.append(
@@ -230,18 +249,10 @@ public struct HistoryStore: Sendable {
             arguments += sleepTypes.isEmpty ? [""] : sleepTypes
             arguments += sleepCategories.isEmpty ? [""] : sleepCategories
         }
-        if query.types.contains("checkin") || query.categories.contains("checkin") {
+        if query.types.contains("checkin") || query.categories.contains(.checkin) {
             clauses.append("EXISTS (SELECT 1 FROM morning_checkins c WHERE c.session_id = s.id)")
         }
         return ("(" + clauses.joined(separator: " OR ") + ")", arguments)
-    }
-
-    private static func category(of event: NightEvent) -> String {
-        switch event.kind {
-        case .sleep(let type): SleepEventCatalogue.standard.definition(of: type)?.category.rawValue ?? "custom"
-        case .checkIn: "checkin"
-        default: "dose"
-        }
     }
 
     static func records(from rows: [Row], query: HistoryQuery, _ db: Database) throws -> [NightRecord] {
@@ -265,7 +276,7 @@ public struct HistoryStore: Sendable {
         return try zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in
                 if query.types.isEmpty && query.categories.isEmpty { return true }
-                return query.types.contains(event.kind.wireName) || query.categories.contains(category(of: event))
+                return query.types.contains(event.kind.wireName) || query.categories.contains(HistoryCategory(of: event))
             }
             // Newest/oldest order the nights; inside a night the events read as the night went, by time.
             let shown: [NightEvent] =

@@ -195,7 +195,7 @@ public struct MedicationLog: Sendable {
             try db.execute(sql: "DELETE FROM medication_events WHERE id = ?", arguments: [id])
             try Self.insert(after, db)
             try NightRecords.audit(
-                "edit_medication", id: clock.makeID(), at: clock.now, session: before.sessionID, entity: id,
+                .editMedication, id: clock.makeID(), at: clock.now, session: before.sessionID, entity: id,
                 details: Self.auditDetails(before).merging([
                     "new_taken_at": ISO8601.string(after.takenAt),
                     "new_dose_mg": String(after.doseMg),
@@ -210,7 +210,7 @@ public struct MedicationLog: Sendable {
             guard let record = try MedicationRecord.fetchOne(db, key: id) else { throw DoseError.notFound(what: "A medication entry with id \(id)") }
             try record.delete(db)
             try NightRecords.audit(
-                "delete_medication", id: clock.makeID(), at: clock.now, session: record.sessionID, entity: id,
+                .deleteMedication, id: clock.makeID(), at: clock.now, session: record.sessionID, entity: id,
                 details: Self.auditDetails(record), db)
             return record
         }

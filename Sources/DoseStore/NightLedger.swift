@@ -279,7 +279,7 @@ public struct NightLedger: Sendable {
         }
         for event in decision.removed {
             try NightRecords.delete(event, db)
-            let kind = if case .undo = action.kind { "undo" } else { "superseded" }
+            let kind: AuditAction = if case .undo = action.kind { .undo } else { .superseded }
             try NightRecords.audit(
                 kind, id: clock.makeID(), at: clock.now, session: session.id, entity: event.id.rawValue,
                 details: NightRecords.auditDetails(of: event), db)

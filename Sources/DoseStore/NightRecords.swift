@@ -293,7 +293,7 @@ enum NightRecords {
     // MARK: Audit
 
     /// Keeps what an undo, delete or edit changed.
-    static func audit(_ action: String, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database) throws {
+    static func audit(_ action: AuditAction, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database) throws {
         let json = String(decoding: try metadataEncoder.encode(details), as: UTF8.self)
         try AuditRecord(id: id, at: at, action: action, sessionID: session?.rawValue, entityID: entity, details: json).insert(db)
     }

@@ -39,7 +39,7 @@ extension NightJournal {
             if let previous {
                 try db.execute(sql: "DELETE FROM pre_sleep_logs WHERE id = ?", arguments: [previous["id"] as String])
                 try NightRecords.audit(
-                    "replace_presleep", id: clock.makeID(), at: clock.now, session: session.id, entity: previous["id"],
+                    .replacePreSleep, id: clock.makeID(), at: clock.now, session: session.id, entity: previous["id"],
                     details: ["answers_json": previous["answers_json"], "completion_state": previous["completion_state"]], db)
             }
             let id = clock.makeID()

@@ -45,7 +45,7 @@ public struct SettingsStore: Sendable {
                 let oldValue = try current.value(of: canonical)
                 try SettingRecord(key: canonical, value: newValue, updatedAt: clock.now).upsert(db)
                 try NightRecords.audit(
-                    "setting", id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
+                    .setting, id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
                     details: ["from": oldValue, "to": newValue], db)
                 current = updated
             }

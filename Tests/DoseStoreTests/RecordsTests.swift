@@ -51,7 +51,7 @@ struct HistoryTests {
         let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.types = Set(types)
-        query.categories = Set(categories)
+        query.categories = Set(try categories.map { name throws(DoseError) in try HistoryCategory.named(name) })
         let page = try HistoryStore(ledger.database).page(query, clock: clock.store)
         #expect(page.totalNights == nights)
         for night in page.groups.flatMap(\.nights) {
@@ -109,10 +109,8 @@ struct HistoryTests {
     @Test("bad queries are refused with what is allowed")
     func badQueries() throws {
         let (ledger, clock) = try tenNights()
+        #expect(StoreFixture.refusal { _ = try HistoryCategory.named("sleepy") }?.message.contains("physical") == true)
         var query = HistoryQuery()
-        query.categories = ["sleepy"]
-        #expect(StoreFixture.refusal { _ = try HistoryStore(ledger.database).page(query, clock: clock.store) }?.message.contains("physical") == true)
-        query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-05")
         query.to = SessionKey(parsing: "2026-11-01")
         #expect(StoreFixture.refusal { _ = try HistoryStore(ledger.database).page(query, clock: clock.store) }?.code == .invalidInput)

@@ -85,13 +85,25 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     }
 }
 
+/// A fixed setting's key, in listing order; the per-event `cooldown.EVENT` keys come after them.
+public enum SettingKey: String, Sendable, CaseIterable {
+    case targetInterval = "target_interval"
+    case maxSnoozes = "max_snoozes"
+    case allowSnoozing = "allow_snoozing"
+    case undoWindowSeconds = "undo_window_seconds"
+    case timeZone = "time_zone"
+    case prepTime = "prep_time"
+    case sleepStart = "sleep_start"
+    case wakeTime = "wake_time"
+    case missedCheckinCutoffHours = "missed_checkin_cutoff_hours"
+    case remindersEnabled = "reminders_enabled"
+    case quickLog = "quick_log"
+}
+
 /// The settings as keys and text values, for the CLI, the API and storage.
 extension DoseSettings {
     /// The fixed keys, in listing order; `cooldown.EVENT` keys come after them.
-    public static let keys = [
-        "target_interval", "max_snoozes", "allow_snoozing", "undo_window_seconds", "time_zone", "prep_time",
-        "sleep_start", "wake_time", "missed_checkin_cutoff_hours", "reminders_enabled", "quick_log",
-    ]
+    public static let keys = SettingKey.allCases.map(\.rawValue)
 
     /// What JSON type a setting's value takes in the API: a whole number, true/false, or text (`quick_log` also as a
     /// list of event names). The text form of `settings set` is the CLI's; JSON clients send the typed value.
@@ -106,12 +118,12 @@ extension DoseSettings {
 
     /// The value kind of a key, or nil when it is not a setting.
     public static func valueKind(of key: String) -> ValueKind? {
-        switch key {
-        case "target_interval", "max_snoozes", "undo_window_seconds", "missed_checkin_cutoff_hours": .whole
-        case "allow_snoozing", "reminders_enabled": .boolean
-        case "time_zone", "prep_time", "sleep_start", "wake_time": .text
-        case "quick_log": .eventList
-        default: key.hasPrefix(cooldownPrefix) ? .whole : nil
+        switch SettingKey(rawValue: key) {
+        case .targetInterval, .maxSnoozes, .undoWindowSeconds, .missedCheckinCutoffHours: .whole
+        case .allowSnoozing, .remindersEnabled: .boolean
+        case .timeZone, .prepTime, .sleepStart, .wakeTime: .text
+        case .quickLog: .eventList
+        case nil: key.hasPrefix(cooldownPrefix) ? .whole : nil
         }
     }
 
@@ -129,19 +141,19 @@ extension DoseSettings {
 
     /// The text value of one key.
     public func value(of key: String, catalogue: SleepEventCatalogue = .standard) throws(DoseError) -> String {
-        switch key {
-        case "target_interval": return String(targetIntervalMinutes)
-        case "max_snoozes": return String(maxSnoozes)
-        case "allow_snoozing": return String(allowSnoozing)
-        case "undo_window_seconds": return String(undoWindowSeconds)
-        case "time_zone": return timeZoneID
-        case "prep_time": return prepTime.description
-        case "sleep_start": return sleepStart.description
-        case "wake_time": return wakeTime.description
-        case "missed_checkin_cutoff_hours": return String(missedCheckinCutoffHours)
-        case "reminders_enabled": return String(remindersEnabled)
-        case "quick_log": return quickLog.joined(separator: ",")
-        default:
+        switch SettingKey(rawValue: key) {
+        case .targetInterval: return String(targetIntervalMinutes)
+        case .maxSnoozes: return String(maxSnoozes)
+        case .allowSnoozing: return String(allowSnoozing)
+        case .undoWindowSeconds: return String(undoWindowSeconds)
+        case .timeZone: return timeZoneID
+        case .prepTime: return prepTime.description
+        case .sleepStart: return sleepStart.description
+        case .wakeTime: return wakeTime.description
+        case .missedCheckinCutoffHours: return String(missedCheckinCutoffHours)
+        case .remindersEnabled: return String(remindersEnabled)
+        case .quickLog: return quickLog.joined(separator: ",")
+        case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             return String(cooldownSeconds(for: definition))
         }
@@ -154,37 +166,40 @@ extension DoseSettings {
         func invalid(_ allowed: String) -> DoseError {
             .invalidInput(field: key, problem: "'\(rawValue)' is not allowed", allowed: allowed)
         }
-        switch key {
-        case "target_interval":
+        switch SettingKey(rawValue: key) {
+        case .targetInterval:
             guard let minutes = Int(text), Self.targetIntervalOptions.contains(minutes) else {
                 throw invalid(Self.targetIntervalOptions.map(String.init).joined(separator: ", ") + " (minutes)")
             }
             copy.targetIntervalMinutes = minutes
-        case "max_snoozes":
+        case .maxSnoozes:
             guard let count = Int(text), Self.maxSnoozesRange.contains(count) else { throw invalid("1–5") }
             copy.maxSnoozes = count
-        case "allow_snoozing", "reminders_enabled":
+        case .allowSnoozing:
             guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
-            if key == "allow_snoozing" { copy.allowSnoozing = flag } else { copy.remindersEnabled = flag }
-        case "undo_window_seconds":
+            copy.allowSnoozing = flag
+        case .remindersEnabled:
+            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
+            copy.remindersEnabled = flag
+        case .undoWindowSeconds:
             guard let seconds = Int(text), Self.undoWindowOptions.contains(seconds) else { throw invalid("3, 5, 7, 10") }
             copy.undoWindowSeconds = seconds
-        case "time_zone":
+        case .timeZone:
             guard TimeZone(identifier: text) != nil, text.contains("/") || text == "UTC" else {
                 throw invalid("an IANA time zone such as Europe/Paris or America/New_York")
             }
             copy.timeZoneID = text
-        case "prep_time", "sleep_start", "wake_time":
+        case .prepTime, .sleepStart, .wakeTime:
             guard let time = ClockTime(parsing: text) else { throw invalid("a time of day HH:mm, 00:00–23:59") }
-            switch key {
-            case "prep_time": copy.prepTime = time
-            case "sleep_start": copy.sleepStart = time
+            switch SettingKey(rawValue: key) {
+            case .prepTime: copy.prepTime = time
+            case .sleepStart: copy.sleepStart = time
             default: copy.wakeTime = time
             }
-        case "missed_checkin_cutoff_hours":
+        case .missedCheckinCutoffHours:
             guard let hours = Int(text), Self.missedCheckinCutoffRange.contains(hours) else { throw invalid("1–12 (hours)") }
             copy.missedCheckinCutoffHours = hours
-        case "quick_log":
+        case .quickLog:
             let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             let allowed = "1–16 different events from the catalogue, comma-separated (e.g. bathroom,water,wake_temp)"
             var events: [String] = []
@@ -199,7 +214,7 @@ extension DoseSettings {
             }
             guard Self.quickLogRange.contains(events.count) else { throw .invalidInput(field: key, problem: "\(events.count) events", allowed: allowed) }
             copy.quickLog = events
-        default:
+        case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             guard let seconds = Int(text), SleepEventCatalogue.cooldownRange.contains(seconds) else {
                 throw invalid("0–3600 (seconds)")

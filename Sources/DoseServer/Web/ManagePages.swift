@@ -46,7 +46,7 @@ extension WebRoutes {
         query.from = try value("from").map { try APIRoutes.date($0, field: "from") }
         query.to = try value("to").map { try APIRoutes.date($0, field: "to") }
         if let filter = value("filter") {
-            if HistoryQuery.categoryNames.contains(filter) { query.categories = [filter] } else { query.types = [filter] }
+            if let category = HistoryCategory(rawValue: filter) { query.categories = [category] } else { query.types = [filter] }
         }
         if let sort = value("sort") {
             guard let order = HistorySort(rawValue: sort) else {

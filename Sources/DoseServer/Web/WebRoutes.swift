@@ -102,17 +102,11 @@ struct WebRoutes {
     func act(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let name = fields["action"] ?? ""
-        let kind: NightAction.Kind
-        switch name {
-        case "dose1": kind = .dose1
-        case "dose2": kind = .dose2
-        case "snooze": kind = .snooze
-        case "skip": kind = .skip(reason: nil)
-        case "undo": kind = .undo
-        case "wake": kind = .wake
-        case "log": kind = .log(event: fields["event"] ?? "")
-        default: throw DoseError.invalidInput(field: "action", problem: "'\(name)' is not an action", allowed: "dose1, dose2, snooze, skip, undo, wake, log")
+        guard let action = TonightAction(rawValue: name) else {
+            throw DoseError.invalidInput(
+                field: "action", problem: "'\(name)' is not an action", allowed: TonightAction.allCases.map(\.rawValue).joined(separator: ", "))
         }
+        let kind = action.kind(event: fields["event"])
         let confirmValues = FormLists.values(fields, "confirm")
         let confirmations = Set(confirmValues.compactMap(ConfirmKind.init(rawValue:)))
         let app = environment.useCases()
@@ -170,7 +164,7 @@ struct WebRoutes {
         let current = try app.settings.current()
         var posted = fields
         // A switch that is off sends nothing.
-        for key in SettingsView.switches where fields["switches"] != nil { posted[key] = fields[key] == "true" ? "true" : "false" }
+        for key in SettingsView.switches.map(\.rawValue) where fields["switches"] != nil { posted[key] = fields[key] == "true" ? "true" : "false" }
         let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
         if !changes.isEmpty { _ = try app.settings.update(changes) }
         return WebPages.redirect("/settings?saved=1")
@@ -245,5 +239,23 @@ struct WebRoutes {
             [MedicationInput(medicationID: medication.id, amount: amount, unit: unit, note: note)],
             confirmations: confirmations)
         return WebPages.redirect("/medications?logged=\(records.first?.id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")")
+    }
+}
+
+/// What a Tonight form may post as its `action`.
+enum TonightAction: String, CaseIterable {
+    case dose1, dose2, snooze, skip, undo, wake, log
+
+    /// The night action it asks for; `log` names its event in the form's `event` field.
+    func kind(event: String?) -> NightAction.Kind {
+        switch self {
+        case .dose1: .dose1
+        case .dose2: .dose2
+        case .snooze: .snooze
+        case .skip: .skip(reason: nil)
+        case .undo: .undo
+        case .wake: .wake
+        case .log: .log(event: event ?? "")
+        }
     }
 }

@@ -213,7 +213,7 @@ struct SettingsView {
     }
 
     /// Settings drawn as switches: a switch that is off sends nothing, so the form says which ones it showed.
-    static let switches = ["allow_snoozing", "reminders_enabled"]
+    static let switches: [SettingKey] = [.allowSnoozing, .remindersEnabled]
 
     let frame: Frame
     let csrf: String
@@ -229,14 +229,14 @@ struct SettingsView {
         self.csrf = csrf
         fields = [
             .choice(
-                "target_interval", "Dose 2 target (minutes after Dose 1)", DoseSettings.targetIntervalOptions.map(String.init),
+                SettingKey.targetInterval.rawValue, "Dose 2 target (minutes after Dose 1)", DoseSettings.targetIntervalOptions.map(String.init),
                 chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
-            .toggle("allow_snoozing", "Allow snoozing the Dose 2 alarm", on: settings.allowSnoozing),
-            .choice("max_snoozes", "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
+            .toggle(SettingKey.allowSnoozing.rawValue, "Allow snoozing the Dose 2 alarm", on: settings.allowSnoozing),
+            .choice(SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
             .choice(
-                "undo_window_seconds", "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
+                SettingKey.undoWindowSeconds.rawValue, "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
                 chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
-            .toggle("reminders_enabled", "Alarms and reminders", on: settings.remindersEnabled),
+            .toggle(SettingKey.remindersEnabled.rawValue, "Alarms and reminders", on: settings.remindersEnabled),
         ]
         zones = TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" }.sorted().map {
             SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)

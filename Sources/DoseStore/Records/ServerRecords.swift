@@ -163,6 +163,22 @@ struct ReminderLogRecord: StoredRecord {
     }
 }
 
+/// What an audit entry records: the schema's `audit_log.action` values, one case each.
+enum AuditAction: String, Codable, CaseIterable {
+    case undo
+    /// An event replaced by a later one of the same kind (Dose 2 confirmed after an early tap, a moved wake-up).
+    case superseded
+    case deleteSession = "delete_session"
+    case setting
+    case editEvent = "edit_event"
+    case deleteEvent = "delete_event"
+    case editCheckIn = "edit_checkin"
+    case replacePreSleep = "replace_presleep"
+    case editMedication = "edit_medication"
+    case deleteMedication = "delete_medication"
+    case `import`
+}
+
 /// A row of `audit_log`: what an undo, a correction, a deletion or a settings change changed.
 struct AuditRecord: StoredRecord {
     static let databaseTableName = "audit_log"
@@ -171,7 +187,7 @@ struct AuditRecord: StoredRecord {
 
     var id: String
     var at: Date
-    var action: String
+    var action: AuditAction
     var sessionID: String?
     var entityID: String?
     /// The details as a JSON object of strings.
