@@ -63,17 +63,17 @@ public struct UseCases: Sendable {
     }
 
     /// Tonight: act, status, settle.
-    public var night: NightService { NightService(database, clock: clock) }
+    public var night: NightService { NightService(app: self) }
     /// History, corrections and questionnaires.
-    public var records: RecordService { RecordService(database, clock: clock) }
+    public var records: RecordService { RecordService(app: self) }
     /// Other medications.
-    public var medications: MedicationService { MedicationService(database, clock: clock) }
+    public var medications: MedicationService { MedicationService(app: self) }
     /// The settings.
-    public var settings: SettingsService { SettingsService(database, clock: clock) }
+    public var settings: SettingsService { SettingsService(app: self) }
     /// Paired devices.
-    public var devices: DeviceService { DeviceService(database, clock: clock) }
+    public var devices: DeviceService { DeviceService(app: self) }
     /// Exports, imports and Clear All Data.
-    public var transfer: TransferService { TransferService(database, clock: clock) }
+    public var transfer: TransferService { TransferService(app: self) }
     /// The reminder engine's reads and writes.
-    public var reminders: ReminderService { ReminderService(database, clock: clock) }
+    public var reminders: ReminderService { ReminderService(app: self) }
 }

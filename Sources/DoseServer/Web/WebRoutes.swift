@@ -81,9 +81,9 @@ struct WebRoutes {
         _ context: DoseRequestContext, undo: (String, Date)? = nil, banner: String? = nil, question: TonightView.Question? = nil,
         status: HTTPResponse.Status = .ok
     ) throws -> Response {
-        let night = environment.useCases().night
-        let (snapshot, outages) = try night.tonight()
-        let view = TonightView(snapshot, csrf: csrf(context), now: night.clock.now, undo: undo, outages: outages, banner: banner, question: question)
+        let app = environment.useCases()
+        let (snapshot, outages) = try app.night.tonight()
+        let view = TonightView(snapshot, csrf: csrf(context), now: app.clock.now, undo: undo, outages: outages, banner: banner, question: question)
         return Templates.page("tonight", view, status: status)
     }
 

@@ -1,0 +1,78 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// The settings: read them, the zone this call shows times in, and validated, audited changes.
+public struct SettingsService: Sendable {
+    let app: UseCases
+
+    /// The settings in force.
+    public func current() throws -> DoseSettings {
+        try SettingsStore(app.database).current(clock: app.clock)
+    }
+
+    /// The zone this call works in: `--tz` when given, else the `time_zone` setting.
+    public func zone() throws -> TimeZone {
+        app.clock.zone(try current())
+    }
+
+    /// Changes one setting; a refused value changes nothing.
+    public func update(_ key: String, to value: String) throws -> DoseSettings {
+        try SettingsStore(app.database).update(key, to: value, clock: app.clock)
+    }
+
+    /// Changes several settings at once: all of them, or none.
+    public func update(_ changes: [(key: String, value: String)]) throws -> DoseSettings {
+        try SettingsStore(app.database).update(changes, clock: app.clock)
+    }
+}
+
+/// Paired devices: pairing makes a token (shown once, stored only as its hash), and devices are listed, renamed and
+/// revoked. `dosetap device` and the web pairing both pair through here.
+public struct DeviceService: Sendable {
+    let app: UseCases
+
+    /// Pairs a device under `name`; returns it and its token, which is never shown again. With `uniqued`, a taken
+    /// name gets the first free suffix (`name 2`, …) instead of being refused.
+    public func pair(name: String, uniqued: Bool = false) throws -> (device: DeviceRecord, token: String) {
+        let store = DeviceStore(app.database)
+        let token = DeviceTokens.generate(app.clock.random)
+        let name = uniqued ? try store.unusedName(name) : name
+        return (try store.add(name: name, tokenHash: DeviceTokens.hash(token), clock: app.clock), token)
+    }
+
+    /// Every device, revoked ones included.
+    public func all() throws -> [DeviceRecord] {
+        try DeviceStore(app.database).all()
+    }
+
+    /// The devices that may call the API.
+    public func active() throws -> [DeviceRecord] {
+        try DeviceStore(app.database).active()
+    }
+
+    /// Renames a paired device.
+    public func rename(_ id: String, to name: String) throws -> DeviceRecord {
+        try DeviceStore(app.database).rename(id, to: name)
+    }
+
+    /// Revokes a device by id or name; its token stops working at once.
+    public func revoke(_ idOrName: String) throws -> DeviceRecord {
+        try DeviceStore(app.database).revoke(idOrName, clock: app.clock)
+    }
+
+    /// The stored answer to a device's idempotency key, if any.
+    public func storedResponse(device: String, key: String) throws -> StoredResponse? {
+        try DeviceStore(app.database).storedResponse(device: device, key: key)
+    }
+
+    /// Stores the answer to a request made with an idempotency key.
+    public func storeResponse(device: String, key: String, _ response: StoredResponse) throws {
+        try DeviceStore(app.database).storeResponse(device: device, key: key, response, clock: app.clock)
+    }
+
+    /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).
+    public func linkSecret() throws -> String {
+        try ServerKeys(app.database).actionLinkSecret(clock: app.clock)
+    }
+}
