@@ -79,7 +79,7 @@ public struct DeviceStore: Sendable {
 
     /// The token hashes of devices that may call the API (read on every request, so a revocation applies at once).
     public func active() throws -> [DeviceRecord] {
-        try database.read { db in try DeviceRecord.filter(DeviceRecord.Columns.revokedAt == nil).fetchAll(db) }
+        try database.read { db in try DeviceRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices WHERE revoked_at IS NULL")) }
     }
 
     /// Revokes a device by id or name.

@@ -142,7 +142,7 @@ public struct MedicationLog: Sendable {
                         sessionDate: key, sessionID: sessionID, note: try TextLimits.validated(input.note, field: "note", limit: TextLimits.note),
                         confirmedDuplicate: isDuplicate, batchID: batch))
             }
-            for record in records { try Self.insert(record, db) }
+            for record in records { try record.insert(db) }
             return records
         }
     }
@@ -193,7 +193,7 @@ public struct MedicationLog: Sendable {
                 ).map(SessionID.init(rawValue:))
             }
             try db.execute(sql: "DELETE FROM medication_events WHERE id = ?", arguments: [id])
-            try Self.insert(after, db)
+            try after.insert(db)
             try NightRecords.audit(
                 .editMedication, id: clock.makeID(), at: clock.now, session: before.sessionID, entity: id,
                 details: Self.auditDetails(before).merging([
@@ -215,8 +215,6 @@ public struct MedicationLog: Sendable {
             return record
         }
     }
-
-    static func insert(_ record: MedicationRecord, _ db: Database) throws { try record.insert(db) }
 
     static func auditDetails(_ record: MedicationRecord) -> [String: String] {
         var details = [

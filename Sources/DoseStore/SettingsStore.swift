@@ -13,7 +13,8 @@ public struct SettingsStore: Sendable {
     /// Loads the settings; the `time_zone` default is the machine's zone.
     static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
         var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
-        for row in try SettingRecord.order(SettingRecord.Columns.key).fetchAll(db) {
+        // Every action and status read loads the settings: one compiled statement, kept by the connection.
+        for row in try SettingRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM settings ORDER BY key")) {
             do {
                 settings = try settings.setting(row.key, to: row.value)
             } catch {

@@ -522,7 +522,7 @@ struct OriginalImporter {
                 timeZoneID: zone.identifier, utcOffsetMinutes: offset, sessionDate: key, sessionID: sessionID,
                 note: (row["notes"] as String?).flatMap { try? TextLimits.validated($0, field: "notes", limit: TextLimits.note) },
                 confirmedDuplicate: (row["confirmed_duplicate"] as Int? ?? 0) != 0, batchID: "legacy-\(id)")
-            try MedicationLog.insert(record, db)
+            try record.insert(db)
             report.importedRow("medication_events")
         }
     }

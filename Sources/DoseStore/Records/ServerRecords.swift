@@ -89,10 +89,6 @@ struct ServerKeyRecord: StoredRecord {
         case purpose, secret
         case createdAt = "created_at"
     }
-
-    enum Columns {
-        static let purpose = Column(CodingKeys.purpose)
-    }
 }
 
 /// A row of `server_runs`: one run of `dosetap serve`, from its start to its last sign of life.
@@ -131,10 +127,6 @@ struct SettingRecord: StoredRecord {
     enum CodingKeys: String, CodingKey {
         case key, value
         case updatedAt = "updated_at"
-    }
-
-    enum Columns {
-        static let key = Column(CodingKeys.key)
     }
 }
 
