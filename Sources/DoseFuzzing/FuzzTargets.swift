@@ -71,7 +71,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         guard let database = try? FuzzFixture.databaseWithOpenNight() else { return }
         let path = FuzzFixture.directory.appendingPathComponent(name).path
         guard FileManager.default.createFile(atPath: path, contents: data) else { return }
-        _ = try? DataTransfer(database).importFile(at: path, clock: FuzzFixture.clock())
+        _ = try? database.transfer.importFile(at: path, clock: FuzzFixture.clock())
     }
 
     /// A valid bundle with one entry's content replaced.
@@ -110,7 +110,7 @@ public enum FuzzFixture {
         guard let database = try? AppDatabase.inMemory() else { return nil }
         var atDose1 = FuzzFixture.clock()
         atDose1.now = now.addingTimeInterval(-90 * 60)
-        _ = try? NightLedger(database).perform(NightAction(.dose1), clock: atDose1)
+        _ = try? database.ledger.perform(NightAction(.dose1), clock: atDose1)
         return database
     }()
 
@@ -119,7 +119,7 @@ public enum FuzzFixture {
 
     static func makeValidBundle() throws -> [(name: String, data: Data)] {
         let database = try AppDatabase.inMemory()
-        let ledger = NightLedger(database)
+        let ledger = database.ledger
         for night in (0..<3).reversed() {
             var clock = clock()
             let dose1 = now.addingTimeInterval(Double(-(night + 1) * 86_400) - 90 * 60)
@@ -131,7 +131,7 @@ public enum FuzzFixture {
             }
         }
         let path = directory.appendingPathComponent("valid.zip").path
-        _ = try DataTransfer(database).exportBundle(to: path, clock: clock())
+        _ = try database.transfer.exportBundle(to: path, clock: clock())
         guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return [] }
         var entries: [(name: String, data: Data)] = []
         for entry in archive {

@@ -6,16 +6,13 @@ import GRDB
 public struct NightJournal: Sendable {
     let database: AppDatabase
 
-    /// A journal over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// Changes the time and/or note of any recorded event; the audit log keeps both versions, and the night's
     /// derived columns (and outcome, if closed) follow.
     public func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
         guard occurredAt != nil || note != nil else {
             throw DoseError.invalidInput(field: "edit", problem: "nothing to change", allowed: "--at TIME and/or --note TEXT")
         }
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.edit(id, in: session, occurredAt: occurredAt, note: note, context: context)
@@ -26,7 +23,7 @@ public struct NightJournal: Sendable {
 
     /// Deletes one recorded event, keeping it in the audit log.
     public func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.delete(id, in: session, context: context)

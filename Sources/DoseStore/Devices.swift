@@ -2,19 +2,9 @@ import DoseCore
 public import Foundation
 import GRDB
 
-/// A stored answer to a request made with an `Idempotency-Key`.
-public struct StoredResponse: Sendable, Hashable {
-    public var requestHash: String
-    public var status: Int
-    public var body: String
-}
-
 /// Paired devices (by the hash of their token) and the answers stored under their idempotency keys.
 public struct DeviceStore: Sendable {
     let database: AppDatabase
-
-    /// A DeviceStore over a database.
-    public init(_ database: AppDatabase) { self.database = database }
 
     /// How long idempotency records are kept (at least 31 days).
     public static let idempotencyRetention: TimeInterval = 32 * 86_400
@@ -114,9 +104,6 @@ public struct DeviceStore: Sendable {
 /// The server's own secrets, made on first use from the injected random source.
 public struct ServerKeys: Sendable {
     let database: AppDatabase
-
-    /// A ServerKeys over a database.
-    public init(_ database: AppDatabase) { self.database = database }
 
     /// The secret that signs reminder action links (32 random bytes, hex), made on first use. Clear All Data deletes
     /// it, which voids every link already sent.

@@ -16,9 +16,6 @@ public enum ExportFormat: String, Sendable, CaseIterable {
 public struct DataTransfer: Sendable {
     let database: AppDatabase
 
-    /// Transfers over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// The SSOT CSV v1 header (seed 001 §7).
     public static let eventsCSVHeader = "event_id,event_type,source,occurred_at_utc,local_tz,dose_sequence,note"
     /// The analytics CSV header (D10).
@@ -26,7 +23,7 @@ public struct DataTransfer: Sendable {
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV(clock: StoreClock) throws -> String {
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
             let rows = try Row.fetchCursor(
@@ -55,7 +52,7 @@ public struct DataTransfer: Sendable {
     /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
     /// (before the target time, with no snooze), i.e. the person woke without the alarm.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.read { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let timeZone = clock.zone(settings)

@@ -147,13 +147,10 @@ public struct HistoryPage: Sendable {
 public struct HistoryStore: Sendable {
     let database: AppDatabase
 
-    /// A HistoryStore over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// A page of past and current nights, filtered, ordered and grouped.
     public func page(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
         let query = try query.validated()
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.read { db in
             var conditions: [String] = []
             var arguments: [any DatabaseValueConvertible] = []
@@ -191,7 +188,7 @@ public struct HistoryStore: Sendable {
 
     /// Every night with that session date (usually one), with all events.
     public func nights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.read { db in
             let rows = try Self.sessionRows(on: date, db)
             return try Self.records(from: rows, query: HistoryQuery(), db)
@@ -201,7 +198,7 @@ public struct HistoryStore: Sendable {
     /// Deletes every night with that date and all their records in one transaction; each deletion is audited.
     /// The open night is refused: deleting tonight's Dose 1 would let a second Dose 1 through.
     public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         return try database.write { db in
             let rows = try Self.sessionRows(on: date, db)
             guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }

@@ -97,9 +97,6 @@ extension MedicationRecord: FetchableRecord, PersistableRecord {
 public struct MedicationLog: Sendable {
     let database: AppDatabase
 
-    /// A medication log over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// Medication entries logged in one batch, at most.
     public static let batchLimit = 20
 

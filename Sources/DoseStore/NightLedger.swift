@@ -119,9 +119,6 @@ public struct NightLedger: Sendable {
     /// The database.
     public let database: AppDatabase
 
-    /// A ledger over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// Performs an action. A refusal throws its `DoseError` and leaves the database exactly as it was.
     ///
     /// - Parameters:

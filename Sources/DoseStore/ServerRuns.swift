@@ -16,9 +16,6 @@ public struct ServerOutage: Sendable, Hashable {
 public struct ServerRuns: Sendable {
     let database: AppDatabase
 
-    /// A ServerRuns over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// How often a running server records that it is alive; an outage is known to this precision.
     public static let heartbeatInterval: TimeInterval = 30
     /// Gaps shorter than this between runs are a restart, not an outage worth telling a person about.

@@ -7,9 +7,6 @@ import GRDB
 public struct SettingsStore: Sendable {
     let database: AppDatabase
 
-    /// A SettingsStore over a database.
-    public init(_ database: AppDatabase) { self.database = database }
-
     /// Loads the settings; the `time_zone` default is the machine's zone.
     static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
         var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)

@@ -175,12 +175,12 @@ struct WebSafetyTests {
             #expect(names == ["Chrome on Android", "Chrome on Android 2", "test"])
             // Full names: the third pairing fails (no free name), and the same link then works once there is room.
             for index in 3...999 {
-                _ = try DeviceStore(fixture.database).add(
+                _ = try fixture.database.devices.add(
                     name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             }
             let code = await pairing.issue(now: fixture.time.now, random: .system)
             let long = String(repeating: "x", count: 70)
-            _ = try DeviceStore(fixture.database).add(
+            _ = try fixture.database.devices.add(
                 name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: "Chrome/1 Android"])
             #expect(response.status == .seeOther, "a name is always found")
@@ -211,7 +211,7 @@ struct WebSafetyTests {
         _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.log(event: "bathroom"), note: text))
         _ = try fixture.environment.useCases(at: clock()).medications.log(
             [MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [])
-        _ = try DeviceStore(fixture.database).add(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())
+        _ = try fixture.database.devices.add(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())
         try await Self.served(fixture) { client, cookie, _, _ in
             let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
             #expect(

@@ -164,7 +164,7 @@ struct WebTests {
             #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180, "nothing of a refused form is saved")
 
             // Devices: revoke another one from the page.
-            _ = try DeviceStore(fixture.database).add(
+            _ = try fixture.database.devices.add(
                 name: "kitchen tablet", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
             html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(html.contains("value=\"kitchen tablet\"") && html.contains("This browser, paired"))

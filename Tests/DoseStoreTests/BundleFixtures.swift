@@ -11,7 +11,7 @@ enum BundleFixture {
     static func variedLedger(weeks: Int = 3) throws -> (NightLedger, TestClock) {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(WallClock.date(2026, 10, 1, 20, 0))
-        _ = try SettingsStore(ledger.database).update("target_interval", to: "180", clock: clock.store)
+        _ = try ledger.database.settings.update("target_interval", to: "180", clock: clock.store)
         for day in 0..<(weeks * 7) {
             let evening = WallClock.date(2026, 10, 1, 21, 0).addingTimeInterval(Double(day) * 86_400)
             let note = notes[day % notes.count]
@@ -20,7 +20,7 @@ enum BundleFixture {
                 var log = PreSleepLog()
                 log.stressLevel = day % 5 + 1
                 log.notes = note
-                _ = try NightJournal(ledger.database).savePreSleep(log, at: nil, note: nil, clock: clock.store)
+                _ = try ledger.database.journal.savePreSleep(log, at: nil, note: nil, clock: clock.store)
             }
             let dose1 = evening.addingTimeInterval(90 * 60)
             try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock, note: note)
@@ -44,7 +44,7 @@ enum BundleFixture {
             }
             if day % 2 == 0 {
                 clock.set(StoreFixture.minutes(600, after: dose1))
-                _ = try MedicationLog(ledger.database).log(
+                _ = try ledger.database.medications.log(
                     [MedicationInput(medicationID: "modafinil", amount: 200, note: note)], confirmations: [], clock: clock.store)
             }
         }

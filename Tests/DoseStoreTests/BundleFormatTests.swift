@@ -35,28 +35,28 @@ struct BundleFormatTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(WallClock.date(2026, 11, 5, 7, 0))
-        let report = try DataTransfer(ledger.database).importFile(at: source.path, clock: clock.store)
+        let report = try ledger.database.transfer.importFile(at: source.path, clock: clock.store)
         #expect(report.rejected.isEmpty && report.skippedTotal == 0, "\(report.rejected)")
         #expect(report.imported["sessions.csv"] == 5 && report.imported["dose_events.csv"] == 10, "\(report.imported)")
 
         let again = directory.appendingPathComponent("again.zip")
-        try DataTransfer(ledger.database).exportBundle(to: again.path, clock: clock.store)
+        try ledger.database.transfer.exportBundle(to: again.path, clock: clock.store)
         let before = try BundleFixture.entries(of: source)
         let after = try BundleFixture.entries(of: again)
         for name in Self.records {
             #expect(before[name] != nil && before[name] == after[name], "\(name) of the schema \(schema) bundle changed on import")
         }
         // A few facts read back through the rules, not just the files.
-        let nights = try HistoryStore(ledger.database).page(HistoryQuery(), clock: clock.store).groups.flatMap(\.nights)
+        let nights = try ledger.database.history.page(HistoryQuery(), clock: clock.store).groups.flatMap(\.nights)
         let late = try #require(nights.first { $0.session.date.description == "2026-11-01" && $0.intervalMinutes != nil })
         #expect(late.intervalMinutes == 245 && late.session.events.contains { $0.kind == .dose2 && $0.metadata.isLate })
         #expect(nights.contains { $0.session.date.description == "2026-11-03" && $0.terminalState == .expired })
-        #expect(try SettingsStore(ledger.database).current(clock: clock.store).targetIntervalMinutes == 180)
+        #expect(try ledger.database.settings.current(clock: clock.store).targetIntervalMinutes == 180)
         let version = try JSONSerialization.jsonObject(with: after["schema_version.json"]!) as? [String: Any]
         #expect(version?["schema_version"] as? String == String(Schema.version) && version?["format"] as? String == BundleFormats.format)
 
         let unchanged = try StoreFixture.snapshot(ledger)
-        #expect(try DataTransfer(ledger.database).importFile(at: source.path, clock: clock.store).importedTotal == 0, "importing it again adds nothing")
+        #expect(try ledger.database.transfer.importFile(at: source.path, clock: clock.store).importedTotal == 0, "importing it again adds nothing")
         #expect(try StoreFixture.snapshot(ledger) == unchanged)
     }
 

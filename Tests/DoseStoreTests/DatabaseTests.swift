@@ -60,53 +60,46 @@ struct DatabaseTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("r.sqlite").path
         let clock = TestClock(StoreFixture.dose1)
-        try StoreFixture.act(NightLedger(try AppDatabase.open(path: path)), .dose1, at: StoreFixture.dose1, clock: clock)
-        let reopened = NightLedger(try AppDatabase.open(path: path))
+        try StoreFixture.act((try AppDatabase.open(path: path)).ledger, .dose1, at: StoreFixture.dose1, clock: clock)
+        let reopened = (try AppDatabase.open(path: path)).ledger
         #expect(try reopened.status(clock: clock.store).status.dose1At == StoreFixture.dose1)
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
     }
 
-    @Test("a database from a newer DoseTap is refused and left byte-for-byte untouched")
-    func newerSchema() throws {
+    /// A file that is not today's DoseTap database: how to make it, and what the refusal must say.
+    enum UnopenableFile: String, CaseIterable {
+        case newerSchema = "newer DoseTap"
+        case notADatabase = "not a readable SQLite database"
+        case foreignDatabase = "not a DoseTap one"
+
+        func make(at path: String) throws {
+            switch self {
+            case .newerSchema:
+                let database = try AppDatabase.open(path: path)
+                try database.writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
+            case .notADatabase:
+                try Data(String(repeating: "my sleep notes, not a database\n", count: 200).utf8).write(to: URL(fileURLWithPath: path))
+            case .foreignDatabase:
+                try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE recipes (name TEXT)") }
+            }
+        }
+    }
+
+    @Test(
+        "a newer DoseTap's database, a file that is not a database, and another application's database are refused as bad files and left byte-for-byte untouched",
+        arguments: UnopenableFile.allCases)
+    func unopenableFile(_ file: UnopenableFile) throws {
         let directory = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("n.sqlite").path
-        do {
-            let database = try AppDatabase.open(path: path)
-            try database.writer.writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 99") }
-        }
+        let path = directory.appendingPathComponent("file.sqlite").path
+        try file.make(at: path)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = StoreFixture.refusal { _ = try AppDatabase.open(path: path) }
         #expect(error?.code == .invalidInput)
         #expect(StoreFixture.isFileProblem(error))
-        #expect(error?.message.contains("newer DoseTap") == true)
+        #expect(error?.message.contains(file.rawValue) == true)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-    }
-
-    @Test("a file that is not a database is refused and left untouched")
-    func notADatabase() throws {
-        let directory = try StoreFixture.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("notes.txt").path
-        let content = Data(String(repeating: "my sleep notes, not a database\n", count: 200).utf8)
-        try content.write(to: URL(fileURLWithPath: path))
-        let error = StoreFixture.refusal { _ = try AppDatabase.open(path: path) }
-        #expect(StoreFixture.isFileProblem(error))
-        #expect(error?.message.contains("not a readable SQLite database") == true)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == content)
-    }
-
-    @Test("another application's SQLite database is refused, not migrated into")
-    func foreignDatabase() throws {
-        let directory = try StoreFixture.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("other.sqlite").path
-        try DatabaseQueue(path: path).write { try $0.execute(sql: "CREATE TABLE recipes (name TEXT)") }
-        let error = StoreFixture.refusal { _ = try AppDatabase.open(path: path) }
-        #expect(error?.message.contains("not a DoseTap one") == true)
-        let exists = try DatabaseQueue(path: path).read { db in try db.tableExists("sleep_sessions") }
-        #expect(!exists)
     }
 
     @Test("SQLite busy and locked become 503_STORAGE_BUSY; a non-database becomes a file error")

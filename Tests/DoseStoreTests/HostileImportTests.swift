@@ -109,7 +109,7 @@ struct HostileImportTests {
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (ledger, clock) = try! BundleFixture.variedLedger(weeks: 1)
         let url = directory.appendingPathComponent("valid.zip")
-        try! DataTransfer(ledger.database).exportBundle(to: url.path, clock: clock.store)
+        try! ledger.database.transfer.exportBundle(to: url.path, clock: clock.store)
         return (try! BundleFixture.entries(of: url), directory)
     }()
 
@@ -129,7 +129,7 @@ struct HostileImportTests {
         let clock = TestClock(WallClock.date(2026, 11, 20, 12, 0))
         let before = try StoreFixture.snapshot(ledger)
         #expect {
-            try DataTransfer(ledger.database).importFile(at: url.path, clock: clock.store)
+            try ledger.database.transfer.importFile(at: url.path, clock: clock.store)
         } throws: { error in
             let message = (error as? DoseError)?.message ?? ""
             return message.utf8.count < 1_000 && message.contains("unexpected: column_0, column_1, column_2, column_3, column_4 and 99995 more")
@@ -148,7 +148,7 @@ struct HostileImportTests {
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: clock.now, clock: clock, note: "existing")
         let before = try StoreFixture.snapshot(ledger)
         do {
-            let report = try DataTransfer(ledger.database).importFile(at: url.path, clock: clock.store)
+            let report = try ledger.database.transfer.importFile(at: url.path, clock: clock.store)
             Issue.record("imported \(report.importedTotal) rows from a hostile bundle")
         } catch let error as DoseError {
             #expect([ErrorCode.invalidInput, .tooLarge].contains(error.code))

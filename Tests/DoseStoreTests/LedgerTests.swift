@@ -181,12 +181,12 @@ struct LedgerTests {
     func settings() throws {
         let ledger = try F.ledger()
         let clock = TestClock(F.dose1)
-        #expect(try SettingsStore(ledger.database).current(clock: clock.store).timeZoneID == "America/New_York")
-        let updated = try SettingsStore(ledger.database).update("cooldown.Brief Wake", to: "30", clock: clock.store)
+        #expect(try ledger.database.settings.current(clock: clock.store).timeZoneID == "America/New_York")
+        let updated = try ledger.database.settings.update("cooldown.Brief Wake", to: "30", clock: clock.store)
         #expect(try updated.value(of: "cooldown.wake_temp") == "30")
-        let refused = F.refusal { _ = try SettingsStore(ledger.database).update("target_interval", to: "200", clock: clock.store) }
+        let refused = F.refusal { _ = try ledger.database.settings.update("target_interval", to: "200", clock: clock.store) }
         #expect(refused?.message.contains("165, 180, 195, 210, 225") == true)
-        _ = try SettingsStore(ledger.database).update("target_interval", to: "180", clock: clock.store)
+        _ = try ledger.database.settings.update("target_interval", to: "180", clock: clock.store)
         try ledger.database.read { (db: Database) throws in
             #expect(try String.fetchOne(db, sql: "SELECT value FROM settings WHERE key = 'cooldown.wake_temp'") == "30")
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'setting'") == 2)
@@ -194,7 +194,7 @@ struct LedgerTests {
             #expect(details == "{\"from\":\"165\",\"to\":\"180\"}")
         }
         try ledger.database.writer.write { try $0.execute(sql: "UPDATE settings SET value = '999' WHERE key = 'target_interval'") }
-        let broken = F.refusal { _ = try SettingsStore(ledger.database).current(clock: clock.store) }
+        let broken = F.refusal { _ = try ledger.database.settings.current(clock: clock.store) }
         #expect(StoreFixture.isFileProblem(broken))
     }
 
@@ -218,7 +218,7 @@ struct SettleTests {
     func historyClosesOverdueNight() throws {
         let (ledger, clock) = try StoreFixture.afterDose1()
         clock.set(WallClock.date(2026, 11, 22, 11, 0))
-        let night = try #require(try HistoryStore(ledger.database).page(HistoryQuery(), clock: clock.store).groups.first?.nights.first)
+        let night = try #require(try ledger.database.history.page(HistoryQuery(), clock: clock.store).groups.first?.nights.first)
         #expect(!night.session.isOpen)
         #expect(night.terminalState == .expired)
         #expect(night.session.events.contains { $0.kind == .dose2Skipped && $0.source == .system })

@@ -41,8 +41,8 @@ struct OpenNightCacheTests {
         let directory = try F.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("night.sqlite").path
-        let server = NightLedger(try AppDatabase.open(path: path, pooled: true))
-        let cli = NightLedger(try AppDatabase.open(path: path))
+        let server = (try AppDatabase.open(path: path, pooled: true)).ledger
+        let cli = (try AppDatabase.open(path: path)).ledger
         let clock = TestClock(F.dose1)
         try F.act(server, .dose1, at: F.dose1, clock: clock)
         let bathroom = try F.act(cli, .log(event: "bathroom"), at: F.dose1.addingTimeInterval(1), clock: clock)
@@ -58,11 +58,11 @@ struct OpenNightCacheTests {
         let water = try F.act(ledger, .log(event: "water"), at: F.dose1, clock: clock)
         #expect(try Self.compare(ledger).remembered != .none)
         clock.set(F.dose1.addingTimeInterval(60))
-        _ = try NightJournal(ledger.database).deleteEvent(water.decision.event!.id, clock: clock.store)
+        _ = try ledger.database.journal.deleteEvent(water.decision.event!.id, clock: clock.store)
         #expect(try Self.compare(ledger).remembered == .none)
         try F.act(ledger, .log(event: "bathroom"), at: F.dose1.addingTimeInterval(120), clock: clock)
         #expect(try Self.compare(ledger).remembered != .none)
-        _ = try SettingsStore(ledger.database).update("undo_window_seconds", to: "10", clock: clock.store)
+        _ = try ledger.database.settings.update("undo_window_seconds", to: "10", clock: clock.store)
         #expect(try Self.compare(ledger).remembered == .none)
     }
 

@@ -129,12 +129,12 @@ struct OriginalImportTests {
         FuzzCorpus.keep(URL(fileURLWithPath: path), as: .originalDatabase, named: "version-\(version)")
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
-        let report = try DataTransfer(ledger.database).importFile(at: path, clock: clock.store)
+        let report = try ledger.database.transfer.importFile(at: path, clock: clock.store)
         for (table, count) in try OriginalFixture.counts(path) {
             let accounted = (report.imported[table] ?? 0) + (report.skipped[table] ?? 0) + report.rejected.filter { $0.file == table }.count
             #expect(accounted == count, "\(table): \(count) rows, \(accounted) accounted for")
         }
-        let again = try DataTransfer(ledger.database).importFile(at: path, clock: clock.store)
+        let again = try ledger.database.transfer.importFile(at: path, clock: clock.store)
         #expect(again.importedTotal == 0, "a second import adds nothing")
     }
 
@@ -145,12 +145,12 @@ struct OriginalImportTests {
         let path = try OriginalFixture.make(OriginalFixture.versions(upTo: 6), in: directory, name: "v6.sqlite")
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
-        let report = try DataTransfer(ledger.database).importFile(at: path, clock: clock.store)
+        let report = try ledger.database.transfer.importFile(at: path, clock: clock.store)
         #expect(Set(report.rejected.map(\.file)) == ["dose_events", "sleep_events", "morning_checkins"])
         #expect(report.rejected.contains { $0.reason.contains("teleport") })
         #expect(report.rejected.contains { $0.reason.contains("dose recorded as a sleep event") })
         #expect(report.rejected.contains { $0.reason.contains("without a Dose 1") })
-        let night = try #require(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2024-10-05")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2024-10-05")!, clock: clock.store).first)
         let kinds = night.session.events.map(\.kind.wireName)
         #expect(kinds.contains("lights_out") && kinds.contains("wake_temp") && kinds.contains("wake_final"))
         #expect(night.intervalMinutes == 170)
@@ -161,7 +161,7 @@ struct OriginalImportTests {
         #expect(night.preSleep?.stressLevel == 4)
         #expect(night.preSleep?.exercise == .moderate)
         #expect(night.terminalState == .completed)
-        let v1Night = try #require(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2024-10-01")!, clock: clock.store).first)
+        let v1Night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2024-10-01")!, clock: clock.store).first)
         #expect(v1Night.intervalMinutes == 165)
     }
 
@@ -172,8 +172,8 @@ struct OriginalImportTests {
         let path = try OriginalFixture.make(OriginalFixture.later, in: directory, name: "later.sqlite")
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
-        let report = try DataTransfer(ledger.database).importFile(at: path, clock: clock.store)
-        let night = try #require(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2025-12-26")!, clock: clock.store).first)
+        let report = try ledger.database.transfer.importFile(at: path, clock: clock.store)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2025-12-26")!, clock: clock.store).first)
         #expect(night.session.id.rawValue == "ad495b67-0587-54a8-891e-5e8b83d23289")
         let checkIn = try #require(night.checkIn)
         #expect(checkIn.feelRested == .moderate)
@@ -200,7 +200,7 @@ struct OriginalImportTests {
         let before = try StoreFixture.snapshot(ledger)
         #expect(
             StoreFixture.isFileProblem(
-                StoreFixture.refusal { _ = try DataTransfer(ledger.database).importFile(at: path, clock: TestClock(StoreFixture.dose1).store) }))
+                StoreFixture.refusal { _ = try ledger.database.transfer.importFile(at: path, clock: TestClock(StoreFixture.dose1).store) }))
         #expect(try StoreFixture.snapshot(ledger) == before)
     }
 }

@@ -16,7 +16,7 @@ struct RecordKeepingTests {
         let clock = TestClock(WallClock.date(2026, 11, 21, 21, 0))
         var log = PreSleepLog()
         log.stressLevel = 2
-        let first = try NightJournal(ledger.database).savePreSleep(log, at: nil, note: nil, clock: clock.store)
+        let first = try ledger.database.journal.savePreSleep(log, at: nil, note: nil, clock: clock.store)
         #expect(first.startedSession)
         #expect(first.completion == .partial)
         log.intendedSleepTime = .in30Minutes
@@ -26,7 +26,7 @@ struct RecordKeepingTests {
         log.exercise = ExerciseLevel.light
         log.napToday = NapToday.none
         clock.set(WallClock.date(2026, 11, 21, 21, 10))
-        let second = try NightJournal(ledger.database).savePreSleep(log, at: nil, note: nil, clock: clock.store)
+        let second = try ledger.database.journal.savePreSleep(log, at: nil, note: nil, clock: clock.store)
         #expect(second.replaced)
         #expect(second.completion == .complete)
         #expect(second.sessionID == first.sessionID)
@@ -40,14 +40,14 @@ struct RecordKeepingTests {
         var skipped = PreSleepLog()
         skipped.skipped = true
         skipped.stressLevel = 3
-        #expect(F.refusal { _ = try NightJournal(ledger.database).savePreSleep(skipped, at: nil, note: nil, clock: clock.store) }?.code == .invalidInput)
+        #expect(F.refusal { _ = try ledger.database.journal.savePreSleep(skipped, at: nil, note: nil, clock: clock.store) }?.code == .invalidInput)
     }
 
     @Test("a medication batch is all or nothing; the duplicate guard looks both ways; session linking by session key")
     func medications() throws {
         let (ledger, clock) = try F.afterDose1()
         clock.set(WallClock.date(2026, 11, 22, 8, 0))
-        let batch = try MedicationLog(ledger.database).log(
+        let batch = try ledger.database.medications.log(
             [MedicationInput(medicationID: "adderall_ir", amount: 10), MedicationInput(medicationID: "modafinil", amount: 0.2, unit: .g)],
             confirmations: [], clock: clock.store)
         #expect(batch.count == 2)
@@ -56,7 +56,7 @@ struct RecordKeepingTests {
         let before = try F.snapshot(ledger)
         clock.set(WallClock.date(2026, 11, 22, 8, 4))
         let duplicate = F.refusal {
-            _ = try MedicationLog(ledger.database).log(
+            _ = try ledger.database.medications.log(
                 [MedicationInput(medicationID: "wakix", amount: 18), MedicationInput(medicationID: "adderall_ir", amount: 10)],
                 confirmations: [], clock: clock.store)
         }
@@ -64,17 +64,17 @@ struct RecordKeepingTests {
         #expect(try F.snapshot(ledger) == before)
         // Backdated to 5 minutes before the stored one: still within the guard in the other direction.
         let earlier = F.refusal {
-            _ = try MedicationLog(ledger.database).log(
+            _ = try ledger.database.medications.log(
                 [MedicationInput(medicationID: "adderall_ir", amount: 10, takenAt: WallClock.date(2026, 11, 22, 7, 55, 30))],
                 confirmations: [], clock: clock.store)
         }
         #expect(earlier?.code == .duplicateMedication)
-        let confirmed = try MedicationLog(ledger.database).log(
+        let confirmed = try ledger.database.medications.log(
             [MedicationInput(medicationID: "adderall_ir", amount: 10)], confirmations: [.duplicate], clock: clock.store)
         #expect(confirmed[0].confirmedDuplicate)
         // Exactly 5 minutes apart is outside the guard.
         clock.set(WallClock.date(2026, 11, 22, 8, 9))
-        let apart = try MedicationLog(ledger.database).log(
+        let apart = try ledger.database.medications.log(
             [MedicationInput(medicationID: "modafinil", amount: 200, takenAt: WallClock.date(2026, 11, 22, 8, 5))],
             confirmations: [], clock: clock.store)
         #expect(!apart[0].confirmedDuplicate)
@@ -82,15 +82,15 @@ struct RecordKeepingTests {
             MedicationInput(medicationID: "aspirin", amount: 1), MedicationInput(medicationID: "adderall_ir", amount: 31),
             MedicationInput(medicationID: "adderall_ir", amount: 1, unit: .mL), MedicationInput(medicationID: "xywav", amount: 0),
         ] {
-            #expect(F.refusal { _ = try MedicationLog(ledger.database).log([bad], confirmations: [], clock: clock.store) }?.code == .invalidInput)
+            #expect(F.refusal { _ = try ledger.database.medications.log([bad], confirmations: [], clock: clock.store) }?.code == .invalidInput)
         }
-        let liquid = try MedicationLog(ledger.database).log(
+        let liquid = try ledger.database.medications.log(
             [MedicationInput(medicationID: "xywav", amount: 4.5, unit: .mL)], confirmations: [], clock: clock.store)
         #expect(liquid[0].doseMg == 2250)
-        let edited = try MedicationLog(ledger.database).edit(
+        let edited = try ledger.database.medications.edit(
             liquid[0].id, takenAt: nil, amount: 9, unit: .mL, note: .some("measured again"), confirmations: [], clock: clock.store)
         #expect(edited.doseMg == 4500)
-        _ = try MedicationLog(ledger.database).delete(edited.id, clock: clock.store)
+        _ = try ledger.database.medications.delete(edited.id, clock: clock.store)
         try ledger.database.read { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action IN ('edit_medication', 'delete_medication')") == 2)
         }
@@ -102,9 +102,9 @@ struct RecordKeepingTests {
         let dose2 = try F.act(ledger, .dose2, at: F.minutes(170), clock: clock).decision.event!
         try F.act(ledger, .checkIn(MorningCheckIn()), at: F.minutes(540), clock: clock)
         clock.set(F.minutes(600))
-        let edit = try NightJournal(ledger.database).editEvent(dose2.id, occurredAt: F.minutes(140), note: .some("really took it early"), clock: clock.store)
+        let edit = try ledger.database.journal.editEvent(dose2.id, occurredAt: F.minutes(140), note: .some("really took it early"), clock: clock.store)
         #expect(edit.after?.metadata.isEarly == true)
-        let night = try #require(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
         #expect(night.intervalMinutes == 140)
         #expect(night.session.events.first { $0.kind == .dose2 }?.note == "really took it early")
         try ledger.database.read { (db: Database) throws in
@@ -112,7 +112,7 @@ struct RecordKeepingTests {
             #expect(details.contains(ISO8601.string(F.minutes(170))))
             #expect(details.contains(ISO8601.string(F.minutes(140))))
         }
-        let deleted = try NightJournal(ledger.database).deleteEvent(dose2.id, clock: clock.store)
+        let deleted = try ledger.database.journal.deleteEvent(dose2.id, clock: clock.store)
         #expect(deleted.after == nil)
         try ledger.database.read { (db: Database) throws in
             // Without Dose 2 the closed night reads as slept through.
@@ -120,7 +120,7 @@ struct RecordKeepingTests {
             #expect(try Int.fetchOne(db, sql: "SELECT interval_minutes FROM sleep_sessions") == nil)
         }
         #expect(
-            F.refusal { _ = try NightJournal(ledger.database).editEvent(EventID(rawValue: "missing"), occurredAt: nil, note: .some("x"), clock: clock.store) }?
+            F.refusal { _ = try ledger.database.journal.editEvent(EventID(rawValue: "missing"), occurredAt: nil, note: .some("x"), clock: clock.store) }?
                 .code == .notFound)
     }
 
@@ -142,11 +142,11 @@ struct RecordKeepingTests {
         environment.roomDarkness = .dark
         answers.environment = environment
         try F.act(ledger, .checkIn(answers), at: F.minutes(540), clock: clock)
-        let stored = try #require(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first?.checkIn)
+        let stored = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first?.checkIn)
         #expect(stored == (try answers.validated()))
         var changed = stored
         changed.sleepQuality = 5
-        let saved = try NightJournal(ledger.database).editCheckIn(on: SessionKey(parsing: "2026-11-21")!, answers: changed, clock: clock.store)
+        let saved = try ledger.database.journal.editCheckIn(on: SessionKey(parsing: "2026-11-21")!, answers: changed, clock: clock.store)
         #expect(saved.sleepQuality == 5)
         try ledger.database.read { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "SELECT wellness_score FROM morning_checkins") == saved.wellnessScore)

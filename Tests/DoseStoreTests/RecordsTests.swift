@@ -30,15 +30,15 @@ struct HistoryTests {
         let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.limit = 4
-        let first = try HistoryStore(ledger.database).page(query, clock: clock.store)
+        let first = try ledger.database.history.page(query, clock: clock.store)
         #expect(first.totalNights == 10)
         #expect(first.pageCount == 3)
         #expect(first.groups.flatMap(\.nights).map(\.session.date.description) == ["2026-11-10", "2026-11-09", "2026-11-08", "2026-11-07"])
         query.page = 3
-        #expect(try HistoryStore(ledger.database).page(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [2, 1])
+        #expect(try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [2, 1])
         query.page = 1
         query.sort = .oldest
-        #expect(try HistoryStore(ledger.database).page(query, clock: clock.store).groups.flatMap(\.nights).first?.session.date.day == 1)
+        #expect(try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights).first?.session.date.day == 1)
     }
 
     @Test(
@@ -52,7 +52,7 @@ struct HistoryTests {
         var query = HistoryQuery()
         query.types = Set(types)
         query.categories = Set(try categories.map { name throws(DoseError) in try HistoryCategory.named(name) })
-        let page = try HistoryStore(ledger.database).page(query, clock: clock.store)
+        let page = try ledger.database.history.page(query, clock: clock.store)
         #expect(page.totalNights == nights)
         for night in page.groups.flatMap(\.nights) {
             #expect(!night.shownEvents.isEmpty)
@@ -66,7 +66,7 @@ struct HistoryTests {
         var query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-03")
         query.to = SessionKey(parsing: "2026-11-05")
-        #expect(try HistoryStore(ledger.database).page(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
+        #expect(try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
     }
 
     @Test("newest and oldest order the nights; inside a night events always read by time")
@@ -75,7 +75,7 @@ struct HistoryTests {
         for sort in [HistorySort.newest, .oldest] {
             var query = HistoryQuery()
             query.sort = sort
-            for night in try HistoryStore(ledger.database).page(query, clock: clock.store).groups.flatMap(\.nights) {
+            for night in try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights) {
                 let times = night.shownEvents.map(\.occurredAt)
                 #expect(times == times.sorted() && times.count > 2)
             }
@@ -87,10 +87,10 @@ struct HistoryTests {
         let (ledger, clock) = try tenNights()
         var query = HistoryQuery()
         query.sort = .az
-        let labels = try HistoryStore(ledger.database).page(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label)
+        let labels = try ledger.database.history.page(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label)
         #expect(labels == ["Dose 1", "Dose 2", "Morning check-in", "Water"])
         query.sort = .za
-        #expect(try HistoryStore(ledger.database).page(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
+        #expect(try ledger.database.history.page(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
     }
 
     @Test(
@@ -103,7 +103,7 @@ struct HistoryTests {
         var query = HistoryQuery()
         query.grouping = grouping
         query.to = SessionKey(parsing: "2026-11-08")
-        #expect(try HistoryStore(ledger.database).page(query, clock: clock.store).groups.map(\.label) == labels)
+        #expect(try ledger.database.history.page(query, clock: clock.store).groups.map(\.label) == labels)
     }
 
     @Test("bad queries are refused with what is allowed")
@@ -113,10 +113,10 @@ struct HistoryTests {
         var query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-05")
         query.to = SessionKey(parsing: "2026-11-01")
-        #expect(StoreFixture.refusal { _ = try HistoryStore(ledger.database).page(query, clock: clock.store) }?.code == .invalidInput)
+        #expect(StoreFixture.refusal { _ = try ledger.database.history.page(query, clock: clock.store) }?.code == .invalidInput)
         query = HistoryQuery()
         query.limit = 0
-        #expect(StoreFixture.refusal { _ = try HistoryStore(ledger.database).page(query, clock: clock.store) }?.code == .invalidInput)
+        #expect(StoreFixture.refusal { _ = try ledger.database.history.page(query, clock: clock.store) }?.code == .invalidInput)
     }
 
     @Test("naps are paired start to end")
@@ -126,7 +126,7 @@ struct HistoryTests {
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 13, 0), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_end"), at: WallClock.date(2026, 11, 22, 13, 40), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 15, 0), clock: clock)
-        let night = try #require(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
         #expect(
             night.naps == [
                 NapInterval(start: WallClock.date(2026, 11, 22, 13, 0), end: WallClock.date(2026, 11, 22, 13, 40)),
@@ -137,7 +137,7 @@ struct HistoryTests {
     @Test("deleting a night removes it and everything in it, atomically, with an audit entry")
     func delete() throws {
         let (ledger, clock) = try tenNights()
-        let deleted = try HistoryStore(ledger.database).deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store)
+        let deleted = try ledger.database.history.deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store)
         #expect(deleted.count == 1)
         try ledger.database.read { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions") == 9)
@@ -146,8 +146,8 @@ struct HistoryTests {
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM morning_checkins") == 9)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'delete_session'") == 1)
         }
-        #expect(try HistoryStore(ledger.database).nights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store).isEmpty)
-        let missing = StoreFixture.refusal { _ = try HistoryStore(ledger.database).deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store) }
+        #expect(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store).isEmpty)
+        let missing = StoreFixture.refusal { _ = try ledger.database.history.deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store) }
         #expect(missing?.code == .notFound)
     }
 
@@ -155,7 +155,7 @@ struct HistoryTests {
     func deleteOpenRefused() throws {
         let (ledger, clock) = try StoreFixture.afterDose1()
         let before = try StoreFixture.snapshot(ledger)
-        let error = StoreFixture.refusal { _ = try HistoryStore(ledger.database).deleteNights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store) }
+        let error = StoreFixture.refusal { _ = try ledger.database.history.deleteNights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store) }
         #expect(error?.code == .invalidInput)
         #expect(try StoreFixture.snapshot(ledger) == before)
     }
@@ -184,8 +184,8 @@ struct ExportTests {
     func emptyExport() throws {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.dose1)
-        #expect(try DataTransfer(ledger.database).eventsCSV(clock: clock.store) == DataTransfer.eventsCSVHeader + "\r\n")
-        #expect(try DataTransfer(ledger.database).analyticsCSV(clock: clock.store) == DataTransfer.analyticsCSVHeader + "\r\n")
+        #expect(try ledger.database.transfer.eventsCSV(clock: clock.store) == DataTransfer.eventsCSVHeader + "\r\n")
+        #expect(try ledger.database.transfer.analyticsCSV(clock: clock.store) == DataTransfer.analyticsCSVHeader + "\r\n")
     }
 
     @Test("events.csv: v1 names, dose sequence, undo rows, time order, guarded notes")
@@ -195,7 +195,7 @@ struct ExportTests {
         try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock)
         try StoreFixture.act(ledger, .log(event: "dream"), at: StoreFixture.minutes(1, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .undo, at: StoreFixture.minutes(1, after: dose1).addingTimeInterval(2), clock: clock)
-        let csv = try DataTransfer(ledger.database).eventsCSV(clock: clock.store)
+        let csv = try ledger.database.transfer.eventsCSV(clock: clock.store)
         let lines = csv.components(separatedBy: "\r\n").dropLast()
         #expect(lines.first == DataTransfer.eventsCSVHeader)
         #expect(lines.filter { $0.contains(",dose1_taken,") }.count == 11)
@@ -213,19 +213,19 @@ struct ExportTests {
     @Test("analytics: local times, interval, OnTime within ±10 min of target, NaturalWake before the alarm")
     func analytics() throws {
         let (ledger, clock) = try tenNights()
-        let rows = try DataTransfer(ledger.database).analyticsCSV(clock: clock.store).components(separatedBy: "\r\n").dropLast()
+        let rows = try ledger.database.transfer.analyticsCSV(clock: clock.store).components(separatedBy: "\r\n").dropLast()
         #expect(rows.count == 11)
         // Intervals 155…200 against target 165: on time for 155–175.
         #expect(rows[1] == "2026-11-01,22:00:00,00:35:00,155,true,true")
         #expect(rows[3] == "2026-11-03,22:00:00,00:45:00,165,true,false")
         #expect(rows[5] == "2026-11-05,22:00:00,00:55:00,175,true,false")
         #expect(rows[6] == "2026-11-06,22:00:00,01:00:00,180,false,false")
-        var range = try DataTransfer(ledger.database).analyticsCSV(from: SessionKey(parsing: "2026-11-09"), clock: clock.store)
+        var range = try ledger.database.transfer.analyticsCSV(from: SessionKey(parsing: "2026-11-09"), clock: clock.store)
         #expect(range.components(separatedBy: "\r\n").count == 4)
         // `--tz Europe/Paris`: the same nights in the call's zone.
         var paris = clock.store
         paris.timeZoneOverride = TimeZone(identifier: "Europe/Paris")
-        range = try DataTransfer(ledger.database).analyticsCSV(clock: paris)
+        range = try ledger.database.transfer.analyticsCSV(clock: paris)
         #expect(range.contains("2026-11-01,04:00:00,06:35:00,155"))
     }
 }
@@ -247,19 +247,19 @@ struct ClearAllTests {
         let directory = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("c.sqlite").path
-        let ledger = NightLedger(try AppDatabase.open(path: path))
+        let ledger = (try AppDatabase.open(path: path)).ledger
         let clock = TestClock(StoreFixture.dose1)
         let marker = "ZQXJ-private-marker-7731"
         try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock, note: marker)
         for minute in 1...200 {
             try StoreFixture.act(ledger, .log(event: "dream"), at: StoreFixture.minutes(Double(minute)), clock: clock, note: "\(marker) \(minute)")
         }
-        _ = try SettingsStore(ledger.database).update("target_interval", to: "195", clock: clock.store)
+        _ = try ledger.database.settings.update("target_interval", to: "195", clock: clock.store)
         let report = try ledger.database.clearAll(confirmation: AppDatabase.clearAllPhrase)
         #expect(report.deleted["sleep_events"] == 200)
         #expect(report.remaining.values.allSatisfy { $0 == 0 })
-        #expect(try DataTransfer(ledger.database).eventsCSV(clock: clock.store) == DataTransfer.eventsCSVHeader + "\r\n")
-        #expect(try SettingsStore(ledger.database).current(clock: clock.store).targetIntervalMinutes == 165)
+        #expect(try ledger.database.transfer.eventsCSV(clock: clock.store) == DataTransfer.eventsCSVHeader + "\r\n")
+        #expect(try ledger.database.settings.current(clock: clock.store).targetIntervalMinutes == 165)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         for file in files {
             let data = try Data(contentsOf: directory.appendingPathComponent(file))

@@ -18,7 +18,7 @@ enum StoreFixture {
 
     static func minutes(_ m: Double, after date: Date = dose1) -> Date { date.addingTimeInterval(m * 60) }
 
-    static func ledger() throws -> NightLedger { NightLedger(try AppDatabase.inMemory()) }
+    static func ledger() throws -> NightLedger { (try AppDatabase.inMemory()).ledger }
 
     /// A new database with Dose 1 taken at `dose1`, and a clock standing there.
     static func afterDose1() throws -> (NightLedger, TestClock) {

@@ -10,23 +10,23 @@ public struct NightService: Sendable {
     /// Performs an action; a refusal throws its `DoseError` and changes nothing. `eventID` is a client's id for the
     /// recorded event; `idempotency` stores the response in the same transaction as the action.
     public func perform(_ action: NightAction, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
-        try NightLedger(app.database).perform(action, clock: app.clock, eventID: eventID, idempotency: idempotency)
+        try app.database.ledger.perform(action, clock: app.clock, eventID: eventID, idempotency: idempotency)
     }
 
     /// Tonight's status, after the lifecycle has been applied.
     public func status() throws -> StatusSnapshot {
-        try NightLedger(app.database).status(clock: app.clock)
+        try app.database.ledger.status(clock: app.clock)
     }
 
     /// Tonight's status and the server outages during it (what Details and `GET /v1/night` show).
     public func tonight() throws -> (snapshot: StatusSnapshot, outages: [ServerOutage]) {
         let snapshot = try status()
-        return (snapshot, try ServerRuns(app.database).outages(during: snapshot.session, now: app.clock.now))
+        return (snapshot, try app.database.serverRuns.outages(during: snapshot.session, now: app.clock.now))
     }
 
     /// Applies what time has made due (expiry, close).
     public func settle() throws {
-        try NightLedger(app.database).settle(clock: app.clock)
+        try app.database.ledger.settle(clock: app.clock)
     }
 }
 
@@ -36,47 +36,47 @@ public struct RecordService: Sendable {
 
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        try HistoryStore(app.database).page(query, clock: app.clock)
+        try app.database.history.page(query, clock: app.clock)
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try HistoryStore(app.database).nights(on: date, clock: app.clock)
+        try app.database.history.nights(on: date, clock: app.clock)
     }
 
     /// Deletes the nights of one date, audited; returns what was deleted.
     public func deleteNights(on date: SessionKey) throws -> [NightRecord] {
-        try HistoryStore(app.database).deleteNights(on: date, clock: app.clock)
+        try app.database.history.deleteNights(on: date, clock: app.clock)
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.
     public func editEvent(_ id: EventID, occurredAt: Date?, note: String??) throws -> EventEdit {
-        try NightJournal(app.database).editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
+        try app.database.journal.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
     }
 
     /// Deletes a recorded event, audited.
     public func deleteEvent(_ id: EventID) throws -> EventEdit {
-        try NightJournal(app.database).deleteEvent(id, clock: app.clock)
+        try app.database.journal.deleteEvent(id, clock: app.clock)
     }
 
     /// Replaces the check-in of a date's night.
     public func editCheckIn(on date: SessionKey, answers: MorningCheckIn) throws -> MorningCheckIn {
-        try NightJournal(app.database).editCheckIn(on: date, answers: answers, clock: app.clock)
+        try app.database.journal.editCheckIn(on: date, answers: answers, clock: app.clock)
     }
 
     /// Saves a pre-sleep log (now, or at `occurredAt`).
     public func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?) throws -> SavedPreSleepLog {
-        try NightJournal(app.database).savePreSleep(log, at: occurredAt, note: note, clock: app.clock)
+        try app.database.journal.savePreSleep(log, at: occurredAt, note: note, clock: app.clock)
     }
 
     /// Whether a check-in may answer "same as usual" for the sleep environment.
     public func hasUsualSleepEnvironment() throws -> Bool {
-        try NightJournal(app.database).hasUsualSleepEnvironment()
+        try app.database.journal.hasUsualSleepEnvironment()
     }
 
     /// A recorded event and its night, by id (a replayed API request finds what it recorded).
     public func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? {
-        try NightJournal(app.database).recordedEvent(id)
+        try app.database.journal.recordedEvent(id)
     }
 }
 
@@ -86,28 +86,28 @@ public struct MedicationService: Sendable {
 
     /// Logs a batch atomically; a probable duplicate needs its confirmation.
     public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>) throws -> [MedicationRecord] {
-        try MedicationLog(app.database).log(inputs, confirmations: confirmations, clock: app.clock)
+        try app.database.medications.log(inputs, confirmations: confirmations, clock: app.clock)
     }
 
     /// Entries of one date, or the latest `limit`, newest first.
     public func list(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
-        try MedicationLog(app.database).list(on: date, limit: limit)
+        try app.database.medications.list(on: date, limit: limit)
     }
 
     /// One entry by id.
     public func find(_ id: String) throws -> MedicationRecord {
-        try MedicationLog(app.database).find(id)
+        try app.database.medications.find(id)
     }
 
     /// Changes an entry's amount, time or note, audited.
     public func edit(
         _ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>
     ) throws -> MedicationRecord {
-        try MedicationLog(app.database).edit(id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: app.clock)
+        try app.database.medications.edit(id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: app.clock)
     }
 
     /// Deletes an entry, audited.
     public func delete(_ id: String) throws -> MedicationRecord {
-        try MedicationLog(app.database).delete(id, clock: app.clock)
+        try app.database.medications.delete(id, clock: app.clock)
     }
 }

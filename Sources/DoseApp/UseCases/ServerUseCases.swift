@@ -8,12 +8,12 @@ public struct TransferService: Sendable {
 
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
-        try DataTransfer(app.database).eventsCSV(clock: app.clock)
+        try app.database.transfer.eventsCSV(clock: app.clock)
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try DataTransfer(app.database).analyticsCSV(from: from, to: to, clock: app.clock)
+        try app.database.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
     }
 
     /// The bundle's file name for today, in the call's zone.
@@ -23,12 +23,12 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        try DataTransfer(app.database).exportBundle(to: path, clock: app.clock)
+        try app.database.transfer.exportBundle(to: path, clock: app.clock)
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.
     public func importFile(at path: String) throws -> ImportReport {
-        try DataTransfer(app.database).importFile(at: path, clock: app.clock)
+        try app.database.transfer.importFile(at: path, clock: app.clock)
     }
 
     /// Deletes everything, after the exact confirmation phrase, and proves nothing is left.
@@ -44,21 +44,21 @@ public struct ReminderService: Sendable {
 
     /// Settles the night and takes the reminders now due, each logged as fired or missed exactly once.
     public func takeDue() throws -> DueReminders {
-        try NightLedger(app.database).takeDueReminders(clock: app.clock)
+        try app.database.ledger.takeDueReminders(clock: app.clock)
     }
 
     /// Signs the action links of the reminders.
     public func signer() throws -> ActionLinkSigner {
-        ActionLinkSigner(secretHex: try ServerKeys(app.database).actionLinkSecret(clock: app.clock))
+        ActionLinkSigner(secretHex: try app.database.serverKeys.actionLinkSecret(clock: app.clock))
     }
 
     /// Records a server run's start; returns its id.
     public func serverStarted() throws -> String {
-        try ServerRuns(app.database).started(clock: app.clock)
+        try app.database.serverRuns.started(clock: app.clock)
     }
 
     /// Records that the run is alive, or that it stopped cleanly.
     public func serverAlive(_ run: String, stopped: Bool = false) throws {
-        try ServerRuns(app.database).alive(run, stopped: stopped, clock: app.clock)
+        try app.database.serverRuns.alive(run, stopped: stopped, clock: app.clock)
     }
 }

@@ -8,7 +8,7 @@ public struct SettingsService: Sendable {
 
     /// The settings in force.
     public func current() throws -> DoseSettings {
-        try SettingsStore(app.database).current(clock: app.clock)
+        try app.database.settings.current(clock: app.clock)
     }
 
     /// The zone this call works in: `--tz` when given, else the `time_zone` setting.
@@ -18,12 +18,12 @@ public struct SettingsService: Sendable {
 
     /// Changes one setting; a refused value changes nothing.
     public func update(_ key: String, to value: String) throws -> DoseSettings {
-        try SettingsStore(app.database).update(key, to: value, clock: app.clock)
+        try app.database.settings.update(key, to: value, clock: app.clock)
     }
 
     /// Changes several settings at once: all of them, or none.
     public func update(_ changes: [(key: String, value: String)]) throws -> DoseSettings {
-        try SettingsStore(app.database).update(changes, clock: app.clock)
+        try app.database.settings.update(changes, clock: app.clock)
     }
 }
 
@@ -35,7 +35,7 @@ public struct DeviceService: Sendable {
     /// Pairs a device under `name`; returns it and its token, which is never shown again. With `uniqued`, a taken
     /// name gets the first free suffix (`name 2`, …) instead of being refused.
     public func pair(name: String, uniqued: Bool = false) throws -> (device: DeviceRecord, token: String) {
-        let store = DeviceStore(app.database)
+        let store = app.database.devices
         let token = DeviceTokens.generate(app.clock.random)
         let name = uniqued ? try store.unusedName(name) : name
         return (try store.add(name: name, tokenHash: DeviceTokens.hash(token), clock: app.clock), token)
@@ -43,36 +43,36 @@ public struct DeviceService: Sendable {
 
     /// Every device, revoked ones included.
     public func all() throws -> [DeviceRecord] {
-        try DeviceStore(app.database).all()
+        try app.database.devices.all()
     }
 
     /// The devices that may call the API.
     public func active() throws -> [DeviceRecord] {
-        try DeviceStore(app.database).active()
+        try app.database.devices.active()
     }
 
     /// Renames a paired device.
     public func rename(_ id: String, to name: String) throws -> DeviceRecord {
-        try DeviceStore(app.database).rename(id, to: name)
+        try app.database.devices.rename(id, to: name)
     }
 
     /// Revokes a device by id or name; its token stops working at once.
     public func revoke(_ idOrName: String) throws -> DeviceRecord {
-        try DeviceStore(app.database).revoke(idOrName, clock: app.clock)
+        try app.database.devices.revoke(idOrName, clock: app.clock)
     }
 
     /// The stored answer to a device's idempotency key, if any.
     public func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        try DeviceStore(app.database).storedResponse(device: device, key: key)
+        try app.database.devices.storedResponse(device: device, key: key)
     }
 
     /// Stores the answer to a request made with an idempotency key.
     public func storeResponse(device: String, key: String, _ response: StoredResponse) throws {
-        try DeviceStore(app.database).storeResponse(device: device, key: key, response, clock: app.clock)
+        try app.database.devices.storeResponse(device: device, key: key, response, clock: app.clock)
     }
 
     /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).
     public func linkSecret() throws -> String {
-        try ServerKeys(app.database).actionLinkSecret(clock: app.clock)
+        try app.database.serverKeys.actionLinkSecret(clock: app.clock)
     }
 }

@@ -112,7 +112,7 @@ extension DataTransfer {
     /// Returns the number of data rows per file.
     @discardableResult
     public func exportBundle(to path: String, clock: StoreClock) throws -> [String: Int] {
-        try NightLedger(database).settle(clock: clock)
+        try database.ledger.settle(clock: clock)
         let (files, counts) = try database.read { db -> ([(String, String)], [String: Int]) in
             var files: [(String, String)] = []
             var counts: [String: Int] = [:]

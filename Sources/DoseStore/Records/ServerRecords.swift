@@ -6,8 +6,6 @@ import GRDB
 /// A paired device (a phone's browser, Home Assistant, a button daemon): a row of `devices`.
 public struct DeviceRecord: Sendable, Hashable, StoredRecord {
     static let databaseTableName = "devices"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     public var id: String
     public var name: String
@@ -31,11 +29,16 @@ public struct DeviceRecord: Sendable, Hashable, StoredRecord {
     }
 }
 
+/// A stored answer to a request made with an `Idempotency-Key`.
+public struct StoredResponse: Sendable, Hashable {
+    public var requestHash: String
+    public var status: Int
+    public var body: String
+}
+
 /// A row of `idempotency_keys`: the answer given to one device's request under one key.
 struct IdempotencyRecord: StoredRecord {
     static let databaseTableName = "idempotency_keys"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     var deviceID: String
     var key: String
@@ -78,8 +81,6 @@ struct IdempotencyRecord: StoredRecord {
 /// A row of `server_keys`: one secret per purpose.
 struct ServerKeyRecord: StoredRecord {
     static let databaseTableName = "server_keys"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     var purpose: String
     var secret: String
@@ -94,8 +95,6 @@ struct ServerKeyRecord: StoredRecord {
 /// A row of `server_runs`: one run of `dosetap serve`, from its start to its last sign of life.
 struct ServerRunRecord: StoredRecord {
     static let databaseTableName = "server_runs"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     var id: String
     var startedAt: Date
@@ -117,8 +116,6 @@ struct ServerRunRecord: StoredRecord {
 /// A row of `settings`: one value that differs from its default.
 struct SettingRecord: StoredRecord {
     static let databaseTableName = "settings"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     var key: String
     var value: String
@@ -133,8 +130,6 @@ struct SettingRecord: StoredRecord {
 /// A row of `reminder_log`: each reminder of a night's plan, logged once as fired or missed.
 struct ReminderLogRecord: StoredRecord {
     static let databaseTableName = "reminder_log"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     var sessionID: String
     var kind: String
@@ -174,8 +169,6 @@ enum AuditAction: String, Codable, CaseIterable {
 /// A row of `audit_log`: what an undo, a correction, a deletion or a settings change changed.
 struct AuditRecord: StoredRecord {
     static let databaseTableName = "audit_log"
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredInstant.encoding }
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { StoredInstant.decoding }
 
     var id: String
     var at: Date
