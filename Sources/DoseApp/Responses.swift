@@ -1,6 +1,6 @@
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 // The response bodies of the API and the CLI's `--json` (SPEC §5.1, §4), one type each, described by the
 // OpenAPI document's schemas of the same shape. Encoded by `JSONValue(response:)`: an absent optional is `null`.
@@ -46,41 +46,20 @@ public struct StatusResponse: Encodable, Sendable {
 
     /// The response for a derived status.
     public init(_ status: NightStatus) {
-        sessionID = status.sessionID?.rawValue
-        sessionDate = status.sessionDate?.description
-        phase = status.phase.rawValue
-        outcome = status.outcome?.rawValue
-        dose1At = status.dose1At
-        dose2At = status.dose2At
-        dose2Skipped = status.dose2Skipped
-        skippedAt = status.skippedAt
-        sleptThrough = status.sleptThrough
+        (sessionID, sessionDate, phase, outcome) = (
+            status.sessionID?.rawValue, status.sessionDate?.description, status.phase.rawValue, status.outcome?.rawValue
+        )
+        (dose1At, dose2At, dose2Skipped, skippedAt) = (status.dose1At, status.dose2At, status.dose2Skipped, status.skippedAt)
+        (sleptThrough, skipReason, extraDoseCount) = (status.sleptThrough, status.skipReason, status.extraDoseCount)
         outcomeText = status.outcomeSentence(in: TimeZone(identifier: status.timeZoneID) ?? .gmt)
-        skipReason = status.skipReason
-        extraDoseCount = status.extraDoseCount
-        snoozeCount = status.snoozeCount
-        snoozesRemaining = status.snoozesRemaining
-        snoozeUntil = status.snoozeUntil
-        canSnooze = status.canSnooze
-        snoozeBlockedReason = status.snoozeBlockedReason
-        canSkip = status.canSkip
-        skipBlockedReason = status.skipBlockedReason
+        (snoozeCount, snoozesRemaining, snoozeUntil) = (status.snoozeCount, status.snoozesRemaining, status.snoozeUntil)
+        (canSnooze, snoozeBlockedReason, canSkip, skipBlockedReason) = (status.canSnooze, status.snoozeBlockedReason, status.canSkip, status.skipBlockedReason)
         primaryAction = status.primaryAction.rawValue
-        windowOpensAt = status.windowOpensAt
-        nearCloseAt = status.nearCloseAt
-        windowClosesAt = status.windowClosesAt
-        targetAt = status.targetAt
-        expiresAt = status.expiresAt
-        minutesSinceDose1 = status.minutesSinceDose1
-        minutesRemaining = status.minutesRemaining
-        minutesUntilOpen = status.minutesUntilOpen
-        nextReminder = status.nextReminder.map(ReminderResponse.init)
-        wakeAt = status.wakeAt
-        wakeAsksUntil = status.wakeAsksUntil
-        checkedIn = status.checkedIn
-        warnings = status.warnings
-        asOf = status.asOf
-        timeZone = status.timeZoneID
+        (windowOpensAt, nearCloseAt, windowClosesAt) = (status.windowOpensAt, status.nearCloseAt, status.windowClosesAt)
+        (targetAt, expiresAt, nextReminder) = (status.targetAt, status.expiresAt, status.nextReminder.map(ReminderResponse.init))
+        (minutesSinceDose1, minutesRemaining, minutesUntilOpen) = (status.minutesSinceDose1, status.minutesRemaining, status.minutesUntilOpen)
+        (wakeAt, wakeAsksUntil, checkedIn) = (status.wakeAt, status.wakeAsksUntil, status.checkedIn)
+        (warnings, asOf, timeZone) = (status.warnings, status.asOf, status.timeZoneID)
     }
 }
 
@@ -120,27 +99,16 @@ public struct EventResponse: Encodable, Sendable {
     }
 
     /// What the rules recorded about a dose event; a key a kind of event does not have is left out.
-    struct Metadata: Encodable, Sendable {
+    struct Metadata: OmitsAbsentKeys, Sendable {
         var isEarly, isLate: Bool
         var doseIndex: Int?
         var reason: String?
         var count: Int?
         var snoozeUntil: Date?
-        var confirmed: [String]
+        var confirmed: [String]?
 
         enum CodingKeys: String, CodingKey {
             case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", reason, count, snoozeUntil = "snooze_until", confirmed
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(isEarly, forKey: .isEarly)
-            try container.encode(isLate, forKey: .isLate)
-            if let doseIndex { try container.encode(doseIndex, forKey: .doseIndex) }
-            if let reason { try container.encode(reason, forKey: .reason) }
-            if let count { try container.encode(count, forKey: .count) }
-            if let snoozeUntil { try container.encode(snoozeUntil, forKey: .snoozeUntil) }
-            if !confirmed.isEmpty { try container.encode(confirmed, forKey: .confirmed) }
         }
     }
 
@@ -159,7 +127,8 @@ public struct EventResponse: Encodable, Sendable {
         utcOffsetMinutes = event.utcOffsetMinutes
         metadata = Metadata(
             isEarly: event.metadata.isEarly, isLate: event.metadata.isLate, doseIndex: event.metadata.doseIndex, reason: event.metadata.skipReason,
-            count: event.metadata.snoozeCount, snoozeUntil: event.metadata.snoozeUntil, confirmed: event.metadata.confirmations.map(\.rawValue))
+            count: event.metadata.snoozeCount, snoozeUntil: event.metadata.snoozeUntil,
+            confirmed: event.metadata.confirmations.isEmpty ? nil : event.metadata.confirmations.map(\.rawValue))
     }
 }
 
@@ -167,30 +136,22 @@ public struct EventResponse: Encodable, Sendable {
 public struct ErrorResponse: Encodable, Sendable {
     var error: Body
 
-    struct Body: Encodable, Sendable {
+    struct Body: OmitsAbsentKeys, Sendable {
         var code, message: String
         var confirm: String?
         var retryAfter: Int?
-        var details: [String: String]
+        var details: [String: String]?
 
         enum CodingKeys: String, CodingKey {
             case code, message, confirm, retryAfter = "retry_after", details
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(code, forKey: .code)
-            try container.encode(message, forKey: .message)
-            if let confirm { try container.encode(confirm, forKey: .confirm) }
-            if let retryAfter { try container.encode(retryAfter, forKey: .retryAfter) }
-            if !details.isEmpty { try container.encode(details, forKey: .details) }
         }
     }
 
     /// The response for a refusal.
     public init(_ error: DoseError) {
         self.error = Body(
-            code: error.code.rawValue, message: error.message, confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds, details: error.details)
+            code: error.code.rawValue, message: error.message, confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds,
+            details: error.details.isEmpty ? nil : error.details)
     }
 }
 

@@ -28,7 +28,7 @@ final class ServerFixture: Sendable {
             database: database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
             random: .system)
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
-        _ = try DeviceStore(database).add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
+        _ = try database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
     }
 
     func set(_ date: Date) { time.set(date) }
@@ -94,9 +94,8 @@ struct RouterTests {
     @Test("a night over HTTP: take, too-early refusal with its confirm, snooze, undo, log, status, analytics")
     func night() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
-            var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
+            var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(#"{"type": "dose1"}"#))
             #expect(response.status == .ok)
             var body = ServerFixture.json(response)
             #expect(body["type"] as? String == "dose1")
@@ -106,38 +105,39 @@ struct RouterTests {
             #expect(response.headers[.contentSecurityPolicy]?.contains("frame-ancestors 'none'") == true)
 
             fixture.set(WallClock.date(2026, 11, 22, 0, 40))
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(#"{"type": "dose2"}"#))
             #expect(response.status == .unprocessableContent)
             body = ServerFixture.json(response)
             #expect((body["error"] as? [String: Any])?["confirm"] as? String == "early")
 
             fixture.set(WallClock.date(2026, 11, 22, 1, 5))
-            response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: auth, body: buffer(#"{"minutes": 10}"#))
+            response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: fixture.auth, body: buffer(#"{"minutes": 10}"#))
             body = ServerFixture.json(response)
             #expect(body["snoozes_used"] as? Int == 1)
             #expect(body["snoozes_remaining"] as? Int == 2)
-            response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: auth, body: buffer(#"{"minutes": 15}"#))
+            response = try await client.execute(uri: "/v1/doses/snooze", method: .post, headers: fixture.auth, body: buffer(#"{"minutes": 15}"#))
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/undo", method: .post, headers: auth)
+            response = try await client.execute(uri: "/v1/undo", method: .post, headers: fixture.auth)
             #expect((ServerFixture.json(response)["undone"] as? [String: Any])?["type"] as? String == "snooze")
 
-            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(#"{"type": "Bathroom", "note": "quick"}"#))
+            response = try await client.execute(
+                uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(#"{"type": "Bathroom", "note": "quick"}"#))
             #expect(ServerFixture.json(response)["type"] as? String == "bathroom")
-            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(#"{"type": "bathroom"}"#))
+            response = try await client.execute(uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(#"{"type": "bathroom"}"#))
             #expect(response.status == .tooManyRequests)
             #expect(response.headers[.retryAfter] == "60")
 
             fixture.set(WallClock.date(2026, 11, 22, 1, 20))
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(#"{"type": "dose2"}"#))
             #expect((ServerFixture.json(response)["status"] as? [String: Any])?["phase"] as? String == "completed")
-            response = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth)
             #expect(ServerFixture.json(response)["dose2_at"] as? String == "2026-11-22T06:20:00.000Z")
 
             fixture.set(WallClock.date(2026, 11, 22, 12, 0))
-            response = try await client.execute(uri: "/v1/analytics/export?start_date=2026-11-01", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/analytics/export?start_date=2026-11-01", method: .get, headers: fixture.auth)
             #expect(response.headers[.contentType] == "text/csv; charset=utf-8")
             #expect(String(buffer: response.body) == "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake\r\n2026-11-21,22:30:00,01:20:00,170,true,false\r\n")
-            response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth)
             #expect(
                 ((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.first?["interval_minutes"] as? Int == 170
             )
@@ -169,13 +169,12 @@ struct RouterTests {
     @Test("a client event id makes a replay return the recorded event instead of a second one")
     func clientEventID() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
             let body = #"{"type": "water", "id": "client-123"}"#
-            let first = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(body))
+            let first = try await client.execute(uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(body))
             #expect(ServerFixture.json(first)["id"] as? String == "client-123")
             fixture.set(WallClock.date(2026, 11, 21, 22, 40))
-            let again = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(body))
+            let again = try await client.execute(uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(body))
             #expect(again.status == .ok)
             #expect(ServerFixture.json(again)["replayed"] as? Bool == true)
         }
@@ -232,20 +231,20 @@ struct RouterTests {
     @Test("typed values are taken: numbers, true/false, a list of confirmations, a UUID event id; HEAD answers as GET without a body")
     func typedValues() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
             var response = try await client.execute(
-                uri: "/v1/settings", method: .patch, headers: auth,
+                uri: "/v1/settings", method: .patch, headers: fixture.auth,
                 body: buffer(#"{"target_interval":180,"allow_snoozing":false,"quick_log":["bathroom","water"]}"#))
             #expect(response.status == .ok && ServerFixture.json(response)["quick_log"] as? String == "bathroom,water")
             response = try await client.execute(
-                uri: "/v1/events/log", method: .post, headers: auth,
+                uri: "/v1/events/log", method: .post, headers: fixture.auth,
                 body: buffer(#"{"type":"water","id":"6F9619FF-8B86-D011-B42D-00C04FC964FF"}"#))
             #expect(response.status == .ok && ServerFixture.json(response)["id"] as? String == "6F9619FF-8B86-D011-B42D-00C04FC964FF")
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type":"dose1","confirm":["early"]}"#))
+            response = try await client.execute(
+                uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(#"{"type":"dose1","confirm":["early"]}"#))
             #expect(response.status == .ok)
-            let get = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
-            let head = try await client.execute(uri: "/v1/status", method: .head, headers: auth)
+            let get = try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth)
+            let head = try await client.execute(uri: "/v1/status", method: .head, headers: fixture.auth)
             #expect(
                 head.status == .ok && head.body.readableBytes == 0 && head.headers[.contentType] == get.headers[.contentType],
                 "\(head.status) \(head.body.readableBytes) \(String(describing: head.headers[.contentType]))")
@@ -257,38 +256,37 @@ struct RouterTests {
     @Test("limits and bad input: 413 for a large body, 400 for malformed JSON and bad fields, 404 for unknown routes")
     func limits() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
             let large = String(repeating: "a", count: ServerLimits.body + 1)
-            var response = try await client.execute(uri: "/v1/events/log", method: .post, headers: auth, body: buffer(large))
+            var response = try await client.execute(uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(large))
             #expect(response.status == .contentTooLarge)
             #expect(ServerFixture.code(response) == "413_TOO_LARGE")
             for bad in [
                 "{bad", "[1,2]", #"{"type": 5}"#, #"{"type": "dose3"}"#, #"{"type": "dose1", "timestamp": "later"}"#, #"{"type": "dose1", "confirm": "yes"}"#,
             ] {
-                response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(bad))
+                response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(bad))
                 #expect(response.status == .badRequest, "\(bad)")
                 #expect(ServerFixture.code(response) == "400_INVALID_INPUT")
             }
             // Imports may be larger (20 MiB): a 100 KiB upload reaches the importer, which says what is wrong with it.
-            response = try await client.execute(uri: "/v1/import", method: .post, headers: auth, body: buffer(String(repeating: "x", count: 100_000)))
+            response = try await client.execute(uri: "/v1/import", method: .post, headers: fixture.auth, body: buffer(String(repeating: "x", count: 100_000)))
             #expect(response.status == .badRequest)
             #expect((ServerFixture.json(response)["error"] as? [String: Any])?["message"] as? String != nil)
-            response = try await client.execute(uri: "/v1/nothing", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/nothing", method: .get, headers: fixture.auth)
             #expect(response.status == .notFound)
-            response = try await client.execute(uri: "/v1/sessions/2026-13-01", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/sessions/2026-13-01", method: .get, headers: fixture.auth)
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 200}"#))
+            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: fixture.auth, body: buffer(#"{"target_interval": 200}"#))
             #expect(response.status == .badRequest)
             response = try await client.execute(
-                uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
+                uri: "/v1/settings", method: .patch, headers: fixture.auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
             #expect(ServerFixture.json(response)["target_interval"] as? String == "195")
             #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
             // One refused key refuses the whole change: the valid key before it is not applied either.
             response = try await client.execute(
-                uri: "/v1/settings", method: .patch, headers: auth, body: buffer(#"{"allow_snoozing": true, "max_snoozes": 99}"#))
+                uri: "/v1/settings", method: .patch, headers: fixture.auth, body: buffer(#"{"allow_snoozing": true, "max_snoozes": 99}"#))
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/settings", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/settings", method: .get, headers: fixture.auth)
             #expect(ServerFixture.json(response)["allow_snoozing"] as? String == "false")
         }
     }
@@ -296,11 +294,10 @@ struct RouterTests {
     @Test("revocation applies to the very next request")
     func revocation() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
-            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth).status == .ok)
             _ = try fixture.environment.useCases(at: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }, random: .system)).devices.revoke("test")
-            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .unauthorized)
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth).status == .unauthorized)
         }
     }
 
@@ -319,16 +316,15 @@ struct RouterTests {
     @Test("a device sending too many requests gets 429 with Retry-After")
     func rateLimit() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
             for _ in 0..<ServerLimits.requestsPerMinute {
-                #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
+                #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth).status == .ok)
             }
-            let limited = try await client.execute(uri: "/v1/status", method: .get, headers: auth)
+            let limited = try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth)
             #expect(limited.status == .tooManyRequests)
             #expect(limited.headers[.retryAfter] == "60")
             fixture.set(WallClock.date(2026, 11, 21, 22, 31))
-            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: auth).status == .ok)
+            #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth).status == .ok)
         }
     }
 }
@@ -338,38 +334,37 @@ struct RecordRouteTests {
     @Test("check-in, pre-sleep, medications, corrections, reminders, insights over HTTP")
     func records() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 21, 30))
-        let auth = fixture.auth
         try await fixture.test { client in
             var response = try await client.execute(
-                uri: "/v1/presleep", method: .post, headers: auth, body: buffer(#"{"stress_level": 2, "caffeine_cups": 1}"#))
+                uri: "/v1/presleep", method: .post, headers: fixture.auth, body: buffer(#"{"stress_level": 2, "caffeine_cups": 1}"#))
             #expect(ServerFixture.json(response)["completion_state"] as? String == "partial")
             fixture.set(WallClock.date(2026, 11, 21, 22, 30))
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose1"}"#))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(#"{"type": "dose1"}"#))
             let dose1 = try #require(ServerFixture.json(response)["id"] as? String)
-            response = try await client.execute(uri: "/v1/reminders", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/reminders", method: .get, headers: fixture.auth)
             #expect((ServerFixture.json(response)["reminders"] as? [Any])?.count == 12)
             fixture.set(WallClock.date(2026, 11, 22, 1, 15))
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: auth, body: buffer(#"{"type": "dose2"}"#))
+            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(#"{"type": "dose2"}"#))
             fixture.set(WallClock.date(2026, 11, 22, 8, 0))
             response = try await client.execute(
-                uri: "/v1/medications", method: .post, headers: auth,
+                uri: "/v1/medications", method: .post, headers: fixture.auth,
                 body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
             #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.count == 2)
             response = try await client.execute(
-                uri: "/v1/medications", method: .post, headers: auth, body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
+                uri: "/v1/medications", method: .post, headers: fixture.auth, body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
             #expect(ServerFixture.code(response) == "409_DUPLICATE_MEDICATION")
             response = try await client.execute(
-                uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_quality": 4, "had_hallucinations": true}"#))
+                uri: "/v1/checkins", method: .post, headers: fixture.auth, body: buffer(#"{"sleep_quality": 4, "had_hallucinations": true}"#))
             #expect(ServerFixture.json(response)["wellness_score"] as? Int == 59)
-            response = try await client.execute(uri: "/v1/checkins", method: .post, headers: auth, body: buffer(#"{"sleep_qualty": 4}"#))
+            response = try await client.execute(uri: "/v1/checkins", method: .post, headers: fixture.auth, body: buffer(#"{"sleep_qualty": 4}"#))
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/checkins/2026-11-21", method: .patch, headers: auth, body: buffer(#"{"sleep_quality": 5}"#))
+            response = try await client.execute(uri: "/v1/checkins/2026-11-21", method: .patch, headers: fixture.auth, body: buffer(#"{"sleep_quality": 5}"#))
             #expect(ServerFixture.json(response)["sleep_quality"] as? Int == 5)
-            response = try await client.execute(uri: "/v1/events/\(dose1)", method: .patch, headers: auth, body: buffer(#"{"note": "corrected"}"#))
+            response = try await client.execute(uri: "/v1/events/\(dose1)", method: .patch, headers: fixture.auth, body: buffer(#"{"note": "corrected"}"#))
             #expect((ServerFixture.json(response)["after"] as? [String: Any])?["note"] as? String == "corrected")
-            response = try await client.execute(uri: "/v1/events/nope", method: .delete, headers: auth)
+            response = try await client.execute(uri: "/v1/events/nope", method: .delete, headers: fixture.auth)
             #expect(response.status == .notFound)
-            response = try await client.execute(uri: "/v1/insights", method: .get, headers: auth)
+            response = try await client.execute(uri: "/v1/insights", method: .get, headers: fixture.auth)
             #expect(ServerFixture.json(response)["on_time"] as? Int == 1)
         }
     }

@@ -3,7 +3,7 @@ import Foundation
 extension JSONValue {
     /// The JSON form of a response type: its coding keys, with every absent optional written as an explicit `null`
     /// (the API's documented convention: a field that can be empty is always there), and instants as
-    /// `ISO8601.string`. A type that must leave a key out encodes it conditionally in its own `encode(to:)`.
+    /// `ISO8601.string`. A type that leaves its absent keys out instead conforms to `OmitsAbsentKeys`.
     public init<T: Encodable>(response value: T) {
         do {
             self = try JSONValueEncoder.value(value)
@@ -13,16 +13,23 @@ extension JSONValue {
     }
 }
 
+/// A response type whose absent optionals are left out rather than written as `null`: bodies whose keys depend on
+/// what they describe (an event's metadata, an error's optional parts).
+public protocol OmitsAbsentKeys: Encodable {}
+
 /// Builds a `JSONValue` tree from an `Encodable`; see `JSONValue(response:)`. Containers write into a tree of
 /// nodes, resolved into values once encoding is done, so nested containers fill in after they are handed out.
 private final class JSONValueEncoder: Encoder {
     let node: Node
     let codingPath: [any CodingKey]
+    /// Whether the value being encoded leaves absent optionals out (`OmitsAbsentKeys`).
+    let omitsAbsent: Bool
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(node: Node = Node(), codingPath: [any CodingKey] = []) {
+    init(node: Node = Node(), codingPath: [any CodingKey] = [], omitsAbsent: Bool = false) {
         self.node = node
         self.codingPath = codingPath
+        self.omitsAbsent = omitsAbsent
     }
 
     /// One value being built: a leaf, an object of nodes, or an array of nodes.
@@ -63,14 +70,14 @@ private final class JSONValueEncoder: Encoder {
     static func value<T: Encodable>(_ value: T, codingPath: [any CodingKey] = []) throws -> JSONValue {
         if let date = value as? Date { return .string(ISO8601.string(date)) }
         if let json = value as? JSONValue { return json }
-        let encoder = JSONValueEncoder(codingPath: codingPath)
+        let encoder = JSONValueEncoder(codingPath: codingPath, omitsAbsent: value is any OmitsAbsentKeys)
         try value.encode(to: encoder)
         return encoder.node.value
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         if case .object = node.content {} else { node.fields = [:] }
-        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath, omitsAbsent: omitsAbsent))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -83,8 +90,12 @@ private final class JSONValueEncoder: Encoder {
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let node: Node
         let codingPath: [any CodingKey]
+        let omitsAbsent: Bool
 
         private func set(_ value: JSONValue, _ key: Key) { node.fields[key.stringValue] = .leaf(value) }
+        private func setIfPresent(_ value: JSONValue?, _ key: Key) {
+            if let value { set(value, key) } else if !omitsAbsent { set(.null, key) }
+        }
         private func child(_ key: Key) -> JSONValueEncoder {
             let child = Node()
             node.fields[key.stringValue] = child
@@ -99,13 +110,13 @@ private final class JSONValueEncoder: Encoder {
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
             set(try JSONValueEncoder.value(value, codingPath: codingPath + [key]), key)
         }
-        // An absent optional is an explicit null, not a missing key.
-        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { set(value.map(JSONValue.bool) ?? .null, key) }
-        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { set(value.map(JSONValue.string) ?? .null, key) }
-        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { set(value.map(JSONValue.int) ?? .null, key) }
-        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { set(value.map(JSONValue.double) ?? .null, key) }
+        // An absent optional is an explicit null, not a missing key, unless the type leaves absent keys out.
+        mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { setIfPresent(value.map(JSONValue.bool), key) }
+        mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { setIfPresent(value.map(JSONValue.string), key) }
+        mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { setIfPresent(value.map(JSONValue.int), key) }
+        mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { setIfPresent(value.map(JSONValue.double), key) }
         mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-            set(try value.map { try JSONValueEncoder.value($0, codingPath: codingPath + [key]) } ?? .null, key)
+            setIfPresent(try value.map { try JSONValueEncoder.value($0, codingPath: codingPath + [key]) }, key)
         }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
