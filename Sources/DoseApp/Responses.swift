@@ -167,7 +167,7 @@ public struct NightResponse: Encodable, Sendable {
     var snoozeCount, extraDoseCount: Int
     var events: [EventResponse]
     var naps: [Nap]
-    var checkin: JSONValue?
+    var checkin: CheckInResponse?
     var presleep: JSONValue?
     var medications: [Medication]
 
@@ -211,7 +211,7 @@ public struct NightResponse: Encodable, Sendable {
         extraDoseCount = facts.extraDoses.count
         events = record.shownEvents.map { EventResponse($0, session: session) }
         naps = record.naps.map { Nap(start: $0.start, end: $0.end) }
-        checkin = record.checkIn.map(Wire.checkIn)
+        checkin = record.checkIn.map(CheckInResponse.init)
         presleep = record.preSleep.map { log in
             var body = JSONValue.encoding(log)
             body["completion_state"] = .string(log.completion.rawValue)

@@ -106,14 +106,14 @@ enum Output {
     }
 
     /// Prints a result as JSON, or as its sentence.
-    static func show(json: Bool, _ value: JSONValue, _ words: @autoclosure () -> String) {
-        line(json ? value.rendered() : words())
+    static func show(json: Bool, _ response: some Encodable, _ words: @autoclosure () -> String) {
+        line(json ? JSONValue(response: response).rendered() : words())
     }
 
     /// Prints items as one JSON array, or one line of words each.
-    static func list<Item>(_ items: [Item], json: Bool, wire: (Item) -> JSONValue, words: (Item) -> String) {
+    static func list<Item, Response: Encodable>(_ items: [Item], json: Bool, response: (Item) -> Response, words: (Item) -> String) {
         if json {
-            line(JSONValue.array(items.map(wire)).rendered())
+            line(JSONValue(response: items.map(response)).rendered())
         } else {
             for item in items { line(words(item)) }
         }
@@ -154,7 +154,7 @@ enum Output {
 
     static func report(_ error: DoseError, json: Bool) {
         if json {
-            print(Wire.error(error).rendered())
+            print(JSONValue(response: ErrorResponse(error)).rendered())
         } else {
             note("\(refusalPrefix(error))\(flagWording(error))")
         }

@@ -36,7 +36,7 @@ public enum DoseTapCLI {
             let status = DoseTapCommand.exitCode(for: error)
             if status != .success, arguments.contains("--json") {
                 let usage = DoseError.invalidInput(field: "command line", problem: DoseTapCommand.message(for: error), allowed: "see `dosetap help`")
-                print(Wire.error(usage).rendered())
+                print(JSONValue(response: ErrorResponse(usage)).rendered())
                 Foundation.exit(ExitStatus.usage)
             }
             DoseTapCommand.exit(withError: error)

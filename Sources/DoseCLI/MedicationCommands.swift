@@ -4,16 +4,6 @@ import DoseCore
 import DoseStore
 import Foundation
 
-func wire(_ record: MedicationRecord) -> JSONValue {
-    [
-        "id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
-        "dose_mg": .string(String(format: "%g", record.doseMg)), "dose_amount": .string(String(format: "%g", record.amount)),
-        "dose_unit": .string(record.unit.rawValue), "taken_at": .string(ISO8601.string(record.takenAt)),
-        "session_date": .string(record.sessionDate.description), "session_id": .text(record.sessionID?.rawValue),
-        "notes": .text(record.note), "confirmed_duplicate": .bool(record.confirmedDuplicate), "batch_id": .string(record.batchID),
-    ]
-}
-
 struct Med: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "med", abstract: "Other medications: the catalogue, logging, editing.",
@@ -65,7 +55,7 @@ struct Med: ParsableCommand {
                 let inputs = try entries.map { text throws(DoseError) in try MedicationEntryText.parse(text, at: takenAt, note: note) }
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med log")
                 let records = try context.app.medications.log(inputs, confirmations: confirmations)
-                Output.list(records, json: options.json, wire: wire) { record in
+                Output.list(records, json: options.json, response: MedicationResponse.init) { record in
                     "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate))."
                 }
             }
@@ -83,7 +73,7 @@ struct Med: ParsableCommand {
                     on: try date.map { text throws(DoseError) in try sessionDate(text) }, limit: max(1, min(limit, 10_000)))
                 let zone = try context.app.settings.zone()
                 if records.isEmpty && !options.json { Output.line("No medications logged.") }
-                Output.list(records, json: options.json, wire: wire) { record in
+                Output.list(records, json: options.json, response: MedicationResponse.init) { record in
                     "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
                 }
             }
@@ -109,7 +99,7 @@ struct Med: ParsableCommand {
                     id, takenAt: takenAt, amount: amount?.0, unit: amount?.1,
                     note: note.map { Optional($0) }, confirmations: confirmations)
                 Output.show(
-                    json: options.json, wire(record),
+                    json: options.json, MedicationResponse(record),
                     "Updated: \(record.medication.name) \(String(format: "%g", record.doseMg)) mg at \(HumanText.clock(record.takenAt, zone)).")
             }
         }
@@ -123,7 +113,7 @@ struct Med: ParsableCommand {
         func run() throws {
             try Output.run(options, deleting: "an entry", confirmed: yes) { context in
                 let record = try context.app.medications.delete(id)
-                Output.show(json: options.json, wire(record), "Deleted \(record.medication.name) of \(record.sessionDate).")
+                Output.show(json: options.json, MedicationResponse(record), "Deleted \(record.medication.name) of \(record.sessionDate).")
             }
         }
     }
@@ -165,11 +155,7 @@ struct Event: ParsableCommand {
 
     static func report(_ edit: EventEdit, zone: TimeZone, json: Bool) {
         if json {
-            var body: JSONValue = [
-                "before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null,
-            ]
-            body["reflagged"] = .array(edit.reflagged.map { Wire.event($0, session: edit.session) })
-            Output.line(body.rendered())
+            Output.line(JSONValue(response: EventEditResponse(edit)).rendered())
             return
         }
         if let after = edit.after {

@@ -22,7 +22,7 @@ func perform(
         action.confirmations = confirmations
         let outcome = try context.app.night.perform(action)
         if options.json {
-            Output.line(Wire.action(outcome).rendered())
+            Output.line(JSONValue(response: ActionResponse(outcome)).rendered())
         } else {
             HumanText.action(outcome, zone: outcome.timeZone).forEach(Output.line)
         }
@@ -52,7 +52,7 @@ struct Status: ParsableCommand {
             }
             let snapshot = try context.app.night.status()
             if options.json {
-                Output.line(Wire.status(snapshot.status).rendered())
+                Output.line(JSONValue(response: StatusResponse(snapshot.status)).rendered())
             } else {
                 HumanText.status(snapshot.status, zone: snapshot.timeZone).forEach(Output.line)
             }

@@ -38,7 +38,7 @@ struct History: ParsableCommand {
             query.page = page
             let result = try context.app.records.history(query)
             if options.json {
-                Output.line(Wire.history(result).rendered())
+                Output.line(JSONValue(response: HistoryResponse(result)).rendered())
                 return
             }
             let zone = try context.app.settings.zone()
@@ -69,7 +69,7 @@ struct Session: ParsableCommand {
                 let nights = try context.app.records.nights(on: try sessionDate(date))
                 guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
                 if options.json {
-                    Output.line(JSONValue.array(nights.map(Wire.night)).rendered())
+                    Output.line(JSONValue(response: nights.map(NightResponse.init)).rendered())
                     return
                 }
                 let zone = try context.app.settings.zone()
@@ -96,11 +96,7 @@ struct Session: ParsableCommand {
                 let deleted = try context.app.records.deleteNights(on: key)
                 let events = deleted.map(\.session.events.count).reduce(0, +)
                 if options.json {
-                    Output.line(
-                        JSONValue(
-                            dictionaryLiteral: ("deleted_sessions", .int(deleted.count)), ("deleted_events", .int(events)),
-                            ("session_date", .string(key.description))
-                        ).rendered())
+                    Output.line(JSONValue(response: DeletedNightsResponse(deleted, on: key)).rendered())
                 } else {
                     Output.line("Deleted the night of \(key): \(deleted.count) session(s), \(events) event(s).")
                 }
@@ -121,7 +117,7 @@ struct Settings: ParsableCommand {
             try Output.run(options, reading: true) { context in
                 let settings = try context.app.settings.current()
                 if options.json {
-                    Output.line(Wire.settings(settings).rendered())
+                    Output.line(JSONValue(response: SettingsResponse(settings)).rendered())
                     return
                 }
                 for (key, value) in settings.listing() { Output.line("\(key) = \(value)") }
@@ -156,7 +152,7 @@ struct Settings: ParsableCommand {
             try Output.run(options) { context in
                 let settings = try context.app.settings.update(key, to: value)
                 if options.json {
-                    Output.line(Wire.settings(settings).rendered())
+                    Output.line(JSONValue(response: SettingsResponse(settings)).rendered())
                     return
                 }
                 Output.line("\(key) = \(try settings.value(of: key))")
@@ -226,14 +222,7 @@ struct Import: ParsableCommand {
         try Output.run(options) { context in
             let report = try context.app.transfer.importFile(at: file)
             if options.json {
-                Output.line(
-                    JSONValue(
-                        dictionaryLiteral: ("imported", .object(report.imported.mapValues(JSONValue.int))),
-                        ("skipped", .object(report.skipped.mapValues(JSONValue.int))),
-                        ("skip_reasons", .object(report.skipReasons.mapValues(JSONValue.string))),
-                        ("rejected", .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] })),
-                        ("notes", .strings(report.notes))
-                    ).rendered())
+                Output.line(JSONValue(response: ImportResponse(report)).rendered())
                 return
             }
             Output.line("Imported \(report.importedTotal) rows, skipped \(report.skippedTotal), rejected \(report.rejected.count).")
@@ -264,11 +253,7 @@ struct ClearAll: ParsableCommand {
             let report = try context.app.transfer.clearAll(confirmation: confirm)
             let total = report.deleted.values.reduce(0, +)
             if options.json {
-                Output.line(
-                    JSONValue(
-                        dictionaryLiteral: ("deleted_rows", .int(total)),
-                        ("remaining_rows", .int(report.remaining.values.reduce(0, +)))
-                    ).rendered())
+                Output.line(JSONValue(response: ClearAllResponse(report)).rendered())
             } else {
                 Output.line("All data cleared: \(total) rows deleted; the database files were compacted and hold no trace of them.")
             }

@@ -140,7 +140,8 @@ struct CheckIn: ParsableCommand {
                 if let fromJSON { base.merge(try QuestionnaireInput.object(fromFile: fromJSON)) { $1 } }
                 let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
                 let saved = try context.app.records.editCheckIn(on: date, answers: answers)
-                Output.show(json: options.json, Wire.checkIn(saved), "Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
+                Output.show(
+                    json: options.json, JSONValue(response: CheckInResponse(saved)), "Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
             }
             return
         }

@@ -42,8 +42,8 @@ struct StatusWatch {
     private func report(_ snapshot: StatusSnapshot, due: [Reminder]) {
         let zone = snapshot.timeZone
         if context.options.json {
-            for reminder in due { Output.line(JSONValue(dictionaryLiteral: ("reminder", Wire.reminder(reminder))).rendered()) }
-            Output.line(Wire.status(snapshot.status).rendered())
+            for reminder in due { Output.line(JSONValue(dictionaryLiteral: ("reminder", JSONValue(response: ReminderResponse(reminder)))).rendered()) }
+            Output.line(JSONValue(response: StatusResponse(snapshot.status)).rendered())
             return
         }
         for reminder in due {

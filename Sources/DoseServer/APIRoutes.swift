@@ -13,7 +13,7 @@ struct APIRoutes {
     let hub: EventHub
 
     func register(on router: Router<DoseRequestContext>) {
-        router.get("/health") { _, _ in Reply.json(["ok": true]) }
+        router.get("/health") { _, _ in Reply.json(HealthResponse()) }
         router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }
         let v1 = router.group("v1")
         v1.get("status") { _, _ in try status() }
@@ -26,7 +26,7 @@ struct APIRoutes {
         v1.get("sessions") { request, _ in try sessions(request) }
         v1.get("sessions/:date") { _, context in try session(context) }
         v1.delete("sessions/:date") { _, context in try deleteSession(context) }
-        v1.get("settings") { _, _ in Reply.json(Wire.settings(try environment.useCases().settings.current())) }
+        v1.get("settings") { _, _ in Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.current()))) }
         v1.patch("settings") { request, context in try await updateSettings(request, context) }
         v1.get("analytics/export") { request, _ in try analytics(request) }
         v1.get("export/events.csv") { _, _ in csv(try environment.useCases().transfer.eventsCSV(), name: "events.csv") }
@@ -49,7 +49,7 @@ struct APIRoutes {
     // MARK: Reads
 
     func status() throws -> Response {
-        Reply.json(Wire.status(try environment.useCases().night.status().status))
+        Reply.json(JSONValue(response: StatusResponse(try environment.useCases().night.status().status)))
     }
 
     func sessions(_ request: Request) throws -> Response {
@@ -65,20 +65,20 @@ struct APIRoutes {
             guard let value = Int(String(page)) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)' is not a number", allowed: "1 or more") }
             query.page = value
         }
-        return Reply.json(Wire.history(try environment.useCases().records.history(query)))
+        return Reply.json(JSONValue(response: HistoryResponse(try environment.useCases().records.history(query))))
     }
 
     func session(_ context: DoseRequestContext) throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
         let nights = try environment.useCases().records.nights(on: date)
         guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
-        return Reply.json(.array(nights.map(Wire.night)))
+        return Reply.json(nights.map(NightResponse.init))
     }
 
     func deleteSession(_ context: DoseRequestContext) throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
         let deleted = try environment.useCases().records.deleteNights(on: date)
-        return Reply.json(["deleted_sessions": .int(deleted.count), "session_date": .string(date.description)])
+        return Reply.json(DeletedNightsResponse(deleted, on: date))
     }
 
     func analytics(_ request: Request) throws -> Response {
@@ -133,16 +133,7 @@ struct APIRoutes {
     func reminders() throws -> Response {
         let (snapshot, outages) = try environment.useCases().night.tonight()
         let plan = ReminderPlan.plan(for: snapshot.session, settings: snapshot.settings)
-        return Reply.json([
-            "reminders": .array(plan.map(Wire.reminder)), "next": snapshot.status.nextReminder.map(Wire.reminder) ?? .null,
-            "server_outages": .array(
-                outages.map {
-                    [
-                        "from": .string(ISO8601.string($0.from)), "until": .string(ISO8601.string($0.until)),
-                        "stopped_cleanly": .bool($0.stoppedCleanly),
-                    ]
-                }),
-        ])
+        return Reply.json(RemindersResponse(plan: plan, next: snapshot.status.nextReminder, outages: outages))
     }
 
     func insights(_ request: Request) throws -> Response {
@@ -154,11 +145,7 @@ struct APIRoutes {
         let settings = try app.settings.current()
         let nights = try app.records.history(query).groups.flatMap(\.nights)
         let summary = IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)
-        return Reply.json([
-            "target_interval": .int(settings.targetIntervalMinutes), "nights": .int(nights.count), "nights_with_dose2": .int(summary.nights.count),
-            "on_time": .int(summary.onTime), "on_time_percent": summary.onTimePercent.map(JSONValue.int) ?? .null,
-            "intervals": .array(summary.nights.map { ["session_date": .string($0.date.description), "interval_minutes": .int($0.minutes)] }),
-        ])
+        return Reply.json(InsightsResponse(summary, nights: nights.count))
     }
 
     // MARK: Writes
@@ -173,17 +160,12 @@ struct APIRoutes {
             throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
         }
         let report = try environment.useCases().transfer.importFile(at: path)
-        return Reply.json([
-            "imported": .object(report.imported.mapValues(JSONValue.int)), "skipped": .object(report.skipped.mapValues(JSONValue.int)),
-            "skip_reasons": .object(report.skipReasons.mapValues(JSONValue.string)),
-            "rejected": .array(report.rejected.map { ["file": .string($0.file), "row": .int($0.row), "reason": .string($0.reason)] }),
-            "notes": .strings(report.notes),
-        ])
+        return Reply.json(ImportResponse(report))
     }
 
     func clearAll(_ request: Request) async throws -> Response {
         let report = try environment.useCases().transfer.clearAll(confirmation: try RequestBodies.clearAll(try await JSONBody.read(request)))
-        return Reply.json(["deleted_rows": .int(report.deleted.values.reduce(0, +)), "remaining_rows": .int(report.remaining.values.reduce(0, +))])
+        return Reply.json(ClearAllResponse(report))
     }
 
     func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -191,31 +173,28 @@ struct APIRoutes {
         let body = try await JSONBody.read(request)
         let saved = try environment.useCases().records.editCheckIn(
             on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed))
-        return Reply.json(Wire.checkIn(saved))
+        return Reply.json(CheckInResponse(saved))
     }
 
     func preSleep(_ request: Request) async throws -> Response {
         let (log, at) = try RequestBodies.preSleep(try await JSONBody.read(request))
         let saved = try environment.useCases().records.savePreSleep(log, at: at, note: nil)
-        return Reply.json([
-            "id": .string(saved.id), "session_id": .string(saved.sessionID.rawValue), "session_date": .string(saved.sessionDate.description),
-            "completion_state": .string(saved.completion.rawValue), "replaced": .bool(saved.replaced),
-        ])
+        return Reply.json(PreSleepResponse(saved))
     }
 
     func medications(_ request: Request) throws -> Response {
         let date = try request.uri.queryParameters["date"].map { try Self.date(String($0), field: "date") }
-        return Reply.json(.array(try environment.useCases().medications.list(on: date).map(Self.medication)))
+        return Reply.json(try environment.useCases().medications.list(on: date).map(MedicationResponse.init))
     }
 
     func logMedications(_ request: Request) async throws -> Response {
         let (inputs, confirmations) = try RequestBodies.medications(try await JSONBody.read(request))
         let records = try environment.useCases().medications.log(inputs, confirmations: confirmations)
-        return Reply.json(.array(records.map(Self.medication)))
+        return Reply.json(records.map(MedicationResponse.init))
     }
 
     func deleteMedication(_ context: DoseRequestContext) throws -> Response {
-        Reply.json(Self.medication(try environment.useCases().medications.delete(context.parameters.get("id") ?? "")))
+        Reply.json(MedicationResponse(try environment.useCases().medications.delete(context.parameters.get("id") ?? "")))
     }
 
     func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -223,31 +202,16 @@ struct APIRoutes {
         let edit = try environment.useCases().records.editEvent(
             EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
             note: note)
-        return Reply.json(Self.edit(edit))
+        return Reply.json(EventEditResponse(edit))
     }
 
     func deleteEvent(_ context: DoseRequestContext) throws -> Response {
-        Reply.json(Self.edit(try environment.useCases().records.deleteEvent(EventID(rawValue: context.parameters.get("id") ?? ""))))
-    }
-
-    static func edit(_ edit: EventEdit) -> JSONValue {
-        [
-            "before": Wire.event(edit.before, session: edit.session), "after": edit.after.map { Wire.event($0, session: edit.session) } ?? .null,
-            "reflagged": .array(edit.reflagged.map { Wire.event($0, session: edit.session) }),
-        ]
-    }
-
-    static func medication(_ record: MedicationRecord) -> JSONValue {
-        [
-            "id": .string(record.id), "medication_id": .string(record.medication.id), "name": .string(record.medication.name),
-            "dose_mg": .string(String(format: "%g", record.doseMg)), "taken_at": .string(ISO8601.string(record.takenAt)),
-            "session_date": .string(record.sessionDate.description), "notes": .text(record.note), "confirmed_duplicate": .bool(record.confirmedDuplicate),
-        ]
+        Reply.json(EventEditResponse(try environment.useCases().records.deleteEvent(EventID(rawValue: context.parameters.get("id") ?? ""))))
     }
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let changes = try RequestBodies.settingsChanges(try await JSONBody.read(request))
-        return Reply.json(Wire.settings(try environment.useCases().settings.update(changes)))
+        return Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.update(changes))))
     }
 
     /// Runs a night action with the request's idempotency key and client event id.
@@ -297,10 +261,7 @@ struct APIRoutes {
     /// The answer to a replayed client event id: the event as recorded, with tonight's status.
     func replayEvent(_ id: EventID) throws -> Response? {
         guard let existing = try environment.useCases().records.recordedEvent(id) else { return nil }
-        var reply = Wire.event(existing.event, session: existing.session)
-        reply["status"] = Wire.status(try environment.useCases().night.status().status)
-        reply["replayed"] = true
-        return Reply.json(reply)
+        return Reply.json(ReplayedEventResponse(existing.event, session: existing.session, status: try environment.useCases().night.status().status))
     }
 
     /// The stored answer to a replayed key, or a mismatch when the same key came with a different request.
@@ -313,11 +274,7 @@ struct APIRoutes {
 
     /// SPEC §5.3's action answer: the event at top level, `timestamp`, the window, and the status.
     static func render(_ outcome: ActionOutcome) -> JSONValue {
-        var body = Wire.action(outcome)
-        if let event = outcome.decision.event { body["timestamp"] = .string(ISO8601.string(event.occurredAt)) }
-        body["next_window_opens"] = outcome.status.windowOpensAt.map { .string(ISO8601.string($0)) } ?? .null
-        body["next_window_closes"] = outcome.status.windowClosesAt.map { .string(ISO8601.string($0)) } ?? .null
-        return body
+        JSONValue(response: ActionResponse(outcome).withWindow())
     }
 
     static func date(_ text: String, field: String) throws -> SessionKey {

@@ -225,7 +225,7 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.fireErrorCaught(error)
             return
         }
-        let body = ByteBuffer(string: Wire.error(ConnectionPartsHandler.malformed).rendered())
+        let body = ByteBuffer(string: JSONValue(response: ErrorResponse(ConnectionPartsHandler.malformed)).rendered())
         var fields: HTTPFields = [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close"]
         SecurityHeadersMiddleware.apply(to: &fields)
         let head = HTTPResponse(status: .badRequest, headerFields: fields)

@@ -15,6 +15,10 @@ enum Reply {
         json(text: value.rendered(), status: status)
     }
 
+    static func json<T: Encodable>(_ response: T, status: HTTPResponse.Status = .ok) -> Response {
+        json(JSONValue(response: response), status: status)
+    }
+
     static func json(text: String, status: HTTPResponse.Status = .ok) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "application/json; charset=utf-8"
@@ -22,7 +26,7 @@ enum Reply {
     }
 
     static func error(_ error: DoseError) -> Response {
-        var response = json(Wire.error(error), status: error.httpStatus)
+        var response = json(JSONValue(response: ErrorResponse(error)), status: error.httpStatus)
         if let retry = error.retryAfterSeconds { response.headers[.retryAfter] = String(retry) }
         return response
     }

@@ -25,13 +25,14 @@ struct WireTests {
     @Test("an error object carries code, message, confirm, retry_after and details")
     func errorObject() throws {
         let error = DoseError.windowNotOpen(minutesUntilOpen: 20, opensAt: Date(timeIntervalSince1970: 0), localTime: "01:00")
-        let object = try JSONSerialization.jsonObject(with: Data(Wire.error(error).rendered().utf8)) as? [String: Any]
+        let object = try JSONSerialization.jsonObject(with: Data(JSONValue(response: ErrorResponse(error)).rendered().utf8)) as? [String: Any]
         let body = try #require(object?["error"] as? [String: Any])
         #expect(body["code"] as? String == "422_WINDOW_NOT_OPEN")
         #expect(body["confirm"] as? String == "early")
         #expect((body["details"] as? [String: Any])?["minutes_until_open"] as? String == "20")
         let limited =
-            try JSONSerialization.jsonObject(with: Data(Wire.error(.rateLimited(event: "Water", retryAfterSeconds: 12)).rendered().utf8)) as? [String: Any]
+            try JSONSerialization.jsonObject(
+                with: Data(JSONValue(response: ErrorResponse(.rateLimited(event: "Water", retryAfterSeconds: 12))).rendered().utf8)) as? [String: Any]
         #expect((limited?["error"] as? [String: Any])?["retry_after"] as? Int == 12)
     }
 
