@@ -19,6 +19,9 @@ struct Serve: ParsableCommand {
     @Option(help: "Seconds a client may take to send a request's body (default 30).") var bodyTimeout = 30
     @Option(help: "Seconds an idle kept-alive connection stays open (default 60).") var idleTimeout = 60
     @Option(help: "Open connections at most; past it the oldest idle one is closed (default 512).") var maxConnections = 512
+    @Option(help: "Serve HTTPS with this certificate (PEM; `dosetap tls init` makes one).") var tlsCert: String?
+    @Option(help: "The certificate's private key (PEM).") var tlsKey: String?
+    @Option(help: "With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.") var httpLoopbackPort: Int?
 
     func run() throws {
         try Output.run(json: options.json) {
@@ -28,25 +31,26 @@ struct Serve: ParsableCommand {
             }
             let rateLimit = self.rateLimit
             let limits = try connectionLimits()
+            let listener = try self.listener()
             let context = try CommandContext.open(options, pooled: true)
             let environment = context.environment
             let json = options.json
             let host = self.host
             let path = context.databasePath
-            let port = self.port
+            let scheme = listener.tls == nil ? "http" : "https"
             let pairing = PairingCodes()
             // Links are opened on other devices: a wildcard address is no place to go, the machine's name is.
             let shown = ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
             let announce: @Sendable (Int) async -> Void = { port in
                 let code = await pairing.issue(now: environment.now(), random: environment.random)
-                let link = "http://\(shown):\(port)/pair?code=\(code)"
+                let link = "\(scheme)://\(shown):\(port)/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
                 let text =
                     json
-                    ? JSONValue(dictionaryLiteral: ("listening", .string("http://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link)))
+                    ? JSONValue(dictionaryLiteral: ("listening", .string("\(scheme)://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link)))
                         .rendered()
                     : """
-                    DoseTap is serving http://\(host):\(port)  (database \(path))
+                    DoseTap is serving \(scheme)://\(host):\(port)  (database \(path))
                     Open this link once on the phone or tablet to pair it (valid 15 minutes, one use):
                       \(link)
                     Programs: `dosetap device add NAME` gives a token for `Authorization: Bearer <token>`.
@@ -74,7 +78,7 @@ struct Serve: ParsableCommand {
             Task {
                 do {
                     try await DoseTapServer.run(
-                        environment: environment, host: host, port: port, linkHost: shown, deliveries: deliveries, pairing: pairing,
+                        environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, pairing: pairing,
                         requestsPerMinute: rateLimit, limits: limits,
                         onServerRunning: announce)
                 } catch { failure.set(error) }
@@ -93,6 +97,37 @@ struct Serve: ParsableCommand {
 }
 
 extension Serve {
+    /// Where to listen: HTTPS when both certificate files are given (and checked), else plain HTTP.
+    func listener() throws(DoseError) -> Listener {
+        switch (tlsCert, tlsKey) {
+        case (nil, nil):
+            if httpLoopbackPort != nil {
+                throw DoseError.invalidInput(
+                    field: "http-loopback-port", problem: "it adds plain HTTP beside HTTPS, and HTTPS was not asked for",
+                    allowed: "--tls-cert FILE --tls-key FILE with it")
+            }
+            if !Self.isLoopback(host) { Output.note(Self.insecureWarning) }
+            return Listener(host: host, port: port)
+        case (let certificate?, let key?):
+            if let plain = httpLoopbackPort, !(1...65535).contains(plain) || plain == port {
+                throw DoseError.invalidInput(field: "http-loopback-port", problem: "\(plain)", allowed: "1–65535, not the HTTPS port")
+            }
+            return Listener(host: host, port: port, tls: TLSFiles(certificate: certificate, key: key), loopbackHTTPPort: httpLoopbackPort)
+        default:
+            throw DoseError.invalidInput(
+                field: tlsCert == nil ? "tls-cert" : "tls-key", problem: "HTTPS needs both files", allowed: "--tls-cert FILE --tls-key FILE")
+        }
+    }
+
+    static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") }
+
+    /// Said at start when phones will reach the page over plain HTTP.
+    static let insecureWarning = """
+        Warning: serving plain HTTP beyond this machine. A phone opening it gets no secure context: no notifications, \
+        no screen wake lock, no offline app and no Web Push, so alarms ring only while the page is open and awake. \
+        Run `dosetap tls init` and serve with --tls-cert and --tls-key (docs/HTTPS.md).
+        """
+
     /// The connection limits from the options, each checked against its range.
     func connectionLimits() throws(DoseError) -> ConnectionLimits {
         for (name, value, range) in [

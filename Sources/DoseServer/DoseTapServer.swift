@@ -2,8 +2,11 @@ public import DoseApp
 import DoseStore
 import Foundation
 public import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
-import ServiceLifecycle
+public import ServiceLifecycle
+import UnixSignals
 
 /// `dosetap serve`: builds the router and the application.
 public enum DoseTapServer {
@@ -31,44 +34,73 @@ public enum DoseTapServer {
         return router
     }
 
-    /// The application on `host:port`; loopback unless told otherwise. Reminder links point at `linkHost` (the name
-    /// other devices reach this machine by; default `host`).
-    public static func application(
-        environment: AppEnvironment, host: String, port: Int, linkHost: String? = nil,
+    /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and
+    /// plain HTTP on loopback beside it when asked for; both share one router, one event hub and one reminder engine.
+    /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host).
+    public static func applications(
+        environment: AppEnvironment, listener: Listener, linkHost: String? = nil,
         deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-    ) -> some ApplicationProtocol {
+    ) throws -> [any Service] {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
         let hub = EventHub()
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
+        let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute)
+        var server = HTTPServerBuilder.guardedHTTP1(ConnectionGovernor(limits: limits))
+        if let tls = listener.tls { server = try .tls(server, tlsConfiguration: try tls.configuration()) }
         // The run is logged before the server listens, so that no request can see tonight's outages without it, and
         // the next run can say when the server, and the night's alarms, were down.
         let run = try? environment.useCases().reminders.serverStarted()
-        return Application(
-            router: router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute),
-            server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
-            configuration: .init(address: .hostname(host, port: port), serverName: "dosetap"),
+        let scheme = listener.tls == nil ? "http" : "https"
+        let main = Application(
+            router: router, server: server,
+            configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: "dosetap"),
             services: [ReminderEngineService(engine: engine, environment: environment, run: run)],
             onServerRunning: { channel in
-                let bound = channel.localAddress?.port ?? port
-                await engine.setLinkBase("http://\(linkHost ?? host):\(bound)")
+                let bound = channel.localAddress?.port ?? listener.port
+                await engine.setLinkBase("\(scheme)://\(linkHost ?? listener.host):\(bound)")
                 await onServerRunning(bound)
             },
             logger: logger)
+        guard let plainPort = listener.loopbackHTTPPort else { return [main] }
+        let plain = Application(
+            router: router, server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
+            configuration: .init(address: .hostname("127.0.0.1", port: plainPort), serverName: "dosetap"), logger: logger)
+        return [main, plain]
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(
-        environment: AppEnvironment, host: String, port: Int, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
+        environment: AppEnvironment, listener: Listener, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
         pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
-        try await application(
-            environment: environment, host: host, port: port, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
-            requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning
-        ).runService()
+        let services = try applications(
+            environment: environment, listener: listener, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
+            requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning)
+        let group = ServiceGroup(
+            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "dosetap")))
+        try await group.run()
+    }
+}
+
+/// Where `dosetap serve` listens, and whether it speaks HTTPS.
+public struct Listener: Sendable {
+    public var host: String
+    public var port: Int
+    /// The certificate and key for HTTPS; nil serves plain HTTP.
+    public var tls: TLSFiles?
+    /// With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.
+    public var loopbackHTTPPort: Int?
+
+    /// A listener on `host:port`.
+    public init(host: String, port: Int, tls: TLSFiles? = nil, loopbackHTTPPort: Int? = nil) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.loopbackHTTPPort = loopbackHTTPPort
     }
 }
 

@@ -1,0 +1,39 @@
+public import DoseCore
+import NIOSSL
+
+/// A server certificate (PEM, the server's first, then any intermediates) and its private key (PEM).
+public struct TLSFiles: Sendable, Hashable {
+    public var certificate: String
+    public var key: String
+
+    /// The files at these paths.
+    public init(certificate: String, key: String) {
+        self.certificate = certificate
+        self.key = key
+    }
+
+    /// Reads both files now, so a wrong path or a key that is not the certificate's stops `serve` before it listens.
+    func configuration() throws -> TLSConfiguration {
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificate)
+        } catch {
+            throw DoseError.invalidFile(problem: "\(certificate) is not a readable PEM certificate (\(error))")
+        }
+        do {
+            key = try NIOSSLPrivateKey(file: self.key, format: .pem)
+        } catch {
+            throw DoseError.invalidFile(problem: "\(self.key) is not a readable PEM private key (\(error))")
+        }
+        guard !chain.isEmpty else { throw DoseError.invalidFile(problem: "\(certificate) holds no certificate") }
+        var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        do {
+            _ = try NIOSSLContext(configuration: configuration)
+        } catch {
+            throw DoseError.invalidFile(problem: "\(self.key) does not belong to the certificate in \(certificate) (\(error))")
+        }
+        return configuration
+    }
+}

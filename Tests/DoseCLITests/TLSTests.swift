@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// HTTPS for the phone on the nightstand: `dosetap tls init` and `serve --tls-cert`, judged by an independent client
+/// (curl with `--cacert`), never by DoseTap's own TLS code.
+@Suite("HTTPS on the home network: a local CA, a server certificate, and curl as the judge")
+struct TLSTests {
+    /// The files `tls init --json` reports.
+    struct Made {
+        let authority, certificate, key: String
+        let issued: Bool
+        let reason: String?
+
+        init(_ run: Run) {
+            authority = run.json["ca_certificate"] as? String ?? ""
+            certificate = run.json["server_certificate"] as? String ?? ""
+            key = run.json["server_key"] as? String ?? ""
+            issued = run.json["issued"] as? Bool ?? false
+            reason = run.json["issued_because"] as? String
+        }
+    }
+
+    /// curl's exit status and body for `url`, trusting only `authority`. Exit 60 is curl's "peer certificate cannot be
+    /// authenticated".
+    static func curl(_ url: String, authority: String?) throws -> (status: Int32, body: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-sS", "--max-time", "10", url] + (authority.map { ["--cacert", $0] } ?? ["--capath", "/nonexistent"])
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = Pipe()
+        try process.run()
+        let body = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: body, as: UTF8.self))
+    }
+
+    static func mode(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
+    }
+
+    static func serve(_ cli: CLI, _ made: Made) throws -> Server {
+        try Server(cli, now: "2026-11-21 22:30", arguments: ["--tls-cert", made.certificate, "--tls-key", made.key])
+    }
+
+    @Test("curl trusts the server by name and by address through the CA alone; without it, or with another CA, it refuses")
+    func trustedByNameAndAddress() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is needed; .ci/run installs it")
+        let cli = try CLI()
+        let run = try cli.run(["tls", "init", "localhost", "127.0.0.1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let made = Made(run)
+        #expect(made.authority.hasSuffix(".crt") && URL(fileURLWithPath: made.authority).lastPathComponent.hasPrefix("DoseTap-Local-CA-"))
+        let directory = URL(fileURLWithPath: made.key).deletingLastPathComponent().path
+        #expect(try Self.mode(directory) == 0o700)
+        #expect(try Self.mode(directory + "/ca.key") == 0o600, "the CA's private key is owner-only")
+        #expect(try Self.mode(made.key) == 0o600)
+
+        let server = try Self.serve(cli, made)
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (0, #"{"ok":true}"#))
+        #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: made.authority) == (0, #"{"ok":true}"#))
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: nil).status == 60)
+        let stranger = try CLI()
+        let foreign = Made(try stranger.run(["tls", "init", "localhost", "127.0.0.1"]))
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: foreign.authority).status == 60, "another CA is not trusted")
+        #expect(try Self.curl("http://127.0.0.1:\(server.port)/health", authority: nil).status != 0, "plain HTTP gets no answer on the HTTPS port")
+        _ = try await server.terminate(within: .seconds(20))
+    }
+
+    @Test("an expired server certificate and one for another name are refused by curl")
+    func expiredAndWrongName() async throws {
+        let cli = try CLI()
+        // Issued 400 days ago: past its 397 days now. (Renewal: issued 2026-11-21, valid to 2027-12-23.)
+        let old = Date().addingTimeInterval(-400 * 86_400)
+        let expired = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1", "--now", ISO8601DateFormatter().string(from: old)]))
+        var server = try Self.serve(cli, expired)
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: expired.authority).status == 60)
+        _ = try await server.terminate(within: .seconds(20))
+
+        let other = try CLI()
+        let wrongName = Made(try other.run(["tls", "init", "dosetap.example"]))
+        server = try Self.serve(other, wrongName)
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: wrongName.authority).status == 60)
+        #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: wrongName.authority).status == 60)
+        _ = try await server.terminate(within: .seconds(20))
+    }
+
+    @Test("running tls init again keeps a good certificate, renews one near expiry or missing a name, and never remakes the CA unasked")
+    func renewal() throws {
+        let cli = try CLI()
+        let first = Made(try cli.run(["tls", "init", "localhost", "--now", "2026-11-21T12:00:00Z"]))
+        #expect(first.issued)
+        let authority = try Data(contentsOf: URL(fileURLWithPath: first.authority))
+        let kept = Made(try cli.run(["tls", "init", "localhost", "--now", "2027-10-01T12:00:00Z"]))
+        #expect(!kept.issued, "314 days in, 83 left: kept")
+        let renewed = Made(try cli.run(["tls", "init", "localhost", "--now", "2027-11-25T12:00:00Z"]))
+        #expect(renewed.issued && renewed.reason == "the server certificate expires within 30 days")
+        let widened = Made(try cli.run(["tls", "init", "localhost", "192.168.1.20", "--now", "2027-11-26T12:00:00Z"]))
+        #expect(widened.issued && widened.reason?.contains("192.168.1.20") == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: widened.authority)) == authority, "the CA is the same file, byte for byte")
+
+        let replaced = Made(try cli.run(["tls", "init", "localhost", "--new-ca", "--now", "2027-11-26T12:00:00Z"]))
+        let newAuthority = try Data(contentsOf: URL(fileURLWithPath: replaced.authority))
+        #expect(replaced.issued && newAuthority != authority)
+
+        try FileManager.default.removeItem(atPath: URL(fileURLWithPath: replaced.key).deletingLastPathComponent().path + "/ca.key")
+        let before = try Data(contentsOf: URL(fileURLWithPath: replaced.certificate))
+        let refused = try cli.run(["tls", "init", "localhost", "other.example", "--now", "2027-11-27T12:00:00Z"])
+        #expect(refused.status == 65 && refused.errorCode == "400_INVALID_INPUT")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: replaced.certificate)) == before, "nothing was changed")
+    }
+
+    @Test("bad names, half a certificate pair and a key that is not a file are refused before anything is made or served")
+    func refusals() throws {
+        let cli = try CLI()
+        let badName = try cli.run(["tls", "init", "not a host"])
+        #expect(badName.status == 64 && badName.errorCode == "400_INVALID_INPUT")
+        #expect(!FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("tls/ca.key").path))
+        let half = try cli.run(["serve", "--port", "0", "--tls-cert", "/nonexistent.crt"])
+        #expect(
+            half.status == 64
+                && (half.json["error"] as? [String: Any])?["message"] as? String
+                    == "Invalid tls-key: HTTPS needs both files. Allowed: --tls-cert FILE --tls-key FILE."
+        )
+        let missing = try cli.run(["serve", "--port", "0", "--tls-cert", "/nonexistent.crt", "--tls-key", "/nonexistent.key"])
+        #expect(missing.status == 65 && missing.stdout.contains("/nonexistent.crt is not a readable PEM certificate"))
+        let plainExtra = try cli.run(["serve", "--port", "0", "--http-loopback-port", "8081"])
+        #expect(plainExtra.status == 64 && plainExtra.stdout.contains("http-loopback-port"))
+    }
+}
