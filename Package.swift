@@ -13,7 +13,7 @@ let webResources =
     ["app.css", "app.js", "openapi.json"]
     + [
         "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications",
-        "fields", "action-link",
+        "fields", "action-link", "setup",
     ].map { "Templates/\($0).mustache" }
 
 let package = Package(

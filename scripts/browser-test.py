@@ -189,7 +189,7 @@ def main():
             driver.get(info["listening"] + "/")
             check(fits(driver), "Tonight (night complete) fits without scrolling")
             audit(driver, "tonight-completed", args.out)
-            for page in ["details", "history", "insights", "settings", "checkin", "presleep", "medications"]:
+            for page in ["details", "history", "insights", "settings", "checkin", "presleep", "medications", "setup"]:
                 driver.get(info["listening"] + "/" + page)
                 audit(driver, f"page-{page}", args.out)
 

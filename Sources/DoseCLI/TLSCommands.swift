@@ -48,7 +48,7 @@ struct TLS: ParsableCommand {
                 }
                 Output.line(
                     """
-                    CA certificate (trust it on each phone once; served at /setup/ca): \(outcome.files.authorityCertificate)
+                    CA certificate (trust it on each phone once; /setup on the server shows how): \(outcome.files.authorityCertificate)
                     Serve with: dosetap serve --host 0.0.0.0 --tls-cert \(outcome.files.serverCertificate) --tls-key \(outcome.files.serverKey)
                     """)
             }
@@ -58,7 +58,7 @@ struct TLS: ParsableCommand {
 
 /// `tls init --json`: where the files are, and what was done.
 struct TLSInitResponse: Encodable {
-    var caCertificate, serverCertificate, serverKey, caName: String
+    var caCertificate, serverCertificate, serverKey, caName, caFingerprint: String
     var madeCA: Bool
     var issued: Bool
     var issuedBecause: String?
@@ -66,13 +66,14 @@ struct TLSInitResponse: Encodable {
     var serverNotAfter: Date
 
     enum CodingKeys: String, CodingKey {
-        case caCertificate = "ca_certificate", serverCertificate = "server_certificate", serverKey = "server_key", caName = "ca_name"
+        case caCertificate = "ca_certificate", serverCertificate = "server_certificate", serverKey = "server_key", caName = "ca_name", caFingerprint =
+            "ca_fingerprint"
         case madeCA = "made_ca", issued, issuedBecause = "issued_because", names, serverNotAfter = "server_not_after"
     }
 
     init(_ outcome: LocalCertificates.Outcome) {
         (caCertificate, serverCertificate, serverKey) = (outcome.files.authorityCertificate, outcome.files.serverCertificate, outcome.files.serverKey)
         (caName, madeCA, issued, issuedBecause) = (outcome.authorityName, outcome.madeAuthority, outcome.issuedBecause != nil, outcome.issuedBecause)
-        (names, serverNotAfter) = (outcome.names.map(\.description), outcome.serverNotAfter)
+        (names, serverNotAfter, caFingerprint) = (outcome.names.map(\.description), outcome.serverNotAfter, outcome.authorityFingerprint)
     }
 }

@@ -1,8 +1,8 @@
 import DoseApp
 import DoseCore
 import HTTPTypes
-public import HummingbirdCore
-public import Logging
+import HummingbirdCore
+import Logging
 import NIOConcurrencyHelpers
 public import NIOCore
 import NIOHTTP1

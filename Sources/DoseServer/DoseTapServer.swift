@@ -30,6 +30,7 @@ public enum DoseTapServer {
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
+        SetupRoutes(environment: environment).register(on: router)
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }
@@ -55,7 +56,7 @@ public enum DoseTapServer {
         let run = try? environment.useCases().reminders.serverStarted()
         let scheme = listener.tls == nil ? "http" : "https"
         let main = Application(
-            router: router, server: server,
+            responder: ListenerResponder(inner: router.buildResponder(), secure: listener.tls != nil), server: server,
             configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: "dosetap"),
             services: [ReminderEngineService(engine: engine, environment: environment, run: run)],
             onServerRunning: { channel in
@@ -66,7 +67,7 @@ public enum DoseTapServer {
             logger: logger)
         guard let plainPort = listener.loopbackHTTPPort else { return [main] }
         let plain = Application(
-            router: router, server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
+            responder: ListenerResponder(inner: router.buildResponder(), secure: false), server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
             configuration: .init(address: .hostname("127.0.0.1", port: plainPort), serverName: "dosetap"), logger: logger)
         return [main, plain]
     }

@@ -180,7 +180,7 @@ struct AuthMiddleware: RouterMiddleware {
     let environment: AppEnvironment
     let limiter: RateLimiter
     /// Paths that need no token.
-    static let openPaths: Set<String> = ["/health", "/openapi.json", "/pair", "/assets/app.css", "/assets/app.js"]
+    static let openPaths: Set<String> = ["/health", "/openapi.json", "/pair", "/assets/app.css", "/assets/app.js", "/setup", "/setup/ca"]
     /// Reminder action links carry their own signature instead of a device token.
     static let openPrefix = "/a/"
 

@@ -1,7 +1,7 @@
-public import DoseApp
-public import DoseCore
+import DoseApp
+import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 public import Hummingbird
 
 /// The request context: Hummingbird's core plus the device the request was authenticated as.
@@ -11,6 +11,8 @@ public struct DoseRequestContext: RequestContext {
     public var device: DeviceRecord?
     /// True when the device was recognised by the pairing cookie (a browser), so unsafe requests need the CSRF token.
     public var viaCookie = false
+    /// True when the request came over this server's own HTTPS listener.
+    public var secureTransport = false
 
     public init(source: Source) {
         coreContext = .init(source: source)
@@ -18,6 +20,19 @@ public struct DoseRequestContext: RequestContext {
 
     /// Request bodies beyond 64 KiB are refused with 413 before any work (SPEC §5.3; import gets its own limit).
     public var maxUploadSize: Int { ServerLimits.body }
+}
+
+/// Marks each request with the listener it came in on, so the pages know whether the browser reached them over HTTPS
+/// (the pairing cookie is then `Secure`) without asking the connection.
+struct ListenerResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == DoseRequestContext {
+    let inner: Inner
+    let secure: Bool
+
+    func respond(to request: Request, context: DoseRequestContext) async throws -> Response {
+        var context = context
+        context.secureTransport = secure
+        return try await inner.respond(to: request, context: context)
+    }
 }
 
 /// Sizes and rates the API enforces.

@@ -1,7 +1,7 @@
 public import AsyncHTTPClient
 import DoseApp
 import DoseCore
-public import Foundation
+import Foundation
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -22,10 +22,11 @@ struct TLSTests {
 
     /// curl's exit status and body for `url`, trusting only `authority`. Exit 60 is curl's "peer certificate cannot be
     /// authenticated".
-    static func curl(_ url: String, authority: String?) throws -> (status: Int32, body: String) {
+    static func curl(_ url: String, authority: String?, output: String? = nil, extra: [String] = []) throws -> (status: Int32, body: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-sS", "--max-time", "10", url] + (authority.map { ["--cacert", $0] } ?? ["--capath", "/nonexistent"])
+        process.arguments =
+            ["-sS", "--max-time", "10", url] + (authority.map { ["--cacert", $0] } ?? ["--capath", "/nonexistent"]) + (output.map { ["-o", $0] } ?? []) + extra
         let out = Pipe()
         process.standardOutput = out
         process.standardError = Pipe()
@@ -33,6 +34,19 @@ struct TLSTests {
         let body = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: body, as: UTF8.self))
+    }
+
+    /// openssl's first line of output, for reading a certificate independently of DoseTap.
+    static func openssl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return text.split(separator: "\n").first.map(String.init) ?? ""
     }
 
     static func mode(_ path: String) throws -> Int {
@@ -64,6 +78,20 @@ struct TLSTests {
         let foreign = Made(try stranger.run(["tls", "init", "localhost", "127.0.0.1"]))
         #expect(try Self.curl("https://localhost:\(server.port)/health", authority: foreign.authority).status == 60, "another CA is not trusted")
         #expect(try Self.curl("http://127.0.0.1:\(server.port)/health", authority: nil).status != 0, "plain HTTP gets no answer on the HTTPS port")
+
+        // /setup/ca hands out the CA, and openssl reads it as the same certificate tls init reported.
+        let download = cli.directory.appendingPathComponent("downloaded.crt").path
+        #expect(try Self.curl("https://localhost:\(server.port)/setup/ca", authority: made.authority, output: download).status == 0)
+        let fingerprint = try Self.openssl(["x509", "-inform", "DER", "-in", download, "-noout", "-fingerprint", "-sha256"])
+        #expect(fingerprint == "sha256 Fingerprint=" + (run.json["ca_fingerprint"] as? String ?? "?"))
+        let setup = try Self.curl("https://localhost:\(server.port)/setup", authority: made.authority)
+        #expect(setup.body.contains(run.json["ca_fingerprint"] as? String ?? "?") && !setup.body.contains("opened over plain HTTP"))
+
+        // Paired over HTTPS, the browser's cookie is Secure: it is never sent over plain HTTP.
+        #expect(server.pairingURL.hasPrefix("https://"))
+        let pairing = server.pairingURL.replacingOccurrences(of: "https://[^/]*/", with: "https://localhost:\(server.port)/", options: .regularExpression)
+        let paired = try Self.curl(pairing, authority: made.authority, output: "/dev/null", extra: ["-D", "-"])
+        #expect(paired.body.lowercased().contains("set-cookie: dosetap_device=dtp_") && paired.body.contains("; Secure"))
         _ = try await server.terminate(within: .seconds(20))
     }
 

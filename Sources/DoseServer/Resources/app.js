@@ -86,6 +86,9 @@
       report.textContent = "Imported " + total(body.imported) + " rows, skipped " + total(body.skipped) + " already present, rejected " + body.rejected.length + ".";
     } catch (e) { report.textContent = "The import failed; nothing was changed."; }
   });
+  // Over plain HTTP the browser withholds notifications, the wake lock and offline use; Settings says so.
+  const insecure = document.getElementById("insecure-context");
+  if (insecure && window.isSecureContext === false) insecure.hidden = false;
   const enable = document.querySelector("[data-enable-alarms]");
   // Sound needs one tap on the page before the browser allows it; notifications need permission.
   if (enable && (window.Notification || window.AudioContext)) {

@@ -97,6 +97,8 @@ public struct LocalCertificates: Sendable {
         public var issuedBecause: String?
         public var names: [CertificateSubject]
         public var serverNotAfter: Date
+        /// The CA certificate's SHA-256 fingerprint.
+        public var authorityFingerprint: String
     }
 
     var serverCertificatePath: String { directory + "/server.crt" }
@@ -107,6 +109,27 @@ public struct LocalCertificates: Sendable {
     public func authorityCertificatePath() -> String? {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
         return names.filter { $0.hasPrefix(Self.authorityPrefix) && $0.hasSuffix(".crt") }.sorted().first.map { directory + "/" + $0 }
+    }
+
+    /// The CA a phone is asked to trust: its name, its file name, its DER bytes, and the SHA-256 fingerprint a person
+    /// can compare with what `tls init` printed. Nil when no CA was made here.
+    public func authority() throws -> (name: String, fileName: String, der: [UInt8], fingerprint: String)? {
+        guard let path = authorityCertificatePath() else { return nil }
+        let certificate: Certificate
+        do {
+            certificate = try Certificate(pemEncoded: try String(contentsOfFile: path, encoding: .utf8))
+        } catch {
+            throw DoseError.invalidFile(problem: "\(path) is not a readable PEM certificate (\(error))")
+        }
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        let der = serializer.serializedBytes
+        return (Self.commonName(of: certificate), URL(fileURLWithPath: path).lastPathComponent, der, Self.fingerprint(der))
+    }
+
+    /// SHA-256 of a certificate's DER bytes, as colon-separated upper-case hex (the form phones show).
+    static func fingerprint(_ der: [UInt8]) -> String {
+        SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
     }
 
     /// Makes the CA if there is none (or, with `newAuthority`, replaces it), and issues a server certificate for
@@ -148,7 +171,8 @@ public struct LocalCertificates: Sendable {
         return Outcome(
             files: Files(
                 authorityCertificate: authorityPath, authorityKey: authorityKeyPath, serverCertificate: serverCertificatePath, serverKey: serverKeyPath),
-            authorityName: Self.commonName(of: authority), madeAuthority: madeAuthority, issuedBecause: reason, names: names, serverNotAfter: notAfter)
+            authorityName: Self.commonName(of: authority), madeAuthority: madeAuthority, issuedBecause: reason, names: names, serverNotAfter: notAfter,
+            authorityFingerprint: try self.authority()?.fingerprint ?? "")
     }
 
     /// Why the server certificate must be issued again, or nil when it is still good.

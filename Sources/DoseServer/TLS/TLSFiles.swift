@@ -1,4 +1,4 @@
-public import DoseCore
+import DoseCore
 import NIOSSL
 
 /// A server certificate (PEM, the server's first, then any intermediates) and its private key (PEM).

@@ -157,7 +157,7 @@ extension WebRoutes {
         _ = try await form(request, context)
         let code = await pairing.issue(now: environment.now(), random: environment.random)
         let host = request.head.authority ?? "localhost"
-        let scheme = Self.isHTTPS(request) ? "https" : "http"
+        let scheme = Self.isHTTPS(request, context) ? "https" : "http"
         return try settings(context, flash: "A pairing link is ready below.", pairing: "\(scheme)://\(host)/pair?code=\(code)")
     }
 

@@ -30,7 +30,7 @@ enum Templates {
         ("settings", PackageResources.settings_mustache), ("clear-all", PackageResources.clear_all_mustache),
         ("checkin", PackageResources.checkin_mustache), ("presleep", PackageResources.presleep_mustache),
         ("medications", PackageResources.medications_mustache), ("fields", PackageResources.fields_mustache),
-        ("action-link", PackageResources.action_link_mustache),
+        ("action-link", PackageResources.action_link_mustache), ("setup", PackageResources.setup_mustache),
     ]
 
     /// The stylesheet and the script, served as they are.

@@ -14,7 +14,7 @@ struct WebRoutes {
     func register(on router: Router<DoseRequestContext>) {
         router.get("/assets/app.css") { _, _ in asset(Templates.css, type: "text/css; charset=utf-8") }
         router.get("/assets/app.js") { _, _ in asset(Templates.javascript, type: "text/javascript; charset=utf-8") }
-        router.get("/pair") { request, _ in try await pair(request) }
+        router.get("/pair") { request, context in try await pair(request, context) }
         router.get("/") { request, context in try tonight(request, context) }
         router.post("/ui/act") { request, context in try await act(request, context) }
         router.get("/details") { _, context in try details(context) }
@@ -37,7 +37,9 @@ struct WebRoutes {
     }
 
     /// Whether the browser reached DoseTap over HTTPS (through a proxy that says so).
-    static func isHTTPS(_ request: Request) -> Bool { request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https" }
+    static func isHTTPS(_ request: Request, _ context: DoseRequestContext) -> Bool {
+        context.secureTransport || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
+    }
 
     /// The CSRF token for this page: bound to the browser's device, rotated every 12 hours.
     func csrf(_ context: DoseRequestContext) -> String {
@@ -48,7 +50,7 @@ struct WebRoutes {
     /// The zone every page shows clock times in: `serve --tz` if given, else the setting.
     /// Opens a one-time pairing link: pairs this browser as a new device, named from its user agent, and sets its
     /// cookie. A pairing that fails puts the code back, so the link still works.
-    func pair(_ request: Request) async throws -> Response {
+    func pair(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let code = request.uri.queryParameters["code"].map(String.init) ?? ""
         let app = environment.useCases()
         guard let expiry = await pairing.reserve(code, now: app.clock.now) else {
@@ -64,7 +66,7 @@ struct WebRoutes {
             await pairing.restore(code, expiry: expiry)
             throw error
         }
-        let secure = Self.isHTTPS(request) ? "; Secure" : ""
+        let secure = Self.isHTTPS(request, context) ? "; Secure" : ""
         return WebPages.redirect("/", cookie: "\(AuthMiddleware.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000\(secure)")
     }
 

@@ -1,0 +1,48 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// `/setup`: how to make a phone trust this server's local certificate authority, step by step for iOS and Android;
+/// `/setup/ca`: the CA certificate itself. Both are open: a phone needs them before it can be paired over HTTPS, and
+/// a CA certificate is public (its private key never leaves the machine).
+struct SetupRoutes {
+    let environment: AppEnvironment
+
+    func register(on router: Router<DoseRequestContext>) {
+        router.get("/setup") { request, context in try page(request, context) }
+        router.get("/setup/ca") { _, _ in try authorityCertificate() }
+    }
+
+    var certificates: LocalCertificates? { environment.database.path.map { LocalCertificates(besideDatabase: $0) } }
+
+    struct SetupView {
+        let frame = Frame("Phone setup", current: "/settings")
+        let secure: Bool
+        let authority: Authority?
+
+        struct Authority {
+            let name: String
+            let fingerprint: String
+        }
+    }
+
+    func page(_ request: Request, _ context: DoseRequestContext) throws -> Response {
+        let authority = try certificates?.authority().map { SetupView.Authority(name: $0.name, fingerprint: $0.fingerprint) }
+        return Templates.page("setup", SetupView(secure: WebRoutes.isHTTPS(request, context), authority: authority))
+    }
+
+    func authorityCertificate() throws -> Response {
+        guard let authority = try certificates?.authority() else {
+            throw DoseError.notFound(what: "A local certificate authority (run `dosetap tls init` on the server first)")
+        }
+        var headers = HTTPFields()
+        // The type phones recognise as "install this certificate"; DER is what every one of them reads.
+        headers[.contentType] = "application/x-x509-ca-cert"
+        headers[.contentDisposition] = "attachment; filename=\"\(authority.fileName)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: authority.der)))
+    }
+}
