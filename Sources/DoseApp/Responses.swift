@@ -25,6 +25,7 @@ public struct StatusResponse: Encodable, Sendable {
     var windowOpensAt, nearCloseAt, windowClosesAt, targetAt, expiresAt: Date?
     var minutesSinceDose1, minutesRemaining, minutesUntilOpen: Int?
     var nextReminder: ReminderResponse?
+    var dose2Periods: [PeriodResponse]
     var wakeAt, wakeAsksUntil: Date?
     var checkedIn: Bool
     var warnings: [String]
@@ -40,7 +41,7 @@ public struct StatusResponse: Encodable, Sendable {
         case primaryAction = "primary_action", windowOpensAt = "window_opens_at", nearCloseAt = "near_close_at"
         case windowClosesAt = "window_closes_at", targetAt = "target_at", expiresAt = "expires_at"
         case minutesSinceDose1 = "minutes_since_dose1", minutesRemaining = "minutes_remaining", minutesUntilOpen = "minutes_until_open"
-        case nextReminder = "next_reminder", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn = "checked_in"
+        case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn = "checked_in"
         case warnings, asOf = "as_of", timeZone = "time_zone"
     }
 
@@ -57,9 +58,24 @@ public struct StatusResponse: Encodable, Sendable {
         primaryAction = status.primaryAction.rawValue
         (windowOpensAt, nearCloseAt, windowClosesAt) = (status.windowOpensAt, status.nearCloseAt, status.windowClosesAt)
         (targetAt, expiresAt, nextReminder) = (status.targetAt, status.expiresAt, status.nextReminder.map(ReminderResponse.init))
+        dose2Periods = status.dose2Periods.map(PeriodResponse.init)
         (minutesSinceDose1, minutesRemaining, minutesUntilOpen) = (status.minutesSinceDose1, status.minutesRemaining, status.minutesUntilOpen)
         (wakeAt, wakeAsksUntil, checkedIn) = (status.wakeAt, status.wakeAsksUntil, status.checkedIn)
         (warnings, asOf, timeZone) = (status.warnings, status.asOf, status.timeZoneID)
+    }
+}
+
+/// A stretch of the night with Dose 2 to take, and the confirmations a Dose 2 in it needs: what an offline device
+/// compares its clock with (`from` inclusive, `until` exclusive; the last has none).
+public struct PeriodResponse: Encodable, Sendable {
+    var kind: String
+    var from: Date
+    var until: Date?
+    var confirm: [String]
+
+    /// The response for a period.
+    public init(_ period: Dose2Period) {
+        (kind, from, until, confirm) = (period.kind.rawValue, period.from, period.until, period.confirmations.map(\.rawValue))
     }
 }
 

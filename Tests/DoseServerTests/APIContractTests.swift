@@ -78,6 +78,9 @@ struct APIContractTests {
             Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"]) == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
         #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.allCases))
         #expect(Self.names(Self.components("Status")?["properties"]?["phase"]) == sorted(NightPhase.allCases))
+        let period = Self.components("Status")?["properties"]?["dose2_periods"]?["items"]?["properties"]
+        #expect(Self.names(period?["kind"]) == sorted(Dose2Period.Kind.allCases))
+        #expect(Self.names(period?["confirm"]?["items"]) == sorted(ConfirmKind.allCases))
         #expect(Self.names(Self.components("Reminder")?["properties"]?["kind"]) == sorted(ReminderKind.allCases))
         #expect(Self.names(Self.components("Event")?["properties"]?["source"]) == sorted(EventSource.allCases))
         let catalogue = SleepEventCatalogue.standard.definitions.map(\.type.rawValue).sorted()
