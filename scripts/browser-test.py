@@ -8,7 +8,7 @@ same minute by scanning the QR code on Settings (zbar); screenshots every page a
 on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
 Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
-import argparse, datetime, json, os, subprocess, sys, tempfile
+import argparse, datetime, json, os, re, subprocess, sys, tempfile
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -121,6 +121,36 @@ def audit(driver, name, out):
     check(not low, f"{name}: contrast ≥ 4.5:1 on text, ≥ 7:1 on actions and timer (lowest {worst:.1f}:1) {low[:3]}")
 
 
+def offline(driver, process, out):
+    """The installed app without its server: the worker's copy of Tonight, the countdown on the phone's clock, and a tap
+    that says it was not saved. The server is killed, as a dropped Wi-Fi or a crash would leave the phone."""
+    wait = WebDriverWait(driver, 15)
+    wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
+               or d.execute_script("location.reload(); return false"))
+    check(True, "the service worker registers and controls Tonight")
+    manifest = driver.execute_script("return fetch('/manifest.webmanifest').then(r => r.json())")
+    check(manifest.get("display") == "standalone" and manifest.get("start_url") == "/", "the manifest is valid JSON: standalone, starting at Tonight")
+    driver.get(driver.current_url.split("/pair")[0].rstrip("/") + "/")  # through the worker, which keeps this copy
+    # The worker stores its copy just after answering: wait until the cache holds it.
+    wait.until(lambda d: d.execute_async_script("caches.match('/').then(r => arguments[0](!!r)).catch(() => arguments[0](false))"))
+    process.kill()
+    process.wait(10)
+    driver.get(driver.current_url)
+    banner = wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
+    check("since 01:10" in banner.text and "countdown runs on this phone" in banner.text,
+          f"offline, Tonight says so, with the server's last time in the night's zone ({banner.text[:64]!r}…)")
+    first = driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text
+    caption = driver.find_element(By.CSS_SELECTOR, "[data-caption]").text
+    check(caption == "left to take Dose 2", f"the phone finds the window open from the cached periods ({caption!r})")
+    check(re.match(r"^1:1\d:\d\d$", first) is not None, f"about 80 minutes left, counted on the phone ({first})")
+    wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-countdown]").text != first)
+    check(True, "the offline countdown is live")
+    driver.save_screenshot(os.path.join(out, "tonight-offline.png"))
+    primary(driver).click()
+    wait.until(lambda d: "Not saved" in d.find_element(By.ID, "offline-banner").text)
+    check(True, "a tap offline says plainly that it was not saved")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/debug/dosetap")
@@ -137,6 +167,8 @@ def main():
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
     try:
         # 1. A live night on the real clock.
+        # A local CA beside the database, so /setup shows its fingerprint and the steps to trust it.
+        subprocess.run([args.binary, "tls", "init", "localhost", "--db", os.path.join(work, "live.sqlite")], check=True, capture_output=True)
         process, info = serve(args.binary, os.path.join(work, "live.sqlite"), zone=evening_zone(datetime.datetime.now(datetime.timezone.utc)))
         try:
             driver.get(info["pairing_url"])
@@ -224,6 +256,9 @@ def main():
                 heading = driver.find_element(By.TAG_NAME, "h1").text
                 check(heading == labels[phase], f"Tonight shows the {phase} phase ({heading!r})")
                 check(fits(driver), f"Tonight ({phase}) fits without scrolling")
+                if phase == "active":
+                    offline(driver, process, args.out)
+                    continue
                 if phase == "near_close":
                     ring = driver.find_element(By.CSS_SELECTOR, "[data-ring]")
                     check("near" in ring.get_attribute("class") and "Under 15 minutes left" in driver.find_element(By.CSS_SELECTOR, "[data-urgency]").text,

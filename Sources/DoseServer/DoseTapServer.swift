@@ -31,6 +31,7 @@ public enum DoseTapServer {
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
         SetupRoutes(environment: environment).register(on: router)
+        AppShell.register(on: router)
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }

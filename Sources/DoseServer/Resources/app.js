@@ -4,10 +4,33 @@
   const pad = (n) => String(n).padStart(2, "0");
   const format = (seconds) => { seconds = Math.max(0, Math.floor(seconds)); const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60; return (h ? h + ":" + pad(m) : m) + ":" + pad(s); };
   const ring = document.querySelector("[data-ring]");
-  const skew = ring ? Date.now() - Date.parse(ring.dataset.now) : 0;
+  // Set by the service worker on a Tonight it kept from the last visit: the server cannot be reached.
+  const offlineSince = document.documentElement.dataset.offlineSince;
+  const store = (key, value) => { try { if (value === undefined) return localStorage.getItem(key); localStorage.setItem(key, value); } catch (e) { return null; } };
+  // The server's clock minus this phone's, learnt online and kept for offline use (tests run the server on --now).
+  let skew = ring ? Date.now() - Date.parse(ring.dataset.now) : 0;
+  if (offlineSince) skew = Number(store("dosetap-skew") || 0); else if (ring) store("dosetap-skew", String(skew));
+  const periods = window.DoseTapPeriods ? DoseTapPeriods.fromPage(document) : [];
+  const hhmm = (date) => pad(date.getHours()) + ":" + pad(date.getMinutes());
+  // Offline, the ring follows the periods the server sent, on this phone's clock: to the window's opening, then to
+  // its close; after that it says the window has closed. The rules stay on the server.
+  function offlineRing(now) {
+    const period = DoseTapPeriods.at(periods, now);
+    if (!period || (period.kind !== "before_window" && period.kind !== "window")) {
+      const caption = ring.querySelector("[data-caption]"), label = ring.querySelector("[data-countdown]");
+      if (label) label.textContent = "—";
+      if (caption) caption.textContent = period ? "the window has closed" : "";
+      return null;
+    }
+    const caption = ring.querySelector("[data-caption]");
+    if (caption) caption.textContent = period.kind === "window" ? "left to take Dose 2" : "until Dose 2 opens";
+    return { start: Date.parse(period.kind === "window" ? period.from : periods[0].from), end: Date.parse(period.until) };
+  }
   function tick() {
     if (!ring) return;
-    const now = Date.now() - skew, start = Date.parse(ring.dataset.start), end = Date.parse(ring.dataset.end);
+    const now = Date.now() - skew;
+    let start = Date.parse(ring.dataset.start), end = Date.parse(ring.dataset.end);
+    if (offlineSince) { const span = offlineRing(now); if (!span) return; start = span.start; end = span.end; }
     const left = (end - now) / 1000, total = (end - start) / 1000;
     const label = ring.querySelector("[data-countdown]");
     if (label) label.textContent = format(left);
@@ -22,9 +45,32 @@
       if (!urgency) { urgency = document.createElement("p"); urgency.className = "urgency"; urgency.dataset.urgency = ""; ring.after(urgency); }
       urgency.textContent = words; announce(words);
     }
-    if (left <= 0 && !ring.dataset.reloaded) { ring.dataset.reloaded = "1"; setTimeout(() => location.reload(), 1500); }
+    if (left <= 0 && !offlineSince && !ring.dataset.reloaded) { ring.dataset.reloaded = "1"; setTimeout(() => location.reload(), 1500); }
   }
   if (ring) { tick(); setInterval(tick, 1000); }
+  if (offlineSince) {
+    // "As of" is the server's own time when it drew this copy, in the night's zone, like every other time on the page.
+    const banner = document.getElementById("offline-banner"), zone = (document.querySelector("[data-periods]") || {}).dataset;
+    const drawn = ring ? new Date(Date.parse(ring.dataset.now)) : new Date(Date.parse(offlineSince) - skew);
+    let asOf = "the last visit";
+    if (!isNaN(drawn)) { try { asOf = drawn.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: zone && zone.zone }); } catch (e) { asOf = hhmm(drawn); } }
+    const words = "Offline: no news from DoseTap's server since " + asOf + ". The countdown runs on this phone; a tap is not saved until the server is back.";
+    if (banner) { banner.textContent = words; banner.hidden = false; }
+    announce(words);
+    // Nothing can be saved: say so on the spot instead of showing the browser's own error page.
+    document.querySelectorAll("form").forEach((form) => form.addEventListener("submit", (event) => {
+      event.preventDefault(); event.stopImmediatePropagation();
+      const refusal = "Not saved: the server cannot be reached. Try again when it is back.";
+      if (banner) banner.textContent = refusal;
+      announce(refusal);
+    }, true));
+    // Back online: load the real Tonight.
+    const retry = () => fetch("/health", { cache: "no-store" }).then((r) => { if (r.ok) location.reload(); }).catch(() => {});
+    window.addEventListener("online", retry);
+    setInterval(retry, 30000);
+  }
+  // The installed app: the worker keeps the shell and the last Tonight (browsers allow it only in a secure context).
+  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
   const undo = document.querySelector("[data-undo-until]");
   if (undo) {
     const until = Date.parse(undo.dataset.undoUntil), label = undo.querySelector("[data-undo-count]");

@@ -124,6 +124,15 @@ struct TonightView {
     let dense: Bool
     var wake: Wake?
     var showPreSleep = false
+    /// The night's Dose 2 periods, kept by the page for when the server cannot be reached (see period.js), and the
+    /// zone the page shows times in.
+    let periods: [Period]
+    let zone: String
+
+    struct Period {
+        let kind, from, confirm: String
+        let until: String?
+    }
 
     init(
         _ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
@@ -140,6 +149,12 @@ struct TonightView {
         self.question = question
         heading = status.phase.label
         ring = Self.ring(status, zone: zone, now: now)
+        self.zone = zone.identifier
+        periods = status.dose2Periods.map {
+            Period(
+                kind: $0.kind.rawValue, from: ISO8601.string($0.from), confirm: $0.confirmations.map(\.rawValue).joined(separator: ","),
+                until: $0.until.map(ISO8601.string))
+        }
         if let text = status.outcomeSentence(in: zone) {
             outcome = Outcome(mark: status.dose2At != nil ? "✓" : "—", text: text)
         }

@@ -41,6 +41,15 @@ struct WebRoutes {
         context.secureTransport || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
     }
 
+    /// Whether the browser treats the page as a secure context: HTTPS, or this machine itself (browsers trust
+    /// loopback addresses and `localhost` as they trust HTTPS).
+    static func isSecureContext(_ request: Request, _ context: DoseRequestContext) -> Bool {
+        if isHTTPS(request, context) { return true }
+        var host = request.head.authority ?? ""
+        if host.hasPrefix("[") { host = String(host.dropFirst().prefix { $0 != "]" }) } else { host = String(host.prefix { $0 != ":" }) }
+        return host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
+    }
+
     /// The CSRF token for this page: bound to the browser's device, rotated every 12 hours.
     func csrf(_ context: DoseRequestContext) -> String {
         guard let device = context.device, let tokens = try? environment.csrfTokens() else { return "" }
