@@ -10,7 +10,7 @@ let strict: [SwiftSetting] = [
 
 /// Every file of the web UI: the stylesheet, the script, and one Mustache template per page (escaping by default).
 let webResources =
-    ["app.css", "app.js", "period.js", "sw.js", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png", "openapi.json"]
+    ["app.css", "app.js", "period.js", "queue.js", "sw.js", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png", "openapi.json"]
     + [
         "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications",
         "fields", "action-link", "setup",

@@ -8,7 +8,7 @@ same minute by scanning the QR code on Settings (zbar); screenshots every page a
 on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
 Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
-import argparse, datetime, json, os, re, subprocess, sys, tempfile
+import argparse, datetime, json, os, re, sqlite3, subprocess, sys, tempfile
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -37,8 +37,8 @@ def evening_zone(instant):
     return "Etc/UTC" if hours == 0 else f"Etc/GMT{-hours:+d}"
 
 
-def serve(binary, database, now=None, zone="America/New_York"):
-    arguments = [binary, "serve", "--db", database, "--port", "0", "--json", "--tz", zone]
+def serve(binary, database, now=None, zone="America/New_York", port=0):
+    arguments = [binary, "serve", "--db", database, "--port", str(port), "--json", "--tz", zone]
     if now:
         arguments += ["--now", now]
     process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -121,21 +121,39 @@ def audit(driver, name, out):
     check(not low, f"{name}: contrast ≥ 4.5:1 on text, ≥ 7:1 on actions and timer (lowest {worst:.1f}:1) {low[:3]}")
 
 
-def offline(driver, process, out):
-    """The installed app without its server: the worker's copy of Tonight, the countdown on the phone's clock, and a tap
-    that says it was not saved. The server is killed, as a dropped Wi-Fi or a crash would leave the phone."""
-    wait = WebDriverWait(driver, 15)
+def controlled(driver, wait):
+    """Waits until the service worker controls the page (a reload lets a newly active worker take it)."""
     wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
                or d.execute_script("location.reload(); return false"))
+    # The worker stores Tonight just after answering: wait until the cache holds it.
+    driver.get(driver.current_url.split("?")[0])
+    wait.until(lambda d: d.execute_async_script("caches.match('/').then(r => arguments[0](!!r)).catch(() => arguments[0](false))"))
+
+
+def count(database, table, kind):
+    with sqlite3.connect(database) as db:
+        return db.execute(f"SELECT count(*) FROM {table} WHERE event_type = ?", (kind,)).fetchone()[0]
+
+
+def offline(driver, binary, work, out):
+    """The installed app without its server (killed, as a dropped Wi-Fi or a crash would leave the phone): the worker's
+    copy of Tonight, the countdown on the phone's clock, taps kept on the phone and saved once when the server is back."""
+    # A replay reloads the page under the test's feet: look again rather than fail on a replaced element.
+    wait = WebDriverWait(driver, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
+    database = os.path.join(work, "offline.sqlite")
+    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
+    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=160)).isoformat())
+    base = info["listening"]
+    driver.delete_all_cookies()
+    driver.get(info["pairing_url"])
+    controlled(driver, wait)
     check(True, "the service worker registers and controls Tonight")
     manifest = driver.execute_script("return fetch('/manifest.webmanifest').then(r => r.json())")
     check(manifest.get("display") == "standalone" and manifest.get("start_url") == "/", "the manifest is valid JSON: standalone, starting at Tonight")
-    driver.get(driver.current_url.split("/pair")[0].rstrip("/") + "/")  # through the worker, which keeps this copy
-    # The worker stores its copy just after answering: wait until the cache holds it.
-    wait.until(lambda d: d.execute_async_script("caches.match('/').then(r => arguments[0](!!r)).catch(() => arguments[0](false))"))
     process.kill()
     process.wait(10)
-    driver.get(driver.current_url)
+    driver.get(base + "/")
     banner = wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
     check("since 01:10" in banner.text and "countdown runs on this phone" in banner.text,
           f"offline, Tonight says so, with the server's last time in the night's zone ({banner.text[:64]!r}…)")
@@ -146,9 +164,80 @@ def offline(driver, process, out):
     wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-countdown]").text != first)
     check(True, "the offline countdown is live")
     driver.save_screenshot(os.path.join(out, "tonight-offline.png"))
+    driver.find_element(By.XPATH, "//form[.//input[@name='event' and @value='bathroom']]//button").click()
+    wait.until(lambda d: "Saved on this phone: Bathroom" in d.find_element(By.ID, "offline-banner").text)
     primary(driver).click()
-    wait.until(lambda d: "Not saved" in d.find_element(By.ID, "offline-banner").text)
-    check(True, "a tap offline says plainly that it was not saved")
+    wait.until(lambda d: "2 actions are waiting to be saved" in d.find_element(By.ID, "offline-banner").text)
+    check(True, f"a bathroom log and a Dose 2 tapped offline wait on the phone ({driver.find_element(By.ID, 'offline-banner').text[-70:]!r})")
+    driver.find_element(By.XPATH, "//form[.//input[@name='action' and @value='snooze']]//button").click()
+    wait.until(lambda d: "needs the server: not saved" in d.find_element(By.ID, "offline-banner").text)
+    check(True, "a snooze offline says it needs the server and was not saved")
+    driver.save_screenshot(os.path.join(out, "tonight-offline-queued.png"))
+    port = int(base.rsplit(":", 1)[1])
+    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=170)).isoformat(), port=port)
+    try:
+        driver.get(base + "/")
+        wait.until(lambda d: "Dose 2 taken" in d.find_element(By.TAG_NAME, "main").text)
+        check(count(database, "dose_events", "dose2") == 1 and count(database, "sleep_events", "bathroom") == 1,
+              "back online, the queued taps are saved once each (one Dose 2, one bathroom in the database)")
+        driver.get(base + "/")
+        wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+        check(count(database, "dose_events", "dose2") == 1 and count(database, "sleep_events", "bathroom") == 1, "and a second visit saves nothing again")
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def offline_confirmations(driver, binary, work, out):
+    """An early Dose 2 tapped offline asks first, like online; a tap the server refuses on replay is shown, not retried."""
+    # A replay reloads the page under the test's feet: look again rather than fail on a replaced element.
+    wait = WebDriverWait(driver, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
+    database = os.path.join(work, "early.sqlite")
+    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
+    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=100)).isoformat())
+    base = info["listening"]
+    driver.delete_all_cookies()
+    driver.get(info["pairing_url"])
+    controlled(driver, wait)
+    process.kill()
+    process.wait(10)
+    driver.get(base + "/")
+    wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
+    primary(driver).click()
+    dialog = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog")))
+    check("opens at 01:00" in dialog.text and "early is unsafe" in dialog.text, f"an early Dose 2 offline asks first ({dialog.text[:80]!r})")
+    check(not dialog.find_element(By.CSS_SELECTOR, "[data-risk-skip]").is_displayed(), "and offers no Skip button before the window")
+    driver.save_screenshot(os.path.join(out, "tonight-offline-early.png"))
+    dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").click()
+    check("waiting" not in driver.find_element(By.ID, "offline-banner").text, "Cancel keeps nothing")
+    primary(driver).click()
+    wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog"))).find_element(By.CSS_SELECTOR, "[data-risk-yes]").click()
+    wait.until(lambda d: "Saved on this phone: Dose 2" in d.find_element(By.ID, "offline-banner").text)
+    for _ in range(2):
+        driver.find_element(By.XPATH, "//form[.//input[@name='event' and @value='bathroom']]//button").click()
+    wait.until(lambda d: "3 actions are waiting" in d.find_element(By.ID, "offline-banner").text)
+    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=110)).isoformat(), port=int(base.rsplit(":", 1)[1]))
+    try:
+        driver.get(base + "/")
+        refused = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#refused-replays .refusal")))
+        check("Not saved: Bathroom" in refused.text and "was just logged" in refused.text, f"a replay the server refuses is shown ({refused.text[:80]!r})")
+        with sqlite3.connect(database) as db:
+            early = db.execute("SELECT json_extract(metadata, '$.is_early') FROM dose_events WHERE event_type = 'dose2'").fetchall()
+        check(early == [(1,)] and count(database, "sleep_events", "bathroom") == 1, "the confirmed early Dose 2 and one bathroom are saved; the refused one is not")
+        driver.save_screenshot(os.path.join(out, "tonight-replay-refused.png"))
+        # The page reloads once after the replay; click the Dismiss of the page that stays.
+        wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+        settle = WebDriverWait(driver, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
+        settle.until(lambda d: d.find_element(By.CSS_SELECTOR, "#refused-replays .refusal button").click() or True)
+        settle.until(lambda d: not d.find_elements(By.CSS_SELECTOR, "#refused-replays .refusal"))
+        driver.get(base + "/")
+        wait.until(lambda d: d.execute_script("return document.readyState") == "complete")
+        check(not driver.find_elements(By.CSS_SELECTOR, "#refused-replays .refusal") and count(database, "sleep_events", "bathroom") == 1,
+              "dismissed, it stays gone and is never retried")
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 def main():
@@ -200,6 +289,7 @@ def main():
             check("primary" in dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").get_attribute("class")
                   and "primary" not in dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").get_attribute("class"),
                   "in the dialog Cancel is the filled button and Take it anyway the outlined one")
+            check(not dialog.find_element(By.CSS_SELECTOR, "[data-risk-skip]").is_displayed(), "before the window the dialog offers no Skip button")
             dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").click()
             wait.until(lambda d: "Dose 2 was taken early tonight" in d.page_source)
             check(True, "early Dose 2 recorded after confirming, with its warning")
@@ -256,9 +346,6 @@ def main():
                 heading = driver.find_element(By.TAG_NAME, "h1").text
                 check(heading == labels[phase], f"Tonight shows the {phase} phase ({heading!r})")
                 check(fits(driver), f"Tonight ({phase}) fits without scrolling")
-                if phase == "active":
-                    offline(driver, process, args.out)
-                    continue
                 if phase == "near_close":
                     ring = driver.find_element(By.CSS_SELECTOR, "[data-ring]")
                     check("near" in ring.get_attribute("class") and "Under 15 minutes left" in driver.find_element(By.CSS_SELECTOR, "[data-urgency]").text,
@@ -339,6 +426,10 @@ def main():
         finally:
             process.terminate()
             process.wait(10)
+
+        # 2b. The installed app offline: the worker's Tonight, taps kept on the phone, replayed once, confirmations asked.
+        offline(driver, args.binary, work, args.out)
+        offline_confirmations(driver, args.binary, work, args.out)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.

@@ -200,6 +200,9 @@ public enum DoseError: Error, Equatable, Sendable {
             return ["max_snoozes": String(maximum)]
         case .undoExpired(let window, _):
             return ["undo_window_seconds": String(window)]
+        case .rateLimited(let event, _):
+            // Tells an event's cooldown (a refusal of that tap) from the device's request limit (try again later).
+            return ["event": event]
         default:
             return [:]
         }

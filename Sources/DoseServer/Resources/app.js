@@ -48,26 +48,75 @@
     if (left <= 0 && !offlineSince && !ring.dataset.reloaded) { ring.dataset.reloaded = "1"; setTimeout(() => location.reload(), 1500); }
   }
   if (ring) { tick(); setInterval(tick, 1000); }
+  const live = document.querySelector("[data-live]");
+  const queue = window.DoseTapQueue && window.indexedDB && live ? window.DoseTapQueue : null;
+  const banner = document.getElementById("offline-banner");
+  const zoneName = ((document.querySelector("[data-periods]") || {}).dataset || {}).zone;
+  const local = (date) => { try { return date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: zoneName }); } catch (e) { return hhmm(date); } };
+  const csrfToken = () => { const field = document.querySelector("input[name=csrf]"); return field ? field.value : ""; };
+  // What is waiting on this phone, and what the server refused on replay: said on Tonight, loudly for a refusal.
+  async function showQueue(lead) {
+    if (!queue || !banner) return;
+    const waiting = await queue.waiting().catch(() => []), refused = await queue.refused().catch(() => []);
+    const parts = lead ? [lead] : [];
+    if (waiting.length) parts.push(waiting.length + (waiting.length === 1 ? " action is" : " actions are") + " waiting to be saved: " + waiting.map((t) => t.label + " " + local(new Date(t.at))).join(", ") + ".");
+    if (parts.length) { banner.textContent = parts.join(" "); banner.hidden = false; }
+    const list = document.getElementById("refused-replays");
+    if (list) {
+      list.replaceChildren(...refused.map((tap) => {
+        const item = document.createElement("p"); item.className = "notice refusal"; item.setAttribute("role", "alert");
+        item.textContent = "Not saved: " + tap.label + " tapped at " + local(new Date(tap.at)) + ". " + tap.message + " ";
+        const dismiss = document.createElement("button"); dismiss.type = "button"; dismiss.className = "button"; dismiss.textContent = "Dismiss";
+        dismiss.onclick = () => queue.dismiss(tap.id).then(() => item.remove());
+        item.appendChild(dismiss); return item;
+      }));
+      if (refused.length) announce(list.textContent);
+    }
+  }
+  // Online again: send what waited, oldest first, then show tonight as the server now has it.
+  async function replay() {
+    if (!queue) return;
+    const result = await queue.replay(csrfToken()).catch(() => null);
+    if (result && (result.saved || result.refused)) location.reload();
+  }
   if (offlineSince) {
-    // "As of" is the server's own time when it drew this copy, in the night's zone, like every other time on the page.
-    const banner = document.getElementById("offline-banner"), zone = (document.querySelector("[data-periods]") || {}).dataset;
+    // "Since" is the server's own time when it drew this copy, in the night's zone, like every other time on the page.
     const drawn = ring ? new Date(Date.parse(ring.dataset.now)) : new Date(Date.parse(offlineSince) - skew);
-    let asOf = "the last visit";
-    if (!isNaN(drawn)) { try { asOf = drawn.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: zone && zone.zone }); } catch (e) { asOf = hhmm(drawn); } }
-    const words = "Offline: no news from DoseTap's server since " + asOf + ". The countdown runs on this phone; a tap is not saved until the server is back.";
+    const words = "Offline: no news from DoseTap's server since " + (isNaN(drawn) ? "the last visit" : local(drawn)) + ". The countdown runs on this phone.";
     if (banner) { banner.textContent = words; banner.hidden = false; }
     announce(words);
-    // Nothing can be saved: say so on the spot instead of showing the browser's own error page.
-    document.querySelectorAll("form").forEach((form) => form.addEventListener("submit", (event) => {
+    showQueue(words);
+    // A tap is kept on the phone with its time; a Dose 2 outside the window asks first, from the periods the server sent.
+    document.querySelectorAll("form[action='/ui/act']").forEach((form) => form.addEventListener("submit", (event) => {
       event.preventDefault(); event.stopImmediatePropagation();
-      const refusal = "Not saved: the server cannot be reached. Try again when it is back.";
-      if (banner) banner.textContent = refusal;
-      announce(refusal);
+      const action = (form.querySelector("[name=action]") || {}).value, label = (form.querySelector("button[type=submit]") || {}).textContent || action;
+      if (!queue || !queue.queueable(action)) { const no = label.trim() + " needs the server: not saved. Try again when it is back."; banner.textContent = no; announce(no); return; }
+      const now = Date.now() - skew, given = Array.from(form.querySelectorAll("[name=confirm]")).map((i) => i.value);
+      const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : ({ dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" })[action], csrf: csrfToken() })
+        .then((tap) => showQueue("Saved on this phone: " + tap.label + " at " + local(new Date(tap.at)) + "." ))
+        .catch(() => { const no = "Not saved: this browser cannot keep it offline."; banner.textContent = no; announce(no); });
+      const period = action === "dose2" && window.DoseTapPeriods ? DoseTapPeriods.at(periods, now) : null;
+      const needed = period ? period.confirm.filter((c) => !given.includes(c)) : [];
+      if (!needed.length) { keep(given); return; }
+      const dialog = document.getElementById("risk-dialog");
+      const risk = { before_window: "The Dose 2 window opens at " + local(new Date(period.until)) + ". Taking Dose 2 early is unsafe.",
+        after_window: "The Dose 2 window closed at " + local(new Date(period.from)) + ". Taking Dose 2 this late can leave you drowsy into the day.",
+        expired: "Dose 2 counts as skipped since " + local(new Date(period.from)) + ", when tonight's window ran out. Taking it now is very late." }[period.kind];
+      if (!dialog || !dialog.showModal) return;
+      dialog.querySelector("[data-risk-text]").textContent = risk;
+      const yes = dialog.querySelector("[data-risk-yes]"), no = dialog.querySelector("[data-risk-no]"), skip = dialog.querySelector("[data-risk-skip]");
+      yes.textContent = "Take it anyway"; no.textContent = "Cancel"; skip.hidden = true;
+      dialog.showModal(); no.focus();
+      yes.onclick = () => { dialog.close(); keep(given.concat(needed)); };
+      no.onclick = () => dialog.close();
     }, true));
-    // Back online: load the real Tonight.
-    const retry = () => fetch("/health", { cache: "no-store" }).then((r) => { if (r.ok) location.reload(); }).catch(() => {});
+    // Back online: send what waited, then load the real Tonight.
+    const retry = () => fetch("/health", { cache: "no-store" }).then((r) => { if (r.ok) return replay().then(() => location.reload()); }).catch(() => {});
     window.addEventListener("online", retry);
     setInterval(retry, 30000);
+  } else if (queue) {
+    showQueue("");
+    replay();
   }
   // The installed app: the worker keeps the shell and the last Tonight (browsers allow it only in a secure context).
   if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
@@ -96,8 +145,8 @@
       skip.onclick = () => { dialog.close(); const action = form.querySelector("[name=action]"); action.value = "skip"; form.dataset.confirmed = "1"; form.submit(); };
     });
   });
-  const banner = document.querySelector("[data-banner]");
-  if (banner) announce(banner.textContent);
+  const refusalBanner = document.querySelector("[data-banner]");
+  if (refusalBanner) announce(refusalBanner.textContent);
   let audio;
   function ring_alarm() {
     try { audio = audio || new AudioContext(); const o = audio.createOscillator(), g = audio.createGain(); o.frequency.value = 660; g.gain.value = 0.2; o.connect(g); g.connect(audio.destination); o.start(); o.stop(audio.currentTime + 1.2); } catch (e) {}

@@ -1,8 +1,9 @@
 "use strict";
 // DoseTap's service worker: the app shell in a cache named for its version (the server writes the version in), and
 // Tonight kept from its last visit, so the phone still shows the night and counts down when the server is unreachable.
+importScripts("/assets/queue.js");
 const VERSION = "dosetap-shell-__SHELL_VERSION__";
-const SHELL = ["/assets/app.css", "/assets/app.js", "/assets/period.js", "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png", "/manifest.webmanifest"];
+const SHELL = ["/assets/app.css", "/assets/app.js", "/assets/period.js", "/assets/queue.js", "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png", "/manifest.webmanifest"];
 const TONIGHT = "/";
 
 self.addEventListener("install", (event) => {
@@ -36,9 +37,27 @@ async function keepTonight(response) {
   await cache.put(TONIGHT, new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8", "X-DoseTap-Fetched": new Date().toISOString() } }));
 }
 
+// A Tonight tap whose post cannot reach the server: kept on the phone with its time and its confirmations as the
+// person gave them, to be replayed (and judged at that time) when the server is back.
+async function keepTap(request) {
+  const form = await request.formData();
+  const action = form.get("action");
+  if (DoseTapQueue.queueable(action)) {
+    const labels = { dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" };
+    await DoseTapQueue.add({ action: action, event: form.get("event"), confirm: form.getAll("confirm"), at: new Date().toISOString(), label: labels[action] || form.get("event") || action, csrf: form.get("csrf") || "" }).catch(() => {});
+  }
+  return offlineTonight();
+}
+
 self.addEventListener("fetch", (event) => {
   const request = event.request, url = new URL(request.url);
-  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (url.origin !== self.location.origin) return;
+  if (request.method === "POST" && request.mode === "navigate" && url.pathname === "/ui/act") {
+    const copy = request.clone();
+    event.respondWith(fetch(request).catch(() => keepTap(copy)));
+    return;
+  }
+  if (request.method !== "GET") return;
   if (SHELL.includes(url.pathname)) {
     event.respondWith(caches.match(request).then((hit) => hit || fetch(request)));
     return;

@@ -15,6 +15,7 @@ enum AppShell {
 
     static let assets: [Asset] = [
         Asset(path: "/assets/period.js", type: "text/javascript; charset=utf-8", bytes: PackageResources.period_js),
+        Asset(path: "/assets/queue.js", type: "text/javascript; charset=utf-8", bytes: PackageResources.queue_js),
         Asset(path: "/assets/icon.svg", type: "image/svg+xml", bytes: PackageResources.icon_svg),
         Asset(path: "/assets/icon-192.png", type: "image/png", bytes: PackageResources.icon_192_png),
         Asset(path: "/assets/icon-512.png", type: "image/png", bytes: PackageResources.icon_512_png),
