@@ -240,6 +240,22 @@ def offline_confirmations(driver, binary, work, out):
         process.wait(10)
 
 
+def window_cue(driver, binary, work):
+    """Screen readers hear the close coming: 15 minutes before it, the page says so once."""
+    database = os.path.join(work, "cue.sqlite")
+    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
+    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=225, seconds=-3)).isoformat())
+    try:
+        driver.delete_all_cookies()
+        driver.get(info["pairing_url"])
+        WebDriverWait(driver, 15).until(lambda d: "15 minutes left" in d.find_element(By.ID, "announcer").get_attribute("textContent"))
+        check(True, "15 minutes before the close, the page announces it")
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/debug/dosetap")
@@ -346,6 +362,24 @@ def main():
                 heading = driver.find_element(By.TAG_NAME, "h1").text
                 check(heading == labels[phase], f"Tonight shows the {phase} phase ({heading!r})")
                 check(fits(driver), f"Tonight ({phase}) fits without scrolling")
+                if phase == "active":
+                    state = driver.execute_script("return document.body.dataset.wakeLock || ''")
+                    line = driver.find_element(By.CSS_SELECTOR, "[data-wakelock]").text
+                    check((state == "held" and "stays on" in line) or (state in ("refused", "unsupported") and "ntfy" in line),
+                          f"the screen is kept on, or the page says why not and names what reaches a sleeping phone ({state}: {line!r})")
+                    driver.find_element(By.CSS_SELECTOR, "[data-nightstand]").click()
+                    shown = lambda css: any(e.is_displayed() for e in driver.find_elements(By.CSS_SELECTOR, css))
+                    check(not shown(".tabs") and not shown(".grid") and primary(driver).is_displayed() and shown("[data-ring]"),
+                          "nightstand: the countdown and the one action, nothing else")
+                    driver.save_screenshot(os.path.join(args.out, "tonight-nightstand.png"))
+                    toggle = driver.find_element(By.CSS_SELECTOR, "[data-nightstand]")
+                    check(toggle.is_displayed() and toggle.text == "Full view", "and the way back to the full view stays on screen")
+                    toggle.click()
+                if phase == "near_close":
+                    driver.find_element(By.CSS_SELECTOR, "[data-nightstand]").click()
+                    check("urgent" in driver.find_element(By.TAG_NAME, "body").get_attribute("class"), "under 30 minutes the nightstand view brightens")
+                    audit(driver, "tonight-nightstand-urgent", args.out)
+                    driver.find_element(By.CSS_SELECTOR, "[data-nightstand]").click()
                 if phase == "near_close":
                     ring = driver.find_element(By.CSS_SELECTOR, "[data-ring]")
                     check("near" in ring.get_attribute("class") and "Under 15 minutes left" in driver.find_element(By.CSS_SELECTOR, "[data-urgency]").text,
@@ -430,6 +464,7 @@ def main():
         # 2b. The installed app offline: the worker's Tonight, taps kept on the phone, replayed once, confirmations asked.
         offline(driver, args.binary, work, args.out)
         offline_confirmations(driver, args.binary, work, args.out)
+        window_cue(driver, args.binary, work)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.
@@ -461,6 +496,14 @@ def main():
             check(driver.execute_script("return window.__tones") == 2, "and rings (one test tone when alarms were turned on, one for the alarm)")
             WebDriverWait(driver, 5, ignored_exceptions=settle).until(lambda d: d.find_element(By.ID, "announcer").get_attribute("textContent") != "")
             check(driver.find_element(By.ID, "announcer").get_attribute("textContent") == "Time for Dose 2.", "and is announced to screen readers")
+            imup = driver.find_element(By.CSS_SELECTOR, "[data-imup]")
+            check(imup.is_displayed(), "an I'm up button appears while the alarm rings")
+            # The page's own timer rings again, louder, 7 s later: wait for it rather than sleep.
+            WebDriverWait(driver, 15).until(lambda d: int(d.execute_script("return document.body.dataset.alarmRings || '0'")) >= 2)
+            check(driver.execute_script("return window.__tones") == 3, "unanswered, the alarm rings again")
+            driver.save_screenshot(os.path.join(args.out, "tonight-alarm-ringing.png"))
+            imup.click()
+            check(driver.execute_script("return document.body.dataset.alarm") == "answered" and not imup.is_displayed(), "I'm up answers it and the button goes")
         finally:
             process.terminate()
             process.wait(10)

@@ -26,8 +26,23 @@
     if (caption) caption.textContent = period.kind === "window" ? "left to take Dose 2" : "until Dose 2 opens";
     return { start: Date.parse(period.kind === "window" ? period.from : periods[0].from), end: Date.parse(period.until) };
   }
+  // Said to screen readers once each: the window opening, 30, 15, 5 and 1 minutes before its close, and the close.
+  const cues = [["open", 0, "The Dose 2 window is open."], ["30", 30, "30 minutes left to take Dose 2."], ["15", 15, "15 minutes left to take Dose 2."],
+    ["5", 5, "5 minutes left to take Dose 2."], ["1", 1, "1 minute left to take Dose 2."], ["close", 0, "The Dose 2 window has closed."]];
+  function windowCues(now) {
+    const window_ = (typeof DoseTapPeriods !== "undefined" ? periods : []).find((p) => p.kind === "window");
+    if (!window_) return;
+    const opens = Date.parse(window_.from), closes = Date.parse(window_.until), key = "dosetap-cues-" + window_.from;
+    const said = (store(key) || "").split(",");
+    for (const [name, minutes, words] of cues) {
+      const at = name === "open" ? opens : closes - minutes * 60000;
+      if (now >= at && now < at + 60000 && !said.includes(name)) { said.push(name); store(key, said.join(",")); announce(words); }
+    }
+    document.body.classList.toggle("urgent", now >= closes - 30 * 60000 && now < closes);
+  }
   function tick() {
     if (!ring) return;
+    windowCues(Date.now() - skew);
     const now = Date.now() - skew;
     let start = Date.parse(ring.dataset.start), end = Date.parse(ring.dataset.end);
     if (offlineSince) { const span = offlineRing(now); if (!span) return; start = span.start; end = span.end; }
@@ -70,7 +85,7 @@
         dismiss.onclick = () => queue.dismiss(tap.id).then(() => item.remove());
         item.appendChild(dismiss); return item;
       }));
-      if (refused.length) announce(list.textContent);
+      if (refused.length) { announce(list.textContent); cue("error"); }
     }
   }
   // Online again: send what waited, oldest first, then show tonight as the server now has it.
@@ -90,7 +105,7 @@
     document.querySelectorAll("form[action='/ui/act']").forEach((form) => form.addEventListener("submit", (event) => {
       event.preventDefault(); event.stopImmediatePropagation();
       const action = (form.querySelector("[name=action]") || {}).value, label = (form.querySelector("button[type=submit]") || {}).textContent || action;
-      if (!queue || !queue.queueable(action)) { const no = label.trim() + " needs the server: not saved. Try again when it is back."; banner.textContent = no; announce(no); return; }
+      if (!queue || !queue.queueable(action)) { const no = label.trim() + " needs the server: not saved. Try again when it is back."; banner.textContent = no; announce(no); cue("error"); return; }
       const now = Date.now() - skew, given = Array.from(form.querySelectorAll("[name=confirm]")).map((i) => i.value);
       const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : ({ dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" })[action], csrf: csrfToken() })
         .then((tap) => showQueue("Saved on this phone: " + tap.label + " at " + local(new Date(tap.at)) + "." ))
@@ -118,8 +133,6 @@
     showQueue("");
     replay();
   }
-  // The installed app: the worker keeps the shell and the last Tonight (browsers allow it only in a secure context).
-  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
   const undo = document.querySelector("[data-undo-until]");
   if (undo) {
     const until = Date.parse(undo.dataset.undoUntil), label = undo.querySelector("[data-undo-count]");
@@ -156,7 +169,7 @@
     source.addEventListener("reminder", (event) => {
       const notice = JSON.parse(event.data);
       announce(notice.message);
-      if (notice.rings) ring_alarm();
+      if (notice.rings) startAlarm();
       if (window.Notification && Notification.permission === "granted") new Notification("DoseTap", { body: notice.message });
       const banner = document.getElementById("reminder-banner");
       if (banner) { banner.textContent = notice.message; banner.hidden = false; }
@@ -190,4 +203,81 @@
     enable.hidden = false;
     enable.addEventListener("click", () => { if (window.Notification) Notification.requestPermission(); ring_alarm(); enable.textContent = "Alarms on"; enable.setAttribute("aria-label", "Alarms on"); enable.disabled = true; announce("Alarms on"); });
   }
+  // Sound cues (seed 003): a rising pair for a saved action, a falling pair for a refusal, a low buzz for an error.
+  // Per device, on unless turned off on Settings.
+  const soundsOn = () => store("dosetap-sounds") !== "off";
+  function cue(kind) {
+    if (!soundsOn() || !window.AudioContext) return;
+    try {
+      audio = audio || new AudioContext();
+      const notes = { success: [[660, 0], [880, 0.12]], warning: [[660, 0], [440, 0.16]], error: [[220, 0], [220, 0.2]] }[kind];
+      for (const [frequency, delay] of notes) {
+        const o = audio.createOscillator(), g = audio.createGain();
+        o.type = kind === "error" ? "square" : "sine"; o.frequency.value = frequency; g.gain.value = 0.15;
+        o.connect(g); g.connect(audio.destination); o.start(audio.currentTime + delay); o.stop(audio.currentTime + delay + 0.12);
+      }
+    } catch (e) {}
+  }
+  if (location.search.includes("did=")) cue("success");
+  if (refusalBanner) cue("warning");
+  const soundToggle = document.querySelector("[data-sounds]");
+  if (soundToggle) {
+    soundToggle.hidden = false;
+    const box = soundToggle.querySelector("input");
+    box.checked = soundsOn();
+    box.addEventListener("change", () => { store("dosetap-sounds", box.checked ? "on" : "off"); if (box.checked) cue("success"); });
+  }
+  // The alarm rings louder and more often until someone answers it: any action, or "I'm up" (which records nothing).
+  const imUpRow = document.querySelector("[data-imup-row]");
+  let alarmTimer = null, alarmStep = 0;
+  function stopAlarm() { if (alarmTimer) clearTimeout(alarmTimer); alarmTimer = null; alarmStep = 0; if (imUpRow) imUpRow.hidden = true; document.body.dataset.alarm = "answered"; }
+  function startAlarm() {
+    if (alarmTimer) return;
+    if (imUpRow) imUpRow.hidden = false;
+    document.body.dataset.alarm = "ringing";
+    const ringOnce = () => {
+      alarmStep++;
+      try {
+        audio = audio || new AudioContext();
+        const o = audio.createOscillator(), g = audio.createGain();
+        o.frequency.value = 660; g.gain.value = Math.min(1, 0.2 + 0.1 * alarmStep);
+        o.connect(g); g.connect(audio.destination); o.start(); o.stop(audio.currentTime + 1.2);
+      } catch (e) {}
+      if (navigator.vibrate) navigator.vibrate([400, 200, 400]);
+      document.body.dataset.alarmRings = String(alarmStep);
+      alarmTimer = setTimeout(ringOnce, Math.max(2000, 8000 - 1000 * alarmStep));
+    };
+    ringOnce();
+  }
+  const imUp = document.querySelector("[data-imup]");
+  if (imUp) imUp.addEventListener("click", () => { stopAlarm(); announce("Alarm answered."); });
+  document.querySelectorAll("form").forEach((form) => form.addEventListener("submit", stopAlarm));
+  window.DoseTapAlarm = { start: startAlarm, stop: stopAlarm };
+  // Nightstand: while Dose 2 is to take and the page is visible, keep the screen on; where the browser will not, say
+  // so and name what reaches a sleeping phone instead.
+  const nightOpen = !!(live && live.hasAttribute("data-night-open"));
+  const lockLine = document.querySelector("[data-wakelock]");
+  let lock = null;
+  async function holdScreen() {
+    if (!nightOpen || document.visibilityState !== "visible" || lock || !lockLine) return;
+    const fallback = " Keep this page open and the phone plugged in; ntfy or webhook reminders (serve --webhook) reach a sleeping phone.";
+    if (!("wakeLock" in navigator)) { lockLine.textContent = "This browser cannot keep the screen on." + fallback; lockLine.hidden = false; document.body.dataset.wakeLock = "unsupported"; return; }
+    try {
+      lock = await navigator.wakeLock.request("screen");
+      lock.addEventListener("release", () => { lock = null; document.body.dataset.wakeLock = "released"; });
+      lockLine.textContent = "The screen stays on until Dose 2."; lockLine.hidden = false; document.body.dataset.wakeLock = "held";
+    } catch (e) {
+      lockLine.textContent = "This browser refused to keep the screen on (" + e.name + ")." + fallback; lockLine.hidden = false; document.body.dataset.wakeLock = "refused";
+    }
+  }
+  document.addEventListener("visibilitychange", holdScreen);
+  holdScreen();
+  const nightstand = document.querySelector("[data-nightstand]");
+  if (nightstand) {
+    const apply = (on) => { document.body.classList.toggle("nightstand", on); nightstand.setAttribute("aria-pressed", String(on)); nightstand.textContent = on ? "Full view" : "Dim"; };
+    apply(store("dosetap-nightstand") === "on");
+    nightstand.addEventListener("click", () => { const on = !document.body.classList.contains("nightstand"); store("dosetap-nightstand", on ? "on" : "off"); apply(on); });
+  }
+  // The installed app: the worker keeps the shell and the last Tonight (browsers allow it only in a secure context).
+  if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
 })();

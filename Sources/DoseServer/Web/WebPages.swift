@@ -128,6 +128,8 @@ struct TonightView {
     /// zone the page shows times in.
     let periods: [Period]
     let zone: String
+    /// Dose 2 is still to take: the page holds the screen awake and offers the nightstand layout.
+    let nightOpen: Bool
 
     struct Period {
         let kind, from, confirm: String
@@ -150,6 +152,7 @@ struct TonightView {
         heading = status.phase.label
         ring = Self.ring(status, zone: zone, now: now)
         self.zone = zone.identifier
+        nightOpen = !status.dose2Periods.isEmpty
         periods = status.dose2Periods.map {
             Period(
                 kind: $0.kind.rawValue, from: ISO8601.string($0.from), confirm: $0.confirmations.map(\.rawValue).joined(separator: ","),
