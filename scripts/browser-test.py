@@ -8,7 +8,7 @@ same minute by scanning the QR code on Settings (zbar); screenshots every page a
 on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
 Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
-import argparse, datetime, json, os, re, sqlite3, subprocess, sys, tempfile
+import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -37,8 +37,8 @@ def evening_zone(instant):
     return "Etc/UTC" if hours == 0 else f"Etc/GMT{-hours:+d}"
 
 
-def serve(binary, database, now=None, zone="America/New_York", port=0):
-    arguments = [binary, "serve", "--db", database, "--port", str(port), "--json", "--tz", zone]
+def serve(binary, database, now=None, zone="America/New_York", port=0, extra=()):
+    arguments = [binary, "serve", "--db", database, "--port", str(port), "--json", "--tz", zone, *extra]
     if now:
         arguments += ["--now", now]
     process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -236,6 +236,64 @@ def offline_confirmations(driver, binary, work, out):
         check(not driver.find_elements(By.CSS_SELECTOR, "#refused-replays .refusal") and count(database, "sleep_events", "bathroom") == 1,
               "dismissed, it stays gone and is never retried")
     finally:
+        process.terminate()
+        process.wait(10)
+
+
+def https_phone(binary, work, out):
+    """The phone after /setup: a browser that trusts DoseTap's local CA (added to its NSS database with certutil, as a
+    phone's trust store would hold it) opens Tonight over HTTPS as a secure context, installs the worker, and keeps
+    Tonight when DevTools switches the network off."""
+    if not shutil.which("certutil"):
+        check(False, "certutil (Debian's libnss3-tools) is needed; .ci/run installs it")
+        return
+    database = os.path.join(work, "https.sqlite")
+    made = json.loads(subprocess.run([binary, "tls", "init", "localhost", "127.0.0.1", "--db", database, "--json"],
+                                     check=True, capture_output=True, text=True).stdout)
+    home = os.path.join(work, "home")
+    nss = os.path.join(home, ".pki", "nssdb")
+    os.makedirs(nss)
+    subprocess.run(["certutil", "-d", "sql:" + nss, "-N", "--empty-password"], check=True, capture_output=True)
+    subprocess.run(["certutil", "-d", "sql:" + nss, "-A", "-t", "C,,", "-n", "DoseTap local CA", "-i", made["ca_certificate"]], check=True, capture_output=True)
+    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
+    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=160)).isoformat(),
+                          extra=("--tls-cert", made["server_certificate"], "--tls-key", made["server_key"]))
+    previous = os.environ.get("HOME")
+    os.environ["HOME"] = home  # Chromium reads the NSS database under $HOME/.pki
+    try:
+        phone = browser()
+    finally:
+        os.environ["HOME"] = previous or ""
+    wait = WebDriverWait(phone, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
+    try:
+        check(info["pairing_url"].startswith("https://"), f"serve prints an https pairing link ({info['pairing_url'][:30]}…)")
+        phone.get(info["pairing_url"])
+        check(phone.execute_script("return window.isSecureContext && location.protocol") == "https:", "over HTTPS with the CA trusted, Tonight is a secure context")
+        check(phone.find_element(By.TAG_NAME, "h1").text == "Dose 2 window open", "and shows tonight, not a certificate warning")
+        manifest = phone.execute_script("return fetch('/manifest.webmanifest').then(r => r.json())")
+        check(manifest.get("display") == "standalone", "the manifest loads over HTTPS")
+        controlled(phone, wait)
+        check(True, "the service worker registers over HTTPS")
+        # DevTools' offline switch for the page and for its service worker (a worker is a target of its own).
+        offline = {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
+        phone.execute_cdp_cmd("Network.enable", {})
+        phone.execute_cdp_cmd("Network.emulateNetworkConditions", offline)
+        for target in phone.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]:
+            if target["type"] == "service_worker":
+                session = phone.execute_cdp_cmd("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})["sessionId"]
+                for number, (method, params) in enumerate([("Network.enable", {}), ("Network.emulateNetworkConditions", offline)]):
+                    message = json.dumps({"id": number + 1, "method": method, "params": params})
+                    phone.execute_cdp_cmd("Target.sendMessageToTarget", {"sessionId": session, "message": message})
+        phone.get(info["listening"].replace("0.0.0.0", "127.0.0.1") + "/")
+        banner = wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
+        check("Offline" in banner.text, "with the network switched off through DevTools, Tonight loads from the worker and says it is offline")
+        first = phone.find_element(By.CSS_SELECTOR, "[data-countdown]").text
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-countdown]").text != first)
+        check(True, f"and its countdown runs ({first})")
+        phone.save_screenshot(os.path.join(out, "tonight-https-offline.png"))
+    finally:
+        phone.quit()
         process.terminate()
         process.wait(10)
 
@@ -465,6 +523,7 @@ def main():
         offline(driver, args.binary, work, args.out)
         offline_confirmations(driver, args.binary, work, args.out)
         window_cue(driver, args.binary, work)
+        https_phone(args.binary, work, args.out)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.
