@@ -121,6 +121,18 @@ def audit(driver, name, out):
     check(not low, f"{name}: contrast ≥ 4.5:1 on text, ≥ 7:1 on actions and timer (lowest {worst:.1f}:1) {low[:3]}")
 
 
+DOSE1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+
+
+def night_at(binary, work, name, minutes, extra=(), database=None):
+    """A night with Dose 1 at DOSE1 in its own database (unless given one), served as of `minutes` after it."""
+    if database is None:
+        database = os.path.join(work, name + ".sqlite")
+        subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+    process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=minutes)).isoformat(), extra=extra)
+    return database, process, info
+
+
 def controlled(driver, wait):
     """Waits until the service worker controls the page (a reload lets a newly active worker take it)."""
     wait.until(lambda d: d.execute_script("return !!(navigator.serviceWorker && navigator.serviceWorker.controller)")
@@ -135,24 +147,29 @@ def count(database, table, kind):
         return db.execute(f"SELECT count(*) FROM {table} WHERE event_type = ?", (kind,)).fetchone()[0]
 
 
+def patient(driver, seconds=20):
+    """A wait that looks again when a replay or a reload replaces the element it was reading."""
+    return WebDriverWait(driver, seconds, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
+
+
+def installed_then_cut_off(driver, binary, work, name, minutes):
+    """Pairs a browser with a night served as of `minutes` after Dose 1, lets the worker install and keep Tonight,
+    then kills the server, as a dropped Wi-Fi or a crash would leave the phone. Returns the database and the address."""
+    database, process, info = night_at(binary, work, name, minutes)
+    driver.delete_all_cookies()
+    driver.get(info["pairing_url"])
+    controlled(driver, patient(driver))
+    process.kill()
+    process.wait(10)
+    return database, info["listening"]
+
+
 def offline(driver, binary, work, out):
     """The installed app without its server (killed, as a dropped Wi-Fi or a crash would leave the phone): the worker's
     copy of Tonight, the countdown on the phone's clock, taps kept on the phone and saved once when the server is back."""
-    # A replay reloads the page under the test's feet: look again rather than fail on a replaced element.
-    wait = WebDriverWait(driver, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
-    database = os.path.join(work, "offline.sqlite")
-    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=160)).isoformat())
-    base = info["listening"]
-    driver.delete_all_cookies()
-    driver.get(info["pairing_url"])
-    controlled(driver, wait)
+    wait = patient(driver)
+    database, base = installed_then_cut_off(driver, binary, work, "offline", 160)
     check(True, "the service worker registers and controls Tonight")
-    manifest = driver.execute_script("return fetch('/manifest.webmanifest').then(r => r.json())")
-    check(manifest.get("display") == "standalone" and manifest.get("start_url") == "/", "the manifest is valid JSON: standalone, starting at Tonight")
-    process.kill()
-    process.wait(10)
     driver.get(base + "/")
     banner = wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
     check("since 01:10" in banner.text and "countdown runs on this phone" in banner.text,
@@ -174,7 +191,7 @@ def offline(driver, binary, work, out):
     check(True, "a snooze offline says it needs the server and was not saved")
     driver.save_screenshot(os.path.join(out, "tonight-offline-queued.png"))
     port = int(base.rsplit(":", 1)[1])
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=170)).isoformat(), port=port)
+    process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=170)).isoformat(), port=port)
     try:
         driver.get(base + "/")
         wait.until(lambda d: "Dose 2 taken" in d.find_element(By.TAG_NAME, "main").text)
@@ -190,18 +207,8 @@ def offline(driver, binary, work, out):
 
 def offline_confirmations(driver, binary, work, out):
     """An early Dose 2 tapped offline asks first, like online; a tap the server refuses on replay is shown, not retried."""
-    # A replay reloads the page under the test's feet: look again rather than fail on a replaced element.
-    wait = WebDriverWait(driver, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
-    database = os.path.join(work, "early.sqlite")
-    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=100)).isoformat())
-    base = info["listening"]
-    driver.delete_all_cookies()
-    driver.get(info["pairing_url"])
-    controlled(driver, wait)
-    process.kill()
-    process.wait(10)
+    wait = patient(driver)
+    database, base = installed_then_cut_off(driver, binary, work, "early", 100)
     driver.get(base + "/")
     wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
     primary(driver).click()
@@ -217,7 +224,7 @@ def offline_confirmations(driver, binary, work, out):
     for _ in range(2):
         driver.find_element(By.XPATH, "//form[.//input[@name='event' and @value='bathroom']]//button").click()
     wait.until(lambda d: "3 actions are waiting" in d.find_element(By.ID, "offline-banner").text)
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=110)).isoformat(), port=int(base.rsplit(":", 1)[1]))
+    process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=110)).isoformat(), port=int(base.rsplit(":", 1)[1]))
     try:
         driver.get(base + "/")
         refused = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "#refused-replays .refusal")))
@@ -255,24 +262,23 @@ def https_phone(binary, work, out):
     os.makedirs(nss)
     subprocess.run(["certutil", "-d", "sql:" + nss, "-N", "--empty-password"], check=True, capture_output=True)
     subprocess.run(["certutil", "-d", "sql:" + nss, "-A", "-t", "C,,", "-n", "DoseTap local CA", "-i", made["ca_certificate"]], check=True, capture_output=True)
-    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=160)).isoformat(),
-                          extra=("--tls-cert", made["server_certificate"], "--tls-key", made["server_key"]))
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+    _, process, info = night_at(binary, work, "https", 160, extra=("--tls-cert", made["server_certificate"], "--tls-key", made["server_key"]), database=database)
     previous = os.environ.get("HOME")
     os.environ["HOME"] = home  # Chromium reads the NSS database under $HOME/.pki
     try:
         phone = browser()
     finally:
         os.environ["HOME"] = previous or ""
-    wait = WebDriverWait(phone, 20, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
+    wait = patient(phone)
     try:
         check(info["pairing_url"].startswith("https://"), f"serve prints an https pairing link ({info['pairing_url'][:30]}…)")
         phone.get(info["pairing_url"])
         check(phone.execute_script("return window.isSecureContext && location.protocol") == "https:", "over HTTPS with the CA trusted, Tonight is a secure context")
         check(phone.find_element(By.TAG_NAME, "h1").text == "Dose 2 window open", "and shows tonight, not a certificate warning")
         manifest = phone.execute_script("return fetch('/manifest.webmanifest').then(r => r.json())")
-        check(manifest.get("display") == "standalone", "the manifest loads over HTTPS")
+        check(manifest.get("display") == "standalone" and manifest.get("start_url") == "/" and len(manifest.get("icons", [])) == 5,
+              "the manifest loads over HTTPS as valid JSON: standalone, starting at Tonight, with its icons")
         controlled(phone, wait)
         check(True, "the service worker registers over HTTPS")
         # DevTools' offline switch for the page and for its service worker (a worker is a target of its own).
@@ -300,10 +306,7 @@ def https_phone(binary, work, out):
 
 def window_cue(driver, binary, work):
     """Screen readers hear the close coming: 15 minutes before it, the page says so once."""
-    database = os.path.join(work, "cue.sqlite")
-    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=225, seconds=-3)).isoformat())
+    _, process, info = night_at(binary, work, "cue", 225 - 3 / 60)
     try:
         driver.delete_all_cookies()
         driver.get(info["pairing_url"])
