@@ -34,6 +34,9 @@ struct Serve: ParsableCommand {
             let listener = try self.listener()
             let context = try CommandContext.open(options, pooled: true)
             let environment = context.environment
+            if let tls = listener.tls, let note = try LocalCertificates.checkAtStart(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
+                Output.note(note)
+            }
             let json = options.json
             let host = self.host
             let path = context.databasePath

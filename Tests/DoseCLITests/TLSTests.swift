@@ -53,6 +53,16 @@ struct TLSTests {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int) ?? -1
     }
 
+    /// The certificate and key copied out of tls init's folder, as someone serving their own files would have them.
+    static func copiedOut(_ made: Made, into cli: CLI) throws -> (certificate: String, key: String) {
+        let elsewhere = cli.directory.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let (certificate, key) = (elsewhere.appendingPathComponent("cert.pem").path, elsewhere.appendingPathComponent("key.pem").path)
+        try FileManager.default.copyItem(atPath: made.certificate, toPath: certificate)
+        try FileManager.default.copyItem(atPath: made.key, toPath: key)
+        return (certificate, key)
+    }
+
     static func serve(_ cli: CLI, _ made: Made) throws -> Server {
         try Server(cli, now: "2026-11-21 22:30", arguments: ["--tls-cert", made.certificate, "--tls-key", made.key])
     }
@@ -101,9 +111,13 @@ struct TLSTests {
         // Issued 400 days ago: past its 397 days now. (Renewal: issued 2026-11-21, valid to 2027-12-23.)
         let old = Date().addingTimeInterval(-400 * 86_400)
         let expired = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1", "--now", ISO8601DateFormatter().string(from: old)]))
-        var server = try Self.serve(cli, expired)
+        // Served from another folder, so serve cannot issue it again (it would for tls init's own folder; see below).
+        let (certificate, key) = try Self.copiedOut(expired, into: cli)
+        var server = try Server(cli, now: "2026-11-21 22:30", arguments: ["--tls-cert", certificate, "--tls-key", key])
         #expect(try Self.curl("https://localhost:\(server.port)/health", authority: expired.authority).status == 60)
         _ = try await server.terminate(within: .seconds(20))
+        let warning = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(warning.contains("Warning: \(certificate) expired at") && warning.contains("phones will refuse to connect"))
 
         let other = try CLI()
         let wrongName = Made(try other.run(["tls", "init", "dosetap.example"]))
@@ -136,6 +150,30 @@ struct TLSTests {
         let refused = try cli.run(["tls", "init", "localhost", "other.example", "--now", "2027-11-27T12:00:00Z"])
         #expect(refused.status == 65 && refused.errorCode == "400_INVALID_INPUT")
         #expect(try Data(contentsOf: URL(fileURLWithPath: replaced.certificate)) == before, "nothing was changed")
+    }
+
+    @Test("serve issues a due certificate that tls init made again before it listens, and warns about a due one it did not make")
+    func renewedAtStart() async throws {
+        let cli = try CLI()
+        // The server's clock is 2026-11-22 03:30 UTC; a certificate issued 380 days before has 17 days left.
+        let made = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1", "--now", "2025-11-07T03:30:00Z"]))
+        let before = try Data(contentsOf: URL(fileURLWithPath: made.certificate))
+        let server = try Self.serve(cli, made)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: made.certificate)) != before, "a new certificate was written")
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (0, #"{"ok":true}"#))
+        #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: made.authority).status == 0, "for the same names")
+        _ = try await server.terminate(within: .seconds(20))
+        let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logs.contains("Renewed the server certificate (the server certificate expires within 30 days)"))
+
+        // The same kind of certificate elsewhere (not tls init's folder): serve cannot renew it, so it says so.
+        let other = try CLI()
+        let copied = Made(try other.run(["tls", "init", "localhost", "--now", "2025-11-07T03:30:00Z"]))
+        let (certificate, key) = try Self.copiedOut(copied, into: other)
+        let warned = try Server(other, now: "2026-11-21 22:30", arguments: ["--tls-cert", certificate, "--tls-key", key])
+        _ = try await warned.terminate(within: .seconds(20))
+        let warning = String(decoding: warned.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(warning.contains("Warning: \(certificate) expires at 2026-12-09T03:30:00.000Z, in 17 days; renew it before then."))
     }
 
     @Test("bad names, half a certificate pair and a key that is not a file are refused before anything is made or served")

@@ -246,3 +246,44 @@ public struct LocalCertificates: Sendable {
         chmod(directory, 0o700)
     }
 }
+
+extension LocalCertificates {
+    /// What `serve` does about its certificate before it listens: one that `tls init` made here and that is due (under
+    /// 30 days left) is issued again for the same names; of any other that is due or past, it warns. Nil when all is
+    /// well. An unreadable file is left to `TLSFiles`, which refuses it by name.
+    public static func checkAtStart(_ files: TLSFiles, hostName: String, now: Date) throws -> String? {
+        guard let current = try? Certificate(pemEncoded: String(contentsOfFile: files.certificate, encoding: .utf8)) else { return nil }
+        let left = current.notValidAfter.timeIntervalSince(now)
+        guard left < renewalMargin else { return nil }
+        let absolute = { (path: String) in URL(fileURLWithPath: path).standardizedFileURL.path }
+        let managed = LocalCertificates(directory: URL(fileURLWithPath: absolute(files.certificate)).deletingLastPathComponent().path)
+        let isManaged =
+            absolute(files.certificate) == managed.serverCertificatePath && absolute(files.key) == managed.serverKeyPath
+            && FileManager.default.fileExists(atPath: managed.authorityKeyPath) && managed.authorityCertificatePath() != nil
+        guard isManaged else {
+            let when = ISO8601.string(current.notValidAfter)
+            return left <= 0
+                ? "Warning: \(files.certificate) expired at \(when); phones will refuse to connect until it is renewed."
+                : "Warning: \(files.certificate) expires at \(when), in \(Int(left / 86_400)) days; renew it before then."
+        }
+        let names = ((try? current.extensions.subjectAlternativeNames).map { Array($0) } ?? []).compactMap(CertificateSubject.init)
+        let outcome = try managed.prepare(names: names, hostName: hostName, now: now)
+        return "Renewed the server certificate (\(outcome.issuedBecause ?? "it was due")); it is good until \(ISO8601.string(outcome.serverNotAfter))."
+    }
+}
+
+extension CertificateSubject {
+    /// The subject a certificate's alternative name stands for; nil for kinds DoseTap does not issue.
+    init?(_ name: GeneralName) {
+        switch name {
+        case .dnsName(let host): self = .dnsName(host)
+        case .ipAddress(let octets):
+            let bytes = Array(octets.bytes)
+            var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            let family = bytes.count == 4 ? AF_INET : AF_INET6
+            guard bytes.count == 4 || bytes.count == 16, inet_ntop(family, bytes, &text, socklen_t(text.count)) != nil else { return nil }
+            self = .ipAddress(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        default: return nil
+        }
+    }
+}
