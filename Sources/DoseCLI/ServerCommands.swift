@@ -22,6 +22,7 @@ struct Serve: ParsableCommand {
     @Option(help: "Serve HTTPS with this certificate (PEM; `dosetap tls init` makes one).") var tlsCert: String?
     @Option(help: "The certificate's private key (PEM).") var tlsKey: String?
     @Option(help: "With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.") var httpLoopbackPort: Int?
+    @Option(help: .hidden) var tlsCheckSeconds = 12 * 3_600
 
     func run() throws {
         try Output.run(json: options.json) {
@@ -115,7 +116,12 @@ extension Serve {
             if let plain = httpLoopbackPort, !(1...65535).contains(plain) || plain == port {
                 throw DoseError.invalidInput(field: "http-loopback-port", problem: "\(plain)", allowed: "1–65535, not the HTTPS port")
             }
-            return Listener(host: host, port: port, tls: TLSFiles(certificate: certificate, key: key), loopbackHTTPPort: httpLoopbackPort)
+            guard (1...86_400).contains(tlsCheckSeconds) else {
+                throw DoseError.invalidInput(field: "tls-check-seconds", problem: "\(tlsCheckSeconds)", allowed: "1–86400")
+            }
+            var listener = Listener(host: host, port: port, tls: TLSFiles(certificate: certificate, key: key), loopbackHTTPPort: httpLoopbackPort)
+            listener.certificateCheckInterval = .seconds(tlsCheckSeconds)
+            return listener
         default:
             throw DoseError.invalidInput(
                 field: tlsCert == nil ? "tls-cert" : "tls-key", problem: "HTTPS needs both files", allowed: "--tls-cert FILE --tls-key FILE")

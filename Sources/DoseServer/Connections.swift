@@ -265,10 +265,12 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 extension HTTPServerBuilder {
     /// HTTP/1.1 with DoseTap's connection limits.
     static func guardedHTTP1(_ governor: ConnectionGovernor) -> HTTPServerBuilder {
-        .init { responder in
-            GuardedHTTP1Channel(
-                inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ConnectionPartsHandler()])),
-                governor: governor)
-        }
+        .init { responder in guardedHTTP1Channel(responder, governor) }
+    }
+
+    /// One guarded HTTP/1.1 connection, plain or (wrapped) behind TLS.
+    static func guardedHTTP1Channel(_ responder: @escaping HTTPChannelHandler.Responder, _ governor: ConnectionGovernor) -> GuardedHTTP1Channel {
+        GuardedHTTP1Channel(
+            inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ConnectionPartsHandler()])), governor: governor)
     }
 }

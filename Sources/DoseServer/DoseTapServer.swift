@@ -3,7 +3,6 @@ import DoseStore
 import Foundation
 public import Hummingbird
 import HummingbirdCore
-import HummingbirdTLS
 import Logging
 public import ServiceLifecycle
 import UnixSignals
@@ -51,7 +50,13 @@ public enum DoseTapServer {
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
         let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute)
         var server = HTTPServerBuilder.guardedHTTP1(ConnectionGovernor(limits: limits))
-        if let tls = listener.tls { server = try .tls(server, tlsConfiguration: try tls.configuration()) }
+        var services: [any Service] = []
+        if let tls = listener.tls {
+            let holder = try TLSContextHolder(tls)
+            server = .guardedHTTPS(ConnectionGovernor(limits: limits), holder)
+            services.append(
+                CertificateRenewalService(files: tls, holder: holder, environment: environment, interval: listener.certificateCheckInterval, logger: logger))
+        }
         // The run is logged before the server listens, so that no request can see tonight's outages without it, and
         // the next run can say when the server, and the night's alarms, were down.
         let run = try? environment.useCases().reminders.serverStarted()
@@ -59,7 +64,7 @@ public enum DoseTapServer {
         let main = Application(
             responder: ListenerResponder(inner: router.buildResponder(), secure: listener.tls != nil), server: server,
             configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: "dosetap"),
-            services: [ReminderEngineService(engine: engine, environment: environment, run: run)],
+            services: [ReminderEngineService(engine: engine, environment: environment, run: run)] + services,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? listener.port
                 await engine.setLinkBase("\(scheme)://\(linkHost ?? listener.host):\(bound)")
@@ -96,6 +101,8 @@ public struct Listener: Sendable {
     public var tls: TLSFiles?
     /// With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.
     public var loopbackHTTPPort: Int?
+    /// With HTTPS: how often the running server looks at its certificate (renewal is due 30 days before the end).
+    public var certificateCheckInterval: Duration = .seconds(12 * 3_600)
 
     /// A listener on `host:port`.
     public init(host: String, port: Int, tls: TLSFiles? = nil, loopbackHTTPPort: Int? = nil) {

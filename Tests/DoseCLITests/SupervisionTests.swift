@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// Waits for a condition an external process brings about, checking every 50 ms until `limit`.
-private func eventually(within limit: Duration = .seconds(15), _ condition: () throws -> Bool) async throws -> Bool {
+func eventually(within limit: Duration = .seconds(15), _ condition: () throws -> Bool) async throws -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if try condition() { return true }

@@ -176,6 +176,29 @@ struct TLSTests {
         #expect(warning.contains("Warning: \(certificate) expires at 2026-12-09T03:30:00.000Z, in 17 days; renew it before then."))
     }
 
+    @Test("a running serve issues tls init's certificate again when it falls due, and new connections get it without a restart")
+    func renewedWhileRunning() async throws {
+        let cli = try CLI()
+        let first = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1"]))
+        let server = try Server(
+            cli, now: "2026-11-21 22:30", arguments: ["--tls-cert", first.certificate, "--tls-key", first.key, "--tls-check-seconds", "1"])
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: first.authority).status == 0)
+        let oldAuthority = cli.directory.appendingPathComponent("old-ca.crt").path  // --new-ca replaces the file
+        try FileManager.default.copyItem(atPath: first.authority, toPath: oldAuthority)
+        // While it runs: a new CA, and a certificate issued 380 days before the server's clock (17 days left, so due).
+        let due = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1", "--new-ca", "--now", "2025-11-07T03:30:00Z"]))
+        let written = try Data(contentsOf: URL(fileURLWithPath: due.certificate))
+        let served = try await eventually(within: .seconds(20)) {
+            try Self.curl("https://localhost:\(server.port)/health", authority: due.authority).status == 0
+        }
+        #expect(served, "new connections get a certificate from the new CA")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: due.certificate)) != written, "the due certificate was issued again, not just reread")
+        #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: oldAuthority).status == 60, "the old CA no longer matches")
+        _ = try await server.terminate(within: .seconds(20))
+        let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logs.contains("Renewed the server certificate") && logs.contains("New connections use it."))
+    }
+
     @Test("bad names, half a certificate pair and a key that is not a file are refused before anything is made or served")
     func refusals() throws {
         let cli = try CLI()

@@ -1,0 +1,81 @@
+import DoseApp
+import DoseCore
+import Foundation
+import HummingbirdCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+import ServiceLifecycle
+
+/// The server's TLS context. A renewed certificate replaces it in place, and each new connection takes the current one,
+/// so the server never has to stop (it is the night's alarm clock) to serve a renewed certificate.
+final class TLSContextHolder: Sendable {
+    private let context: NIOLockedValueBox<NIOSSLContext>
+
+    init(_ files: TLSFiles) throws { context = NIOLockedValueBox(try NIOSSLContext(configuration: try files.configuration())) }
+
+    var current: NIOSSLContext { context.withLockedValue { $0 } }
+
+    /// Reads the files again; on any failure the context in use stays.
+    func reload(_ files: TLSFiles) throws {
+        let next = try NIOSSLContext(configuration: try files.configuration())
+        context.withLockedValue { $0 = next }
+    }
+}
+
+/// HTTPS over DoseTap's guarded HTTP/1.1 channel, with the holder's current context for each connection.
+struct RenewingTLSChannel: ServerChildChannel {
+    typealias Value = GuardedHTTP1Channel.Value
+    let base: GuardedHTTP1Channel
+    let holder: TLSContextHolder
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: holder.current))
+        }.flatMap { base.setup(channel: channel, logger: logger) }
+    }
+
+    func handle(value: Value, logger: Logger) async { await base.handle(value: value, logger: logger) }
+}
+
+extension HTTPServerBuilder {
+    /// HTTPS with DoseTap's connection limits and a context that renewal can replace.
+    static func guardedHTTPS(_ governor: ConnectionGovernor, _ holder: TLSContextHolder) -> HTTPServerBuilder {
+        .init { responder in RenewingTLSChannel(base: guardedHTTP1Channel(responder, governor), holder: holder) }
+    }
+}
+
+/// Looks at the certificate every `interval` while the server runs: one that `tls init` made and that has fallen due is
+/// issued again and swapped in for new connections; of any other that is due, it warns in the log.
+struct CertificateRenewalService: Service {
+    let files: TLSFiles
+    let holder: TLSContextHolder
+    let environment: AppEnvironment
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                if Task.isCancelled { return }
+                check()
+            }
+        }
+    }
+
+    func check() {
+        do {
+            guard let note = try LocalCertificates.checkAtStart(files, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) else { return }
+            if note.hasPrefix("Renewed") {
+                try holder.reload(files)
+                logger.notice("\(note) New connections use it.")
+            } else {
+                logger.warning("\(note)")
+            }
+        } catch {
+            logger.error("The server certificate could not be renewed: \(type(of: error))")
+        }
+    }
+}
