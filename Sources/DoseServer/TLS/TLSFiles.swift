@@ -3,14 +3,11 @@ import NIOSSL
 
 /// A server certificate (PEM, the server's first, then any intermediates) and its private key (PEM).
 public struct TLSFiles: Sendable, Hashable {
-    public var certificate: String
-    public var key: String
+    /// The paths of the certificate chain and of the key.
+    public var certificate, key: String
 
     /// The files at these paths.
-    public init(certificate: String, key: String) {
-        self.certificate = certificate
-        self.key = key
-    }
+    public init(certificate: String, key: String) { (self.certificate, self.key) = (certificate, key) }
 
     /// Reads both files now, so a wrong path or a key that is not the certificate's stops `serve` before it listens.
     func configuration() throws -> TLSConfiguration {
