@@ -35,8 +35,8 @@ struct Serve: ParsableCommand {
             let listener = try self.listener()
             let context = try CommandContext.open(options, pooled: true)
             let environment = context.environment
-            if let tls = listener.tls, let note = try LocalCertificates.checkAtStart(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
-                Output.note(note)
+            if let tls = listener.tls, let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
+                Output.note(check.message)
             }
             let json = options.json
             let host = self.host
@@ -110,7 +110,7 @@ extension Serve {
                     field: "http-loopback-port", problem: "it adds plain HTTP beside HTTPS, and HTTPS was not asked for",
                     allowed: "--tls-cert FILE --tls-key FILE with it")
             }
-            if !Self.isLoopback(host) { Output.note(Self.insecureWarning) }
+            if !Listener.isLoopback(host) { Output.note(Self.insecureWarning) }
             return Listener(host: host, port: port)
         case (let certificate?, let key?):
             if let plain = httpLoopbackPort, !(1...65535).contains(plain) || plain == port {
@@ -127,8 +127,6 @@ extension Serve {
                 field: tlsCert == nil ? "tls-cert" : "tls-key", problem: "HTTPS needs both files", allowed: "--tls-cert FILE --tls-key FILE")
         }
     }
-
-    static func isLoopback(_ host: String) -> Bool { ["127.0.0.1", "::1", "localhost"].contains(host) || host.hasPrefix("127.") }
 
     /// Said at start when phones will reach the page over plain HTTP.
     static let insecureWarning = """

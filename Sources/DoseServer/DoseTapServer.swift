@@ -49,11 +49,12 @@ public enum DoseTapServer {
         let hub = EventHub()
         let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
         let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute)
-        var server = HTTPServerBuilder.guardedHTTP1(ConnectionGovernor(limits: limits))
+        let governor = ConnectionGovernor(limits: limits)
+        var server = HTTPServerBuilder.guardedHTTP1(governor)
         var services: [any Service] = []
         if let tls = listener.tls {
             let holder = try TLSContextHolder(tls)
-            server = .guardedHTTPS(ConnectionGovernor(limits: limits), holder)
+            server = .guardedHTTPS(governor, holder)
             services.append(
                 CertificateRenewalService(files: tls, holder: holder, environment: environment, interval: listener.certificateCheckInterval, logger: logger))
         }
@@ -101,6 +102,11 @@ public struct Listener: Sendable {
     public var tls: TLSFiles?
     /// With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.
     public var loopbackHTTPPort: Int?
+    /// Whether a host name or address is this machine itself, which browsers treat as a secure context like HTTPS.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
+    }
+
     /// With HTTPS: how often the running server looks at its certificate (renewal is due 30 days before the end).
     public var certificateCheckInterval: Duration = .seconds(12 * 3_600)
 

@@ -30,7 +30,7 @@
   const cues = [["open", 0, "The Dose 2 window is open."], ["30", 30, "30 minutes left to take Dose 2."], ["15", 15, "15 minutes left to take Dose 2."],
     ["5", 5, "5 minutes left to take Dose 2."], ["1", 1, "1 minute left to take Dose 2."], ["close", 0, "The Dose 2 window has closed."]];
   function windowCues(now) {
-    const window_ = (typeof DoseTapPeriods !== "undefined" ? periods : []).find((p) => p.kind === "window");
+    const window_ = periods.find((p) => p.kind === "window");
     if (!window_) return;
     const opens = Date.parse(window_.from), closes = Date.parse(window_.until), key = "dosetap-cues-" + window_.from;
     const said = (store(key) || "").split(",");
@@ -42,8 +42,8 @@
   }
   function tick() {
     if (!ring) return;
-    windowCues(Date.now() - skew);
     const now = Date.now() - skew;
+    windowCues(now);
     let start = Date.parse(ring.dataset.start), end = Date.parse(ring.dataset.end);
     if (offlineSince) { const span = offlineRing(now); if (!span) return; start = span.start; end = span.end; }
     const left = (end - now) / 1000, total = (end - start) / 1000;
@@ -69,6 +69,8 @@
   const zoneName = ((document.querySelector("[data-periods]") || {}).dataset || {}).zone;
   const local = (date) => { try { return date.toLocaleTimeString("en-GB", { hour: "2-digit", minute: "2-digit", timeZone: zoneName }); } catch (e) { return hhmm(date); } };
   const csrfToken = () => { const field = document.querySelector("input[name=csrf]"); return field ? field.value : ""; };
+  // A line on the offline banner, said to screen readers too.
+  const say = (words) => { if (banner) { banner.textContent = words; banner.hidden = false; } announce(words); };
   // What is waiting on this phone, and what the server refused on replay: said on Tonight, loudly for a refusal.
   async function showQueue(lead) {
     if (!queue || !banner) return;
@@ -98,18 +100,17 @@
     // "Since" is the server's own time when it drew this copy, in the night's zone, like every other time on the page.
     const drawn = ring ? new Date(Date.parse(ring.dataset.now)) : new Date(Date.parse(offlineSince) - skew);
     const words = "Offline: no news from DoseTap's server since " + (isNaN(drawn) ? "the last visit" : local(drawn)) + ". The countdown runs on this phone.";
-    if (banner) { banner.textContent = words; banner.hidden = false; }
-    announce(words);
+    say(words);
     showQueue(words);
     // A tap is kept on the phone with its time; a Dose 2 outside the window asks first, from the periods the server sent.
     document.querySelectorAll("form[action='/ui/act']").forEach((form) => form.addEventListener("submit", (event) => {
       event.preventDefault(); event.stopImmediatePropagation();
       const action = (form.querySelector("[name=action]") || {}).value, label = (form.querySelector("button[type=submit]") || {}).textContent || action;
-      if (!queue || !queue.queueable(action)) { const no = label.trim() + " needs the server: not saved. Try again when it is back."; banner.textContent = no; announce(no); cue("error"); return; }
+      if (!queue || !queue.queueable(action)) { say(label.trim() + " needs the server: not saved. Try again when it is back."); cue("error"); return; }
       const now = Date.now() - skew, given = Array.from(form.querySelectorAll("[name=confirm]")).map((i) => i.value);
-      const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : ({ dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" })[action], csrf: csrfToken() })
-        .then((tap) => showQueue("Saved on this phone: " + tap.label + " at " + local(new Date(tap.at)) + "." ))
-        .catch(() => { const no = "Not saved: this browser cannot keep it offline."; banner.textContent = no; announce(no); });
+      const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : null, csrf: csrfToken() })
+        .then((tap) => showQueue("Saved on this phone: " + tap.label + " at " + local(new Date(tap.at)) + "."))
+        .catch(() => { say("Not saved: this browser cannot keep it offline."); cue("error"); });
       const period = action === "dose2" && window.DoseTapPeriods ? DoseTapPeriods.at(periods, now) : null;
       const needed = period ? period.confirm.filter((c) => !given.includes(c)) : [];
       if (!needed.length) { keep(given); return; }
@@ -161,9 +162,16 @@
   const refusalBanner = document.querySelector("[data-banner]");
   if (refusalBanner) announce(refusalBanner.textContent);
   let audio;
-  function ring_alarm() {
-    try { audio = audio || new AudioContext(); const o = audio.createOscillator(), g = audio.createGain(); o.frequency.value = 660; g.gain.value = 0.2; o.connect(g); g.connect(audio.destination); o.start(); o.stop(audio.currentTime + 1.2); } catch (e) {}
+  // One tone: `frequency` Hz at `gain`, `delay` s from now for `length` s. Sound is a help, never a requirement.
+  function tone(frequency, gain, delay = 0, length = 1.2, type = "sine") {
+    try {
+      audio = audio || new AudioContext();
+      const o = audio.createOscillator(), g = audio.createGain();
+      o.type = type; o.frequency.value = frequency; g.gain.value = gain;
+      o.connect(g); g.connect(audio.destination); o.start(audio.currentTime + delay); o.stop(audio.currentTime + delay + length);
+    } catch (e) {}
   }
+  const ring_alarm = () => tone(660, 0.2);
   if (window.EventSource && document.body.querySelector("[data-live]")) {
     const source = new EventSource("/v1/stream");
     source.addEventListener("reminder", (event) => {
@@ -207,16 +215,9 @@
   // Per device, on unless turned off on Settings.
   const soundsOn = () => store("dosetap-sounds") !== "off";
   function cue(kind) {
-    if (!soundsOn() || !window.AudioContext) return;
-    try {
-      audio = audio || new AudioContext();
-      const notes = { success: [[660, 0], [880, 0.12]], warning: [[660, 0], [440, 0.16]], error: [[220, 0], [220, 0.2]] }[kind];
-      for (const [frequency, delay] of notes) {
-        const o = audio.createOscillator(), g = audio.createGain();
-        o.type = kind === "error" ? "square" : "sine"; o.frequency.value = frequency; g.gain.value = 0.15;
-        o.connect(g); g.connect(audio.destination); o.start(audio.currentTime + delay); o.stop(audio.currentTime + delay + 0.12);
-      }
-    } catch (e) {}
+    if (!soundsOn()) return;
+    const notes = { success: [[660, 0], [880, 0.12]], warning: [[660, 0], [440, 0.16]], error: [[220, 0], [220, 0.2]] }[kind];
+    for (const [frequency, delay] of notes) tone(frequency, 0.15, delay, 0.12, kind === "error" ? "square" : "sine");
   }
   if (location.search.includes("did=")) cue("success");
   if (refusalBanner) cue("warning");
@@ -237,12 +238,7 @@
     document.body.dataset.alarm = "ringing";
     const ringOnce = () => {
       alarmStep++;
-      try {
-        audio = audio || new AudioContext();
-        const o = audio.createOscillator(), g = audio.createGain();
-        o.frequency.value = 660; g.gain.value = Math.min(1, 0.2 + 0.1 * alarmStep);
-        o.connect(g); g.connect(audio.destination); o.start(); o.stop(audio.currentTime + 1.2);
-      } catch (e) {}
+      tone(660, Math.min(1, 0.2 + 0.1 * alarmStep));
       if (navigator.vibrate) navigator.vibrate([400, 200, 400]);
       document.body.dataset.alarmRings = String(alarmStep);
       alarmTimer = setTimeout(ringOnce, Math.max(2000, 8000 - 1000 * alarmStep));
@@ -252,7 +248,6 @@
   const imUp = document.querySelector("[data-imup]");
   if (imUp) imUp.addEventListener("click", () => { stopAlarm(); announce("Alarm answered."); });
   document.querySelectorAll("form").forEach((form) => form.addEventListener("submit", stopAlarm));
-  window.DoseTapAlarm = { start: startAlarm, stop: stopAlarm };
   // Nightstand: while Dose 2 is to take and the page is visible, keep the screen on; where the browser will not, say
   // so and name what reaches a sleeping phone instead.
   const nightOpen = !!(live && live.hasAttribute("data-night-open"));

@@ -29,13 +29,15 @@
       transaction.onerror = () => reject(transaction.error);
     }));
   }
+  // What a person calls each action; a log is called by its button, or its event.
+  const LABELS = { dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" };
   const uuid = () => (root.crypto && crypto.randomUUID ? crypto.randomUUID() : null);
   // Keeps a tap: `action` and its `event` (for a log) and `confirm` list, made at `at` (an instant on the server's clock).
   function add(tap) {
     if (!ROUTES[tap.action]) return Promise.reject(new Error("not queueable"));
     const id = uuid(), key = uuid();
     if (!id || !key) return Promise.reject(new Error("no secure random ids here"));
-    const entry = { id: id, key: key, action: tap.action, event: tap.event || null, confirm: tap.confirm || [], at: tap.at, label: tap.label || tap.action, csrf: tap.csrf || "" };
+    const entry = { id: id, key: key, action: tap.action, event: tap.event || null, confirm: tap.confirm || [], at: tap.at, label: tap.label || LABELS[tap.action] || tap.event || tap.action, csrf: tap.csrf || "" };
     return run(STORE, "readwrite", (store) => store.put(entry)).then(() => entry);
   }
   const all = (store) => run(store, "readonly", (s) => s.getAll()).then((list) => (list || []).sort((a, b) => (a.at < b.at ? -1 : 1)));

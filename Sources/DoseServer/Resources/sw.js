@@ -43,8 +43,7 @@ async function keepTap(request) {
   const form = await request.formData();
   const action = form.get("action");
   if (DoseTapQueue.queueable(action)) {
-    const labels = { dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" };
-    await DoseTapQueue.add({ action: action, event: form.get("event"), confirm: form.getAll("confirm"), at: new Date().toISOString(), label: labels[action] || form.get("event") || action, csrf: form.get("csrf") || "" }).catch(() => {});
+    await DoseTapQueue.add({ action: action, event: form.get("event"), confirm: form.getAll("confirm"), at: new Date().toISOString(), csrf: form.get("csrf") || "" }).catch(() => {});
   }
   return offlineTonight();
 }

@@ -248,10 +248,25 @@ public struct LocalCertificates: Sendable {
 }
 
 extension LocalCertificates {
-    /// What `serve` does about its certificate before it listens: one that `tls init` made here and that is due (under
-    /// 30 days left) is issued again for the same names; of any other that is due or past, it warns. Nil when all is
-    /// well. An unreadable file is left to `TLSFiles`, which refuses it by name.
-    public static func checkAtStart(_ files: TLSFiles, hostName: String, now: Date) throws -> String? {
+    /// What a look at a served certificate found.
+    public enum Check: Sendable, Equatable {
+        /// `tls init` made it and it was due: it was issued again; the message says until when.
+        case renewed(String)
+        /// Someone else's certificate is due or past its end; the message says when.
+        case due(String)
+
+        /// The words for a person or the log.
+        public var message: String {
+            switch self {
+            case .renewed(let text), .due(let text): text
+            }
+        }
+    }
+
+    /// What `serve` does about its certificate at start and while it runs: one that `tls init` made here and that is due
+    /// (under 30 days left) is issued again for the same names; any other that is due or past is reported. Nil when all
+    /// is well. An unreadable file is left to `TLSFiles`, which refuses it by name.
+    public static func renewIfDue(_ files: TLSFiles, hostName: String, now: Date) throws -> Check? {
         guard let current = try? Certificate(pemEncoded: String(contentsOfFile: files.certificate, encoding: .utf8)) else { return nil }
         let left = current.notValidAfter.timeIntervalSince(now)
         guard left < renewalMargin else { return nil }
@@ -262,13 +277,15 @@ extension LocalCertificates {
             && FileManager.default.fileExists(atPath: managed.authorityKeyPath) && managed.authorityCertificatePath() != nil
         guard isManaged else {
             let when = ISO8601.string(current.notValidAfter)
-            return left <= 0
-                ? "Warning: \(files.certificate) expired at \(when); phones will refuse to connect until it is renewed."
-                : "Warning: \(files.certificate) expires at \(when), in \(Int(left / 86_400)) days; renew it before then."
+            return .due(
+                left <= 0
+                    ? "Warning: \(files.certificate) expired at \(when); phones will refuse to connect until it is renewed."
+                    : "Warning: \(files.certificate) expires at \(when), in \(Int(left / 86_400)) days; renew it before then.")
         }
         let names = ((try? current.extensions.subjectAlternativeNames).map { Array($0) } ?? []).compactMap(CertificateSubject.init)
         let outcome = try managed.prepare(names: names, hostName: hostName, now: now)
-        return "Renewed the server certificate (\(outcome.issuedBecause ?? "it was due")); it is good until \(ISO8601.string(outcome.serverNotAfter))."
+        return .renewed(
+            "Renewed the server certificate (\(outcome.issuedBecause ?? "it was due")); it is good until \(ISO8601.string(outcome.serverNotAfter)).")
     }
 }
 

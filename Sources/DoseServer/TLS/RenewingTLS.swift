@@ -13,13 +13,13 @@ import ServiceLifecycle
 final class TLSContextHolder: Sendable {
     private let context: NIOLockedValueBox<NIOSSLContext>
 
-    init(_ files: TLSFiles) throws { context = NIOLockedValueBox(try NIOSSLContext(configuration: try files.configuration())) }
+    init(_ files: TLSFiles) throws { context = NIOLockedValueBox(try files.context()) }
 
     var current: NIOSSLContext { context.withLockedValue { $0 } }
 
     /// Reads the files again; on any failure the context in use stays.
     func reload(_ files: TLSFiles) throws {
-        let next = try NIOSSLContext(configuration: try files.configuration())
+        let next = try files.context()
         context.withLockedValue { $0 = next }
     }
 }
@@ -67,12 +67,12 @@ struct CertificateRenewalService: Service {
 
     func check() {
         do {
-            guard let note = try LocalCertificates.checkAtStart(files, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) else { return }
-            if note.hasPrefix("Renewed") {
+            switch try LocalCertificates.renewIfDue(files, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
+            case .renewed(let note):
                 try holder.reload(files)
                 logger.notice("\(note) New connections use it.")
-            } else {
-                logger.warning("\(note)")
+            case .due(let warning): logger.warning("\(warning)")
+            case nil: break
             }
         } catch {
             logger.error("The server certificate could not be renewed: \(type(of: error))")

@@ -9,8 +9,9 @@ public struct TLSFiles: Sendable, Hashable {
     /// The files at these paths.
     public init(certificate: String, key: String) { (self.certificate, self.key) = (certificate, key) }
 
-    /// Reads both files now, so a wrong path or a key that is not the certificate's stops `serve` before it listens.
-    func configuration() throws -> TLSConfiguration {
+    /// Reads both files now into a server context, so a wrong path or a key that is not the certificate's stops `serve`
+    /// before it listens (and keeps the running context when a renewal goes wrong).
+    func context() throws -> NIOSSLContext {
         let chain: [NIOSSLCertificate]
         let key: NIOSSLPrivateKey
         do {
@@ -27,10 +28,9 @@ public struct TLSFiles: Sendable, Hashable {
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.minimumTLSVersion = .tlsv12
         do {
-            _ = try NIOSSLContext(configuration: configuration)
+            return try NIOSSLContext(configuration: configuration)
         } catch {
             throw DoseError.invalidFile(problem: "\(self.key) does not belong to the certificate in \(certificate) (\(error))")
         }
-        return configuration
     }
 }

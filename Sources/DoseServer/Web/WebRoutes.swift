@@ -47,7 +47,7 @@ struct WebRoutes {
         if isHTTPS(request, context) { return true }
         var host = request.head.authority ?? ""
         if host.hasPrefix("[") { host = String(host.dropFirst().prefix { $0 != "]" }) } else { host = String(host.prefix { $0 != ":" }) }
-        return host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"
+        return Listener.isLoopback(host)
     }
 
     /// The CSRF token for this page: bound to the browser's device, rotated every 12 hours.
