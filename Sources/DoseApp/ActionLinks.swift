@@ -54,15 +54,7 @@ public struct ActionLinkSigner: Sendable {
     /// `secret` is the 64 hex digits kept in the database.
     public init(secretHex: String) { key = Self.key(secretHex) }
 
-    static func key(_ secretHex: String) -> SymmetricKey {
-        var bytes: [UInt8] = []
-        var index = secretHex.startIndex
-        while index < secretHex.endIndex, let next = secretHex.index(index, offsetBy: 2, limitedBy: secretHex.endIndex) {
-            bytes.append(UInt8(secretHex[index..<next], radix: 16) ?? 0)
-            index = next
-        }
-        return SymmetricKey(data: bytes)
-    }
+    static func key(_ secretHex: String) -> SymmetricKey { SymmetricKey(data: [UInt8](hexDigits: secretHex) ?? []) }
 
     /// A fresh nonce: 128 random bits, hex.
     public static func nonce(_ random: RandomSource) -> String { random.hex(16) }

@@ -85,9 +85,10 @@ public struct ReminderResponse: Encodable, Sendable {
     var fireAt: Date
     var message: String
     var rings: Bool
+    var audience: String
 
     enum CodingKeys: String, CodingKey {
-        case kind, fireAt = "fire_at", message, rings
+        case kind, fireAt = "fire_at", message, rings, audience
     }
 
     /// The response for a reminder of the plan.
@@ -96,6 +97,7 @@ public struct ReminderResponse: Encodable, Sendable {
         fireAt = reminder.fireAt
         message = reminder.kind.message
         rings = reminder.kind.rings
+        audience = reminder.kind.audience.rawValue
     }
 }
 

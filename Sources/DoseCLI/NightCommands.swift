@@ -20,7 +20,7 @@ func perform(
             action.note = actionOptions.note
         }
         action.confirmations = confirmations
-        let outcome = try context.app.night.perform(action)
+        let outcome = try context.app.night.perform(action, from: action.source == .button ? .button : .cli)
         if options.json {
             Output.line(JSONValue(response: ActionResponse(outcome)).rendered())
         } else {

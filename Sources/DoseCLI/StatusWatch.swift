@@ -36,7 +36,7 @@ struct StatusWatch {
     /// Reminders whose time came in (previous, now]; the first update rings for none already past.
     private func dueReminders(session: NightSession?, settings: DoseSettings, after previous: Date?, upTo now: Date) -> [Reminder] {
         guard let previous else { return [] }
-        return ReminderPlan.plan(for: session, settings: settings).filter { $0.fireAt > previous && $0.fireAt <= now }
+        return ReminderPlan.plan(for: session, settings: settings).filter { $0.fireAt > previous && $0.fireAt <= now && $0.kind.audience == .sleeper }
     }
 
     private func report(_ snapshot: StatusSnapshot, due: [Reminder]) {

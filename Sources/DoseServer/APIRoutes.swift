@@ -247,7 +247,7 @@ struct APIRoutes {
         }
         let outcome: ActionOutcome
         do {
-            outcome = try environment.useCases().night.perform(action, eventID: eventID, idempotency: request)
+            outcome = try environment.useCases().night.perform(action, from: context.viaCookie ? .page : .api, eventID: eventID, idempotency: request)
         } catch let answered as AlreadyAnswered {
             return try Self.replay(answered.response, fingerprint: fingerprint)
         } catch let recorded as EventAlreadyRecorded {

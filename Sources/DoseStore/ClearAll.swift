@@ -15,7 +15,8 @@ extension AppDatabase {
 
     /// Every table holding the person's data, children first.
     static let dataTables = [
-        "server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices", "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events",
+        "alarm_deliveries", "alarm_acknowledgements", "push_subscriptions", "server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices",
+        "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events",
         "dose_events", "sleep_sessions", "settings", "audit_log",
     ]
 

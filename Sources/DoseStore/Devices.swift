@@ -108,12 +108,24 @@ public struct ServerKeys: Sendable {
     /// The secret that signs reminder action links (32 random bytes, hex), made on first use. Clear All Data deletes
     /// it, which voids every link already sent.
     public func actionLinkSecret(clock: StoreClock) throws -> String {
-        // Read first: every page asks for it (CSRF tokens), and only the very first ask needs the writer.
-        let purpose = "action_links"
+        try secret(purpose: "action_links", clock: clock) { _ in true }
+    }
+
+    /// The VAPID private key (a P-256 scalar, 32 bytes hex) that signs Web Push requests, made on first use.
+    /// `isValidKey` says whether random bytes make a key (nearly always); others are drawn again. Clear All Data
+    /// deletes it, and with it every browser's subscription, which was made for its public key.
+    public func vapidPrivateKey(clock: StoreClock, isValidKey: (String) -> Bool) throws -> String {
+        try secret(purpose: "vapid", clock: clock, isValidKey)
+    }
+
+    private func secret(purpose: String, clock: StoreClock, _ accept: (String) -> Bool) throws -> String {
+        // Read first: every page asks for one (CSRF tokens), and only the very first ask needs the writer.
         if let key = try database.read({ db in try ServerKeyRecord.fetchOne(db, key: purpose) }) { return key.secret }
         return try database.write { db in
             if let key = try ServerKeyRecord.fetchOne(db, key: purpose) { return key.secret }
-            let key = ServerKeyRecord(purpose: purpose, secret: clock.random.hex(32), createdAt: clock.now)
+            var secret = clock.random.hex(32)
+            while !accept(secret) { secret = clock.random.hex(32) }
+            let key = ServerKeyRecord(purpose: purpose, secret: secret, createdAt: clock.now)
             try key.insert(db)
             return key.secret
         }

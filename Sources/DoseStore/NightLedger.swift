@@ -125,7 +125,11 @@ public struct NightLedger: Sendable {
     ///   - eventID: a client's id for the recorded event (the API's `id`), so a replay is recognised.
     ///   - idempotency: the request's idempotency key; its response is stored in the same transaction as the action,
     ///     so a crash can never keep one without the other.
-    public func perform(_ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
+    /// `surface` is where the action came from: it answers the night's ringing alarms from there (nil records no answer,
+    /// for imports and tools).
+    public func perform(
+        _ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil, surface: AlarmSurface? = nil
+    ) throws -> ActionOutcome {
         let cache = database.openNight
         let (outcome, key) = try database.write { db in
             if let idempotency, let stored = try IdempotencyRecord.find(device: idempotency.device, key: idempotency.key, db) {
@@ -138,6 +142,10 @@ public struct NightLedger: Sendable {
                 throw EventAlreadyRecorded(id: eventID)
             }
             var outcome = try Self.perform(action, clock: clock, eventID: eventID, cache: cache, db)
+            if let surface, action.source.isPerson {
+                try AlarmStore.acknowledgeAction(
+                    session: outcome.decision.session.id, eventID: outcome.decision.recorded.last?.id, surface: surface, clock: clock, db)
+            }
             if let idempotency {
                 let (status, body) = idempotency.render(outcome)
                 let response = StoredResponse(requestHash: idempotency.requestHash, status: status, body: body)

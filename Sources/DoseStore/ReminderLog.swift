@@ -29,7 +29,8 @@ extension NightLedger {
                 try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
                     .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
             var due = DueReminders(sessionID: session.id, fire: [], missed: [], revision: revision)
-            for reminder in ReminderPlan.plan(for: session, settings: settings) where reminder.fireAt <= clock.now {
+            let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
+            for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
                 guard !logged.contains(key) else { continue }
                 let late = !ReminderPlan.stillRings(reminder, at: clock.now)

@@ -10,6 +10,7 @@ enum Schema {
         ("v3_server", v3),
         ("v4_action_links", v4),
         ("v5_server_runs", v5),
+        ("v6_alarms", v6),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -256,6 +257,54 @@ enum Schema {
                     stopped_at TEXT CHECK (stopped_at IS NULL OR length(stopped_at) = 24)
                 );
                 CREATE INDEX server_runs_by_start ON server_runs(started_at);
+                """)
+    }
+
+    /// Alarms that reach a closed app (issue 14): Web Push subscriptions per paired device (for the sleeper's alarms,
+    /// or for an escalation contact's phone), every delivery attempt per reminder and channel, and every answer to an
+    /// alarm. The VAPID key lives in `server_keys` beside the action-link secret.
+    static func v6(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE push_subscriptions (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                    endpoint TEXT NOT NULL UNIQUE CHECK (length(endpoint) BETWEEN 12 AND 2000),
+                    p256dh TEXT NOT NULL CHECK (length(p256dh) = 87),
+                    auth TEXT NOT NULL CHECK (length(auth) = 22),
+                    expires_at TEXT CHECK (expires_at IS NULL OR length(expires_at) = 24),
+                    role TEXT NOT NULL CHECK (role IN ('alarm', 'contact')),
+                    created_at TEXT NOT NULL CHECK (length(created_at) = 24)
+                );
+                CREATE INDEX push_subscriptions_by_device ON push_subscriptions(device_id);
+                CREATE TABLE alarm_deliveries (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    -- NULL for a test alarm.
+                    session_id TEXT REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    fire_at TEXT NOT NULL CHECK (length(fire_at) = 24),
+                    channel TEXT NOT NULL CHECK (channel IN ('page', 'push', 'ntfy', 'webhook', 'command')),
+                    audience TEXT NOT NULL CHECK (audience IN ('sleeper', 'contact')),
+                    -- A name safe to show: a device's name, a URL's host; never a secret.
+                    target TEXT NOT NULL,
+                    attempt INTEGER NOT NULL CHECK (attempt >= 1),
+                    outcome TEXT NOT NULL CHECK (outcome IN ('accepted', 'retrying', 'failed', 'removed', 'none')),
+                    http_status INTEGER,
+                    detail TEXT,
+                    duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),
+                    at TEXT NOT NULL CHECK (length(at) = 24)
+                );
+                CREATE INDEX alarm_deliveries_by_session ON alarm_deliveries(session_id, fire_at);
+                CREATE INDEX alarm_deliveries_by_time ON alarm_deliveries(at);
+                CREATE TABLE alarm_acknowledgements (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    session_id TEXT NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    at TEXT NOT NULL CHECK (length(at) = 24),
+                    surface TEXT NOT NULL CHECK (surface IN ('page', 'push', 'link', 'cli', 'api', 'button')),
+                    -- The action that answered the alarm; NULL for an explicit "I'm up".
+                    event_id TEXT
+                );
+                CREATE INDEX alarm_acknowledgements_by_session ON alarm_acknowledgements(session_id, at);
                 """)
     }
 }

@@ -24,6 +24,8 @@ extension AppDatabase {
     public var devices: DeviceStore { DeviceStore(database: self) }
     /// Server secrets (the action-link key).
     public var serverKeys: ServerKeys { ServerKeys(database: self) }
+    /// Web Push subscriptions, alarm deliveries and the answers to alarms.
+    public var alarms: AlarmStore { AlarmStore(database: self) }
     /// `dosetap serve` runs and the outages between them.
     public var serverRuns: ServerRuns { ServerRuns(database: self) }
 }

@@ -15,7 +15,7 @@ struct ActionLinkTests {
     /// Tonight with Dose 1 at 22:30 (window 01:00–02:30).
     static func night() throws -> ServerFixture {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
         return fixture
     }
 
@@ -117,7 +117,7 @@ struct ActionLinkTests {
         case "garbage": token = "take.c2Vzc2lvbg.9999999999.00.AAAA"
         default:
             _ = try fixture.environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
-            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
+            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
         }
         let before = try fixture.environment.useCases().night.status().session?.events
         try await fixture.test { [token, expected] client in

@@ -37,7 +37,7 @@ struct ReminderEngineTests {
 
     static func act(_ fixture: ServerFixture, _ kind: NightAction.Kind, at date: Date) throws {
         fixture.set(date)
-        _ = try fixture.environment.useCases().night.perform(NightAction(kind))
+        _ = try fixture.environment.useCases().night.perform(NightAction(kind), from: .api)
     }
 
     @Test("the right notices fire once, in order; a snooze moves the alarm; Dose 2 cancels the rest")

@@ -44,7 +44,7 @@ struct WebSafetyTests {
         async throws
     {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
         fixture.set(now)
         try await served(fixture) { client, cookie, headers, token in try await body(fixture, client, cookie, headers, token) }
     }
@@ -92,7 +92,7 @@ struct WebSafetyTests {
     func settle() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         try await Self.served(fixture) { client, cookie, headers, token in
-            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: "in_bed")))
+            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: "in_bed")), from: .api)
             fixture.set(WallClock.date(2026, 11, 21, 22, 30, 1))
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             let tap = ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]
@@ -108,13 +108,13 @@ struct WebSafetyTests {
     func noRedosing() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
-        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose1))
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose1), from: .api)
         fixture.set(WallClock.date(2026, 11, 22, 1, 20))
-        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose2))
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose2), from: .api)
         fixture.set(WallClock.date(2026, 11, 22, 1, 30))
-        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.wake))
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.wake), from: .api)
         fixture.set(WallClock.date(2026, 11, 22, 1, 40))
-        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.checkIn(MorningCheckIn())))
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
         fixture.set(WallClock.date(2026, 11, 22, 1, 50))
         try await Self.served(fixture) { client, cookie, headers, token in
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
@@ -190,7 +190,7 @@ struct WebSafetyTests {
     @Test("serve --tz is the zone of every page")
     func zoneEverywhere() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), timeZoneOverride: TimeZone(identifier: "Asia/Tokyo"))
-        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
         _ = try fixture.environment.useCases().medications.log([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [])
         try await Self.served(fixture) { client, cookie, _, _ in
             // 22:30 in New York is 12:30 in Tokyo.
@@ -207,8 +207,8 @@ struct WebSafetyTests {
     func hostileStrings(text: String) async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
-        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose1, note: text))
-        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.log(event: "bathroom"), note: text))
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.dose1, note: text), from: .api)
+        _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.log(event: "bathroom"), note: text), from: .api)
         _ = try fixture.environment.useCases(at: clock()).medications.log(
             [MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [])
         _ = try fixture.database.devices.add(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())

@@ -107,12 +107,12 @@ struct WebTests {
         // Three nights: the 19th and 20th closed by their check-ins, the 21st open.
         for day in 19...21 {
             fixture.set(WallClock.date(2026, 11, day, 22, 30))
-            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1))
+            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
             fixture.set(WallClock.date(2026, 11, day, 23, 0))
-            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: day == 20 ? "water" : "bathroom")))
+            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: day == 20 ? "water" : "bathroom")), from: .api)
             if day < 21 {
                 fixture.set(WallClock.date(2026, 11, day + 1, 7, 0))
-                _ = try fixture.environment.useCases().night.perform(NightAction(.checkIn(MorningCheckIn())))
+                _ = try fixture.environment.useCases().night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
             }
         }
         fixture.set(WallClock.date(2026, 11, 21, 23, 30))

@@ -8,9 +8,12 @@ public struct NightService: Sendable {
     let app: UseCases
 
     /// Performs an action; a refusal throws its `DoseError` and changes nothing. `eventID` is a client's id for the
-    /// recorded event; `idempotency` stores the response in the same transaction as the action.
-    public func perform(_ action: NightAction, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil) throws -> ActionOutcome {
-        try app.database.ledger.perform(action, clock: app.clock, eventID: eventID, idempotency: idempotency)
+    /// recorded event; `idempotency` stores the response in the same transaction as the action. The action answers
+    /// the night's ringing alarms, recorded as answered from `surface`.
+    public func perform(
+        _ action: NightAction, from surface: AlarmSurface, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil
+    ) throws -> ActionOutcome {
+        try app.database.ledger.perform(action, clock: app.clock, eventID: eventID, idempotency: idempotency, surface: surface)
     }
 
     /// Tonight's status, after the lifecycle has been applied.

@@ -43,6 +43,13 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public static let missedCheckinCutoffRange = 1...12
     /// How many events the quick-log grid may hold.
     public static let quickLogRange = 1...16
+    /// Allowed wake-alarm re-fire delays in minutes; 0 turns the re-fire off.
+    public static let wakeAlarmRefireRange = 0...10
+    /// Allowed escalation points, minutes after Dose 1: inside the window, and at least 5 minutes before it closes so
+    /// that someone told can still help.
+    public static let escalationMinutesRange = DoseWindow.opensAfterMinutes...(DoseWindow.closesAfterMinutes - 5)
+    /// The formats an escalation contact's URL takes.
+    public static let escalationContactFormats = ["ntfy", "json"]
     /// The grid of seed 003's Tonight screen.
     public static let defaultQuickLog = ["bathroom", "water", "wake_temp", "lights_out", "anxiety", "dream", "noise", "pain"]
 
@@ -70,6 +77,17 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public internal(set) var cooldownOverrides: [String: Int] = [:]
     /// The events on Tonight's quick-log grid, by wire name, in order.
     public internal(set) var quickLog = Self.defaultQuickLog
+    /// Minutes after the wake alarm at which it rings again on every channel if nobody answered it; 0 is off.
+    public internal(set) var wakeAlarmRefireMinutes = 0
+    /// Whether the escalation contact is told when Dose 2 is still pending at the escalation point.
+    public internal(set) var escalationEnabled = false
+    /// The escalation point, minutes after Dose 1 (default: the 15-minute warning).
+    public internal(set) var escalationMinutes = DoseWindow.nearCloseAfterMinutes
+    /// Where the escalation contact is told: an ntfy topic or webhook URL, or empty (push subscriptions of the contact's
+    /// phone are the other way).
+    public internal(set) var escalationContact = ""
+    /// `ntfy` (the message as the body, ntfy's headers) or `json` (a JSON object).
+    public internal(set) var escalationContactFormat = "ntfy"
 
     /// Defaults, in the given zone (the machine's zone is the caller's to find out).
     public init(timeZoneID: String) {
@@ -98,6 +116,11 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case missedCheckinCutoffHours = "missed_checkin_cutoff_hours"
     case remindersEnabled = "reminders_enabled"
     case quickLog = "quick_log"
+    case wakeAlarmRefireMinutes = "wake_alarm_refire_minutes"
+    case escalationEnabled = "escalation_enabled"
+    case escalationMinutes = "escalation_minutes"
+    case escalationContact = "escalation_contact"
+    case escalationContactFormat = "escalation_contact_format"
 }
 
 /// The settings as keys and text values, for the CLI, the API and storage.
@@ -119,9 +142,9 @@ extension DoseSettings {
     /// The value kind of a key, or nil when it is not a setting.
     public static func valueKind(of key: String) -> ValueKind? {
         switch SettingKey(rawValue: key) {
-        case .targetInterval, .maxSnoozes, .undoWindowSeconds, .missedCheckinCutoffHours: .whole
-        case .allowSnoozing, .remindersEnabled: .boolean
-        case .timeZone, .prepTime, .sleepStart, .wakeTime: .text
+        case .targetInterval, .maxSnoozes, .undoWindowSeconds, .missedCheckinCutoffHours, .wakeAlarmRefireMinutes, .escalationMinutes: .whole
+        case .allowSnoozing, .remindersEnabled, .escalationEnabled: .boolean
+        case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat: .text
         case .quickLog: .eventList
         case nil: key.hasPrefix(cooldownPrefix) ? .whole : nil
         }
@@ -153,6 +176,11 @@ extension DoseSettings {
         case .missedCheckinCutoffHours: return String(missedCheckinCutoffHours)
         case .remindersEnabled: return String(remindersEnabled)
         case .quickLog: return quickLog.joined(separator: ",")
+        case .wakeAlarmRefireMinutes: return String(wakeAlarmRefireMinutes)
+        case .escalationEnabled: return String(escalationEnabled)
+        case .escalationMinutes: return String(escalationMinutes)
+        case .escalationContact: return escalationContact
+        case .escalationContactFormat: return escalationContactFormat
         case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             return String(cooldownSeconds(for: definition))
@@ -214,6 +242,25 @@ extension DoseSettings {
             }
             guard Self.quickLogRange.contains(events.count) else { throw .invalidInput(field: key, problem: "\(events.count) events", allowed: allowed) }
             copy.quickLog = events
+        case .wakeAlarmRefireMinutes:
+            guard let minutes = Int(text), Self.wakeAlarmRefireRange.contains(minutes) else { throw invalid("0 (off) or 1–10 (minutes)") }
+            copy.wakeAlarmRefireMinutes = minutes
+        case .escalationEnabled:
+            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
+            copy.escalationEnabled = flag
+        case .escalationMinutes:
+            guard let minutes = Int(text), Self.escalationMinutesRange.contains(minutes) else {
+                throw invalid("\(Self.escalationMinutesRange.lowerBound)–\(Self.escalationMinutesRange.upperBound) (minutes after Dose 1)")
+            }
+            copy.escalationMinutes = minutes
+        case .escalationContact:
+            guard text.isEmpty || Self.isContactURL(text) else {
+                throw invalid("an http(s) URL with a host, such as an ntfy topic https://ntfy.sh/partner-topic or a webhook, or empty for none")
+            }
+            copy.escalationContact = text
+        case .escalationContactFormat:
+            guard Self.escalationContactFormats.contains(text) else { throw invalid(Self.escalationContactFormats.joined(separator: " or ")) }
+            copy.escalationContactFormat = text
         case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             guard let seconds = Int(text), SleepEventCatalogue.cooldownRange.contains(seconds) else {
@@ -227,6 +274,15 @@ extension DoseSettings {
     private func cooldownDefinition(for key: String, catalogue: SleepEventCatalogue) throws(DoseError) -> SleepEventDefinition {
         guard key.hasPrefix(Self.cooldownPrefix) else { throw Self.unknownKey(key) }
         return try catalogue.resolve(String(key.dropFirst(Self.cooldownPrefix.count)))
+    }
+
+    /// An http or https URL with a host, of at most 500 characters, with no spaces or credentials.
+    static func isContactURL(_ text: String) -> Bool {
+        guard text.count <= 500, !text.contains(where: { $0.isWhitespace }), let components = URLComponents(string: text),
+            let scheme = components.scheme?.lowercased(), ["http", "https"].contains(scheme), let host = components.host, !host.isEmpty,
+            components.user == nil, components.password == nil
+        else { return false }
+        return true
     }
 
     private static func parseBool(_ text: String) -> Bool? {

@@ -16,7 +16,7 @@ struct ActionLinkRoutes {
 
     func register(on router: Router<DoseRequestContext>) {
         router.get("/a/:token") { _, context in try show(context) }
-        router.post("/a/:token") { _, context in try act(context) }
+        router.post("/a/:token") { request, context in try act(request, context) }
     }
 
     /// The link, checked: signature, expiry, not yet used, and for tonight's open night.
@@ -48,14 +48,16 @@ struct ActionLinkRoutes {
         return Templates.page("action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
     }
 
-    func act(_ context: DoseRequestContext) throws -> Response {
+    /// Performs the link's action. A notification's button (the service worker) adds `?via=push`, so the alarm log
+    /// says the alarm was answered from the notification.
+    func act(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let app = environment.useCases()
         let (link, token, _) = try check(context, app)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
             (200, APIRoutes.render(outcome).rendered())
         }
         do {
-            let outcome = try app.night.perform(link.nightAction, idempotency: spend)
+            let outcome = try app.night.perform(link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)
             let done = outcome.decision.event.map { "\($0.kind.label) recorded at \(WebPages.clock($0.occurredAt, outcome.timeZone))." } ?? "Done."
             return Templates.page(
                 "notice",

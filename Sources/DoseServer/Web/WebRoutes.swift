@@ -146,7 +146,7 @@ struct WebRoutes {
             }
         }
         do {
-            let outcome = try app.night.perform(NightAction(kind, confirmations: confirmations))
+            let outcome = try app.night.perform(NightAction(kind, confirmations: confirmations), from: .page)
             guard let event = outcome.decision.event else { return WebPages.redirect("/") }
             let until = event.recordedAt.addingTimeInterval(TimeInterval(outcome.settings.undoWindowSeconds))
             let label = event.kind.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
@@ -194,7 +194,7 @@ struct WebRoutes {
     func saveCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: CheckInForm.answers(fields), allowed: AnswerDecoding.checkInAllowed)
-        let outcome = try environment.useCases().night.perform(NightAction(.checkIn(answers)))
+        let outcome = try environment.useCases().night.perform(NightAction(.checkIn(answers)), from: .page)
         let score = outcome.decision.checkIn?.wellnessScore ?? answers.wellnessScore
         return Templates.page(
             "notice",
