@@ -134,7 +134,7 @@ public enum RequestBodies {
     /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
     public enum Kind: String, CaseIterable, Sendable {
         case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all",
-            undo
+            undo, pushSubscription = "push_subscription"
     }
 
     /// Decodes a body as the route of `kind` would, discarding the result; for fuzzing and consistency tests.
@@ -153,6 +153,7 @@ public enum RequestBodies {
         case .editEvent: _ = try eventEdit(body)
         case .clearAll: _ = try clearAll(body)
         case .undo: _ = try undo(body)
+        case .pushSubscription: _ = try PushSubscriptionBody.subscription(body)
         }
     }
 

@@ -11,9 +11,7 @@ struct Serve: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Option(help: "Address to listen on (default 127.0.0.1; 0.0.0.0 for the home network).") var host = "127.0.0.1"
     @Option(help: "Port (default 8080; 0 picks a free one).") var port = 8080
-    @Option(help: "POST each reminder to this URL (repeatable).") var webhook: [String] = []
-    @Option(help: "Webhook body: json (default) or ntfy.") var webhookFormat = "json"
-    @Option(help: "Run this program for each reminder (reminder in DOSETAP_REMINDER_* environment variables).") var onReminder: String?
+    @OptionGroup var channels: ChannelOptions
     @Option(help: "Requests per minute each device may make (default 240).") var rateLimit = ServerLimits.requestsPerMinute
     @Option(help: "Seconds a client may take to send a request's headers (default 10).") var headerTimeout = 10
     @Option(help: "Seconds a client may take to send a request's body (default 30).") var bodyTimeout = 30
@@ -61,28 +59,14 @@ struct Serve: ParsableCommand {
                     """ + Self.scannable(link)
                 FileHandle.standardOutput.write(Data((text + "\n").utf8))
             }
-            let format: WebhookDelivery.Format = try choice(webhookFormat, field: "webhook-format")
-            var deliveries: [any ReminderDelivery] = []
-            for url in webhook {
-                guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") else {
-                    throw DoseError.invalidInput(field: "webhook", problem: "'\(url)' is not an http(s) URL", allowed: "http://… or https://…")
-                }
-                deliveries.append(WebhookDelivery(url: url, format: format))
-            }
-            if let onReminder {
-                let command = CommandDelivery(command: onReminder)
-                guard FileManager.default.isExecutableFile(atPath: command.executable) else {
-                    throw DoseError.invalidInput(
-                        field: "on-reminder", problem: "'\(command.executable)' is not an executable file", allowed: "an absolute path to a program")
-                }
-                deliveries.append(command)
-            }
+            let deliveries = try channels.deliveries()
+            let push = try channels.pushOptions()
             let done = DispatchSemaphore(value: 0)
             let failure = LockedBox<(any Error)?>(nil)
             Task {
                 do {
                     try await DoseTapServer.run(
-                        environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, pairing: pairing,
+                        environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, push: push, pairing: pairing,
                         requestsPerMinute: rateLimit, limits: limits,
                         onServerRunning: announce)
                 } catch { failure.set(error) }

@@ -17,8 +17,9 @@ public enum DoseTapServer {
     public static func router(
         environment: AppEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        internalErrors: InternalErrorLog = InternalErrorLog()
+        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil
     ) -> Router<DoseRequestContext> {
+        let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions())
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
@@ -29,6 +30,7 @@ public enum DoseTapServer {
         APIRoutes(environment: environment, hub: hub).register(on: router)
         WebRoutes(environment: environment, pairing: pairing).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
+        AlarmRoutes(environment: environment, channels: channels).register(on: router)
         SetupRoutes(environment: environment).register(on: router)
         AppShell.register(on: router)
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
@@ -40,15 +42,16 @@ public enum DoseTapServer {
     /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host).
     public static func applications(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil,
-        deliveries: [any ReminderDelivery] = [], pairing: PairingCodes = PairingCodes(),
+        deliveries: [any ReminderDelivery] = [], push: PushOptions = PushOptions(), pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
         let hub = EventHub()
-        let engine = ReminderEngine(environment: environment, deliveries: [hub] + deliveries)
-        let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute)
+        let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push)
+        let engine = ReminderEngine(channels: channels)
+        let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)
         let governor = ConnectionGovernor(limits: limits)
         var server = HTTPServerBuilder.guardedHTTP1(governor)
         var services: [any Service] = []
@@ -82,11 +85,11 @@ public enum DoseTapServer {
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
-        pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+        push: PushOptions = PushOptions(), pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(
-            environment: environment, listener: listener, linkHost: linkHost, deliveries: deliveries, pairing: pairing,
+            environment: environment, listener: listener, linkHost: linkHost, deliveries: deliveries, push: push, pairing: pairing,
             requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning)
         let group = ServiceGroup(
             configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "dosetap")))

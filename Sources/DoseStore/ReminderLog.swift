@@ -12,6 +12,11 @@ public struct DueReminders: Sendable {
     public var missed: [Reminder]
     /// Tonight's revision (`StatusSnapshot.revision`), read in the same transaction.
     public var revision: Int = 0
+    /// The settings in force (where an escalation goes).
+    public var settings: DoseSettings?
+    /// The night's Dose 1 and zone (what an escalation tells the contact).
+    public var dose1At: Date?
+    public var timeZone: TimeZone?
 }
 
 extension NightLedger {
@@ -28,7 +33,9 @@ extension NightLedger {
             let logged = Set(
                 try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
                     .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
-            var due = DueReminders(sessionID: session.id, fire: [], missed: [], revision: revision)
+            var due = DueReminders(
+                sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
+                timeZone: zone)
             let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
             for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"

@@ -12,14 +12,19 @@ import Testing
 
 @testable import DoseServer
 
-/// Records deliveries.
+/// Records deliveries, and logs each as accepted by a page (so the alarm log has something to show).
 final class Recorder: ReminderDelivery {
     private let notices = Mutex<[ReminderNotice]>([])
     private let changes = Mutex<[Int]>([])
-    func deliver(_ notice: ReminderNotice) async { notices.withLock { $0.append(notice) } }
+    let audience: ReminderAudience
+    init(audience: ReminderAudience = .sleeper) { self.audience = audience }
+    func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        notices.withLock { $0.append(notice) }
+        log.record(notice, channel: audience == .sleeper ? .page : .ntfy, target: "recorder", attempt: 1, outcome: .accepted, started: .now)
+    }
     func statusChanged(revision: Int) async { changes.withLock { $0.append(revision) } }
     var revisions: [Int] { changes.withLock { $0 } }
-    var kinds: [ReminderKind] { notices.withLock { $0.map(\.kind) } }
+    var kinds: [ReminderKind] { notices.withLock { $0.compactMap(\.kind) } }
     var all: [ReminderNotice] { notices.withLock { $0 } }
 }
 
@@ -191,7 +196,9 @@ struct ReminderEngineTests {
         let hub = EventHub()
         let (_, stream) = await hub.subscribe()
         #expect(await hub.count == 1)
-        await hub.deliver(ReminderNotice(kind: .wakeAlarm, fireAt: WallClock.date(2026, 11, 22, 1, 15), sessionID: "s"))
+        let log = DeliveryLog(now: { WallClock.date(2026, 11, 22, 1, 15) }, persist: { _ in })
+        await hub.deliver(ReminderNotice(kind: .wakeAlarm, fireAt: WallClock.date(2026, 11, 22, 1, 15), sessionID: "s"), log: log)
+        #expect(log.all.map(\.outcome) == [.accepted] && log.all.first?.target == "1 open page")
         var iterator = stream.makeAsyncIterator()
         let frame = await iterator.next()
         #expect(frame?.hasPrefix("event: reminder\ndata: {") == true)

@@ -1,5 +1,5 @@
 import Crypto
-import DoseServer
+import DoseApp
 import Foundation
 import Testing
 

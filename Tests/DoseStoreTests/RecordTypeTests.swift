@@ -24,6 +24,19 @@ struct RecordTypeTests {
         #expect(Set(AuditAction.allCases.map(\.rawValue)) == (try Self.allowed("action", in: "audit_log")))
     }
 
+    @Test(
+        "the alarm tables take exactly the surfaces, channels, outcomes, audiences and roles the code names",
+        arguments: [
+            ("surface", "alarm_acknowledgements", AlarmSurface.allCases.map(\.rawValue)),
+            ("channel", "alarm_deliveries", AlarmChannel.allCases.map(\.rawValue)),
+            ("outcome", "alarm_deliveries", DeliveryOutcome.allCases.map(\.rawValue)),
+            ("audience", "alarm_deliveries", [ReminderAudience.sleeper.rawValue, ReminderAudience.contact.rawValue]),
+            ("role", "push_subscriptions", PushRole.allCases.map(\.rawValue)),
+        ])
+    func alarmValues(column: String, table: String, named: [String]) throws {
+        #expect(Set(named) == (try Self.allowed(column, in: table)))
+    }
+
     @Test("history categories are the doses, the check-in and the sleep-event categories the schema knows")
     func historyCategories() throws {
         let sleep = try Self.allowed("category", in: "sleep_events")

@@ -254,7 +254,7 @@ extension DoseSettings {
             }
             copy.escalationMinutes = minutes
         case .escalationContact:
-            guard text.isEmpty || Self.isContactURL(text) else {
+            guard rawValue.count <= 500, text.isEmpty || Self.isContactURL(text) else {
                 throw invalid("an http(s) URL with a host, such as an ntfy topic https://ntfy.sh/partner-topic or a webhook, or empty for none")
             }
             copy.escalationContact = text

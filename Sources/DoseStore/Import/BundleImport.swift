@@ -263,7 +263,19 @@ enum BundleFormats {
     /// Rewrites a bundle's files from schema `key` to `key + 1`. Never edit a step once released.
     static let upgrades: [Int: @Sendable (inout [String: String]) throws -> Void] = [
         // v5 added the server's run log (`server_runs`), which bundles do not carry: the files are unchanged.
-        4: { _ in }
+        4: { _ in },
+        // v6 added Web Push subscriptions and the alarm log, which bundles do not carry, and five alarm settings, which
+        // settings.json lists among the settings in effect with their defaults.
+        5: { files in
+            guard let text = files["settings.json"], var settings = try? JSONDecoder().decode(BundleSettingsFile.self, from: Data(text.utf8)),
+                settings.effective != nil
+            else { return }
+            let defaults = DoseSettings(timeZoneID: "UTC")
+            for key in [SettingKey.wakeAlarmRefireMinutes, .escalationEnabled, .escalationMinutes, .escalationContact, .escalationContactFormat] {
+                if settings.effective?[key.rawValue] == nil { settings.effective?[key.rawValue] = try defaults.value(of: key.rawValue) }
+            }
+            files["settings.json"] = try BundleFiles.json(settings)
+        },
     ]
 
     static func upgrade(_ files: inout [String: String], from version: Int) throws {

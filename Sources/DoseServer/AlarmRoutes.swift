@@ -1,0 +1,76 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import Hummingbird
+
+/// The alarm routes: Web Push subscriptions, "I'm up", a night's alarm log and the test alarm.
+struct AlarmRoutes {
+    let environment: AppEnvironment
+    let channels: AlarmChannels
+
+    func register(on router: Router<DoseRequestContext>) {
+        let v1 = router.group("v1")
+        v1.get("push/subscriptions") { _, _ in try subscriptions() }
+        v1.post("push/subscriptions") { request, context in try await subscribe(request, context) }
+        v1.delete("push/subscriptions") { request, _ in try await unsubscribe(request) }
+        v1.post("alarm/ack") { request, context in try await acknowledge(request, context) }
+        v1.post("alarm/test") { request, _ in try await test(request) }
+        v1.get("alarm/log") { request, _ in try log(request) }
+    }
+
+    func subscriptions() throws -> Response {
+        let alarms = environment.useCases().alarms
+        let listed = try alarms.subscriptions().map { PushSubscriptionResponse($0.subscription, deviceName: $0.deviceName) }
+        return Reply.json(JSONValue(response: PushSubscriptionsResponse(vapidPublicKey: try alarms.vapid().publicKey, subscriptions: listed)))
+    }
+
+    func subscribe(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let subscription = try PushSubscriptionBody.subscription(try await JSONBody.read(request))
+        guard let device = context.device else { throw DoseError.deviceNotRegistered }
+        let saved = try environment.useCases().alarms.subscribe(subscription, device: device.id)
+        return Reply.json(JSONValue(response: PushSubscriptionResponse(saved, deviceName: device.name)), status: .created)
+    }
+
+    func unsubscribe(_ request: Request) async throws -> Response {
+        let endpoint = try PushSubscriptionBody.endpointToRemove(try await JSONBody.read(request))
+        let alarms = environment.useCases().alarms
+        let name = try alarms.subscriptions().first { $0.subscription.endpoint == endpoint }?.deviceName ?? ""
+        let removed = try alarms.unsubscribe(endpoint)
+        return Reply.json(JSONValue(dictionaryLiteral: ("removed", JSONValue(response: PushSubscriptionResponse(removed, deviceName: name)))))
+    }
+
+    func acknowledge(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        // `{}` or `{"via": "push"}` (a notification's own "I'm up", posted by the service worker).
+        let body = try await JSONBody.read(request).only(["via"])
+        let via = try body.string("via")
+        guard via == nil || via == "push" else {
+            throw DoseError.invalidInput(field: "via", problem: "'\(via ?? "")' is not a surface", allowed: "push, or leave it out")
+        }
+        let surface: AlarmSurface = via == "push" ? .push : context.viaCookie ? .page : .api
+        return Reply.json(JSONValue(response: try environment.useCases().alarms.acknowledge(from: surface)))
+    }
+
+    func test(_ request: Request) async throws -> Response {
+        _ = try await JSONBody.read(request).only([])
+        return Reply.json(JSONValue(response: await channels.test()))
+    }
+
+    func log(_ request: Request) throws -> Response {
+        let app = environment.useCases()
+        if let text = request.uri.queryParameters["date"] {
+            let date = try APIRoutes.date(String(text), field: "date")
+            let nights = try app.records.nights(on: date)
+            guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+            let zone = try app.settings.zone()
+            let logs = try nights.map { AlarmLogResponse(try app.alarms.log(session: $0.session.id), sessionID: $0.session.id, zone: zone) }
+            return Reply.json(JSONValue(response: AlarmLogsResponse(nights: logs)))
+        }
+        let snapshot = try app.night.status()
+        guard let session = snapshot.session else {
+            throw DoseError.notFound(what: "An open night (ask for one with ?date=YYYY-MM-DD)")
+        }
+        let log = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)
+        return Reply.json(JSONValue(response: AlarmLogsResponse(nights: [log])))
+    }
+}

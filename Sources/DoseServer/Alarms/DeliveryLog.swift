@@ -1,0 +1,68 @@
+public import DoseApp
+public import DoseCore
+public import DoseStore
+public import Foundation
+import Synchronization
+
+/// Collects the attempts of one round of deliveries and writes each to the database as it happens, so a crash
+/// mid-retry keeps what was tried.
+public final class DeliveryLog: Sendable {
+    private let attempts = Mutex<[AlarmDeliveryRecord]>([])
+    private let persist: @Sendable (AlarmDeliveryRecord) -> Void
+    let now: @Sendable () -> Date
+
+    /// A log that hands each attempt to `persist`.
+    public init(now: @escaping @Sendable () -> Date, persist: @escaping @Sendable (AlarmDeliveryRecord) -> Void) {
+        self.now = now
+        self.persist = persist
+    }
+
+    /// A log that records into the environment's database.
+    public convenience init(recordingTo environment: AppEnvironment) {
+        self.init(now: environment.now) { attempt in try? environment.useCases().alarms.record(attempt) }
+    }
+
+    /// Records one attempt; `started` is when it began, on the monotonic clock.
+    public func record(
+        _ notice: ReminderNotice, channel: AlarmChannel, target: String, attempt: Int, outcome: DeliveryOutcome, httpStatus: Int? = nil,
+        detail: String? = nil, started: ContinuousClock.Instant
+    ) {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Int(elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000)
+        let row = AlarmDeliveryRecord(
+            sessionID: notice.sessionID.isEmpty ? nil : notice.sessionID, kind: notice.name, fireAt: notice.fireAt, channel: channel,
+            audience: notice.audience, target: target, attempt: attempt, outcome: outcome, httpStatus: httpStatus, detail: detail,
+            durationMilliseconds: max(0, milliseconds), at: now())
+        attempts.withLock { $0.append(row) }
+        persist(row)
+    }
+
+    /// Every attempt so far, in the order they ended.
+    public var all: [AlarmDeliveryRecord] { attempts.withLock { $0 } }
+}
+
+/// When to try a failed delivery again: after each delay of `backoff` in turn (or the service's `Retry-After`),
+/// and never once the notice has stopped being useful.
+public struct RetryPolicy: Sendable {
+    public var backoff: [Duration]
+    /// The longest `Retry-After` obeyed; a longer one is cut to this.
+    public var longestWait: Duration = .seconds(120)
+    let sleep: @Sendable (Duration) async throws -> Void
+
+    public init(backoff: [Duration], sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+        self.backoff = backoff
+        self.sleep = sleep
+    }
+
+    /// The wait before attempt `attempt + 1`, or nil when there is none to make.
+    public func delay(after attempt: Int, retryAfterSeconds: Int?, now: Date, usefulUntil: Date) -> Duration? {
+        guard attempt <= backoff.count else { return nil }
+        let wait = retryAfterSeconds.map { min(Duration.seconds(max(0, $0)), longestWait) } ?? backoff[attempt - 1]
+        let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+        guard now.addingTimeInterval(seconds) < usefulUntil else { return nil }
+        return wait
+    }
+
+    /// Waits; false when the wait was cancelled (the server is stopping).
+    func wait(_ delay: Duration) async -> Bool { (try? await sleep(delay)) != nil }
+}

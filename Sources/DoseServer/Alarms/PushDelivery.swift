@@ -1,0 +1,117 @@
+public import AsyncHTTPClient
+public import DoseApp
+public import DoseCore
+public import DoseStore
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// How Web Push requests are made: the HTTP client, the VAPID contact, and the retries.
+public struct PushOptions: Sendable {
+    public var client: HTTPClient
+    /// The VAPID `sub` claim (`mailto:` or `https:`).
+    public var subject: String
+    public var retries: RetryPolicy
+
+    public init(
+        client: HTTPClient = .shared, subject: String = VAPID.defaultSubject,
+        backoff: [Duration] = [.seconds(2), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300)],
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.client = client
+        self.subject = subject
+        retries = RetryPolicy(backoff: backoff, sleep: sleep)
+    }
+}
+
+/// Web Push (RFC 8030) to every subscription of one role: each notice encrypted for each browser (RFC 8291), signed
+/// with the server's VAPID key (RFC 8292), with `TTL` set to the seconds it stays useful, `Urgency: high` and a
+/// `Topic`, retried with backoff while it is useful. A 404 or 410 removes the subscription.
+public struct PushDelivery: ReminderDelivery {
+    let environment: AppEnvironment
+    let role: PushRole
+    let options: PushOptions
+    let logger = Logger(label: "dosetap.push")
+
+    public init(environment: AppEnvironment, role: PushRole, options: PushOptions) {
+        self.environment = environment
+        self.role = role
+        self.options = options
+    }
+
+    public var audience: ReminderAudience { role == .alarm ? .sleeper : .contact }
+
+    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let app = environment.useCases()
+        guard let subscriptions = try? app.alarms.subscriptions(role: role), !subscriptions.isEmpty else { return }
+        guard let vapid = try? app.alarms.vapid(subject: options.subject) else {
+            logger.error("the VAPID key could not be read; no push was sent")
+            return
+        }
+        let payload = Data(notice.pushPayload.rendered().utf8)
+        var seen: [String: Int] = [:]
+        await withTaskGroup(of: Void.self) { group in
+            for (subscription, device) in subscriptions {
+                // A device with two subscriptions (two browsers on one token) shows as "phone", "phone #2".
+                seen[device, default: 0] += 1
+                let target = seen[device] == 1 ? device : "\(device) #\(seen[device] ?? 0)"
+                group.addTask { await send(payload, notice, to: subscription, device: target, vapid: vapid, log: log) }
+            }
+        }
+    }
+
+    func send(_ payload: Data, _ notice: ReminderNotice, to subscription: PushSubscriptionRecord, device: String, vapid: VAPID, log: DeliveryLog) async {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let started = ContinuousClock.now
+            let now = log.now()
+            func record(_ outcome: DeliveryOutcome, _ status: Int?, _ detail: String?) {
+                log.record(notice, channel: .push, target: device, attempt: attempt, outcome: outcome, httpStatus: status, detail: detail, started: started)
+            }
+            let ttl = Int(notice.usefulUntil.timeIntervalSince(now).rounded(.down))
+            guard ttl > 0 else { return record(.failed, nil, "it stopped being useful before it could be delivered") }
+            var status: Int?
+            var retryAfter: Int?
+            do {
+                guard let endpoint = URL(string: subscription.endpoint), let key = Base64URL.decode(subscription.p256dh),
+                    let auth = Base64URL.decode(subscription.auth)
+                else { return record(.failed, nil, "the subscription is damaged; subscribe again") }
+                var request = HTTPClientRequest(url: subscription.endpoint)
+                request.method = .POST
+                request.headers.add(name: "TTL", value: String(ttl))
+                request.headers.add(name: "Urgency", value: "high")
+                request.headers.add(name: "Topic", value: notice.topic)
+                request.headers.add(name: "Content-Encoding", value: "aes128gcm")
+                request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: now))
+                request.body = .bytes(ByteBuffer(bytes: try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)))
+                let response = try await options.client.execute(request, timeout: .seconds(10))
+                status = Int(response.status.code)
+                retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+            } catch let error as WebPushError {
+                return record(.failed, nil, error.description)
+            } catch {
+                logger.warning("push delivery failed", metadata: ["attempt": "\(attempt)", "device": "\(device)"])
+            }
+            switch status {
+            case let code? where (200..<300).contains(code):
+                return record(.accepted, code, nil)
+            case 404?, 410?:
+                // The browser unsubscribed, or the subscription expired: it will never take a push again.
+                try? environment.useCases().alarms.forget(endpoint: subscription.endpoint)
+                return record(.removed, status, "the push service says this subscription is gone; it was removed")
+            case nil, 429?, (500...599)?:
+                let detail = status.map { "HTTP \($0)" } ?? "could not reach the push service"
+                guard let delay = options.retries.delay(after: attempt, retryAfterSeconds: retryAfter, now: log.now(), usefulUntil: notice.usefulUntil)
+                else { return record(.failed, status, detail) }
+                record(.retrying, status, detail)
+                guard await options.retries.wait(delay) else { return }
+            case let code?:
+                return record(.failed, code, "the push service refused it (HTTP \(code))")
+            }
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import AsyncHTTPClient
+public import DoseApp
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// Somewhere a notice goes: open pages, Web Push, a webhook, a local command.
+public protocol ReminderDelivery: Sendable {
+    /// Whose notices it carries: the sleeper's reminders, or the escalation contact's notice.
+    var audience: ReminderAudience { get }
+    /// Delivers one notice, recording every attempt in `log`.
+    func deliver(_ notice: ReminderNotice, log: DeliveryLog) async
+    /// Tonight changed (from any surface: a page, the API, the CLI, a link).
+    func statusChanged(revision: Int) async
+}
+
+extension ReminderDelivery {
+    public var audience: ReminderAudience { .sleeper }
+    public func statusChanged(revision: Int) async {}
+}
+
+/// Every channel of a notice: the configured ones of its audience, Web Push subscriptions of its role, and for the
+/// escalation contact the ntfy topic or webhook of the settings.
+public struct AlarmChannels: Sendable {
+    let environment: AppEnvironment
+    /// Configured at start (pages, `--webhook`, `--on-reminder`).
+    let configured: [any ReminderDelivery]
+    /// Web Push; nil sends none (tests of other channels).
+    let push: PushOptions?
+
+    public init(environment: AppEnvironment, configured: [any ReminderDelivery], push: PushOptions?) {
+        self.environment = environment
+        self.configured = configured
+        self.push = push
+    }
+
+    /// The channels a notice for `audience` goes out on, under `settings`.
+    public func channels(for audience: ReminderAudience, settings: DoseSettings?) -> [any ReminderDelivery] {
+        var channels = configured.filter { $0.audience == audience }
+        if let push { channels.append(PushDelivery(environment: environment, role: audience == .sleeper ? .alarm : .contact, options: push)) }
+        if audience == .contact, let settings, !settings.escalationContact.isEmpty {
+            let format = WebhookDelivery.Format(rawValue: settings.escalationContactFormat) ?? .ntfy
+            channels.append(WebhookDelivery(url: settings.escalationContact, format: format, audience: .contact, client: push?.client ?? .shared))
+        }
+        return channels
+    }
+
+    /// Delivers notices in order, each on all its channels at once; returns when every attempt has ended.
+    func deliver(_ notices: [ReminderNotice], settings: DoseSettings?, log: DeliveryLog) async {
+        for notice in notices {
+            await withTaskGroup(of: Void.self) { group in
+                for channel in channels(for: notice.audience, settings: settings) { group.addTask { await channel.deliver(notice, log: log) } }
+            }
+        }
+    }
+
+    /// Sends a test notice on every channel, the escalation contact's included, and reports each attempt.
+    public func test() async -> AlarmTestResponse {
+        let now = environment.now()
+        let settings = try? environment.useCases().settings.current()
+        let log = DeliveryLog(recordingTo: environment)
+        let contact = ReminderNotice.test(for: .contact, at: now)
+        let contactChannels = channels(for: .contact, settings: settings)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await deliver([ReminderNotice.test(for: .sleeper, at: now)], settings: settings, log: log) }
+            for channel in contactChannels { group.addTask { await channel.deliver(contact, log: log) } }
+        }
+        return AlarmTestResponse(sentAt: now, attempts: log.all)
+    }
+}
+
+/// Fires the reminder plan of SPEC §3.4 for the open night: at most once per reminder (logged in the database, so a
+/// restart does not repeat one), with reminders missed while the server was down logged as missed, not fired late.
+public actor ReminderEngine {
+    let environment: AppEnvironment
+    let channels: AlarmChannels
+    /// The latest notices delivered, newest last (for status pages and tests): a few nights' worth, never more, so a
+    /// server that runs for years holds no more than one that started tonight.
+    public private(set) var delivered: [ReminderNotice] = []
+    /// How many notices `delivered` keeps (a night has about 15).
+    public static let deliveredLimit = 64
+    /// Where action links point, e.g. `http://192.168.1.20:8080`; nil sends reminders without absolute links (push
+    /// notifications still get theirs, relative to the page that subscribed).
+    public private(set) var linkBase: String?
+    private var lastRevision: Int?
+    private var inFlight: [UUID: Task<Void, Never>] = [:]
+
+    /// An engine over the configured deliveries; `push` nil sends no Web Push.
+    public init(environment: AppEnvironment, deliveries: [any ReminderDelivery], push: PushOptions? = nil, linkBase: String? = nil) {
+        self.init(channels: AlarmChannels(environment: environment, configured: deliveries, push: push), linkBase: linkBase)
+    }
+
+    /// An engine over its channels.
+    public init(channels: AlarmChannels, linkBase: String? = nil) {
+        environment = channels.environment
+        self.channels = channels
+        self.linkBase = linkBase
+    }
+
+    /// Sets the address links point to (known once the server is listening).
+    public func setLinkBase(_ base: String) { linkBase = base }
+
+    /// Checks the plan once and delivers what came due, in time order. With `waitForDeliveries` false (the running
+    /// server), deliveries and their retries go on in the background, so a slow push service never delays the next
+    /// reminder; tests wait for them.
+    @discardableResult
+    public func tick(waitForDeliveries: Bool = true) async throws -> DueReminders {
+        let app = environment.useCases()
+        let due = try app.reminders.takeDue()
+        var notices: [ReminderNotice] = []
+        for reminder in due.fire.sorted(by: { ($0.fireAt, $0.kind.urgency) < ($1.fireAt, $1.kind.urgency) }) {
+            let notice = try notice(for: reminder, due: due, app: app)
+            notices.append(notice)
+            delivered.append(notice)
+            if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
+        }
+        if !notices.isEmpty {
+            let channels = self.channels
+            let log = DeliveryLog(recordingTo: environment)
+            let settings = due.settings
+            let id = UUID()
+            let job = Task { [notices] in
+                await channels.deliver(notices, settings: settings, log: log)
+                await self.finished(id)
+            }
+            inFlight[id] = job
+            if waitForDeliveries { await job.value }
+        }
+        if let lastRevision, lastRevision != due.revision {
+            for delivery in channels.configured { await delivery.statusChanged(revision: due.revision) }
+        }
+        lastRevision = due.revision
+        return due
+    }
+
+    private func finished(_ id: UUID) { inFlight[id] = nil }
+
+    /// Deliveries still under way (retries waiting).
+    public var deliveriesInFlight: Int { inFlight.count }
+
+    func notice(for reminder: Reminder, due: DueReminders, app: UseCases) throws -> ReminderNotice {
+        let sessionID = due.sessionID?.rawValue ?? ""
+        var tokens: [ActionLink.Action: String] = [:]
+        if reminder.kind.audience == .sleeper, !sessionID.isEmpty {
+            let signer = try app.reminders.signer()
+            let expiresAt = max(reminder.fireAt, app.clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
+            for action in ActionLink.Action.allCases {
+                let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce(app.clock.random))
+                tokens[action] = signer.token(for: link)
+            }
+        }
+        var message = reminder.kind.message
+        if reminder.kind == .escalation, let dose1 = due.dose1At, let zone = due.timeZone {
+            let closes = DoseWindow.closes(after: dose1)
+            message =
+                "DoseTap: Dose 2 has not been taken. Dose 1 was at \(LocalClock.hourMinute(dose1, in: zone)); the window closes at "
+                + "\(LocalClock.hourMinute(closes, in: zone)). Please wake them; they decide about the dose."
+        }
+        return ReminderNotice(
+            kind: reminder.kind, fireAt: reminder.fireAt, usefulUntil: reminder.usefulUntil, sessionID: sessionID, message: message, tokens: tokens,
+            linkBase: linkBase)
+    }
+
+    /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock. With a server
+    /// run id it also records, every 30 seconds, that the server is alive, so a later run can tell when it was down.
+    public func run(
+        every interval: Duration = .seconds(1), heartbeat run: String? = nil,
+        sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) async {
+        var lastHeartbeat = environment.now()
+        while !Task.isCancelled {
+            // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.
+            _ = try? await tick(waitForDeliveries: false)
+            if let run, environment.now().timeIntervalSince(lastHeartbeat) >= ServerRuns.heartbeatInterval {
+                lastHeartbeat = environment.now()
+                try? environment.useCases().reminders.serverAlive(run)
+            }
+            do { try await sleep(interval) } catch { return }
+        }
+    }
+}
+
+/// Server-sent events to every open page.
+public actor EventHub: ReminderDelivery {
+    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+
+    public init() {}
+
+    /// A new subscriber's stream of `data:` frames.
+    public func subscribe() -> (UUID, AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return (id, stream)
+    }
+
+    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.finish() }
+
+    /// Sends a notice (or a status change) to every subscriber.
+    public func broadcast(_ json: JSONValue, event: String) {
+        let frame = "event: \(event)\ndata: \(json.rendered())\n\n"
+        for continuation in subscribers.values { continuation.yield(frame) }
+    }
+
+    public var count: Int { subscribers.count }
+
+    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let started = ContinuousClock.now
+        broadcast(notice.json, event: "reminder")
+        let pages = subscribers.count
+        log.record(
+            notice, channel: .page, target: pages == 1 ? "1 open page" : "\(pages) open pages", attempt: 1, outcome: pages > 0 ? .accepted : .none,
+            started: started)
+    }
+
+    public func statusChanged(revision: Int) async { broadcast(["type": "status", "revision": .string(String(revision))], event: "status") }
+}
+
+/// Runs a local command for each reminder, with the reminder in its environment (never on a shell command line).
+public struct CommandDelivery: ReminderDelivery {
+    public let executable: String
+    public let arguments: [String]
+
+    public init(command: String) {
+        let parts = command.split(separator: " ").map(String.init)
+        executable = parts.first ?? command
+        arguments = Array(parts.dropFirst())
+    }
+
+    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let started = ContinuousClock.now
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DOSETAP_REMINDER_KIND"] = notice.name
+        environment["DOSETAP_REMINDER_MESSAGE"] = notice.message
+        environment["DOSETAP_REMINDER_FIRE_AT"] = ISO8601.string(notice.fireAt)
+        environment["DOSETAP_REMINDER_RINGS"] = notice.rings ? "1" : "0"
+        for (action, url) in notice.links { environment["DOSETAP_REMINDER_\(action.rawValue.uppercased())_URL"] = url }
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let target = URL(fileURLWithPath: executable).lastPathComponent
+        do {
+            try process.run()
+            log.record(notice, channel: .command, target: target, attempt: 1, outcome: .accepted, started: started)
+        } catch {
+            log.record(notice, channel: .command, target: target, attempt: 1, outcome: .failed, detail: "it could not be started", started: started)
+        }
+    }
+}

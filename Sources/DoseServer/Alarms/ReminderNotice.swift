@@ -1,0 +1,97 @@
+public import DoseApp
+public import DoseCore
+public import Foundation
+
+/// One notice as it is delivered: a reminder of the plan, or a test alarm.
+public struct ReminderNotice: Sendable, Hashable {
+    /// The reminder; nil for a test alarm.
+    public var kind: ReminderKind?
+    public var fireAt: Date
+    /// After this the notice is no use (push services may drop it; retries stop).
+    public var usefulUntil: Date
+    /// The night; empty for a test alarm.
+    public var sessionID: String
+    /// Who it is for.
+    public var audience: ReminderAudience
+    /// The words shown and spoken.
+    public var message: String
+    /// Signed one-time action link tokens (`/a/TOKEN`), for the sleeper's reminders only.
+    public var tokens: [ActionLink.Action: String]
+    /// Where links point (e.g. `http://192.168.1.20:8080`), when the server knows its address.
+    public var linkBase: String?
+
+    /// A reminder of the plan.
+    public init(
+        kind: ReminderKind, fireAt: Date, usefulUntil: Date? = nil, sessionID: String, message: String? = nil,
+        tokens: [ActionLink.Action: String] = [:], linkBase: String? = nil
+    ) {
+        self.kind = kind
+        self.fireAt = fireAt
+        self.usefulUntil = usefulUntil ?? fireAt.addingTimeInterval(ReminderPlan.deliveryGrace)
+        self.sessionID = sessionID
+        audience = kind.audience
+        self.message = message ?? kind.message
+        // A contact's notice never carries an action that could take a dose.
+        self.tokens = kind.audience == .contact ? [:] : tokens
+        self.linkBase = linkBase
+    }
+
+    /// A test alarm for one audience. It is useful for a minute: a test that cannot get through by then has its
+    /// answer, and the person is waiting for it.
+    public static func test(for audience: ReminderAudience, at now: Date) -> ReminderNotice {
+        var notice = ReminderNotice(kind: .wakeAlarm, fireAt: now, sessionID: "")
+        notice.kind = nil
+        notice.audience = audience
+        notice.usefulUntil = now.addingTimeInterval(60)
+        notice.message =
+            audience == .sleeper
+            ? "DoseTap test alarm: this is how tonight's Dose 2 alarm will reach you."
+            : "DoseTap test: this is how you will be told if Dose 2 is still pending at the escalation point."
+        return notice
+    }
+
+    /// The kind's name on the wire and in the log: the reminder kind, or `test`.
+    public var name: String { kind?.rawValue ?? "test" }
+
+    /// Whether it should ring.
+    public var rings: Bool { kind?.rings ?? true }
+
+    /// The action links as absolute URLs (none without a link base).
+    public var links: [ActionLink.Action: String] {
+        guard let linkBase else { return [:] }
+        return tokens.mapValues { linkBase + "/a/" + $0 }
+    }
+
+    /// The push `Topic`: a newer notice of the same night replaces an older one still waiting at the push service.
+    public var topic: String {
+        if kind == nil { return "dosetap-test" }
+        if audience == .contact { return "dosetap-escalation" }
+        return "dosetap-night-" + String(sessionID.filter { $0.isLetter || $0.isNumber }.prefix(18))
+    }
+
+    /// The JSON body of server-sent events and webhooks.
+    public var json: JSONValue {
+        var body: JSONValue = [
+            "type": "reminder", "kind": .string(name), "message": .string(message), "rings": .bool(rings),
+            "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID), "audience": .string(audience.rawValue),
+        ]
+        let links = self.links
+        if !links.isEmpty { body["actions"] = .object(Dictionary(uniqueKeysWithValues: links.map { ($0.key.rawValue, JSONValue.string($0.value)) })) }
+        return body
+    }
+
+    /// What the service worker receives: the notification's title, body, tag and actions, links relative to the
+    /// server that sent them (the worker's own origin).
+    public var pushPayload: JSONValue {
+        let title =
+            kind == nil
+            ? "DoseTap — test alarm" : audience == .contact ? "DoseTap — please check on them" : kind?.rings == true ? "DoseTap — Dose 2" : "DoseTap"
+        let actions: [JSONValue] = ActionLink.Action.allCases.compactMap { action in
+            tokens[action].map { ["action": .string(action.rawValue), "title": .string(action.label), "url": .string("/a/" + $0)] }
+        }
+        return [
+            "title": .string(title), "body": .string(message), "tag": .string(topic), "kind": .string(name), "rings": .bool(rings),
+            "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID), "audience": .string(audience.rawValue), "actions": .array(actions),
+        ]
+    }
+}
