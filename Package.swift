@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "DoseCLITests",
             dependencies: [
-                "DoseApp", "DoseCLI", "dosetap", .product(name: "GRDB", package: "GRDB.swift"),
+                "DoseApp", "DoseCLI", "dosetap", "DoseTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),

@@ -105,6 +105,8 @@ def main():
     listing = {name: {"endpoint": "http://127.0.0.1:%d/push/%s" % (port, name), "expirationTime": None,
                       "keys": {"p256dh": b64u(s["public"]), "auth": b64u(s["auth"])}} for name, s in subscriptions.items()}
     print(json.dumps({"port": port, "subscriptions": listing}), flush=True)
+    # Ends with whoever started it: when its end of stdin closes (it exited, or crashed), so does this service.
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     server.serve_forever()
 
 

@@ -118,4 +118,47 @@ struct ReminderPlanTests {
     func nothingNext() throws {
         #expect(ReminderPlan.next(for: try Fixture.afterDose1(), settings: Fixture.settings(), after: Fixture.minutes(240.01)) == nil)
     }
+
+    @Test(
+        "the wake alarm re-fires N minutes after it rang unless an answer came in [alarm, alarm + N)",
+        arguments: [
+            (3, nil, true), (3, 0.0, false), (3, 2.99, false), (3, 3.0, true), (3, -0.01, true), (1, 0.5, false), (10, 9.9, false), (10, 10.0, true),
+        ] as [(Int, Double?, Bool)])
+    func refire(minutes: Int, answeredAfter: Double?, refires: Bool) throws {
+        let settings = try Fixture.settings().setting("wake_alarm_refire_minutes", to: String(minutes))
+        let wake = Fixture.minutes(165)
+        let answers = answeredAfter.map { [wake.addingTimeInterval($0 * 60)] } ?? []
+        let plan = ReminderPlan.plan(for: try Fixture.afterDose1(settings: settings), settings: settings, acknowledgedAt: answers)
+        let refire = plan.first { $0.kind == .wakeAlarmRefire }
+        #expect((refire != nil) == refires)
+        if refires { #expect(refire?.fireAt == Fixture.minutes(165 + Double(minutes)) && refire?.usefulUntil == Fixture.minutes(240)) }
+    }
+
+    @Test("a person's event recorded after the alarm answers it as I'm up does; a system event does not")
+    func eventsAnswer() throws {
+        let settings = try Fixture.settings().setting("wake_alarm_refire_minutes", to: "5")
+        let logged = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.log(event: "bathroom"), Fixture.minutes(166))]))
+        #expect(!ReminderPlan.plan(for: logged, settings: settings).contains { $0.kind == .wakeAlarmRefire })
+        var system = logged
+        system.events[1].source = EventSource.system
+        #expect(ReminderPlan.plan(for: system, settings: settings).contains { $0.kind == .wakeAlarmRefire })
+    }
+
+    @Test(
+        "escalation: at the chosen point, never before the wake alarm, only when enabled, for the contact alone",
+        arguments: [(false, 225, 165, nil), (true, 225, 165, 225.0), (true, 150, 165, 165), (true, 200, 210, 210), (true, 235, 225, 235)]
+            as [(Bool, Int, Int, Double?)])
+    func escalation(enabled: Bool, point: Int, target: Int, expected: Double?) throws {
+        let settings = try Fixture.settings().setting("escalation_enabled", to: String(enabled)).setting("escalation_minutes", to: String(point))
+            .setting("target_interval", to: String(target))
+        let plan = ReminderPlan.plan(for: try Fixture.afterDose1(settings: settings), settings: settings)
+        let escalation = plan.filter { $0.kind == .escalation }
+        #expect(escalation.map(\.fireAt) == (expected.map { [Fixture.minutes($0)] } ?? []))
+        #expect(escalation.allSatisfy { $0.kind.audience == .contact && ReminderPlan.stillRings($0, at: Fixture.minutes(239.9)) })
+        #expect(escalation.allSatisfy { !ReminderPlan.stillRings($0, at: Fixture.minutes(240)) })
+        // The sleeper's plan at the same instant keeps its own reminder.
+        let plain = try Fixture.settings().setting("target_interval", to: String(target))
+        let sleeperOnly = ReminderPlan.plan(for: try Fixture.afterDose1(settings: plain), settings: plain)
+        #expect(plan.filter { $0.kind.audience == .sleeper } == sleeperOnly)
+    }
 }

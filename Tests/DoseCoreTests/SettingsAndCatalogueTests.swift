@@ -11,6 +11,11 @@ struct SettingsTests {
         ("prep_time", "17:30", "17:30"), ("sleep_start", "9:05", "09:05"), ("wake_time", "06:45", "06:45"),
         ("missed_checkin_cutoff_hours", "1", "1"), ("missed_checkin_cutoff_hours", "12", "12"),
         ("reminders_enabled", "no", "false"), ("cooldown.bathroom", "0", "0"), ("cooldown.wake_final", "3600", "3600"),
+        ("wake_alarm_refire_minutes", "0", "0"), ("wake_alarm_refire_minutes", "1", "1"), ("wake_alarm_refire_minutes", "10", "10"),
+        ("escalation_enabled", "on", "true"), ("escalation_minutes", "150", "150"), ("escalation_minutes", "235", "235"),
+        ("escalation_contact", "https://ntfy.sh/partner-topic", "https://ntfy.sh/partner-topic"),
+        ("escalation_contact", "http://192.168.1.5:8080/hook", "http://192.168.1.5:8080/hook"), ("escalation_contact", "", ""),
+        ("escalation_contact_format", "json", "json"),
     ]
 
     @Test("valid values are stored and read back normalised", arguments: accepted)
@@ -25,6 +30,10 @@ struct SettingsTests {
         ("undo_window_seconds", "0"), ("time_zone", "Mars/Olympus"), ("time_zone", "EST5"), ("prep_time", "24:00"),
         ("prep_time", "1800"), ("wake_time", "7:5"), ("missed_checkin_cutoff_hours", "0"), ("missed_checkin_cutoff_hours", "13"),
         ("cooldown.bathroom", "-1"), ("cooldown.bathroom", "3601"), ("cooldown.unicorn", "10"), ("colour", "red"),
+        ("wake_alarm_refire_minutes", "-1"), ("wake_alarm_refire_minutes", "11"), ("escalation_enabled", "sometimes"),
+        ("escalation_minutes", "149"), ("escalation_minutes", "236"), ("escalation_minutes", "240"), ("escalation_contact", "ntfy.sh/topic"),
+        ("escalation_contact", "ftp://example.org/x"), ("escalation_contact", "https://user:pw@example.org/x"), ("escalation_contact", "https:///nohost"),
+        ("escalation_contact", "https://example.org/" + String(repeating: "a", count: 500)), ("escalation_contact_format", "xml"),
     ]
 
     @Test("invalid values are refused naming the key and what is allowed, never reset", arguments: refused)
