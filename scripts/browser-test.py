@@ -8,7 +8,7 @@ same minute by scanning the QR code on Settings (zbar); screenshots every page a
 on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
 Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
-import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile
+import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -304,6 +304,181 @@ def https_phone(binary, work, out):
         process.wait(10)
 
 
+def free_port():
+    import socket
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class DevTools:
+    """Chromium's DevTools protocol over its own websocket (selenium's execute_cdp_cmd cannot read events, nor reach
+    the service worker's target)."""
+
+    def __init__(self, driver):
+        import urllib.request, websocket
+        address = driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+        self.browser = websocket.create_connection(json.load(urllib.request.urlopen(f"http://{address}/json/version"))["webSocketDebuggerUrl"], suppress_origin=True)
+        self.next = 0
+
+    def send(self, method, params=None, session=None, wait_for=None):
+        """Sends a command; returns its result, or with `wait_for` the first event of that name (its params)."""
+        self.next += 1
+        message = {"id": self.next, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        self.browser.send(json.dumps(message))
+        result = None
+        for _ in range(500):
+            answer = json.loads(self.browser.recv())
+            if wait_for and answer.get("method") == wait_for:
+                return answer["params"]
+            if answer.get("id") == self.next:
+                result = answer.get("result", answer.get("error"))
+                if not wait_for:
+                    return result
+        return result
+
+    def worker_session(self):
+        """The running worker of the page's origin (an older, stopped version may still be listed)."""
+        for target in self.send("Target.getTargets")["targetInfos"]:
+            if target["type"] == "service_worker":
+                session = self.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})["sessionId"]
+                if self.in_worker(session, "self.registration.active === self.serviceWorker"):
+                    return session
+        return None
+
+    def in_worker(self, session, expression):
+        result = self.send("Runtime.evaluate", {"expression": expression, "awaitPromise": True, "returnByValue": True}, session=session)
+        return (result or {}).get("result", {}).get("value")
+
+
+def push_alarm(binary, work, out):
+    """Alarms that reach a closed app, in a real browser over HTTPS. The installed app asks to subscribe (headless
+    Chromium has no push service to reach, so it must say so in words, not hang); the push service stand-in
+    (scripts/push-service.py) subscribes through the API instead, receives the server's real wake-alarm push and
+    decrypts it with http_ece; that very payload is delivered to the app's service worker through DevTools
+    (ServiceWorker.deliverPushMessage), which shows a notification that stays, vibrates and carries its actions; the
+    worker's own click handler, run with the Snooze action, snoozes the night once, and the alarm log says so."""
+    database = os.path.join(work, "push.sqlite")
+    made = json.loads(subprocess.run([binary, "tls", "init", "localhost", "127.0.0.1", "--db", database, "--json"],
+                                     check=True, capture_output=True, text=True).stdout)
+    home = os.path.join(work, "push-home")
+    nss = os.path.join(home, ".pki", "nssdb")
+    os.makedirs(nss)
+    subprocess.run(["certutil", "-d", "sql:" + nss, "-N", "--empty-password"], check=True, capture_output=True)
+    subprocess.run(["certutil", "-d", "sql:" + nss, "-A", "-t", "C,,", "-n", "DoseTap local CA", "-i", made["ca_certificate"]], check=True, capture_output=True)
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+    subprocess.run([binary, "settings", "set", "wake_alarm_refire_minutes", "3", "--db", database], check=True, capture_output=True)
+    token = json.loads(subprocess.run([binary, "device", "add", "push stand-in", "--db", database, "--json"], check=True, capture_output=True, text=True).stdout)["token"]
+    log = os.path.join(work, "push-service.log")
+    service = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "push-service.py"), log, "phone="],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    subscription = json.loads(service.stdout.readline())["subscriptions"]["phone"]
+    port = free_port()
+    tls = ("--tls-cert", made["server_certificate"], "--tls-key", made["server_key"], "--port", str(port))
+    # 4 minutes before the wake alarm: nothing is due yet.
+    process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=161)).isoformat(), extra=tls)
+    previous = os.environ.get("HOME")
+    os.environ["HOME"] = home
+    try:
+        phone = browser()
+    finally:
+        os.environ["HOME"] = previous or ""
+    wait = patient(phone, 40)
+    try:
+        import ssl, urllib.request
+        base = f"https://127.0.0.1:{port}"
+        secure = ssl.create_default_context(cafile=made["ca_certificate"])
+        phone.get(info["pairing_url"])
+        controlled(phone, wait)
+        phone.execute_cdp_cmd("Browser.grantPermissions", {"origin": base, "permissions": ["notifications"]})
+        phone.get(base + "/settings#alarms")
+        subscribe = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-push-subscribe=alarm]")))
+        check(subscribe.text == "Get alarms on this phone", "Settings offers push alarms on this phone, over HTTPS")
+        subscribe.click()
+        status = phone.find_element(By.CSS_SELECTOR, "[data-push-status]")
+        wait.until(lambda d: status.text and status.text != "Asking this browser's push service…")
+        check("push service did not answer" in status.text or "will get tonight's alarms" in status.text,
+              f"subscribing ends in words, never a silent wait: {status.text!r}")
+        # The stand-in subscribes as any client with a device token may.
+        request = urllib.request.Request(base + "/v1/push/subscriptions", data=json.dumps(subscription).encode(), method="POST",
+                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        check(urllib.request.urlopen(request, context=secure).status == 201, "a push subscription is saved over the API")
+        phone.get(base + "/settings")
+        listed = [item.text for item in phone.find_elements(By.CSS_SELECTOR, "ul.devices li")]
+        check(any(text.startswith("push stand-in: alarms, by 127.0.0.1, since ") and text.endswith("Remove") for text in listed),
+              f"Settings lists the subscription, its device and a way to remove it: {listed}")
+        phone.find_element(By.CSS_SELECTOR, "form[action='/ui/alarm/test'] button").click()
+        report = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-test-report]"))).text
+        check("push → push stand-in: accepted" in report, f"the test alarm reports each channel: {report!r}")
+        check(phone.execute_script("const r = document.querySelector('[data-test-report]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight"),
+              "the report is scrolled into view")
+        audit(phone, "settings-alarms", out)
+
+        # The wake alarm: the server (restarted 30 s after it is due) pushes it to the stand-in, which decrypts it.
+        process.terminate(); process.wait(10)
+        process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=165, seconds=30)).isoformat(), extra=tls)
+        deadline = datetime.datetime.now() + datetime.timedelta(seconds=20)
+        pushed = []
+        while datetime.datetime.now() < deadline and not pushed:
+            entries = [json.loads(line) for line in open(log)] if os.path.exists(log) else []
+            pushed = [e for e in entries if (e.get("payload") or {}).get("kind") == "wake_alarm"]
+        check(bool(pushed) and "error" not in pushed[0], "the server pushed the wake alarm, and the stand-in verified and decrypted it")
+        payload = pushed[0]["payload"]
+        check([a["action"] for a in payload["actions"]] == ["take", "snooze", "skip"], "with three one-time actions: Take Dose 2, Snooze, Skip")
+
+        # That payload, delivered to the app's service worker as a push.
+        phone.get(base + "/")
+        controlled(phone, wait)
+        tools = DevTools(phone)
+        target = [t for t in tools.send("Target.getTargets")["targetInfos"] if t["type"] == "page"][0]
+        page = tools.send("Target.attachToTarget", {"targetId": target["targetId"], "flatten": True})["sessionId"]
+        registration = tools.send("ServiceWorker.enable", session=page, wait_for="ServiceWorker.workerRegistrationUpdated")
+        registration_id = [r for r in registration["registrations"] if not r.get("isDeleted")][0]["registrationId"]
+        tools.send("ServiceWorker.deliverPushMessage", {"origin": base + "/", "registrationId": registration_id, "data": json.dumps(payload)}, session=page)
+        worker = tools.worker_session()
+        shown = []
+        for _ in range(50):
+            shown = tools.in_worker(worker, "self.registration.getNotifications().then(ns => ns.map(n => ({title: n.title, body: n.body, "
+                                    "actions: n.actions.map(a => a.action), links: Object.keys(n.data.links), stays: n.requireInteraction, vibrate: n.vibrate})))") or []
+            if shown:
+                break
+        note = shown[0] if shown else {}
+        limit = phone.execute_script("return Notification.maxActions")
+        check(note.get("title") == "DoseTap — Dose 2" and note.get("body") == "Time for Dose 2." and note.get("stays") and len(note.get("vibrate", [])) > 1,
+              f"the worker shows the alarm: it stays until answered and vibrates ({note.get('title')!r})")
+        check(note.get("links") == ["take", "snooze", "skip"] and note.get("actions") == ["take", "snooze", "skip"][:limit],
+              f"with its three actions, of which this browser shows its maximum of {limit}, in order: {note.get('actions')}")
+
+        def click(action):
+            # The worker's own notificationclick handler, with a real NotificationEvent for the shown notification.
+            return tools.in_worker(worker, "self.registration.getNotifications({tag: %s}).then(ns => { self.dispatchEvent(new NotificationEvent('notificationclick', "
+                                   "{notification: ns[0], action: %s})); return new Promise(r => setTimeout(r, 2500)); })" % (json.dumps(payload["tag"]), json.dumps(action)))
+
+        def snoozes():
+            return sqlite3.connect(database).execute("SELECT COUNT(*) FROM dose_events WHERE event_type = 'snooze'").fetchone()[0]
+
+        click("snooze")
+        check(snoozes() == 1, "its Snooze action snoozed the night")
+        answered = sqlite3.connect(database).execute("SELECT surface FROM alarm_acknowledgements").fetchall()
+        check(answered == [("push",)], f"and the alarm is recorded as answered by the push action {answered}")
+        tools.send("ServiceWorker.deliverPushMessage", {"origin": base + "/", "registrationId": registration_id, "data": json.dumps(payload)}, session=page)
+        time.sleep(1)
+        click("snooze")
+        check(snoozes() == 1, "the same notification's Snooze again snoozes nothing more (its link works once)")
+        phone.get(base + "/details")
+        lines = [li.text for li in phone.find_elements(By.CSS_SELECTOR, ".alarm-log li")]
+        check(any(line.startswith("01:15 wake alarm → ") and "push (1 device); acknowledged 01:15 by push action" in line for line in lines),
+              f"Details shows the night's alarm log: {lines}")
+        audit(phone, "details-alarm-log", out)
+    finally:
+        phone.quit()
+        process.terminate()
+        process.wait(10)
+        service.terminate()
+
+
 def window_cue(driver, binary, work):
     """Screen readers hear the close coming: 15 minutes before it, the page says so once."""
     _, process, info = night_at(binary, work, "cue", 225 - 3 / 60)
@@ -527,6 +702,7 @@ def main():
         offline_confirmations(driver, args.binary, work, args.out)
         window_cue(driver, args.binary, work)
         https_phone(args.binary, work, args.out)
+        push_alarm(args.binary, work, args.out)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.

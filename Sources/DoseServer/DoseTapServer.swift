@@ -28,7 +28,7 @@ public enum DoseTapServer {
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         router.add(middleware: QueryMiddleware())
         APIRoutes(environment: environment, hub: hub).register(on: router)
-        WebRoutes(environment: environment, pairing: pairing).register(on: router)
+        WebRoutes(environment: environment, pairing: pairing, channels: channels).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
         AlarmRoutes(environment: environment, channels: channels).register(on: router)
         SetupRoutes(environment: environment).register(on: router)

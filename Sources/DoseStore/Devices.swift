@@ -82,6 +82,8 @@ public struct DeviceStore: Sendable {
             }
             record.revokedAt = clock.now
             try record.update(db, columns: [columns.revokedAt])
+            // An unpaired phone gets no more alarms, and no more action links.
+            try PushSubscriptionRecord.filter(PushSubscriptionRecord.Columns.deviceID == record.id).deleteAll(db)
             return record
         }
     }

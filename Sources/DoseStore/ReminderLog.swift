@@ -17,6 +17,8 @@ public struct DueReminders: Sendable {
     /// The night's Dose 1 and zone (what an escalation tells the contact).
     public var dose1At: Date?
     public var timeZone: TimeZone?
+    /// Whether a snooze is possible now: a reminder offers only the buttons that can work.
+    public var canSnooze = false
 }
 
 extension NightLedger {
@@ -35,7 +37,7 @@ extension NightLedger {
                     .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
             var due = DueReminders(
                 sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
-                timeZone: zone)
+                timeZone: zone, canSnooze: NightStatus.derive(session: session, at: clock.now, settings: settings, timeZone: zone).canSnooze)
             let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
             for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"

@@ -101,6 +101,9 @@ struct AlarmEscalationTests {
         #expect(notice.message.contains("Dose 1 was at 22:30") && notice.message.contains("closes at 02:30"))
         #expect(!sleeper.kinds.contains(.escalation))
         #expect(sleeper.kinds.contains(.warning15Minutes), "the sleeper's own 15-minute warning still rings at the same instant")
+        // Only buttons that can work: snooze is off from the 15-minute warning on.
+        #expect(Set(sleeper.all.first { $0.kind == .wakeAlarm }?.tokens.keys ?? [:].keys) == [.take, .snooze, .skip])
+        #expect(Set(sleeper.all.first { $0.kind == .warning15Minutes }?.tokens.keys ?? [:].keys) == [.take, .skip])
     }
 
     @Test("the contact is told nothing when Dose 2 was taken or skipped before the point, or escalation is off", arguments: ["dose2", "skip", "off"])

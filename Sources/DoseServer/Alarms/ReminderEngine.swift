@@ -144,7 +144,8 @@ public actor ReminderEngine {
         if reminder.kind.audience == .sleeper, !sessionID.isEmpty {
             let signer = try app.reminders.signer()
             let expiresAt = max(reminder.fireAt, app.clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
-            for action in ActionLink.Action.allCases {
+            // Only buttons that can work: a phone shows two or three at most, and a dead Snooze would take a place.
+            for action in ActionLink.Action.allCases where action != .snooze || due.canSnooze {
                 let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce(app.clock.random))
                 tokens[action] = signer.token(for: link)
             }

@@ -245,8 +245,19 @@
     };
     ringOnce();
   }
+  // "I'm up" is recorded as the answer to tonight's alarms (from this page, or from a notification that opened it).
+  const acknowledge = (via) => fetch("/v1/alarm/ack", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
+    body: JSON.stringify(via ? { via: via } : {}) }).catch(() => {});
   const imUp = document.querySelector("[data-imup]");
-  if (imUp) imUp.addEventListener("click", () => { stopAlarm(); announce("Alarm answered."); });
+  if (imUp) imUp.addEventListener("click", () => { stopAlarm(); acknowledge(); announce("Alarm answered."); });
+  const asked = new URLSearchParams(location.search);
+  if (asked.get("ack") === "push" && live && !offlineSince) { acknowledge("push"); history.replaceState(null, "", "/"); }
+  // A notification's Take Dose 2 that the rules call risky opens Tonight here, at the same dialog a tap would show.
+  if (asked.get("ask") === "take" && live) {
+    history.replaceState(null, "", "/");
+    const form = Array.from(document.querySelectorAll("form[data-risk]")).find((f) => (f.querySelector("[name=action]") || {}).value === "dose2");
+    if (form && form.requestSubmit) form.requestSubmit(); else say("Take Dose 2 from here if it is still time; the notification could not.");
+  }
   document.querySelectorAll("form").forEach((form) => form.addEventListener("submit", stopAlarm));
   // Nightstand: while Dose 2 is to take and the page is visible, keep the screen on; where the browser will not, say
   // so and name what reaches a sleeping phone instead.
@@ -255,7 +266,7 @@
   let lock = null;
   async function holdScreen() {
     if (!nightOpen || document.visibilityState !== "visible" || lock || !lockLine) return;
-    const fallback = " Keep this page open and the phone plugged in; ntfy or webhook reminders (serve --webhook) reach a sleeping phone.";
+    const fallback = " Keep this page open and the phone plugged in; push alarms (Settings) and ntfy or webhook reminders reach a sleeping phone.";
     if (!("wakeLock" in navigator)) { lockLine.textContent = "This browser cannot keep the screen on." + fallback; lockLine.hidden = false; document.body.dataset.wakeLock = "unsupported"; return; }
     try {
       lock = await navigator.wakeLock.request("screen");
@@ -275,4 +286,43 @@
   }
   // The installed app: the worker keeps the shell and the last Tonight (browsers allow it only in a secure context).
   if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
+  const testReport = document.querySelector("[data-test-report]");
+  if (testReport) testReport.scrollIntoView({ block: "center" });
+  // Settings: Web Push on this phone, for tonight's alarms or as the escalation contact's phone.
+  const pushBox = document.querySelector("[data-push]");
+  if (pushBox) {
+    const status = pushBox.querySelector("[data-push-status]");
+    const tell = (words) => { status.textContent = words; announce(words); };
+    if (!window.isSecureContext) tell("Push alarms need this page over HTTPS (see /setup).");
+    else if (!("serviceWorker" in navigator) || !("PushManager" in window) || !window.Notification) tell("This browser cannot take push alarms. Keep Tonight open, or use ntfy.");
+    else {
+      pushBox.querySelectorAll("[data-push-subscribe]").forEach((button) => {
+        button.hidden = false;
+        button.addEventListener("click", async () => {
+          const role = button.dataset.pushSubscribe;
+          try {
+            if (await Notification.requestPermission() !== "granted") { tell("Notifications are blocked for this site: allow them in the browser's site settings, then try again."); return; }
+            const registration = await navigator.serviceWorker.register("/sw.js").then(() => navigator.serviceWorker.ready);
+            const key = Uint8Array.from(atob(pushBox.dataset.vapidKey.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
+            let subscription = await registration.pushManager.getSubscription();
+            // One made for another key (before Clear All Data) cannot be used: replace it.
+            if (subscription && subscription.options && subscription.options.applicationServerKey
+                && btoa(String.fromCharCode(...new Uint8Array(subscription.options.applicationServerKey))) !== btoa(String.fromCharCode(...key))) {
+              await subscription.unsubscribe(); subscription = null;
+            }
+            // A browser whose push service cannot be reached never answers: say so rather than wait all night.
+            const late = new Promise((resolve, reject) => setTimeout(() => reject(Object.assign(new Error("its push service did not answer within 20 s; is the phone online?"), { name: "Timeout" })), 20000));
+            tell("Asking this browser's push service…");
+            subscription = subscription || await Promise.race([registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }), late]);
+            const body = Object.assign(subscription.toJSON(), { role: role });
+            const response = await fetch("/v1/push/subscriptions", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": pushBox.dataset.csrf }, body: JSON.stringify(body) });
+            const answer = await response.json().catch(() => ({}));
+            if (!response.ok) { tell("Not subscribed: " + ((answer.error || {}).message || "the server refused it.")); return; }
+            tell(role === "contact" ? "This phone will be told if Dose 2 is still pending at the escalation point." : "This phone will get tonight's alarms. Send a test alarm to be sure.");
+            setTimeout(() => location.reload(), 1500);
+          } catch (error) { tell("This browser could not subscribe (" + (error.name || "error") + ": " + (error.message || "") + ")."); }
+        });
+      });
+    }
+  }
 })();

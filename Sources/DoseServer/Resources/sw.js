@@ -68,3 +68,50 @@ self.addEventListener("fetch", (event) => {
       return response;
     }).catch(() => offlineTonight()));
 });
+
+// Web Push: the reminder as a notification that stays until answered, vibrating, with the reminder's one-time
+// action links as its buttons (the escalation contact's notice has none).
+self.addEventListener("push", (event) => {
+  let data = {};
+  try { data = event.data ? event.data.json() : {}; } catch (error) { data = { body: event.data ? event.data.text() : "" }; }
+  const actions = Array.isArray(data.actions) ? data.actions : [];
+  const options = {
+    body: data.body || "DoseTap", tag: data.tag || "dosetap", renotify: true, requireInteraction: true,
+    vibrate: data.rings === false ? [300] : [800, 200, 800, 200, 800, 200, 1600],
+    icon: "/assets/icon-192.png", badge: "/assets/icon-192.png", timestamp: Date.parse(data.fire_at) || Date.now(),
+    actions: actions.map((item) => ({ action: item.action, title: item.title })),
+    data: { links: Object.fromEntries(actions.map((item) => [item.action, item.url])), audience: data.audience || "sleeper" },
+  };
+  event.waitUntil(self.registration.showNotification(data.title || "DoseTap", options));
+});
+
+async function openApp(path) {
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const mine = windows.find((client) => new URL(client.url).origin === self.location.origin);
+  if (mine) { await mine.focus().catch(() => {}); return mine.navigate ? mine.navigate(path).catch(() => self.clients.openWindow(path)) : null; }
+  return self.clients.openWindow(path);
+}
+
+// A button runs its link once, marked as coming from the notification. A dose the rules call risky is never confirmed
+// from here: the app opens at its confirmation dialog. Tapping the notification itself opens the app and says "I'm up".
+async function answer(action, data) {
+  const link = (data.links || {})[action];
+  if (!link) return openApp(data.audience === "contact" ? "/" : "/?ack=push");
+  let response = null, body = {};
+  try {
+    response = await fetch(link + "?via=push", { method: "POST", headers: { Accept: "application/json" }, credentials: "omit" });
+    body = await response.json().catch(() => ({}));
+  } catch (error) {
+    return self.registration.showNotification("DoseTap", { body: "Could not reach DoseTap's server: nothing was recorded. Open Tonight.", tag: "dosetap-answer" });
+  }
+  if (response.ok) return self.registration.showNotification("DoseTap", { body: body.message || "Done.", tag: "dosetap-answer", vibrate: [100] });
+  const error = body.error || {};
+  if (error.confirm) return openApp("/?ask=" + encodeURIComponent(action));
+  await self.registration.showNotification("DoseTap — not done", { body: error.message || "That reminder's button no longer works. Open Tonight.", tag: "dosetap-answer" });
+  return openApp("/");
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  event.waitUntil(answer(event.action, event.notification.data || {}));
+});

@@ -56,14 +56,19 @@ struct ActionLinkRoutes {
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
             (200, APIRoutes.render(outcome).rendered())
         }
+        // The service worker asks for JSON: it answers a notification's button with a notification, not a page.
+        let wantsJSON = (request.headers[.accept] ?? "").contains("application/json")
         do {
             let outcome = try app.night.perform(link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)
             let done = outcome.decision.event.map { "\($0.kind.label) recorded at \(WebPages.clock($0.occurredAt, outcome.timeZone))." } ?? "Done."
+            if wantsJSON { return Reply.json(JSONValue(dictionaryLiteral: ("done", true), ("message", .string(done + " Undo is on Tonight.")))) }
             return Templates.page(
                 "notice",
                 NoticePage(
                     frame: Frame("Done", current: ""), heading: "Done", message: done,
                     link: NoticePage.Link(href: "/", label: "Open Tonight (undo is there)")))
+        } catch let error as DoseError where error.confirm != nil && wantsJSON {
+            return Reply.error(error)
         } catch let error as DoseError where error.confirm != nil {
             // The risk in plain words, and no way to confirm from here: that decision is made awake, on the Tonight page.
             return Templates.page(

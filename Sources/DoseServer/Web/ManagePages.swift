@@ -127,15 +127,20 @@ extension WebRoutes {
     }
 
     func details(_ context: DoseRequestContext) throws -> Response {
-        Templates.page("details", DetailsView(try environment.useCases().night.status(), csrf: csrf(context)))
+        let app = environment.useCases()
+        let snapshot = try app.night.status()
+        let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone).lines } ?? []
+        return Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms))
     }
 
-    func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil) throws -> Response {
+    func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil) throws -> Response {
         let app = environment.useCases()
         let settings = try app.settings.current()
+        let zone = try app.settings.zone()
         let view = SettingsView(
             frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
-            devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: try app.settings.zone(), pairing: pairing)
+            devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: zone, pairing: pairing,
+            alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test))
         return Templates.page("settings", view)
     }
 

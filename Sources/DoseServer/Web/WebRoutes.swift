@@ -10,6 +10,7 @@ import NIOCore
 struct WebRoutes {
     let environment: AppEnvironment
     let pairing: PairingCodes
+    let channels: AlarmChannels
 
     func register(on router: Router<DoseRequestContext>) {
         router.get("/assets/app.css") { _, _ in asset(Templates.css, type: "text/css; charset=utf-8") }
@@ -21,6 +22,7 @@ struct WebRoutes {
         router.get("/insights") { _, _ in try insights() }
         router.get("/settings") { request, context in try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." }) }
         registerManagement(on: router)
+        registerAlarms(on: router)
         router.post("/ui/settings") { request, context in try await saveSettings(request, context) }
         router.get("/checkin") { _, context in try checkIn(context) }
         router.post("/ui/checkin") { request, context in try await saveCheckIn(request, context) }
@@ -174,8 +176,9 @@ struct WebRoutes {
         let app = environment.useCases()
         let current = try app.settings.current()
         var posted = fields
-        // A switch that is off sends nothing.
-        for key in SettingsView.switches.map(\.rawValue) where fields["switches"] != nil { posted[key] = fields[key] == "true" ? "true" : "false" }
+        // A switch that is off sends nothing, so each form names the switches it showed.
+        let shown = Set((fields["switches"] ?? "").split(separator: ",").map(String.init))
+        for key in SettingsView.switches.map(\.rawValue) where shown.contains(key) { posted[key] = fields[key] == "true" ? "true" : "false" }
         let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
         if !changes.isEmpty { _ = try app.settings.update(changes) }
         return WebPages.redirect("/settings?saved=1")

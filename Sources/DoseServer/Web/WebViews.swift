@@ -132,9 +132,14 @@ struct DetailsView {
     let csrf: String
     let card: Card?
     let grid: [TonightView.GridItem]
+    /// The night's alarm log, one line per reminder.
+    let alarms: [String]
+    let hasAlarms: Bool
 
-    init(_ snapshot: StatusSnapshot, csrf: String) {
+    init(_ snapshot: StatusSnapshot, csrf: String, alarms: [String] = []) {
         self.csrf = csrf
+        self.alarms = alarms
+        hasAlarms = !alarms.isEmpty
         grid = SleepEventCatalogue.standard.definitions.map { TonightView.GridItem(event: $0.type.rawValue, label: $0.label) }
         guard let session = snapshot.session else {
             card = nil
@@ -213,7 +218,7 @@ struct SettingsView {
     }
 
     /// Settings drawn as switches: a switch that is off sends nothing, so the form says which ones it showed.
-    static let switches: [SettingKey] = [.allowSnoozing, .remindersEnabled]
+    static let switches: [SettingKey] = [.allowSnoozing, .remindersEnabled, .escalationEnabled]
 
     let frame: Frame
     let csrf: String
@@ -223,9 +228,14 @@ struct SettingsView {
     let quickLimit: Int
     let devices: [Device]
     let pairing: Pairing?
+    let alarms: AlarmSettingsView
 
-    init(frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?) {
+    init(
+        frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,
+        alarms: AlarmSettingsView
+    ) {
         self.frame = frame
+        self.alarms = alarms
         self.csrf = csrf
         fields = [
             .choice(
