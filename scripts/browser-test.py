@@ -47,7 +47,15 @@ def serve(binary, database, now=None, zone="America/New_York", port=0, extra=())
     return process, info
 
 
-def browser():
+def browser(home=None):
+    """Chromium at 390×844; with `home`, reading the NSS database (trusted CAs) under home/.pki."""
+    if home:
+        previous = os.environ.get("HOME")
+        os.environ["HOME"] = home
+        try:
+            return browser()
+        finally:
+            os.environ["HOME"] = previous or ""
     options = webdriver.ChromeOptions()
     for flag in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--hide-scrollbars", f"--window-size={WIDTH},{HEIGHT}"]:
         options.add_argument(flag)
@@ -247,6 +255,21 @@ def offline_confirmations(driver, binary, work, out):
         process.wait(10)
 
 
+def trusted_night(binary, work, name):
+    """A night with Dose 1 at DOSE1, a certificate from `tls init`, and a $HOME whose NSS database trusts its CA (as a
+    phone's trust store would after /setup). Returns the database, what `tls init` made, and that home."""
+    database = os.path.join(work, name + ".sqlite")
+    made = json.loads(subprocess.run([binary, "tls", "init", "localhost", "127.0.0.1", "--db", database, "--json"],
+                                     check=True, capture_output=True, text=True).stdout)
+    home = os.path.join(work, name + "-home")
+    nss = os.path.join(home, ".pki", "nssdb")
+    os.makedirs(nss)
+    subprocess.run(["certutil", "-d", "sql:" + nss, "-N", "--empty-password"], check=True, capture_output=True)
+    subprocess.run(["certutil", "-d", "sql:" + nss, "-A", "-t", "C,,", "-n", "DoseTap local CA", "-i", made["ca_certificate"]], check=True, capture_output=True)
+    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+    return database, made, home
+
+
 def https_phone(binary, work, out):
     """The phone after /setup: a browser that trusts DoseTap's local CA (added to its NSS database with certutil, as a
     phone's trust store would hold it) opens Tonight over HTTPS as a secure context, installs the worker, and keeps
@@ -254,22 +277,9 @@ def https_phone(binary, work, out):
     if not shutil.which("certutil"):
         check(False, "certutil (Debian's libnss3-tools) is needed; .ci/run installs it")
         return
-    database = os.path.join(work, "https.sqlite")
-    made = json.loads(subprocess.run([binary, "tls", "init", "localhost", "127.0.0.1", "--db", database, "--json"],
-                                     check=True, capture_output=True, text=True).stdout)
-    home = os.path.join(work, "home")
-    nss = os.path.join(home, ".pki", "nssdb")
-    os.makedirs(nss)
-    subprocess.run(["certutil", "-d", "sql:" + nss, "-N", "--empty-password"], check=True, capture_output=True)
-    subprocess.run(["certutil", "-d", "sql:" + nss, "-A", "-t", "C,,", "-n", "DoseTap local CA", "-i", made["ca_certificate"]], check=True, capture_output=True)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+    database, made, home = trusted_night(binary, work, "https")
     _, process, info = night_at(binary, work, "https", 160, extra=("--tls-cert", made["server_certificate"], "--tls-key", made["server_key"]), database=database)
-    previous = os.environ.get("HOME")
-    os.environ["HOME"] = home  # Chromium reads the NSS database under $HOME/.pki
-    try:
-        phone = browser()
-    finally:
-        os.environ["HOME"] = previous or ""
+    phone = browser(home)
     wait = patient(phone)
     try:
         check(info["pairing_url"].startswith("https://"), f"serve prints an https pairing link ({info['pairing_url'][:30]}…)")
@@ -360,15 +370,7 @@ def push_alarm(binary, work, out):
     decrypts it with http_ece; that very payload is delivered to the app's service worker through DevTools
     (ServiceWorker.deliverPushMessage), which shows a notification that stays, vibrates and carries its actions; the
     worker's own click handler, run with the Snooze action, snoozes the night once, and the alarm log says so."""
-    database = os.path.join(work, "push.sqlite")
-    made = json.loads(subprocess.run([binary, "tls", "init", "localhost", "127.0.0.1", "--db", database, "--json"],
-                                     check=True, capture_output=True, text=True).stdout)
-    home = os.path.join(work, "push-home")
-    nss = os.path.join(home, ".pki", "nssdb")
-    os.makedirs(nss)
-    subprocess.run(["certutil", "-d", "sql:" + nss, "-N", "--empty-password"], check=True, capture_output=True)
-    subprocess.run(["certutil", "-d", "sql:" + nss, "-A", "-t", "C,,", "-n", "DoseTap local CA", "-i", made["ca_certificate"]], check=True, capture_output=True)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+    database, made, home = trusted_night(binary, work, "push")
     subprocess.run([binary, "settings", "set", "wake_alarm_refire_minutes", "3", "--db", database], check=True, capture_output=True)
     token = json.loads(subprocess.run([binary, "device", "add", "push stand-in", "--db", database, "--json"], check=True, capture_output=True, text=True).stdout)["token"]
     log = os.path.join(work, "push-service.log")
@@ -379,12 +381,7 @@ def push_alarm(binary, work, out):
     tls = ("--tls-cert", made["server_certificate"], "--tls-key", made["server_key"], "--port", str(port))
     # 4 minutes before the wake alarm: nothing is due yet.
     process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=161)).isoformat(), extra=tls)
-    previous = os.environ.get("HOME")
-    os.environ["HOME"] = home
-    try:
-        phone = browser()
-    finally:
-        os.environ["HOME"] = previous or ""
+    phone = browser(home)
     wait = patient(phone, 40)
     try:
         import ssl, urllib.request
@@ -437,13 +434,14 @@ def push_alarm(binary, work, out):
         registration = tools.send("ServiceWorker.enable", session=page, wait_for="ServiceWorker.workerRegistrationUpdated")
         registration_id = [r for r in registration["registrations"] if not r.get("isDeleted")][0]["registrationId"]
         tools.send("ServiceWorker.deliverPushMessage", {"origin": base + "/", "registrationId": registration_id, "data": json.dumps(payload)}, session=page)
-        worker = tools.worker_session()
-        shown = []
-        for _ in range(50):
+        worker, shown = None, []
+        for _ in range(100):  # up to 20 s: the worker may be starting to take the push
+            worker = worker or tools.worker_session()
             shown = tools.in_worker(worker, "self.registration.getNotifications().then(ns => ns.map(n => ({title: n.title, body: n.body, "
-                                    "actions: n.actions.map(a => a.action), links: Object.keys(n.data.links), stays: n.requireInteraction, vibrate: n.vibrate})))") or []
+                                    "actions: n.actions.map(a => a.action), links: Object.keys(n.data.links), stays: n.requireInteraction, vibrate: n.vibrate})))") if worker else None
             if shown:
                 break
+            time.sleep(0.2)
         note = shown[0] if shown else {}
         limit = phone.execute_script("return Notification.maxActions")
         check(note.get("title") == "DoseTap — Dose 2" and note.get("body") == "Time for Dose 2." and note.get("stays") and len(note.get("vibrate", [])) > 1,
@@ -452,9 +450,12 @@ def push_alarm(binary, work, out):
               f"with its three actions, of which this browser shows its maximum of {limit}, in order: {note.get('actions')}")
 
         def click(action):
-            # The worker's own notificationclick handler, with a real NotificationEvent for the shown notification.
-            return tools.in_worker(worker, "self.registration.getNotifications({tag: %s}).then(ns => { self.dispatchEvent(new NotificationEvent('notificationclick', "
-                                   "{notification: ns[0], action: %s})); return new Promise(r => setTimeout(r, 2500)); })" % (json.dumps(payload["tag"]), json.dumps(action)))
+            # The worker's own notificationclick handler, with a real NotificationEvent for the shown notification
+            # (waiting for the worker to show it, after a second delivery).
+            return tools.in_worker(worker, "(async () => { let ns = []; for (let i = 0; i < 50 && !ns.length; i++) { ns = await self.registration.getNotifications({tag: %s}); "
+                                   "if (!ns.length) await new Promise(r => setTimeout(r, 200)); } "
+                                   "self.dispatchEvent(new NotificationEvent('notificationclick', {notification: ns[0], action: %s})); "
+                                   "await new Promise(r => setTimeout(r, 2500)); })()" % (json.dumps(payload["tag"]), json.dumps(action)))
 
         def snoozes():
             return sqlite3.connect(database).execute("SELECT COUNT(*) FROM dose_events WHERE event_type = 'snooze'").fetchone()[0]
@@ -464,7 +465,6 @@ def push_alarm(binary, work, out):
         answered = sqlite3.connect(database).execute("SELECT surface FROM alarm_acknowledgements").fetchall()
         check(answered == [("push",)], f"and the alarm is recorded as answered by the push action {answered}")
         tools.send("ServiceWorker.deliverPushMessage", {"origin": base + "/", "registrationId": registration_id, "data": json.dumps(payload)}, session=page)
-        time.sleep(1)
         click("snooze")
         check(snoozes() == 1, "the same notification's Snooze again snoozes nothing more (its link works once)")
         phone.get(base + "/details")

@@ -153,6 +153,9 @@ public struct AlarmLogsResponse: Encodable, Sendable {
     var nights: [AlarmLogResponse]
 
     public init(nights: [AlarmLogResponse]) { self.nights = nights }
+
+    /// Every night's lines, in order.
+    public var lines: [String] { nights.flatMap(\.lines) }
 }
 
 /// The test alarm's report: per channel and target, whether it was accepted and how long it took.

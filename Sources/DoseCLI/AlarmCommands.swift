@@ -106,23 +106,14 @@ struct Alarm: ParsableCommand {
 
         func run() throws {
             try Output.run(options) { context in
-                let app = context.app
-                var logs: [AlarmLogResponse] = []
-                if let date {
-                    guard let key = SessionKey(parsing: date) else {
-                        throw DoseError.invalidInput(field: "date", problem: "'\(date)' is not a date", allowed: "YYYY-MM-DD")
+                let key = try date.map { text throws(DoseError) in
+                    guard let key = SessionKey(parsing: text) else {
+                        throw .invalidInput(field: "date", problem: "'\(text)' is not a date", allowed: "YYYY-MM-DD")
                     }
-                    let zone = try app.settings.zone()
-                    let nights = try app.records.nights(on: key)
-                    guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(key)") }
-                    logs = try nights.map { AlarmLogResponse(try app.alarms.log(session: $0.session.id), sessionID: $0.session.id, zone: zone) }
-                } else {
-                    let snapshot = try app.night.status()
-                    guard let session = snapshot.session else { throw DoseError.notFound(what: "An open night (give a date: `dosetap alarm log YYYY-MM-DD`)") }
-                    logs = [AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)]
+                    return key
                 }
-                let lines = logs.flatMap(\.lines)
-                Output.show(json: options.json, AlarmLogsResponse(nights: logs), lines.isEmpty ? "No alarm has gone off." : lines.joined(separator: "\n"))
+                let logs = try context.app.alarms.logs(on: key)
+                Output.show(json: options.json, logs, logs.lines.isEmpty ? "No alarm has gone off." : logs.lines.joined(separator: "\n"))
             }
         }
     }

@@ -57,20 +57,7 @@ struct AlarmRoutes {
     }
 
     func log(_ request: Request) throws -> Response {
-        let app = environment.useCases()
-        if let text = request.uri.queryParameters["date"] {
-            let date = try APIRoutes.date(String(text), field: "date")
-            let nights = try app.records.nights(on: date)
-            guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
-            let zone = try app.settings.zone()
-            let logs = try nights.map { AlarmLogResponse(try app.alarms.log(session: $0.session.id), sessionID: $0.session.id, zone: zone) }
-            return Reply.json(JSONValue(response: AlarmLogsResponse(nights: logs)))
-        }
-        let snapshot = try app.night.status()
-        guard let session = snapshot.session else {
-            throw DoseError.notFound(what: "An open night (ask for one with ?date=YYYY-MM-DD)")
-        }
-        let log = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)
-        return Reply.json(JSONValue(response: AlarmLogsResponse(nights: [log])))
+        let date = try request.uri.queryParameters["date"].map { try APIRoutes.date(String($0), field: "date") }
+        return Reply.json(JSONValue(response: try environment.useCases().alarms.logs(on: date)))
     }
 }

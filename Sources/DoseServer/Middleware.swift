@@ -289,7 +289,7 @@ struct QueryMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     static let allowed: [String: Set<String>] = [
         "/v1/sessions": ["from", "to", "limit", "page"], "/v1/analytics/export": ["start_date", "end_date"],
-        "/v1/medications": ["date"], "/v1/insights": ["from", "to"],
+        "/v1/medications": ["date"], "/v1/insights": ["from", "to"], "/v1/alarm/log": ["date"],
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

@@ -46,6 +46,19 @@ public struct AlarmService: Sendable {
         try app.database.alarms.log(session: session)
     }
 
+    /// The alarm logs of a date's nights, or of the open night; `404_NOT_FOUND` when there is none.
+    public func logs(on date: SessionKey?) throws -> AlarmLogsResponse {
+        if let date {
+            let nights = try app.records.nights(on: date)
+            guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+            let zone = try app.settings.zone()
+            return AlarmLogsResponse(nights: try nights.map { AlarmLogResponse(try log(session: $0.session.id), sessionID: $0.session.id, zone: zone) })
+        }
+        let snapshot = try app.night.status()
+        guard let session = snapshot.session else { throw DoseError.notFound(what: "An open night (ask for a date's nights instead)") }
+        return AlarmLogsResponse(nights: [AlarmLogResponse(try log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)])
+    }
+
     /// Records one delivery attempt.
     public func record(_ attempt: AlarmDeliveryRecord) throws {
         try app.database.alarms.record(attempt, clock: app.clock)
