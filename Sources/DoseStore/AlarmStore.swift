@@ -126,6 +126,13 @@ public struct AlarmStore: Sendable {
         }
     }
 
+    /// The answers the status needs to name the next reminder: only a re-fire depends on them, so with re-fire off
+    /// (the default) nothing is read.
+    static func answers(to night: NightSession?, settings: DoseSettings, _ db: Database) throws -> [Date] {
+        guard let night, settings.wakeAlarmRefireMinutes > 0 else { return [] }
+        return try acknowledgedAt(session: night.id.rawValue, db)
+    }
+
     /// The instants the night's alarms were answered (what the reminder plan needs).
     static func acknowledgedAt(session: String, _ db: Database) throws -> [Date] {
         try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == session).fetchAll(db).map(\.at)

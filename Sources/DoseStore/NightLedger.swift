@@ -192,7 +192,8 @@ public struct NightLedger: Sendable {
         }
         try Self.record(decision, action: action, settings: settings, clock: clock, db)
         let after = decision.session.isOpen ? decision.session : nil
-        let status = NightStatus.derive(session: after, at: clock.now, settings: settings, timeZone: zone)
+        let status = NightStatus.derive(
+            session: after, at: clock.now, settings: settings, timeZone: zone, acknowledgedAt: try AlarmStore.answers(to: after, settings: settings, db))
         return ActionOutcome(decision: decision, closedBefore: closed, status: status, settings: settings, timeZone: zone)
     }
 
@@ -215,7 +216,8 @@ public struct NightLedger: Sendable {
             if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty { return nil }
         }
         return StatusSnapshot(
-            status: NightStatus.derive(session: open, at: clock.now, settings: settings, timeZone: zone),
+            status: NightStatus.derive(
+                session: open, at: clock.now, settings: settings, timeZone: zone, acknowledgedAt: try AlarmStore.answers(to: open, settings: settings, db)),
             session: open, settings: settings, timeZone: zone)
     }
 

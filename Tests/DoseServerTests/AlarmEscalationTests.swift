@@ -54,6 +54,9 @@ struct AlarmEscalationTests {
         let fixture = try Self.fixture([("wake_alarm_refire_minutes", "3")])
         let (engine, sleeper, _) = Self.engine(fixture)
         try await ReminderEngineTests.run(engine, fixture, from: Self.at(1, 0), to: Self.at(1, 15))
+        // Between the first follow-up (01:17) and the re-fire (01:18), Tonight names the next alarm.
+        fixture.set(Self.at(1, 17).addingTimeInterval(30))
+        #expect(try fixture.environment.useCases().night.status().status.nextReminder?.kind == .wakeAlarmRefire, "unanswered, Tonight names the re-fire")
         fixture.set(Self.at(1, 16))
         switch answer {
         case .imUp:
@@ -66,6 +69,8 @@ struct AlarmEscalationTests {
         case .bathroomLog: try ReminderEngineTests.act(fixture, .log(event: "bathroom"), at: Self.at(1, 16))
         case .snooze: try ReminderEngineTests.act(fixture, .snooze, at: Self.at(1, 16))
         }
+        fixture.set(Self.at(1, 17).addingTimeInterval(30))
+        #expect(try fixture.environment.useCases().night.status().status.nextReminder?.kind != .wakeAlarmRefire, "answered, it is no longer next")
         try await ReminderEngineTests.run(engine, fixture, from: Self.at(1, 16), to: Self.at(1, 25))
         #expect(!sleeper.kinds.contains(.wakeAlarmRefire))
         let snapshot = try fixture.environment.useCases().night.status()

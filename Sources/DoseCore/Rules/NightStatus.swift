@@ -59,8 +59,11 @@ public struct NightStatus: Sendable, Hashable {
     /// The zone the person's clock times are in.
     public var timeZoneID: String
 
-    /// The status of `session` (nil: the night to come) at `instant`, in the zone in use now.
-    public static func derive(session: NightSession?, at instant: Date, settings: DoseSettings, timeZone: TimeZone) -> NightStatus {
+    /// The status of `session` (nil: the night to come) at `instant`, in the zone in use now. `acknowledgedAt` are the
+    /// night's explicit answers to its alarms ("I'm up"), which the next reminder depends on.
+    public static func derive(
+        session: NightSession?, at instant: Date, settings: DoseSettings, timeZone: TimeZone, acknowledgedAt: [Date] = []
+    ) -> NightStatus {
         let facts = NightFacts(session?.events ?? [])
         let phase = facts.phase(at: instant)
         let dose1 = facts.dose1?.occurredAt
@@ -84,7 +87,7 @@ public struct NightStatus: Sendable, Hashable {
             expiresAt: dose1.map(DoseWindow.expires(after:)),
             minutesSinceDose1: dose1.map { DoseWindow.wholeMinutes(from: $0, to: instant) },
             minutesRemaining: nil, minutesUntilOpen: nil,
-            nextReminder: ReminderPlan.next(for: session, settings: settings, after: instant),
+            nextReminder: ReminderPlan.next(for: session, settings: settings, after: instant, acknowledgedAt: acknowledgedAt),
             wakeAt: facts.wake?.occurredAt,
             wakeAsksUntil: wakeAsksUntil(facts: facts, at: instant), checkedIn: facts.checkIn != nil, warnings: [],
             asOf: instant, timeZoneID: timeZone.identifier)
