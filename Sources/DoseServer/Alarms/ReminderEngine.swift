@@ -19,56 +19,6 @@ extension ReminderDelivery {
     public func statusChanged(revision: Int) async {}
 }
 
-/// Every channel of a notice: the configured ones of its audience, Web Push subscriptions of its role, and for the
-/// escalation contact the ntfy topic or webhook of the settings.
-public struct AlarmChannels: Sendable {
-    let environment: AppEnvironment
-    /// Configured at start (pages, `--webhook`, `--on-reminder`).
-    let configured: [any ReminderDelivery]
-    /// Web Push; nil sends none (tests of other channels).
-    let push: PushOptions?
-
-    public init(environment: AppEnvironment, configured: [any ReminderDelivery], push: PushOptions?) {
-        self.environment = environment
-        self.configured = configured
-        self.push = push
-    }
-
-    /// The channels a notice for `audience` goes out on, under `settings`.
-    public func channels(for audience: ReminderAudience, settings: DoseSettings?) -> [any ReminderDelivery] {
-        var channels = configured.filter { $0.audience == audience }
-        if let push { channels.append(PushDelivery(environment: environment, role: audience == .sleeper ? .alarm : .contact, options: push)) }
-        if audience == .contact, let settings, !settings.escalationContact.isEmpty {
-            let format = WebhookDelivery.Format(rawValue: settings.escalationContactFormat) ?? .ntfy
-            channels.append(WebhookDelivery(url: settings.escalationContact, format: format, audience: .contact, client: push?.client ?? .shared))
-        }
-        return channels
-    }
-
-    /// Delivers notices in order, each on all its channels at once; returns when every attempt has ended.
-    func deliver(_ notices: [ReminderNotice], settings: DoseSettings?, log: DeliveryLog) async {
-        for notice in notices {
-            await withTaskGroup(of: Void.self) { group in
-                for channel in channels(for: notice.audience, settings: settings) { group.addTask { await channel.deliver(notice, log: log) } }
-            }
-        }
-    }
-
-    /// Sends a test notice on every channel, the escalation contact's included, and reports each attempt.
-    public func test() async -> AlarmTestResponse {
-        let now = environment.now()
-        let settings = try? environment.useCases().settings.current()
-        let log = DeliveryLog(recordingTo: environment)
-        let contact = ReminderNotice.test(for: .contact, at: now)
-        let contactChannels = channels(for: .contact, settings: settings)
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await deliver([ReminderNotice.test(for: .sleeper, at: now)], settings: settings, log: log) }
-            for channel in contactChannels { group.addTask { await channel.deliver(contact, log: log) } }
-        }
-        return AlarmTestResponse(sentAt: now, attempts: log.all)
-    }
-}
-
 /// Fires the reminder plan of SPEC §3.4 for the open night: at most once per reminder (logged in the database, so a
 /// restart does not repeat one), with reminders missed while the server was down logged as missed, not fired late.
 public actor ReminderEngine {
@@ -177,79 +127,6 @@ public actor ReminderEngine {
                 try? environment.useCases().reminders.serverAlive(run)
             }
             do { try await sleep(interval) } catch { return }
-        }
-    }
-}
-
-/// Server-sent events to every open page.
-public actor EventHub: ReminderDelivery {
-    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
-
-    public init() {}
-
-    /// A new subscriber's stream of `data:` frames.
-    public func subscribe() -> (UUID, AsyncStream<String>) {
-        let id = UUID()
-        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
-        subscribers[id] = continuation
-        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
-        return (id, stream)
-    }
-
-    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.finish() }
-
-    /// Sends a notice (or a status change) to every subscriber.
-    public func broadcast(_ json: JSONValue, event: String) {
-        let frame = "event: \(event)\ndata: \(json.rendered())\n\n"
-        for continuation in subscribers.values { continuation.yield(frame) }
-    }
-
-    public var count: Int { subscribers.count }
-
-    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
-        let started = ContinuousClock.now
-        broadcast(notice.json, event: "reminder")
-        let pages = subscribers.count
-        log.record(
-            notice, channel: .page, target: pages == 1 ? "1 open page" : "\(pages) open pages", attempt: 1, outcome: pages > 0 ? .accepted : .none,
-            started: started)
-    }
-
-    public func statusChanged(revision: Int) async { broadcast(["type": "status", "revision": .string(String(revision))], event: "status") }
-}
-
-/// Runs a local command for each reminder, with the reminder in its environment (never on a shell command line).
-public struct CommandDelivery: ReminderDelivery {
-    public let executable: String
-    public let arguments: [String]
-
-    public init(command: String) {
-        let parts = command.split(separator: " ").map(String.init)
-        executable = parts.first ?? command
-        arguments = Array(parts.dropFirst())
-    }
-
-    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
-        let started = ContinuousClock.now
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["DOSETAP_REMINDER_KIND"] = notice.name
-        environment["DOSETAP_REMINDER_MESSAGE"] = notice.message
-        environment["DOSETAP_REMINDER_FIRE_AT"] = ISO8601.string(notice.fireAt)
-        environment["DOSETAP_REMINDER_RINGS"] = notice.rings ? "1" : "0"
-        for (action, url) in notice.links { environment["DOSETAP_REMINDER_\(action.rawValue.uppercased())_URL"] = url }
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let target = URL(fileURLWithPath: executable).lastPathComponent
-        do {
-            try process.run()
-            log.record(notice, channel: .command, target: target, attempt: 1, outcome: .accepted, started: started)
-        } catch {
-            log.record(notice, channel: .command, target: target, attempt: 1, outcome: .failed, detail: "it could not be started", started: started)
         }
     }
 }

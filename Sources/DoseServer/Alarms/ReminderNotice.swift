@@ -25,29 +25,35 @@ public struct ReminderNotice: Sendable, Hashable {
         kind: ReminderKind, fireAt: Date, usefulUntil: Date? = nil, sessionID: String, message: String? = nil,
         tokens: [ActionLink.Action: String] = [:], linkBase: String? = nil
     ) {
-        self.kind = kind
-        self.fireAt = fireAt
-        self.usefulUntil = usefulUntil ?? fireAt.addingTimeInterval(ReminderPlan.deliveryGrace)
-        self.sessionID = sessionID
-        audience = kind.audience
-        self.message = message ?? kind.message
         // A contact's notice never carries an action that could take a dose.
-        self.tokens = kind.audience == .contact ? [:] : tokens
+        self.init(
+            kind: kind, audience: kind.audience, fireAt: fireAt, usefulUntil: usefulUntil ?? fireAt.addingTimeInterval(ReminderPlan.deliveryGrace),
+            sessionID: sessionID, message: message ?? kind.message, tokens: kind.audience == .contact ? [:] : tokens, linkBase: linkBase)
+    }
+
+    private init(
+        kind: ReminderKind?, audience: ReminderAudience, fireAt: Date, usefulUntil: Date, sessionID: String, message: String,
+        tokens: [ActionLink.Action: String], linkBase: String?
+    ) {
+        self.kind = kind
+        self.audience = audience
+        self.fireAt = fireAt
+        self.usefulUntil = usefulUntil
+        self.sessionID = sessionID
+        self.message = message
+        self.tokens = tokens
         self.linkBase = linkBase
     }
 
     /// A test alarm for one audience. It is useful for a minute: a test that cannot get through by then has its
     /// answer, and the person is waiting for it.
     public static func test(for audience: ReminderAudience, at now: Date) -> ReminderNotice {
-        var notice = ReminderNotice(kind: .wakeAlarm, fireAt: now, sessionID: "")
-        notice.kind = nil
-        notice.audience = audience
-        notice.usefulUntil = now.addingTimeInterval(60)
-        notice.message =
+        let message =
             audience == .sleeper
             ? "DoseTap test alarm: this is how tonight's Dose 2 alarm will reach you."
             : "DoseTap test: this is how you will be told if Dose 2 is still pending at the escalation point."
-        return notice
+        return ReminderNotice(
+            kind: nil, audience: audience, fireAt: now, usefulUntil: now.addingTimeInterval(60), sessionID: "", message: message, tokens: [:], linkBase: nil)
     }
 
     /// The kind's name on the wire and in the log: the reminder kind, or `test`.

@@ -1,0 +1,77 @@
+public import DoseApp
+public import DoseCore
+import DoseStore
+public import Foundation
+
+/// Server-sent events to every open page.
+public actor EventHub: ReminderDelivery {
+    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+
+    public init() {}
+
+    /// A new subscriber's stream of `data:` frames.
+    public func subscribe() -> (UUID, AsyncStream<String>) {
+        let id = UUID()
+        let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
+        subscribers[id] = continuation
+        continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        return (id, stream)
+    }
+
+    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.finish() }
+
+    /// Sends a notice (or a status change) to every subscriber.
+    public func broadcast(_ json: JSONValue, event: String) {
+        let frame = "event: \(event)\ndata: \(json.rendered())\n\n"
+        for continuation in subscribers.values { continuation.yield(frame) }
+    }
+
+    public var count: Int { subscribers.count }
+
+    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let started = ContinuousClock.now
+        broadcast(notice.json, event: "reminder")
+        let pages = subscribers.count
+        log.record(
+            notice, channel: .page, target: pages == 1 ? "1 open page" : "\(pages) open pages", attempt: 1, outcome: pages > 0 ? .accepted : .none,
+            started: started)
+    }
+
+    public func statusChanged(revision: Int) async { broadcast(["type": "status", "revision": .string(String(revision))], event: "status") }
+}
+
+/// Runs a local command for each reminder, with the reminder in its environment (never on a shell command line).
+public struct CommandDelivery: ReminderDelivery {
+    public let executable: String
+    public let arguments: [String]
+
+    public init(command: String) {
+        let parts = command.split(separator: " ").map(String.init)
+        executable = parts.first ?? command
+        arguments = Array(parts.dropFirst())
+    }
+
+    public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let started = ContinuousClock.now
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DOSETAP_REMINDER_KIND"] = notice.name
+        environment["DOSETAP_REMINDER_MESSAGE"] = notice.message
+        environment["DOSETAP_REMINDER_FIRE_AT"] = ISO8601.string(notice.fireAt)
+        environment["DOSETAP_REMINDER_RINGS"] = notice.rings ? "1" : "0"
+        for (action, url) in notice.links { environment["DOSETAP_REMINDER_\(action.rawValue.uppercased())_URL"] = url }
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let target = URL(fileURLWithPath: executable).lastPathComponent
+        do {
+            try process.run()
+            log.record(notice, channel: .command, target: target, attempt: 1, outcome: .accepted, started: started)
+        } catch {
+            log.record(notice, channel: .command, target: target, attempt: 1, outcome: .failed, detail: "it could not be started", started: started)
+        }
+    }
+}
