@@ -203,12 +203,13 @@ extension DoseSettings {
         case .maxSnoozes:
             guard let count = Int(text), Self.maxSnoozesRange.contains(count) else { throw invalid("1–5") }
             copy.maxSnoozes = count
-        case .allowSnoozing:
+        case .allowSnoozing, .remindersEnabled, .escalationEnabled:
             guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
-            copy.allowSnoozing = flag
-        case .remindersEnabled:
-            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
-            copy.remindersEnabled = flag
+            switch SettingKey(rawValue: key) {
+            case .allowSnoozing: copy.allowSnoozing = flag
+            case .remindersEnabled: copy.remindersEnabled = flag
+            default: copy.escalationEnabled = flag
+            }
         case .undoWindowSeconds:
             guard let seconds = Int(text), Self.undoWindowOptions.contains(seconds) else { throw invalid("3, 5, 7, 10") }
             copy.undoWindowSeconds = seconds
@@ -245,9 +246,6 @@ extension DoseSettings {
         case .wakeAlarmRefireMinutes:
             guard let minutes = Int(text), Self.wakeAlarmRefireRange.contains(minutes) else { throw invalid("0 (off) or 1–10 (minutes)") }
             copy.wakeAlarmRefireMinutes = minutes
-        case .escalationEnabled:
-            guard let flag = Self.parseBool(text) else { throw invalid("true or false") }
-            copy.escalationEnabled = flag
         case .escalationMinutes:
             guard let minutes = Int(text), Self.escalationMinutesRange.contains(minutes) else {
                 throw invalid("\(Self.escalationMinutesRange.lowerBound)–\(Self.escalationMinutesRange.upperBound) (minutes after Dose 1)")
