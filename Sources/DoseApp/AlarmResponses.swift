@@ -215,6 +215,7 @@ public struct AlarmTestResponse: Encodable, Sendable {
     /// One line per channel for people.
     public var lines: [String] {
         channels.map { result in
+            if result.channel == AlarmChannel.page.rawValue && !result.accepted { return "page: no page is open (a page rings only while it is open)" }
             let who = result.audience == ReminderAudience.contact.rawValue ? " (escalation contact)" : ""
             let outcome = result.accepted ? "accepted" : "NOT accepted" + (result.detail.map { ": \($0)" } ?? "")
             let tries = result.attempts > 1 ? ", \(result.attempts) attempts" : ""

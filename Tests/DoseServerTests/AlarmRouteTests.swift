@@ -68,3 +68,49 @@ struct AlarmRouteTests {
         #expect(try app.alarms.vapid().publicKey != key, "a new key: browsers subscribed to the old one must subscribe again")
     }
 }
+
+@Suite("Settings' alarm section against the real router")
+struct AlarmSettingsPageTests {
+    @Test(
+        "the alarm form saves re-fire and escalation without touching the other form's switches; the zone in force is always offered; a test alarm and a removal answer in words"
+    )
+    func alarmForm() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 21, 0))
+        // A zone Foundation's list lacks: the select must still hold it, selected, or saving would change it.
+        _ = try fixture.environment.useCases().settings.update([("time_zone", "Etc/UTC"), ("allow_snoozing", "false")])
+        let pairing = PairingCodes()
+        let app = Application(router: fixture.router(pairing: pairing))
+        try await app.test(.router) { client in
+            let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
+            var html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
+            #expect(html.contains(#"<option value="Etc/UTC" selected>"#))
+            #expect(html.contains("Alarms that reach a closed app") && html.contains("No phone takes push alarms yet.") && html.contains("data-vapid-key=\"B"))
+            let token = WebTests.csrf(in: html)
+            var headers = cookie
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            let fields = [
+                "csrf": token, "switches": "escalation_enabled", "escalation_enabled": "true", "wake_alarm_refire_minutes": "3", "escalation_minutes": "230",
+                "escalation_contact": "https://ntfy.sh/partner-topic", "escalation_contact_format": "ntfy",
+            ]
+            var response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: WebTests.form(fields))
+            #expect(response.status == .seeOther)
+            let settings = try fixture.environment.useCases().settings.current()
+            #expect(settings.escalationEnabled && settings.wakeAlarmRefireMinutes == 3 && settings.escalationMinutes == 230)
+            #expect(settings.escalationContact == "https://ntfy.sh/partner-topic" && !settings.allowSnoozing && settings.timeZoneID == "Etc/UTC")
+            var bad = fields
+            bad["escalation_contact"] = "ntfy.sh/partner-topic"
+            response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: WebTests.form(bad))
+            #expect(response.status == .badRequest && String(buffer: response.body).contains("escalation_contact"))
+
+            // The test alarm with no channel but pages (the contact's URL is taken away: it is not reachable from here).
+            _ = try fixture.environment.useCases().settings.update([("escalation_contact", "")])
+            response = try await client.execute(uri: "/ui/alarm/test", method: .post, headers: headers, body: WebTests.form(["csrf": token]))
+            html = String(buffer: response.body)
+            #expect(response.status == .ok && html.contains("data-test-report") && html.contains("page: no page is open"))
+            #expect(html.contains("No channel is set up: tonight&#39;s alarm would ring only on an open page."))
+            response = try await client.execute(uri: "/ui/push/remove", method: .post, headers: headers, body: WebTests.form(["csrf": token, "id": "nothing"]))
+            #expect(response.status == .notFound)
+        }
+    }
+}

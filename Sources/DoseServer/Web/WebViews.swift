@@ -248,7 +248,10 @@ struct SettingsView {
                 chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
             .toggle(SettingKey.remindersEnabled.rawValue, "Alarms and reminders", on: settings.remindersEnabled),
         ]
-        zones = TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" }.sorted().map {
+        // The zone in force is always offered (Foundation's list may lack it, e.g. `Etc/UTC`): a select without it
+        // would show, and a save would store, the list's first zone instead.
+        let known = Set(TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" })
+        zones = known.union([settings.timeZoneID]).sorted().map {
             SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
         }
         quickLog = SleepEventCatalogue.standard.definitions.map {
