@@ -1,0 +1,118 @@
+public import Foundation
+
+/// How a night's Dose 2 went, for adherence figures (seed 003 "Insights Screen"; SPEC §5.5: on time means
+/// |interval − target| ≤ 10 min).
+public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Dose 2 within ±10 minutes of the target.
+    case onTime = "on_time"
+    /// Dose 2 more than 10 minutes before the target.
+    case early
+    /// Dose 2 more than 10 minutes after the target.
+    case late
+    /// Dose 2 skipped by the person.
+    case skipped
+    /// Slept through: the window ran out with no Dose 2 (the automatic expiry).
+    case expired
+    /// Still to be decided (an open night), or ended without either; not counted in the shares.
+    case undecided
+
+    /// How a night with these events went, against `targetMinutes`; nil for a night without Dose 1.
+    public static func of(_ facts: NightFacts, targetMinutes: Int) -> DoseTiming? {
+        guard let dose1 = facts.dose1?.occurredAt else { return nil }
+        if let dose2 = facts.dose2?.occurredAt {
+            let interval = DoseWindow.wholeMinutes(from: dose1, to: dose2)
+            if DoseWindow.isOnTime(intervalMinutes: interval, targetMinutes: targetMinutes) { return .onTime }
+            return interval < targetMinutes ? .early : .late
+        }
+        if facts.skip != nil { return facts.sleptThrough ? .expired : .skipped }
+        return .undecided
+    }
+}
+
+/// The adherence figures of a run of nights: how each Dose 2 went, and the Dose 1 → Dose 2 interval's spread. A pure
+/// function of the nights and the target, so every surface (page, API, CLI, report) shows the same numbers.
+public struct Adherence: Sendable, Hashable {
+    /// One night as the figures read it.
+    public struct Night: Sendable, Hashable {
+        public let date: SessionKey
+        public let timing: DoseTiming
+        /// Whole minutes from Dose 1 to Dose 2, when both were taken.
+        public let intervalMinutes: Int?
+        /// Whether Dose 2 came inside the window, 150 ≤ elapsed < 240 minutes (to the second).
+        public let insideWindow: Bool
+
+        /// The night of `session` against `targetMinutes`; nil when it has no Dose 1.
+        public init?(_ session: NightSession, targetMinutes: Int) {
+            let facts = NightFacts(session.events)
+            guard let timing = DoseTiming.of(facts, targetMinutes: targetMinutes), let dose1 = facts.dose1?.occurredAt else { return nil }
+            date = session.date
+            self.timing = timing
+            let dose2 = facts.dose2?.occurredAt
+            intervalMinutes = dose2.map { DoseWindow.wholeMinutes(from: dose1, to: $0) }
+            insideWindow = dose2.map { [.active, .nearClose].contains(DoseWindow.position(of: $0, dose1: dose1)) } ?? false
+        }
+    }
+
+    /// The nights with Dose 1, oldest first.
+    public let nights: [Night]
+    /// The target the timings were judged against.
+    public let targetMinutes: Int
+
+    /// The figures of `sessions` (any order; nights without Dose 1 are left out) against `targetMinutes`.
+    public init(_ sessions: [NightSession], targetMinutes: Int) {
+        nights = sessions.compactMap { Night($0, targetMinutes: targetMinutes) }.sorted { $0.date < $1.date }
+        self.targetMinutes = targetMinutes
+    }
+
+    /// Nights counted in the shares: every night with Dose 1 whose Dose 2 was decided (taken, skipped or expired).
+    public var decided: Int { nights.filter { $0.timing != .undecided }.count }
+
+    /// How many nights went each way.
+    public func count(_ timing: DoseTiming) -> Int { nights.filter { $0.timing == timing }.count }
+
+    /// The share of decided nights that went `timing`, in percent to one decimal; nil with none decided.
+    public func percent(_ timing: DoseTiming) -> Double? {
+        guard decided > 0, timing != .undecided else { return nil }
+        return (Double(count(timing)) * 1000 / Double(decided)).rounded() / 10
+    }
+
+    /// The intervals of nights with both doses, oldest first.
+    public var intervals: [Int] { nights.compactMap(\.intervalMinutes) }
+
+    /// The median interval in minutes; nil with no interval.
+    public var medianInterval: Double? { Self.quantile(intervals, 0.5) }
+
+    /// The interquartile range (first and third quartiles, linear interpolation between order statistics, as R's and
+    /// NumPy's defaults); nil with no interval.
+    public var interquartileRange: (lower: Double, upper: Double)? {
+        guard let lower = Self.quantile(intervals, 0.25), let upper = Self.quantile(intervals, 0.75) else { return nil }
+        return (lower, upper)
+    }
+
+    /// The mean of each run of 7 consecutive intervals, ending at each night from the seventh on.
+    public var rollingMean7: [(date: SessionKey, minutes: Double)] {
+        let taken = nights.filter { $0.intervalMinutes != nil }
+        guard taken.count >= 7 else { return [] }
+        return (6..<taken.count).map { end in
+            let run = taken[(end - 6)...end].compactMap(\.intervalMinutes)
+            return (taken[end].date, Double(run.reduce(0, +)) / 7)
+        }
+    }
+
+    /// The share of nights with both doses whose Dose 2 came inside the 150–240 window, in percent to one decimal.
+    public var insideWindowPercent: Double? {
+        let taken = nights.filter { $0.intervalMinutes != nil }
+        guard !taken.isEmpty else { return nil }
+        return (Double(taken.filter(\.insideWindow).count) * 1000 / Double(taken.count)).rounded() / 10
+    }
+
+    /// The `q` quantile of `values` (0…1), type 7: h = (n − 1)q, between the order statistics around h.
+    static func quantile(_ values: [Int], _ q: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted().map(Double.init)
+        let h = Double(sorted.count - 1) * q
+        let low = Int(h.rounded(.down))
+        let high = min(low + 1, sorted.count - 1)
+        return sorted[low] + (h - Double(low)) * (sorted[high] - sorted[low])
+    }
+}

@@ -1,0 +1,108 @@
+import DoseCore
+import DoseTestSupport
+import Foundation
+import Testing
+
+/// Adherence figures on hand-computed nights (issue 15, first part): every night's timing at the ±10-minute edges,
+/// the shares, the median, the quartiles, the 7-night rolling mean and the share inside the window.
+@Suite("Adherence figures (seed 003 Insights; SPEC §5.5 on time)")
+struct AdherenceTests {
+    static let zone = TimeZone(identifier: "America/New_York")!
+
+    /// A night of 2026-11-`day` with Dose 1 at 22:30 New York time and Dose 2 `interval` minutes later, or a skip.
+    static func night(_ day: Int, dose2 interval: Double? = nil, skipped: Bool = false, sleptThrough: Bool = false) -> NightSession {
+        let dose1 = WallClock.date(2026, 11, day, 22, 30)
+        var events = [NightEvent(id: EventID(rawValue: "d1-\(day)"), kind: .dose1, occurredAt: dose1, recordedAt: dose1, timeZone: zone)]
+        if let interval {
+            let at = dose1.addingTimeInterval(interval * 60)
+            events.append(NightEvent(id: EventID(rawValue: "d2-\(day)"), kind: .dose2, occurredAt: at, recordedAt: at, timeZone: zone))
+        } else if skipped || sleptThrough {
+            var metadata = EventMetadata()
+            metadata.skipReason = sleptThrough ? "slept_through" : "felt unwell"
+            let at = dose1.addingTimeInterval((sleptThrough ? 270 : 200) * 60)
+            events.append(
+                NightEvent(
+                    id: EventID(rawValue: "s-\(day)"), kind: .dose2Skipped, occurredAt: at, recordedAt: at, timeZone: zone,
+                    source: sleptThrough ? .system : .user, metadata: metadata))
+        }
+        return NightSession(id: SessionID(rawValue: "n-\(day)"), date: SessionKey(year: 2026, month: 11, day: day)!, startedAt: dose1, events: events)
+    }
+
+    @Test(
+        "a night's timing against target 165: on time at exactly ±10 min, early and late one minute beyond (whole minutes, truncated)",
+        arguments: [
+            (154.0, DoseTiming.early), (155.0, .onTime), (165.0, .onTime), (175.0, .onTime), (175.99, .onTime), (176.0, .late),
+            (149.0, .early), (240.0, .late), (300.0, .late),
+        ])
+    func timing(interval: Double, expected: DoseTiming) throws {
+        let night = try #require(Adherence.Night(Self.night(1, dose2: interval), targetMinutes: 165))
+        #expect(night.timing == expected)
+    }
+
+    @Test("skipped, slept through, still open and no Dose 1 are told apart")
+    func undecided() throws {
+        #expect(Adherence.Night(Self.night(1, skipped: true), targetMinutes: 165)?.timing == .skipped)
+        #expect(Adherence.Night(Self.night(1, sleptThrough: true), targetMinutes: 165)?.timing == .expired)
+        #expect(Adherence.Night(Self.night(1), targetMinutes: 165)?.timing == .undecided)
+        let empty = NightSession(id: SessionID(rawValue: "e"), date: SessionKey(year: 2026, month: 11, day: 1)!, startedAt: Self.zoneDate)
+        #expect(Adherence.Night(empty, targetMinutes: 165) == nil)
+    }
+
+    static let zoneDate = WallClock.date(2026, 11, 1, 21, 0)
+
+    @Test(
+        "inside the window means 150 ≤ elapsed < 240 minutes, to the second",
+        arguments: [(149.99, false), (150.0, true), (224.0, true), (225.0, true), (239.99, true), (240.0, false)])
+    func insideWindow(interval: Double, inside: Bool) throws {
+        #expect(Adherence.Night(Self.night(1, dose2: interval), targetMinutes: 165)?.insideWindow == inside)
+    }
+
+    @Test("ten hand-computed nights: shares of decided nights, median, quartiles, rolling mean and the window share")
+    func tenNights() throws {
+        // Intervals 160 170 180 150 165 200 245 (7 taken), a skip, a sleep-through, an open night, in shuffled order.
+        let sessions = [
+            Self.night(7, dose2: 245), Self.night(1, dose2: 160), Self.night(3, dose2: 180), Self.night(8, skipped: true),
+            Self.night(2, dose2: 170), Self.night(4, dose2: 150), Self.night(5, dose2: 165), Self.night(6, dose2: 200),
+            Self.night(9, sleptThrough: true), Self.night(10),
+        ]
+        let figures = Adherence(sessions, targetMinutes: 165)
+        #expect(figures.nights.map(\.date.description) == (1...10).map { String(format: "2026-11-%02d", $0) })
+        // On time (±10 of 165): 160, 170, 165 → 3. Early: 150 → 1. Late: 180, 200, 245 → 3. Skipped 1, expired 1.
+        #expect(figures.decided == 9)
+        #expect([DoseTiming.onTime, .early, .late, .skipped, .expired, .undecided].map(figures.count) == [3, 1, 3, 1, 1, 1])
+        #expect(figures.percent(.onTime) == 33.3 && figures.percent(.early) == 11.1 && figures.percent(.late) == 33.3)
+        #expect(figures.percent(.skipped) == 11.1 && figures.percent(.expired) == 11.1 && figures.percent(.undecided) == nil)
+        // Sorted 150 160 165 170 180 200 245: median 170; h(0.25) = 1.5 → 162.5; h(0.75) = 4.5 → 190.
+        #expect(figures.intervals == [160, 170, 180, 150, 165, 200, 245])
+        #expect(figures.medianInterval == 170)
+        #expect(figures.interquartileRange?.lower == 162.5 && figures.interquartileRange?.upper == 190)
+        // One full run of seven: (160+170+180+150+165+200+245)/7 = 1270/7.
+        #expect(figures.rollingMean7.map(\.date.description) == ["2026-11-07"])
+        #expect(figures.rollingMean7.first?.minutes == 1270.0 / 7)
+        // 245 is past the window: 6 of 7 inside.
+        #expect(figures.insideWindowPercent == 85.7)
+    }
+
+    @Test("no nights: no shares, no spread, no rolling mean")
+    func empty() {
+        let figures = Adherence([], targetMinutes: 165)
+        #expect(figures.decided == 0 && figures.percent(.onTime) == nil && figures.medianInterval == nil)
+        #expect(figures.interquartileRange == nil && figures.rollingMean7.isEmpty && figures.insideWindowPercent == nil)
+    }
+
+    @Test("a night across the fall-back change is measured in elapsed minutes, not clock minutes")
+    func daylightSaving() throws {
+        // 2026-10-31 22:30 EDT; Dose 2 at 01:30 EST on 2026-11-01 is 240 elapsed minutes, though the clocks moved 3 h.
+        let dose1 = WallClock.date(2026, 10, 31, 22, 30)
+        let dose2 = dose1.addingTimeInterval(240 * 60)
+        let session = NightSession(
+            id: SessionID(rawValue: "dst"), date: SessionKey(year: 2026, month: 10, day: 31)!, startedAt: dose1,
+            events: [
+                NightEvent(id: EventID(rawValue: "a"), kind: .dose1, occurredAt: dose1, recordedAt: dose1, timeZone: Self.zone),
+                NightEvent(id: EventID(rawValue: "b"), kind: .dose2, occurredAt: dose2, recordedAt: dose2, timeZone: Self.zone),
+            ])
+        #expect(LocalClock.hourMinute(dose2, in: Self.zone) == "01:30")
+        let night = try #require(Adherence.Night(session, targetMinutes: 225))
+        #expect(night.intervalMinutes == 240 && night.timing == .late && !night.insideWindow)
+    }
+}
