@@ -105,4 +105,46 @@ struct AdherenceTests {
         let night = try #require(Adherence.Night(session, targetMinutes: 225))
         #expect(night.intervalMinutes == 240 && night.timing == .late && !night.insideWindow)
     }
+
+    /// A night with extra events at minutes after Dose 1 (22:30 on 2026-11-`day`).
+    static func night(_ day: Int, dose2 interval: Double, extra: [(EventKind, Double)]) -> NightSession {
+        var session = night(day, dose2: interval)
+        let dose1 = WallClock.date(2026, 11, day, 22, 30)
+        for (index, (kind, minutes)) in extra.enumerated() {
+            let at = dose1.addingTimeInterval(minutes * 60)
+            session.events.append(NightEvent(id: EventID(rawValue: "x-\(day)-\(index)"), kind: kind, occurredAt: at, recordedAt: at, timeZone: zone))
+        }
+        session.events.sort { $0.occurredAt < $1.occurredAt }
+        return session
+    }
+
+    @Test(
+        "natural wake: Dose 2 before the wake alarm with no snooze; at the alarm, or after a snooze, it is not",
+        arguments: [(160.0, 0, true), (164.99, 0, true), (165.0, 0, false), (160.0, 1, false)] as [(Double, Int, Bool)])
+    func naturalWake(interval: Double, snoozes: Int, natural: Bool) throws {
+        let extra = Array(repeating: (EventKind.snooze, 150.0), count: snoozes)
+        let night = try #require(Adherence.Night(Self.night(1, dose2: interval, extra: extra), targetMinutes: 165))
+        #expect(night.naturalWake == natural && night.snoozes == snoozes)
+    }
+
+    @Test("WASO is an estimate from logged awakenings between Dose 1 and the final wake-up; mental notes and later events do not count")
+    func waso() throws {
+        let session = Self.night(
+            1, dose2: 170,
+            extra: [
+                (.sleep(.bathroom), 60), (.sleep(.wakeTemp), 120), (.sleep(.water), 200), (.sleep(.dream), 210), (.sleep(.wakeFinal), 480),
+                (.sleep(.bathroom), 490), (.sleep(.snack), -30),
+            ])
+        let night = try #require(Adherence.Night(session, targetMinutes: 165))
+        #expect(night.awakenings == 3 && night.wasoEstimateMinutes == 3 * Adherence.minutesPerAwakening)
+        let figures = Adherence([session, Self.night(2, dose2: 160), Self.night(3, dose2: 165, extra: [(.snooze, 160), (.snooze, 170)])], targetMinutes: 165)
+        #expect(figures.wasoEstimatePerNight == 5, "15 + 0 + 0 minutes over 3 nights")
+        #expect(figures.snoozesPerNight == 0.7 && figures.naturalWakePercent == 33.3)
+    }
+
+    @Test("under 3 nights with Dose 1 the figures are insufficient, and say how many more are needed", arguments: [(0, 3), (1, 2), (2, 1), (3, 0), (4, 0)])
+    func insufficient(count: Int, needed: Int) {
+        let figures = Adherence((0..<count).map { Self.night($0 + 1, dose2: 165) }, targetMinutes: 165)
+        #expect(figures.nightsNeeded == needed)
+    }
 }

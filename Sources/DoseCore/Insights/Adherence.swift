@@ -40,6 +40,13 @@ public struct Adherence: Sendable, Hashable {
         public let intervalMinutes: Int?
         /// Whether Dose 2 came inside the window, 150 ≤ elapsed < 240 minutes (to the second).
         public let insideWindow: Bool
+        /// Whether Dose 2 came from a natural wake: before the wake alarm, with no snooze (seed 003's glossary).
+        public let naturalWake: Bool
+        /// Snoozes that night.
+        public let snoozes: Int
+        /// Logged times awake between Dose 1 and the final wake-up (or the night's last event): bathroom, water,
+        /// snack and brief wakes.
+        public let awakenings: Int
 
         /// The night of `session` against `targetMinutes`; nil when it has no Dose 1.
         public init?(_ session: NightSession, targetMinutes: Int) {
@@ -50,8 +57,27 @@ public struct Adherence: Sendable, Hashable {
             let dose2 = facts.dose2?.occurredAt
             intervalMinutes = dose2.map { DoseWindow.wholeMinutes(from: dose1, to: $0) }
             insideWindow = dose2.map { [.active, .nearClose].contains(DoseWindow.position(of: $0, dose1: dose1)) } ?? false
+            snoozes = facts.snoozes.count
+            naturalWake = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: facts.snoozes.count) } ?? false
+            let end = facts.wake?.occurredAt ?? .distantFuture
+            awakenings =
+                facts.events.filter { event in
+                    guard case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) else { return false }
+                    return event.occurredAt > dose1 && event.occurredAt < end
+                }.count
         }
+
+        /// Minutes awake after sleep onset, estimated: the logged awakenings times `Adherence.minutesPerAwakening`.
+        /// Logged events have no duration, so this is always an estimate, and says so.
+        public var wasoEstimateMinutes: Int { awakenings * Adherence.minutesPerAwakening }
     }
+
+    /// The logged events that mean being awake in the night.
+    public static let awakeEvents: Set<SleepEventType> = [.bathroom, .water, .snack, .wakeTemp]
+    /// What one logged awakening counts for in the WASO estimate.
+    public static let minutesPerAwakening = 5
+    /// Fewer nights with Dose 1 than this is seed 003's `insufficient_data` state.
+    public static let minimumNights = 3
 
     /// The nights with Dose 1, oldest first.
     public let nights: [Night]
@@ -104,6 +130,26 @@ public struct Adherence: Sendable, Hashable {
         let taken = nights.filter { $0.intervalMinutes != nil }
         guard !taken.isEmpty else { return nil }
         return (Double(taken.filter(\.insideWindow).count) * 1000 / Double(taken.count)).rounded() / 10
+    }
+
+    /// How many more nights with Dose 1 the figures need before they mean anything; 0 when they are ready.
+    public var nightsNeeded: Int { max(0, Self.minimumNights - nights.count) }
+
+    /// The share of nights with Dose 2 that came from a natural wake, in percent to one decimal.
+    public var naturalWakePercent: Double? {
+        let taken = nights.filter { $0.intervalMinutes != nil }
+        guard !taken.isEmpty else { return nil }
+        return (Double(taken.filter(\.naturalWake).count) * 1000 / Double(taken.count)).rounded() / 10
+    }
+
+    /// Snoozes per night with Dose 1, to one decimal.
+    public var snoozesPerNight: Double? {
+        nights.isEmpty ? nil : (Double(nights.map(\.snoozes).reduce(0, +)) * 10 / Double(nights.count)).rounded() / 10
+    }
+
+    /// The estimated WASO per night with Dose 1, in whole minutes (an estimate: see `Night.wasoEstimateMinutes`).
+    public var wasoEstimatePerNight: Int? {
+        nights.isEmpty ? nil : nights.map(\.wasoEstimateMinutes).reduce(0, +) / nights.count
     }
 
     /// The `q` quantile of `values` (0…1), type 7: h = (n − 1)q, between the order statistics around h.
