@@ -98,8 +98,7 @@ public struct Adherence: Sendable, Hashable {
 
     /// The share of decided nights that went `timing`, in percent to one decimal; nil with none decided.
     public func percent(_ timing: DoseTiming) -> Double? {
-        guard decided > 0, timing != .undecided else { return nil }
-        return (Double(count(timing)) * 1000 / Double(decided)).rounded() / 10
+        timing == .undecided ? nil : Self.percent(count(timing), of: decided)
     }
 
     /// The intervals of nights with both doses, oldest first.
@@ -128,8 +127,7 @@ public struct Adherence: Sendable, Hashable {
     /// The share of nights with both doses whose Dose 2 came inside the 150–240 window, in percent to one decimal.
     public var insideWindowPercent: Double? {
         let taken = nights.filter { $0.intervalMinutes != nil }
-        guard !taken.isEmpty else { return nil }
-        return (Double(taken.filter(\.insideWindow).count) * 1000 / Double(taken.count)).rounded() / 10
+        return Self.percent(taken.filter(\.insideWindow).count, of: taken.count)
     }
 
     /// How many more nights with Dose 1 the figures need before they mean anything; 0 when they are ready.
@@ -138,8 +136,7 @@ public struct Adherence: Sendable, Hashable {
     /// The share of nights with Dose 2 that came from a natural wake, in percent to one decimal.
     public var naturalWakePercent: Double? {
         let taken = nights.filter { $0.intervalMinutes != nil }
-        guard !taken.isEmpty else { return nil }
-        return (Double(taken.filter(\.naturalWake).count) * 1000 / Double(taken.count)).rounded() / 10
+        return Self.percent(taken.filter(\.naturalWake).count, of: taken.count)
     }
 
     /// Snoozes per night with Dose 1, to one decimal.
@@ -150,6 +147,11 @@ public struct Adherence: Sendable, Hashable {
     /// The estimated WASO per night with Dose 1, in whole minutes (an estimate: see `Night.wasoEstimateMinutes`).
     public var wasoEstimatePerNight: Int? {
         nights.isEmpty ? nil : nights.map(\.wasoEstimateMinutes).reduce(0, +) / nights.count
+    }
+
+    /// `part` of `whole` in percent to one decimal; nil for none.
+    static func percent(_ part: Int, of whole: Int) -> Double? {
+        whole == 0 ? nil : (Double(part) * 1000 / Double(whole)).rounded() / 10
     }
 
     /// The `q` quantile of `values` (0…1), type 7: h = (n − 1)q, between the order statistics around h.
