@@ -79,34 +79,38 @@ struct PushPeerTests {
         #expect(log.lines.contains("02:15 escalation to contact → push (1 device)"))
     }
 
-    @Test(
-        "retries and removals follow the answers: 429 then 500 then 201 is delivered on the third try; 404 and 410 remove the subscription; 500s stop when the notice stops being useful"
-    )
+    @Test("retries and removals follow the answers: 429 then 500 then 201 is delivered on the third try; 404 and 410 remove the subscription")
     func answers() async throws {
-        let peer = try PushPeer(["busy=429,500,201", "gone=404", "expired=410", "down=500,500,500,500,500,500,500,500"])
+        let peer = try PushPeer(["busy=429,500,201", "gone=404", "expired=410"])
         let fixture = try ServerFixture(now: Self.dose1)
-        for name in ["busy", "gone", "expired", "down"] { try Self.subscribe(peer, name, device: name, fixture) }
-        // Each wait moves the injected clock on; the test notice is useful for 60 s, so with waits of 25 s the
-        // fourth attempt would come too late.
-        let clock = fixture.time
-        let options = PushOptions(
-            backoff: [.seconds(25), .seconds(25), .seconds(25), .seconds(25)], sleep: { clock.advance(seconds: Double($0.components.seconds)) })
+        for name in ["busy", "gone", "expired"] { try Self.subscribe(peer, name, device: name, fixture) }
+        let options = PushOptions(backoff: [.zero, .zero, .zero], sleep: { _ in })
         let report = await AlarmChannels(environment: fixture.environment, configured: [], push: options).test()
         #expect(peer.requests(to: "busy").map { $0["status"] } == [429, 500, 201])
         #expect(peer.requests(to: "gone").map { $0["status"] } == [404])
         #expect(peer.requests(to: "expired").map { $0["status"] } == [410])
         #expect(peer.requests.allSatisfy { $0["error"] == nil }, "every request verified and decrypted")
-        let down = peer.requests(to: "down")
-        #expect((2...3).contains(down.count), "retries stop within the notice's minute: \(down.count)")
-        let remaining = try fixture.environment.useCases().alarms.subscriptions().map(\.deviceName).sorted()
-        #expect(remaining == ["busy", "down"])
-        let channels = JSONValue(response: report)["channels"]
-        guard case .array(let results)? = channels else { throw PushService.Failure.didNotStart("no channels") }
+        #expect(try fixture.environment.useCases().alarms.subscriptions().map(\.deviceName) == ["busy"])
+        guard case .array(let results)? = JSONValue(response: report)["channels"] else { throw PushService.Failure.didNotStart("no channels") }
         func result(_ target: String) -> JSONValue? { results.first { $0["target"]?.stringValue == target } }
         #expect(result("busy")?["accepted"] == true && result("busy")?["attempts"] == 3 && result("busy")?["http_status"] == 201)
         #expect(result("gone")?["accepted"] == false && result("gone")?["http_status"] == 404)
         #expect(result("expired")?["accepted"] == false && result("expired")?["http_status"] == 410)
-        #expect(result("down")?["accepted"] == false && result("down")?["http_status"] == 500)
+        #expect(JSONValue(response: report)["all_accepted"] == false)
+    }
+
+    @Test("a service that keeps failing is retried only while the notice is useful, each TTL what is left of it")
+    func usefulLife() async throws {
+        let peer = try PushPeer(["down=500,500,500,500,500,500"])
+        let fixture = try ServerFixture(now: Self.dose1)
+        try Self.subscribe(peer, "down", device: "down", fixture)
+        // Each wait moves the injected clock on (and only this one subscription waits): the test notice is useful for
+        // 60 s, so after waits of 25 s the attempts come at 0, 25 and 50 s, and a fourth, at 75 s, is never made.
+        let clock = fixture.time
+        let options = PushOptions(backoff: Array(repeating: .seconds(25), count: 5), sleep: { clock.advance(seconds: Double($0.components.seconds)) })
+        let report = await AlarmChannels(environment: fixture.environment, configured: [], push: options).test()
+        #expect(peer.requests(to: "down").map { $0["ttl"] } == ["60", "35", "10"])
+        #expect(try fixture.environment.useCases().alarms.subscriptions().map(\.deviceName) == ["down"], "a failing service does not remove it")
         #expect(JSONValue(response: report)["all_accepted"] == false)
     }
 }
