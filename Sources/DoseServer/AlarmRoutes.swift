@@ -34,10 +34,9 @@ struct AlarmRoutes {
 
     func unsubscribe(_ request: Request) async throws -> Response {
         let endpoint = try PushSubscriptionBody.endpointToRemove(try await JSONBody.read(request))
-        let alarms = environment.useCases().alarms
-        let name = try alarms.subscriptions().first { $0.subscription.endpoint == endpoint }?.deviceName ?? ""
-        let removed = try alarms.unsubscribe(endpoint)
-        return Reply.json(JSONValue(dictionaryLiteral: ("removed", JSONValue(response: PushSubscriptionResponse(removed, deviceName: name)))))
+        let removed = try environment.useCases().alarms.unsubscribe(endpoint)
+        return Reply.json(
+            JSONValue(dictionaryLiteral: ("removed", JSONValue(response: PushSubscriptionResponse(removed.subscription, deviceName: removed.deviceName)))))
     }
 
     func acknowledge(_ request: Request, _ context: DoseRequestContext) async throws -> Response {

@@ -37,7 +37,7 @@ extension NightLedger {
                     .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
             var due = DueReminders(
                 sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
-                timeZone: zone, canSnooze: NightStatus.derive(session: session, at: clock.now, settings: settings, timeZone: zone).canSnooze)
+                timeZone: zone)
             let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
             for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= clock.now {
                 let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
@@ -49,6 +49,8 @@ extension NightLedger {
                     recordedAt: clock.now
                 ).insert(db)
             }
+            // The buttons a reminder offers depend on whether a snooze can work; worked out only when one fires.
+            if !due.fire.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: clock.now, settings: settings, timeZone: zone).canSnooze }
             return due
         }
     }

@@ -12,12 +12,14 @@ public struct AlarmService: Sendable {
         try app.database.alarms.subscribe(subscription, device: device, clock: app.clock)
     }
 
-    /// Removes a subscription by endpoint or id; `404_NOT_FOUND` when there is none.
-    public func unsubscribe(_ endpointOrID: String) throws -> PushSubscriptionRecord {
+    /// Removes a subscription by endpoint or id, with the name of the device that held it; `404_NOT_FOUND` when
+    /// there is none.
+    public func unsubscribe(_ endpointOrID: String) throws -> (subscription: PushSubscriptionRecord, deviceName: String) {
+        let name = try subscriptions().first { [$0.subscription.endpoint, $0.subscription.id].contains(endpointOrID) }?.deviceName ?? ""
         guard let removed = try app.database.alarms.remove(endpointOrID: endpointOrID) else {
             throw DoseError.notFound(what: "A push subscription with that endpoint")
         }
-        return removed
+        return (removed, name)
     }
 
     /// Forgets a subscription the push service said is gone (404 or 410).

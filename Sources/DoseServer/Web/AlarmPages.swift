@@ -14,10 +14,8 @@ extension WebRoutes {
 
     func removeSubscription(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let app = environment.useCases()
-        let name = try app.alarms.subscriptions().first { $0.subscription.id == fields["id"] }?.deviceName ?? "That device"
-        _ = try app.alarms.unsubscribe(fields["id"] ?? "")
-        return try settings(context, flash: "\(name) will no longer get alarms by push.")
+        let removed = try environment.useCases().alarms.unsubscribe(fields["id"] ?? "")
+        return try settings(context, flash: "\(removed.deviceName.isEmpty ? "That device" : removed.deviceName) will no longer get alarms by push.")
     }
 
     func testAlarm(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
