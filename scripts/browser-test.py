@@ -122,7 +122,8 @@ def audit(driver, name, out):
         axe.inject()
         results = axe.run()
     bad = [v["id"] for v in results["violations"] if v.get("impact") in ("serious", "critical")]
-    check(not bad, f"{name}: axe-core finds no serious or critical violation {bad}")
+    where = [n["html"][:120] for v in results["violations"] if v["id"] in bad for n in v["nodes"]][:2]
+    check(not bad, f"{name}: axe-core finds no serious or critical violation {bad} {where if bad else ''}")
     texts = driver.execute_script(CONTRAST)
     low = [t for t in texts if t["ratio"] < (7 if t["action"] else 4.5)]
     worst = min((t["ratio"] for t in texts), default=21)
@@ -492,10 +493,88 @@ def window_cue(driver, binary, work):
         process.wait(10)
 
 
+def insights_and_report(driver, binary, work, out):
+    """Insights and the Report at 390×844 and at A4: figures, charts, the planner, no overflow; the report printed to
+    PDF through the DevTools protocol and read back with pdftotext."""
+    database = os.path.join(work, "insights.sqlite")
+    now = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "seed-insights.py"), binary, database],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    expected = json.loads(subprocess.run([binary, "insights", "--json", "--db", database, "--tz", "America/New_York", "--now", now],
+                                         check=True, capture_output=True, text=True).stdout)
+    on_time = "%.1f%%" % expected["timing"]["on_time"]["percent"]
+    process, info = serve(binary, database, now=now)
+    base = info["pairing_url"].split("/pair")[0]
+    try:
+        driver.get(info["pairing_url"])
+        driver.get(base + "/insights")
+        text = driver.find_element(By.TAG_NAME, "main").text
+        check(f"On time\n{on_time}" in text or f"On time {on_time}" in text, f"Insights shows the CLI's on-time figure {on_time}")
+        check("Estimated" in text or "estimate" in text, "Insights says the WASO figure is an estimate")
+        for chart in ["interval-chart", "calendar-chart", "wellness-chart"]:
+            svg = driver.find_elements(By.CSS_SELECTOR, f"svg[aria-labelledby^='{chart}']")
+            check(len(svg) == 1 and svg[0].size["width"] <= 390, f"{chart} is drawn within the screen")
+            check(driver.find_elements(By.CSS_SELECTOR, f"#{chart}-title") and driver.find_elements(By.CSS_SELECTOR, f"#{chart}-desc"),
+                  f"{chart} has a title and a description")
+        check(len(driver.find_elements(By.CSS_SELECTOR, ".chart-data table")) == 3, "each chart has its data table")
+        check("association" in text and "not a cause" in text, "patterns say association, not cause")
+        audit(driver, "page-insights", out)
+        driver.execute_script("window.scrollTo(0, document.querySelector('#calendar-chart-caption').getBoundingClientRect().top + window.scrollY - 8)")
+        driver.save_screenshot(os.path.join(out, "page-insights-calendar.png"))
+        driver.execute_script("window.scrollTo(0, document.querySelector('.planner').getBoundingClientRect().top + window.scrollY - 8)")
+        driver.save_screenshot(os.path.join(out, "page-insights-planner.png"))
+        # Seven nights and a custom range.
+        driver.find_element(By.CSS_SELECTOR, ".periods a[href$='nights=7']").click()
+        check("Last 7 nights" in driver.find_element(By.TAG_NAME, "main").text, "the 7-night period is chosen")
+        driver.get(base + "/insights?from=2026-10-01&to=2026-10-02")
+        check(driver.find_elements(By.CSS_SELECTOR, "[data-state='insufficient_data']"), "two nights show insufficient_data with the nights needed")
+        driver.save_screenshot(os.path.join(out, "page-insights-insufficient.png"))
+        # The Report page, then the report itself at 390 px and at A4.
+        driver.get(base + "/report")
+        audit(driver, "page-report", out)
+        link = driver.find_element(By.CSS_SELECTOR, "a.primary").get_attribute("href")
+        driver.get(link)
+        body = driver.find_element(By.TAG_NAME, "body").text
+        check(on_time in body and "not medical advice" in body, f"the report holds the on-time figure {on_time} and the disclaimer")
+        check(not driver.find_elements(By.TAG_NAME, "script"), "the report has no script")
+        external = driver.execute_script("return [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'))")
+        check(not external, f"the report fetches nothing ({external[:3]})")
+        audit(driver, "report-390", out)
+        driver.set_window_size(794, 1123)
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 794, "height": 1123, "deviceScaleFactor": 1, "mobile": False})
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
+        check(narrow(driver), "the report fits A4 width (794 px) in print media")
+        driver.save_screenshot(os.path.join(out, "report-a4-print.png"))
+        driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+        pdf = driver.execute_cdp_cmd("Page.printToPDF", {"paperWidth": 8.27, "paperHeight": 11.69, "preferCSSPageSize": True, "printBackground": True})
+        path = os.path.join(out, "report.pdf")
+        import base64
+        with open(path, "wb") as handle:
+            handle.write(base64.b64decode(pdf["data"]))
+        printed = subprocess.run(["pdftotext", "-layout", path, "-"], check=True, capture_output=True, text=True).stdout
+        median = "%g min" % expected["interval"]["median"]
+        check(on_time in printed and median in printed, f"pdftotext finds {on_time} on time and the median {median} in the PDF")
+        pages = subprocess.run(["pdfinfo", path], check=True, capture_output=True, text=True).stdout
+        check("(A4)" in pages, "the PDF is A4")
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+        driver.set_window_size(WIDTH, HEIGHT)
+        # The Details page draws the open night on a timeline.
+        subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", now], check=True, capture_output=True)
+        subprocess.run([binary, "log", "bathroom", "--db", database, "--tz", "America/New_York", "--now", now], check=True, capture_output=True)
+        driver.get(base + "/details")
+        timeline = driver.find_elements(By.CSS_SELECTOR, "svg.timeline")
+        check(timeline and timeline[0].size["width"] <= 390, "Details draws tonight on a timeline within the screen")
+        driver.execute_script("window.scrollTo(0, document.querySelector('svg.timeline').getBoundingClientRect().top + window.scrollY - 40)")
+        driver.save_screenshot(os.path.join(out, "page-details-timeline.png"))
+    finally:
+        process.terminate()
+        process.wait()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/debug/dosetap")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dosetap-screens"))
+    parser.add_argument("--only", choices=["insights"], help="run one part only")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="dosetap-browser-")
@@ -506,6 +585,13 @@ def main():
     # wait with a timeout.
     settle = [NoSuchElementException, StaleElementReferenceException, WebDriverException]
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
+    if args.only == "insights":
+        try:
+            insights_and_report(driver, args.binary, work, args.out)
+        finally:
+            driver.quit()
+        print("PASS" if not failures else f"FAIL ({len(failures)})")
+        return 0 if not failures else 1
     try:
         # 1. A live night on the real clock.
         # A local CA beside the database, so /setup shows its fingerprint and the steps to trust it.
@@ -703,6 +789,7 @@ def main():
         window_cue(driver, args.binary, work)
         https_phone(args.binary, work, args.out)
         push_alarm(args.binary, work, args.out)
+        insights_and_report(driver, args.binary, work, args.out)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.

@@ -76,4 +76,6 @@ public struct UseCases: Sendable {
     public var transfer: TransferService { TransferService(app: self) }
     /// The reminder engine's reads and writes.
     public var reminders: ReminderService { ReminderService(app: self) }
+    /// Insights, the weekly planner and the clinician report's figures.
+    public var insights: InsightsService { InsightsService(app: self) }
 }

@@ -119,32 +119,6 @@ public struct RemindersResponse: Encodable, Sendable {
     }
 }
 
-/// The interval summary of a range of nights: how many, how many with Dose 2, how many on time, and each interval.
-public struct InsightsResponse: Encodable, Sendable {
-    var targetInterval, nights, nightsWithDose2, onTime: Int
-    var onTimePercent: Int?
-    var intervals: [Interval]
-
-    struct Interval: Encodable, Sendable {
-        var sessionDate: String
-        var intervalMinutes: Int
-
-        enum CodingKeys: String, CodingKey { case sessionDate = "session_date", intervalMinutes = "interval_minutes" }
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case targetInterval = "target_interval", nights, nightsWithDose2 = "nights_with_dose2", onTime = "on_time"
-        case onTimePercent = "on_time_percent", intervals
-    }
-
-    /// The response for a summary of `nights` nights.
-    public init(_ summary: IntervalSummary, nights: Int) {
-        (targetInterval, self.nights, nightsWithDose2) = (summary.targetMinutes, nights, summary.nights.count)
-        (onTime, onTimePercent) = (summary.onTime, summary.onTimePercent)
-        intervals = summary.nights.map { Interval(sessionDate: $0.date.description, intervalMinutes: $0.minutes) }
-    }
-}
-
 /// `GET /health`: the server answers.
 public struct HealthResponse: Encodable, Sendable {
     var ok = true

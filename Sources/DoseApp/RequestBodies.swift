@@ -210,6 +210,16 @@ public enum RequestBodies {
         return NightAction(.undo)
     }
 
+    /// `POST /v1/insights/planner` `{"target_interval": 180, "confirm": true}`: applying the weekly planner's suggestion.
+    public static func plannerApply(_ body: JSONBody) throws(DoseError) -> (minutes: Int, confirmed: Bool) {
+        let body = try body.only(["target_interval", "confirm"])
+        let allowed = DoseSettings.targetIntervalOptions.map(String.init).joined(separator: ", ") + " (the planner's suggestion)"
+        guard let minutes = try body.integer("target_interval", allowed: allowed) else {
+            throw .invalidInput(field: "target_interval", problem: "missing", allowed: allowed)
+        }
+        return (minutes, try body.boolean("confirm") ?? false)
+    }
+
     /// `POST /v1/clear-all` `{confirm}`: the phrase, typed out.
     public static func clearAll(_ body: JSONBody) throws(DoseError) -> String {
         try body.only(["confirm"]).string("confirm") ?? ""

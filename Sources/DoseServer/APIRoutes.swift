@@ -43,6 +43,7 @@ struct APIRoutes {
         v1.get("reminders") { _, _ in try reminders() }
         v1.get("stream") { _, _ in await stream() }
         v1.get("insights") { request, _ in try insights(request) }
+        v1.post("insights/planner") { request, _ in try await applyPlanner(request) }
         v1.post("clear-all") { request, _ in try await clearAll(request) }
     }
 
@@ -137,15 +138,23 @@ struct APIRoutes {
     }
 
     func insights(_ request: Request) throws -> Response {
-        var query = HistoryQuery()
-        query.limit = 366
-        query.from = try request.uri.queryParameters["from"].map { try Self.date(String($0), field: "from") }
-        query.to = try request.uri.queryParameters["to"].map { try Self.date(String($0), field: "to") }
-        let app = environment.useCases()
-        let settings = try app.settings.current()
-        let nights = try app.records.history(query).groups.flatMap(\.nights)
-        let summary = IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)
-        return Reply.json(InsightsResponse(summary, nights: nights.count))
+        let parameters = request.uri.queryParameters
+        let nights = try parameters["nights"].map { text in
+            guard let value = Int(String(text)) else {
+                throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90")
+            }
+            return value
+        }
+        let result = try environment.useCases().insights.insights(
+            nights: nights, from: try parameters["from"].map { try Self.date(String($0), field: "from") },
+            to: try parameters["to"].map { try Self.date(String($0), field: "to") })
+        return Reply.json(InsightsResponse(result.insights, planner: result.planner))
+    }
+
+    func applyPlanner(_ request: Request) async throws -> Response {
+        let (minutes, confirmed) = try RequestBodies.plannerApply(try await JSONBody.read(request))
+        let applied = try environment.useCases().insights.applyPlanner(minutes: minutes, confirmed: confirmed)
+        return Reply.json(JSONValue(response: SettingsResponse(applied.settings)))
     }
 
     // MARK: Writes

@@ -160,8 +160,12 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         HTTPField.Name("Referrer-Policy")!: "same-origin", HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
 
+    /// Sets the headers; a response that brings its own CSP keeps it (the report allows only its inline styles and no
+    /// script at all).
     static func apply(to headers: inout HTTPFields) {
-        for field in fields { headers[field.name] = field.value }
+        for field in fields where field.name != .contentSecurityPolicy || headers[.contentSecurityPolicy] == nil {
+            headers[field.name] = field.value
+        }
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -289,7 +293,7 @@ struct QueryMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     static let allowed: [String: Set<String>] = [
         "/v1/sessions": ["from", "to", "limit", "page"], "/v1/analytics/export": ["start_date", "end_date"],
-        "/v1/medications": ["date"], "/v1/insights": ["from", "to"], "/v1/alarm/log": ["date"],
+        "/v1/medications": ["date"], "/v1/insights": ["nights", "from", "to"], "/v1/alarm/log": ["date"],
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

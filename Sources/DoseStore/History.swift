@@ -195,6 +195,20 @@ public struct HistoryStore: Sendable {
         }
     }
 
+    /// Every night dated `from` through `to`, oldest first, with all events (insights and the report read whole ranges,
+    /// not pages).
+    public func nights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [NightRecord] {
+        try database.ledger.settle(clock: clock)
+        return try database.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT * FROM sleep_sessions WHERE session_date BETWEEN ? AND ? ORDER BY session_date, started_at",
+                arguments: [from.description, to.description])
+            var query = HistoryQuery()
+            query.sort = .oldest
+            return try Self.records(from: rows, query: query, db)
+        }
+    }
+
     /// Deletes every night with that date and all their records in one transaction; each deletion is audited.
     /// The open night is refused: deleting tonight's Dose 1 would let a second Dose 1 through.
     public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
@@ -292,7 +306,7 @@ public struct HistoryStore: Sendable {
     }
 
     /// Pairs each nap start with the next nap end.
-    static func naps(in events: [NightEvent]) -> [NapInterval] {
+    public static func naps(in events: [NightEvent]) -> [NapInterval] {
         var naps: [NapInterval] = []
         for event in events {
             if event.kind == .sleep(.napStart) { naps.append(NapInterval(start: event.occurredAt, end: nil)) }
@@ -328,14 +342,5 @@ public struct HistoryStore: Sendable {
             let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: noon)
             return String(format: "%04d-W%02d", parts.yearForWeekOfYear ?? date.year, parts.weekOfYear ?? 1)
         }
-    }
-}
-
-extension IntervalSummary {
-    /// The summary of the nights of a history read that have Dose 2.
-    public init(_ records: [NightRecord], targetMinutes: Int) {
-        self.init(
-            nights: records.compactMap { record in record.intervalMinutes.map { Night(date: record.session.date, minutes: $0) } },
-            targetMinutes: targetMinutes)
     }
 }

@@ -32,7 +32,8 @@ public struct SettingsStore: Sendable {
     }
 
     /// Changes several settings in one transaction: all of them, or none when any is refused.
-    public func update(_ changes: [(key: String, value: String)], clock: StoreClock) throws -> DoseSettings {
+    /// `reason`, when given, is kept in the audit entry (the weekly planner's suggestion, say).
+    public func update(_ changes: [(key: String, value: String)], reason: String? = nil, clock: StoreClock) throws -> DoseSettings {
         try database.write { db in
             var current = try Self.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             for (key, value) in changes {
@@ -42,9 +43,9 @@ public struct SettingsStore: Sendable {
                 let newValue = try updated.value(of: canonical)
                 let oldValue = try current.value(of: canonical)
                 try SettingRecord(key: canonical, value: newValue, updatedAt: clock.now).upsert(db)
-                try NightRecords.audit(
-                    .setting, id: clock.makeID(), at: clock.now, session: nil, entity: canonical,
-                    details: ["from": oldValue, "to": newValue], db)
+                var details = ["from": oldValue, "to": newValue]
+                details["reason"] = reason
+                try NightRecords.audit(.setting, id: clock.makeID(), at: clock.now, session: nil, entity: canonical, details: details, db)
                 current = updated
             }
             return current

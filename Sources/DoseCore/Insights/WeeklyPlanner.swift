@@ -30,6 +30,10 @@ public struct PlannerSuggestion: Sendable, Hashable {
     /// Nights still needed before the planner can suggest a change (for `insufficient_data`).
     public let nightsNeeded: Int
 
+    /// What the person confirms before a suggestion is applied.
+    public static let safetyWarning =
+        "Change when you take Dose 2 only as your prescriber has told you. The target moves your wake alarm; the 150–240 minute window and every safety check stay the same."
+
     /// Whether it suggests a different target.
     public var isChange: Bool { suggestedMinutes != currentMinutes }
 }

@@ -19,7 +19,7 @@ struct WebRoutes {
         router.get("/") { request, context in try tonight(request, context) }
         router.post("/ui/act") { request, context in try await act(request, context) }
         router.get("/details") { _, context in try details(context) }
-        router.get("/insights") { _, _ in try insights() }
+        registerInsights(on: router)
         router.get("/settings") { request, context in try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." }) }
         registerManagement(on: router)
         registerAlarms(on: router)
@@ -160,15 +160,6 @@ struct WebRoutes {
             }
             return try tonightPage(context, banner: error.message, status: status)
         }
-    }
-
-    func insights() throws -> Response {
-        let app = environment.useCases()
-        let settings = try app.settings.current()
-        var query = HistoryQuery()
-        query.limit = 30
-        let nights = try app.records.history(query).groups.flatMap(\.nights)
-        return Templates.page("insights", InsightsView(IntervalSummary(nights, targetMinutes: settings.targetIntervalMinutes)))
     }
 
     func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {

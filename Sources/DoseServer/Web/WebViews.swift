@@ -20,48 +20,6 @@ struct CheckInView {
     let sections: [CheckInForm.Section]
 }
 
-/// Dose 1 → Dose 2 intervals of recent nights against the target.
-struct InsightsView {
-    struct Bar {
-        let x, y, width, height: String
-        let date: String
-        let minutes: Int
-    }
-
-    struct Chart {
-        let target: Int
-        let onTimePercent: Int
-        let nights: String
-        let bars: [Bar]
-        let targetY: String
-        let first, last: String
-    }
-
-    let frame = Frame("Insights", current: "/insights")
-    let chart: Chart?
-
-    init(_ summary: IntervalSummary) {
-        guard let percent = summary.onTimePercent, let first = summary.nights.first, let last = summary.nights.last else {
-            chart = nil
-            return
-        }
-        let width = 340.0
-        let height = 180.0
-        let barWidth = width / Double(summary.nights.count)
-        func y(_ minutes: Int) -> Double { max(0, min(height, height - (Double(minutes - 120) / 140.0) * height)) }
-        func text(_ value: Double) -> String { String(format: "%.1f", value) }
-        let bars = summary.nights.enumerated().map { index, night in
-            Bar(
-                x: text(Double(index) * barWidth + 1), y: text(y(night.minutes)), width: text(max(1, barWidth - 2)),
-                height: text(height - y(night.minutes)), date: night.date.description, minutes: night.minutes)
-        }
-        chart = Chart(
-            target: summary.targetMinutes, onTimePercent: percent,
-            nights: summary.nights.count == 1 ? "1 night" : "\(summary.nights.count) nights", bars: bars,
-            targetY: text(y(summary.targetMinutes)), first: first.date.description, last: last.date.description)
-    }
-}
-
 /// Other medications: choose one (oxybate is logged on Tonight), then a dose.
 struct MedicationsView {
     struct Entry {
@@ -135,9 +93,15 @@ struct DetailsView {
     /// The night's alarm log, one line per reminder.
     let alarms: [String]
     let hasAlarms: Bool
+    /// The night drawn on a time axis.
+    let timeline: RenderedChart?
 
     init(_ snapshot: StatusSnapshot, csrf: String, alarms: [String] = []) {
         self.csrf = csrf
+        timeline = snapshot.session.flatMap { session in
+            NightTimeline.chart(
+                session, naps: HistoryStore.naps(in: session.events), targetMinutes: snapshot.settings.targetIntervalMinutes, zone: snapshot.timeZone)
+        }
         self.alarms = alarms
         hasAlarms = !alarms.isEmpty
         grid = SleepEventCatalogue.standard.definitions.map { TonightView.GridItem(event: $0.type.rawValue, label: $0.label) }

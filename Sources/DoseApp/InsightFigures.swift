@@ -1,0 +1,56 @@
+public import DoseCore
+import Foundation
+
+/// The figures a person and a clinician read first, in words, shared by the page and the report.
+public struct InsightFigure: Sendable {
+    public let name: String
+    public let value: String
+    /// What the figure means or how it was made, when that needs saying.
+    public let note: String?
+
+    /// The figures of a period, in reading order.
+    public static func all(_ insights: Insights) -> [InsightFigure] {
+        let adherence = insights.adherence
+        func share(_ timing: DoseTiming) -> String {
+            adherence.percent(timing).map { "\(Correlation.decimal($0, places: 1))% (\(adherence.count(timing)) of \(adherence.decided))" } ?? "—"
+        }
+        var figures = [
+            InsightFigure(name: "On time", value: share(.onTime), note: "Dose 2 within 10 minutes of the \(adherence.targetMinutes)-minute target"),
+            InsightFigure(name: "Early", value: share(.early), note: nil),
+            InsightFigure(name: "Late", value: share(.late), note: nil),
+            InsightFigure(name: "Skipped", value: share(.skipped), note: nil),
+            InsightFigure(name: "Slept through", value: share(.expired), note: "the window closed with no Dose 2"),
+        ]
+        let quartiles = adherence.interquartileRange.map { "IQR \(minutes($0.lower))–\(minutes($0.upper))" }
+        figures.append(
+            InsightFigure(
+                name: "Median interval", value: adherence.medianInterval.map { "\(minutes($0)) min" } ?? "—",
+                note: quartiles.map { "\($0) min over \(adherence.intervals.count) nights" }))
+        figures.append(
+            InsightFigure(
+                name: "Inside 150–240 min", value: adherence.insideWindowPercent.map { "\(Correlation.decimal($0, places: 1))%" } ?? "—",
+                note: "of nights with Dose 2"))
+        figures.append(
+            InsightFigure(
+                name: "Natural wake", value: adherence.naturalWakePercent.map { "\(Correlation.decimal($0, places: 1))%" } ?? "—",
+                note: "Dose 2 before the alarm, without a snooze"))
+        figures.append(
+            InsightFigure(name: "Snoozes per night", value: adherence.snoozesPerNight.map { Correlation.decimal($0, places: 1) } ?? "—", note: nil))
+        figures.append(
+            InsightFigure(
+                name: "Awake after Dose 1 (estimate)", value: adherence.wasoEstimatePerNight.map { "\($0) min per night" } ?? "—", note: Adherence.wasoMethod))
+        figures.append(
+            InsightFigure(
+                name: "Wellness", value: insights.meanWellness.map { "\($0) of 100" } ?? "—",
+                note: insights.mornings.isEmpty ? "no check-ins" : "mean of \(insights.mornings.count) check-ins"))
+        figures.append(
+            InsightFigure(name: "Sleep quality", value: insights.meanSleepQuality.map { "\(Correlation.decimal($0, places: 1)) of 5" } ?? "—", note: nil))
+        return figures
+    }
+
+    /// Minutes to at most one decimal, without a trailing `.0` (`170`, `172.5`).
+    static func minutes(_ value: Double) -> String {
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? String(Int(rounded)) : Correlation.decimal(rounded, places: 1)
+    }
+}

@@ -1,0 +1,72 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// What every insights surface shows: the period's figures, its nights as recorded, the weekly planner's suggestion
+/// and the settings they were judged against.
+public struct InsightsResult: Sendable {
+    public let insights: Insights
+    /// The period's nights, oldest first (the report's table).
+    public let records: [NightRecord]
+    /// The planner's suggestion from the latest nights, whatever the period.
+    public let planner: PlannerSuggestion
+    public let settings: DoseSettings
+    /// The session date of tonight (the end of the default periods).
+    public let today: SessionKey
+}
+
+/// Insights and the weekly planner: the page, `GET /v1/insights`, `dosetap insights` and the report all come here, so
+/// they show the same figures.
+public struct InsightsService: Sendable {
+    let app: UseCases
+
+    /// Nights the planner reads back from tonight: its 7, with room for undecided and missing nights.
+    static let plannerLookback = 30
+
+    /// The figures of the period chosen by `nights` (7, 30 or 90) or `from`/`to`; the default is the last 30 nights.
+    public func insights(nights: Int? = nil, from: SessionKey? = nil, to: SessionKey? = nil) throws -> InsightsResult {
+        let settings = try app.settings.current()
+        let today = SessionKey(for: app.clock.now, in: app.clock.zone(settings))
+        let period = try InsightsPeriod.choose(nights: nights, from: from, to: to, today: today)
+        let records = try app.database.history.nights(from: period.from, to: period.to, clock: app.clock)
+        let target = settings.targetIntervalMinutes
+        let recent: [NightRecord]
+        let plannerFrom = today.adding(days: -(Self.plannerLookback - 1))
+        if period.to == today, period.from <= plannerFrom {
+            recent = records.filter { $0.session.date >= plannerFrom }
+        } else {
+            recent = try app.database.history.nights(from: plannerFrom, to: today, clock: app.clock)
+        }
+        let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.session, targetMinutes: target) }, targetMinutes: target)
+        return InsightsResult(
+            insights: Insights(records.map(\.insightNight), period: period, targetMinutes: target), records: records, planner: planner,
+            settings: settings, today: today)
+    }
+
+    /// Applies the planner's current suggestion after the person confirmed the safety warning; the setting change is
+    /// audited with the planner's reason. Refused when `minutes` is not what the planner suggests now (a stale page)
+    /// or without confirmation.
+    public func applyPlanner(minutes: Int, confirmed: Bool) throws -> (settings: DoseSettings, suggestion: PlannerSuggestion) {
+        let suggestion = try insights().planner
+        guard suggestion.isChange, suggestion.suggestedMinutes == minutes else {
+            let now = suggestion.isChange ? "\(suggestion.suggestedMinutes)" : "no change (keep \(suggestion.currentMinutes))"
+            throw DoseError.invalidInput(
+                field: "target_interval", problem: "\(minutes) is not the planner's suggestion", allowed: "the current suggestion: \(now)")
+        }
+        guard confirmed else {
+            throw DoseError.invalidInput(
+                field: "confirm", problem: "the change was not confirmed",
+                allowed: "confirm that you have read the warning: \(PlannerSuggestion.safetyWarning)")
+        }
+        let settings = try app.database.settings.update(
+            [(SettingKey.targetInterval.rawValue, String(minutes))], reason: "weekly planner: \(suggestion.reason)", clock: app.clock)
+        return (settings, suggestion)
+    }
+}
+
+extension NightRecord {
+    /// The night as insights read it.
+    public var insightNight: InsightNight {
+        InsightNight(session: session, checkIn: checkIn, preSleep: preSleep, medications: medications.map(\.name))
+    }
+}

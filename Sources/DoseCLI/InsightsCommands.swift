@@ -1,0 +1,186 @@
+import ArgumentParser
+import DoseApp
+import DoseCore
+import DoseServer
+import DoseStore
+import Foundation
+
+/// The period options every insights command shares: `--nights 7|30|90`, or `--from`/`--to`.
+struct PeriodOptions: ParsableArguments {
+    @Option(help: "The last 7, 30 or 90 nights (default 30).") var nights: Int?
+    @Option(help: "First night of a custom range (YYYY-MM-DD).") var from: String?
+    @Option(help: "Last night of a custom range (YYYY-MM-DD; default tonight).") var to: String?
+
+    func insights(_ context: CommandContext) throws -> InsightsResult {
+        try context.app.insights.insights(
+            nights: nights, from: try from.map { text throws(DoseError) in try sessionDate(text, field: "from") },
+            to: try to.map { text throws(DoseError) in try sessionDate(text, field: "to") })
+    }
+}
+
+struct InsightsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "insights",
+        abstract: "Adherence, the interval, natural wake, WASO estimate, wellness, patterns and the weekly planner for a period.")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var period: PeriodOptions
+
+    func run() throws {
+        try Output.run(options, reading: true) { context in
+            let result = try period.insights(context)
+            if options.json {
+                Output.line(JSONValue(response: InsightsResponse(result.insights, planner: result.planner)).rendered())
+                return
+            }
+            InsightsText.lines(result).forEach(Output.line)
+        }
+    }
+}
+
+/// `dosetap insights` in words.
+enum InsightsText {
+    static func lines(_ result: InsightsResult) -> [String] {
+        let insights = result.insights
+        var lines = [
+            "\(insights.period.label) (\(insights.period.from) to \(insights.period.to)): \(insights.nightsRecorded) nights recorded, \(insights.adherence.nights.count) with Dose 1."
+        ]
+        if insights.state == .insufficientData {
+            let needed = insights.adherence.nightsNeeded
+            lines.append("Not enough nights yet (insufficient_data): \(needed) more night\(needed == 1 ? "" : "s") with Dose 1 needed.")
+        }
+        for figure in InsightFigure.all(insights) {
+            lines.append("\(figure.name): \(figure.value)" + (figure.note.map { " (\($0))" } ?? ""))
+        }
+        lines.append("Weekly planner: \(result.planner.reason)")
+        if result.planner.isChange {
+            lines.append("  To apply it: dosetap planner apply \(result.planner.suggestedMinutes) --yes  (\(PlannerSuggestion.safetyWarning))")
+        }
+        let shown = insights.shownCorrelations.compactMap(\.sentence)
+        lines.append(shown.isEmpty ? "Patterns: none yet (each needs \(FactorComparison.minimumNights) nights on both sides)." : "Patterns:")
+        lines += shown.map { "  \($0)" }
+        if !shown.isEmpty { lines.append("  \(FactorComparison.caveat)") }
+        for medication in insights.medications {
+            lines.append("Other medication: \(medication.name), \(medication.nightsTaken) of \(insights.nightsRecorded) nights")
+        }
+        lines += insights.notable.map { "Notable \($0.date): \($0.text)" }
+        return lines
+    }
+}
+
+struct Planner: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "planner", abstract: "The weekly planner: show its target suggestion, or apply it after confirming.",
+        subcommands: [PlannerShow.self, PlannerApply.self], defaultSubcommand: PlannerShow.self)
+}
+
+struct PlannerShow: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "The suggestion and its reason.")
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try Output.run(options, reading: true) { context in
+            let suggestion = try context.app.insights.insights().planner
+            let response = PlannerResponse(suggestion)
+            Output.show(json: options.json, response, response.words)
+        }
+    }
+}
+
+struct PlannerApply: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apply", abstract: "Change the target interval to the planner's suggestion (audited). Needs --yes: \(PlannerSuggestion.safetyWarning)")
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The suggested target in minutes (one of 165, 180, 195, 210, 225), as `planner show` gives it.") var minutes: Int
+    @Flag(help: "Confirm that you have read the warning and your prescriber agrees.") var yes = false
+
+    func run() throws {
+        try Output.run(options) { context in
+            let applied = try context.app.insights.applyPlanner(minutes: minutes, confirmed: yes)
+            let response = PlannerResponse(applied.suggestion, applied: applied.settings.targetIntervalMinutes)
+            Output.show(json: options.json, response, response.words)
+        }
+    }
+}
+
+struct Report: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write the clinician report: one self-contained, printable HTML file (and a PDF with --pdf, through headless Chromium).")
+    @OptionGroup var options: GlobalOptions
+    @OptionGroup var period: PeriodOptions
+    @Option(help: "Where to write the HTML (owner-only, written atomically).") var out: String
+    @Option(help: "Paper for printing: a4 (default) or letter.") var paper = "a4"
+    @Flag(help: "Also print it to PDF beside the HTML (same name, .pdf) with headless Chromium.") var pdf = false
+
+    func run() throws {
+        try Output.run(options, reading: true) { context in
+            let paper = try ClinicianReport.Paper.named(self.paper)
+            let result = try period.insights(context)
+            let html = ClinicianReport.html(result, paper: paper, generatedAt: context.app.clock.now, zone: context.app.clock.zone(result.settings))
+            try SafeFile.write(html, to: out)
+            var pdfPath: String?
+            if pdf {
+                let target = URL(fileURLWithPath: out).deletingPathExtension().appendingPathExtension("pdf").path
+                try PDFPrinter.print(htmlAt: out, to: target)
+                pdfPath = target
+            }
+            let figures = result.insights.adherence
+            let onTime = figures.percent(.onTime).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
+            let words =
+                "Wrote \(out) (\(result.insights.period.from) to \(result.insights.period.to), \(result.insights.nightsRecorded) nights, on time \(onTime))"
+                + (pdfPath.map { " and \($0)" } ?? "") + "."
+            Output.show(
+                json: options.json,
+                JSONValue(
+                    dictionaryLiteral: ("path", .string(out)), ("pdf", pdfPath.map(JSONValue.string) ?? .null),
+                    ("from", .string(result.insights.period.from.description)), ("to", .string(result.insights.period.to.description)),
+                    ("nights", .int(result.insights.nightsRecorded)), ("on_time_percent", figures.percent(.onTime).map(JSONValue.double) ?? .null)),
+                words)
+        }
+    }
+}
+
+/// Prints an HTML file to PDF with a headless Chromium, the one program here that lays out print CSS faithfully.
+enum PDFPrinter {
+    /// The programs tried, in order; `DOSETAP_CHROMIUM` names another.
+    static let candidates = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
+
+    /// The Chromium to use, or nil when none is installed.
+    static func chromium() -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let chosen = environment["DOSETAP_CHROMIUM"] {
+            return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
+        }
+        let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
+        for name in candidates {
+            for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) { return folder + "/" + name }
+        }
+        return nil
+    }
+
+    static func print(htmlAt html: String, to pdf: String) throws {
+        guard let program = chromium() else {
+            throw DoseError.invalidInput(
+                field: "pdf",
+                problem: "a PDF needs Chromium, and none was found (looked for \(candidates.joined(separator: ", ")) on PATH, or DOSETAP_CHROMIUM)",
+                allowed:
+                    "install Chromium (on Debian: apt-get install chromium), or leave out --pdf and print the HTML from a browser; the HTML report was written to \(html)"
+            )
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-pdf-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: profile) }
+        process.arguments = [
+            "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=\(profile.path)", "--no-pdf-header-footer",
+            "--print-to-pdf=\(URL(fileURLWithPath: pdf).path)", URL(fileURLWithPath: html).absoluteString,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0, FileManager.default.fileExists(atPath: pdf) else {
+            throw DoseError.invalidFile(problem: "Chromium (\(program)) could not print \(html) to PDF (exit \(process.terminationStatus))")
+        }
+    }
+}

@@ -1,0 +1,166 @@
+public import Foundation
+
+/// The nights insights cover: the last 7, 30 or 90 nights, or a custom range of session dates (both ends included).
+public struct InsightsPeriod: Sendable, Hashable {
+    /// The lengths offered besides a custom range.
+    public static let lengths = [7, 30, 90]
+    /// The longest custom range: twenty years, which bounds the work of one request.
+    public static let maximumNights = 7_305
+
+    public let from: SessionKey
+    public let to: SessionKey
+    /// "Last 30 nights" or "2026-01-01 to 2026-03-31".
+    public let label: String
+    /// 7, 30 or 90 for the last nights; nil for a custom range.
+    public let length: Int?
+
+    /// The `nights` session dates ending with `last` (tonight's date).
+    public static func last(_ nights: Int, endingAt last: SessionKey) -> InsightsPeriod {
+        InsightsPeriod(from: last.adding(days: -(nights - 1)), to: last, label: "Last \(nights) nights", length: nights)
+    }
+
+    /// A custom range; refused when it runs backwards or is longer than `maximumNights`.
+    public static func custom(from: SessionKey, to: SessionKey) throws(DoseError) -> InsightsPeriod {
+        guard from <= to else {
+            throw .invalidInput(field: "from", problem: "\(from) is after \(to)", allowed: "a start date on or before the end date")
+        }
+        guard from.adding(days: maximumNights - 1) >= to else {
+            throw .invalidInput(field: "to", problem: "\(from) to \(to) is longer than \(maximumNights) nights", allowed: "at most \(maximumNights) nights")
+        }
+        return InsightsPeriod(from: from, to: to, label: "\(from) to \(to)", length: nil)
+    }
+
+    /// The period a surface asks for: `from`/`to` when either is given (the other end defaults to the other's side of
+    /// `today`'s 30 nights), else the last `nights` (7, 30 or 90; 30 by default) ending `today`.
+    public static func choose(nights: Int?, from: SessionKey?, to: SessionKey?, today: SessionKey) throws(DoseError) -> InsightsPeriod {
+        if from != nil || to != nil {
+            guard nights == nil else {
+                throw .invalidInput(field: "nights", problem: "given with from/to", allowed: "either nights (7, 30, 90) or a from/to range")
+            }
+            let end = to ?? today
+            return try custom(from: from ?? end.adding(days: -29), to: end)
+        }
+        let length = nights ?? 30
+        guard lengths.contains(length) else {
+            throw .invalidInput(field: "nights", problem: "\(length)", allowed: lengths.map(String.init).joined(separator: ", "))
+        }
+        return last(length, endingAt: today)
+    }
+
+    /// Whether a session date lies in the period.
+    public func contains(_ date: SessionKey) -> Bool { from <= date && date <= to }
+}
+
+/// Everything insights show for a period, computed once in DoseCore so the page, the API, the CLI and the report agree.
+public struct Insights: Sendable, Hashable {
+    /// The seed's states for the Insights screen.
+    public enum State: String, Sendable, Hashable, Codable {
+        case ready
+        case insufficientData = "insufficient_data"
+    }
+
+    /// A night's morning, for the wellness chart.
+    public struct Morning: Sendable, Hashable {
+        public let date: SessionKey
+        /// The check-in's wellness score, 0–100.
+        public let wellness: Int
+        /// Sleep quality, 1–5.
+        public let sleepQuality: Int
+    }
+
+    /// Another medication over the period: the nights it was logged.
+    public struct MedicationUse: Sendable, Hashable {
+        public let name: String
+        public let nightsTaken: Int
+    }
+
+    /// A night worth a clinician's attention, with what happened in words.
+    public struct Notable: Sendable, Hashable {
+        public enum Kind: String, Sendable, Hashable, Codable {
+            case extraDose = "extra_dose"
+            case lateDose = "late_dose"
+            case earlyDose = "early_dose"
+            case skipped
+            case sleptThrough = "slept_through"
+        }
+
+        public let date: SessionKey
+        public let kind: Kind
+        public let text: String
+    }
+
+    public let period: InsightsPeriod
+    public let adherence: Adherence
+    /// Check-ins in the period, oldest first.
+    public let mornings: [Morning]
+    /// The twelve correlations; only those with enough nights are shown.
+    public let correlations: [Correlation]
+    /// Other medications, most often taken first.
+    public let medications: [MedicationUse]
+    /// Nights a clinician should see, oldest first.
+    public let notable: [Notable]
+    /// Nights recorded in the period (with Dose 1 or not).
+    public let nightsRecorded: Int
+
+    /// The figures of the `nights` that fall in `period` (others are ignored), against `targetMinutes`.
+    public init(_ nights: [InsightNight], period: InsightsPeriod, targetMinutes: Int) {
+        let inside = nights.filter { period.contains($0.session.date) }.sorted {
+            ($0.session.date, $0.session.startedAt) < ($1.session.date, $1.session.startedAt)
+        }
+        self.period = period
+        nightsRecorded = inside.count
+        adherence = Adherence(inside.map(\.session), targetMinutes: targetMinutes)
+        mornings = inside.compactMap { night in
+            night.checkIn.map { Morning(date: night.session.date, wellness: $0.wellnessScore, sleepQuality: $0.sleepQuality) }
+        }
+        correlations = Correlations.all(inside, targetMinutes: targetMinutes)
+        var taken: [String: Int] = [:]
+        for night in inside {
+            for name in Set(night.medications) { taken[name, default: 0] += 1 }
+        }
+        medications = taken.map { MedicationUse(name: $0.key, nightsTaken: $0.value) }.sorted { ($1.nightsTaken, $0.name) < ($0.nightsTaken, $1.name) }
+        notable = inside.flatMap { Self.notable($0.session, targetMinutes: targetMinutes) }
+    }
+
+    /// `ready`, or `insufficient_data` with fewer than `Adherence.minimumNights` nights with Dose 1.
+    public var state: State { adherence.nightsNeeded > 0 ? .insufficientData : .ready }
+
+    /// The correlations with enough nights on both sides.
+    public var shownCorrelations: [Correlation] { correlations.filter(\.comparison.isShown) }
+
+    /// The mean wellness score, in whole points; nil without a check-in.
+    public var meanWellness: Int? {
+        mornings.isEmpty ? nil : Int((Double(mornings.map(\.wellness).reduce(0, +)) / Double(mornings.count)).rounded())
+    }
+
+    /// The mean sleep quality, to one decimal; nil without a check-in.
+    public var meanSleepQuality: Double? {
+        mornings.isEmpty ? nil : (Double(mornings.map(\.sleepQuality).reduce(0, +)) * 10 / Double(mornings.count)).rounded() / 10
+    }
+
+    /// The notable facts of one night.
+    static func notable(_ session: NightSession, targetMinutes: Int) -> [Notable] {
+        let facts = NightFacts(session.events)
+        let zone = { (event: NightEvent) in TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)! }
+        var found: [Notable] = []
+        for extra in facts.extraDoses {
+            found.append(Notable(date: session.date, kind: .extraDose, text: "Extra dose at \(LocalClock.hourMinute(extra.occurredAt, in: zone(extra)))"))
+        }
+        guard let dose1 = facts.dose1?.occurredAt, let timing = DoseTiming.of(facts, targetMinutes: targetMinutes) else { return found }
+        if let dose2 = facts.dose2 {
+            let minutes = DoseWindow.wholeMinutes(from: dose1, to: dose2.occurredAt)
+            let at = LocalClock.hourMinute(dose2.occurredAt, in: zone(dose2))
+            if minutes >= DoseWindow.closesAfterMinutes {
+                found.append(Notable(date: session.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))
+            } else if minutes < DoseWindow.opensAfterMinutes {
+                found.append(Notable(date: session.date, kind: .earlyDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: before the window opened"))
+            }
+        } else if timing == .skipped {
+            let reason = facts.skip?.metadata.skipReason.map { ": \($0)" } ?? ""
+            found.append(Notable(date: session.date, kind: .skipped, text: "Dose 2 skipped\(reason)"))
+        } else if timing == .expired {
+            found.append(Notable(date: session.date, kind: .sleptThrough, text: "Slept through: the window closed with no Dose 2"))
+        }
+        return found
+    }
+}

@@ -1,0 +1,87 @@
+import DoseCore
+import DoseStore
+import Foundation
+
+/// One night on a time axis: the doses, the 150–240 window and the target after Dose 1, the logged events and the naps.
+enum NightTimeline {
+    /// The timeline of `session`, in `zone`; nil for a night with no events.
+    static func chart(_ session: NightSession, naps: [NapInterval], targetMinutes: Int, zone: TimeZone) -> RenderedChart? {
+        let events = session.events.filter { $0.kind != .checkIn }.sorted { $0.occurredAt < $1.occurredAt }
+        guard let first = events.first else { return nil }
+        let facts = NightFacts(session.events)
+        let dose1 = facts.dose1?.occurredAt
+        var start = first.occurredAt
+        var end = events.last!.occurredAt
+        if let dose1 { end = max(end, DoseWindow.closes(after: dose1)) }
+        for nap in naps { end = max(end, nap.end ?? nap.start) }
+        start = start.addingTimeInterval(-15 * 60)
+        end = end.addingTimeInterval(15 * 60)
+        let left = 16.0
+        let right = 344.0
+        let span = end.timeIntervalSince(start)
+        func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
+
+        var writer = SVGWriter(width: InsightCharts.width, height: 200)
+        let axisY = 120.0
+        if let dose1 {
+            let opens = DoseWindow.opens(after: dose1)
+            let closes = DoseWindow.closes(after: dose1)
+            writer.rect(
+                x(opens), 20, x(closes) - x(opens), axisY - 20, "band",
+                title: "Window \(LocalClock.hourMinute(opens, in: zone))–\(LocalClock.hourMinute(closes, in: zone))")
+            let target = dose1.addingTimeInterval(Double(targetMinutes * 60))
+            writer.line(x(target), 20, x(target), axisY, "target")
+        }
+        for nap in naps {
+            let napEnd = nap.end ?? nap.start.addingTimeInterval(60)
+            writer.rect(x(nap.start), axisY - 14, max(3, x(napEnd) - x(nap.start)), 10, "nap", title: "Nap \(LocalClock.hourMinute(nap.start, in: zone))")
+        }
+        writer.line(left, axisY, right, axisY, "axis")
+        // Hour ticks on the local clock.
+        let calendar = LocalClock.calendar(zone)
+        var tick = calendar.nextDate(after: start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? start
+        let step = span > 8 * 3600 ? 2 : 1
+        while tick < end {
+            writer.line(x(tick), axisY, x(tick), axisY + 5, "axis")
+            writer.text(x(tick), axisY + 18, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
+            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? end
+        }
+        // Doses stand tall; other events are short ticks, staggered so close ones do not overlap.
+        var lane = 0
+        var lastX = -100.0
+        for event in events {
+            let position = x(event.occurredAt)
+            let time = LocalClock.hourMinute(event.occurredAt, in: zone)
+            let label = event.kind.label
+            if event.kind.isOxybateDose || event.kind == .dose2Skipped {
+                writer.line(position, 20, position, axisY, "dose")
+                writer.circle(position, 20, 5, "dose-mark", title: "\(label) at \(time)")
+                writer.text(position, 12, label, anchor: position > 290 ? "end" : position < 60 ? "start" : "middle", className: "dose-label")
+            } else {
+                lane = position - lastX < 40 ? (lane + 1) % 3 : 0
+                lastX = position
+                let top = axisY - 22 - Double(lane) * 22
+                writer.line(position, top, position, axisY, "event")
+                writer.circle(position, top, 3, "event-mark", title: "\(label) at \(time)")
+            }
+        }
+        writer.text(left, 160, "Times in \(zone.identifier)")
+        writer.rect(left, 172, 14, 10, "band")
+        writer.text(left + 18, 181, "window")
+        writer.line(84, 177, 100, 177, "target")
+        writer.text(104, 181, "target")
+        writer.line(152, 170, 152, 184, "dose")
+        writer.text(158, 181, "dose")
+        writer.circle(198, 177, 3, "event-mark")
+        writer.text(205, 181, "event")
+        writer.rect(250, 172, 14, 10, "nap")
+        writer.text(268, 181, "nap")
+        let rows = events.map { [LocalClock.hourMinute($0.occurredAt, in: zone), $0.kind.label] }
+        let description =
+            "\(events.count) events from \(LocalClock.hourMinute(first.occurredAt, in: zone)) to \(LocalClock.hourMinute(events.last!.occurredAt, in: zone))"
+            + (dose1.map { ", Dose 1 at \(LocalClock.hourMinute($0, in: zone))" } ?? "") + (naps.isEmpty ? "" : ", \(naps.count) nap(s)") + "."
+        return writer.chart(
+            id: "timeline-\(session.id.rawValue.prefix(8))", title: "Night of \(session.date)", description: description, kind: "timeline",
+            table: ChartTable(caption: "Events of the night of \(session.date)", headers: ["Time", "Event"], rows: rows))
+    }
+}

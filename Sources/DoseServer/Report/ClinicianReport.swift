@@ -1,0 +1,136 @@
+public import DoseApp
+public import DoseCore
+import DoseStore
+public import Foundation
+import Mustache
+
+/// The clinician report: one self-contained HTML file (inline SVG, embedded CSS, no scripts, nothing fetched) with a
+/// print stylesheet for A4 or Letter. The Report page and `dosetap report` both write it from the same figures.
+public enum ClinicianReport {
+    /// The paper the print stylesheet is laid out for.
+    public enum Paper: String, Sendable, CaseIterable {
+        case a4, letter
+
+        /// A paper by name, case-insensitive; anything else is refused with the names allowed.
+        public static func named(_ name: String) throws(DoseError) -> Paper {
+            guard let paper = Paper(rawValue: name.lowercased()) else {
+                throw .invalidInput(field: "paper", problem: "'\(name)'", allowed: "a4, letter")
+            }
+            return paper
+        }
+
+        /// The CSS `@page` size.
+        var cssSize: String { self == .a4 ? "A4" : "letter" }
+    }
+
+    /// What the report's own response allows: its inline styles and nothing else (no script, no fetch).
+    public static let contentSecurityPolicy = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
+    /// What every report says about itself.
+    public static let disclaimer =
+        "DoseTap is a record-keeping and reminder tool, not a medical device, and this report is not medical advice. Its figures come only from what was logged; the time awake after Dose 1 is an estimate from logged events. Discuss any change to the regimen with the prescriber."
+
+    /// `DoseTap_Report_2026-10-25_to_2026-11-23.html`.
+    public static func fileName(_ period: InsightsPeriod) -> String { "DoseTap_Report_\(period.from)_to_\(period.to).html" }
+
+    /// The report of `result`, dated `generatedAt` in `zone`.
+    public static func html(_ result: InsightsResult, paper: Paper, generatedAt: Date, zone: TimeZone) -> String {
+        Templates.library.render(ReportView(result, paper: paper, generatedAt: generatedAt, zone: zone), withTemplate: "report") ?? ""
+    }
+}
+
+/// The report's view model: plain text only, escaped by the template.
+struct ReportView {
+    struct Fact {
+        let name, value: String
+    }
+
+    struct NightRow {
+        let date, dose1, dose2, interval, timing, flags, events, checkIn: String
+    }
+
+    struct Line {
+        let date, text: String
+    }
+
+    let paperSize: String
+    let paperName: String
+    let period: String
+    let generated: String
+    let regimen: [Fact]
+    let figures: [InsightFigure]
+    let charts: [RenderedChart]
+    let nights: [NightRow]
+    let hasNights: Bool
+    let medications: [Fact]
+    let hasMedications: Bool
+    let notable: [Line]
+    let hasNotable: Bool
+    let correlations: [String]
+    let hasCorrelations: Bool
+    let caveat: String
+    let disclaimer: String
+    let insufficient: String?
+
+    init(_ result: InsightsResult, paper: ClinicianReport.Paper, generatedAt: Date, zone: TimeZone) {
+        let insights = result.insights
+        let settings = result.settings
+        paperSize = paper.cssSize
+        paperName = paper == .a4 ? "A4" : "Letter"
+        period =
+            "\(insights.period.from) to \(insights.period.to) (\(insights.period.label == "\(insights.period.from) to \(insights.period.to)" ? "chosen dates" : insights.period.label.lowercased()))"
+        generated = "\(ISO8601.string(generatedAt).prefix(10)) \(LocalClock.hourMinute(generatedAt, in: zone)) \(zone.identifier)"
+        regimen = [
+            Fact(name: "Medication", value: "Sodium oxybate, split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"),
+            Fact(name: "Target interval", value: "\(settings.targetIntervalMinutes) min (on time: within ±\(DoseWindow.onTimeToleranceMinutes) min)"),
+            Fact(name: "Snoozes", value: settings.allowSnoozing ? "up to \(settings.maxSnoozes) of \(DoseWindow.snoozeMinutes) min a night" : "off"),
+            Fact(name: "Time zone", value: zone.identifier),
+            Fact(name: "Nights recorded", value: "\(insights.nightsRecorded) (\(insights.adherence.nights.count) with Dose 1)"),
+        ]
+        figures = InsightFigure.all(insights)
+        charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
+        let byID = Dictionary(insights.adherence.nights.map { ($0.date, $0) }, uniquingKeysWith: { $1 })
+        nights = result.records.map { Self.row($0, night: byID[$0.session.date], targetMinutes: settings.targetIntervalMinutes) }
+        hasNights = !nights.isEmpty
+        medications = insights.medications.map { Fact(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
+        hasMedications = !medications.isEmpty
+        notable = insights.notable.map { Line(date: $0.date.description, text: $0.text) }
+        hasNotable = !notable.isEmpty
+        correlations = insights.shownCorrelations.compactMap(\.sentence)
+        hasCorrelations = !correlations.isEmpty
+        caveat = FactorComparison.caveat
+        disclaimer = ClinicianReport.disclaimer
+        let needed = insights.adherence.nightsNeeded
+        insufficient =
+            insights.state == .insufficientData
+            ? "Too few nights for the figures to mean much: \(needed) more night\(needed == 1 ? "" : "s") with Dose 1 needed." : nil
+    }
+
+    /// One night as a table row, times in the zone each event was logged in.
+    static func row(_ record: NightRecord, night: Adherence.Night?, targetMinutes: Int) -> NightRow {
+        let facts = NightFacts(record.session.events)
+        func time(_ event: NightEvent?) -> String {
+            guard let event else { return "—" }
+            return LocalClock.hourMinute(event.occurredAt, in: TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!)
+        }
+        var flags: [String] = []
+        if !facts.extraDoses.isEmpty { flags.append("\(facts.extraDoses.count) extra dose\(facts.extraDoses.count == 1 ? "" : "s")") }
+        if facts.snoozes.count > 0 { flags.append("\(facts.snoozes.count) snooze\(facts.snoozes.count == 1 ? "" : "s")") }
+        if night?.naturalWake == true { flags.append("natural wake") }
+        if let interval = night?.intervalMinutes, interval < DoseWindow.opensAfterMinutes || interval >= DoseWindow.closesAfterMinutes {
+            flags.append("outside 150–240")
+        }
+        var counts: [String: Int] = [:]
+        for event in record.session.events {
+            if case .sleep = event.kind { counts[event.kind.label, default: 0] += 1 }
+        }
+        var events = counts.sorted { $0.key < $1.key }.map { $0.value == 1 ? $0.key : "\($0.key) ×\($0.value)" }
+        events += record.medications.map { "\($0.name) \($0.doseMg) mg" }
+        let checkIn = record.checkIn.map { "quality \($0.sleepQuality)/5, wellness \($0.wellnessScore)" } ?? "—"
+        return NightRow(
+            date: record.session.date.description, dose1: time(facts.dose1),
+            dose2: facts.dose2 != nil ? time(facts.dose2) : facts.skip != nil ? (facts.sleptThrough ? "slept through" : "skipped") : "—",
+            interval: night?.intervalMinutes.map { "\($0) min" } ?? "—", timing: night.map { InsightCharts.words($0.timing) } ?? "no Dose 1",
+            flags: flags.joined(separator: ", "), events: events.isEmpty ? "—" : events.joined(separator: ", "), checkIn: checkIn)
+    }
+}

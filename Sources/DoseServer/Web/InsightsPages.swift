@@ -1,0 +1,180 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The Insights page, the weekly planner's apply form, the Report page and the report file itself.
+extension WebRoutes {
+    func registerInsights(on router: Router<DoseRequestContext>) {
+        router.get("/insights") { request, context in try insights(request, context) }
+        router.post("/ui/planner") { request, context in try await applyPlanner(request, context) }
+        router.get("/report") { request, _ in try reportPage(request) }
+        router.get("/report/file") { request, _ in try reportFile(request) }
+    }
+
+    /// The period a page's query asks for: `nights`, or `from`/`to` (empty fields are absent, as a form sends them).
+    func period(_ request: Request) throws -> (nights: Int?, from: SessionKey?, to: SessionKey?) {
+        let parameters = request.uri.queryParameters
+        func value(_ name: String) -> String? { parameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
+        let nights = try value("nights").map { text in
+            guard let number = Int(text) else { throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90") }
+            return number
+        }
+        return (nights, try value("from").map { try APIRoutes.date($0, field: "from") }, try value("to").map { try APIRoutes.date($0, field: "to") })
+    }
+
+    func insights(_ request: Request, _ context: DoseRequestContext, flash: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
+        let (nights, from, to) = try period(request)
+        let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
+        return Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: flash), status: status)
+    }
+
+    func applyPlanner(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        guard let minutes = Int(fields["target_interval"] ?? "") else {
+            throw DoseError.invalidInput(field: "target_interval", problem: "missing", allowed: "the planner's suggestion")
+        }
+        let confirmed = fields["confirm"] == "yes"
+        let app = environment.useCases()
+        do {
+            let applied = try app.insights.applyPlanner(minutes: minutes, confirmed: confirmed)
+            let result = try app.insights.insights()
+            return Templates.page(
+                "insights",
+                InsightsView(
+                    result, csrf: csrf(context),
+                    flash:
+                        "Target changed from \(applied.suggestion.currentMinutes) to \(applied.settings.targetIntervalMinutes) minutes. Settings can change it back."
+                ))
+        } catch let error as DoseError where error.code == .invalidInput {
+            let result = try app.insights.insights()
+            return Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: error.message), status: .badRequest)
+        }
+    }
+
+    func reportPage(_ request: Request) throws -> Response {
+        let (nights, from, to) = try period(request)
+        let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
+        return Templates.page("report-page", ReportPageView(result))
+    }
+
+    /// The self-contained report: opened in the browser to print, or downloaded with `download=1`.
+    func reportFile(_ request: Request) throws -> Response {
+        let (nights, from, to) = try period(request)
+        let parameters = request.uri.queryParameters
+        let paper = try ClinicianReport.Paper.named(parameters["paper"].map(String.init) ?? "a4")
+        let app = environment.useCases()
+        let result = try app.insights.insights(nights: nights, from: from, to: to)
+        let html = ClinicianReport.html(result, paper: paper, generatedAt: app.clock.now, zone: app.clock.zone(result.settings))
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        headers[.contentSecurityPolicy] = ClinicianReport.contentSecurityPolicy
+        if parameters["download"] != nil {
+            headers[.contentDisposition] = "attachment; filename=\"\(ClinicianReport.fileName(result.insights.period))\""
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
+    }
+}
+
+/// The Insights page.
+struct InsightsView {
+    struct PeriodLink {
+        let href, label: String
+        let current: Bool
+    }
+
+    struct Medication {
+        let name, value: String
+    }
+
+    /// The planner's suggestion as stored values (the template reads stored properties only).
+    struct Planner {
+        let reason: String
+        let isChange: Bool
+        let currentMinutes, suggestedMinutes: Int
+    }
+
+    let frame: Frame
+    let csrf: String
+    let periodLabel: String
+    let periods: [PeriodLink]
+    let from, to: String
+    let insufficient: Bool
+    let nightsNeeded: String
+    let figures: [InsightFigure]
+    let charts: [RenderedChart]
+    let correlations: [String]
+    let hasCorrelations: Bool
+    let hiddenCorrelations: String
+    let caveat: String
+    let medications: [Medication]
+    let hasMedications: Bool
+    let planner: Planner
+    let plannerKind: String
+    let safetyWarning: String
+    let reportHref: String
+
+    init(_ result: InsightsResult, csrf: String, flash: String? = nil) {
+        let insights = result.insights
+        frame = Frame("Insights", current: "/insights", flash: flash)
+        self.csrf = csrf
+        periodLabel = insights.period.label
+        periods = InsightsPeriod.lengths.map { length in
+            PeriodLink(href: "/insights?nights=\(length)", label: "\(length) nights", current: insights.period.length == length)
+        }
+        (from, to) = (insights.period.from.description, insights.period.to.description)
+        insufficient = insights.state == .insufficientData
+        let needed = insights.adherence.nightsNeeded
+        nightsNeeded = "\(needed) more night\(needed == 1 ? "" : "s") with Dose 1"
+        figures = InsightFigure.all(insights)
+        charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
+        correlations = insights.shownCorrelations.compactMap(\.sentence)
+        hasCorrelations = !correlations.isEmpty
+        let hidden = insights.correlations.count - correlations.count
+        hiddenCorrelations =
+            hidden == 0
+            ? ""
+            : "\(hidden) of \(insights.correlations.count) comparisons are not shown: each needs at least \(FactorComparison.minimumNights) nights with the factor and \(FactorComparison.minimumNights) without, from check-ins and pre-sleep logs."
+        caveat = FactorComparison.caveat
+        medications = insights.medications.map { Medication(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
+        hasMedications = !medications.isEmpty
+        let suggestion = result.planner
+        planner = Planner(
+            reason: suggestion.reason, isChange: suggestion.isChange, currentMinutes: suggestion.currentMinutes,
+            suggestedMinutes: suggestion.suggestedMinutes)
+        plannerKind = result.planner.kind.rawValue
+        safetyWarning = PlannerSuggestion.safetyWarning
+        reportHref = "/report?from=\(from)&to=\(to)"
+    }
+}
+
+/// The Report page: choose the period and the paper, then open, print or download the report.
+struct ReportPageView {
+    struct PeriodLink {
+        let href, label: String
+        let current: Bool
+    }
+
+    let frame = Frame("Report", current: "/insights")
+    let periods: [PeriodLink]
+    let from, to, periodLabel: String
+    let nights: Int
+    let onTime: String
+    let a4, letter, downloadA4, downloadLetter: String
+
+    init(_ result: InsightsResult) {
+        let insights = result.insights
+        periods = InsightsPeriod.lengths.map { length in
+            PeriodLink(href: "/report?nights=\(length)", label: "\(length) nights", current: insights.period.length == length)
+        }
+        (from, to, periodLabel) = (insights.period.from.description, insights.period.to.description, insights.period.label)
+        nights = insights.nightsRecorded
+        onTime = insights.adherence.percent(.onTime).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
+        let base = "/report/file?from=\(from)&to=\(to)"
+        (a4, letter) = (base + "&paper=a4", base + "&paper=letter")
+        (downloadA4, downloadLetter) = (a4 + "&download=1", letter + "&download=1")
+    }
+}
