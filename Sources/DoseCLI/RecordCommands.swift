@@ -166,11 +166,12 @@ struct Export: ParsableCommand {
         commandName: "export",
         abstract: "Export events.csv (SSOT CSV v1), the per-night analytics CSV, or the zip bundle of every table.")
     @OptionGroup var options: GlobalOptions
-    @Option(help: "csv (events.csv v1, default), analytics, or bundle.") var format = "csv"
+    @Option(help: "csv (events.csv v1, default), analytics, sessions (sessions.csv: one row per night with the insights columns), or bundle.")
+    var format = "csv"
     @Option(help: "Write to this file (owner-only, written atomically). Default: standard output; for a bundle, DoseTap_Export_YYYY-MM-DD.zip here.") var out:
         String?
-    @Option(help: "Analytics: first night (YYYY-MM-DD).") var from: String?
-    @Option(help: "Analytics: last night (YYYY-MM-DD).") var to: String?
+    @Option(help: "Analytics and sessions: first night (YYYY-MM-DD).") var from: String?
+    @Option(help: "Analytics and sessions: last night (YYYY-MM-DD).") var to: String?
 
     func run() throws {
         try Output.run(json: options.json) {
@@ -195,6 +196,10 @@ struct Export: ParsableCommand {
                 text = try context.app.transfer.eventsCSV()
             case .analytics:
                 text = try context.app.transfer.analyticsCSV(
+                    from: try from.map { value throws(DoseError) in try sessionDate(value, field: "from") },
+                    to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") })
+            case .sessions:
+                text = try context.app.transfer.sessionsCSV(
                     from: try from.map { value throws(DoseError) in try sessionDate(value, field: "from") },
                     to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") })
             }

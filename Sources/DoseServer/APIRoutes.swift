@@ -30,6 +30,13 @@ struct APIRoutes {
         v1.patch("settings") { request, context in try await updateSettings(request, context) }
         v1.get("analytics/export") { request, _ in try analytics(request) }
         v1.get("export/events.csv") { _, _ in csv(try environment.useCases().transfer.eventsCSV(), name: "events.csv") }
+        v1.get("export/sessions.csv") { request, _ in
+            let parameters = request.uri.queryParameters
+            let text = try environment.useCases().transfer.sessionsCSV(
+                from: try parameters["from"].map { try Self.date(String($0), field: "from") },
+                to: try parameters["to"].map { try Self.date(String($0), field: "to") })
+            return csv(text, name: "sessions.csv")
+        }
         v1.get("export") { _, _ in try bundle() }
         v1.post("import") { request, _ in try await importFile(request) }
         v1.post("checkins") { request, context in try await action(request, context, RequestBodies.checkIn) }

@@ -10,6 +10,8 @@ public enum ExportFormat: String, Sendable, CaseIterable {
     case analytics
     /// The zip bundle of every table (`DoseTap_Export_YYYY-MM-DD.zip`).
     case bundle
+    /// `sessions.csv`: one row per night with the insights columns (seed 003 "Export System").
+    case sessions
 }
 
 /// Moving records in and out: the CSV exports, the backup bundle, and imports of every format DoseTap reads.

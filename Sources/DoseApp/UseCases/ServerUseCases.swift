@@ -16,6 +16,11 @@ public struct TransferService: Sendable {
         try app.database.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
     }
 
+    /// `sessions.csv`: one row per night with the insights columns.
+    public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
+        try app.database.transfer.sessionsCSV(from: from, to: to, clock: app.clock)
+    }
+
     /// The bundle's file name for today, in the call's zone.
     public func bundleName() throws -> String {
         ExportBundle.fileName(on: app.clock.now, timeZone: try app.settings.zone())

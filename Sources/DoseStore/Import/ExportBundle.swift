@@ -26,7 +26,9 @@ public enum ExportBundle {
     ]
 
     /// Other files of the bundle.
-    static let otherFiles = ["events.csv", "settings.json", "schema_version.json", "readme.txt"]
+    static let otherFiles = ["events.csv", "settings.json", "schema_version.json", "readme.txt", analyticsFile]
+    /// The per-night analytics (`DataTransfer.sessionsCSV`): derived, so an import reads past it.
+    static let analyticsFile = "sessions_analytics.csv"
 
     /// `DoseTap_Export_YYYY-MM-DD.zip` for a local date.
     public static func fileName(on date: Date, timeZone: TimeZone) -> String {
@@ -73,6 +75,8 @@ public enum ExportBundle {
             (DoseTap removes it again on import). An empty field is a missing value.
 
             events.csv             SSOT CSV v1: every dose and sleep event and every undo, sorted by time.
+            sessions_analytics.csv one row per night with the insights figures (`dosetap export --format sessions` writes
+                                   it alone as sessions.csv); derived from the events, so an import does not read it.
             settings.json          the settings in force and the ones set explicitly.
             schema_version.json    the schema version, DoseTap version, export time and time zone.
 
@@ -98,8 +102,8 @@ public enum ExportBundle {
             "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
             "batch_id": "entries logged together share it", "at": "when the change was made", "action": "undo, edit_event, delete_session, …",
             "entity_id": "the id of what changed", "details": "JSON of the values before (and after) the change",
-        ]
-        for (file, names) in columns {
+        ].merging(DataTransfer.sessionsCSVMeanings) { first, _ in first }
+        for (file, names) in columns + [(analyticsFile, DataTransfer.sessionsCSVColumns)] {
             text += "\n\(file)\n"
             for name in names { text += "  \(name): \(meanings[name] ?? name.replacingOccurrences(of: "_", with: " "))\n" }
         }
@@ -137,6 +141,7 @@ extension DataTransfer {
             return (files, counts)
         }
         let events = try eventsCSV(clock: clock)
+        let analytics = try sessionsCSV(clock: clock)
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
@@ -151,7 +156,7 @@ extension DataTransfer {
         try? FileManager.default.removeItem(at: temporary)
         do {
             let archive = try Archive(url: temporary, accessMode: .create)
-            for (name, text) in files + [("events.csv", events)] {
+            for (name, text) in files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)] {
                 let data = Data(text.utf8)
                 try archive.addEntry(
                     with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: clock.now,

@@ -1,0 +1,54 @@
+public import DoseCore
+public import Foundation
+
+extension DataTransfer {
+    /// The per-night analytics file (seed 003 "Export System", `sessions.csv`): one row per night, oldest first, with
+    /// the figures insights use, so a spreadsheet reproduces them.
+    public static let sessionsCSVColumns = [
+        "session_date", "session_id", "time_zone", "dose1_local", "dose2_local", "interval_minutes", "target_minutes", "timing", "on_time",
+        "inside_window", "natural_wake", "snoozes", "extra_doses", "logged_awakenings", "waso_estimate_minutes", "sleep_quality",
+        "wellness_score", "other_medications",
+    ]
+
+    /// What each analytics column means, for the bundle's readme.
+    static let sessionsCSVMeanings: [String: String] = [
+        "dose1_local": "Dose 1, local time where it was logged (HH:mm)", "dose2_local": "Dose 2, local time where it was logged (HH:mm)",
+        "target_minutes": "the target interval the timing is judged against",
+        "timing": "on_time, early, late, skipped, expired (slept through) or undecided",
+        "on_time": "true when |interval − target| ≤ 10 min", "inside_window": "true when Dose 2 came 150 ≤ elapsed < 240 min after Dose 1",
+        "natural_wake": "true when Dose 2 came before the wake alarm with no snooze",
+        "logged_awakenings": "bathroom, water, snack, brief wake logged after Dose 1",
+        "waso_estimate_minutes": "an estimate: 5 minutes per logged awakening", "other_medications": "other medications logged that night, ; separated",
+    ]
+
+    /// `sessions.csv` for the nights dated `from` through `to` (all when nil), against the target in force.
+    public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
+        let settings = try database.settings.current(clock: clock)
+        let records = try database.history.nights(
+            from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!, clock: clock)
+        return Self.sessionsCSV(records, targetMinutes: settings.targetIntervalMinutes)
+    }
+
+    static func sessionsCSV(_ records: [NightRecord], targetMinutes: Int) -> String {
+        var out = CSV.row(sessionsCSVColumns)
+        for record in records {
+            let facts = NightFacts(record.session.events)
+            let night = Adherence.Night(record.session, targetMinutes: targetMinutes)
+            func local(_ event: NightEvent?) -> String {
+                guard let event else { return "" }
+                return LocalClock.hourMinute(event.occurredAt, in: TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!)
+            }
+            let zone = facts.dose1?.timeZoneID ?? record.session.events.first?.timeZoneID ?? ""
+            out += CSV.row([
+                record.session.date.description, record.session.id.rawValue, zone, local(facts.dose1), local(facts.dose2),
+                night?.intervalMinutes.map(String.init) ?? "", String(targetMinutes), night?.timing.rawValue ?? "",
+                night.map { String($0.timing == .onTime) } ?? "", night.map { String($0.insideWindow) } ?? "",
+                night.map { String($0.naturalWake) } ?? "", String(facts.snoozes.count), String(facts.extraDoses.count),
+                night.map { String($0.awakenings) } ?? "", night.map { String($0.wasoEstimateMinutes) } ?? "",
+                record.checkIn.map { String($0.sleepQuality) } ?? "", record.checkIn.map { String($0.wellnessScore) } ?? "",
+                CSV.field(Array(Set(record.medications.map(\.name))).sorted().joined(separator: "; "), freeText: true),
+            ])
+        }
+        return out
+    }
+}
