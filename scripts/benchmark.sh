@@ -46,14 +46,21 @@ EXPORT="$BIN export --out $WORK/events.csv --db $DB --tz America/New_York --now 
 hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/status.json" "$STATUS" >/dev/null
 hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/history.json" "$HISTORY" >/dev/null
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/export.json" "$EXPORT" >/dev/null
+# Insights and the clinician report over all ten years (issue 15): every night, every chart, the table of nights.
+INSIGHTS="$BIN insights --from 2016-11-01 --to 2026-11-21 --db $DB --tz America/New_York --now 2026-11-22T03:00:00.000Z --json"
+REPORT="$BIN report --from 2016-11-01 --to 2026-11-21 --out $WORK/report.html --db $DB --tz America/New_York --now 2026-11-22T03:00:00.000Z"
+hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/insights.json" "$INSIGHTS" >/dev/null
+hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/report.json" "$REPORT" >/dev/null
 S=$(median_ms "$WORK/status.json"); H=$(median_ms "$WORK/history.json"); E=$(median_ms "$WORK/export.json")
+I=$(median_ms "$WORK/insights.json"); R=$(median_ms "$WORK/report.json")
 peak() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
-MS=$(peak $STATUS); MH=$(peak $HISTORY); ME=$(peak $EXPORT)
+MS=$(peak $STATUS); MH=$(peak $HISTORY); ME=$(peak $EXPORT); MI=$(peak $INSIGHTS); MR=$(peak $REPORT)
+ls -l "$WORK/report.html" | awk '{printf "report.html: %.1f MB\n", $5/1048576}'
 echo "events.csv rows: $(($(wc -l < "$WORK/events.csv") - 1))"
 
-python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" <<'PY'
+python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$R" "$MI" "$MR" <<'PY'
 import sys
-ratio, status, history, export, ms, mh, me = map(float, sys.argv[1:])
+ratio, status, history, export, ms, mh, me, insights, report, mi, mr = map(float, sys.argv[1:])
 rows = [
     ("log water / sqlite3 insert (ratio of medians)", ratio, 3, ""),
     ("status, median", status, 20, "ms"),
@@ -62,6 +69,10 @@ rows = [
     ("peak memory, status", ms / 1024, 50, "MB"),
     ("peak memory, history", mh / 1024, 50, "MB"),
     ("peak memory, export", me / 1024, 50, "MB"),
+    ("insights, 3,650 nights, median", insights, 50, "ms"),
+    ("clinician report, 3,650 nights, median", report, 1000, "ms"),
+    ("peak memory, insights", mi / 1024, 60, "MB"),
+    ("peak memory, report", mr / 1024, 60, "MB"),
 ]
 missed = 0
 print(f"{'measure':48} {'figure':>10} {'target':>8}  result")
