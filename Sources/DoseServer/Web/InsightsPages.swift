@@ -79,13 +79,18 @@ extension WebRoutes {
     }
 }
 
+/// A choice of 7, 30 or 90 nights on a page, marked when it is the period shown.
+struct PeriodLink {
+    let href, label: String
+    let current: Bool
+
+    static func all(page: String, chosen: InsightsPeriod) -> [PeriodLink] {
+        InsightsPeriod.lengths.map { PeriodLink(href: "\(page)?nights=\($0)", label: "\($0) nights", current: chosen.length == $0) }
+    }
+}
+
 /// The Insights page.
 struct InsightsView {
-    struct PeriodLink {
-        let href, label: String
-        let current: Bool
-    }
-
     struct Medication {
         let name, value: String
     }
@@ -122,9 +127,7 @@ struct InsightsView {
         frame = Frame("Insights", current: "/insights", flash: flash)
         self.csrf = csrf
         periodLabel = insights.period.label
-        periods = InsightsPeriod.lengths.map { length in
-            PeriodLink(href: "/insights?nights=\(length)", label: "\(length) nights", current: insights.period.length == length)
-        }
+        periods = PeriodLink.all(page: "/insights", chosen: insights.period)
         (from, to) = (insights.period.from.description, insights.period.to.description)
         insufficient = insights.state == .insufficientData
         let needed = insights.adherence.nightsNeeded
@@ -153,11 +156,6 @@ struct InsightsView {
 
 /// The Report page: choose the period and the paper, then open, print or download the report.
 struct ReportPageView {
-    struct PeriodLink {
-        let href, label: String
-        let current: Bool
-    }
-
     let frame = Frame("Report", current: "/insights")
     let periods: [PeriodLink]
     let from, to, periodLabel: String
@@ -167,9 +165,7 @@ struct ReportPageView {
 
     init(_ result: InsightsResult) {
         let insights = result.insights
-        periods = InsightsPeriod.lengths.map { length in
-            PeriodLink(href: "/report?nights=\(length)", label: "\(length) nights", current: insights.period.length == length)
-        }
+        periods = PeriodLink.all(page: "/report", chosen: insights.period)
         (from, to, periodLabel) = (insights.period.from.description, insights.period.to.description, insights.period.label)
         nights = insights.nightsRecorded
         onTime = insights.adherence.percent(.onTime).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
