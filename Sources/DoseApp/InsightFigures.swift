@@ -21,10 +21,10 @@ public struct InsightFigure: Sendable {
             InsightFigure(name: "Skipped", value: share(.skipped), note: nil),
             InsightFigure(name: "Slept through", value: share(.expired), note: "the window closed with no Dose 2"),
         ]
-        let quartiles = adherence.interquartileRange.map { "IQR \(minutes($0.lower))–\(minutes($0.upper))" }
+        let quartiles = adherence.interquartileRange.map { "IQR \(short($0.lower))–\(short($0.upper))" }
         figures.append(
             InsightFigure(
-                name: "Median interval", value: adherence.medianInterval.map { "\(minutes($0)) min" } ?? "—",
+                name: "Median interval", value: adherence.medianInterval.map { "\(short($0)) min" } ?? "—",
                 note: quartiles.map { "\($0) min over \(adherence.intervals.count) nights" }))
         figures.append(
             InsightFigure(
@@ -48,8 +48,8 @@ public struct InsightFigure: Sendable {
         return figures
     }
 
-    /// Minutes to at most one decimal, without a trailing `.0` (`170`, `172.5`).
-    static func minutes(_ value: Double) -> String {
+    /// A number to at most one decimal, without a trailing `.0` (`170`, `172.5`): minutes, and chart coordinates.
+    public static func short(_ value: Double) -> String {
         let rounded = (value * 10).rounded() / 10
         return rounded == rounded.rounded() ? String(Int(rounded)) : Correlation.decimal(rounded, places: 1)
     }

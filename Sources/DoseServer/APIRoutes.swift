@@ -145,17 +145,21 @@ struct APIRoutes {
     }
 
     func insights(_ request: Request) throws -> Response {
-        let parameters = request.uri.queryParameters
-        let nights = try parameters["nights"].map { text in
-            guard let value = Int(String(text)) else {
-                throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90")
-            }
-            return value
-        }
-        let result = try environment.useCases().insights.insights(
-            nights: nights, from: try parameters["from"].map { try Self.date(String($0), field: "from") },
-            to: try parameters["to"].map { try Self.date(String($0), field: "to") })
+        let (nights, from, to) = try Self.period(request)
+        let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
         return Reply.json(InsightsResponse(result.insights, planner: result.planner))
+    }
+
+    /// The period a query asks for: `nights`, or `from`/`to`. From a page's form (`form`), an empty field is absent;
+    /// through the API it is an error like any other bad date.
+    static func period(_ request: Request, form: Bool = false) throws -> (nights: Int?, from: SessionKey?, to: SessionKey?) {
+        let parameters = request.uri.queryParameters
+        func value(_ name: Substring) -> String? { parameters[name].map(String.init).flatMap { form && $0.isEmpty ? nil : $0 } }
+        let nights = try value("nights").map { text in
+            guard let number = Int(text) else { throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90") }
+            return number
+        }
+        return (nights, try value("from").map { try date($0, field: "from") }, try value("to").map { try date($0, field: "to") })
     }
 
     func applyPlanner(_ request: Request) async throws -> Response {

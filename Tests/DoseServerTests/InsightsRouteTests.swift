@@ -119,7 +119,7 @@ struct InsightsRouteTests {
         "queries: nights 7/30/90 or from/to; anything else is refused by name",
         arguments: [
             ("/v1/insights?nights=14", 400), ("/v1/insights?nights=seven", 400), ("/v1/insights?from=2026-11-05&to=2026-11-01", 400),
-            ("/v1/insights?nights=7&from=2026-11-01", 400), ("/v1/insights?period=7", 400), ("/v1/insights?nights=7", 200),
+            ("/v1/insights?nights=7&from=2026-11-01", 400), ("/v1/insights?period=7", 400), ("/v1/insights?to=", 400), ("/v1/insights?nights=7", 200),
             ("/v1/insights?from=2026-11-01&to=2026-11-05", 200), ("/v1/insights?nights=90", 200),
         ])
     func queries(uri: String, status: Int) async throws {
@@ -152,6 +152,9 @@ struct InsightsRouteTests {
             #expect(response.status == .badRequest)
             let page = String(buffer: try await client.execute(uri: "/report?nights=7", method: .get, headers: cookie).body)
             #expect(page.contains("/report/file?from=2026-10-30&amp;to=2026-11-05&amp;paper=a4"))
+            // A page's form sends a blank date field as empty: absent, the default period.
+            response = try await client.execute(uri: "/insights?from=&to=", method: .get, headers: cookie)
+            #expect(response.status == .ok && String(buffer: response.body).contains("Last 30 nights"))
             let details = String(buffer: try await client.execute(uri: "/insights", method: .get, headers: cookie).body)
             #expect(details.contains("aria-labelledby=\"interval-chart-title interval-chart-desc\"") && details.contains("<table><caption>Interval per night"))
         }

@@ -11,8 +11,6 @@ public struct InsightsResult: Sendable {
     /// The planner's suggestion from the latest nights, whatever the period.
     public let planner: PlannerSuggestion
     public let settings: DoseSettings
-    /// The session date of tonight (the end of the default periods).
-    public let today: SessionKey
 }
 
 /// Insights and the weekly planner: the page, `GET /v1/insights`, `dosetap insights` and the report all come here, so
@@ -40,7 +38,7 @@ public struct InsightsService: Sendable {
         let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.session, targetMinutes: target) }, targetMinutes: target)
         return InsightsResult(
             insights: Insights(records.map(\.insightNight), period: period, targetMinutes: target), records: records, planner: planner,
-            settings: settings, today: today)
+            settings: settings)
     }
 
     /// Applies the planner's current suggestion after the person confirmed the safety warning; the setting change is

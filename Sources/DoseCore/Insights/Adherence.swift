@@ -89,7 +89,12 @@ public struct Adherence: Sendable, Hashable {
 
     /// The figures of `sessions` (any order; nights without Dose 1 are left out) against `targetMinutes`.
     public init(_ sessions: [NightSession], targetMinutes: Int) {
-        nights = sessions.compactMap { Night($0, targetMinutes: targetMinutes) }.sorted { $0.date < $1.date }
+        self.init(nights: sessions.compactMap { Night($0, targetMinutes: targetMinutes) }, targetMinutes: targetMinutes)
+    }
+
+    /// The figures of nights already read against `targetMinutes`.
+    init(nights: [Night], targetMinutes: Int) {
+        self.nights = nights.sorted { $0.date < $1.date }
         self.targetMinutes = targetMinutes
     }
 

@@ -73,9 +73,9 @@ public struct Correlation: Sendable, Hashable {
 
     /// `value` rounded half away from zero to `places`, as text with exactly that many decimals.
     public static func decimal(_ value: Double, places: Int) -> String {
-        let scale = places == 1 ? 10.0 : 100.0
+        let scale = pow(10, Double(places))
         let rounded = (value * scale).rounded() / scale
-        return String(format: places == 1 ? "%.1f" : "%.2f", rounded == 0 ? 0 : rounded)
+        return String(format: "%.\(places)f", rounded == 0 ? 0 : rounded)
     }
 
     static func capitalised(_ text: String) -> String { text.prefix(1).uppercased() + text.dropFirst() }
@@ -90,7 +90,11 @@ public enum Correlations {
 
     /// Every correlation over `nights` against `targetMinutes`, in a fixed order; each says whether it can be shown.
     public static func all(_ nights: [InsightNight], targetMinutes: Int) -> [Correlation] {
-        let rows = nights.map { night in (night, Adherence.Night(night.session, targetMinutes: targetMinutes)) }
+        all(nights.map { ($0, Adherence.Night($0.session, targetMinutes: targetMinutes)) })
+    }
+
+    /// Every correlation over nights already read against the target (nil: no Dose 1).
+    static func all(_ rows: [(InsightNight, Adherence.Night?)]) -> [Correlation] {
         let environment: (InsightNight) -> SleepEnvironment? = { $0.checkIn?.environment }
         func aid(_ aid: SleepAid) -> (InsightNight) -> Bool? { { environment($0).map { $0.sleepAids.contains(aid) } } }
         let quality: (InsightNight, Adherence.Night?) -> Double? = { night, _ in night.checkIn.map { Double($0.sleepQuality) } }

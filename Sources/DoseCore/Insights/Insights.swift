@@ -109,11 +109,13 @@ public struct Insights: Sendable, Hashable {
         }
         self.period = period
         nightsRecorded = inside.count
-        adherence = Adherence(inside.map(\.session), targetMinutes: targetMinutes)
+        // Each night is read against the target once; the adherence figures and the correlations share the reading.
+        let read = inside.map { ($0, Adherence.Night($0.session, targetMinutes: targetMinutes)) }
+        adherence = Adherence(nights: read.compactMap(\.1), targetMinutes: targetMinutes)
         mornings = inside.compactMap { night in
             night.checkIn.map { Morning(date: night.session.date, wellness: $0.wellnessScore, sleepQuality: $0.sleepQuality) }
         }
-        correlations = Correlations.all(inside, targetMinutes: targetMinutes)
+        correlations = Correlations.all(read)
         var taken: [String: Int] = [:]
         for night in inside {
             for name in Set(night.medications) { taken[name, default: 0] += 1 }
@@ -150,10 +152,13 @@ public struct Insights: Sendable, Hashable {
         if let dose2 = facts.dose2 {
             let minutes = DoseWindow.wholeMinutes(from: dose1, to: dose2.occurredAt)
             let at = LocalClock.hourMinute(dose2.occurredAt, in: zone(dose2))
-            if minutes >= DoseWindow.closesAfterMinutes {
+            switch DoseWindow.position(of: dose2.occurredAt, dose1: dose1) {
+            case .closed:
                 found.append(Notable(date: session.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))
-            } else if minutes < DoseWindow.opensAfterMinutes {
+            case .beforeWindow:
                 found.append(Notable(date: session.date, kind: .earlyDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: before the window opened"))
+            case .active, .nearClose:
+                break
             }
         } else if timing == .skipped {
             let reason = facts.skip?.metadata.skipReason.map { ": \($0)" } ?? ""

@@ -1,3 +1,4 @@
+import DoseApp
 import DoseCore
 import Foundation
 
@@ -85,7 +86,7 @@ enum InsightCharts {
             writer.line(8, 226, 23, 226, "mean")
             writer.text(27, 229, "7-night mean")
         }
-        let median = adherence.medianInterval.map { "median \(ChartNumber.text($0)) min" } ?? "no Dose 2 yet"
+        let median = adherence.medianInterval.map { "median \(InsightFigure.short($0)) min" } ?? "no Dose 2 yet"
         let description =
             "\(period.label): \(adherence.intervals.count) nights with Dose 2, \(median), against a target of \(adherence.targetMinutes) min and the 150–240 minute window."
         let rows = adherence.nights.map { night in
@@ -169,7 +170,7 @@ enum InsightCharts {
         }
         let shown = weeks * 7 < days(from: period.from, to: period.to) + 1 ? " The latest \(weeks) weeks are drawn; the table lists every night." : ""
         let adherence = insights.adherence
-        let onTime = adherence.percent(.onTime).map { "\(ChartNumber.text($0))% on time" } ?? "no nights decided"
+        let onTime = adherence.percent(.onTime).map { "\(InsightFigure.short($0))% on time" } ?? "no nights decided"
         let description =
             "\(period.label): \(onTime) (\(adherence.count(.onTime)) of \(adherence.decided) nights; on time is within 10 minutes of the target).\(shown)"
         let rows = adherence.nights.map { [$0.date.description, words($0.timing)] }
@@ -219,7 +220,7 @@ enum InsightCharts {
         let description =
             insights.mornings.isEmpty
             ? "\(period.label): no morning check-ins."
-            : "\(period.label): \(insights.mornings.count) check-ins, mean wellness \(insights.meanWellness ?? 0) of 100, mean sleep quality \(insights.meanSleepQuality.map { ChartNumber.text($0) } ?? "—") of 5."
+            : "\(period.label): \(insights.mornings.count) check-ins, mean wellness \(insights.meanWellness ?? 0) of 100, mean sleep quality \(insights.meanSleepQuality.map { InsightFigure.short($0) } ?? "—") of 5."
         let rows = insights.mornings.map { [$0.date.description, String($0.wellness), "\($0.sleepQuality) of 5"] }
         return writer.chart(
             id: "wellness-chart", title: "Wellness over time", description: description, kind: "wellness",

@@ -1,13 +1,5 @@
+import DoseApp
 import Foundation
-
-/// Numbers written the short way chart coordinates need.
-enum ChartNumber {
-    /// A coordinate to one decimal, without a trailing `.0`.
-    static func text(_ value: Double) -> String {
-        let rounded = (value * 10).rounded() / 10
-        return rounded == rounded.rounded() ? String(Int(rounded)) : String(format: "%.1f", rounded)
-    }
-}
 
 /// A table of the values a chart plots, for screen readers and print.
 struct ChartTable: Sendable {
@@ -70,7 +62,7 @@ struct SVGWriter {
     let width: Double
     let height: Double
 
-    private func n(_ value: Double) -> String { ChartNumber.text(value) }
+    private func n(_ value: Double) -> String { InsightFigure.short(value) }
 
     mutating func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ className: String) {
         elements.append(SVGElement(line: true, className: className, x1: n(x1), y1: n(y1), x2: n(x2), y2: n(y2)))

@@ -78,7 +78,7 @@ struct ReportView {
         paperSize = paper.cssSize
         paperName = paper == .a4 ? "A4" : "Letter"
         period =
-            "\(insights.period.from) to \(insights.period.to) (\(insights.period.label == "\(insights.period.from) to \(insights.period.to)" ? "chosen dates" : insights.period.label.lowercased()))"
+            "\(insights.period.from) to \(insights.period.to) (\(insights.period.length == nil ? "chosen dates" : insights.period.label.lowercased()))"
         generated = "\(ISO8601.string(generatedAt).prefix(10)) \(LocalClock.hourMinute(generatedAt, in: zone)) \(zone.identifier)"
         regimen = [
             Fact(name: "Medication", value: "Sodium oxybate, split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"),
@@ -89,8 +89,7 @@ struct ReportView {
         ]
         figures = InsightFigure.all(insights)
         charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
-        let byID = Dictionary(insights.adherence.nights.map { ($0.date, $0) }, uniquingKeysWith: { $1 })
-        nights = result.records.map { Self.row($0, night: byID[$0.session.date], targetMinutes: settings.targetIntervalMinutes) }
+        nights = result.records.map { Self.row($0, targetMinutes: settings.targetIntervalMinutes) }
         hasNights = !nights.isEmpty
         medications = insights.medications.map { Fact(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
         hasMedications = !medications.isEmpty
@@ -107,8 +106,10 @@ struct ReportView {
     }
 
     /// One night as a table row, times in the zone each event was logged in.
-    static func row(_ record: NightRecord, night: Adherence.Night?, targetMinutes: Int) -> NightRow {
+    static func row(_ record: NightRecord, targetMinutes: Int) -> NightRow {
         let facts = NightFacts(record.session.events)
+        // Read per session, not per date: a date with two nights (a nap, an early close) gets each its own figures.
+        let night = Adherence.Night(record.session, targetMinutes: targetMinutes)
         func time(_ event: NightEvent?) -> String {
             guard let event else { return "—" }
             return LocalClock.hourMinute(event.occurredAt, in: TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!)
@@ -117,9 +118,7 @@ struct ReportView {
         if !facts.extraDoses.isEmpty { flags.append("\(facts.extraDoses.count) extra dose\(facts.extraDoses.count == 1 ? "" : "s")") }
         if facts.snoozes.count > 0 { flags.append("\(facts.snoozes.count) snooze\(facts.snoozes.count == 1 ? "" : "s")") }
         if night?.naturalWake == true { flags.append("natural wake") }
-        if let interval = night?.intervalMinutes, interval < DoseWindow.opensAfterMinutes || interval >= DoseWindow.closesAfterMinutes {
-            flags.append("outside 150–240")
-        }
+        if let night, night.intervalMinutes != nil, !night.insideWindow { flags.append("outside 150–240") }
         var counts: [String: Int] = [:]
         for event in record.session.events {
             if case .sleep = event.kind { counts[event.kind.label, default: 0] += 1 }

@@ -15,19 +15,8 @@ extension WebRoutes {
         router.get("/report/file") { request, _ in try reportFile(request) }
     }
 
-    /// The period a page's query asks for: `nights`, or `from`/`to` (empty fields are absent, as a form sends them).
-    func period(_ request: Request) throws -> (nights: Int?, from: SessionKey?, to: SessionKey?) {
-        let parameters = request.uri.queryParameters
-        func value(_ name: String) -> String? { parameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
-        let nights = try value("nights").map { text in
-            guard let number = Int(text) else { throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90") }
-            return number
-        }
-        return (nights, try value("from").map { try APIRoutes.date($0, field: "from") }, try value("to").map { try APIRoutes.date($0, field: "to") })
-    }
-
     func insights(_ request: Request, _ context: DoseRequestContext, flash: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        let (nights, from, to) = try period(request)
+        let (nights, from, to) = try APIRoutes.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
         return Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: flash), status: status)
     }
@@ -37,33 +26,29 @@ extension WebRoutes {
         guard let minutes = Int(fields["target_interval"] ?? "") else {
             throw DoseError.invalidInput(field: "target_interval", problem: "missing", allowed: "the planner's suggestion")
         }
-        let confirmed = fields["confirm"] == "yes"
-        let app = environment.useCases()
+        let flash: String
+        let status: HTTPResponse.Status
         do {
-            let applied = try app.insights.applyPlanner(minutes: minutes, confirmed: confirmed)
-            let result = try app.insights.insights()
-            return Templates.page(
-                "insights",
-                InsightsView(
-                    result, csrf: csrf(context),
-                    flash:
-                        "Target changed from \(applied.suggestion.currentMinutes) to \(applied.settings.targetIntervalMinutes) minutes. Settings can change it back."
-                ))
+            let applied = try environment.useCases().insights.applyPlanner(minutes: minutes, confirmed: fields["confirm"] == "yes")
+            flash =
+                "Target changed from \(applied.suggestion.currentMinutes) to \(applied.settings.targetIntervalMinutes) minutes. Settings can change it back."
+            status = .ok
         } catch let error as DoseError where error.code == .invalidInput {
-            let result = try app.insights.insights()
-            return Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: error.message), status: .badRequest)
+            (flash, status) = (error.message, .badRequest)
         }
+        // The page again, for the default period, with the answer on top.
+        return try insights(request, context, flash: flash, status: status)
     }
 
     func reportPage(_ request: Request) throws -> Response {
-        let (nights, from, to) = try period(request)
+        let (nights, from, to) = try APIRoutes.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
         return Templates.page("report-page", ReportPageView(result))
     }
 
     /// The self-contained report: opened in the browser to print, or downloaded with `download=1`.
     func reportFile(_ request: Request) throws -> Response {
-        let (nights, from, to) = try period(request)
+        let (nights, from, to) = try APIRoutes.period(request, form: true)
         let parameters = request.uri.queryParameters
         let paper = try ClinicianReport.Paper.named(parameters["paper"].map(String.init) ?? "a4")
         let app = environment.useCases()
@@ -83,6 +68,9 @@ extension WebRoutes {
 struct PeriodLink {
     let href, label: String
     let current: Bool
+
+    /// "Last 30 nights", or "Chosen dates" (the dates themselves follow on the page).
+    static func heading(_ period: InsightsPeriod) -> String { period.length == nil ? "Chosen dates" : period.label }
 
     static func all(page: String, chosen: InsightsPeriod) -> [PeriodLink] {
         InsightsPeriod.lengths.map { PeriodLink(href: "\(page)?nights=\($0)", label: "\($0) nights", current: chosen.length == $0) }
@@ -126,7 +114,7 @@ struct InsightsView {
         let insights = result.insights
         frame = Frame("Insights", current: "/insights", flash: flash)
         self.csrf = csrf
-        periodLabel = insights.period.label
+        periodLabel = PeriodLink.heading(insights.period)
         periods = PeriodLink.all(page: "/insights", chosen: insights.period)
         (from, to) = (insights.period.from.description, insights.period.to.description)
         insufficient = insights.state == .insufficientData
@@ -166,7 +154,8 @@ struct ReportPageView {
     init(_ result: InsightsResult) {
         let insights = result.insights
         periods = PeriodLink.all(page: "/report", chosen: insights.period)
-        (from, to, periodLabel) = (insights.period.from.description, insights.period.to.description, insights.period.label)
+        (from, to) = (insights.period.from.description, insights.period.to.description)
+        periodLabel = PeriodLink.heading(insights.period)
         nights = insights.nightsRecorded
         onTime = insights.adherence.percent(.onTime).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
         let base = "/report/file?from=\(from)&to=\(to)"
