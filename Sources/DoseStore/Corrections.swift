@@ -40,11 +40,12 @@ public struct NightJournal: Sendable {
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        SELECT c.* FROM morning_checkins c JOIN sleep_sessions s ON s.id = c.session_id WHERE s.session_date = ?
+                        SELECT c.id, c.session_id, c.occurred_at, \(NightRecords.answerColumns)
+                        FROM morning_checkins c JOIN sleep_sessions s ON s.id = c.session_id WHERE s.session_date = ?
                         ORDER BY c.occurred_at DESC LIMIT 1
                         """, arguments: [date.description])
             else { throw DoseError.notFound(what: "A check-in for the night of \(date)") }
-            let before = try NightRecords.answers(from: row)
+            let before = try NightRecords.answers(from: row, at: 3)
             let resolved = try Self.resolvingSameAsUsual(answers, before: row["occurred_at"], db)
             try NightRecords.writeAnswers(resolved, checkInID: row["id"], db)
             let encoder = NightRecords.metadataEncoder

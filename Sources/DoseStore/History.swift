@@ -269,22 +269,30 @@ public struct HistoryStore: Sendable {
     static func records(from rows: [Row], query: HistoryQuery, _ db: Database) throws -> [NightRecord] {
         let sessions = try NightRecords.sessions(from: rows, db)
         let ids = sessions.map(\.id.rawValue)
-        let marks = databaseQuestionMarks(count: max(1, ids.count))
-        let arguments = StatementArguments(ids.isEmpty ? [""] : ids)
+        // One query per table for the whole range: a query per night was most of the cost of ten years of insights.
+        var checkIns: [String: MorningCheckIn] = [:]
+        let checkInSQL = { (marks: String) in "SELECT session_id, \(NightRecords.answerColumns) FROM morning_checkins WHERE session_id IN (\(marks))" }
+        for row in try NightRecords.rows(of: ids, sql: checkInSQL, db) {
+            checkIns[row[0]] = try NightRecords.answers(from: row, at: 1)
+        }
         var preSleeps: [String: PreSleepLog] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT session_id, answers_json FROM pre_sleep_logs WHERE session_id IN (\(marks))", arguments: arguments) {
-            preSleeps[row["session_id"]] = try JSONDecoder().decode(PreSleepLog.self, from: Data((row["answers_json"] as String).utf8))
+        let decoder = JSONDecoder()
+        for row in try NightRecords.rows(of: ids, sql: { "SELECT session_id, answers_json FROM pre_sleep_logs WHERE session_id IN (\($0))" }, db) {
+            preSleeps[row[0]] = try decoder.decode(PreSleepLog.self, from: Data((row[1] as String).utf8))
         }
         var medications: [String: [MedicationSummary]] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT * FROM medication_events WHERE session_id IN (\(marks)) ORDER BY taken_at", arguments: arguments) {
-            let id: String = row["medication_id"]
-            let dose: Double = row["dose_mg"]
-            medications[row["session_id"], default: []].append(
-                MedicationSummary(
-                    id: row["id"], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
-                    doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row["taken_at"]), note: row["notes"]))
+        let medicationSQL = { (marks: String) in
+            "SELECT session_id, medication_id, dose_mg, id, taken_at, notes FROM medication_events WHERE session_id IN (\(marks)) ORDER BY taken_at"
         }
-        return try zip(rows, sessions).map { row, session in
+        for row in try NightRecords.rows(of: ids, sql: medicationSQL, db) {
+            let id: String = row[1]
+            let dose: Double = row[2]
+            medications[row[0], default: []].append(
+                MedicationSummary(
+                    id: row[3], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
+                    doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row[4]), note: row[5]))
+        }
+        return zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in
                 if query.types.isEmpty && query.categories.isEmpty { return true }
                 return query.types.contains(event.kind.wireName) || query.categories.contains(HistoryCategory(of: event))
@@ -296,10 +304,9 @@ public struct HistoryStore: Sendable {
                 case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
                 case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
                 }
-            let hasCheckIn = session.events.contains { $0.kind == .checkIn }
             return NightRecord(
                 session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
-                checkIn: hasCheckIn ? try NightRecords.checkIn(ofSession: session.id, db) : nil,
+                checkIn: checkIns[session.id.rawValue],
                 shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"],
                 preSleep: preSleeps[session.id.rawValue], medications: medications[session.id.rawValue] ?? [])
         }

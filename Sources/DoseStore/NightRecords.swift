@@ -96,8 +96,8 @@ enum NightRecords {
         guard !ids.isEmpty else { return [:] }
         var result: [String: [NightEvent]] = [:]
         // Chunked so a long history never exceeds SQLite's parameter limit.
-        for start in stride(from: 0, to: ids.count, by: 500) {
-            let chunk = Array(ids[start..<min(ids.count, start + 500)])
+        for start in stride(from: 0, to: ids.count, by: sessionsPerQuery) {
+            let chunk = Array(ids[start..<min(ids.count, start + sessionsPerQuery)])
             let marks = databaseQuestionMarks(count: chunk.count)
             let arguments = StatementArguments(chunk)
             // One night (every action and status) reuses its compiled statements; longer lists are one-offs.
@@ -123,6 +123,19 @@ enum NightRecords {
             }
         }
         return result
+    }
+
+    /// Session ids per query: a long history never exceeds SQLite's parameter limit.
+    static let sessionsPerQuery = 500
+
+    /// The rows `sql` selects for the given nights, a chunk of ids at a time; `sql` receives the `?, ?, …` of a chunk.
+    static func rows(of ids: [String], sql: (String) -> String, _ db: Database) throws -> [Row] {
+        var rows: [Row] = []
+        for start in stride(from: 0, to: ids.count, by: sessionsPerQuery) {
+            let chunk = Array(ids[start..<min(ids.count, start + sessionsPerQuery)])
+            rows += try Row.fetchAll(db, sql: sql(databaseQuestionMarks(count: chunk.count)), arguments: StatementArguments(chunk))
+        }
+        return rows
     }
 
     /// Oxybate doses of every night taken less than 8 hours from `instant`, either side (D14).
@@ -251,42 +264,44 @@ enum NightRecords {
         ).map(SessionID.init(rawValue:))
     }
 
-    /// The stored answers of a night's check-in.
-    static func checkIn(ofSession id: SessionID, _ db: Database) throws -> MorningCheckIn? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM morning_checkins WHERE session_id = ?", arguments: [id.rawValue]) else {
-            return nil
-        }
-        return try answers(from: row)
-    }
+    /// The `morning_checkins` columns that hold the answers, in the order `answers(from:at:)` reads them.
+    static let answerColumns = """
+        sleep_quality, feel_rested, grogginess, sleep_inertia_duration, dream_recall, mental_clarity, mood, anxiety_level, readiness,
+        had_sleep_paralysis, had_hallucinations, had_automatic_behavior, fell_out_of_bed, had_confusion_on_waking,
+        has_physical_symptoms, physical_symptoms_json, has_respiratory_symptoms, respiratory_symptoms_json, sleep_therapy_json,
+        sleep_environment_json, notes
+        """
 
-    /// The answers stored on a `morning_checkins` row.
-    static func answers(from row: Row) throws -> MorningCheckIn {
-        func decode<T: Decodable>(_ column: String) throws -> T? {
-            guard let text = row[column] as String? else { return nil }
-            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+    /// The answers in a row that selected `answerColumns` from column `first` on. Read by position: looking columns up
+    /// by name was a tenth of loading ten years of nights.
+    static func answers(from row: Row, at first: Int) throws -> MorningCheckIn {
+        let decoder = JSONDecoder()
+        func decode<T: Decodable>(_ offset: Int) throws -> T? {
+            guard let text = row[first + offset] as String? else { return nil }
+            return try decoder.decode(T.self, from: Data(text.utf8))
         }
         var answers = MorningCheckIn()
-        answers.sleepQuality = row["sleep_quality"]
-        answers.feelRested = FeelRested(rawValue: row["feel_rested"]) ?? .moderate
-        answers.grogginess = Grogginess(rawValue: row["grogginess"]) ?? .mild
-        answers.sleepInertia = SleepInertia(rawValue: row["sleep_inertia_duration"]) ?? .fiveToFifteen
-        answers.dreamRecall = DreamRecall(rawValue: row["dream_recall"]) ?? .none
-        answers.mentalClarity = row["mental_clarity"]
-        answers.mood = Mood(rawValue: row["mood"]) ?? .neutral
-        answers.anxietyLevel = AnxietyLevel(rawValue: row["anxiety_level"]) ?? .none
-        answers.readiness = row["readiness"]
-        answers.hadSleepParalysis = row["had_sleep_paralysis"]
-        answers.hadHallucinations = row["had_hallucinations"]
-        answers.hadAutomaticBehavior = row["had_automatic_behavior"]
-        answers.fellOutOfBed = row["fell_out_of_bed"]
-        answers.hadConfusionOnWaking = row["had_confusion_on_waking"]
-        answers.hasPhysicalSymptoms = row["has_physical_symptoms"]
-        answers.physical = try decode("physical_symptoms_json")
-        answers.hasRespiratorySymptoms = row["has_respiratory_symptoms"]
-        answers.respiratory = try decode("respiratory_symptoms_json")
-        answers.sleepTherapy = try decode("sleep_therapy_json") ?? []
-        answers.environment = try decode("sleep_environment_json")
-        answers.notes = row["notes"]
+        answers.sleepQuality = row[first]
+        answers.feelRested = FeelRested(rawValue: row[first + 1]) ?? .moderate
+        answers.grogginess = Grogginess(rawValue: row[first + 2]) ?? .mild
+        answers.sleepInertia = SleepInertia(rawValue: row[first + 3]) ?? .fiveToFifteen
+        answers.dreamRecall = DreamRecall(rawValue: row[first + 4]) ?? .none
+        answers.mentalClarity = row[first + 5]
+        answers.mood = Mood(rawValue: row[first + 6]) ?? .neutral
+        answers.anxietyLevel = AnxietyLevel(rawValue: row[first + 7]) ?? .none
+        answers.readiness = row[first + 8]
+        answers.hadSleepParalysis = row[first + 9]
+        answers.hadHallucinations = row[first + 10]
+        answers.hadAutomaticBehavior = row[first + 11]
+        answers.fellOutOfBed = row[first + 12]
+        answers.hadConfusionOnWaking = row[first + 13]
+        answers.hasPhysicalSymptoms = row[first + 14]
+        answers.physical = try decode(15)
+        answers.hasRespiratorySymptoms = row[first + 16]
+        answers.respiratory = try decode(17)
+        answers.sleepTherapy = try decode(18) ?? []
+        answers.environment = try decode(19)
+        answers.notes = row[first + 20]
         return answers
     }
 

@@ -42,13 +42,28 @@ private final class JSONValueEncoder: Encoder {
 
         var content = Content.leaf(.null)
 
-        var fields: [String: Node] {
-            get { if case .object(let fields) = content { fields } else { [:] } }
-            set { content = .object(newValue) }
+        var itemCount: Int { if case .array(let items) = content { items.count } else { 0 } }
+
+        /// Sets a field, in place: the old content is released first so the dictionary is not copied on each write.
+        func setField(_ key: String, _ child: Node) {
+            guard case .object(var fields) = content else {
+                content = .object([key: child])
+                return
+            }
+            content = .leaf(.null)
+            fields[key] = child
+            content = .object(fields)
         }
-        var items: [Node] {
-            get { if case .array(let items) = content { items } else { [] } }
-            set { content = .array(newValue) }
+
+        /// Appends an item, in place: copying the array on each append made a long list quadratic.
+        func append(_ child: Node) {
+            guard case .array(var items) = content else {
+                content = .array([child])
+                return
+            }
+            content = .leaf(.null)
+            items.append(child)
+            content = .array(items)
         }
 
         var value: JSONValue {
@@ -76,12 +91,12 @@ private final class JSONValueEncoder: Encoder {
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        if case .object = node.content {} else { node.fields = [:] }
+        if case .object = node.content {} else { node.content = .object([:]) }
         return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath, omitsAbsent: omitsAbsent))
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if case .array = node.content {} else { node.items = [] }
+        if case .array = node.content {} else { node.content = .array([]) }
         return UnkeyedContainer(node: node, codingPath: codingPath)
     }
 
@@ -92,13 +107,13 @@ private final class JSONValueEncoder: Encoder {
         let codingPath: [any CodingKey]
         let omitsAbsent: Bool
 
-        private func set(_ value: JSONValue, _ key: Key) { node.fields[key.stringValue] = .leaf(value) }
+        private func set(_ value: JSONValue, _ key: Key) { node.setField(key.stringValue, .leaf(value)) }
         private func setIfPresent(_ value: JSONValue?, _ key: Key) {
             if let value { set(value, key) } else if !omitsAbsent { set(.null, key) }
         }
         private func child(_ key: Key) -> JSONValueEncoder {
             let child = Node()
-            node.fields[key.stringValue] = child
+            node.setField(key.stringValue, child)
             return JSONValueEncoder(node: child, codingPath: codingPath + [key])
         }
 
@@ -130,12 +145,12 @@ private final class JSONValueEncoder: Encoder {
     struct UnkeyedContainer: UnkeyedEncodingContainer {
         let node: Node
         let codingPath: [any CodingKey]
-        var count: Int { node.items.count }
+        var count: Int { node.itemCount }
 
-        private func append(_ value: JSONValue) { node.items.append(.leaf(value)) }
+        private func append(_ value: JSONValue) { node.append(.leaf(value)) }
         private func child() -> JSONValueEncoder {
             let child = Node()
-            node.items.append(child)
+            node.append(child)
             return JSONValueEncoder(node: child, codingPath: codingPath)
         }
 

@@ -48,7 +48,14 @@ public struct SessionKey: Hashable, Sendable, Codable, Comparable, CustomStringC
         self.day = parts.day ?? 1
     }
 
-    public var description: String { String(format: "%04d-%02d-%02d", year, month, day) }
+    // Built by hand: `String(format:)` was a measurable share of loading ten years of nights.
+    public var description: String {
+        func padded(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(day, 2))"
+    }
 
     public static func < (lhs: Self, rhs: Self) -> Bool {
         (lhs.year, lhs.month, lhs.day) < (rhs.year, rhs.month, rhs.day)
