@@ -12,9 +12,16 @@ struct PeriodOptions: ParsableArguments {
     @Option(help: "Last night of a custom range (YYYY-MM-DD; default tonight).") var to: String?
 
     func insights(_ context: CommandContext) throws -> InsightsResult {
-        try context.app.insights.insights(
-            nights: nights, from: try from.map { text throws(DoseError) in try sessionDate(text, field: "from") },
-            to: try to.map { text throws(DoseError) in try sessionDate(text, field: "to") })
+        try context.app.insights.insights(nights: nights, from: try parsed(from, "from"), to: try parsed(to, "to"))
+    }
+
+    /// The report of the period: its figures and its nights with every event.
+    func report(_ context: CommandContext) throws -> ReportContent {
+        try context.app.insights.report(nights: nights, from: try parsed(from, "from"), to: try parsed(to, "to"))
+    }
+
+    private func parsed(_ text: String?, _ field: String) throws(DoseError) -> SessionKey? {
+        try text.map { text throws(DoseError) in try sessionDate(text, field: field) }
     }
 }
 
@@ -115,8 +122,9 @@ struct Report: ParsableCommand {
     func run() throws {
         try Output.run(options, reading: true) { context in
             let paper = try ClinicianReport.Paper.named(self.paper)
-            let result = try period.insights(context)
-            let html = ClinicianReport.html(result, paper: paper, generatedAt: context.app.clock.now, zone: context.app.clock.zone(result.settings))
+            let report = try period.report(context)
+            let result = report.result
+            let html = ClinicianReport.html(report, paper: paper, generatedAt: context.app.clock.now, zone: context.app.clock.zone(result.settings))
             try SafeFile.write(html, to: out)
             var pdfPath: String?
             if pdf {

@@ -17,7 +17,7 @@ extension AppDatabase {
     static let dataTables = [
         "alarm_deliveries", "alarm_acknowledgements", "push_subscriptions", "server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices",
         "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events",
-        "dose_events", "sleep_sessions", "settings", "audit_log",
+        "dose_events", "night_summaries", "sleep_sessions", "settings", "audit_log",
     ]
 
     /// Deletes everything in one transaction, then checkpoints and vacuums so no trace stays in the files,

@@ -268,30 +268,7 @@ public struct HistoryStore: Sendable {
 
     static func records(from rows: [Row], query: HistoryQuery, _ db: Database) throws -> [NightRecord] {
         let sessions = try NightRecords.sessions(from: rows, db)
-        let ids = sessions.map(\.id.rawValue)
-        // One query per table for the whole range: a query per night was most of the cost of ten years of insights.
-        var checkIns: [String: MorningCheckIn] = [:]
-        let checkInSQL = { (marks: String) in "SELECT session_id, \(NightRecords.answerColumns) FROM morning_checkins WHERE session_id IN (\(marks))" }
-        for row in try NightRecords.rows(of: ids, sql: checkInSQL, db) {
-            checkIns[row[0]] = try NightRecords.answers(from: row, at: 1)
-        }
-        var preSleeps: [String: PreSleepLog] = [:]
-        let decoder = JSONDecoder()
-        for row in try NightRecords.rows(of: ids, sql: { "SELECT session_id, answers_json FROM pre_sleep_logs WHERE session_id IN (\($0))" }, db) {
-            preSleeps[row[0]] = try decoder.decode(PreSleepLog.self, from: Data((row[1] as String).utf8))
-        }
-        var medications: [String: [MedicationSummary]] = [:]
-        let medicationSQL = { (marks: String) in
-            "SELECT session_id, medication_id, dose_mg, id, taken_at, notes FROM medication_events WHERE session_id IN (\(marks)) ORDER BY taken_at"
-        }
-        for row in try NightRecords.rows(of: ids, sql: medicationSQL, db) {
-            let id: String = row[1]
-            let dose: Double = row[2]
-            medications[row[0], default: []].append(
-                MedicationSummary(
-                    id: row[3], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
-                    doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row[4]), note: row[5]))
-        }
+        let answers = try NightAnswers(of: .ids(sessions.map(\.id.rawValue)), db)
         return zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in
                 if query.types.isEmpty && query.categories.isEmpty { return true }
@@ -306,9 +283,24 @@ public struct HistoryStore: Sendable {
                 }
             return NightRecord(
                 session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
-                checkIn: checkIns[session.id.rawValue],
+                checkIn: answers.checkIns[session.id.rawValue],
                 shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"],
-                preSleep: preSleeps[session.id.rawValue], medications: medications[session.id.rawValue] ?? [])
+                preSleep: answers.preSleeps[session.id.rawValue], medications: answers.medications[session.id.rawValue] ?? [])
+        }
+    }
+
+    /// Every night dated `from` through `to` as insights read it: its summary and what was answered about it, oldest
+    /// first. One row a night from each table, not every event: ten years of nights in milliseconds.
+    public func insightNights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [InsightNight] {
+        try database.ledger.settle(clock: clock)
+        return try database.read { db in
+            let summaries = try NightSummaries.read(from: from, to: to, db)
+            let answers = try NightAnswers(of: .dated(from: from, to: to), db)
+            return summaries.map { id, summary in
+                InsightNight(
+                    summary: summary, checkIn: answers.checkIns[id], preSleep: answers.preSleeps[id],
+                    medications: answers.medications[id]?.map(\.name) ?? [])
+            }
         }
     }
 
@@ -348,6 +340,61 @@ public struct HistoryStore: Sendable {
             let noon = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day, hour: 12))!
             let parts = calendar.dateComponents([.yearForWeekOfYear, .weekOfYear], from: noon)
             return String(format: "%04d-W%02d", parts.yearForWeekOfYear ?? date.year, parts.weekOfYear ?? 1)
+        }
+    }
+}
+
+/// What was answered about each night besides its events: the check-in, the pre-sleep log and other medications, each
+/// loaded in one query for a whole range (a query per night was most of the cost of ten years of insights).
+struct NightAnswers {
+    /// By night id.
+    var checkIns: [String: MorningCheckIn] = [:]
+    /// By night id.
+    var preSleeps: [String: PreSleepLog] = [:]
+    /// By night id, in the order taken.
+    var medications: [String: [MedicationSummary]] = [:]
+
+    /// Which nights: by id (a page of history), or every night dated in a range (insights).
+    enum Nights {
+        case ids([String])
+        case dated(from: SessionKey, to: SessionKey)
+    }
+
+    /// The answers about those nights.
+    init(of nights: Nights, _ db: Database) throws {
+        try Self.forEachRow("session_id, \(NightRecords.answerColumns)", in: "morning_checkins", of: nights, db) { row in
+            checkIns[row[0]] = try NightRecords.answers(from: row, at: 1)
+        }
+        let decoder = JSONDecoder()
+        try Self.forEachRow("session_id, answers_json", in: "pre_sleep_logs", of: nights, db) { row in
+            preSleeps[row[0]] = try decoder.decode(PreSleepLog.self, from: Data((row[1] as String).utf8))
+        }
+        let columns = "session_id, medication_id, dose_mg, id, taken_at, notes"
+        try Self.forEachRow(columns, in: "medication_events", of: nights, order: "taken_at", db) { row in
+            let id: String = row[1]
+            let dose: Double = row[2]
+            medications[row[0], default: []].append(
+                MedicationSummary(
+                    id: row[3], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
+                    doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row[4]), note: row[5]))
+        }
+    }
+
+    /// Calls `body` with each row of `table` that belongs to one of the nights, in `order` if given.
+    private static func forEachRow(
+        _ columns: String, in table: String, of nights: Nights, order: String? = nil, _ db: Database, _ body: (Row) throws -> Void
+    ) throws {
+        let orderBy = order.map { " ORDER BY \($0)" } ?? ""
+        switch nights {
+        case .ids(let ids):
+            try NightRecords.forEachRow(of: ids, sql: { "SELECT \(columns) FROM \(table) WHERE session_id IN (\($0))\(orderBy)" }, db, body)
+        case .dated(let from, let to):
+            // One statement for the range: compiling a statement per few hundred ids was a tenth of ten years of insights.
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT \(columns) FROM \(table) WHERE session_id IN (SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ?)\(orderBy)",
+                arguments: [from.description, to.description])
+            while let row = try rows.next() { try body(row) }
         }
     }
 }

@@ -61,28 +61,16 @@ enum NightRecords {
                 """)
     }
 
-    /// Rebuilds the derived columns of a night from its events, and records its close (D12, D13).
+    /// Rebuilds the derived columns and the summary of a night from its events, and records its close (D12, D13).
     static func refreshSession(_ session: NightSession, closure: SessionClosure?, _ db: Database) throws {
-        let facts = NightFacts(session.events)
-        let interval: Int? =
-            if let dose1 = facts.dose1, let dose2 = facts.dose2 {
-                DoseWindow.wholeMinutes(from: dose1.occurredAt, to: dose2.occurredAt)
-            } else { nil }
-        try db.execute(
-            sql: """
-                UPDATE sleep_sessions SET dose1_at = ?, dose2_at = ?, dose2_skipped = ?, extra_dose_count = ?, snooze_count = ?,
-                    interval_minutes = ? WHERE id = ?
-                """,
-            arguments: [
-                facts.dose1.map { ISO8601.string($0.occurredAt) }, facts.dose2.map { ISO8601.string($0.occurredAt) },
-                facts.skip != nil, facts.extraDoses.count, facts.snoozes.count, interval, session.id.rawValue,
-            ])
+        try NightSummaries.write(session, db)
         if let closure {
             try db.execute(
                 sql: "UPDATE sleep_sessions SET ended_at = ?, end_reason = ?, terminal_state = ? WHERE id = ?",
                 arguments: [ISO8601.string(closure.endedAt), closure.reason.rawValue, closure.terminalState.rawValue, session.id.rawValue])
         } else if let endedAt = session.endedAt {
             // A corrected past night: its outcome follows its events.
+            let facts = NightFacts(session.events)
             try db.execute(
                 sql: "UPDATE sleep_sessions SET terminal_state = ? WHERE id = ?",
                 arguments: [facts.terminalState(at: endedAt).rawValue, session.id.rawValue])
@@ -128,14 +116,14 @@ enum NightRecords {
     /// Session ids per query: a long history never exceeds SQLite's parameter limit.
     static let sessionsPerQuery = 500
 
-    /// The rows `sql` selects for the given nights, a chunk of ids at a time; `sql` receives the `?, ?, …` of a chunk.
-    static func rows(of ids: [String], sql: (String) -> String, _ db: Database) throws -> [Row] {
-        var rows: [Row] = []
+    /// Calls `body` with each row `sql` selects for the given nights, a chunk of ids at a time; `sql` receives the
+    /// `?, ?, …` of a chunk. Rows are read in place, never copied: each is valid only inside `body`.
+    static func forEachRow(of ids: [String], sql: (String) -> String, _ db: Database, _ body: (Row) throws -> Void) throws {
         for start in stride(from: 0, to: ids.count, by: sessionsPerQuery) {
             let chunk = Array(ids[start..<min(ids.count, start + sessionsPerQuery)])
-            rows += try Row.fetchAll(db, sql: sql(databaseQuestionMarks(count: chunk.count)), arguments: StatementArguments(chunk))
+            let rows = try Row.fetchCursor(db, sql: sql(databaseQuestionMarks(count: chunk.count)), arguments: StatementArguments(chunk))
+            while let row = try rows.next() { try body(row) }
         }
-        return rows
     }
 
     /// Oxybate doses of every night taken less than 8 hours from `instant`, either side (D14).

@@ -11,6 +11,7 @@ enum Schema {
         ("v4_action_links", v4),
         ("v5_server_runs", v5),
         ("v6_alarms", v6),
+        ("v7_night_summaries", v7),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -306,5 +307,25 @@ enum Schema {
                 );
                 CREATE INDEX alarm_acknowledgements_by_session ON alarm_acknowledgements(session_id, at);
                 """)
+    }
+
+    /// What insights read of a night beyond `sleep_sessions`' derived columns (issue 15), so ten years of insights read
+    /// a row a night instead of every event. Derived from the events and rewritten with them; every existing night is
+    /// summarised here once. Bundles do not carry it: an import rebuilds it with the nights it touches.
+    static func v7(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE night_summaries (
+                    session_id TEXT PRIMARY KEY NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+                    dose1_time_zone TEXT,
+                    dose2_time_zone TEXT,
+                    -- One line per extra dose, oldest first: its instant, a space, its zone.
+                    extra_doses TEXT,
+                    skip_reason TEXT,
+                    slept_through INTEGER NOT NULL CHECK (slept_through IN (0, 1)),
+                    awakenings INTEGER NOT NULL CHECK (awakenings >= 0)
+                ) WITHOUT ROWID;
+                """)
+        try NightSummaries.rebuildAll(db)
     }
 }

@@ -153,11 +153,11 @@ struct RefusalTests {
     func newerSchema() throws {
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-21 22:30")
-        try DatabaseQueue(path: cli.database).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 7") }
+        try DatabaseQueue(path: cli.database).writeWithoutTransaction { try $0.execute(sql: "PRAGMA user_version = 999") }
         let before = try cli.databaseBytes()
         let run = try cli.run(["dose2"], now: "2026-11-22 01:10")
         #expect(run.status == 65)
-        #expect(((run.json["error"] as? [String: Any])?["message"] as? String)?.contains("newer DoseTap (schema 7") == true)
+        #expect(((run.json["error"] as? [String: Any])?["message"] as? String)?.contains("newer DoseTap (schema 999") == true)
         #expect(try cli.databaseBytes() == before)
     }
 }

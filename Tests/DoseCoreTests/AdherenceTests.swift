@@ -142,6 +142,31 @@ struct AdherenceTests {
         #expect(figures.snoozesPerNight == 0.7 && figures.naturalWakePercent == 33.3)
     }
 
+    @Test(
+        "a night's summary counts an awakening strictly between Dose 1 and the final wake-up: not at either instant, not after",
+        arguments: [(0.0, 0), (0.001, 1), (479.999, 1), (480.0, 0), (500.0, 0)] as [(Double, Int)])
+    func summaryAwakeningBounds(minutes: Double, counted: Int) {
+        let session = Self.night(1, dose2: 170, extra: [(.sleep(.bathroom), minutes), (.sleep(.wakeFinal), 480)])
+        #expect(NightSummary(session).awakenings == counted)
+    }
+
+    @Test("a night's summary keeps each dose's own zone (travel), the skip's reason and whether it was the automatic expiry")
+    func summaryFacts() throws {
+        var travelled = Self.night(1, dose2: 170)
+        let extraAt = WallClock.date(2026, 11, 1, 22, 30).addingTimeInterval(200 * 60)
+        travelled.events.append(
+            NightEvent(id: EventID(rawValue: "e"), kind: .extraDose, occurredAt: extraAt, recordedAt: extraAt, timeZone: TimeZone(identifier: "Europe/London")!)
+        )
+        let summary = NightSummary(travelled)
+        #expect(summary.extraDoses == [NightSummary.Moment(at: extraAt, timeZoneID: "Europe/London")])
+        #expect(summary.dose2?.timeZoneID == Self.zone.identifier && summary.intervalMinutes == 170 && summary.skip == nil)
+        let insights = Insights([InsightNight(summary: summary)], period: .last(7, endingAt: summary.date), targetMinutes: 165)
+        #expect(insights.notable.map(\.text) == ["Extra dose at 06:50"], "22:30 in New York + 200 min is 06:50 in London")
+        #expect(NightSummary(Self.night(2, skipped: true)).skip == NightSummary.Skip(reason: "felt unwell", sleptThrough: false))
+        #expect(NightSummary(Self.night(3, sleptThrough: true)).skip == NightSummary.Skip(reason: "slept_through", sleptThrough: true))
+        #expect(NightSummary(NightSession(id: SessionID(rawValue: "empty"), date: SessionKey(year: 2026, month: 11, day: 4)!, startedAt: extraAt)).dose1 == nil)
+    }
+
     @Test("under 3 nights with Dose 1 the figures are insufficient, and say how many more are needed", arguments: [(0, 3), (1, 2), (2, 1), (3, 0), (4, 0)])
     func insufficient(count: Int, needed: Int) {
         let figures = Adherence((0..<count).map { Self.night($0 + 1, dose2: 165) }, targetMinutes: 165)

@@ -75,11 +75,31 @@ struct SessionKeyTests {
         "parsing accepts real dates only",
         arguments: [
             ("2026-02-28", true), ("2028-02-29", true), ("2026-02-29", false), ("2026-13-01", false), ("26-01-01", false), ("2026-1-01", false),
-            ("garbage", false),
+            ("garbage", false), ("2000-02-29", true), ("2100-02-29", false), ("2026-04-31", false), ("2026-04-30", true), ("2026-00-10", false),
+            ("2026-12-00", false), ("2026-12-32", false),
         ])
     func parsing(text: String, valid: Bool) {
         #expect((SessionKey(parsing: text) != nil) == valid)
         if valid { #expect(SessionKey(parsing: text)?.description == text) }
+    }
+
+    @Test("which dates exist agrees with Foundation's Gregorian calendar on every day of 1900–2100, and on day 0 and 32 of each month")
+    func validityAgreesWithFoundation() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 0)!
+        var disagreements: [String] = []
+        for year in 1900...2100 {
+            for month in 0...13 {
+                for day in [0, 1, 28, 29, 30, 31, 32] {
+                    let components = DateComponents(year: year, month: month, day: day, hour: 12)
+                    let exists =
+                        calendar.date(from: components).map { calendar.dateComponents([.year, .month, .day], from: $0) }
+                        .map { $0.year == year && $0.month == month && $0.day == day } ?? false
+                    if (SessionKey(year: year, month: month, day: day) != nil) != exists { disagreements.append("\(year)-\(month)-\(day)") }
+                }
+            }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
     }
 
     @Test(

@@ -44,8 +44,8 @@ struct MustacheFieldsTests {
         Self.check(chart)
 
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 9, 0))
-        let result = try fixture.environment.useCases().insights.insights(nights: 7)
-        let view = ReportView(result, paper: .a4, generatedAt: WallClock.date(2026, 11, 22, 9, 0), zone: TimeZone(identifier: "America/New_York")!)
+        let report = try fixture.environment.useCases().insights.report(nights: 7)
+        let view = ReportView(report, paper: .a4, generatedAt: WallClock.date(2026, 11, 22, 9, 0), zone: TimeZone(identifier: "America/New_York")!)
         Self.check(view)
         Self.check(
             ReportView.NightRow(date: "2026-11-21", dose1: "22:30", dose2: "01:30", interval: "180", timing: "on time", flags: "", events: "", checkIn: "—"))

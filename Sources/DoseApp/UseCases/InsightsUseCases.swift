@@ -2,15 +2,20 @@ public import DoseCore
 public import DoseStore
 public import Foundation
 
-/// What every insights surface shows: the period's figures, its nights as recorded, the weekly planner's suggestion
-/// and the settings they were judged against.
+/// What every insights surface shows: the period's figures, the weekly planner's suggestion and the settings they were
+/// judged against.
 public struct InsightsResult: Sendable {
     public let insights: Insights
-    /// The period's nights, oldest first (the report's table).
-    public let records: [NightRecord]
     /// The planner's suggestion from the latest nights, whatever the period.
     public let planner: PlannerSuggestion
     public let settings: DoseSettings
+}
+
+/// What the clinician report shows: the figures every surface shows, and the period's nights as recorded.
+public struct ReportContent: Sendable {
+    public let result: InsightsResult
+    /// The period's nights with every event, oldest first (the report's table).
+    public let records: [NightRecord]
 }
 
 /// Insights and the weekly planner: the page, `GET /v1/insights`, `dosetap insights` and the report all come here, so
@@ -26,19 +31,24 @@ public struct InsightsService: Sendable {
         let settings = try app.settings.current()
         let today = SessionKey(for: app.clock.now, in: app.clock.zone(settings))
         let period = try InsightsPeriod.choose(nights: nights, from: from, to: to, today: today)
-        let records = try app.database.history.nights(from: period.from, to: period.to, clock: app.clock)
+        let nights = try app.database.history.insightNights(from: period.from, to: period.to, clock: app.clock)
         let target = settings.targetIntervalMinutes
-        let recent: [NightRecord]
+        let recent: [InsightNight]
         let plannerFrom = today.adding(days: -(Self.plannerLookback - 1))
         if period.to == today, period.from <= plannerFrom {
-            recent = records.filter { $0.session.date >= plannerFrom }
+            recent = nights.filter { $0.summary.date >= plannerFrom }
         } else {
-            recent = try app.database.history.nights(from: plannerFrom, to: today, clock: app.clock)
+            recent = try app.database.history.insightNights(from: plannerFrom, to: today, clock: app.clock)
         }
-        let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.session, targetMinutes: target) }, targetMinutes: target)
-        return InsightsResult(
-            insights: Insights(records.map(\.insightNight), period: period, targetMinutes: target), records: records, planner: planner,
-            settings: settings)
+        let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.summary, targetMinutes: target) }, targetMinutes: target)
+        return InsightsResult(insights: Insights(nights, period: period, targetMinutes: target), planner: planner, settings: settings)
+    }
+
+    /// The report of the period chosen as for `insights`: its figures and its nights with every event.
+    public func report(nights: Int? = nil, from: SessionKey? = nil, to: SessionKey? = nil) throws -> ReportContent {
+        let result = try insights(nights: nights, from: from, to: to)
+        let period = result.insights.period
+        return ReportContent(result: result, records: try app.database.history.nights(from: period.from, to: period.to, clock: app.clock))
     }
 
     /// Applies the planner's current suggestion after the person confirmed the safety warning; the setting change is
@@ -59,12 +69,5 @@ public struct InsightsService: Sendable {
         let settings = try app.database.settings.update(
             [(SettingKey.targetInterval.rawValue, String(minutes))], reason: "weekly planner: \(suggestion.reason)", clock: app.clock)
         return (settings, suggestion)
-    }
-}
-
-extension NightRecord {
-    /// The night as insights read it.
-    public var insightNight: InsightNight {
-        InsightNight(session: session, checkIn: checkIn, preSleep: preSleep, medications: medications.map(\.name))
     }
 }

@@ -18,13 +18,25 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
 
     /// How a night with these events went, against `targetMinutes`; nil for a night without Dose 1.
     public static func of(_ facts: NightFacts, targetMinutes: Int) -> DoseTiming? {
-        guard let dose1 = facts.dose1?.occurredAt else { return nil }
-        if let dose2 = facts.dose2?.occurredAt {
+        of(
+            dose1: facts.dose1?.occurredAt, dose2: facts.dose2?.occurredAt, skipIsSleepThrough: facts.skip.map(NightFacts.isSleepThrough),
+            targetMinutes: targetMinutes)
+    }
+
+    /// How a summarised night went, against `targetMinutes`; nil for a night without Dose 1.
+    public static func of(_ summary: NightSummary, targetMinutes: Int) -> DoseTiming? {
+        of(dose1: summary.dose1?.at, dose2: summary.dose2?.at, skipIsSleepThrough: summary.skip?.sleptThrough, targetMinutes: targetMinutes)
+    }
+
+    /// The one reading both forms share; `skipIsSleepThrough` is nil without a skip in force.
+    private static func of(dose1: Date?, dose2: Date?, skipIsSleepThrough: Bool?, targetMinutes: Int) -> DoseTiming? {
+        guard let dose1 else { return nil }
+        if let dose2 {
             let interval = DoseWindow.wholeMinutes(from: dose1, to: dose2)
             if DoseWindow.isOnTime(intervalMinutes: interval, targetMinutes: targetMinutes) { return .onTime }
             return interval < targetMinutes ? .early : .late
         }
-        if facts.skip != nil { return facts.sleptThrough ? .expired : .skipped }
+        if let skipIsSleepThrough { return skipIsSleepThrough ? .expired : .skipped }
         return .undecided
     }
 }
@@ -50,21 +62,20 @@ public struct Adherence: Sendable, Hashable {
 
         /// The night of `session` against `targetMinutes`; nil when it has no Dose 1.
         public init?(_ session: NightSession, targetMinutes: Int) {
-            let facts = NightFacts(session.events)
-            guard let timing = DoseTiming.of(facts, targetMinutes: targetMinutes), let dose1 = facts.dose1?.occurredAt else { return nil }
-            date = session.date
+            self.init(NightSummary(session), targetMinutes: targetMinutes)
+        }
+
+        /// The summarised night against `targetMinutes`; nil when it has no Dose 1.
+        public init?(_ summary: NightSummary, targetMinutes: Int) {
+            guard let timing = DoseTiming.of(summary, targetMinutes: targetMinutes), let dose1 = summary.dose1?.at else { return nil }
+            date = summary.date
             self.timing = timing
-            let dose2 = facts.dose2?.occurredAt
-            intervalMinutes = dose2.map { DoseWindow.wholeMinutes(from: dose1, to: $0) }
+            let dose2 = summary.dose2?.at
+            intervalMinutes = summary.intervalMinutes
             insideWindow = dose2.map { [.active, .nearClose].contains(DoseWindow.position(of: $0, dose1: dose1)) } ?? false
-            snoozes = facts.snoozes.count
-            naturalWake = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: facts.snoozes.count) } ?? false
-            let end = facts.wake?.occurredAt ?? .distantFuture
-            awakenings =
-                facts.events.filter { event in
-                    guard case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) else { return false }
-                    return event.occurredAt > dose1 && event.occurredAt < end
-                }.count
+            snoozes = summary.snoozes
+            naturalWake = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: summary.snoozes) } ?? false
+            awakenings = summary.awakenings
         }
 
         /// Minutes awake after sleep onset, estimated: the logged awakenings times `Adherence.minutesPerAwakening`.

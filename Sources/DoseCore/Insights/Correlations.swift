@@ -3,18 +3,24 @@ public import Foundation
 /// One night as insights read it: its events, the morning check-in and pre-sleep answers, and the other medications
 /// taken. Built by the store's callers; DoseCore never reads storage.
 public struct InsightNight: Sendable, Hashable {
-    public var session: NightSession
+    /// The night's doses, skip, snoozes and awakenings.
+    public var summary: NightSummary
     public var checkIn: MorningCheckIn?
     public var preSleep: PreSleepLog?
     /// Names of the other medications logged that night (oxybate is the doses themselves).
     public var medications: [String]
 
-    /// A night with whatever was answered.
-    public init(session: NightSession, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = []) {
-        self.session = session
+    /// A summarised night with whatever was answered.
+    public init(summary: NightSummary, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = []) {
+        self.summary = summary
         self.checkIn = checkIn
         self.preSleep = preSleep
         self.medications = medications
+    }
+
+    /// A night with whatever was answered.
+    public init(session: NightSession, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = []) {
+        self.init(summary: NightSummary(session), checkIn: checkIn, preSleep: preSleep, medications: medications)
     }
 }
 
@@ -90,7 +96,7 @@ public enum Correlations {
 
     /// Every correlation over `nights` against `targetMinutes`, in a fixed order; each says whether it can be shown.
     public static func all(_ nights: [InsightNight], targetMinutes: Int) -> [Correlation] {
-        all(nights.map { ($0, Adherence.Night($0.session, targetMinutes: targetMinutes)) })
+        all(nights.map { ($0, Adherence.Night($0.summary, targetMinutes: targetMinutes)) })
     }
 
     /// Every correlation over nights already read against the target (nil: no Dose 1).

@@ -104,16 +104,16 @@ public struct Insights: Sendable, Hashable {
 
     /// The figures of the `nights` that fall in `period` (others are ignored), against `targetMinutes`.
     public init(_ nights: [InsightNight], period: InsightsPeriod, targetMinutes: Int) {
-        let inside = nights.filter { period.contains($0.session.date) }.sorted {
-            ($0.session.date, $0.session.startedAt) < ($1.session.date, $1.session.startedAt)
+        let inside = nights.filter { period.contains($0.summary.date) }.sorted {
+            ($0.summary.date, $0.summary.startedAt) < ($1.summary.date, $1.summary.startedAt)
         }
         self.period = period
         nightsRecorded = inside.count
         // Each night is read against the target once; the adherence figures and the correlations share the reading.
-        let read = inside.map { ($0, Adherence.Night($0.session, targetMinutes: targetMinutes)) }
+        let read = inside.map { ($0, Adherence.Night($0.summary, targetMinutes: targetMinutes)) }
         adherence = Adherence(nights: read.compactMap(\.1), targetMinutes: targetMinutes)
         mornings = inside.compactMap { night in
-            night.checkIn.map { Morning(date: night.session.date, wellness: $0.wellnessScore, sleepQuality: $0.sleepQuality) }
+            night.checkIn.map { Morning(date: night.summary.date, wellness: $0.wellnessScore, sleepQuality: $0.sleepQuality) }
         }
         correlations = Correlations.all(read)
         var taken: [String: Int] = [:]
@@ -121,7 +121,7 @@ public struct Insights: Sendable, Hashable {
             for name in Set(night.medications) { taken[name, default: 0] += 1 }
         }
         medications = taken.map { MedicationUse(name: $0.key, nightsTaken: $0.value) }.sorted { ($1.nightsTaken, $0.name) < ($0.nightsTaken, $1.name) }
-        notable = inside.flatMap { Self.notable($0.session, targetMinutes: targetMinutes) }
+        notable = inside.flatMap { Self.notable($0.summary, targetMinutes: targetMinutes) }
     }
 
     /// `ready`, or `insufficient_data` with fewer than `Adherence.minimumNights` nights with Dose 1.
@@ -141,30 +141,28 @@ public struct Insights: Sendable, Hashable {
     }
 
     /// The notable facts of one night.
-    static func notable(_ session: NightSession, targetMinutes: Int) -> [Notable] {
-        let facts = NightFacts(session.events)
-        let zone = { (event: NightEvent) in TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)! }
+    static func notable(_ night: NightSummary, targetMinutes: Int) -> [Notable] {
         var found: [Notable] = []
-        for extra in facts.extraDoses {
-            found.append(Notable(date: session.date, kind: .extraDose, text: "Extra dose at \(LocalClock.hourMinute(extra.occurredAt, in: zone(extra)))"))
+        for extra in night.extraDoses {
+            found.append(Notable(date: night.date, kind: .extraDose, text: "Extra dose at \(LocalClock.hourMinute(extra.at, in: extra.timeZone))"))
         }
-        guard let dose1 = facts.dose1?.occurredAt, let timing = DoseTiming.of(facts, targetMinutes: targetMinutes) else { return found }
-        if let dose2 = facts.dose2 {
-            let minutes = DoseWindow.wholeMinutes(from: dose1, to: dose2.occurredAt)
-            let at = LocalClock.hourMinute(dose2.occurredAt, in: zone(dose2))
-            switch DoseWindow.position(of: dose2.occurredAt, dose1: dose1) {
+        guard let dose1 = night.dose1?.at, let timing = DoseTiming.of(night, targetMinutes: targetMinutes) else { return found }
+        if let dose2 = night.dose2 {
+            let minutes = DoseWindow.wholeMinutes(from: dose1, to: dose2.at)
+            let at = LocalClock.hourMinute(dose2.at, in: dose2.timeZone)
+            switch DoseWindow.position(of: dose2.at, dose1: dose1) {
             case .closed:
-                found.append(Notable(date: session.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))
+                found.append(Notable(date: night.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))
             case .beforeWindow:
-                found.append(Notable(date: session.date, kind: .earlyDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: before the window opened"))
+                found.append(Notable(date: night.date, kind: .earlyDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: before the window opened"))
             case .active, .nearClose:
                 break
             }
         } else if timing == .skipped {
-            let reason = facts.skip?.metadata.skipReason.map { ": \($0)" } ?? ""
-            found.append(Notable(date: session.date, kind: .skipped, text: "Dose 2 skipped\(reason)"))
+            let reason = night.skip?.reason.map { ": \($0)" } ?? ""
+            found.append(Notable(date: night.date, kind: .skipped, text: "Dose 2 skipped\(reason)"))
         } else if timing == .expired {
-            found.append(Notable(date: session.date, kind: .sleptThrough, text: "Slept through: the window closed with no Dose 2"))
+            found.append(Notable(date: night.date, kind: .sleptThrough, text: "Slept through: the window closed with no Dose 2"))
         }
         return found
     }

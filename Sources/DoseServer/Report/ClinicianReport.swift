@@ -33,9 +33,9 @@ public enum ClinicianReport {
     /// `DoseTap_Report_2026-10-25_to_2026-11-23.html`.
     public static func fileName(_ period: InsightsPeriod) -> String { "DoseTap_Report_\(period.from)_to_\(period.to).html" }
 
-    /// The report of `result`, dated `generatedAt` in `zone`.
-    public static func html(_ result: InsightsResult, paper: Paper, generatedAt: Date, zone: TimeZone) -> String {
-        Templates.library.render(ReportView(result, paper: paper, generatedAt: generatedAt, zone: zone), withTemplate: "report") ?? ""
+    /// The report of `content`, dated `generatedAt` in `zone`.
+    public static func html(_ content: ReportContent, paper: Paper, generatedAt: Date, zone: TimeZone) -> String {
+        Templates.library.render(ReportView(content, paper: paper, generatedAt: generatedAt, zone: zone), withTemplate: "report") ?? ""
     }
 }
 
@@ -72,9 +72,9 @@ struct ReportView {
     let disclaimer: String
     let insufficient: String?
 
-    init(_ result: InsightsResult, paper: ClinicianReport.Paper, generatedAt: Date, zone: TimeZone) {
-        let insights = result.insights
-        let settings = result.settings
+    init(_ content: ReportContent, paper: ClinicianReport.Paper, generatedAt: Date, zone: TimeZone) {
+        let insights = content.result.insights
+        let settings = content.result.settings
         paperSize = paper.cssSize
         paperName = paper == .a4 ? "A4" : "Letter"
         period =
@@ -89,7 +89,7 @@ struct ReportView {
         ]
         figures = InsightFigure.all(insights)
         charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
-        nights = result.records.map { Self.row($0, targetMinutes: settings.targetIntervalMinutes) }
+        nights = content.records.map { Self.row($0, targetMinutes: settings.targetIntervalMinutes) }
         hasNights = !nights.isEmpty
         medications = insights.medications.map { Fact(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
         hasMedications = !medications.isEmpty

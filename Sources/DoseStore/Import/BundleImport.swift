@@ -276,6 +276,8 @@ enum BundleFormats {
             }
             files["settings.json"] = try BundleFiles.json(settings)
         },
+        // v7 added the nights' summaries for insights, derived from the events, which bundles do not carry: unchanged.
+        6: { _ in },
     ]
 
     static func upgrade(_ files: inout [String: String], from version: Int) throws {
