@@ -3,7 +3,8 @@
 #   1. cold-process `dosetap log water` against sqlite3 inserting one row into a WAL database with
 #      synchronous=FULL (aim: ratio of medians <= 3);
 #   2. with ten years of nights (3,650 sessions, ~60,000 events): status < 20 ms, a 30-night history page
-#      < 30 ms, a full events.csv export < 1 s, peak memory < 50 MB.
+#      < 30 ms, a full events.csv export < 1 s, peak memory < 50 MB;
+#   3. (issue 15) over the same ten years: insights < 50 ms (JSON and text), the clinician report < 1 s, each < 60 MB.
 # Usage: scripts/benchmark.sh   (installs hyperfine and sqlite3 from Debian's packages if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,19 +49,21 @@ hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/history.json" "$HIST
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/export.json" "$EXPORT" >/dev/null
 # Insights and the clinician report over all ten years (issue 15): every night, every chart, the table of nights.
 INSIGHTS="$BIN insights --from 2016-11-01 --to 2026-11-21 --db $DB --tz America/New_York --now 2026-11-22T03:00:00.000Z --json"
+INSIGHTS_TEXT="${INSIGHTS% --json}"
 REPORT="$BIN report --from 2016-11-01 --to 2026-11-21 --out $WORK/report.html --db $DB --tz America/New_York --now 2026-11-22T03:00:00.000Z"
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/insights.json" "$INSIGHTS" >/dev/null
+hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/insights-text.json" "$INSIGHTS_TEXT" >/dev/null
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/report.json" "$REPORT" >/dev/null
 S=$(median_ms "$WORK/status.json"); H=$(median_ms "$WORK/history.json"); E=$(median_ms "$WORK/export.json")
-I=$(median_ms "$WORK/insights.json"); R=$(median_ms "$WORK/report.json")
+I=$(median_ms "$WORK/insights.json"); IT=$(median_ms "$WORK/insights-text.json"); R=$(median_ms "$WORK/report.json")
 peak() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
 MS=$(peak $STATUS); MH=$(peak $HISTORY); ME=$(peak $EXPORT); MI=$(peak $INSIGHTS); MR=$(peak $REPORT)
 ls -l "$WORK/report.html" | awk '{printf "report.html: %.1f MB\n", $5/1048576}'
 echo "events.csv rows: $(($(wc -l < "$WORK/events.csv") - 1))"
 
-python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$R" "$MI" "$MR" <<'PY'
+python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$IT" "$R" "$MI" "$MR" <<'PY'
 import sys
-ratio, status, history, export, ms, mh, me, insights, report, mi, mr = map(float, sys.argv[1:])
+ratio, status, history, export, ms, mh, me, insights, insights_text, report, mi, mr = map(float, sys.argv[1:])
 rows = [
     ("log water / sqlite3 insert (ratio of medians)", ratio, 3, ""),
     ("status, median", status, 20, "ms"),
@@ -69,7 +72,8 @@ rows = [
     ("peak memory, status", ms / 1024, 50, "MB"),
     ("peak memory, history", mh / 1024, 50, "MB"),
     ("peak memory, export", me / 1024, 50, "MB"),
-    ("insights, 3,650 nights, median", insights, 50, "ms"),
+    ("insights --json, 3,650 nights, median", insights, 50, "ms"),
+    ("insights (text), 3,650 nights, median", insights_text, 50, "ms"),
     ("clinician report, 3,650 nights, median", report, 1000, "ms"),
     ("peak memory, insights", mi / 1024, 60, "MB"),
     ("peak memory, report", mr / 1024, 60, "MB"),

@@ -15,9 +15,12 @@ struct PeriodOptions: ParsableArguments {
         try context.app.insights.insights(nights: nights, from: try parsed(from, "from"), to: try parsed(to, "to"))
     }
 
-    /// The report of the period: its figures and its nights with every event.
-    func report(_ context: CommandContext) throws -> ReportContent {
-        try context.app.insights.report(nights: nights, from: try parsed(from, "from"), to: try parsed(to, "to"))
+    /// The clinician report of the period, and the figures it shows.
+    func report(_ context: CommandContext, paper: ClinicianReport.Paper) throws -> (html: String, result: InsightsResult) {
+        let app = context.app
+        return try ClinicianReport.html(
+            app.insights, nights: nights, from: try parsed(from, "from"), to: try parsed(to, "to"), paper: paper, generatedAt: app.clock.now,
+            zone: app.clock.zone(try app.settings.current()))
     }
 
     private func parsed(_ text: String?, _ field: String) throws(DoseError) -> SessionKey? {
@@ -122,9 +125,7 @@ struct Report: ParsableCommand {
     func run() throws {
         try Output.run(options, reading: true) { context in
             let paper = try ClinicianReport.Paper.named(self.paper)
-            let report = try period.report(context)
-            let result = report.result
-            let html = ClinicianReport.html(report, paper: paper, generatedAt: context.app.clock.now, zone: context.app.clock.zone(result.settings))
+            let (html, result) = try period.report(context, paper: paper)
             try SafeFile.write(html, to: out)
             var pdfPath: String?
             if pdf {

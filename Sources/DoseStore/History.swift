@@ -195,17 +195,30 @@ public struct HistoryStore: Sendable {
         }
     }
 
-    /// Every night dated `from` through `to`, oldest first, with all events (insights and the report read whole ranges,
-    /// not pages).
+    /// Every night dated `from` through `to`, oldest first, with all events.
     public func nights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [NightRecord] {
+        var records: [NightRecord] = []
+        try forEachNight(from: from, to: to, clock: clock) { records.append($0) }
+        return records
+    }
+
+    /// Calls `body` with every night dated `from` through `to`, oldest first, with all events, reading a few hundred
+    /// nights at a time inside one read, so ten years of events never sit in memory at once (the report's table).
+    public func forEachNight(from: SessionKey, to: SessionKey, clock: StoreClock, _ body: (NightRecord) throws -> Void) throws {
         try database.ledger.settle(clock: clock)
-        return try database.read { db in
-            let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM sleep_sessions WHERE session_date BETWEEN ? AND ? ORDER BY session_date, started_at",
+        try database.read { db in
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ? ORDER BY session_date, started_at",
                 arguments: [from.description, to.description])
             var query = HistoryQuery()
             query.sort = .oldest
-            return try Self.records(from: rows, query: query, db)
+            for start in stride(from: 0, to: ids.count, by: NightRecords.sessionsPerQuery) {
+                let chunk = Array(ids[start..<min(ids.count, start + NightRecords.sessionsPerQuery)])
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, started_at",
+                    arguments: StatementArguments(chunk))
+                for record in try Self.records(from: rows, query: query, db) { try body(record) }
+            }
         }
     }
 

@@ -44,8 +44,11 @@ struct MustacheFieldsTests {
         Self.check(chart)
 
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 9, 0))
-        let report = try fixture.environment.useCases().insights.report(nights: 7)
-        let view = ReportView(report, paper: .a4, generatedAt: WallClock.date(2026, 11, 22, 9, 0), zone: TimeZone(identifier: "America/New_York")!)
+        let (result, rows) = try fixture.environment.useCases().insights.report(nights: 7) { record, result in
+            ReportView.row(record, targetMinutes: result.settings.targetIntervalMinutes)
+        }
+        let view = ReportView(
+            result, nights: rows, paper: .a4, generatedAt: WallClock.date(2026, 11, 22, 9, 0), zone: TimeZone(identifier: "America/New_York")!)
         Self.check(view)
         Self.check(
             ReportView.NightRow(date: "2026-11-21", dose1: "22:30", dose2: "01:30", interval: "180", timing: "on time", flags: "", events: "", checkIn: "—"))

@@ -11,13 +11,6 @@ public struct InsightsResult: Sendable {
     public let settings: DoseSettings
 }
 
-/// What the clinician report shows: the figures every surface shows, and the period's nights as recorded.
-public struct ReportContent: Sendable {
-    public let result: InsightsResult
-    /// The period's nights with every event, oldest first (the report's table).
-    public let records: [NightRecord]
-}
-
 /// Insights and the weekly planner: the page, `GET /v1/insights`, `dosetap insights` and the report all come here, so
 /// they show the same figures.
 public struct InsightsService: Sendable {
@@ -44,11 +37,16 @@ public struct InsightsService: Sendable {
         return InsightsResult(insights: Insights(nights, period: period, targetMinutes: target), planner: planner, settings: settings)
     }
 
-    /// The report of the period chosen as for `insights`: its figures and its nights with every event.
-    public func report(nights: Int? = nil, from: SessionKey? = nil, to: SessionKey? = nil) throws -> ReportContent {
+    /// The report of the period chosen as for `insights`: its figures, and each of its nights with every event, oldest
+    /// first, as `row` makes it. Nights are read a few hundred at a time and only their rows are kept.
+    public func report<Row>(
+        nights: Int? = nil, from: SessionKey? = nil, to: SessionKey? = nil, row: (NightRecord, InsightsResult) throws -> Row
+    ) throws -> (result: InsightsResult, rows: [Row]) {
         let result = try insights(nights: nights, from: from, to: to)
         let period = result.insights.period
-        return ReportContent(result: result, records: try app.database.history.nights(from: period.from, to: period.to, clock: app.clock))
+        var rows: [Row] = []
+        try app.database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
+        return (result, rows)
     }
 
     /// Applies the planner's current suggestion after the person confirmed the safety warning; the setting change is

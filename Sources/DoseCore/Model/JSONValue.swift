@@ -138,7 +138,8 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
 
     private static func newline(_ out: inout String, _ indent: Int?) {
         guard let indent else { return }
-        out += "\n" + String(repeating: "  ", count: indent)
+        out += "\n"
+        for _ in 0..<indent { out += "  " }
     }
 
     /// A JSON string literal (RFC 8259 escapes; everything else as UTF-8).

@@ -22,14 +22,17 @@ public protocol OmitsAbsentKeys: Encodable {}
 private final class JSONValueEncoder: Encoder {
     let node: Node
     let codingPath: [any CodingKey]
-    /// Whether the value being encoded leaves absent optionals out (`OmitsAbsentKeys`).
-    let omitsAbsent: Bool
+    /// The type of the value being encoded, when it is known.
+    let valueType: Any.Type?
+    /// Whether the value being encoded leaves absent optionals out (`OmitsAbsentKeys`). Asked only of values that turn
+    /// out to be objects: a conformance check on every leaf was a tenth of encoding a long list.
+    lazy var omitsAbsent: Bool = valueType.map { $0 is any OmitsAbsentKeys.Type } ?? false
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(node: Node = Node(), codingPath: [any CodingKey] = [], omitsAbsent: Bool = false) {
+    init(node: Node = Node(), codingPath: [any CodingKey] = [], valueType: Any.Type? = nil) {
         self.node = node
         self.codingPath = codingPath
-        self.omitsAbsent = omitsAbsent
+        self.valueType = valueType
     }
 
     /// One value being built: a leaf, an object of nodes, or an array of nodes.
@@ -85,7 +88,7 @@ private final class JSONValueEncoder: Encoder {
     static func value<T: Encodable>(_ value: T, codingPath: [any CodingKey] = []) throws -> JSONValue {
         if let date = value as? Date { return .string(ISO8601.string(date)) }
         if let json = value as? JSONValue { return json }
-        let encoder = JSONValueEncoder(codingPath: codingPath, omitsAbsent: value is any OmitsAbsentKeys)
+        let encoder = JSONValueEncoder(codingPath: codingPath, valueType: T.self)
         try value.encode(to: encoder)
         return encoder.node.value
     }

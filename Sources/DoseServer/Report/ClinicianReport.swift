@@ -33,9 +33,16 @@ public enum ClinicianReport {
     /// `DoseTap_Report_2026-10-25_to_2026-11-23.html`.
     public static func fileName(_ period: InsightsPeriod) -> String { "DoseTap_Report_\(period.from)_to_\(period.to).html" }
 
-    /// The report of `content`, dated `generatedAt` in `zone`.
-    public static func html(_ content: ReportContent, paper: Paper, generatedAt: Date, zone: TimeZone) -> String {
-        Templates.library.render(ReportView(content, paper: paper, generatedAt: generatedAt, zone: zone), withTemplate: "report") ?? ""
+    /// The report of the period chosen as for `InsightsService.insights`, dated `generatedAt` in `zone`, and the figures
+    /// it shows.
+    public static func html(
+        _ service: InsightsService, nights: Int?, from: SessionKey?, to: SessionKey?, paper: Paper, generatedAt: Date, zone: TimeZone
+    ) throws -> (html: String, result: InsightsResult) {
+        let (result, rows) = try service.report(nights: nights, from: from, to: to) { record, result in
+            ReportView.row(record, targetMinutes: result.settings.targetIntervalMinutes)
+        }
+        let view = ReportView(result, nights: rows, paper: paper, generatedAt: generatedAt, zone: zone)
+        return (Templates.library.render(view, withTemplate: "report") ?? "", result)
     }
 }
 
@@ -72,9 +79,9 @@ struct ReportView {
     let disclaimer: String
     let insufficient: String?
 
-    init(_ content: ReportContent, paper: ClinicianReport.Paper, generatedAt: Date, zone: TimeZone) {
-        let insights = content.result.insights
-        let settings = content.result.settings
+    init(_ result: InsightsResult, nights: [NightRow], paper: ClinicianReport.Paper, generatedAt: Date, zone: TimeZone) {
+        let insights = result.insights
+        let settings = result.settings
         paperSize = paper.cssSize
         paperName = paper == .a4 ? "A4" : "Letter"
         period =
@@ -89,7 +96,7 @@ struct ReportView {
         ]
         figures = InsightFigure.all(insights)
         charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
-        nights = content.records.map { Self.row($0, targetMinutes: settings.targetIntervalMinutes) }
+        self.nights = nights
         hasNights = !nights.isEmpty
         medications = insights.medications.map { Fact(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
         hasMedications = !medications.isEmpty

@@ -52,13 +52,13 @@ extension WebRoutes {
         let parameters = request.uri.queryParameters
         let paper = try ClinicianReport.Paper.named(parameters["paper"].map(String.init) ?? "a4")
         let app = environment.useCases()
-        let report = try app.insights.report(nights: nights, from: from, to: to)
-        let html = ClinicianReport.html(report, paper: paper, generatedAt: app.clock.now, zone: app.clock.zone(report.result.settings))
+        let (html, result) = try ClinicianReport.html(
+            app.insights, nights: nights, from: from, to: to, paper: paper, generatedAt: app.clock.now, zone: app.clock.zone(try app.settings.current()))
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.contentSecurityPolicy] = ClinicianReport.contentSecurityPolicy
         if parameters["download"] != nil {
-            headers[.contentDisposition] = "attachment; filename=\"\(ClinicianReport.fileName(report.result.insights.period))\""
+            headers[.contentDisposition] = "attachment; filename=\"\(ClinicianReport.fileName(result.insights.period))\""
         }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
