@@ -18,7 +18,10 @@ public struct InsightsResponse: Encodable, Sendable {
     var correlationCaveat: String
     var planner: PlannerResponse
     var notable: [NotableEntry]
-    var nights: [Night]
+    /// Each night as the figures read it: `[{session_date, timing, interval_minutes, inside_window, natural_wake, snoozes,
+    /// logged_awakenings}]`. The three per-night lists are built as JSON directly: ten years of nights through
+    /// `Encodable`, a container and a node per value, was most of the time of the answer.
+    var nights: JSONValue
 
     struct Period: Encodable, Sendable {
         var from, to, label: String
@@ -32,18 +35,13 @@ public struct InsightsResponse: Encodable, Sendable {
     struct Interval: Encodable, Sendable {
         var nights: Int
         var median, quartile1, quartile3, insideWindowPercent: Double?
-        var rollingMean7: [Point]
+        /// `[{session_date, minutes}]`, built by hand (see `nights`).
+        var rollingMean7: JSONValue
 
         enum CodingKeys: String, CodingKey {
             case nights, median, quartile1 = "quartile_1", quartile3 = "quartile_3", insideWindowPercent = "inside_window_percent"
             case rollingMean7 = "rolling_mean_7"
         }
-    }
-
-    struct Point: Encodable, Sendable {
-        var sessionDate: String
-        var minutes: Double
-        enum CodingKeys: String, CodingKey { case sessionDate = "session_date", minutes }
     }
 
     struct Waso: Encodable, Sendable {
@@ -57,14 +55,9 @@ public struct InsightsResponse: Encodable, Sendable {
         var checkIns: Int
         var meanScore: Int?
         var meanSleepQuality: Double?
-        var mornings: [Morning]
+        /// `[{session_date, wellness, sleep_quality}]`, built by hand (see `nights`).
+        var mornings: JSONValue
         enum CodingKeys: String, CodingKey { case checkIns = "check_ins", meanScore = "mean_score", meanSleepQuality = "mean_sleep_quality", mornings }
-    }
-
-    struct Morning: Encodable, Sendable {
-        var sessionDate: String
-        var wellness, sleepQuality: Int
-        enum CodingKeys: String, CodingKey { case sessionDate = "session_date", wellness, sleepQuality = "sleep_quality" }
     }
 
     struct Medication: Encodable, Sendable {
@@ -94,17 +87,6 @@ public struct InsightsResponse: Encodable, Sendable {
         enum CodingKeys: String, CodingKey { case sessionDate = "session_date", kind, text }
     }
 
-    struct Night: Encodable, Sendable {
-        var sessionDate, timing: String
-        var intervalMinutes: Int?
-        var insideWindow, naturalWake: Bool
-        var snoozes, loggedAwakenings: Int
-        enum CodingKeys: String, CodingKey {
-            case sessionDate = "session_date", timing, intervalMinutes = "interval_minutes", insideWindow = "inside_window"
-            case naturalWake = "natural_wake", snoozes, loggedAwakenings = "logged_awakenings"
-        }
-    }
-
     enum CodingKeys: String, CodingKey {
         case state, nightsNeeded = "nights_needed", period, targetInterval = "target_interval", nightsRecorded = "nights_recorded"
         case nightsWithDose1 = "nights_with_dose1", nightsDecided = "nights_decided", timing, interval
@@ -126,12 +108,16 @@ public struct InsightsResponse: Encodable, Sendable {
         interval = Interval(
             nights: adherence.intervals.count, median: adherence.medianInterval, quartile1: quartiles?.lower, quartile3: quartiles?.upper,
             insideWindowPercent: adherence.insideWindowPercent,
-            rollingMean7: adherence.rollingMean7.map { Point(sessionDate: $0.date.description, minutes: ($0.minutes * 10).rounded() / 10) })
+            rollingMean7: .array(
+                adherence.rollingMean7.map { ["session_date": .string($0.date.description), "minutes": .double(($0.minutes * 10).rounded() / 10)] }))
         (naturalWakePercent, snoozesPerNight) = (adherence.naturalWakePercent, adherence.snoozesPerNight)
         waso = Waso(minutesPerNight: adherence.wasoEstimatePerNight, method: Adherence.wasoMethod)
         wellness = Wellness(
             checkIns: insights.mornings.count, meanScore: insights.meanWellness, meanSleepQuality: insights.meanSleepQuality,
-            mornings: insights.mornings.map { Morning(sessionDate: $0.date.description, wellness: $0.wellness, sleepQuality: $0.sleepQuality) })
+            mornings: .array(
+                insights.mornings.map {
+                    ["session_date": .string($0.date.description), "wellness": .int($0.wellness), "sleep_quality": .int($0.sleepQuality)]
+                }))
         medications = insights.medications.map { Medication(name: $0.name, nightsTaken: $0.nightsTaken) }
         correlations = insights.correlations.map { correlation in
             let comparison = correlation.comparison
@@ -145,11 +131,14 @@ public struct InsightsResponse: Encodable, Sendable {
         correlationCaveat = FactorComparison.caveat
         planner = PlannerResponse(suggestion)
         notable = insights.notable.map { NotableEntry(sessionDate: $0.date.description, kind: $0.kind.rawValue, text: $0.text) }
-        nights = adherence.nights.map { night in
-            Night(
-                sessionDate: night.date.description, timing: night.timing.rawValue, intervalMinutes: night.intervalMinutes,
-                insideWindow: night.insideWindow, naturalWake: night.naturalWake, snoozes: night.snoozes, loggedAwakenings: night.awakenings)
-        }
+        nights = .array(
+            adherence.nights.map { night in
+                [
+                    "session_date": .string(night.date.description), "timing": .string(night.timing.rawValue),
+                    "interval_minutes": night.intervalMinutes.map(JSONValue.int) ?? .null, "inside_window": .bool(night.insideWindow),
+                    "natural_wake": .bool(night.naturalWake), "snoozes": .int(night.snoozes), "logged_awakenings": .int(night.awakenings),
+                ]
+            })
     }
 }
 

@@ -35,12 +35,26 @@ private final class JSONValueEncoder: Encoder {
         self.valueType = valueType
     }
 
-    /// One value being built: a leaf, an object of nodes, or an array of nodes.
+    /// One value being built: a leaf, an object, or an array.
     final class Node {
+        /// A field or an item: a finished value, or a node a nested container is still filling. Finished values are
+        /// kept as they are, so a field costs no node of its own.
+        enum Child {
+            case value(JSONValue)
+            case node(Node)
+
+            var value: JSONValue {
+                switch self {
+                case .value(let value): value
+                case .node(let node): node.value
+                }
+            }
+        }
+
         enum Content {
             case leaf(JSONValue)
-            case object([String: Node])
-            case array([Node])
+            case object([String: Child])
+            case array([Child])
         }
 
         var content = Content.leaf(.null)
@@ -48,7 +62,7 @@ private final class JSONValueEncoder: Encoder {
         var itemCount: Int { if case .array(let items) = content { items.count } else { 0 } }
 
         /// Sets a field, in place: the old content is released first so the dictionary is not copied on each write.
-        func setField(_ key: String, _ child: Node) {
+        func setField(_ key: String, _ child: Child) {
             guard case .object(var fields) = content else {
                 content = .object([key: child])
                 return
@@ -59,7 +73,7 @@ private final class JSONValueEncoder: Encoder {
         }
 
         /// Appends an item, in place: copying the array on each append made a long list quadratic.
-        func append(_ child: Node) {
+        func append(_ child: Child) {
             guard case .array(var items) = content else {
                 content = .array([child])
                 return
@@ -75,12 +89,6 @@ private final class JSONValueEncoder: Encoder {
             case .object(let fields): .object(fields.mapValues(\.value))
             case .array(let items): .array(items.map(\.value))
             }
-        }
-
-        static func leaf(_ value: JSONValue) -> Node {
-            let node = Node()
-            node.content = .leaf(value)
-            return node
         }
     }
 
@@ -110,13 +118,13 @@ private final class JSONValueEncoder: Encoder {
         let codingPath: [any CodingKey]
         let omitsAbsent: Bool
 
-        private func set(_ value: JSONValue, _ key: Key) { node.setField(key.stringValue, .leaf(value)) }
+        private func set(_ value: JSONValue, _ key: Key) { node.setField(key.stringValue, .value(value)) }
         private func setIfPresent(_ value: JSONValue?, _ key: Key) {
             if let value { set(value, key) } else if !omitsAbsent { set(.null, key) }
         }
         private func child(_ key: Key) -> JSONValueEncoder {
             let child = Node()
-            node.setField(key.stringValue, child)
+            node.setField(key.stringValue, .node(child))
             return JSONValueEncoder(node: child, codingPath: codingPath + [key])
         }
 
@@ -150,10 +158,10 @@ private final class JSONValueEncoder: Encoder {
         let codingPath: [any CodingKey]
         var count: Int { node.itemCount }
 
-        private func append(_ value: JSONValue) { node.append(.leaf(value)) }
+        private func append(_ value: JSONValue) { node.append(.value(value)) }
         private func child() -> JSONValueEncoder {
             let child = Node()
-            node.append(child)
+            node.append(.node(child))
             return JSONValueEncoder(node: child, codingPath: codingPath)
         }
 
