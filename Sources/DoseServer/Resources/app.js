@@ -182,10 +182,14 @@
       const banner = document.getElementById("reminder-banner");
       if (banner) { banner.textContent = notice.message; banner.hidden = false; }
     });
+    // A tap being sent brings tonight back itself, with its Undo; the change it causes must not reload this page
+    // first, which would cancel that answer and lose the Undo (seen in CI: Dose 1 saved, no snackbar).
+    let leaving = false;
+    window.addEventListener("beforeunload", () => { leaving = true; source.close(); });
     // Another phone, the CLI or a link changed tonight: show it, unless a decision is open on this page.
     source.addEventListener("status", (event) => {
       const live = document.querySelector("[data-live]"), change = JSON.parse(event.data);
-      if (live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open]")) location.reload();
+      if (!leaving && live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open]")) location.reload();
     });
   }
   const importer = document.querySelector("form[data-import]");
