@@ -9,8 +9,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if ! command -v hyperfine >/dev/null || ! command -v sqlite3 >/dev/null || [ ! -x /usr/bin/time ]; then
-  (apt-get install -y hyperfine sqlite3 time >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine sqlite3 time >/dev/null; })
+if ! command -v curl >/dev/null || ! command -v hyperfine >/dev/null || ! command -v sqlite3 >/dev/null || [ ! -x /usr/bin/time ]; then
+  (apt-get install -y hyperfine sqlite3 time curl >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine sqlite3 time curl >/dev/null; })
 fi
 
 # The installed form: a release build with the Swift runtime and Foundation linked statically, which
@@ -54,6 +54,20 @@ REPORT="$BIN report --from 2016-11-01 --to 2026-11-21 --out $WORK/report.html --
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/insights.json" "$INSIGHTS" >/dev/null
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/insights-text.json" "$INSIGHTS_TEXT" >/dev/null
 hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/report.json" "$REPORT" >/dev/null
+# The same ten years asked of a running server, as the Insights page and the phone ask (no process start, no
+# argument parsing, the database already open): the median of 20 GET /v1/insights after 3 warm-ups, timed by curl.
+cp "$DB" "$WORK/serve.sqlite"
+SERVE_TOKEN=$("$BIN" device add bench --db "$WORK/serve.sqlite" --tz America/New_York --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+"$BIN" serve --db "$WORK/serve.sqlite" --tz America/New_York --port 0 --json --rate-limit 1000000 --now 2026-11-22T03:00:00.000Z \
+  >"$WORK/serve.out" 2>/dev/null &
+SERVE_PID=$!
+for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
+SERVE_PORT=$(head -1 "$WORK/serve.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["port"])')
+SERVE_URL="http://127.0.0.1:$SERVE_PORT/v1/insights?from=2016-11-01&to=2026-11-21"
+for _ in 1 2 3; do curl -sf -o /dev/null -H "Authorization: Bearer $SERVE_TOKEN" "$SERVE_URL"; done
+IS=$(for _ in $(seq 1 20); do curl -sf -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $SERVE_TOKEN" "$SERVE_URL"; done |
+  sort -n | awk '{ t[NR] = $1 } END { printf "%.2f", (t[10] + t[11]) / 2 * 1000 }')
+kill "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null || true
 S=$(median_ms "$WORK/status.json"); H=$(median_ms "$WORK/history.json"); E=$(median_ms "$WORK/export.json")
 I=$(median_ms "$WORK/insights.json"); IT=$(median_ms "$WORK/insights-text.json"); R=$(median_ms "$WORK/report.json")
 peak() { /usr/bin/time -f "%M" "$@" 2>&1 >/dev/null | tail -1; }
@@ -61,9 +75,9 @@ MS=$(peak $STATUS); MH=$(peak $HISTORY); ME=$(peak $EXPORT); MI=$(peak $INSIGHTS
 ls -l "$WORK/report.html" | awk '{printf "report.html: %.1f MB\n", $5/1048576}'
 echo "events.csv rows: $(($(wc -l < "$WORK/events.csv") - 1))"
 
-python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$IT" "$R" "$MI" "$MR" <<'PY'
+python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$IT" "$R" "$MI" "$MR" "$IS" <<'PY'
 import sys
-ratio, status, history, export, ms, mh, me, insights, insights_text, report, mi, mr = map(float, sys.argv[1:])
+ratio, status, history, export, ms, mh, me, insights, insights_text, report, mi, mr, insights_served = map(float, sys.argv[1:])
 rows = [
     ("log water / sqlite3 insert (ratio of medians)", ratio, 3, ""),
     ("status, median", status, 20, "ms"),
@@ -74,6 +88,7 @@ rows = [
     ("peak memory, export", me / 1024, 50, "MB"),
     ("insights --json, 3,650 nights, median", insights, 50, "ms"),
     ("insights (text), 3,650 nights, median", insights_text, 50, "ms"),
+    ("GET /v1/insights, 3,650 nights, median", insights_served, 50, "ms"),
     ("clinician report, 3,650 nights, median", report, 1000, "ms"),
     ("peak memory, insights", mi / 1024, 60, "MB"),
     ("peak memory, report", mr / 1024, 60, "MB"),

@@ -50,4 +50,22 @@ struct JSONValueEncoderTests {
         }
         #expect(JSONValue(response: Outer(inner: Sparse(code: "c"), note: nil)).rendered() == #"{"inner":{"code":"c"},"note":null}"#)
     }
+
+    @Test("rendered text reads back through Foundation's JSON parser as the same value: escapes, every control byte, non-ASCII, numbers")
+    func renderedReadsBack() throws {
+        let controls = String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
+        let texts = ["", "plain", "quote \" and backslash \\", "tab\tnew\nline\rreturn", controls, "caf\u{E9} \u{1F634} \u{2028}", "=1+2", "\u{7F}"]
+        let value: JSONValue = [
+            "texts": .strings(texts), "numbers": [0, -1, 42, .int(Int.max), .int(Int.min)], "flags": [true, false, nil],
+            "nested": ["b": "2", "a": [["z": 1, "y": []]]], "ratio": .double(0.25),
+        ]
+        for pretty in [false, true] {
+            let text = value.rendered(pretty: pretty)
+            let parsed = try #require(JSONValue.parse(Data(text.utf8)), "\(text)")
+            #expect(parsed == value)
+            #expect(text.unicodeScalars.allSatisfy { $0.value >= 0x20 || (pretty && $0 == "\n") }, "no raw control character is written")
+        }
+        #expect(JSONValue.strings([controls]).rendered().contains(#"\u001f"#))
+        #expect(value.rendered().hasPrefix(#"{"flags":[true,false,null],"nested":{"a":[{"y":[],"z":1}],"b":"2"},"numbers":[0,-1,42,"#))
+    }
 }

@@ -76,7 +76,8 @@ struct SessionKeyTests {
         arguments: [
             ("2026-02-28", true), ("2028-02-29", true), ("2026-02-29", false), ("2026-13-01", false), ("26-01-01", false), ("2026-1-01", false),
             ("garbage", false), ("2000-02-29", true), ("2100-02-29", false), ("2026-04-31", false), ("2026-04-30", true), ("2026-00-10", false),
-            ("2026-12-00", false), ("2026-12-32", false),
+            ("2026-12-00", false), ("2026-12-32", false), ("+026-01-01", false), ("2026-01-0a", false), ("2026/01/01", false),
+            ("2026-01-011", false), (" 2026-01-01", false), ("2026-01-1\u{00B9}", false), ("2026--1-01", false), ("", false),
         ])
     func parsing(text: String, valid: Bool) {
         #expect((SessionKey(parsing: text) != nil) == valid)

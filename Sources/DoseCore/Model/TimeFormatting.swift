@@ -126,14 +126,21 @@ public enum LocalClock {
 
     /// `HH:mm` of the instant in the zone.
     public static func hourMinute(_ date: Date, in timeZone: TimeZone) -> String {
-        let parts = calendar(timeZone).dateComponents([.hour, .minute], from: date)
-        return ISO8601.padded(parts.hour ?? 0, 2) + ":" + ISO8601.padded(parts.minute ?? 0, 2)
+        let seconds = secondOfDay(date, in: timeZone)
+        return ISO8601.padded(seconds / 3600, 2) + ":" + ISO8601.padded(seconds / 60 % 60, 2)
     }
 
     /// `HH:mm:ss` of the instant in the zone.
     public static func hourMinuteSecond(_ date: Date, in timeZone: TimeZone) -> String {
-        let parts = calendar(timeZone).dateComponents([.hour, .minute, .second], from: date)
-        return ISO8601.padded(parts.hour ?? 0, 2) + ":" + ISO8601.padded(parts.minute ?? 0, 2) + ":" + ISO8601.padded(parts.second ?? 0, 2)
+        let seconds = secondOfDay(date, in: timeZone)
+        return ISO8601.padded(seconds / 3600, 2) + ":" + ISO8601.padded(seconds / 60 % 60, 2) + ":" + ISO8601.padded(seconds % 60, 2)
+    }
+
+    /// Seconds since local midnight: the wall clock is the instant plus the zone's offset at that instant, so this is
+    /// what a calendar would say, without building one (a calendar per time shown was a share of ten years of insights).
+    static func secondOfDay(_ date: Date, in timeZone: TimeZone) -> Int {
+        let local = Int(date.timeIntervalSince1970.rounded(.down)) + timeZone.secondsFromGMT(for: date)
+        return (local % 86_400 + 86_400) % 86_400
     }
 
     /// UTC offset of the zone at the instant, in minutes (east positive).
