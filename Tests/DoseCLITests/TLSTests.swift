@@ -108,8 +108,10 @@ struct TLSTests {
     @Test("an expired server certificate and one for another name are refused by curl")
     func expiredAndWrongName() async throws {
         let cli = try CLI()
-        // Issued 400 days ago: past its 397 days now. (Renewal: issued 2026-11-21, valid to 2027-12-23.)
-        let old = Date().addingTimeInterval(-400 * 86_400)
+        // Issued 400 days before the server's clock (2026-11-21 22:30 in New York) and so past its 397 days both for the
+        // server and for curl, which reads the real clock; dated from the real clock instead, the server stopped seeing
+        // it expired three days after the test was written. (Renewal: issued 2026-11-21, valid to 2027-12-23.)
+        let old = Date(timeIntervalSince1970: 1_795_318_200).addingTimeInterval(-400 * 86_400)
         let expired = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1", "--now", ISO8601DateFormatter().string(from: old)]))
         // Served from another folder, so serve cannot issue it again (it would for tls init's own folder; see below).
         let (certificate, key) = try Self.copiedOut(expired, into: cli)
