@@ -570,11 +570,62 @@ def insights_and_report(driver, binary, work, out):
         process.wait()
 
 
+def deleting_nights(driver, binary, work, out):
+    """History at 390×844: two nights chosen with their checkboxes, then Clear Old; each asks first on a page that names
+    the count and the dates, and the nights are gone afterwards."""
+    database = os.path.join(work, "history.sqlite")
+    now = subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "seed-insights.py"), binary, database],
+                         check=True, capture_output=True, text=True).stdout.strip()
+    def nights():
+        with sqlite3.connect(database) as db:
+            return [row[0] for row in db.execute("SELECT session_date FROM sleep_sessions ORDER BY session_date")]
+    before = nights()
+    wait = WebDriverWait(driver, 10, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException])
+    process, info = serve(binary, database, now=now)
+    base = info["pairing_url"].split("/pair")[0]
+    try:
+        driver.get(info["pairing_url"])
+        driver.get(base + "/history")
+        boxes = driver.find_elements(By.CSS_SELECTOR, "form#pick-nights input[name=date]")
+        check(len(boxes) >= 2, f"History offers a checkbox per ended night ({len(boxes)} on the page)")
+        chosen = [box.get_attribute("value") for box in boxes[:2]]
+        for box in boxes[:2]:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", box)
+            box.find_element(By.XPATH, "..").click()
+        audit(driver, "history-chosen", out)
+        driver.find_element(By.CSS_SELECTOR, "form#pick-nights button[type=submit]").click()
+        heading = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("Delete") and d.find_element(By.TAG_NAME, "h1").text)
+        check(heading.startswith("Delete 2 nights (") and min(chosen) in heading and max(chosen) in heading,
+              f"the confirmation names the count and the dates ({heading!r})")
+        check("primary" in driver.find_element(By.LINK_TEXT, "Keep them").get_attribute("class"), "keeping them is the filled button")
+        check(nights() == before, "asking deletes nothing")
+        audit(driver, "history-delete-confirm", out)
+        driver.find_element(By.CSS_SELECTOR, "form[action='/ui/history/delete'] button[type=submit]").click()
+        flash = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "History" and d.find_element(By.TAG_NAME, "main").text)
+        check("Deleted 2 nights" in flash, "History says what was deleted")
+        check(sorted(set(before) - set(nights())) == sorted(chosen), f"exactly the chosen nights are gone ({chosen})")
+        # Clear Old: everything more than 7 days before tonight.
+        Select(driver.find_element(By.ID, "older_than")).select_by_value("7")
+        driver.find_element(By.CSS_SELECTOR, "form.row[action='/history/delete'] button").click()
+        heading = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text.startswith("Delete") and d.find_element(By.TAG_NAME, "h1").text)
+        check(heading.startswith("Delete ") and "night" in heading, f"Clear Old names what it will delete ({heading!r})")
+        audit(driver, "history-clear-old-confirm", out)
+        remaining = nights()
+        driver.find_element(By.CSS_SELECTOR, "form[action='/ui/history/delete'] button[type=submit]").click()
+        flash = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "History" and d.find_element(By.TAG_NAME, "main").text)
+        check("Deleted " in flash, "Clear Old reports what it deleted")
+        check(len(nights()) < len(remaining), f"older nights are gone ({len(remaining)} → {len(nights())})")
+        driver.save_screenshot(os.path.join(out, "history-after-clear-old.png"))
+    finally:
+        process.terminate()
+        process.wait()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/debug/dosetap")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dosetap-screens"))
-    parser.add_argument("--only", choices=["insights"], help="run one part only")
+    parser.add_argument("--only", choices=["insights", "history"], help="run one part only")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="dosetap-browser-")
@@ -585,9 +636,9 @@ def main():
     # wait with a timeout.
     settle = [NoSuchElementException, StaleElementReferenceException, WebDriverException]
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
-    if args.only == "insights":
+    if args.only:
         try:
-            insights_and_report(driver, args.binary, work, args.out)
+            (insights_and_report if args.only == "insights" else deleting_nights)(driver, args.binary, work, args.out)
         finally:
             driver.quit()
         print("PASS" if not failures else f"FAIL ({len(failures)})")
@@ -790,6 +841,7 @@ def main():
         https_phone(args.binary, work, args.out)
         push_alarm(args.binary, work, args.out)
         insights_and_report(driver, args.binary, work, args.out)
+        deleting_nights(driver, args.binary, work, args.out)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.

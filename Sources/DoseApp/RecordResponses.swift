@@ -68,15 +68,23 @@ public struct ClearAllResponse: Encodable, Sendable {
 /// The nights of a date deleted, with their events.
 public struct DeletedNightsResponse: Encodable, Sendable {
     var deletedSessions, deletedEvents: Int
-    var sessionDate: String
+    /// The date asked for when one was (`DELETE /v1/sessions/{date}`, one date on the command line); else nil.
+    var sessionDate: String?
+    var firstDate, lastDate: String?
+    var dates: [String]
 
-    enum CodingKeys: String, CodingKey { case deletedSessions = "deleted_sessions", deletedEvents = "deleted_events", sessionDate = "session_date" }
+    enum CodingKeys: String, CodingKey {
+        case deletedSessions = "deleted_sessions", deletedEvents = "deleted_events", sessionDate = "session_date", firstDate = "first_date"
+        case lastDate = "last_date", dates
+    }
 
-    /// The response for the nights deleted on `date`.
-    public init(_ deleted: [NightRecord], on date: SessionKey) {
-        deletedSessions = deleted.count
-        deletedEvents = deleted.map(\.session.events.count).reduce(0, +)
-        sessionDate = date.description
+    /// The response for a deletion.
+    public init(_ deleted: NightDeletionSummary, asked date: SessionKey? = nil) {
+        deletedSessions = deleted.nights
+        deletedEvents = deleted.events
+        sessionDate = date?.description
+        (firstDate, lastDate) = (deleted.first?.description, deleted.last?.description)
+        dates = deleted.dates.map(\.description)
     }
 }
 

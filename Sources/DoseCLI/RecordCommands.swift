@@ -80,26 +80,41 @@ struct Session: ParsableCommand {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "delete", abstract: "Delete the night of DATE and everything in it (needs --yes).")
+            commandName: "delete",
+            abstract: "Delete ended nights and every trace of them: one or more DATEs, or every night before --before DATE (Clear Old).",
+            discussion:
+                "Without --yes it only says what would be deleted. Tonight's open night, and a night whose dose is under 8 hours old, are never deleted.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
+        @Argument(help: "The nights' dates, YYYY-MM-DD.") var dates: [String] = []
+        @Option(help: "Delete every night dated before this date, YYYY-MM-DD.") var before: String?
         @Flag(help: "Confirm the deletion.") var yes = false
         func run() throws {
             try Output.run(json: options.json) {
-                let key = try sessionDate(date)
-                guard yes else {
-                    throw DoseError.invalidInput(
-                        field: "yes", problem: "deleting the night of \(date) cannot be undone",
-                        allowed: "add --yes to delete it")
-                }
+                let selection = try selection()
                 let context = try CommandContext.open(options)
-                let deleted = try context.app.records.deleteNights(on: key)
-                let events = deleted.map(\.session.events.count).reduce(0, +)
-                if options.json {
-                    Output.line(JSONValue(response: DeletedNightsResponse(deleted, on: key)).rendered())
-                } else {
-                    Output.line("Deleted the night of \(key): \(deleted.count) session(s), \(events) event(s).")
+                guard yes else {
+                    let preview = try context.app.records.deletionPreview(selection)
+                    throw DoseError.invalidInput(
+                        field: "yes", problem: "deleting \(preview.words) cannot be undone", allowed: "add --yes to delete them")
                 }
+                let deleted = try context.app.records.deleteNights(selection, surface: "cli")
+                if options.json {
+                    let asked = dates.count == 1 ? try sessionDate(dates[0]) : nil
+                    Output.line(JSONValue(response: DeletedNightsResponse(deleted, asked: asked)).rendered())
+                } else {
+                    Output.line("Deleted \(deleted.words), with their check-ins, pre-sleep logs and medication entries.")
+                }
+            }
+        }
+
+        private func selection() throws -> NightSelection {
+            switch (dates.isEmpty, before) {
+            case (false, nil): return .dates(try dates.map { try sessionDate($0) })
+            case (true, let before?): return .before(try sessionDate(before, field: "before"))
+            case (false, _?):
+                throw DoseError.invalidInput(field: "before", problem: "given with dates", allowed: "either dates or --before DATE, not both")
+            case (true, nil):
+                throw DoseError.invalidInput(field: "dates", problem: "no night was named", allowed: "one or more dates (YYYY-MM-DD), or --before DATE")
             }
         }
     }

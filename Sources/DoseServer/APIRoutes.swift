@@ -85,8 +85,8 @@ struct APIRoutes {
 
     func deleteSession(_ context: DoseRequestContext) throws -> Response {
         let date = try Self.date(context.parameters.get("date") ?? "", field: "date")
-        let deleted = try environment.useCases().records.deleteNights(on: date)
-        return Reply.json(DeletedNightsResponse(deleted, on: date))
+        let deleted = try environment.useCases().records.deleteNights(.dates([date]), surface: "api")
+        return Reply.json(DeletedNightsResponse(deleted, asked: date))
     }
 
     func analytics(_ request: Request) throws -> Response {

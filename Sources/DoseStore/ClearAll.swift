@@ -36,6 +36,16 @@ extension AppDatabase {
             }
             return counts
         }
+        try scrubFiles()
+        let remaining = try read { db in
+            try Dictionary(uniqueKeysWithValues: Self.dataTables.map { ($0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? 0) })
+        }
+        return ClearReport(deleted: deleted, remaining: remaining)
+    }
+
+    /// Rewrites the database files so deleted rows leave no trace: the WAL is checkpointed into the database and
+    /// truncated, and VACUUM rebuilds the database without its free pages (where deleted content would linger).
+    func scrubFiles() throws {
         do {
             try writer.writeWithoutTransaction { db in
                 if path != nil { try db.checkpoint(.truncate) }
@@ -45,9 +55,5 @@ extension AppDatabase {
         } catch {
             throw StoreErrors.map(error, path: path)
         }
-        let remaining = try read { db in
-            try Dictionary(uniqueKeysWithValues: Self.dataTables.map { ($0, try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? 0) })
-        }
-        return ClearReport(deleted: deleted, remaining: remaining)
     }
 }

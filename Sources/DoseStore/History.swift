@@ -222,34 +222,6 @@ public struct HistoryStore: Sendable {
         }
     }
 
-    /// Deletes every night with that date and all their records in one transaction; each deletion is audited.
-    /// The open night is refused: deleting tonight's Dose 1 would let a second Dose 1 through.
-    public func deleteNights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
-        try database.ledger.settle(clock: clock)
-        return try database.write { db in
-            let rows = try Self.sessionRows(on: date, db)
-            guard !rows.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
-            let records = try Self.records(from: rows, query: HistoryQuery(), db)
-            if records.contains(where: { $0.session.isOpen }) {
-                throw DoseError.invalidInput(
-                    field: "date", problem: "the night of \(date) is still open (it is tonight's)",
-                    allowed: "a night that has ended; use undo for a mistake made seconds ago")
-            }
-            for record in records {
-                let counts = Dictionary(grouping: record.session.events, by: { $0.kind.isDoseEvent ? "dose_events" : "other_events" })
-                try NightRecords.audit(
-                    .deleteSession, id: clock.makeID(), at: clock.now, session: record.session.id, entity: record.session.id.rawValue,
-                    details: [
-                        "session_date": date.description, "dose_events": String(counts["dose_events"]?.count ?? 0),
-                        "other_events": String(counts["other_events"]?.count ?? 0),
-                    ], db)
-                // Events and the check-in go with it (ON DELETE CASCADE).
-                try db.execute(sql: "DELETE FROM sleep_sessions WHERE id = ?", arguments: [record.session.id.rawValue])
-            }
-            return records
-        }
-    }
-
     private static func eventFilterSQL(_ query: HistoryQuery) -> (sql: String, arguments: [any DatabaseValueConvertible])? {
         guard !query.types.isEmpty || !query.categories.isEmpty else { return nil }
         let doseTypes = query.types.filter { ["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze"].contains($0) }.sorted()
@@ -308,7 +280,7 @@ public struct HistoryStore: Sendable {
         try database.ledger.settle(clock: clock)
         return try database.read { db in
             let summaries = try NightSummaries.read(from: from, to: to, db)
-            let answers = try NightAnswers(of: .dated(from: from, to: to), db)
+            let answers = try NightAnswers(of: .dated(from: from, to: to), expecting: summaries.count, db)
             return summaries.map { id, summary in
                 InsightNight(
                     summary: summary, checkIn: answers.checkIns[id], preSleep: answers.preSleeps[id],
@@ -374,7 +346,9 @@ struct NightAnswers {
     }
 
     /// The answers about those nights.
-    init(of nights: Nights, _ db: Database) throws {
+    init(of nights: Nights, expecting count: Int = 0, _ db: Database) throws {
+        // Room for a check-in a night up front: growing a dictionary of check-ins moves every one of them again.
+        checkIns.reserveCapacity(count)
         try Self.forEachRow("session_id, \(NightRecords.answerColumns)", in: "morning_checkins", of: nights, db) { row in
             checkIns[row[0]] = try NightRecords.answers(from: row, at: 1)
         }

@@ -101,6 +101,71 @@ struct WebTests {
         fixture.expectNoInternalErrors()
     }
 
+    @Test("History's chosen nights and Clear Old: each shows what goes and asks first; all or nothing; the open night is never offered")
+    func deleteSeveral() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 1, 22, 30))
+        // Nights dated 2026-11-01 … 05 closed by their check-ins, and tonight's (the 20th) open.
+        for day in [1, 2, 3, 4, 5, 20] {
+            fixture.set(WallClock.date(2026, 11, day, 22, 30))
+            _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
+            if day < 20 {
+                fixture.set(WallClock.date(2026, 11, day + 1, 7, 0))
+                _ = try fixture.environment.useCases().night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
+            }
+        }
+        fixture.set(WallClock.date(2026, 11, 20, 23, 0))
+        let records = fixture.environment.useCases().records
+        @Sendable func dates() throws -> [String] { try records.history(HistoryQuery()).groups.flatMap(\.nights).map(\.session.date.description).sorted() }
+        let pairing = PairingCodes()
+        let app = Application(router: fixture.router(pairing: pairing))
+        try await app.test(.router) { client in
+            let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
+            let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
+            #expect(history.contains(#"name="date" value="2026-11-05""#), "an ended night can be chosen")
+            #expect(!history.contains(#"name="date" value="2026-11-20""#), "tonight's open night is not offered")
+            #expect(history.contains(#"<select id="older_than" name="older_than">"#))
+
+            // Two chosen nights: the page names them and their count, and deletes nothing yet.
+            var html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-04&date=2026-11-02", method: .get, headers: cookie).body)
+            #expect(html.contains("Delete 2 nights (2026-11-02 to 2026-11-04), 4 events?"), "\(html)")
+            #expect(html.contains(#"<input type="hidden" name="date" value="2026-11-02"><input type="hidden" name="date" value="2026-11-04">"#))
+            #expect(try dates().count == 6)
+
+            let token = Self.csrf(in: html)
+            var headers = cookie
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            // With tonight's date among them, nothing is deleted.
+            var response = try await client.execute(
+                uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(token)&date=2026-11-02&date=2026-11-20"))
+            #expect(response.status == .badRequest)
+            #expect(try dates().count == 6)
+            response = try await client.execute(
+                uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(token)&date=2026-11-02&date=2026-11-04"))
+            #expect(response.status == .seeOther)
+            #expect(try dates() == ["2026-11-01", "2026-11-03", "2026-11-05", "2026-11-20"])
+
+            // Clear Old: nights older than 16 days before the 20th are those dated before the 4th.
+            html = String(buffer: try await client.execute(uri: "/history/delete?older_than=16", method: .get, headers: cookie).body)
+            #expect(html.contains("Delete 2 nights (2026-11-01 to 2026-11-03), 4 events?"), "\(html)")
+            #expect(html.contains(#"<input type="hidden" name="before" value="2026-11-04">"#))
+            for bad in ["older_than=0", "older_than=soon", "older_than=30&date=2026-11-05", ""] {
+                response = try await client.execute(uri: "/history/delete?\(bad)", method: .get, headers: cookie)
+                #expect(response.status == .badRequest, "\(bad)")
+            }
+            response = try await client.execute(
+                uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(token)&before=2026-11-04"))
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/history?deleted=2%20nights%20(2026-11-01%20to%202026-11-03),%204%20events")
+            #expect(try dates() == ["2026-11-05", "2026-11-20"])
+            // Without the page's token nothing is deleted.
+            response = try await client.execute(uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "before=2026-11-30"))
+            #expect(response.status == .forbidden)
+            #expect(try dates() == ["2026-11-05", "2026-11-20"])
+        }
+        fixture.expectNoInternalErrors()
+    }
+
     @Test("history filters and pages; deleting a night asks first; settings save all-or-none with the quick-log grid; devices; Clear All in two steps")
     func management() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 19, 22, 30))
@@ -124,7 +189,8 @@ struct WebTests {
             #expect(html.contains("2026-11-19") && html.contains("2026-11-20") && html.contains("2026-11-21"))
             #expect(html.firstRange(of: "2026-11-21")!.lowerBound < html.firstRange(of: "2026-11-19")!.lowerBound, "newest first")
             html = String(buffer: try await client.execute(uri: "/history?sort=oldest&from=2026-11-20", method: .get, headers: cookie).body)
-            #expect(!html.contains("<h2>2026-11-19") && html.firstRange(of: "<h2>2026-11-20")!.lowerBound < html.firstRange(of: "<h2>2026-11-21")!.lowerBound)
+            #expect(!html.contains(#"value="2026-11-19""#))
+            #expect(html.firstRange(of: #"value="2026-11-20""#)!.lowerBound < html.firstRange(of: "<h2>2026-11-21")!.lowerBound)
             html = String(buffer: try await client.execute(uri: "/history?filter=water", method: .get, headers: cookie).body)
             #expect(html.contains("</time> Water") && !html.contains("</time> Bathroom"))
             var response = try await client.execute(uri: "/history?sort=sideways", method: .get, headers: cookie)
@@ -135,11 +201,11 @@ struct WebTests {
             headers[.contentType] = "application/x-www-form-urlencoded"
             headers[HTTPField.Name("Origin")!] = "http://localhost"
             html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-19", method: .get, headers: cookie).body)
-            #expect(html.contains("Delete the night of 2026-11-19?") && html.contains("cannot be undone"))
+            #expect(html.contains("Delete the night of 2026-11-19 (3 events)?") && html.contains("cannot be undone"))
             #expect(try fixture.environment.useCases().records.nights(on: SessionKey(parsing: "2026-11-19")!).count == 1, "asking deletes nothing")
             response = try await client.execute(
                 uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-19", "csrf": token]))
-            #expect(response.status == .seeOther && response.headers[.location] == "/history?deleted=2026-11-19")
+            #expect(response.status == .seeOther && response.headers[.location] == "/history?deleted=the%20night%20of%202026-11-19%20(3%20events)")
             #expect(try fixture.environment.useCases().records.nights(on: SessionKey(parsing: "2026-11-19")!).isEmpty)
             response = try await client.execute(
                 uri: "/ui/history/delete", method: .post, headers: headers, body: Self.form(["date": "2026-11-21", "csrf": token]))

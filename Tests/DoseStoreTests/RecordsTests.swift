@@ -137,8 +137,9 @@ struct HistoryTests {
     @Test("deleting a night removes it and everything in it, atomically, with an audit entry")
     func delete() throws {
         let (ledger, clock) = try tenNights()
-        let deleted = try ledger.database.history.deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store)
-        #expect(deleted.count == 1)
+        let deleted = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", clock: clock.store)
+        #expect(deleted.nights == 1)
+        #expect(deleted.events == 3)
         try ledger.database.read { (db: Database) throws in
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions") == 9)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM dose_events") == 18)
@@ -147,7 +148,9 @@ struct HistoryTests {
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'delete_session'") == 1)
         }
         #expect(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store).isEmpty)
-        let missing = StoreFixture.refusal { _ = try ledger.database.history.deleteNights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store) }
+        let missing = StoreFixture.refusal {
+            _ = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", clock: clock.store)
+        }
         #expect(missing?.code == .notFound)
     }
 
@@ -155,7 +158,9 @@ struct HistoryTests {
     func deleteOpenRefused() throws {
         let (ledger, clock) = try StoreFixture.afterDose1()
         let before = try StoreFixture.snapshot(ledger)
-        let error = StoreFixture.refusal { _ = try ledger.database.history.deleteNights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store) }
+        let error = StoreFixture.refusal {
+            _ = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-21")!]), surface: "test", clock: clock.store)
+        }
         #expect(error?.code == .invalidInput)
         #expect(try StoreFixture.snapshot(ledger) == before)
     }

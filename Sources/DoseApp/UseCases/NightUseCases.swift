@@ -47,9 +47,19 @@ public struct RecordService: Sendable {
         try app.database.history.nights(on: date, clock: app.clock)
     }
 
-    /// Deletes the nights of one date, audited; returns what was deleted.
-    public func deleteNights(on date: SessionKey) throws -> [NightRecord] {
-        try app.database.history.deleteNights(on: date, clock: app.clock)
+    /// Clear Old's nights: every night dated more than `days` days before tonight's date.
+    public func olderThan(days: Int) throws -> NightSelection {
+        .before(SessionKey(for: app.clock.now, in: try app.settings.zone()).adding(days: -days))
+    }
+
+    /// What deleting `selection` would remove (nights, events, dates), removing nothing.
+    public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
+        try app.database.history.deletionPreview(selection, clock: app.clock)
+    }
+
+    /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
+    public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
+        try app.database.history.deleteNights(selection, surface: surface, clock: app.clock)
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.

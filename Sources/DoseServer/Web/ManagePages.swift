@@ -23,6 +23,8 @@ extension WebRoutes {
     struct HistoryView {
         struct Night {
             let date, outcome, summary: String
+            /// The night's id, for the selection checkbox's label; nil while it is open (an open night is never deleted).
+            let selectable: String?
             let hasEvents: Bool
             let events: [EventLine]
         }
@@ -37,6 +39,10 @@ extension WebRoutes {
         let filters, orders: [SelectOption]
         let nights: [Night]
         let pages: Pages?
+        /// Whether any night on the page can be chosen for deletion.
+        let canChoose: Bool
+        /// Clear Old's choices, in days.
+        let olderThan = [7, 30, 90, 180, 365, 730].map { SelectOption(value: String($0), label: "\($0) days", selected: $0 == 365) }
     }
 
     func history(_ request: Request, _ context: DoseRequestContext) throws -> Response {
@@ -78,6 +84,7 @@ extension WebRoutes {
             let outcome = night.session.isOpen ? "Open" : HumanWords.label(night.terminalState?.rawValue ?? "closed")
             return HistoryView.Night(
                 date: night.session.date.description, outcome: outcome, summary: summary,
+                selectable: night.session.isOpen ? nil : night.session.id.rawValue,
                 hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
         }
         func link(_ page: Int) -> String {
@@ -88,7 +95,7 @@ extension WebRoutes {
             return "/history?\(items.percentEncodedQuery ?? "")"
         }
         let view = HistoryView(
-            frame: Frame("History", current: "/history", flash: value("deleted").map { "The night of \($0) was deleted." }),
+            frame: Frame("History", current: "/history", flash: value("deleted").map { "Deleted \($0)." }),
             from: value("from") ?? "", to: value("to") ?? "",
             filters: filterValues.map { SelectOption(value: $0.0, label: $0.1, selected: $0.0 == filter) },
             orders: orders.map { SelectOption(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) },
@@ -97,33 +104,64 @@ extension WebRoutes {
                 ? HistoryView.Pages(
                     page: result.page, count: result.pageCount,
                     newer: result.page > 1 ? link(result.page - 1) : nil,
-                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil)
+                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil, canChoose: nights.contains { $0.selectable != nil })
         return Templates.page("history", view)
     }
 
-    struct DeleteNightView {
-        let frame = Frame("Delete a night", current: "/history")
+    struct DeleteNightsView {
+        let frame = Frame("Delete nights", current: "/history")
         let csrf: String
-        let date: String
-        let events: Int
+        /// "the night of 2026-11-04 (12 events)" or "3 nights (2026-11-01 to 2026-11-03), 9 events".
+        let what: String
+        let dates: [String]
+        /// Set for Clear Old: every night dated before it.
+        let before: String?
+        let listed: Bool
+    }
+
+    /// The nights a deletion form or link names: `date` (repeated, from History's checkboxes), or `older_than` days
+    /// (Clear Old: every night dated before tonight's date less that many days).
+    func nightSelection(dates: [String], olderThan: String?) throws -> NightSelection {
+        if let olderThan, !olderThan.isEmpty {
+            guard dates.isEmpty else {
+                throw DoseError.invalidInput(field: "older_than", problem: "given with dates", allowed: "either chosen nights or older_than days")
+            }
+            guard let days = Int(olderThan), (1...36_500).contains(days) else {
+                throw DoseError.invalidInput(field: "older_than", problem: "'\(olderThan.prefix(20))'", allowed: "a number of days from 1 to 36500")
+            }
+            return try environment.useCases().records.olderThan(days: days)
+        }
+        guard !dates.isEmpty else {
+            throw DoseError.invalidInput(field: "date", problem: "no night was chosen", allowed: "tick one or more nights on History")
+        }
+        return .dates(try dates.map { try APIRoutes.date($0, field: "date") })
     }
 
     func confirmDelete(_ request: Request, _ context: DoseRequestContext) throws -> Response {
-        let date = try APIRoutes.date(request.uri.queryParameters["date"].map(String.init) ?? "", field: "date")
-        let nights = try environment.useCases().records.nights(on: date)
-        guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+        let parameters = request.uri.queryParameters
+        let dates: [String] = parameters.getAll("date").map { String($0) }.filter { !$0.isEmpty }
+        let selection = try nightSelection(dates: dates, olderThan: parameters["older_than"].map { String($0) })
+        let preview = try environment.useCases().records.deletionPreview(selection)
+        let before: String? = if case .before(let date) = selection { date.description } else { nil }
         return Templates.page(
             "delete-night",
-            DeleteNightView(
-                csrf: csrf(context), date: date.description,
-                events: nights.reduce(0) { $0 + $1.session.events.count }))
+            DeleteNightsView(
+                csrf: csrf(context), what: preview.words, dates: before == nil ? Set(preview.dates).sorted().map { $0.description } : [], before: before,
+                listed: before == nil))
     }
 
     func deleteNight(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let date = try APIRoutes.date(fields["date"] ?? "", field: "date")
-        _ = try environment.useCases().records.deleteNights(on: date)
-        return WebPages.redirect("/history?deleted=\(date)")
+        let selection: NightSelection =
+            if let before = fields["before"], !before.isEmpty {
+                .before(try APIRoutes.date(before, field: "before"))
+            } else {
+                try nightSelection(dates: FormLists.values(fields, "date"), olderThan: nil)
+            }
+        let deleted = try environment.useCases().records.deleteNights(selection, surface: "web")
+        var items = URLComponents()
+        items.queryItems = [URLQueryItem(name: "deleted", value: deleted.words)]
+        return WebPages.redirect("/history?\(items.percentEncodedQuery ?? "")")
     }
 
     func details(_ context: DoseRequestContext) throws -> Response {
