@@ -13,7 +13,7 @@ let webResources =
     ["app.css", "app.js", "period.js", "queue.js", "sw.js", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png", "openapi.json"]
     + [
         "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications",
-        "fields", "action-link", "setup", "chart", "report-page", "report",
+        "fields", "action-link", "setup", "chart", "report-page", "report", "support",
     ].map { "Templates/\($0).mustache" }
 
 let package = Package(
@@ -74,7 +74,9 @@ let package = Package(
         // The command line, per SPEC §5.1.
         .target(
             name: "DoseCLI",
-            dependencies: ["DoseApp", "DoseServer", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "DoseApp", "DoseServer", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(name: "dosetap", dependencies: ["DoseCLI"]),
@@ -104,6 +106,7 @@ let package = Package(
                 "DoseServer", "DoseApp", "DoseTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -78,4 +78,6 @@ public struct UseCases: Sendable {
     public var reminders: ReminderService { ReminderService(app: self) }
     /// Insights, the weekly planner and the clinician report's figures.
     public var insights: InsightsService { InsightsService(app: self) }
+    /// The support bundle: redacted diagnostics, reviewed before they are written.
+    public var support: SupportService { SupportService(app: self) }
 }

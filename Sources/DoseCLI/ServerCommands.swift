@@ -4,6 +4,7 @@ import DoseCore
 import DoseServer
 import DoseStore
 import Foundation
+import Logging
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,6 +34,11 @@ struct Serve: ParsableCommand {
             let listener = try self.listener()
             let context = try CommandContext.open(options, pooled: true)
             let environment = context.environment
+            // Everything logged goes to stderr as before, and its safe parts to the diagnostic log beside the database.
+            let diagnostic = DiagnosticLogHandler.factory(
+                folder: URL(fileURLWithPath: context.databasePath).deletingLastPathComponent(), now: { environment.now() })
+            LoggingSystem.bootstrap { label in MultiplexLogHandler([StreamLogHandler.standardError(label: label), diagnostic(label)]) }
+            Logger(label: "dosetap").info("serve started")
             if let tls = listener.tls, let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
                 Output.note(check.message)
             }

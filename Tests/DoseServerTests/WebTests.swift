@@ -101,6 +101,42 @@ struct WebTests {
         fixture.expectNoInternalErrors()
     }
 
+    @Test("the support bundle from Settings: every redacted file on a page first, then the zip only from its button")
+    func supportBundle() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1, note: "canary-web-note"), from: .api)
+        fixture.set(WallClock.date(2026, 11, 21, 23, 0))
+        let pairing = PairingCodes()
+        let app = Application(router: fixture.router(pairing: pairing))
+        try await app.test(.router) { client in
+            let cookie = try await Self.pair(client, pairing, now: fixture.time.now)
+            let settings = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
+            #expect(settings.contains(#"href="/settings/support""#))
+            let review = String(buffer: try await client.execute(uri: "/settings/support", method: .get, headers: cookie).body)
+            for name in ["readme.txt", "events.csv", "medications.csv", "app_metadata.json", "debug_log.txt"] {
+                #expect(review.contains("<h2>\(name) "), "the page shows \(name)")
+            }
+            #expect(review.contains(",dose1_taken,") && review.contains("2000-01-01T"), "the events, moved to 2000-01-01")
+            #expect(!review.contains("canary-web-note") && !review.contains("2026-11-2"), "no note and no real date on the page")
+            var headers = cookie
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            let token = Self.csrf(in: review)
+            var response = try await client.execute(uri: "/ui/support-bundle", method: .post, headers: headers, body: Self.form(["csrf": token]))
+            #expect(response.status == .badRequest, "not without the review page's button")
+            response = try await client.execute(
+                uri: "/ui/support-bundle", method: .post, headers: headers, body: Self.form(["csrf": token, "reviewed": "yes"]))
+            #expect(response.status == .ok && response.headers[.contentType] == "application/zip")
+            #expect(response.headers[.contentDisposition]?.contains("attachment") == true)
+            let zip = Array(buffer: response.body)
+            #expect(zip.starts(with: [0x50, 0x4B, 0x03, 0x04]), "a zip")
+            response = try await client.execute(
+                uri: "/ui/support-bundle", method: .post, headers: headers, body: Self.form(["csrf": token, "reviewed": "yes", "include_database": "yes"]))
+            #expect(response.status == .ok && Array(buffer: response.body).count > zip.count, "the raw database goes in only when ticked")
+        }
+        fixture.expectNoInternalErrors()
+    }
+
     @Test("History's chosen nights and Clear Old: each shows what goes and asks first; all or nothing; the open night is never offered")
     func deleteSeveral() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 1, 22, 30))

@@ -22,6 +22,7 @@ struct WebRoutes {
         registerInsights(on: router)
         router.get("/settings") { request, context in try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." }) }
         registerManagement(on: router)
+        registerSupport(on: router)
         registerAlarms(on: router)
         router.post("/ui/settings") { request, context in try await saveSettings(request, context) }
         router.get("/checkin") { _, context in try checkIn(context) }

@@ -142,45 +142,7 @@ extension DataTransfer {
         }
         let events = try eventsCSV(clock: clock)
         let analytics = try sessionsCSV(clock: clock)
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent()
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DoseError.invalidInput(field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
-        }
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
-        try? FileManager.default.removeItem(at: temporary)
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw DoseError.invalidInput(field: "out", problem: "cannot write in \(directory.path)", allowed: "a writable folder")
-        }
-        try? FileManager.default.removeItem(at: temporary)
-        do {
-            let archive = try Archive(url: temporary, accessMode: .create)
-            for (name, text) in files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)] {
-                let data = Data(text.utf8)
-                try archive.addEntry(
-                    with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: clock.now,
-                    permissions: 0o600, compressionMethod: .deflate
-                ) { position, size in
-                    data.subdata(in: Int(position)..<Int(position) + size)
-                }
-            }
-        }
-        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
-        let descriptor = open(temporary.path, O_RDONLY)
-        if descriptor >= 0 {
-            fsync(descriptor)
-            close(descriptor)
-        }
-        guard rename(temporary.path, path) == 0 else {
-            try? FileManager.default.removeItem(at: temporary)
-            throw DoseError.invalidInput(field: "out", problem: "cannot replace \(path)", allowed: "a writable path")
-        }
-        let directoryDescriptor = open(directory.path, O_RDONLY)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        try SafeZip.write((files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)]).map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
         return counts
     }
 }
@@ -210,5 +172,50 @@ enum BundleFiles {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// Writes a zip so a crash never leaves half of one: owner-only, to a temporary name in the same folder, synced, then
+/// renamed into place and the folder synced.
+public enum SafeZip {
+    /// Writes `entries` (name, bytes), deflated, dated `at`, to `path`.
+    public static func write(_ entries: [(name: String, data: Data)], to path: String, at date: Date) throws {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw DoseError.invalidInput(field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
+        }
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+        try? FileManager.default.removeItem(at: temporary)
+        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw DoseError.invalidInput(field: "out", problem: "cannot write in \(directory.path)", allowed: "a writable folder")
+        }
+        try? FileManager.default.removeItem(at: temporary)
+        do {
+            let archive = try Archive(url: temporary, accessMode: .create)
+            for (name, data) in entries {
+                try archive.addEntry(
+                    with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: date, permissions: 0o600, compressionMethod: .deflate
+                ) { position, size in
+                    data.subdata(in: Int(position)..<Int(position) + size)
+                }
+            }
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: temporary.path)
+        let descriptor = open(temporary.path, O_RDONLY)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
+        guard rename(temporary.path, path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw DoseError.invalidInput(field: "out", problem: "cannot replace \(path)", allowed: "a writable path")
+        }
+        let directoryDescriptor = open(directory.path, O_RDONLY)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
     }
 }

@@ -1,0 +1,60 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The support bundle from Settings: every redacted file shown on a page first, then a confirmed download.
+extension WebRoutes {
+    func registerSupport(on router: Router<DoseRequestContext>) {
+        router.get("/settings/support") { _, context in try supportReview(context) }
+        router.post("/ui/support-bundle") { request, context in try await supportBundle(request, context) }
+    }
+
+    struct SupportReviewView {
+        struct File {
+            let name, text: String
+            let bytes: Int
+        }
+
+        let frame = Frame("Support bundle", current: "/settings")
+        let csrf: String
+        let files: [File]
+        let databaseWarning = SupportService.databaseWarning
+    }
+
+    /// The diagnostic log's folder: beside the database, as `dosetap serve` writes it.
+    private var logFolder: URL? {
+        environment.database.transfer.databasePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+    }
+
+    private func supportBundle() throws -> SupportBundle {
+        try environment.useCases().support.bundle(diagnosticLog: logFolder.map(DiagnosticLogFile.read(in:)) ?? "", version: AppVersion.current)
+    }
+
+    func supportReview(_ context: DoseRequestContext) throws -> Response {
+        let bundle = try supportBundle()
+        return Templates.page(
+            "support",
+            SupportReviewView(csrf: csrf(context), files: bundle.files.map { .init(name: $0.name, text: $0.text, bytes: $0.text.utf8.count) }))
+    }
+
+    /// The zip, after the review page's button; the raw database only when its box was ticked.
+    func supportBundle(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        guard fields["reviewed"] == "yes" else {
+            throw DoseError.invalidInput(field: "reviewed", problem: "the bundle was not reviewed", allowed: "the button on the review page")
+        }
+        let includeDatabase = fields["include_database"] == "yes"
+        let app = environment.useCases()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-support-\(app.clock.makeID()).zip").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try app.support.write(try supportBundle(), to: path, includeDatabase: includeDatabase)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        var headers = HTTPFields()
+        headers[.contentType] = "application/zip"
+        headers[.contentDisposition] = "attachment; filename=\"DoseTap_Support.zip\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

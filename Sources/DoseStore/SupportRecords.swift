@@ -1,0 +1,87 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// What a support bundle is made from, before redaction: each event's kind and time (never its note), each medication
+/// entry's medicine and time, the settings, and how many rows each table holds.
+public struct SupportRecords: Sendable {
+    /// One dose or sleep event, or an undo.
+    public struct Event: Sendable {
+        public let id: String
+        /// The SSOT CSV v1 event type (`dose1_taken`, `bathroom`, `undo`, …).
+        public let type: String
+        public let source: String
+        public let occurredAt: Date
+        public let timeZoneID: String
+        public let doseSequence: String
+    }
+
+    /// One other-medication entry.
+    public struct Medication: Sendable {
+        public let id: String
+        public let medicationID: String
+        public let takenAt: Date
+    }
+
+    public let events: [Event]
+    public let medications: [Medication]
+    public let settings: DoseSettings
+    /// Rows by table.
+    public let counts: [String: Int]
+    public let schemaVersion: Int
+}
+
+extension DataTransfer {
+    /// The records a support bundle redacts, oldest first.
+    public func supportRecords(clock: StoreClock) throws -> SupportRecords {
+        try database.ledger.settle(clock: clock)
+        return try database.read { db in
+            var events: [SupportRecords.Event] = []
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT id, event_type, source, occurred_at, time_zone, metadata FROM dose_events
+                    UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL FROM sleep_events
+                    UNION ALL SELECT id, 'undo', 'user', at, COALESCE(json_extract(details, '$.time_zone'), 'UTC'), NULL FROM audit_log WHERE action = 'undo'
+                    ORDER BY occurred_at, id
+                    """)
+            while let row = try rows.next() {
+                let type: String = row[1]
+                events.append(
+                    SupportRecords.Event(
+                        id: row[0], type: Self.csvEventType(type), source: row[2], occurredAt: NightRecords.instant(row[3]), timeZoneID: row[4],
+                        doseSequence: Self.doseSequence(type: type, metadata: row[5])))
+            }
+            let medications = try Row.fetchAll(db, sql: "SELECT id, medication_id, taken_at FROM medication_events ORDER BY taken_at, id").map {
+                SupportRecords.Medication(id: $0[0], medicationID: $0[1], takenAt: NightRecords.instant($0[2]))
+            }
+            var counts: [String: Int] = [:]
+            for table in AppDatabase.dataTables {
+                counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
+            }
+            return SupportRecords(
+                events: events, medications: medications, settings: try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID),
+                counts: counts, schemaVersion: Schema.version)
+        }
+    }
+
+    /// The database file's size in bytes with its WAL; nil in memory.
+    public var databaseBytes: Int? {
+        guard let path = database.path else { return nil }
+        return ["", "-wal"].reduce(0) { total, suffix in
+            total + ((try? FileManager.default.attributesOfItem(atPath: path + suffix)[.size] as? Int) ?? 0)
+        }
+    }
+
+    /// The database file's path; nil in memory.
+    public var databasePath: String? { database.path }
+
+    /// A consistent copy of the whole database (SQLite's online backup) at `path`, owner-only: the raw data, for a
+    /// support bundle only on explicit request.
+    public func copyDatabase(to path: String) throws {
+        let copy = try DatabaseQueue(path: path)
+        try database.writer.backup(to: copy)
+        try copy.close()
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+}
