@@ -29,6 +29,14 @@ struct WebTests {
         return String(html[range.upperBound...].prefix { $0 != "\"" })
     }
 
+    /// The paired cookie with what a page's form post sends: urlencoded, from this origin.
+    static func formHeaders(_ cookie: HTTPFields) -> HTTPFields {
+        var headers = cookie
+        headers[.contentType] = "application/x-www-form-urlencoded"
+        headers[HTTPField.Name("Origin")!] = "http://localhost"
+        return headers
+    }
+
     static func form(_ fields: [String: String]) -> ByteBuffer {
         ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&"))
     }
@@ -51,9 +59,7 @@ struct WebTests {
             let token = Self.csrf(in: html)
             #expect(token.count == 40)
 
-            var headers = cookie
-            headers[.contentType] = "application/x-www-form-urlencoded"
-            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            let headers = Self.formHeaders(cookie)
             var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1"]))
             #expect(response.status == .forbidden, "no CSRF token")
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose1", "csrf": token]))
@@ -118,9 +124,7 @@ struct WebTests {
             }
             #expect(review.contains(",dose1_taken,") && review.contains("2000-01-01T"), "the events, moved to 2000-01-01")
             #expect(!review.contains("canary-web-note") && !review.contains("2026-11-2"), "no note and no real date on the page")
-            var headers = cookie
-            headers[.contentType] = "application/x-www-form-urlencoded"
-            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            let headers = Self.formHeaders(cookie)
             let token = Self.csrf(in: review)
             var response = try await client.execute(uri: "/ui/support-bundle", method: .post, headers: headers, body: Self.form(["csrf": token]))
             #expect(response.status == .badRequest, "not without the review page's button")
@@ -168,9 +172,7 @@ struct WebTests {
             #expect(try dates().count == 6)
 
             let token = Self.csrf(in: html)
-            var headers = cookie
-            headers[.contentType] = "application/x-www-form-urlencoded"
-            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            let headers = Self.formHeaders(cookie)
             // With tonight's date among them, nothing is deleted.
             var response = try await client.execute(
                 uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(token)&date=2026-11-02&date=2026-11-20"))
@@ -233,9 +235,7 @@ struct WebTests {
             #expect(response.status == .badRequest && String(buffer: response.body).contains("newest, oldest, az, za"))
 
             let token = Self.csrf(in: String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body))
-            var headers = cookie
-            headers[.contentType] = "application/x-www-form-urlencoded"
-            headers[HTTPField.Name("Origin")!] = "http://localhost"
+            let headers = Self.formHeaders(cookie)
             html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-19", method: .get, headers: cookie).body)
             #expect(html.contains("Delete the night of 2026-11-19 (3 events)?") && html.contains("cannot be undone"))
             #expect(try fixture.environment.useCases().records.nights(on: SessionKey(parsing: "2026-11-19")!).count == 1, "asking deletes nothing")

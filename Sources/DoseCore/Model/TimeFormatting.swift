@@ -66,7 +66,7 @@ public enum ISO8601 {
     }
 
     /// The decimal number written in `bytes[range]`, nil if any byte is not a digit.
-    private static func decimal(_ bytes: [UInt8], _ range: Range<Int>) -> Int? {
+    static func decimal<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, _ range: Range<Int>) -> Int? where Bytes.Index == Int {
         var value = 0
         for index in range {
             let digit = Int(bytes[index]) - 48

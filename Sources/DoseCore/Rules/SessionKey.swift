@@ -35,15 +35,7 @@ public struct SessionKey: Hashable, Sendable, Codable, Comparable, CustomStringC
         text.makeContiguousUTF8()  // free for a native string
         let parsed: (year: Int, month: Int, day: Int)?? = text.utf8.withContiguousStorageIfAvailable { bytes in
             guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-") else { return nil }
-            func number(_ range: Range<Int>) -> Int? {
-                var value = 0
-                for index in range {
-                    let digit = Int(bytes[index]) - 48
-                    guard (0...9).contains(digit) else { return nil }
-                    value = value * 10 + digit
-                }
-                return value
-            }
+            func number(_ range: Range<Int>) -> Int? { ISO8601.decimal(bytes, range) }
             guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10) else { return nil }
             return (year, month, day)
         }
