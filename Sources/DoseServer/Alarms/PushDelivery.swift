@@ -96,7 +96,8 @@ public struct PushDelivery: ReminderDelivery {
             } catch let error as WebPushError {
                 return record(.failed, nil, error.description)
             } catch {
-                logger.warning("push delivery failed", metadata: ["attempt": "\(attempt)", "device": "\(device)"])
+                // A device's name is the person's own words: the log gets the attempt and the error's type only.
+                logger.warning("push delivery failed", metadata: ["attempt": "\(attempt)", "error": "\(type(of: error))"])
             }
             switch status {
             case let code? where (200..<300).contains(code):

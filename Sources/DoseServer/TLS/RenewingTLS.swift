@@ -70,12 +70,16 @@ struct CertificateRenewalService: Service {
             switch try LocalCertificates.renewIfDue(files, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
             case .renewed(let note):
                 try holder.reload(files)
+                // The sentence names the certificate's files; the diagnostic log keeps the fixed message only.
+                logger.notice("the server certificate was renewed")
                 logger.notice("\(note) New connections use it.")
-            case .due(let warning): logger.warning("\(warning)")
+            case .due(let warning):
+                logger.warning("the server certificate is due")
+                logger.warning("\(warning)")
             case nil: break
             }
         } catch {
-            logger.error("The server certificate could not be renewed: \(type(of: error))")
+            logger.error("the server certificate could not be renewed", metadata: ["error": "\(type(of: error))"])
         }
     }
 }
