@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 /// A swift-log handler that appends to the diagnostic log beside the database, keeping only what `DiagnosticLog`
 /// allows, and rotates the file at `DiagnosticLog.maximumBytes` (the one before is kept as `….1`).
 public struct DiagnosticLogHandler: LogHandler {
-    /// The open file, shared by every logger of the process.
+    /// The file, shared by every logger of the process; each line is appended under one lock, rotating first if due.
     final class Sink: Sendable {
         let path: String
         let maximumBytes: Int

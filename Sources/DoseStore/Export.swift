@@ -20,6 +20,16 @@ public struct DataTransfer: Sendable {
 
     /// The SSOT CSV v1 header (seed 001 §7).
     public static let eventsCSVHeader = "event_id,event_type,source,occurred_at_utc,local_tz,dose_sequence,note"
+    /// Every dose and sleep event and every undo, by time: `id, event_type, source, occurred_at, time_zone, metadata,
+    /// note` (a compound select's columns are named by its first select). events.csv and the support bundle read it.
+    static let everyEventSQL = """
+        SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
+        UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL AS metadata, note FROM sleep_events
+        UNION ALL SELECT id, 'undo', 'user', at, json_extract(details, '$.time_zone'), NULL,
+            'undid ' || json_extract(details, '$.event_type') || ' ' || entity_id || ' of ' || json_extract(details, '$.occurred_at')
+            FROM audit_log WHERE action = 'undo'
+        ORDER BY occurred_at, id
+        """
     /// The analytics CSV header (D10).
     public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
 
@@ -28,17 +38,7 @@ public struct DataTransfer: Sendable {
         try database.ledger.settle(clock: clock)
         return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT id, event_type, source, occurred_at, time_zone, metadata, note FROM dose_events
-                    UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL AS metadata, note FROM sleep_events
-                    UNION ALL SELECT id, 'undo', 'user', at, json_extract(details, '$.time_zone'), NULL,
-                        'undid ' || json_extract(details, '$.event_type') || ' ' || entity_id || ' of ' || json_extract(details, '$.occurred_at')
-                        FROM audit_log WHERE action = 'undo'
-                    ORDER BY occurred_at, id
-                    """)
-            // A compound select's columns are named by its first select.
+            let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)
             while let row = try rows.next() {
                 let type: String = row["event_type"]
                 out += CSV.row([

@@ -111,7 +111,8 @@ extension HistoryStore {
             sql: """
                 SELECT s.id, s.session_date, s.ended_at IS NULL,
                     (SELECT COUNT(*) FROM dose_events d WHERE d.session_id = s.id), (SELECT COUNT(*) FROM sleep_events e WHERE e.session_id = s.id),
-                    (SELECT MAX(occurred_at) FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN ('dose1', 'dose2', 'extra_dose'))
+                    (SELECT event_type || ' ' || occurred_at FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN ('dose1', 'dose2', 'extra_dose')
+                        ORDER BY occurred_at DESC LIMIT 1)
                 FROM sleep_sessions s WHERE \(filter) ORDER BY s.session_date, s.started_at
                 """, arguments: arguments)
         let nights = rows.map { row in
@@ -127,13 +128,16 @@ extension HistoryStore {
                 field: "dates", problem: "the night of \(open.date) is still open (it is tonight's)",
                 allowed: "nights that have ended; use undo for a mistake made seconds ago")
         }
-        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
+        // D14 decides: the night's latest dose, if DoseCore would still refuse a new Dose 1 for it now.
         for (row, night) in zip(rows, nights) {
-            guard let last = (row[5] as String?).map(NightRecords.instant), clock.now.timeIntervalSince(last) < spacing else { continue }
+            guard let latest = (row[5] as String?)?.split(separator: " ", maxSplits: 1), latest.count == 2 else { continue }
+            let dose = RecordedDose(kind: EventKind(wireName: String(latest[0])), at: NightRecords.instant(String(latest[1])))
+            guard NightRules.nearestDose([dose], to: clock.now) != nil else { continue }
             let zone = clock.zone(try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID))
             throw DoseError.invalidInput(
-                field: "dates", problem: "the night of \(night.date) holds a dose taken at \(LocalClock.hourMinute(last, in: zone)), less than 8 hours ago",
-                allowed: "nights whose last dose is at least 8 hours old (this one from \(LocalClock.hourMinute(last.addingTimeInterval(spacing), in: zone))), "
+                field: "dates", problem: "the night of \(night.date) holds a dose taken at \(LocalClock.hourMinute(dose.at, in: zone)), less than 8 hours ago",
+                allowed:
+                    "nights whose last dose is at least 8 hours old (this one from \(LocalClock.hourMinute(NightRules.redoseSpacingEnds(after: dose), in: zone))), "
                     + "since that dose is what stops a new Dose 1 too soon")
         }
         return (nights, NightDeletionSummary(dates: nights.map(\.date), events: nights.reduce(0) { $0 + $1.doseEvents + $1.otherEvents }))

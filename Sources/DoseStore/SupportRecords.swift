@@ -37,20 +37,14 @@ extension DataTransfer {
         try database.ledger.settle(clock: clock)
         return try database.read { db in
             var events: [SupportRecords.Event] = []
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT id, event_type, source, occurred_at, time_zone, metadata FROM dose_events
-                    UNION ALL SELECT id, event_type, source, occurred_at, time_zone, NULL FROM sleep_events
-                    UNION ALL SELECT id, 'undo', 'user', at, COALESCE(json_extract(details, '$.time_zone'), 'UTC'), NULL FROM audit_log WHERE action = 'undo'
-                    ORDER BY occurred_at, id
-                    """)
+            // The rows events.csv is made of; the note (the last column) is never read.
+            let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)
             while let row = try rows.next() {
                 let type: String = row[1]
                 events.append(
                     SupportRecords.Event(
-                        id: row[0], type: Self.csvEventType(type), source: row[2], occurredAt: NightRecords.instant(row[3]), timeZoneID: row[4],
-                        doseSequence: Self.doseSequence(type: type, metadata: row[5])))
+                        id: row[0], type: Self.csvEventType(type), source: row[2], occurredAt: NightRecords.instant(row[3]),
+                        timeZoneID: (row[4] as String?) ?? "UTC", doseSequence: Self.doseSequence(type: type, metadata: row[5])))
             }
             let medications = try Row.fetchAll(db, sql: "SELECT id, medication_id, taken_at FROM medication_events ORDER BY taken_at, id").map {
                 SupportRecords.Medication(id: $0[0], medicationID: $0[1], takenAt: NightRecords.instant($0[2]))

@@ -12,14 +12,11 @@ public enum DiagnosticLog {
 
     /// The sentences the code logs, fixed at compile time.
     public static let messages: Set<String> = [
-        "serve started", "serve stopped", "request failed", "push delivery failed", "webhook delivery failed",
-        "the VAPID key could not be read; no push was sent", "the server certificate was renewed", "the server certificate is due",
-        "the server certificate could not be renewed", "reminder fired", "reminder missed while the server was down",
+        "serve started", "request failed", "push delivery failed", "webhook delivery failed", "the VAPID key could not be read; no push was sent",
+        "the server certificate was renewed", "the server certificate is due", "the server certificate could not be renewed",
     ]
-    /// The metadata keys kept; every other key is dropped.
-    public static let metadataKeys: Set<String> = ["attempt", "request_id", "error", "status", "outcome", "channel", "kind", "duration_ms", "schema"]
     /// The labels kept.
-    public static let labels: Set<String> = ["dosetap", "dosetap.push", "dosetap.webhook", "dosetap.tls", "dosetap.reminders"]
+    public static let labels: Set<String> = ["dosetap", "dosetap.push", "dosetap.webhook"]
     /// What stands for a message that is not one of `messages`.
     public static let withheld = "(message withheld)"
 
@@ -28,7 +25,8 @@ public enum DiagnosticLog {
         let safeLabel = labels.contains(label) ? label : "other"
         let safeLevel = ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(level) ? level : "info"
         var line = "\(isInstant(instant) ? instant : "-") \(safeLevel) \(safeLabel) \"\(messages.contains(message) ? message : withheld)\""
-        for key in metadata.keys.sorted() where metadataKeys.contains(key) {
+        // A key `isSafe` does not know takes no value at all, so unknown keys are dropped.
+        for key in metadata.keys.sorted() {
             guard let value = metadata[key], isSafe(value, for: key) else { continue }
             line += " \(key)=\(value)"
         }

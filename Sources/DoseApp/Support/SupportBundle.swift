@@ -31,8 +31,6 @@ public struct SupportService: Sendable {
 
     /// Where the redacted history starts.
     public static let firstNight = SessionKey(year: 2000, month: 1, day: 1)!
-    /// The bundle's file names, in order.
-    public static let fileNames = ["readme.txt", "events.csv", "medications.csv", "app_metadata.json", "debug_log.txt"]
     /// The file name of the raw database, included only when asked for.
     public static let databaseFileName = "database.sqlite"
 

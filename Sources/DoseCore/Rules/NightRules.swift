@@ -46,6 +46,11 @@ public enum NightRules {
         return doses.filter { abs(instant.timeIntervalSince($0.at)) < spacing && $0.kind.isOxybateDose }.max { $0.at < $1.at }
     }
 
+    /// When `dose` stops counting for D14: a new Dose 1 is not refused for it from this instant on.
+    public static func redoseSpacingEnds(after dose: RecordedDose) -> Date {
+        dose.at.addingTimeInterval(DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
+    }
+
     /// Whether a snooze would be allowed at `instant`, and if not, the refusal.
     public static func snoozeRefusal(_ facts: NightFacts, at instant: Date, settings: DoseSettings) -> DoseError? {
         guard facts.dose1 != nil else { return .dose1Required }
@@ -153,7 +158,7 @@ private struct Builder {
             // D14: about the medicine in the body, not the session, so no closed night resets it.
             let minutes = Int((at.timeIntervalSince(near.at) / 60).rounded(.towardZero))
             guard action.confirmations.contains(.newNight) else {
-                let allowed = near.at.addingTimeInterval(DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
+                let allowed = NightRules.redoseSpacingEnds(after: near)
                 throw .recentDose(
                     dose: near.kind.label, at: near.at, localTime: local(near.at), minutesApart: minutes,
                     allowedFrom: allowed, allowedLocalTime: local(allowed))

@@ -23,8 +23,8 @@ extension WebRoutes {
     struct HistoryView {
         struct Night {
             let date, outcome, summary: String
-            /// The night's id, for the selection checkbox's label; nil while it is open (an open night is never deleted).
-            let selectable: String?
+            /// Whether it can be chosen for deletion: not while it is open.
+            let selectable: Bool
             let hasEvents: Bool
             let events: [EventLine]
         }
@@ -84,7 +84,7 @@ extension WebRoutes {
             let outcome = night.session.isOpen ? "Open" : HumanWords.label(night.terminalState?.rawValue ?? "closed")
             return HistoryView.Night(
                 date: night.session.date.description, outcome: outcome, summary: summary,
-                selectable: night.session.isOpen ? nil : night.session.id.rawValue,
+                selectable: !night.session.isOpen,
                 hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
         }
         func link(_ page: Int) -> String {
@@ -104,7 +104,7 @@ extension WebRoutes {
                 ? HistoryView.Pages(
                     page: result.page, count: result.pageCount,
                     newer: result.page > 1 ? link(result.page - 1) : nil,
-                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil, canChoose: nights.contains { $0.selectable != nil })
+                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil, canChoose: nights.contains(where: \.selectable))
         return Templates.page("history", view)
     }
 

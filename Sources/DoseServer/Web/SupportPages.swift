@@ -29,12 +29,12 @@ extension WebRoutes {
         environment.database.transfer.databasePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
     }
 
-    private func supportBundle() throws -> SupportBundle {
+    private func redactedBundle() throws -> SupportBundle {
         try environment.useCases().support.bundle(diagnosticLog: logFolder.map(DiagnosticLogFile.read(in:)) ?? "", version: AppVersion.current)
     }
 
     func supportReview(_ context: DoseRequestContext) throws -> Response {
-        let bundle = try supportBundle()
+        let bundle = try redactedBundle()
         return Templates.page(
             "support",
             SupportReviewView(csrf: csrf(context), files: bundle.files.map { .init(name: $0.name, text: $0.text, bytes: $0.text.utf8.count) }))
@@ -50,7 +50,7 @@ extension WebRoutes {
         let app = environment.useCases()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-support-\(app.clock.makeID()).zip").path
         defer { try? FileManager.default.removeItem(atPath: path) }
-        try app.support.write(try supportBundle(), to: path, includeDatabase: includeDatabase)
+        try app.support.write(try redactedBundle(), to: path, includeDatabase: includeDatabase)
         let data = try Data(contentsOf: URL(fileURLWithPath: path))
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
