@@ -1,3 +1,4 @@
+import DoseCore
 public import Foundation
 
 /// The diagnostic log's rules: what a line may hold. It is written beside the database and goes into support bundles,
@@ -55,8 +56,9 @@ public enum DiagnosticLog {
     }
 
     /// The lines of a log file that are exactly what `line` writes, each rebuilt from its checked parts; anything else
-    /// (a line from an older build, a hand edit) is left out. Support bundles carry the log through this.
-    public static func sanitized(_ text: String) -> String {
+    /// (a line from an older build, a hand edit) is left out. Support bundles carry the log through this, moving each
+    /// line's instant by `shift` seconds as they move every other time.
+    public static func sanitized(_ text: String, shift: TimeInterval = 0) -> String {
         var kept: [String] = []
         for raw in text.split(separator: "\n") {
             let parts = raw.split(separator: "\"", omittingEmptySubsequences: false)
@@ -68,7 +70,8 @@ public enum DiagnosticLog {
                 let sides = pair.split(separator: "=", maxSplits: 1)
                 if sides.count == 2 { metadata[String(sides[0])] = String(sides[1]) }
             }
-            let rebuilt = line(at: String(head[0]), level: String(head[1]), label: String(head[2]), message: String(parts[1]), metadata: metadata)
+            let instant = ISO8601.parse(String(head[0])).map { ISO8601.string($0.addingTimeInterval(shift)) } ?? "-"
+            let rebuilt = line(at: instant, level: String(head[1]), label: String(head[2]), message: String(parts[1]), metadata: metadata)
             kept.append(rebuilt)
         }
         return kept.map { $0 + "\n" }.joined()

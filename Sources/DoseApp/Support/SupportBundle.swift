@@ -66,7 +66,7 @@ public struct SupportService: Sendable {
             SupportBundle.File(name: "events.csv", text: events),
             SupportBundle.File(name: "medications.csv", text: medications),
             SupportBundle.File(name: "app_metadata.json", text: JSONValue(response: metadata).rendered(pretty: true) + "\n"),
-            SupportBundle.File(name: "debug_log.txt", text: DiagnosticLog.sanitized(diagnosticLog)),
+            SupportBundle.File(name: "debug_log.txt", text: DiagnosticLog.sanitized(diagnosticLog, shift: shift)),
         ]
         return SupportBundle(files: files, datedAt: app.clock.now.addingTimeInterval(shift))
     }
