@@ -616,13 +616,17 @@ def deleting_nights(driver, binary, work, out):
         check("Deleted " in flash, "Clear Old reports what it deleted")
         check(len(nights()) < len(remaining), f"older nights are gone ({len(remaining)} → {len(nights())})")
         driver.save_screenshot(os.path.join(out, "history-after-clear-old.png"))
+        driver.execute_script("document.querySelector('#older_than').scrollIntoView({block: 'center'})")
+        driver.save_screenshot(os.path.join(out, "history-clear-old-form.png"))
         # The support bundle's review page, reached from Settings.
         driver.get(base + "/settings")
         driver.find_element(By.CSS_SELECTOR, "a[href='/settings/support']").click()
         text = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "Support bundle" and d.find_element(By.TAG_NAME, "main").text)
-        check("events.csv" in text and "2000-01-01T" in text and "2026-" not in text.split("app_metadata.json")[0],
-              "the support review shows the redacted events, moved to 2000-01-01")
+        check("events.csv" in text and "2000-01-01T" in text and "2026-" not in text,
+              "the support review shows the redacted events, moved to 2000-01-01, and no real date anywhere (the log's too)")
         audit(driver, "page-support", out)
+        driver.execute_script("document.querySelector('form[action=\\'/ui/support-bundle\\']').scrollIntoView({block: 'center'})")
+        driver.save_screenshot(os.path.join(out, "page-support-download.png"))
     finally:
         process.terminate()
         process.wait()
