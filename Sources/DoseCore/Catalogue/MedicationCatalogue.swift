@@ -57,6 +57,9 @@ public struct Medication: Hashable, Sendable, Codable, Identifiable {
     public let validDosesMg: [Double]
     /// Milligrams per millilitre for liquids, so that a dose in mL can be checked.
     public let mgPerML: Double?
+
+    /// Whether it is taken as a split night (Dose 1 at bedtime, Dose 2 in the window): an oxybate oral solution.
+    public var isSplitNight: Bool { category == .sodiumOxybate && formulation == .liquid }
 }
 
 /// The medication catalogue and the checks on a logged dose.
@@ -112,9 +115,16 @@ public enum MedicationCatalogue {
             id: "xyrem", name: "Xyrem", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500,
             validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
         .init(
+            id: "sodium_oxybate", name: "Sodium oxybate (generic)", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500,
+            validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
+        .init(
             id: "lumryz", name: "Lumryz", category: .sodiumOxybate, formulation: .extendedRelease, defaultDoseMg: 6000, validDosesMg: [4500, 6000, 7500, 9000],
             mgPerML: nil),
     ]
+
+    /// The oxybates taken in two doses a night, the second in the window DoseTap times: the oral solutions. Lumryz, an
+    /// extended-release oxybate, is taken once at bedtime.
+    public static let splitNight = all.filter(\.isSplitNight)
 
     /// The medication with that id (case-insensitive), or an error listing the ids.
     public static func medication(id: String) throws(DoseError) -> Medication {

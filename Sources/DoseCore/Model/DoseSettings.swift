@@ -50,6 +50,14 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public static let escalationMinutesRange = DoseWindow.opensAfterMinutes...(DoseWindow.closesAfterMinutes - 5)
     /// The formats an escalation contact's URL takes.
     public static let escalationContactFormats = ["ntfy", "json"]
+    /// Allowed amounts of one dose in mg: the largest labelled single dose of oxybate is 4.5 g (9 g a night in two).
+    public static let doseAmountRange = 250...4500
+    /// Allowed bottle concentrations in mg/mL (XYWAV, Xyrem and the generics are 500).
+    public static let concentrationRange = 100...1000
+    /// Allowed bottle sizes in mL (XYWAV and Xyrem come in 180 mL).
+    public static let bottleRange = 10...1000
+    /// Allowed pharmacy lead times and refill margins, in days.
+    public static let refillDaysRange = 0...30
     /// The grid of seed 003's Tonight screen.
     public static let defaultQuickLog = ["bathroom", "water", "wake_temp", "lights_out", "anxiety", "dream", "noise", "pain"]
 
@@ -88,6 +96,22 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public internal(set) var escalationContact = ""
     /// `ntfy` (the message as the body, ntfy's headers) or `json` (a JSON object).
     public internal(set) var escalationContactFormat = "ntfy"
+    /// The oxybate product taken, a split-night entry of the medication catalogue.
+    public internal(set) var medicationProduct = "xywav"
+    /// Dose 1's amount in mg.
+    public internal(set) var dose1Milligrams = 2250
+    /// Dose 2's amount in mg (an extra dose is counted at this amount too).
+    public internal(set) var dose2Milligrams = 2250
+    /// The bottle's concentration in mg/mL.
+    public internal(set) var concentrationMgPerML = 500
+    /// One bottle's volume in mL.
+    public internal(set) var bottleML = 180
+    /// Days the specialty pharmacy needs to deliver a refill.
+    public internal(set) var pharmacyLeadDays = 5
+    /// Days of supply kept in hand on top of the lead time before the refill reminder starts.
+    public internal(set) var refillMarginDays = 3
+    /// When, each day the supply is low, the refill reminder goes out.
+    public internal(set) var refillReminderTime = ClockTime(hour: 10, minute: 0)!
 
     /// Defaults, in the given zone (the machine's zone is the caller's to find out).
     public init(timeZoneID: String) {
@@ -96,6 +120,9 @@ public struct DoseSettings: Hashable, Sendable, Codable {
 
     /// The zone of ``timeZoneID``; settings never hold an unknown zone.
     public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(secondsFromGMT: 0)! }
+
+    /// Milligrams a full night takes: Dose 1 and Dose 2.
+    public var nightlyMilligrams: Int { dose1Milligrams + dose2Milligrams }
 
     /// The cooldown of an event type in seconds.
     public func cooldownSeconds(for definition: SleepEventDefinition) -> Int {
@@ -121,6 +148,14 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case escalationMinutes = "escalation_minutes"
     case escalationContact = "escalation_contact"
     case escalationContactFormat = "escalation_contact_format"
+    case medicationProduct = "medication_product"
+    case dose1Milligrams = "dose1_mg"
+    case dose2Milligrams = "dose2_mg"
+    case concentration = "concentration_mg_per_ml"
+    case bottleML = "bottle_ml"
+    case pharmacyLeadDays = "pharmacy_lead_days"
+    case refillMarginDays = "refill_margin_days"
+    case refillReminderTime = "refill_reminder_time"
 }
 
 /// The settings as keys and text values, for the CLI, the API and storage.
@@ -142,9 +177,11 @@ extension DoseSettings {
     /// The value kind of a key, or nil when it is not a setting.
     public static func valueKind(of key: String) -> ValueKind? {
         switch SettingKey(rawValue: key) {
-        case .targetInterval, .maxSnoozes, .undoWindowSeconds, .missedCheckinCutoffHours, .wakeAlarmRefireMinutes, .escalationMinutes: .whole
+        case .targetInterval, .maxSnoozes, .undoWindowSeconds, .missedCheckinCutoffHours, .wakeAlarmRefireMinutes, .escalationMinutes,
+            .dose1Milligrams, .dose2Milligrams, .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays:
+            .whole
         case .allowSnoozing, .remindersEnabled, .escalationEnabled: .boolean
-        case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat: .text
+        case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat, .medicationProduct, .refillReminderTime: .text
         case .quickLog: .eventList
         case nil: key.hasPrefix(cooldownPrefix) ? .whole : nil
         }
@@ -181,6 +218,14 @@ extension DoseSettings {
         case .escalationMinutes: return String(escalationMinutes)
         case .escalationContact: return escalationContact
         case .escalationContactFormat: return escalationContactFormat
+        case .medicationProduct: return medicationProduct
+        case .dose1Milligrams: return String(dose1Milligrams)
+        case .dose2Milligrams: return String(dose2Milligrams)
+        case .concentration: return String(concentrationMgPerML)
+        case .bottleML: return String(bottleML)
+        case .pharmacyLeadDays: return String(pharmacyLeadDays)
+        case .refillMarginDays: return String(refillMarginDays)
+        case .refillReminderTime: return refillReminderTime.description
         case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             return String(cooldownSeconds(for: definition))
@@ -218,11 +263,12 @@ extension DoseSettings {
                 throw invalid("an IANA time zone such as Europe/Paris or America/New_York")
             }
             copy.timeZoneID = text
-        case .prepTime, .sleepStart, .wakeTime:
+        case .prepTime, .sleepStart, .wakeTime, .refillReminderTime:
             guard let time = ClockTime(parsing: text) else { throw invalid("a time of day HH:mm, 00:00–23:59") }
             switch SettingKey(rawValue: key) {
             case .prepTime: copy.prepTime = time
             case .sleepStart: copy.sleepStart = time
+            case .refillReminderTime: copy.refillReminderTime = time
             default: copy.wakeTime = time
             }
         case .missedCheckinCutoffHours:
@@ -259,6 +305,35 @@ extension DoseSettings {
         case .escalationContactFormat:
             guard Self.escalationContactFormats.contains(text) else { throw invalid(Self.escalationContactFormats.joined(separator: " or ")) }
             copy.escalationContactFormat = text
+        case .medicationProduct:
+            let products = MedicationCatalogue.splitNight
+            guard let product = products.first(where: { $0.id == text.lowercased() }) else {
+                let once = MedicationCatalogue.all.first { $0.id == text.lowercased() && $0.category == .sodiumOxybate }
+                let problem = once.map { "\($0.name) is taken once a night, and DoseTap times a split-night Dose 2" } ?? "'\(rawValue)' is not a split-night oxybate"
+                throw .invalidInput(field: key, problem: problem, allowed: products.map { "\($0.id) (\($0.name))" }.joined(separator: ", "))
+            }
+            copy.medicationProduct = product.id
+        case .dose1Milligrams, .dose2Milligrams:
+            let range = Self.doseAmountRange
+            guard let milligrams = Int(text), range.contains(milligrams) else {
+                throw invalid("\(range.lowerBound)–\(range.upperBound) mg (0.25–4.5 g, the largest labelled single dose)")
+            }
+            if SettingKey(rawValue: key) == .dose1Milligrams { copy.dose1Milligrams = milligrams } else { copy.dose2Milligrams = milligrams }
+        case .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays:
+            let setting = SettingKey(rawValue: key)!
+            let (range, unit): (ClosedRange<Int>, String) =
+                switch setting {
+                case .concentration: (Self.concentrationRange, "mg/mL")
+                case .bottleML: (Self.bottleRange, "mL")
+                default: (Self.refillDaysRange, "days")
+                }
+            guard let number = Int(text), range.contains(number) else { throw invalid("\(range.lowerBound)–\(range.upperBound) (\(unit))") }
+            switch setting {
+            case .concentration: copy.concentrationMgPerML = number
+            case .bottleML: copy.bottleML = number
+            case .pharmacyLeadDays: copy.pharmacyLeadDays = number
+            default: copy.refillMarginDays = number
+            }
         case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             guard let seconds = Int(text), SleepEventCatalogue.cooldownRange.contains(seconds) else {

@@ -121,6 +121,9 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     public var snoozeUntil: Date?
     /// The confirmations the person gave.
     public var confirmations: [ConfirmKind] = []
+    /// A dose's amount in mg, from the medication profile when it was taken; nil for doses recorded before the
+    /// profile existed (the supply counts those at the profile's amount).
+    public var amountMilligrams: Int?
 
     /// Empty metadata.
     public init() {}
@@ -128,6 +131,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", skipReason = "reason"
         case snoozeCount = "count", snoozeUntil = "snooze_until", confirmations = "confirmed"
+        case amountMilligrams = "amount_mg"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -139,6 +143,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         snoozeCount = try container.decodeIfPresent(Int.self, forKey: .snoozeCount)
         snoozeUntil = try container.decodeIfPresent(String.self, forKey: .snoozeUntil).flatMap(ISO8601.parse)
         confirmations = try container.decodeIfPresent([ConfirmKind].self, forKey: .confirmations) ?? []
+        amountMilligrams = try container.decodeIfPresent(Int.self, forKey: .amountMilligrams)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -150,6 +155,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         try container.encodeIfPresent(snoozeCount, forKey: .snoozeCount)
         try container.encodeIfPresent(snoozeUntil.map(ISO8601.string), forKey: .snoozeUntil)
         if !confirmations.isEmpty { try container.encode(confirmations, forKey: .confirmations) }
+        try container.encodeIfPresent(amountMilligrams, forKey: .amountMilligrams)
     }
 }
 

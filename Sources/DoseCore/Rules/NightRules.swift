@@ -154,6 +154,7 @@ private struct Builder {
         }
         var metadata = EventMetadata()
         metadata.doseIndex = 1
+        metadata.amountMilligrams = context.settings.dose1Milligrams
         if let near = NightRules.nearestDose(context.nearbyDoses, to: at) {
             // D14: about the medicine in the body, not the session, so no closed night resets it.
             let minutes = Int((at.timeIntervalSince(near.at) / 60).rounded(.towardZero))
@@ -183,6 +184,7 @@ private struct Builder {
             }
             var metadata = EventMetadata()
             metadata.doseIndex = facts.doseCount + 1
+            metadata.amountMilligrams = context.settings.dose2Milligrams
             metadata.confirmations = [.extra]
             warnings.append(
                 "Extra dose recorded: this is dose \(facts.doseCount + 1) tonight. Do not take any more oxybate tonight; "
@@ -201,6 +203,7 @@ private struct Builder {
         }
         var metadata = EventMetadata()
         metadata.doseIndex = 2
+        metadata.amountMilligrams = context.settings.dose2Milligrams
         switch DoseWindow.position(of: at, dose1: dose1.occurredAt) {
         case .beforeWindow:
             let opens = DoseWindow.opens(after: dose1.occurredAt)
