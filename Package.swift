@@ -13,7 +13,7 @@ let webResources =
     ["app.css", "app.js", "period.js", "queue.js", "sw.js", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png", "openapi.json"]
     + [
         "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications",
-        "fields", "action-link", "setup", "chart", "report-page", "report", "support",
+        "fields", "action-link", "setup", "chart", "report-page", "report", "support", "welcome", "supply",
     ].map { "Templates/\($0).mustache" }
 
 let package = Package(

@@ -124,9 +124,11 @@ public struct EventResponse: Encodable, Sendable {
         var count: Int?
         var snoozeUntil: Date?
         var confirmed: [String]?
+        var amountMilligrams: Int?
 
         enum CodingKeys: String, CodingKey {
             case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", reason, count, snoozeUntil = "snooze_until", confirmed
+            case amountMilligrams = "amount_mg"
         }
     }
 
@@ -146,7 +148,8 @@ public struct EventResponse: Encodable, Sendable {
         metadata = Metadata(
             isEarly: event.metadata.isEarly, isLate: event.metadata.isLate, doseIndex: event.metadata.doseIndex, reason: event.metadata.skipReason,
             count: event.metadata.snoozeCount, snoozeUntil: event.metadata.snoozeUntil,
-            confirmed: event.metadata.confirmations.isEmpty ? nil : event.metadata.confirmations.map(\.rawValue))
+            confirmed: event.metadata.confirmations.isEmpty ? nil : event.metadata.confirmations.map(\.rawValue),
+            amountMilligrams: event.metadata.amountMilligrams)
     }
 }
 

@@ -26,6 +26,12 @@ func perform(
         } else {
             HumanText.action(outcome, zone: outcome.timeZone).forEach(Output.line)
         }
+        // The rules never depend on setup; the person is told once (on stderr, so scripts' stdout stays clean).
+        if try context.app.setup.shouldShowHint() {
+            Output.note(
+                "DoseTap has not been set up, so it is using the defaults (target \(outcome.settings.targetIntervalMinutes) min, zone \(outcome.timeZone.identifier)). "
+                    + "Run `dosetap setup` to choose your schedule, medication and alarms. This note is shown once.")
+        }
     }
 }
 

@@ -12,6 +12,7 @@ enum Schema {
         ("v5_server_runs", v5),
         ("v6_alarms", v6),
         ("v7_night_summaries", v7),
+        ("v8_setup_and_supply", v8),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -327,5 +328,59 @@ enum Schema {
                 ) WITHOUT ROWID;
                 """)
         try NightSummaries.rebuildAll(db)
+    }
+
+    /// First-run setup and the medication supply (issue 16): when setup was completed and from where, notices shown
+    /// once, the supply ledger (refills and adjustments), the days a refill reminder went out, and the audit actions
+    /// for them. A database that already holds doses was set up by an earlier version's means, so it counts as set up.
+    static func v8(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE setup_runs (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    completed_at TEXT NOT NULL CHECK (length(completed_at) = 24),
+                    surface TEXT NOT NULL CHECK (surface IN ('web', 'cli', 'api', 'migration'))
+                );
+                INSERT INTO setup_runs
+                    SELECT 'setup-before-v8', strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'migration' WHERE EXISTS (SELECT 1 FROM dose_events);
+                CREATE TABLE notices_shown (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    shown_at TEXT NOT NULL CHECK (length(shown_at) = 24)
+                );
+                CREATE TABLE inventory_events (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    kind TEXT NOT NULL CHECK (kind IN ('refill_logged', 'inventory_adjustment')),
+                    occurred_at TEXT NOT NULL CHECK (length(occurred_at) = 24),
+                    recorded_at TEXT NOT NULL CHECK (length(recorded_at) = 24),
+                    time_zone TEXT NOT NULL,
+                    change_ml REAL CHECK (change_ml IS NULL OR (change_ml BETWEEN -10000 AND 10000 AND change_ml <> 0)),
+                    counted_ml REAL CHECK (counted_ml IS NULL OR counted_ml BETWEEN 0 AND 10000),
+                    bottles INTEGER CHECK (bottles IS NULL OR bottles BETWEEN 1 AND 12),
+                    reason TEXT CHECK (reason IS NULL OR length(reason) <= 1000),
+                    CHECK ((change_ml IS NULL) <> (counted_ml IS NULL)),
+                    CHECK (kind = 'inventory_adjustment' OR change_ml > 0)
+                );
+                CREATE INDEX inventory_events_by_time ON inventory_events(occurred_at);
+                CREATE TABLE refill_reminders (
+                    day TEXT PRIMARY KEY NOT NULL CHECK (day GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]'),
+                    sent_at TEXT NOT NULL CHECK (length(sent_at) = 24),
+                    nights_left INTEGER NOT NULL
+                );
+
+                CREATE TABLE audit_log_v8 (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    at TEXT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting', 'edit_event', 'delete_event',
+                        'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import',
+                        'setup', 'refill_logged', 'inventory_adjustment', 'delete_inventory')),
+                    session_id TEXT,
+                    entity_id TEXT,
+                    details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
+                );
+                INSERT INTO audit_log_v8 SELECT id, at, action, session_id, entity_id, details FROM audit_log;
+                DROP TABLE audit_log;
+                ALTER TABLE audit_log_v8 RENAME TO audit_log;
+                CREATE INDEX audit_log_by_time ON audit_log(at);
+                """)
     }
 }

@@ -25,6 +25,8 @@ public struct SupportRecords: Sendable {
 
     public let events: [Event]
     public let medications: [Medication]
+    /// The supply ledger (reasons are the person's words: the bundle leaves them out).
+    public let inventory: [InventoryEntry]
     public let settings: DoseSettings
     /// Rows by table.
     public let counts: [String: Int]
@@ -54,7 +56,7 @@ extension DataTransfer {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
             return SupportRecords(
-                events: events, medications: medications, settings: try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID),
+                events: events, medications: medications, inventory: try SupplyStore.entries(db), settings: try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID),
                 counts: counts, schemaVersion: Schema.version)
         }
     }

@@ -44,7 +44,7 @@ public struct SupportService: Sendable {
             hash.update(data: Data(id.utf8))
             return "p-" + hash.finalize().prefix(8).map { String(format: "%02x", $0) }.joined()
         }
-        let first = (records.events.map(\.occurredAt) + records.medications.map(\.takenAt)).min()
+        let first = (records.events.map(\.occurredAt) + records.medications.map(\.takenAt) + records.inventory.map(\.occurredAt)).min()
         let shift = first.map { Self.shift(from: $0) } ?? 0
         let moved = { (date: Date) in ISO8601.string(date.addingTimeInterval(shift)) }
 
@@ -57,6 +57,13 @@ public struct SupportService: Sendable {
             let category = (try? MedicationCatalogue.medication(id: entry.medicationID))?.category.rawValue ?? "other"
             medications += CSV.row([pseudonym(entry.id), category, moved(entry.takenAt)])
         }
+        var inventory = CSV.row(["entry", "kind", "occurred_at_utc", "change_ml", "counted_ml", "bottles"])
+        for entry in records.inventory {
+            inventory += CSV.row([
+                pseudonym(entry.id), entry.kind.rawValue, moved(entry.occurredAt), entry.changeML.map(NumberText.plain) ?? "",
+                entry.countedML.map(NumberText.plain) ?? "", entry.bottles.map(String.init) ?? "",
+            ])
+        }
         let metadata = SupportMetadata(
             app: "dosetap", version: version, schemaVersion: records.schemaVersion, createdAt: moved(app.clock.now),
             settings: Self.settingsWithoutSecrets(records.settings), counts: records.counts, databaseBytes: app.database.transfer.databaseBytes ?? 0,
@@ -65,6 +72,7 @@ public struct SupportService: Sendable {
             SupportBundle.File(name: "readme.txt", text: Self.readme),
             SupportBundle.File(name: "events.csv", text: events),
             SupportBundle.File(name: "medications.csv", text: medications),
+            SupportBundle.File(name: "inventory.csv", text: inventory),
             SupportBundle.File(name: "app_metadata.json", text: JSONValue(response: metadata).rendered(pretty: true) + "\n"),
             SupportBundle.File(name: "debug_log.txt", text: DiagnosticLog.sanitized(diagnosticLog, shift: shift)),
         ]
@@ -101,12 +109,15 @@ public struct SupportService: Sendable {
     static func settingsWithoutSecrets(_ settings: DoseSettings) -> [String: String] {
         var listed = Dictionary(settings.listing().map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
         listed[SettingKey.escalationContact.rawValue] = settings.escalationContact.isEmpty ? "" : "(set, withheld)"
+        // The product is a medication name; its class says what support needs (the amounts and concentration stay).
+        listed[SettingKey.medicationProduct.rawValue] = MedicationCategory.sodiumOxybate.rawValue
         return listed
     }
 
     static let redaction = [
         "notes removed", "ids replaced by salted SHA-256 pseudonyms, stable within this bundle only",
-        "times moved by whole days so the first night is on 2000-01-01", "other medications named by class",
+        "times moved by whole days so the first night is on 2000-01-01", "medications named by class (the oxybate product too)",
+        "supply reasons removed",
         "escalation contact withheld", "diagnostic log: fixed messages and plain tokens only",
     ]
 
@@ -117,6 +128,7 @@ public struct SupportService: Sendable {
             "Made to help with a problem, with what identifies you taken out:",
             "- events.csv: every event's type, source, time and zone (SSOT CSV v1 columns); notes are empty, and ids are pseudonyms that mean nothing outside this bundle.",
             "- medications.csv: other medications by class only (stimulant, SSRI, ...), with their times.",
+            "- inventory.csv: refills and supply adjustments in mL, with their times; the reasons typed are left out.",
             "- Every time is moved by the same whole number of days so the first night falls on 2000-01-01; intervals and times of day are kept.",
             "- app_metadata.json: version, schema, settings (the escalation contact withheld), row counts and sizes.",
             "- debug_log.txt: the diagnostic log, which holds fixed messages and plain codes, never health data, notes, names, tokens or addresses.",

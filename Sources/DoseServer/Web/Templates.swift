@@ -32,7 +32,7 @@ enum Templates {
         ("medications", PackageResources.medications_mustache), ("fields", PackageResources.fields_mustache),
         ("action-link", PackageResources.action_link_mustache), ("setup", PackageResources.setup_mustache),
         ("chart", PackageResources.chart_mustache), ("report-page", PackageResources.report_page_mustache), ("report", PackageResources.report_mustache),
-        ("support", PackageResources.support_mustache),
+        ("support", PackageResources.support_mustache), ("welcome", PackageResources.welcome_mustache), ("supply", PackageResources.supply_mustache),
     ]
 
     /// The stylesheet and the script, served as they are.

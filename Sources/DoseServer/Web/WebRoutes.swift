@@ -23,6 +23,8 @@ struct WebRoutes {
         router.get("/settings") { request, context in try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." }) }
         registerManagement(on: router)
         registerSupport(on: router)
+        registerWelcome(on: router)
+        registerSupply(on: router)
         registerAlarms(on: router)
         router.post("/ui/settings") { request, context in try await saveSettings(request, context) }
         router.get("/checkin") { _, context in try checkIn(context) }
@@ -83,6 +85,8 @@ struct WebRoutes {
     }
 
     func tonight(_ request: Request, _ context: DoseRequestContext) throws -> Response {
+        // Nobody starts a night with the wrong target, zone or alarms: setup comes first (it never blocks an open night).
+        if try needsSetup() { return WebPages.redirect("/welcome") }
         var undo: (String, Date)?
         if let label = request.uri.queryParameters["did"], let until = request.uri.queryParameters["until"].flatMap({ ISO8601.parse(String($0)) }) {
             undo = (String(label), until)
@@ -99,6 +103,14 @@ struct WebRoutes {
         let (snapshot, outages) = try app.night.tonight()
         let view = TonightView(snapshot, csrf: csrf(context), now: app.clock.now, undo: undo, outages: outages, banner: banner, question: question)
         return Templates.page("tonight", view, status: status)
+    }
+
+    /// Whether the web app must run setup before tonight: never set up, and no night open (setup never stands between
+    /// a person and a night already under way).
+    func needsSetup() throws -> Bool {
+        let app = environment.useCases()
+        guard try !app.setup.isComplete() else { return false }
+        return try app.night.status().session == nil
     }
 
     /// Reads a urlencoded form within the body limit and checks its CSRF token.
@@ -121,6 +133,7 @@ struct WebRoutes {
                 field: "action", problem: "'\(name)' is not an action", allowed: TonightAction.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let kind = action.kind(event: fields["event"])
+        if case .dose1 = kind, try needsSetup() { return WebPages.redirect("/welcome") }
         let confirmValues = FormLists.values(fields, "confirm")
         let confirmations = Set(confirmValues.compactMap(ConfirmKind.init(rawValue:)))
         let app = environment.useCases()

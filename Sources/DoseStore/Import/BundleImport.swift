@@ -278,7 +278,26 @@ enum BundleFormats {
         },
         // v7 added the nights' summaries for insights, derived from the events, which bundles do not carry: unchanged.
         6: { _ in },
+        // v8 added the supply ledger (`inventory.csv`, empty before) and eight medication and refill settings, listed
+        // among the settings in effect with their defaults.
+        7: { files in
+            files["inventory.csv"] = files["inventory.csv"] ?? CSV.row(BundleFormats.inventoryColumns)
+            guard let text = files["settings.json"], var settings = try? JSONDecoder().decode(BundleSettingsFile.self, from: Data(text.utf8)),
+                settings.effective != nil
+            else { return }
+            let defaults = DoseSettings(timeZoneID: "UTC")
+            let added: [SettingKey] = [
+                .medicationProduct, .dose1Milligrams, .dose2Milligrams, .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays, .refillReminderTime,
+            ]
+            for key in added where settings.effective?[key.rawValue] == nil {
+                settings.effective?[key.rawValue] = try defaults.value(of: key.rawValue)
+            }
+            files["settings.json"] = try BundleFiles.json(settings)
+        },
     ]
+
+    /// The columns of `inventory.csv` at schema 8.
+    static let inventoryColumns = ["id", "kind", "occurred_at", "recorded_at", "time_zone", "change_ml", "counted_ml", "bottles", "reason"]
 
     static func upgrade(_ files: inout [String: String], from version: Int) throws {
         for step in version..<Schema.version {

@@ -23,6 +23,7 @@ public enum ExportBundle {
         TableFile(file: "pre_sleep_logs.csv", table: "pre_sleep_logs", order: "occurred_at, id", freeText: ["note"]),
         TableFile(file: "medication_events.csv", table: "medication_events", order: "taken_at, id", freeText: ["notes"]),
         TableFile(file: "audit_log.csv", table: "audit_log", order: "at, id", freeText: []),
+        TableFile(file: "inventory.csv", table: "inventory_events", order: "occurred_at, id", freeText: ["reason"]),
     ]
 
     /// Other files of the bundle.
@@ -102,6 +103,9 @@ public enum ExportBundle {
             "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
             "batch_id": "entries logged together share it", "at": "when the change was made", "action": "undo, edit_event, delete_session, …",
             "entity_id": "the id of what changed", "details": "JSON of the values before (and after) the change",
+            "kind": "refill_logged or inventory_adjustment", "change_ml": "mL added (+) or removed (−); empty for a count",
+            "counted_ml": "mL a count of the bottles found; empty for a change", "bottles": "bottles of a refill, when logged in bottles",
+            "reason": "why (the person's words)",
         ].merging(DataTransfer.sessionsCSVMeanings) { first, _ in first }
         for (file, names) in columns + [(analyticsFile, DataTransfer.sessionsCSVColumns)] {
             text += "\n\(file)\n"

@@ -164,6 +164,10 @@ enum AuditAction: String, Codable, CaseIterable {
     case editMedication = "edit_medication"
     case deleteMedication = "delete_medication"
     case `import`
+    case setup
+    case refillLogged = "refill_logged"
+    case inventoryAdjustment = "inventory_adjustment"
+    case deleteInventory = "delete_inventory"
 }
 
 /// A row of `audit_log`: what an undo, a correction, a deletion or a settings change changed.

@@ -1,0 +1,81 @@
+public import DoseCore
+import Foundation
+
+/// One supply entry, as the API and `--json` show it.
+public struct InventoryEntryResponse: Encodable, Sendable {
+    var id, kind: String
+    var occurredAt: Date
+    var timeZone: String
+    var changeML, countedML: Double?
+    var bottles: Int?
+    var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, occurredAt = "occurred_at", timeZone = "time_zone", changeML = "change_ml", countedML = "counted_ml", bottles, reason
+    }
+
+    /// The response for an entry.
+    public init(_ entry: InventoryEntry) {
+        (id, kind, occurredAt, timeZone) = (entry.id, entry.kind.rawValue, entry.occurredAt, entry.timeZoneID)
+        (changeML, countedML, bottles, reason) = (entry.changeML, entry.countedML, entry.bottles, entry.reason)
+    }
+}
+
+/// The supply: its figures, the words for them, and the ledger.
+public struct SupplyResponse: Encodable, Sendable {
+    var tracked, low: Bool
+    var product: String
+    var remainingML, remainingGrams, shortfallML: Double
+    var concentrationMgPerML, nightlyMg, pendingTonightMg, nightsLeft, lowThresholdNights, dosesCounted: Int
+    var runsOutOn: String?
+    var summary: String
+    var entries: [InventoryEntryResponse]
+
+    enum CodingKeys: String, CodingKey {
+        case tracked, low, product, remainingML = "remaining_ml", remainingGrams = "remaining_g", shortfallML = "shortfall_ml"
+        case concentrationMgPerML = "concentration_mg_per_ml", nightlyMg = "nightly_mg", pendingTonightMg = "pending_tonight_mg"
+        case nightsLeft = "nights_left", lowThresholdNights = "low_threshold_nights", dosesCounted = "doses_counted", runsOutOn = "runs_out_on"
+        case summary, entries
+    }
+
+    /// The response for a report.
+    public init(_ report: SupplyReport) {
+        let status = report.status
+        (tracked, low, product) = (status.isTracked, status.isLow, report.settings.medicationProduct)
+        // Tenths of a mL and hundredths of a gram: what an oral syringe and a label can show.
+        remainingML = (status.remainingML * 10).rounded() / 10
+        remainingGrams = (status.remainingGrams * 100).rounded() / 100
+        shortfallML = (status.shortfallML * 10).rounded() / 10
+        (concentrationMgPerML, nightlyMg, pendingTonightMg) = (status.concentrationMgPerML, status.nightlyMilligrams, status.pendingTonightMilligrams)
+        (nightsLeft, lowThresholdNights, dosesCounted) = (status.nightsLeft, status.lowThresholdNights, status.dosesCounted)
+        runsOutOn = status.runsOutOn?.description
+        summary = SupplyText.summary(report)
+        entries = report.entries.reversed().map(InventoryEntryResponse.init)
+    }
+}
+
+/// The supply in words, the same on every surface.
+public enum SupplyText {
+    /// One or two sentences: what is in hand, how long it lasts, and whether to order.
+    public static func summary(_ report: SupplyReport) -> String {
+        let status = report.status
+        guard status.isTracked else {
+            return "No supply logged yet. Log a refill (the bottles you have now) and DoseTap counts each dose down from it."
+        }
+        let ml = NumberText.plain((status.remainingML * 10).rounded() / 10)
+        let grams = NumberText.plain((status.remainingGrams * 100).rounded() / 100)
+        var text = "\(ml) mL (\(grams) g) of \(report.productName) left: "
+        text += status.nightsLeft == 1 ? "1 full night" : "\(status.nightsLeft) full nights"
+        text += " at \(SetupWizard.grams(report.settings.dose1Milligrams)) g + \(SetupWizard.grams(report.settings.dose2Milligrams)) g"
+        if let runsOut = status.runsOutOn { text += "; it runs out on the night of \(runsOut)" }
+        text += "."
+        if status.pendingTonightMilligrams > 0 { text += " Tonight's Dose 2 is already set aside." }
+        if status.shortfallML > 0 {
+            text += " The doses logged use \(NumberText.plain((status.shortfallML * 10).rounded() / 10)) mL more than the supply recorded: count the bottles and log what is left."
+        }
+        if status.isLow {
+            text += " Order a refill now: the pharmacy needs about \(report.settings.pharmacyLeadDays) days, and you keep \(report.settings.refillMarginDays) days in hand."
+        }
+        return text
+    }
+}

@@ -1,0 +1,128 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// The supply now with what it was worked out from, as every surface shows it.
+public struct SupplyReport: Sendable {
+    public let status: SupplyStatus
+    public let entries: [InventoryEntry]
+    public let settings: DoseSettings
+    public let timeZone: TimeZone
+
+    /// The product's name for people.
+    public var productName: String { (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct }
+}
+
+/// The medication supply: its figures, refills, adjustments, and deleting an entry logged by mistake.
+public struct SupplyService: Sendable {
+    let app: UseCases
+
+    /// An entry may be dated this far ahead of now at most (clocks disagree a little; the future does not happen).
+    static let futureSlack: TimeInterval = 300
+
+    /// The supply now.
+    public func report() throws -> SupplyReport {
+        let (status, entries, settings, zone) = try app.database.supply.status(clock: app.clock)
+        return SupplyReport(status: status, entries: entries, settings: settings, timeZone: zone)
+    }
+
+    /// Logs a refill of `bottles` bottles (of the `bottle_ml` setting) or of `ml` mL: exactly one of them.
+    public func logRefill(bottles: Int?, ml: Double?, at: Date?, reason: String?) throws -> InventoryEntry {
+        let settings = try app.settings.current()
+        let amount: Double
+        switch (bottles, ml) {
+        case (let bottles?, nil):
+            guard InventoryEntry.bottlesRange.contains(bottles) else {
+                throw DoseError.invalidInput(field: "bottles", problem: "\(bottles) bottles", allowed: "1–12")
+            }
+            amount = Double(bottles * settings.bottleML)
+        case (nil, let ml?): amount = ml
+        default:
+            throw DoseError.invalidInput(
+                field: "bottles", problem: bottles == nil ? "neither bottles nor mL was given" : "both bottles and mL were given",
+                allowed: "bottles (of \(settings.bottleML) mL each) or ml, one of them")
+        }
+        return try log(InventoryEntry(id: app.clock.makeID(), kind: .refill, occurredAt: try instant(at), timeZoneID: "", changeML: amount, bottles: bottles, reason: reason))
+    }
+
+    /// Logs an adjustment: a change of `changeML` (a spill is negative) or what a count found, with its reason.
+    public func adjust(changeML: Double?, countedML: Double?, at: Date?, reason: String?) throws -> InventoryEntry {
+        guard let reason = try TextLimits.validated(reason, field: "reason", limit: TextLimits.otherText) else {
+            throw DoseError.invalidInput(field: "reason", problem: "an adjustment needs its reason", allowed: "a few words, e.g. \"spilled\" or \"counted the bottles\"")
+        }
+        return try log(
+            InventoryEntry(id: app.clock.makeID(), kind: .adjustment, occurredAt: try instant(at), timeZoneID: "", changeML: changeML, countedML: countedML, reason: reason))
+    }
+
+    /// Deletes an entry logged by mistake (the audit log keeps it).
+    public func delete(_ id: String) throws -> InventoryEntry {
+        try app.database.supply.delete(id, clock: app.clock)
+    }
+
+    private func log(_ entry: InventoryEntry) throws -> InventoryEntry {
+        var entry = entry
+        entry.timeZoneID = try app.settings.zone().identifier
+        return try app.database.supply.log(entry, clock: app.clock)
+    }
+
+    private func instant(_ at: Date?) throws -> Date {
+        let now = app.clock.now
+        guard let at else { return now }
+        guard at <= now.addingTimeInterval(Self.futureSlack) else {
+            throw DoseError.invalidInput(field: "at", problem: "\(ISO8601.string(at)) is in the future", allowed: "now or a time before it")
+        }
+        return ISO8601.wholeMilliseconds(at)
+    }
+
+    /// Claims today's refill reminder when it is due (at most one a day); the reminder engine sends it.
+    public func claimRefillReminder() throws -> SupplyStatus? {
+        try app.database.supply.claimRefillReminder(clock: app.clock)
+    }
+}
+
+/// First-run setup: each step's answers become settings (validated by the settings), and accepting the disclaimer
+/// completes it. The night's safety rules never depend on it.
+public struct SetupService: Sendable {
+    let app: UseCases
+
+    /// The notice a night command shows once on a database never set up.
+    public static let hintNotice = "setup_hint"
+
+    /// Whether setup has been completed.
+    public func isComplete() throws -> Bool {
+        try app.database.setup.isComplete()
+    }
+
+    /// Applies one step's answers; the privacy step, once its disclaimer is accepted, completes setup from `surface`.
+    @discardableResult
+    public func apply(_ step: SetupStep, answers: [String: String], surface: String) throws -> DoseSettings {
+        try run([(step, answers)], surface: surface)
+    }
+
+    /// Applies several steps' answers in order, all of them or none; completes setup when the privacy step is among them.
+    @discardableResult
+    public func run(_ steps: [(step: SetupStep, answers: [String: String])], surface: String) throws -> DoseSettings {
+        var settings = try app.settings.current()
+        var changes: [(key: String, value: String)] = []
+        for (step, answers) in steps {
+            let result = try SetupWizard.changes(for: step, answers: answers, applyingTo: settings)
+            changes += result.changes
+            settings = result.settings
+        }
+        if !changes.isEmpty { settings = try app.database.settings.update(changes, reason: "setup", clock: app.clock) }
+        if steps.contains(where: { $0.step == .privacy }) { try app.database.setup.complete(surface: surface, clock: app.clock) }
+        return settings
+    }
+
+    /// True once per database while setup has never been completed: the moment to say how to run it.
+    public func shouldShowHint() throws -> Bool {
+        try !isComplete() && app.database.setup.firstShowing(of: Self.hintNotice, clock: app.clock)
+    }
+}
+
+extension UseCases {
+    /// The medication supply and refills.
+    public var supply: SupplyService { SupplyService(app: self) }
+    /// First-run setup.
+    public var setup: SetupService { SetupService(app: self) }
+}

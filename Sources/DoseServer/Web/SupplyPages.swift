@@ -1,0 +1,114 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The Supply page: what is left and until when, a refill in one tap, corrections with their reason, and the ledger.
+extension WebRoutes {
+    func registerSupply(on router: Router<DoseRequestContext>) {
+        router.get("/supply") { request, context in
+            try supply(context, flash: request.uri.queryParameters["saved"].map { _ in "Saved." })
+        }
+        router.post("/ui/supply/refill") { request, context in try await saveSupply(request, context, kind: .refill) }
+        router.post("/ui/supply/adjust") { request, context in try await saveSupply(request, context, kind: .adjustment) }
+        router.post("/ui/supply/delete") { request, context in
+            let fields = try await form(request, context)
+            _ = try environment.useCases().supply.delete(fields["id"] ?? "")
+            return WebPages.redirect("/supply?saved=1")
+        }
+    }
+
+    struct SupplyView {
+        struct Entry {
+            let id, when, what: String
+            let reason: String?
+        }
+
+        struct Figure {
+            let label, value: String
+        }
+
+        let frame: Frame
+        let banner: String?
+        let csrf: String
+        let summary: String
+        let low: Bool
+        let tracked: Bool
+        let figures: [Figure]
+        let bottles: [Field.Option]
+        let bottleML: Int
+        let entries: [Entry]
+        var hasEntries: Bool { !entries.isEmpty }
+    }
+
+    func supply(_ context: DoseRequestContext, flash: String? = nil, banner: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
+        let report = try environment.useCases().supply.report()
+        let state = report.status
+        let zone = report.timeZone
+        var figures: [SupplyView.Figure] = []
+        if state.isTracked {
+            figures = [
+                .init(label: "Left", value: "\(NumberText.plain((state.remainingML * 10).rounded() / 10)) mL · \(NumberText.plain((state.remainingGrams * 100).rounded() / 100)) g"),
+                .init(label: "Full nights", value: String(state.nightsLeft)),
+                .init(label: "Runs out", value: state.runsOutOn.map { "night of \($0)" } ?? "—"),
+                .init(label: "Order by", value: "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin \(report.settings.refillMarginDays) days)"),
+            ]
+        }
+        let entries = report.entries.reversed().map { entry in
+            SupplyView.Entry(
+                id: entry.id, when: SettingsView.day(entry.occurredAt, zone) + " " + LocalClock.hourMinute(entry.occurredAt, in: zone),
+                what: Self.supplyWords(entry), reason: entry.reason)
+        }
+        var frame = Frame("Supply", current: "/settings")
+        frame.flash = flash
+        let view = SupplyView(
+            frame: frame, banner: banner, csrf: csrf(context), summary: SupplyText.summary(report), low: state.isLow, tracked: state.isTracked,
+            figures: figures,
+            bottles: (1...4).map { Field.Option(inputType: "radio", name: "bottles", value: String($0), label: "\($0) bottle\($0 == 1 ? "" : "s")", checked: $0 == 1) },
+            bottleML: report.settings.bottleML, entries: entries)
+        return Templates.page("supply", view, status: status)
+    }
+
+    static func supplyWords(_ entry: InventoryEntry) -> String {
+        if let counted = entry.countedML { return "Counted: \(NumberText.plain(counted)) mL left" }
+        let change = entry.changeML ?? 0
+        if entry.kind == .refill { return "Refill +\(NumberText.plain(change)) mL" + (entry.bottles.map { " (\($0) bottle\($0 == 1 ? "" : "s"))" } ?? "") }
+        return "Adjusted \(change > 0 ? "+" : "−")\(NumberText.plain(abs(change))) mL"
+    }
+
+    func saveSupply(_ request: Request, _ context: DoseRequestContext, kind: InventoryKind) async throws -> Response {
+        let fields = try await form(request, context)
+        let service = environment.useCases().supply
+        func amount(_ name: String) throws(DoseError) -> Double? {
+            guard let text = fields[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+            guard let value = Double(text), value.isFinite else {
+                throw .invalidInput(field: name, problem: "'\(text)' is not a number of mL", allowed: "a number such as 180 or 12.5")
+            }
+            return value
+        }
+        do {
+            if kind == .refill {
+                let ml = try amount("ml")
+                _ = try service.logRefill(bottles: ml == nil ? fields["bottles"].flatMap { Int($0) } : nil, ml: ml, at: nil, reason: fields["reason"])
+            } else {
+                let value = try amount("ml")
+                let change: Double? =
+                    switch fields["direction"] {
+                    case "add": value
+                    case "remove": value.map { -$0 }
+                    default: nil
+                    }
+                let counted = fields["direction"] == "count" ? value : nil
+                if value == nil {
+                    throw DoseError.invalidInput(field: "ml", problem: "no amount was given", allowed: "the mL added, removed or counted")
+                }
+                _ = try service.adjust(changeML: change, countedML: counted, at: nil, reason: fields["reason"])
+            }
+        } catch let error as DoseError {
+            return try supply(context, banner: error.message, status: .badRequest)
+        }
+        return WebPages.redirect("/supply?saved=1")
+    }
+}

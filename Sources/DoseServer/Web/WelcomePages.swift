@@ -1,0 +1,182 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// First-run setup in five steps (`/welcome`), required before the first Dose 1 on the web and re-run from Settings.
+/// Each step's answers are saved when it is sent, checked as the settings they are; accepting the disclaimer at the
+/// last step completes setup and lands on Tonight.
+extension WebRoutes {
+    func registerWelcome(on router: Router<DoseRequestContext>) {
+        router.get("/welcome") { request, context in
+            let step = request.uri.queryParameters["step"].flatMap { Int($0) }.flatMap(SetupStep.init(rawValue:)) ?? .sleepSchedule
+            return try welcome(step, context)
+        }
+        router.post("/ui/welcome") { request, context in try await saveWelcomeStep(request, context) }
+    }
+
+    struct WelcomeView {
+        struct Dot {
+            let number: Int
+            let title: String
+            let current, done: Bool
+        }
+
+        let frame: Frame
+        let banner: String?
+        let csrf: String
+        let step: Int
+        let title: String
+        let dots: [Dot]
+        let fields: [Field]
+        let explanation: [String]
+        let back: String?
+        let isSchedule, isMedication, isWindow, isNotifications, isPrivacy: Bool
+        let times: [TextInput]
+        let zones: [SelectOption]
+        let numbers: [TextInput]
+        let products: [Field.Option]
+        let channels: [String]
+        let testReport: [String]
+        var hasTestReport: Bool { !testReport.isEmpty }
+        let privacy: [String]
+        let disclaimer: [String]
+        let switches: String
+        let submitLabel: String
+    }
+
+    /// A text input of a step: a time, an amount.
+    struct TextInput {
+        let name, label, value, inputMode, hint: String
+    }
+
+    func welcome(_ step: SetupStep, _ context: DoseRequestContext, banner: String? = nil, test: AlarmTestResponse? = nil, status: HTTPResponse.Status = .ok)
+        throws -> Response
+    {
+        let app = environment.useCases()
+        let settings = try app.settings.current()
+        let frame = Frame("Set up DoseTap", current: "/settings")
+        var fields: [Field] = []
+        var times: [TextInput] = []
+        var numbers: [TextInput] = []
+        var switches = ""
+        switch step {
+        case .sleepSchedule:
+            times = [
+                TextInput(name: "sleep_start", label: "Usual bedtime", value: settings.sleepStart.description, inputMode: "", hint: ""),
+                TextInput(name: "wake_time", label: "Usual wake time", value: settings.wakeTime.description, inputMode: "", hint: ""),
+                TextInput(
+                    name: "prep_time", label: "A new evening begins at", value: settings.prepTime.description, inputMode: "",
+                    hint: "An older night still open closes then."),
+            ]
+        case .medication:
+            numbers = [
+                TextInput(
+                    name: "dose1_g", label: "Dose 1 (grams)", value: SetupWizard.grams(settings.dose1Milligrams), inputMode: "decimal", hint: "0.25–4.5 g, e.g. 2.25"),
+                TextInput(
+                    name: "dose2_g", label: "Dose 2 (grams)", value: SetupWizard.grams(settings.dose2Milligrams), inputMode: "decimal", hint: "0.25–4.5 g"),
+                TextInput(
+                    name: "concentration_mg_per_ml", label: "Bottle concentration (mg/mL)", value: String(settings.concentrationMgPerML), inputMode: "numeric",
+                    hint: "500 for XYWAV, Xyrem and the generics"),
+                TextInput(name: "bottle_ml", label: "One bottle holds (mL)", value: String(settings.bottleML), inputMode: "numeric", hint: "180 mL usually"),
+            ]
+        case .doseWindow:
+            switches = SettingKey.allowSnoozing.rawValue
+            fields = [
+                .choice(
+                    SettingKey.targetInterval.rawValue, "Wake alarm: minutes after Dose 1", DoseSettings.targetIntervalOptions.map(String.init),
+                    chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
+                .toggle(SettingKey.allowSnoozing.rawValue, "Allow snoozing (10 minutes each)", on: settings.allowSnoozing),
+                .choice(SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
+                .choice(
+                    SettingKey.undoWindowSeconds.rawValue, "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
+                    chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
+            ]
+        case .notifications:
+            switches = SettingKey.remindersEnabled.rawValue
+            fields = [
+                .toggle(SettingKey.remindersEnabled.rawValue, "Alarms and reminders", on: settings.remindersEnabled),
+                .choice(
+                    SettingKey.wakeAlarmRefireMinutes.rawValue, "Ring the wake alarm again if nobody answers within",
+                    Array(DoseSettings.wakeAlarmRefireRange).filter { [0, 2, 5, 10].contains($0) }.map(String.init),
+                    chosen: [String(settings.wakeAlarmRefireMinutes)], words: { $0 == "0" ? "Off" : "\($0) min" }),
+            ]
+        case .privacy:
+            break
+        }
+        let known = Set(TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" })
+        let zones =
+            step == .sleepSchedule
+            ? known.union([settings.timeZoneID]).sorted().map {
+                SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
+            } : []
+        let products = MedicationCatalogue.splitNight.map {
+            Field.Option(inputType: "radio", name: "medication_product", value: $0.id, label: $0.name, checked: $0.id == settings.medicationProduct)
+        }
+        let view = WelcomeView(
+            frame: frame, banner: banner, csrf: csrf(context), step: step.rawValue, title: step.title,
+            dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) }, fields: fields,
+            explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
+            isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow, isNotifications: step == .notifications,
+            isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
+            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
+            privacy: SetupWizard.privacy, disclaimer: SetupWizard.disclaimer, switches: switches,
+            submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
+        return Templates.page("welcome", view, status: status)
+    }
+
+    static func welcomeExplanation(_ step: SetupStep) -> [String] {
+        switch step {
+        case .sleepSchedule: ["Nights are dated by the evening they start. The time zone dates them and shows every time."]
+        case .medication:
+            ["The amounts count your supply down and tell you when to order a refill. They never change when a dose may be taken."]
+        case .doseWindow:
+            [
+                "Dose 2 may be taken 150 to 240 minutes after Dose 1. DoseTap refuses it before the window opens and asks before it is late.",
+                "The wake alarm rings at your target inside the window. Snoozes stop 15 minutes before it closes.",
+            ]
+        case .notifications:
+            ["Alarms ring on open pages and on the channels below. Send a test alarm now to hear how tonight's will reach you."]
+        case .privacy: []
+        }
+    }
+
+    /// Where tonight's alarms go, in words.
+    func alarmChannelWords(_ app: UseCases) throws -> [String] {
+        var words = ["This page, while it is open"]
+        let phones = try app.alarms.subscriptions(role: .alarm).count
+        words.append(phones == 0 ? "No phone takes push alarms yet (Settings → Alarms, once setup is done)" : "Web Push to \(phones) phone\(phones == 1 ? "" : "s")")
+        for delivery in channels.configured where delivery.audience == .sleeper {
+            switch delivery {
+            case let webhook as WebhookDelivery: words.append("\(webhook.channel == .ntfy ? "ntfy" : "Webhook") at \(webhook.target)")
+            case is CommandDelivery: words.append("A command on the server (--on-reminder)")
+            default: continue
+            }
+        }
+        return words
+    }
+
+    func saveWelcomeStep(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        guard let step = fields["step"].flatMap({ Int($0) }).flatMap(SetupStep.init(rawValue:)) else {
+            throw DoseError.invalidInput(field: "step", problem: "'\(fields["step"] ?? "")' is not a setup step", allowed: "1–5")
+        }
+        if fields["test_alarm"] == "yes" {
+            return try welcome(step, context, banner: nil, test: await channels.test())
+        }
+        var answers: [String: String] = [:]
+        for name in step.answers { if let value = fields[name] { answers[name] = value } }
+        for name in (fields["switches"] ?? "").split(separator: ",").map(String.init) where step.answers.contains(name) {
+            answers[name] = fields[name] == "true" ? "true" : "false"
+        }
+        do {
+            try environment.useCases().setup.apply(step, answers: answers, surface: "web")
+        } catch let error as DoseError {
+            return try welcome(step, context, banner: error.message, status: .badRequest)
+        }
+        guard step == .privacy else { return WebPages.redirect("/welcome?step=\(step.rawValue + 1)") }
+        return WebPages.redirect("/?welcome=done")
+    }
+}

@@ -1,0 +1,169 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// A row of `inventory_events`.
+struct InventoryRecord: StoredRecord {
+    static let databaseTableName = "inventory_events"
+
+    var id: String
+    var kind: String
+    var occurredAt: Date
+    var recordedAt: Date
+    var timeZone: String
+    var changeMl: Double?
+    var countedMl: Double?
+    var bottles: Int?
+    var reason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, kind, occurredAt = "occurred_at", recordedAt = "recorded_at", timeZone = "time_zone", changeMl = "change_ml"
+        case countedMl = "counted_ml", bottles, reason
+    }
+
+    var entry: InventoryEntry {
+        InventoryEntry(
+            id: id, kind: InventoryKind(rawValue: kind) ?? .adjustment, occurredAt: occurredAt, timeZoneID: timeZone, changeML: changeMl,
+            countedML: countedMl, bottles: bottles, reason: reason)
+    }
+}
+
+/// The supply ledger and what it shows: refills and adjustments (each audited), the figures worked out by DoseCore
+/// from them and the doses taken, and the days a refill reminder went out.
+public struct SupplyStore: Sendable {
+    let database: AppDatabase
+
+    /// Every entry, oldest first.
+    public func entries() throws -> [InventoryEntry] {
+        try database.read { db in try Self.entries(db) }
+    }
+
+    static func entries(_ db: Database) throws -> [InventoryEntry] {
+        try InventoryRecord.fetchAll(db, sql: "SELECT * FROM inventory_events ORDER BY occurred_at, id").map(\.entry)
+    }
+
+    /// Adds a refill or an adjustment after validating it; the audit log keeps it with its reason.
+    public func log(_ entry: InventoryEntry, clock: StoreClock) throws -> InventoryEntry {
+        let entry = try entry.validated()
+        return try database.write { db in
+            try InventoryRecord(
+                id: entry.id, kind: entry.kind.rawValue, occurredAt: entry.occurredAt, recordedAt: clock.now, timeZone: entry.timeZoneID,
+                changeMl: entry.changeML, countedMl: entry.countedML, bottles: entry.bottles, reason: entry.reason
+            ).insert(db)
+            try NightRecords.audit(
+                entry.kind == .refill ? .refillLogged : .inventoryAdjustment, id: clock.makeID(), at: clock.now, session: nil, entity: entry.id,
+                details: Self.auditDetails(entry), db)
+            return entry
+        }
+    }
+
+    /// Removes an entry logged by mistake; the audit log keeps what it was.
+    public func delete(_ id: String, clock: StoreClock) throws -> InventoryEntry {
+        try database.write { db in
+            guard let record = try InventoryRecord.fetchOne(db, key: id) else {
+                throw DoseError.notFound(what: "A supply entry with id \(id)")
+            }
+            try record.delete(db)
+            try NightRecords.audit(.deleteInventory, id: clock.makeID(), at: clock.now, session: nil, entity: id, details: Self.auditDetails(record.entry), db)
+            return record.entry
+        }
+    }
+
+    private static func auditDetails(_ entry: InventoryEntry) -> [String: String] {
+        var details = ["kind": entry.kind.rawValue, "occurred_at": ISO8601.string(entry.occurredAt), "time_zone": entry.timeZoneID]
+        details["change_ml"] = entry.changeML.map(NumberText.plain)
+        details["counted_ml"] = entry.countedML.map(NumberText.plain)
+        details["bottles"] = entry.bottles.map(String.init)
+        details["reason"] = entry.reason
+        return details
+    }
+
+    /// The supply now, with the entries it was worked out from.
+    public func status(clock: StoreClock) throws -> (status: SupplyStatus, entries: [InventoryEntry], settings: DoseSettings, timeZone: TimeZone) {
+        try database.read { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.zone(settings)
+            let entries = try Self.entries(db)
+            return (try Self.status(entries: entries, settings: settings, zone: zone, clock: clock, db), entries, settings, zone)
+        }
+    }
+
+    static func status(entries: [InventoryEntry], settings: DoseSettings, zone: TimeZone, clock: StoreClock, _ db: Database) throws -> SupplyStatus {
+        var doses: [DoseUse] = []
+        if let start = entries.first?.occurredAt {
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT occurred_at, event_type, json_extract(metadata, '$.amount_mg') AS amount FROM dose_events
+                    WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at >= ?
+                    """, arguments: [ISO8601.string(start)])
+            for row in rows {
+                guard let at = (row["occurred_at"] as String?).flatMap(ISO8601.parse) else { continue }
+                let fallback = row["event_type"] as String == "dose1" ? settings.dose1Milligrams : settings.dose2Milligrams
+                doses.append(DoseUse(at: at, milligrams: row["amount"] as Int? ?? fallback))
+            }
+        }
+        let open = try NightRecords.openSession(db)
+        let tonight = Supply.tonight(open: open.map { ($0.date, NightFacts($0.events)) }, at: clock.now, settings: settings, timeZone: zone)
+        return Supply.status(
+            entries: entries, doses: doses, settings: settings, firstNight: tonight.firstNight, pendingTonightMilligrams: tonight.pendingMilligrams)
+    }
+
+    /// The last day a refill reminder went out.
+    public func lastReminderDay() throws -> SessionKey? {
+        try database.read { db in try String.fetchOne(db, sql: "SELECT max(day) FROM refill_reminders").flatMap(SessionKey.init(parsing:)) }
+    }
+
+    /// Claims today's refill reminder if it is due: decided and recorded in one transaction, so two servers or a
+    /// restart never send a day's reminder twice. Returns the status it was due for, or nil.
+    public func claimRefillReminder(clock: StoreClock) throws -> SupplyStatus? {
+        try database.write { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            guard settings.remindersEnabled else { return nil }
+            let zone = clock.zone(settings)
+            let status = try Self.status(entries: try Self.entries(db), settings: settings, zone: zone, clock: clock, db)
+            let last = try String.fetchOne(db, sql: "SELECT max(day) FROM refill_reminders").flatMap(SessionKey.init(parsing:))
+            guard let day = Supply.refillReminderDue(status, at: clock.now, settings: settings, timeZone: zone, lastSentOn: last) else { return nil }
+            try db.execute(
+                sql: "INSERT INTO refill_reminders (day, sent_at, nights_left) VALUES (?, ?, ?)",
+                arguments: [day.description, ISO8601.string(clock.now), status.nightsLeft])
+            return status
+        }
+    }
+}
+
+/// Whether first-run setup was completed, and notices shown once.
+public struct SetupState: Sendable {
+    let database: AppDatabase
+
+    /// Whether setup has been completed on this database (or it held doses before setup existed).
+    public func isComplete() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM setup_runs)") ?? false }
+    }
+
+    /// Records a completed setup from a surface (`web`, `cli`, `api`); audited.
+    public func complete(surface: String, clock: StoreClock) throws {
+        try database.write { db in
+            let id = clock.makeID()
+            try db.execute(
+                sql: "INSERT INTO setup_runs (id, completed_at, surface) VALUES (?, ?, ?)", arguments: [id, ISO8601.string(clock.now), surface])
+            try NightRecords.audit(.setup, id: clock.makeID(), at: clock.now, session: nil, entity: id, details: ["surface": surface], db)
+        }
+    }
+
+    /// True the first time it is asked for a notice, false ever after (until Clear All).
+    public func firstShowing(of notice: String, clock: StoreClock) throws -> Bool {
+        try database.write { db in
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO notices_shown (name, shown_at) VALUES (?, ?)", arguments: [notice, ISO8601.string(clock.now)])
+            return db.changesCount > 0
+        }
+    }
+}
+
+extension AppDatabase {
+    /// The medication supply.
+    public var supply: SupplyStore { SupplyStore(database: self) }
+    /// First-run setup's state.
+    public var setup: SetupState { SetupState(database: self) }
+}
