@@ -220,6 +220,24 @@ public enum RequestBodies {
         return (minutes, try body.boolean("confirm") ?? false)
     }
 
+    /// `POST /v1/supply/refills` `{bottles | ml, timestamp?, reason?}`.
+    public static func refill(_ body: JSONBody) throws(DoseError) -> (bottles: Int?, ml: Double?, at: Date?, reason: String?) {
+        let body = try body.only(["bottles", "ml", "timestamp", "reason"])
+        return (
+            try body.integer("bottles", allowed: "1–12"), try body.number("ml", allowed: "more than 0 and at most 10000 mL"), try body.instant("timestamp"),
+            try body.string("reason")
+        )
+    }
+
+    /// `POST /v1/supply/adjustments` `{change_ml | counted_ml, reason, timestamp?}`.
+    public static func adjustment(_ body: JSONBody) throws(DoseError) -> (change: Double?, counted: Double?, at: Date?, reason: String?) {
+        let body = try body.only(["change_ml", "counted_ml", "timestamp", "reason"])
+        return (
+            try body.number("change_ml", allowed: "-10000 to 10000 mL, not 0"), try body.number("counted_ml", allowed: "0 to 10000 mL"),
+            try body.instant("timestamp"), try body.string("reason")
+        )
+    }
+
     /// `POST /v1/clear-all` `{confirm}`: the phrase, typed out.
     public static func clearAll(_ body: JSONBody) throws(DoseError) -> String {
         try body.only(["confirm"]).string("confirm") ?? ""

@@ -79,3 +79,14 @@ public enum SupplyText {
         return text
     }
 }
+
+/// A supply entry just written or deleted, and the supply after it.
+public struct SupplyEntryResponse: Encodable, Sendable {
+    var entry: InventoryEntryResponse
+    var supply: SupplyResponse
+
+    public init(entry: InventoryEntryResponse, supply: SupplyResponse) {
+        self.entry = entry
+        self.supply = supply
+    }
+}

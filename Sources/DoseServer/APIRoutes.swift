@@ -52,6 +52,16 @@ struct APIRoutes {
         v1.get("insights") { request, _ in try insights(request) }
         v1.post("insights/planner") { request, _ in try await applyPlanner(request) }
         v1.post("clear-all") { request, _ in try await clearAll(request) }
+        v1.get("supply") { _, _ in Reply.json(SupplyResponse(try environment.useCases().supply.report())) }
+        v1.post("supply/refills") { request, _ in
+            let (bottles, ml, at, reason) = try RequestBodies.refill(try await JSONBody.read(request))
+            return try supplyEntry(try environment.useCases().supply.logRefill(bottles: bottles, ml: ml, at: at, reason: reason), status: .created)
+        }
+        v1.post("supply/adjustments") { request, _ in
+            let (change, counted, at, reason) = try RequestBodies.adjustment(try await JSONBody.read(request))
+            return try supplyEntry(try environment.useCases().supply.adjust(changeML: change, countedML: counted, at: at, reason: reason), status: .created)
+        }
+        v1.delete("supply/entries/:id") { _, context in try supplyEntry(try environment.useCases().supply.delete(context.parameters.get("id") ?? "")) }
     }
 
     // MARK: Reads
@@ -169,6 +179,12 @@ struct APIRoutes {
     }
 
     // MARK: Writes
+
+    /// A supply entry with the supply it leaves.
+    func supplyEntry(_ entry: InventoryEntry, status: HTTPResponse.Status = .ok) throws -> Response {
+        let body = SupplyEntryResponse(entry: InventoryEntryResponse(entry), supply: SupplyResponse(try environment.useCases().supply.report()))
+        return Reply.json(JSONValue(response: body), status: status)
+    }
 
     func importFile(_ request: Request) async throws -> Response {
         let data = try await JSONBody.collect(request, limit: ServerLimits.importBody)

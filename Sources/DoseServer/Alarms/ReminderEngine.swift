@@ -34,6 +34,7 @@ public actor ReminderEngine {
     public private(set) var linkBase: String?
     private var lastRevision: Int?
     private var inFlight: [UUID: Task<Void, Never>] = [:]
+    private var lastRefillCheck: Date?
 
     /// An engine over the configured deliveries; `push` nil sends no Web Push.
     public init(environment: AppEnvironment, deliveries: [any ReminderDelivery], push: PushOptions? = nil, linkBase: String? = nil) {
@@ -64,6 +65,16 @@ public actor ReminderEngine {
             delivered.append(notice)
             if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
         }
+        // The day's refill reminder, claimed in the database so a restart or a second tick never sends it twice; looked
+        // at once a minute, which is soon enough for a reminder about days.
+        if lastRefillCheck.map({ app.clock.now.timeIntervalSince($0) >= 60 || app.clock.now < $0 }) ?? true,
+            let supply = try refillReminder(app)
+        {
+            let notice = ReminderNotice.refill(message: Supply.lowSupplyMessage(supply), at: app.clock.now)
+            notices.append(notice)
+            delivered.append(notice)
+            if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
+        }
         if !notices.isEmpty {
             let channels = self.channels
             let log = DeliveryLog(recordingTo: environment)
@@ -84,6 +95,11 @@ public actor ReminderEngine {
     }
 
     private func finished(_ id: UUID) { inFlight[id] = nil }
+
+    private func refillReminder(_ app: UseCases) throws -> SupplyStatus? {
+        lastRefillCheck = app.clock.now
+        return try app.supply.claimRefillReminder()
+    }
 
     /// Deliveries still under way (retries waiting).
     public var deliveriesInFlight: Int { inFlight.count }

@@ -19,6 +19,8 @@ public struct ReminderNotice: Sendable, Hashable {
     public var tokens: [ActionLink.Action: String]
     /// Where links point (e.g. `http://192.168.1.20:8080`), when the server knows its address.
     public var linkBase: String?
+    /// A daily refill reminder rather than a night's reminder or a test.
+    public private(set) var isRefill = false
 
     /// A reminder of the plan.
     public init(
@@ -56,11 +58,20 @@ public struct ReminderNotice: Sendable, Hashable {
             kind: nil, audience: audience, fireAt: now, usefulUntil: now.addingTimeInterval(60), sessionID: "", message: message, tokens: [:], linkBase: nil)
     }
 
-    /// The kind's name on the wire and in the log: the reminder kind, or `test`.
-    public var name: String { kind?.rawValue ?? "test" }
+    /// The refill reminder of a day the supply is low: a notice, not an alarm, useful for the rest of the day.
+    public static func refill(message: String, at now: Date) -> ReminderNotice {
+        var notice = ReminderNotice(
+            kind: nil, audience: .sleeper, fireAt: now, usefulUntil: now.addingTimeInterval(12 * 3600), sessionID: "", message: message, tokens: [:],
+            linkBase: nil)
+        notice.isRefill = true
+        return notice
+    }
+
+    /// The kind's name on the wire and in the log: the reminder kind, `refill_reminder`, or `test`.
+    public var name: String { isRefill ? "refill_reminder" : kind?.rawValue ?? "test" }
 
     /// Whether it should ring.
-    public var rings: Bool { kind?.rings ?? true }
+    public var rings: Bool { isRefill ? false : kind?.rings ?? true }
 
     /// The action links as absolute URLs (none without a link base).
     public var links: [ActionLink.Action: String] {
@@ -70,6 +81,7 @@ public struct ReminderNotice: Sendable, Hashable {
 
     /// The push `Topic`: a newer notice of the same night replaces an older one still waiting at the push service.
     public var topic: String {
+        if isRefill { return "dosetap-refill" }
         if kind == nil { return "dosetap-test" }
         if audience == .contact { return "dosetap-escalation" }
         return "dosetap-night-" + String(sessionID.filter { $0.isLetter || $0.isNumber }.prefix(18))
@@ -90,8 +102,8 @@ public struct ReminderNotice: Sendable, Hashable {
     /// server that sent them (the worker's own origin).
     public var pushPayload: JSONValue {
         let title =
-            kind == nil
-            ? "DoseTap — test alarm" : audience == .contact ? "DoseTap — please check on them" : kind?.rings == true ? "DoseTap — Dose 2" : "DoseTap"
+            isRefill
+            ? "DoseTap — order a refill" : kind == nil ? "DoseTap — test alarm" : audience == .contact ? "DoseTap — please check on them" : kind?.rings == true ? "DoseTap — Dose 2" : "DoseTap"
         let actions: [JSONValue] = ActionLink.Action.allCases.compactMap { action in
             tokens[action].map { ["action": .string(action.rawValue), "title": .string(action.label), "url": .string("/a/" + $0)] }
         }

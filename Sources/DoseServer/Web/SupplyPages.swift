@@ -39,6 +39,8 @@ extension WebRoutes {
         let figures: [Figure]
         let bottles: [Field.Option]
         let bottleML: Int
+        let leadDays, marginDays: Int
+        let reminderTime: String
         let entries: [Entry]
         var hasEntries: Bool { !entries.isEmpty }
     }
@@ -67,7 +69,8 @@ extension WebRoutes {
             frame: frame, banner: banner, csrf: csrf(context), summary: SupplyText.summary(report), low: state.isLow, tracked: state.isTracked,
             figures: figures,
             bottles: (1...4).map { Field.Option(inputType: "radio", name: "bottles", value: String($0), label: "\($0) bottle\($0 == 1 ? "" : "s")", checked: $0 == 1) },
-            bottleML: report.settings.bottleML, entries: entries)
+            bottleML: report.settings.bottleML, leadDays: report.settings.pharmacyLeadDays, marginDays: report.settings.refillMarginDays,
+            reminderTime: report.settings.refillReminderTime.description, entries: entries)
         return Templates.page("supply", view, status: status)
     }
 

@@ -130,6 +130,8 @@ struct TonightView {
     let zone: String
     /// Dose 2 is still to take: the page holds the screen awake and offers the nightstand layout.
     let nightOpen: Bool
+    /// The low-supply card: shown when the nights left fall to the refill threshold, never while Dose 2 is pending.
+    var lowSupply: String?
 
     struct Period {
         let kind, from, confirm: String

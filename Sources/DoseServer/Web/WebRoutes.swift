@@ -101,7 +101,11 @@ struct WebRoutes {
     ) throws -> Response {
         let app = environment.useCases()
         let (snapshot, outages) = try app.night.tonight()
-        let view = TonightView(snapshot, csrf: csrf(context), now: app.clock.now, undo: undo, outages: outages, banner: banner, question: question)
+        var view = TonightView(snapshot, csrf: csrf(context), now: app.clock.now, undo: undo, outages: outages, banner: banner, question: question)
+        if !view.nightOpen {
+            let supply = try app.supply.report()
+            if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status).replacingOccurrences(of: "DoseTap: ", with: "") }
+        }
         return Templates.page("tonight", view, status: status)
     }
 

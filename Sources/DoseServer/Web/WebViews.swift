@@ -193,6 +193,8 @@ struct SettingsView {
     let devices: [Device]
     let pairing: Pairing?
     let alarms: AlarmSettingsView
+    /// The medication profile in words.
+    let medication: String
 
     init(
         frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,
@@ -226,6 +228,11 @@ struct SettingsView {
             Device(id: $0.id, name: $0.name, paired: Self.day($0.createdAt, zone), this: $0.id == thisDevice)
         }
         self.pairing = pairing.map(Pairing.init(link:))
+        let product = (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct
+        medication =
+            "\(product): Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 \(SetupWizard.grams(settings.dose2Milligrams)) g, "
+            + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at \(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
+            + "\(settings.refillReminderTime)."
     }
 
     static func day(_ date: Date, _ zone: TimeZone) -> String {
