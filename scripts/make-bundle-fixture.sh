@@ -15,6 +15,12 @@ run settings set time_zone America/New_York --now 2026-11-01T01:00:00Z
 run settings set target_interval 180 --now 2026-11-01T01:00:00Z
 run settings set cooldown.water 120 --now 2026-11-01T01:00:00Z
 
+# The supply (schema 8 on): two bottles before the first night, and a spill with a reason that looks like a formula.
+if "$binary" supply --help > /dev/null 2>&1; then
+  run supply log --bottles 2 --reason 'specialty pharmacy' --now 2026-11-01T01:30:00Z
+  run supply adjust --remove 2.5 --reason '=spilled, "oops"' --now 2026-11-03T12:00:00Z
+fi
+
 # Night of 2026-10-31 (the fall-back night in New York): pre-sleep, doses on time, a bathroom trip, wake-up,
 # check-in, a morning medication.
 run presleep --now 2026-11-01T02:00:00Z --intended-sleep in_30_min --stress 2 --stress-driver work --caffeine-cups 2

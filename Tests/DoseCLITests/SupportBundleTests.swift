@@ -20,13 +20,16 @@ private func entries(of zip: String) throws -> [String: String] {
 struct SupportBundleTests {
     static let canaries = [
         "canary-note-dose1", "canary-note-event", "canary-note-checkin", "canary-note-med", "Alice's iPhone", "Bob-Tablet", "192.168.1.23",
-        "10.0.0.7", "Modafinil", "modafinil", "canary-topic",
+        "10.0.0.7", "Modafinil", "modafinil", "canary-topic", "canary-pharmacy", "canary-spill", "Xyrem", "xyrem", "XYWAV", "xywav",
     ]
 
     /// A night with notes everywhere, two named devices, an escalation address, another medication, and a diagnostic log
     /// that an older build filled with free text.
     static func night() throws -> (CLI, tokens: [String]) {
         let cli = try CLI()
+        #expect(try cli.run(["settings", "set", "medication_product", "xyrem"], now: "2026-11-21 12:00").status == 0)
+        #expect(try cli.run(["supply", "log", "--bottles", "2", "--reason", "canary-pharmacy"], now: "2026-11-21 22:00").status == 0)
+        #expect(try cli.run(["supply", "adjust", "--remove", "5", "--reason", "canary-spill"], now: "2026-11-21 22:10").status == 0)
         #expect(try cli.run(["dose1", "--note", "canary-note-dose1"], now: "2026-11-21 22:30").status == 0)
         #expect(try cli.run(["log", "bathroom", "--note", "canary-note-event"], now: "2026-11-21 23:40").status == 0)
         #expect(try cli.run(["dose2"], now: "2026-11-22 01:20").status == 0)
@@ -52,7 +55,7 @@ struct SupportBundleTests {
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("===== events.csv"), "--yes prints the review to stderr")
         let files = try entries(of: zip)
-        #expect(files.keys.sorted() == ["app_metadata.json", "debug_log.txt", "events.csv", "medications.csv", "readme.txt"])
+        #expect(files.keys.sorted() == ["app_metadata.json", "debug_log.txt", "events.csv", "inventory.csv", "medications.csv", "readme.txt"])
         for (name, text) in files {
             for canary in Self.canaries + tokens {
                 #expect(!text.contains(canary), "\(canary) is in \(name)")
@@ -65,6 +68,11 @@ struct SupportBundleTests {
         #expect(!events.contains("2026-"))
         #expect(files["medications.csv"]?.contains(",wakefulness_agent,2000-01-01T13:00:00.000Z") == true, "\(files["medications.csv"] ?? "")")
         #expect(files["app_metadata.json"]?.contains(#""escalation_contact": "(set, withheld)""#) == true)
+        #expect(files["app_metadata.json"]?.contains(#""medication_product": "sodium_oxybate""#) == true)
+        // The refill at 22:00 EST (03:00Z) moves with everything else; its reason is left out.
+        let inventory = files["inventory.csv"] ?? ""
+        #expect(inventory.contains(",refill_logged,2000-01-01T03:00:00.000Z,360,,2\r\n"), "\(inventory)")
+        #expect(inventory.contains(",inventory_adjustment,2000-01-01T03:10:00.000Z,-5,,\r\n"), "\(inventory)")
         #expect(
             files["debug_log.txt"] == #"2000-01-01T03:30:00.000Z warning dosetap.push "push delivery failed" attempt=2 status=410"# + "\n"
                 + #"2000-01-01T03:31:00.000Z error dosetap "request failed" request_id=3f2a"# + "\n", "the log's times move with the rest")

@@ -69,8 +69,8 @@ struct SettingsTests {
 struct MedicationTests {
     @Test("the catalogue has the sixteen medications")
     func catalogue() throws {
-        #expect(MedicationCatalogue.all.count == 16)
-        #expect(Set(MedicationCatalogue.all.map(\.id)).count == 16)
+        #expect(MedicationCatalogue.all.count == 17)
+        #expect(Set(MedicationCatalogue.all.map(\.id)).count == 17)
         #expect(try MedicationCatalogue.medication(id: "XYWAV").category == .sodiumOxybate)
         #expect(throws: DoseError.self) { try MedicationCatalogue.medication(id: "aspirin") }
     }

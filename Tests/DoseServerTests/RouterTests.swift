@@ -19,7 +19,8 @@ final class ServerFixture: Sendable {
     let token: String
     let environment: AppEnvironment
 
-    init(now: Date, timeZoneOverride: TimeZone? = nil) throws {
+    /// A fixture over a fresh in-memory database; `setUp` false leaves first-run setup to do (the welcome tests).
+    init(now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true) throws {
         database = try AppDatabase.inMemory()
         let time = TestClock(now)
         self.time = time
@@ -29,6 +30,7 @@ final class ServerFixture: Sendable {
             random: .system)
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
         _ = try database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
+        if setUp { try database.setup.complete(surface: "cli", clock: store) }
     }
 
     func set(_ date: Date) { time.set(date) }

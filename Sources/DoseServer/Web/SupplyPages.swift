@@ -42,7 +42,7 @@ extension WebRoutes {
         let leadDays, marginDays: Int
         let reminderTime: String
         let entries: [Entry]
-        var hasEntries: Bool { !entries.isEmpty }
+        let hasEntries: Bool
     }
 
     func supply(_ context: DoseRequestContext, flash: String? = nil, banner: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
@@ -70,7 +70,7 @@ extension WebRoutes {
             figures: figures,
             bottles: (1...4).map { Field.Option(inputType: "radio", name: "bottles", value: String($0), label: "\($0) bottle\($0 == 1 ? "" : "s")", checked: $0 == 1) },
             bottleML: report.settings.bottleML, leadDays: report.settings.pharmacyLeadDays, marginDays: report.settings.refillMarginDays,
-            reminderTime: report.settings.refillReminderTime.description, entries: entries)
+            reminderTime: report.settings.refillReminderTime.description, entries: entries, hasEntries: !entries.isEmpty)
         return Templates.page("supply", view, status: status)
     }
 

@@ -40,7 +40,7 @@ extension WebRoutes {
         let products: [Field.Option]
         let channels: [String]
         let testReport: [String]
-        var hasTestReport: Bool { !testReport.isEmpty }
+        let hasTestReport: Bool
         let privacy: [String]
         let disclaimer: [String]
         let switches: String
@@ -121,7 +121,7 @@ extension WebRoutes {
             explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
             isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow, isNotifications: step == .notifications,
             isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
-            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
+            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [], hasTestReport: test != nil,
             privacy: SetupWizard.privacy, disclaimer: SetupWizard.disclaimer, switches: switches,
             submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
         return Templates.page("welcome", view, status: status)

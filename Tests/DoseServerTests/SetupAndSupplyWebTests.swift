@@ -1,0 +1,142 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import DoseTestSupport
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import DoseServer
+
+@Suite("First-run setup and the supply on the web, and the refill reminder")
+struct SetupAndSupplyWebTests {
+    static func post(_ client: any TestClientProtocol, _ uri: String, _ cookie: HTTPFields, _ fields: [String: String]) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .post, headers: WebTests.formHeaders(cookie), body: WebTests.form(fields))
+    }
+
+    @Test("a fresh database: Tonight sends to setup, Dose 1 waits for it; five steps, each checked; then Tonight, and setup can run again")
+    func welcome() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 20, 0), setUp: false)
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
+            let tonight = try await client.execute(uri: "/", method: .get, headers: cookie)
+            #expect(tonight.status == .seeOther && tonight.headers[.location] == "/welcome")
+            let first = String(buffer: try await client.execute(uri: "/welcome", method: .get, headers: cookie).body)
+            #expect(first.contains("Step 1 of 5: Sleep schedule") && first.contains(#"aria-current="step""#))
+            let token = WebTests.csrf(in: first)
+            let dose1 = try await Self.post(client, "/ui/act", cookie, ["csrf": token, "action": "dose1", "spot": "primary"])
+            #expect(dose1.status == .seeOther && dose1.headers[.location] == "/welcome", "no Dose 1 before setup on the web")
+            #expect(try fixture.environment.useCases().night.status().session == nil)
+
+            var step = try await Self.post(
+                client, "/ui/welcome", cookie,
+                ["csrf": token, "step": "1", "sleep_start": "22:45", "wake_time": "06:30", "prep_time": "18:00", "time_zone": "Europe/Paris"])
+            #expect(step.status == .seeOther && step.headers[.location] == "/welcome?step=2")
+            let medication = String(buffer: try await client.execute(uri: "/welcome?step=2", method: .get, headers: cookie).body)
+            #expect(medication.contains(#"value="sodium_oxybate""#) && !medication.contains("lumryz"))
+            step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "5", "dose2_g": "2"])
+            #expect(step.status == .badRequest)
+            let refusal = String(buffer: step.body)
+            #expect(refusal.contains(#"role="alert">Invalid dose1_g: 5 g is outside the single-dose range"#), "\(refusal)")
+            #expect(try fixture.environment.useCases().settings.current().medicationProduct == "xywav", "a refused step changes nothing")
+            step = try await Self.post(
+                client, "/ui/welcome", cookie,
+                ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "3", "dose2_g": "2.5", "concentration_mg_per_ml": "500", "bottle_ml": "180"])
+            #expect(step.headers[.location] == "/welcome?step=3")
+            let window = String(buffer: try await client.execute(uri: "/welcome?step=3", method: .get, headers: cookie).body)
+            #expect(window.contains("The Dose 2 window: it opens 150 minutes after Dose 1 and closes at 240 minutes"))
+            step = try await Self.post(
+                client, "/ui/welcome", cookie,
+                ["csrf": token, "step": "3", "switches": "allow_snoozing", "target_interval": "195", "max_snoozes": "2", "undo_window_seconds": "7"])
+            #expect(step.headers[.location] == "/welcome?step=4")
+            let test = String(buffer: try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "4", "test_alarm": "yes"]).body)
+            #expect(test.contains("data-test-report") && test.contains("This page, while it is open"))
+            step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "4", "switches": "reminders_enabled", "reminders_enabled": "true"])
+            #expect(step.headers[.location] == "/welcome?step=5")
+            step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "5"])
+            #expect(step.status == .badRequest && String(buffer: step.body).contains("the disclaimer was not accepted"))
+            #expect(try !fixture.environment.useCases().setup.isComplete())
+            step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "5", "accept_disclaimer": "yes"])
+            #expect(step.status == .seeOther && step.headers[.location] == "/?welcome=done")
+
+            let settings = try fixture.environment.useCases().settings.current()
+            #expect(settings.sleepStart.description == "22:45" && settings.timeZoneID == "Europe/Paris" && settings.dose1Milligrams == 3000)
+            #expect(settings.targetIntervalMinutes == 195 && !settings.allowSnoozing && settings.maxSnoozes == 2 && settings.undoWindowSeconds == 7)
+            let after = try await client.execute(uri: "/", method: .get, headers: cookie)
+            #expect(after.status == .ok && String(buffer: after.body).contains("Take Dose 1"), "a second visit goes to Tonight")
+            let again = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
+            #expect(again.contains(#"href="/welcome">Run setup again"#) && again.contains("Xyrem: Dose 1 3 g, Dose 2 2.5 g"))
+            #expect(String(buffer: try await client.execute(uri: "/welcome", method: .get, headers: cookie).body).contains("Step 1 of 5"))
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("an open night is never blocked by setup: a database never set up with Dose 1 already taken shows Tonight")
+    func openNightNotBlocked() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), setUp: false)
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
+            #expect(try await client.execute(uri: "/", method: .get, headers: cookie).status == .ok)
+        }
+    }
+
+    @Test("the Supply page logs a refill and a correction, refuses a bad amount in words, deletes an entry; Tonight shows the low card")
+    func supplyPage() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 12, 0))
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
+            let page = String(buffer: try await client.execute(uri: "/supply", method: .get, headers: cookie).body)
+            #expect(page.contains("No supply logged yet") && page.contains("Nothing logged yet."))
+            let token = WebTests.csrf(in: page)
+            var response = try await Self.post(client, "/ui/supply/refill", cookie, ["csrf": token, "bottles": "1"])
+            #expect(response.status == .seeOther && response.headers[.location] == "/supply?saved=1")
+            #expect(try fixture.environment.useCases().supply.report().status.remainingML == 180)
+            response = try await Self.post(client, "/ui/supply/adjust", cookie, ["csrf": token, "direction": "count", "ml": "a lot", "reason": "counted"])
+            #expect(response.status == .badRequest && String(buffer: response.body).contains("is not a number of mL"))
+            response = try await Self.post(client, "/ui/supply/adjust", cookie, ["csrf": token, "direction": "count", "ml": "30", "reason": "counted"])
+            #expect(response.status == .seeOther)
+            let low = String(buffer: try await client.execute(uri: "/supply", method: .get, headers: cookie).body)
+            #expect(low.contains("30 mL (15 g) of XYWAV left: 3 full nights") && low.contains("Order a refill now"))
+            #expect(low.contains("Counted: 30 mL left (counted)") && low.contains("Refill +180 mL (1 bottle)"), "the ledger lists both entries")
+            let tonight = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            #expect(tonight.contains(#"class="notice low-supply""#) && tonight.contains("3 nights left"))
+            let id = try #require(fixture.environment.useCases().supply.report().entries.last?.id)
+            response = try await Self.post(client, "/ui/supply/delete", cookie, ["csrf": token, "id": id])
+            #expect(try fixture.environment.useCases().supply.report().status.remainingML == 180)
+            #expect(!String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body).contains("low-supply"))
+        }
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("the refill reminder goes out once a day at its time while the supply is low, through the channels, and stops after a refill")
+    func refillReminder() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 9, 0))
+        let supply = fixture.environment.useCases().supply
+        _ = try supply.logRefill(bottles: nil, ml: 36, at: nil, reason: nil)
+        let recorder = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
+        func refills() -> [ReminderNotice] { recorder.all.filter(\.isRefill) }
+        try await ReminderEngineTests.run(engine, fixture, from: WallClock.date(2026, 11, 21, 9, 55), to: WallClock.date(2026, 11, 21, 9, 59))
+        #expect(refills().isEmpty, "not before 10:00")
+        try await ReminderEngineTests.run(engine, fixture, from: WallClock.date(2026, 11, 21, 10, 0), to: WallClock.date(2026, 11, 21, 17, 0))
+        #expect(refills().count == 1)
+        #expect(refills().first?.message.contains("4 nights left") == true && refills().first?.rings == false)
+        // A restarted server does not send the day's reminder again.
+        let restarted = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
+        try await ReminderEngineTests.run(restarted, fixture, from: WallClock.date(2026, 11, 21, 17, 1), to: WallClock.date(2026, 11, 21, 17, 3))
+        #expect(refills().count == 1)
+        try await ReminderEngineTests.run(restarted, fixture, from: WallClock.date(2026, 11, 22, 9, 58), to: WallClock.date(2026, 11, 22, 10, 3))
+        #expect(refills().count == 2, "the next day, again")
+        fixture.set(WallClock.date(2026, 11, 22, 15, 0))
+        _ = try fixture.environment.useCases().supply.logRefill(bottles: 2, ml: nil, at: nil, reason: nil)
+        try await ReminderEngineTests.run(restarted, fixture, from: WallClock.date(2026, 11, 23, 9, 58), to: WallClock.date(2026, 11, 23, 10, 3))
+        #expect(refills().count == 2, "no reminder after the refill")
+    }
+}
