@@ -8,7 +8,7 @@ same minute by scanning the QR code on Settings (zbar); screenshots every page a
 on every page (no serious or critical violation) and measures contrast (text ≥ 4.5:1, actions and timer ≥ 7:1).
 Usage: scripts/browser-test.py [path/to/dosetap] [--out DIR]
 """
-import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time
+import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -131,6 +131,68 @@ def audit(driver, name, out):
 
 
 DOSE1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
+
+
+def first_run_setup(driver, wait, info, out):
+    """A fresh database opens on setup; the five steps are done as a person would, then Tonight; a second visit goes
+    straight to Tonight."""
+    wait.until(lambda d: "Step 1 of 5" in d.page_source)
+    check(driver.current_url.endswith("/welcome"), "a fresh database opens on setup, not on Tonight")
+    def submit():
+        driver.find_element(By.CSS_SELECTOR, "form.questions button[type=submit]").click()
+    audit(driver, "welcome-1-schedule", out)
+    bedtime = driver.find_element(By.ID, "sleep_start")
+    driver.execute_script("arguments[0].value = '22:30'", bedtime)
+    submit()
+    wait.until(lambda d: "Step 2 of 5" in d.page_source)
+    audit(driver, "welcome-2-medication", out)
+    dose2 = driver.find_element(By.ID, "dose2_g")
+    dose2.clear()
+    dose2.send_keys("9")
+    submit()
+    alert = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "p.refusal[role=alert]")))
+    check("dose2_g" in alert.text and "Step 2 of 5" in driver.page_source, f"a dose above 4.5 g is refused on its step ({alert.text!r})")
+    driver.save_screenshot(os.path.join(out, "welcome-2-refused.png"))
+    dose2 = driver.find_element(By.ID, "dose2_g")
+    dose2.clear()
+    dose2.send_keys("2.5")
+    submit()
+    wait.until(lambda d: "Step 3 of 5" in d.page_source)
+    check(driver.find_element(By.CSS_SELECTOR, "svg.window-diagram").is_displayed(), "the dose window is drawn")
+    audit(driver, "welcome-3-window", out)
+    submit()
+    wait.until(lambda d: "Step 4 of 5" in d.page_source)
+    driver.find_element(By.XPATH, "//button[text()='Send a test alarm']").click()
+    report = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-test-report]")))
+    check(report.text.strip() != "", f"the notifications step sends a test alarm and says how it went ({report.text[:80]!r})")
+    audit(driver, "welcome-4-notifications", out)
+    submit()
+    wait.until(lambda d: "Step 5 of 5" in d.page_source)
+    audit(driver, "welcome-5-privacy", out)
+    driver.find_element(By.CSS_SELECTOR, "input[name=accept_disclaimer]").click()
+    submit()
+    wait.until(lambda d: "Take Dose 1" in primary(d).text)
+    check(urllib.parse.urlparse(driver.current_url).path == "/", "finishing setup lands on Tonight")
+    driver.get(info["listening"] + "/")
+    check("Take Dose 1" in primary(driver).text and "/welcome" not in driver.current_url, "a second visit goes straight to Tonight")
+
+
+def supply_page(driver, wait, info, out):
+    """The Supply page: a refill of one bottle, then a count that makes the supply low; Tonight then shows the card."""
+    driver.get(info["listening"] + "/supply")
+    check("No supply logged yet" in driver.page_source, "Supply starts empty")
+    driver.find_element(By.XPATH, "//button[text()='Log the refill']").click()
+    wait.until(lambda d: "of XYWAV left" in d.page_source)
+    driver.find_element(By.ID, "adjust-ml").send_keys("20")
+    driver.find_element(By.ID, "adjust-reason").send_keys("counted the bottle")
+    driver.find_element(By.XPATH, "//button[text()='Save the correction']").click()
+    wait.until(lambda d: "Order a refill now" in d.page_source)
+    check("Counted: 20 mL left" in driver.page_source, "the count is in the ledger")
+    audit(driver, "supply-low", out)
+    driver.get(info["listening"] + "/")
+    card = driver.find_elements(By.CSS_SELECTOR, ".low-supply a")
+    check(card and "nights left" in card[0].text or card and "not enough" in card[0].text, "Tonight shows the low-supply card")
+    audit(driver, "tonight-low_supply", out)
 
 
 def night_at(binary, work, name, minutes, extra=(), database=None):
@@ -661,6 +723,7 @@ def main():
         process, info = serve(args.binary, os.path.join(work, "live.sqlite"), zone=evening_zone(datetime.datetime.now(datetime.timezone.utc)))
         try:
             driver.get(info["pairing_url"])
+            first_run_setup(driver, wait, info, args.out)
             check("Take Dose 1" in primary(driver).text, "paired browser sees Take Dose 1")
             check(fits(driver), "Tonight (no Dose 1) fits 390x844 without scrolling")
             driver.save_screenshot(os.path.join(args.out, "tonight-no_dose1.png"))
@@ -711,6 +774,11 @@ def main():
             driver.get(info["listening"] + "/")
             check(fits(driver), "Tonight (night complete) fits without scrolling")
             audit(driver, "tonight-completed", args.out)
+            driver.get(info["listening"] + "/settings")
+            driver.find_element(By.LINK_TEXT, "Run setup again").click()
+            wait.until(lambda d: "Step 1 of 5" in d.page_source)
+            check(driver.current_url.endswith("/welcome"), "Settings → Run setup again opens setup at step 1")
+            supply_page(driver, wait, info, args.out)
             for page in ["details", "history", "insights", "settings", "checkin", "presleep", "medications", "setup"]:
                 driver.get(info["listening"] + "/" + page)
                 audit(driver, f"page-{page}", args.out)

@@ -71,10 +71,12 @@ public enum SupplyText {
         text += "."
         if status.pendingTonightMilligrams > 0 { text += " Tonight's Dose 2 is already set aside." }
         if status.shortfallML > 0 {
-            text += " The doses logged use \(NumberText.plain((status.shortfallML * 10).rounded() / 10)) mL more than the supply recorded: count the bottles and log what is left."
+            text +=
+                " The doses logged use \(NumberText.plain((status.shortfallML * 10).rounded() / 10)) mL more than the supply recorded: count the bottles and log what is left."
         }
         if status.isLow {
-            text += " Order a refill now: the pharmacy needs about \(report.settings.pharmacyLeadDays) days, and you keep \(report.settings.refillMarginDays) days in hand."
+            text +=
+                " Order a refill now: the pharmacy needs about \(report.settings.pharmacyLeadDays) days, and you keep \(report.settings.refillMarginDays) days in hand."
         }
         return text
     }

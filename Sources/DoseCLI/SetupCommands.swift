@@ -60,7 +60,9 @@ struct Setup: ParsableCommand {
             } else {
                 guard acceptDisclaimer else {
                     throw DoseError.invalidInput(
-                        field: "accept-disclaimer", problem: "setup was not run in a terminal, and the disclaimer was not accepted (\(SetupWizard.disclaimer.joined(separator: " ").dropLast()))",
+                        field: "accept-disclaimer",
+                        problem:
+                            "setup was not run in a terminal, and the disclaimer was not accepted (\(SetupWizard.disclaimer.joined(separator: " ").dropLast()))",
                         allowed: "--accept-disclaimer with the answers as flags, or `dosetap setup` in a terminal")
                 }
                 let answers = flagAnswers
@@ -71,7 +73,7 @@ struct Setup: ParsableCommand {
                 Output.line(JSONValue(dictionaryLiteral: ("setup_complete", true), ("summary", .strings(summary))).rendered())
             } else {
                 Output.line("Setup complete.")
-                summary.forEach { Output.line("  " + $0) }
+                for line in summary { Output.line("  " + line) }
             }
         }
     }
@@ -87,14 +89,16 @@ struct SetupConversation {
         var settings = try app.settings.current()
         for step in SetupStep.allCases {
             print("Step \(step.rawValue) of 5 — \(step.title)")
-            SetupText.explanation(step).forEach { print("  " + $0) }
+            for line in SetupText.explanation(step) { print("  " + line) }
             while true {
                 var answers = prefilled[step] ?? [:]
                 for name in step.answers where answers[name] == nil {
                     let current = SetupText.currentAnswer(name, settings: settings)
                     let prompt = SetupText.question(name) + (current.isEmpty ? ": " : " [\(current)]: ")
                     FileHandle.standardOutput.write(Data(prompt.utf8))
-                    guard let line = readLine() else { throw DoseError.invalidInput(field: name, problem: "the input ended before setup finished", allowed: "an answer, or Enter") }
+                    guard let line = readLine() else {
+                        throw DoseError.invalidInput(field: name, problem: "the input ended before setup finished", allowed: "an answer, or Enter")
+                    }
                     let typed = line.trimmingCharacters(in: .whitespaces)
                     if !typed.isEmpty { answers[name] = typed } else if name != SetupWizard.disclaimerAnswer { answers[name] = current }
                 }
@@ -280,7 +284,10 @@ enum SupplyLines {
     static func show(_ entry: InventoryEntry, context: CommandContext, verb: String = "Logged") throws {
         let report = try context.app.supply.report()
         if context.options.json {
-            Output.line(JSONValue(dictionaryLiteral: ("entry", JSONValue(response: InventoryEntryResponse(entry))), ("supply", JSONValue(response: SupplyResponse(report)))).rendered())
+            Output.line(
+                JSONValue(
+                    dictionaryLiteral: ("entry", JSONValue(response: InventoryEntryResponse(entry))), ("supply", JSONValue(response: SupplyResponse(report)))
+                ).rendered())
         } else {
             Output.line("\(verb): " + Self.entry(entry, zone: report.timeZone))
             Output.line(SupplyText.summary(report))

@@ -115,27 +115,27 @@ public struct SupplyStore: Sendable {
     }
 
     /// Claims today's refill reminder if it is due: decided and recorded in one transaction, so two servers or a
-    /// restart never send a day's reminder twice. Returns the status it was due for, or nil.
-    public func claimRefillReminder(clock: StoreClock) throws -> SupplyStatus? {
+    /// restart never send a day's reminder twice. Returns the status it was due for and the settings, or nil.
+    public func claimRefillReminder(clock: StoreClock) throws -> (status: SupplyStatus, settings: DoseSettings)? {
         // Nearly always nothing is due: decided on a reader, so the engine's check never writes.
         guard try database.read({ db in try Self.dueRefillReminder(clock: clock, db) }) != nil else { return nil }
         return try database.write { db in
-            guard let (day, status) = try Self.dueRefillReminder(clock: clock, db) else { return nil }
+            guard let (day, status, settings) = try Self.dueRefillReminder(clock: clock, db) else { return nil }
             try db.execute(
                 sql: "INSERT INTO refill_reminders (day, sent_at, nights_left) VALUES (?, ?, ?)",
                 arguments: [day.description, ISO8601.string(clock.now), status.nightsLeft])
-            return status
+            return (status, settings)
         }
     }
 
-    static func dueRefillReminder(clock: StoreClock, _ db: Database) throws -> (SessionKey, SupplyStatus)? {
+    static func dueRefillReminder(clock: StoreClock, _ db: Database) throws -> (SessionKey, SupplyStatus, DoseSettings)? {
         let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
         guard settings.remindersEnabled else { return nil }
         let zone = clock.zone(settings)
         let status = try Self.status(entries: try Self.entries(db), settings: settings, zone: zone, clock: clock, db)
         let last = try String.fetchOne(db, sql: "SELECT max(day) FROM refill_reminders").flatMap(SessionKey.init(parsing:))
         guard let day = Supply.refillReminderDue(status, at: clock.now, settings: settings, timeZone: zone, lastSentOn: last) else { return nil }
-        return (day, status)
+        return (day, status, settings)
     }
 }
 
@@ -146,6 +146,11 @@ public struct SetupState: Sendable {
     /// Whether setup has been completed on this database (or it held doses before setup existed).
     public func isComplete() throws -> Bool {
         try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM setup_runs)") ?? false }
+    }
+
+    /// Whether any dose was ever recorded here.
+    public func hasAnyDose() throws -> Bool {
+        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM dose_events)") ?? false }
     }
 
     /// Records a completed setup from a surface (`web`, `cli`, `api`); audited.

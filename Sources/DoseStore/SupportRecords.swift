@@ -56,7 +56,8 @@ extension DataTransfer {
                 counts[table] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") ?? 0
             }
             return SupportRecords(
-                events: events, medications: medications, inventory: try SupplyStore.entries(db), settings: try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID),
+                events: events, medications: medications, inventory: try SupplyStore.entries(db),
+                settings: try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID),
                 counts: counts, schemaVersion: Schema.version)
         }
     }

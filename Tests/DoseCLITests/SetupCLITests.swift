@@ -65,7 +65,8 @@ struct SetupCLITests {
         let settings = try cli.run(["settings", "list"])
         let values = settings.json.compactMapValues { $0 as? String }
         #expect(values["sleep_start"] == "22:30" && values["time_zone"] == "Europe/Paris" && values["medication_product"] == "xyrem", "\(settings.stdout)")
-        #expect(values["dose1_mg"] == "3000" && values["dose2_mg"] == "2500" && values["target_interval"] == "180" && values["wake_alarm_refire_minutes"] == "5")
+        #expect(
+            values["dose1_mg"] == "3000" && values["dose2_mg"] == "2500" && values["target_interval"] == "180" && values["wake_alarm_refire_minutes"] == "5")
         #expect(values["wake_time"] == "07:00", "Enter kept the value")
     }
 
@@ -79,7 +80,9 @@ struct SetupCLITests {
         let bad = try cli.run(["setup", "--target", "180", "--dose2", "4.75", "--accept-disclaimer"])
         #expect(bad.status == 64 && (bad.stdout.contains("dose2_g")))
         #expect(try cli.run(["settings", "get", "target_interval"]).json["value"] as? String == "165", "a refused setup changes nothing")
-        let done = try cli.run(["setup", "--bedtime", "23:00", "--product", "sodium_oxybate", "--dose1", "4.5", "--dose2", "4.5", "--target", "195", "--accept-disclaimer"])
+        let done = try cli.run([
+            "setup", "--bedtime", "23:00", "--product", "sodium_oxybate", "--dose1", "4.5", "--dose2", "4.5", "--target", "195", "--accept-disclaimer",
+        ])
         #expect(done.status == 0, "\(done.stdout)")
         #expect(done.json["setup_complete"] as? Bool == true)
         #expect(try cli.run(["settings", "get", "dose2_mg"]).json["value"] as? String == "4500")

@@ -33,7 +33,8 @@ struct SetupWizardTests {
         (.medication, ["dose1_g": "0.24"], "dose1_g"), (.medication, ["dose1_g": "4.501"], "dose1_g"), (.medication, ["dose1_g": "4,5"], "dose1_g"),
         (.medication, ["dose2_g": "2.2501"], "dose2_g"), (.medication, ["dose2_g": "-2"], "dose2_g"), (.medication, ["dose2_g": "NaN"], "dose2_g"),
         (.medication, ["dose2_g": ""], "dose2_g"), (.medication, ["dose2_g": "1e3"], "dose2_g"),
-        (.medication, ["concentration_mg_per_ml": "99"], "concentration_mg_per_ml"), (.medication, ["concentration_mg_per_ml": "1001"], "concentration_mg_per_ml"),
+        (.medication, ["concentration_mg_per_ml": "99"], "concentration_mg_per_ml"),
+        (.medication, ["concentration_mg_per_ml": "1001"], "concentration_mg_per_ml"),
         (.medication, ["bottle_ml": "9"], "bottle_ml"), (.doseWindow, ["target_interval": "150"], "target_interval"),
         (.doseWindow, ["target_interval": "240"], "target_interval"), (.doseWindow, ["max_snoozes": "6"], "max_snoozes"),
         (.doseWindow, ["undo_window_seconds": "4"], "undo_window_seconds"), (.notifications, ["wake_alarm_refire_minutes": "11"], "wake_alarm_refire_minutes"),
@@ -90,7 +91,10 @@ struct SupplyTests {
         }
     }
 
-    static func status(_ entries: [InventoryEntry], _ doses: [DoseUse], settings: DoseSettings = Fixture.settings(), first: SessionKey = SessionKey(year: 2026, month: 11, day: 20)!, pending: Int = 0) -> SupplyStatus {
+    static func status(
+        _ entries: [InventoryEntry], _ doses: [DoseUse], settings: DoseSettings = Fixture.settings(),
+        first: SessionKey = SessionKey(year: 2026, month: 11, day: 20)!, pending: Int = 0
+    ) -> SupplyStatus {
         Supply.status(entries: entries, doses: doses, settings: settings, firstNight: first, pendingTonightMilligrams: pending)
     }
 
@@ -106,12 +110,16 @@ struct SupplyTests {
         ("a skipped Dose 2 counts only Dose 1", [refill(360)], [DoseUse(at: WallClock.date(2026, 11, 1, 22, 0), milligrams: 2250)], 355.5, 39),
         ("a dose's own amount is used", [refill(360)], [DoseUse(at: WallClock.date(2026, 11, 1, 22, 0), milligrams: 3000)], 354, 39),
         (
-            "a spill", [refill(360), InventoryEntry(id: "a1", kind: .adjustment, occurredAt: WallClock.date(2026, 11, 5, 9, 0), timeZoneID: "", changeML: -20)],
+            "a spill",
+            [refill(360), InventoryEntry(id: "a1", kind: .adjustment, occurredAt: WallClock.date(2026, 11, 5, 9, 0), timeZoneID: "", changeML: -20)],
             nights(3), 313, 34
         ),
         (
             "a count resets the level; later doses apply on top",
-            [refill(360), InventoryEntry(id: "c1", kind: .adjustment, occurredAt: WallClock.date(2026, 11, 2, 12, 0), timeZoneID: "", changeML: nil, countedML: 100)],
+            [
+                refill(360),
+                InventoryEntry(id: "c1", kind: .adjustment, occurredAt: WallClock.date(2026, 11, 2, 12, 0), timeZoneID: "", changeML: nil, countedML: 100),
+            ],
             nights(3), 82, 9
         ),
         ("more doses than the supply: 0 left and the shortfall", [refill(9)], nights(3), 0, 0),

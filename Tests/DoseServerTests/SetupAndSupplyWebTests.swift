@@ -38,14 +38,18 @@ struct SetupAndSupplyWebTests {
             #expect(step.status == .seeOther && step.headers[.location] == "/welcome?step=2")
             let medication = String(buffer: try await client.execute(uri: "/welcome?step=2", method: .get, headers: cookie).body)
             #expect(medication.contains(#"value="sodium_oxybate""#) && !medication.contains("lumryz"))
-            step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "5", "dose2_g": "2"])
+            step = try await Self.post(
+                client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "5", "dose2_g": "2"])
             #expect(step.status == .badRequest)
             let refusal = String(buffer: step.body)
             #expect(refusal.contains(#"role="alert">Invalid dose1_g: 5 g is outside the single-dose range"#), "\(refusal)")
             #expect(try fixture.environment.useCases().settings.current().medicationProduct == "xywav", "a refused step changes nothing")
             step = try await Self.post(
                 client, "/ui/welcome", cookie,
-                ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "3", "dose2_g": "2.5", "concentration_mg_per_ml": "500", "bottle_ml": "180"])
+                [
+                    "csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "3", "dose2_g": "2.5", "concentration_mg_per_ml": "500",
+                    "bottle_ml": "180",
+                ])
             #expect(step.headers[.location] == "/welcome?step=3")
             let window = String(buffer: try await client.execute(uri: "/welcome?step=3", method: .get, headers: cookie).body)
             #expect(window.contains("The Dose 2 window: it opens 150 minutes after Dose 1 and closes at 240 minutes"))
@@ -55,7 +59,8 @@ struct SetupAndSupplyWebTests {
             #expect(step.headers[.location] == "/welcome?step=4")
             let test = String(buffer: try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "4", "test_alarm": "yes"]).body)
             #expect(test.contains("data-test-report") && test.contains("This page, while it is open"))
-            step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "4", "switches": "reminders_enabled", "reminders_enabled": "true"])
+            step = try await Self.post(
+                client, "/ui/welcome", cookie, ["csrf": token, "step": "4", "switches": "reminders_enabled", "reminders_enabled": "true"])
             #expect(step.headers[.location] == "/welcome?step=5")
             step = try await Self.post(client, "/ui/welcome", cookie, ["csrf": token, "step": "5"])
             #expect(step.status == .badRequest && String(buffer: step.body).contains("the disclaimer was not accepted"))

@@ -68,7 +68,8 @@ struct SupplyStoreTests {
         _ = try database.supply.delete(spill.id, clock: clock.store)
         let before = try StoreFixture.snapshot(database.ledger)
         #expect(throws: DoseError.self) {
-            _ = try database.supply.log(InventoryEntry(id: "bad", kind: .refill, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: -1), clock: clock.store)
+            _ = try database.supply.log(
+                InventoryEntry(id: "bad", kind: .refill, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: -1), clock: clock.store)
         }
         #expect(throws: DoseError.self) { _ = try database.supply.delete("nope", clock: clock.store) }
         #expect(try StoreFixture.snapshot(database.ledger) == before)
@@ -86,7 +87,8 @@ struct SupplyStoreTests {
         let clock = TestClock(Self.refillAt)
         try Self.refill(source, clock: clock)
         _ = try source.supply.log(
-            InventoryEntry(id: clock.nextID(), kind: .adjustment, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: nil, countedML: 300, reason: "counted"),
+            InventoryEntry(
+                id: clock.nextID(), kind: .adjustment, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: nil, countedML: 300, reason: "counted"),
             clock: clock.store)
         let path = directory.appendingPathComponent("bundle.zip").path
         let counts = try source.transfer.exportBundle(to: path, clock: clock.store)

@@ -42,16 +42,21 @@ public struct SupplyService: Sendable {
                 field: "bottles", problem: bottles == nil ? "neither bottles nor mL was given" : "both bottles and mL were given",
                 allowed: "bottles (of \(settings.bottleML) mL each) or ml, one of them")
         }
-        return try log(InventoryEntry(id: app.clock.makeID(), kind: .refill, occurredAt: try instant(at), timeZoneID: "", changeML: amount, bottles: bottles, reason: reason))
+        return try log(
+            InventoryEntry(
+                id: app.clock.makeID(), kind: .refill, occurredAt: try instant(at), timeZoneID: "", changeML: amount, bottles: bottles, reason: reason))
     }
 
     /// Logs an adjustment: a change of `changeML` (a spill is negative) or what a count found, with its reason.
     public func adjust(changeML: Double?, countedML: Double?, at: Date?, reason: String?) throws -> InventoryEntry {
         guard let reason = try TextLimits.validated(reason, field: "reason", limit: TextLimits.otherText) else {
-            throw DoseError.invalidInput(field: "reason", problem: "an adjustment needs its reason", allowed: "a few words, e.g. \"spilled\" or \"counted the bottles\"")
+            throw DoseError.invalidInput(
+                field: "reason", problem: "an adjustment needs its reason", allowed: "a few words, e.g. \"spilled\" or \"counted the bottles\"")
         }
         return try log(
-            InventoryEntry(id: app.clock.makeID(), kind: .adjustment, occurredAt: try instant(at), timeZoneID: "", changeML: changeML, countedML: countedML, reason: reason))
+            InventoryEntry(
+                id: app.clock.makeID(), kind: .adjustment, occurredAt: try instant(at), timeZoneID: "", changeML: changeML, countedML: countedML, reason: reason
+            ))
     }
 
     /// Deletes an entry logged by mistake (the audit log keeps it).
@@ -75,7 +80,7 @@ public struct SupplyService: Sendable {
     }
 
     /// Claims today's refill reminder when it is due (at most one a day); the reminder engine sends it.
-    public func claimRefillReminder() throws -> SupplyStatus? {
+    public func claimRefillReminder() throws -> (status: SupplyStatus, settings: DoseSettings)? {
         try app.database.supply.claimRefillReminder(clock: app.clock)
     }
 }
@@ -112,6 +117,12 @@ public struct SetupService: Sendable {
         if !changes.isEmpty { settings = try app.database.settings.update(changes, reason: "setup", clock: app.clock) }
         if steps.contains(where: { $0.step == .privacy }) { try app.database.setup.complete(surface: surface, clock: app.clock) }
         return settings
+    }
+
+    /// Whether setup must come before the first Dose 1: never completed, no dose ever recorded, and no night open.
+    public func isRequiredBeforeDose1() throws -> Bool {
+        guard try !isComplete(), try !app.database.setup.hasAnyDose() else { return false }
+        return try app.night.status().session == nil
     }
 
     /// True once per database while setup has never been completed: the moment to say how to run it.

@@ -309,7 +309,9 @@ extension DoseSettings {
             let products = MedicationCatalogue.splitNight
             guard let product = products.first(where: { $0.id == text.lowercased() }) else {
                 let once = MedicationCatalogue.all.first { $0.id == text.lowercased() && $0.category == .sodiumOxybate }
-                let problem = once.map { "\($0.name) is taken once a night, and DoseTap times a split-night Dose 2" } ?? "'\(rawValue)' is not a split-night oxybate"
+                let problem =
+                    once.map { "\($0.name) is taken once a night, and DoseTap times a split-night Dose 2" }
+                    ?? "'\(rawValue)' is not a split-night oxybate"
                 throw .invalidInput(field: key, problem: problem, allowed: products.map { "\($0.id) (\($0.name))" }.joined(separator: ", "))
             }
             copy.medicationProduct = product.id

@@ -70,7 +70,8 @@ public enum SetupWizard {
         for step: SetupStep, answers: [String: String], applyingTo settings: DoseSettings
     ) throws(DoseError) -> (changes: [(key: String, value: String)], settings: DoseSettings) {
         for name in answers.keys.sorted() where !step.answers.contains(name) {
-            throw .invalidInput(field: name, problem: "'\(name)' is not part of the \(step.title.lowercased()) step", allowed: step.answers.joined(separator: ", "))
+            throw .invalidInput(
+                field: name, problem: "'\(name)' is not part of the \(step.title.lowercased()) step", allowed: step.answers.joined(separator: ", "))
         }
         var changes: [(key: String, value: String)] = []
         var updated = settings

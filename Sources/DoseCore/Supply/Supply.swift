@@ -182,12 +182,13 @@ public enum Supply {
         return now >= time ? today : nil
     }
 
-    /// The words of the refill reminder and of Tonight's card.
-    public static func lowSupplyMessage(_ status: SupplyStatus) -> String {
+    /// The words of Tonight's card and, after "DoseTap: ", of the refill reminder.
+    public static func lowSupplyMessage(_ status: SupplyStatus, leadDays: Int) -> String {
         let nights =
             status.nightsLeft == 0 ? "not enough for a full night" : status.nightsLeft == 1 ? "1 night left" : "\(status.nightsLeft) nights left"
         let runsOut = status.runsOutOn.map { " (runs out on the night of \($0.description))" } ?? ""
-        return "DoseTap: oxybate supply is low — \(nights)\(runsOut). Your pharmacy needs about the lead time you set; order a refill now."
+        let lead = leadDays == 1 ? "a day" : "about \(leadDays) days"
+        return "Oxybate supply is low — \(nights)\(runsOut). Order a refill now: the pharmacy needs \(lead) to deliver."
     }
 }
 

@@ -70,7 +70,8 @@ public actor ReminderEngine {
         if lastRefillCheck.map({ app.clock.now.timeIntervalSince($0) >= 60 || app.clock.now < $0 }) ?? true,
             let supply = try refillReminder(app)
         {
-            let notice = ReminderNotice.refill(message: Supply.lowSupplyMessage(supply), at: app.clock.now)
+            let message = "DoseTap: " + Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays)
+            let notice = ReminderNotice.refill(message: message, at: app.clock.now)
             notices.append(notice)
             delivered.append(notice)
             if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
@@ -96,7 +97,7 @@ public actor ReminderEngine {
 
     private func finished(_ id: UUID) { inFlight[id] = nil }
 
-    private func refillReminder(_ app: UseCases) throws -> SupplyStatus? {
+    private func refillReminder(_ app: UseCases) throws -> (status: SupplyStatus, settings: DoseSettings)? {
         lastRefillCheck = app.clock.now
         return try app.supply.claimRefillReminder()
     }

@@ -102,8 +102,9 @@ public struct ReminderNotice: Sendable, Hashable {
     /// server that sent them (the worker's own origin).
     public var pushPayload: JSONValue {
         let title =
-            isRefill
-            ? "DoseTap — order a refill" : kind == nil ? "DoseTap — test alarm" : audience == .contact ? "DoseTap — please check on them" : kind?.rings == true ? "DoseTap — Dose 2" : "DoseTap"
+            if isRefill { "DoseTap — order a refill" } else if kind == nil { "DoseTap — test alarm" } else if audience == .contact {
+                "DoseTap — please check on them"
+            } else { kind?.rings == true ? "DoseTap — Dose 2" : "DoseTap" }
         let actions: [JSONValue] = ActionLink.Action.allCases.compactMap { action in
             tokens[action].map { ["action": .string(action.rawValue), "title": .string(action.label), "url": .string("/a/" + $0)] }
         }

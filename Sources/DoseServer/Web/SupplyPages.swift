@@ -52,10 +52,16 @@ extension WebRoutes {
         var figures: [SupplyView.Figure] = []
         if state.isTracked {
             figures = [
-                .init(label: "Left", value: "\(NumberText.plain((state.remainingML * 10).rounded() / 10)) mL · \(NumberText.plain((state.remainingGrams * 100).rounded() / 100)) g"),
+                .init(
+                    label: "Left",
+                    value:
+                        "\(NumberText.plain((state.remainingML * 10).rounded() / 10)) mL · \(NumberText.plain((state.remainingGrams * 100).rounded() / 100)) g"),
                 .init(label: "Full nights", value: String(state.nightsLeft)),
                 .init(label: "Runs out", value: state.runsOutOn.map { "night of \($0)" } ?? "—"),
-                .init(label: "Order by", value: "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin \(report.settings.refillMarginDays) days)"),
+                .init(
+                    label: "Order by",
+                    value:
+                        "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin \(report.settings.refillMarginDays) days)"),
             ]
         }
         let entries = report.entries.reversed().map { entry in
@@ -68,7 +74,9 @@ extension WebRoutes {
         let view = SupplyView(
             frame: frame, banner: banner, csrf: csrf(context), summary: SupplyText.summary(report), low: state.isLow, tracked: state.isTracked,
             figures: figures,
-            bottles: (1...4).map { Field.Option(inputType: "radio", name: "bottles", value: String($0), label: "\($0) bottle\($0 == 1 ? "" : "s")", checked: $0 == 1) },
+            bottles: (1...4).map {
+                Field.Option(inputType: "radio", name: "bottles", value: String($0), label: "\($0) bottle\($0 == 1 ? "" : "s")", checked: $0 == 1)
+            },
             bottleML: report.settings.bottleML, leadDays: report.settings.pharmacyLeadDays, marginDays: report.settings.refillMarginDays,
             reminderTime: report.settings.refillReminderTime.description, entries: entries, hasEntries: !entries.isEmpty)
         return Templates.page("supply", view, status: status)

@@ -104,17 +104,15 @@ struct WebRoutes {
         var view = TonightView(snapshot, csrf: csrf(context), now: app.clock.now, undo: undo, outages: outages, banner: banner, question: question)
         if !view.nightOpen {
             let supply = try app.supply.report()
-            if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status).replacingOccurrences(of: "DoseTap: ", with: "") }
+            if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays) }
         }
         return Templates.page("tonight", view, status: status)
     }
 
-    /// Whether the web app must run setup before tonight: never set up, and no night open (setup never stands between
-    /// a person and a night already under way).
+    /// Whether the web app must run setup first: before the first Dose 1 of a database never set up. Setup never
+    /// stands between a person and a night already under way, or a history begun from the command line.
     func needsSetup() throws -> Bool {
-        let app = environment.useCases()
-        guard try !app.setup.isComplete() else { return false }
-        return try app.night.status().session == nil
+        try environment.useCases().setup.isRequiredBeforeDose1()
     }
 
     /// Reads a urlencoded form within the body limit and checks its CSRF token.

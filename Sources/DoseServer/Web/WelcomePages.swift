@@ -74,7 +74,8 @@ extension WebRoutes {
         case .medication:
             numbers = [
                 TextInput(
-                    name: "dose1_g", label: "Dose 1 (grams)", value: SetupWizard.grams(settings.dose1Milligrams), inputMode: "decimal", hint: "0.25–4.5 g, e.g. 2.25"),
+                    name: "dose1_g", label: "Dose 1 (grams)", value: SetupWizard.grams(settings.dose1Milligrams), inputMode: "decimal",
+                    hint: "0.25–4.5 g, e.g. 2.25"),
                 TextInput(
                     name: "dose2_g", label: "Dose 2 (grams)", value: SetupWizard.grams(settings.dose2Milligrams), inputMode: "decimal", hint: "0.25–4.5 g"),
                 TextInput(
@@ -89,7 +90,8 @@ extension WebRoutes {
                     SettingKey.targetInterval.rawValue, "Wake alarm: minutes after Dose 1", DoseSettings.targetIntervalOptions.map(String.init),
                     chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
                 .toggle(SettingKey.allowSnoozing.rawValue, "Allow snoozing (10 minutes each)", on: settings.allowSnoozing),
-                .choice(SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
+                .choice(
+                    SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
                 .choice(
                     SettingKey.undoWindowSeconds.rawValue, "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
                     chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
@@ -121,7 +123,8 @@ extension WebRoutes {
             explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
             isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow, isNotifications: step == .notifications,
             isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
-            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [], hasTestReport: test != nil,
+            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
+            hasTestReport: test != nil,
             privacy: SetupWizard.privacy, disclaimer: SetupWizard.disclaimer, switches: switches,
             submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
         return Templates.page("welcome", view, status: status)
@@ -147,7 +150,8 @@ extension WebRoutes {
     func alarmChannelWords(_ app: UseCases) throws -> [String] {
         var words = ["This page, while it is open"]
         let phones = try app.alarms.subscriptions(role: .alarm).count
-        words.append(phones == 0 ? "No phone takes push alarms yet (Settings → Alarms, once setup is done)" : "Web Push to \(phones) phone\(phones == 1 ? "" : "s")")
+        words.append(
+            phones == 0 ? "No phone takes push alarms yet (Settings → Alarms, once setup is done)" : "Web Push to \(phones) phone\(phones == 1 ? "" : "s")")
         for delivery in channels.configured where delivery.audience == .sleeper {
             switch delivery {
             case let webhook as WebhookDelivery: words.append("\(webhook.channel == .ntfy ? "ntfy" : "Webhook") at \(webhook.target)")
