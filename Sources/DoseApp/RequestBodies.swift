@@ -134,7 +134,7 @@ public enum RequestBodies {
     /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
     public enum Kind: String, CaseIterable, Sendable {
         case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all",
-            undo, pushSubscription = "push_subscription"
+            undo, pushSubscription = "push_subscription", refill, adjustment
     }
 
     /// Decodes a body as the route of `kind` would, discarding the result; for fuzzing and consistency tests.
@@ -154,6 +154,8 @@ public enum RequestBodies {
         case .clearAll: _ = try clearAll(body)
         case .undo: _ = try undo(body)
         case .pushSubscription: _ = try PushSubscriptionBody.subscription(body)
+        case .refill: _ = try refill(body)
+        case .adjustment: _ = try adjustment(body)
         }
     }
 

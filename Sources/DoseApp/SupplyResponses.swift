@@ -42,10 +42,7 @@ public struct SupplyResponse: Encodable, Sendable {
     public init(_ report: SupplyReport) {
         let status = report.status
         (tracked, low, product) = (status.isTracked, status.isLow, report.settings.medicationProduct)
-        // Tenths of a mL and hundredths of a gram: what an oral syringe and a label can show.
-        remainingML = (status.remainingML * 10).rounded() / 10
-        remainingGrams = (status.remainingGrams * 100).rounded() / 100
-        shortfallML = (status.shortfallML * 10).rounded() / 10
+        (remainingML, remainingGrams, shortfallML) = status.shown
         (concentrationMgPerML, nightlyMg, pendingTonightMg) = (status.concentrationMgPerML, status.nightlyMilligrams, status.pendingTonightMilligrams)
         (nightsLeft, lowThresholdNights, dosesCounted) = (status.nightsLeft, status.lowThresholdNights, status.dosesCounted)
         runsOutOn = status.runsOutOn?.description
@@ -62,8 +59,8 @@ public enum SupplyText {
         guard status.isTracked else {
             return "No supply logged yet. Log a refill (the bottles you have now) and DoseTap counts each dose down from it."
         }
-        let ml = NumberText.plain((status.remainingML * 10).rounded() / 10)
-        let grams = NumberText.plain((status.remainingGrams * 100).rounded() / 100)
+        let ml = NumberText.plain(status.shown.ml)
+        let grams = NumberText.plain(status.shown.grams)
         var text = "\(ml) mL (\(grams) g) of \(report.productName) left: "
         text += status.nightsLeft == 1 ? "1 full night" : "\(status.nightsLeft) full nights"
         text += " at \(SetupWizard.grams(report.settings.dose1Milligrams)) g + \(SetupWizard.grams(report.settings.dose2Milligrams)) g"
@@ -72,7 +69,7 @@ public enum SupplyText {
         if status.pendingTonightMilligrams > 0 { text += " Tonight's Dose 2 is already set aside." }
         if status.shortfallML > 0 {
             text +=
-                " The doses logged use \(NumberText.plain((status.shortfallML * 10).rounded() / 10)) mL more than the supply recorded: count the bottles and log what is left."
+                " The doses logged use \(NumberText.plain(status.shown.shortfallML)) mL more than the supply recorded: count the bottles and log what is left."
         }
         if status.isLow {
             text +=

@@ -115,6 +115,11 @@ public struct SupplyStatus: Hashable, Sendable {
     /// Grams in hand.
     public var remainingGrams: Double { remainingML * Double(concentrationMgPerML) / 1000 }
 
+    /// What an oral syringe and a label can show, for every surface: mL to a tenth, grams to a hundredth.
+    public var shown: (ml: Double, grams: Double, shortfallML: Double) {
+        ((remainingML * 10).rounded() / 10, (remainingGrams * 100).rounded() / 100, (shortfallML * 10).rounded() / 10)
+    }
+
     /// Whether it is time to order: tracked and no more nights left than the lead time plus the margin.
     public var isLow: Bool { isTracked && nightsLeft <= lowThresholdNights }
 }

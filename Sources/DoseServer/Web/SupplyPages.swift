@@ -55,7 +55,7 @@ extension WebRoutes {
                 .init(
                     label: "Left",
                     value:
-                        "\(NumberText.plain((state.remainingML * 10).rounded() / 10)) mL · \(NumberText.plain((state.remainingGrams * 100).rounded() / 100)) g"),
+                        "\(NumberText.plain(state.shown.ml)) mL · \(NumberText.plain(state.shown.grams)) g"),
                 .init(label: "Full nights", value: String(state.nightsLeft)),
                 .init(label: "Runs out", value: state.runsOutOn.map { "night of \($0)" } ?? "—"),
                 .init(
