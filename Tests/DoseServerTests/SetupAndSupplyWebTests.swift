@@ -112,6 +112,14 @@ struct SetupAndSupplyWebTests {
             #expect(low.contains("Counted: 30 mL left (counted)") && low.contains("Refill +180 mL (1 bottle)"), "the ledger lists both entries")
             let tonight = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(tonight.contains(#"class="notice low-supply""#) && tonight.contains("3 nights left"))
+            response = try await Self.post(
+                client, "/ui/settings", cookie,
+                ["csrf": token, "return": "supply", "pharmacy_lead_days": "2", "refill_margin_days": "0", "refill_reminder_time": "09:30"])
+            #expect(response.headers[.location] == "/supply?saved=1")
+            let lead = try fixture.environment.useCases().settings.current()
+            #expect(lead.pharmacyLeadDays == 2 && lead.refillMarginDays == 0 && lead.refillReminderTime.description == "09:30")
+            #expect(try !fixture.environment.useCases().supply.report().status.isLow, "3 nights left is no longer low at 2 + 0 days")
+            _ = try fixture.environment.useCases().settings.update([("pharmacy_lead_days", "5"), ("refill_margin_days", "3")])
             let id = try #require(fixture.environment.useCases().supply.report().entries.last?.id)
             response = try await Self.post(client, "/ui/supply/delete", cookie, ["csrf": token, "id": id])
             #expect(try fixture.environment.useCases().supply.report().status.remainingML == 180)

@@ -188,7 +188,8 @@ struct WebRoutes {
         for key in SettingsView.switches.map(\.rawValue) where shown.contains(key) { posted[key] = fields[key] == "true" ? "true" : "false" }
         let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
         if !changes.isEmpty { _ = try app.settings.update(changes) }
-        return WebPages.redirect("/settings?saved=1")
+        // The Supply page's refill-reminder form goes back to the Supply page.
+        return WebPages.redirect(fields["return"] == "supply" ? "/supply?saved=1" : "/settings?saved=1")
     }
 
     func checkIn(_ context: DoseRequestContext) throws -> Response {
