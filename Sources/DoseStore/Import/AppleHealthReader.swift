@@ -1,0 +1,260 @@
+public import DoseCore
+public import Foundation
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// A vital sign a wearable measured.
+public enum VitalKind: String, Sendable, Codable, CaseIterable {
+    case heartRate = "heart_rate"
+    case heartRateVariability = "hrv_sdnn"
+    case respiratoryRate = "respiratory_rate"
+    case oxygenSaturation = "oxygen_saturation"
+}
+
+/// One vital-sign sample: what, when, the value (beats or breaths a minute, ms, or a fraction for SpO₂), and its source.
+public struct VitalSample: Hashable, Sendable {
+    public var kind: VitalKind
+    public var start: Date
+    public var end: Date
+    public var value: Double
+    public var source: String
+}
+
+/// Reads the iPhone Health app's `export.xml` as a stream (Foundation's `XMLParser`, libxml2 underneath), keeping only
+/// sleep analysis and the four vitals. The file is never loaded whole, and entities are refused outright: a Health
+/// export declares none, so any entity declaration (the billion-laughs and XXE attacks start with one) stops the read.
+public enum AppleHealthReader {
+    /// What a read found.
+    public struct Result: Sendable {
+        public var sleep: [SleepSample] = []
+        public var vitals: [VitalSample] = []
+        /// Records of other types, skipped.
+        public var skipped = 0
+    }
+
+    /// Health's sleep-analysis values and the stages they mean.
+    static let stages: [String: SleepStage] = [
+        "HKCategoryValueSleepAnalysisInBed": .inBed, "HKCategoryValueSleepAnalysisAsleep": .asleep,
+        "HKCategoryValueSleepAnalysisAsleepUnspecified": .asleep, "HKCategoryValueSleepAnalysisAsleepCore": .core,
+        "HKCategoryValueSleepAnalysisAsleepDeep": .deep, "HKCategoryValueSleepAnalysisAsleepREM": .rem,
+        "HKCategoryValueSleepAnalysisAwake": .awake,
+    ]
+
+    /// Health's quantity types read, and the plausible range of each value (anything outside is refused as malformed).
+    static let vitals: [String: (VitalKind, ClosedRange<Double>)] = [
+        "HKQuantityTypeIdentifierHeartRate": (.heartRate, 20...250),
+        "HKQuantityTypeIdentifierHeartRateVariabilitySDNN": (.heartRateVariability, 0...500),
+        "HKQuantityTypeIdentifierRespiratoryRate": (.respiratoryRate, 2...80),
+        "HKQuantityTypeIdentifierOxygenSaturation": (.oxygenSaturation, 0.5...1),
+    ]
+
+    /// The longest attribute value taken; Health's are short (a source name, a date).
+    static let longestAttribute = 1000
+
+    /// How much of the file's start is searched for a DTD that points outside it.
+    static let prologLimit = 64 * 1024
+
+    /// Reads an `export.xml` file. Its prolog (the text before `<HealthData`) may hold the internal DTD Health writes,
+    /// but nothing that points outside the file (`SYSTEM`, `PUBLIC`) and no entity: those are refused before parsing.
+    /// The DTD itself is blanked out (its bytes become spaces, its newlines stay, so line numbers hold) before the
+    /// parser sees it: nothing in it is needed, and Foundation's parser on Linux crashes on the `#REQUIRED` attribute
+    /// declarations every Health export has.
+    public static func read(path: String) throws(DoseError) -> Result {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw .invalidFile(problem: "\(path) cannot be read") }
+        let head = (try? handle.read(upToCount: prologLimit)) ?? Data()
+        try? handle.close()
+        let bytes = [UInt8](head)
+        let root = bytes.firstRange(of: Array("<HealthData".utf8))
+        if root == nil, head.count == prologLimit {
+            throw .invalidFile(problem: "export.xml: no <HealthData> element in its first \(prologLimit / 1024) KB; a Health export starts with it")
+        }
+        let prolog = String(decoding: bytes[..<(root?.lowerBound ?? bytes.count)], as: UTF8.self)
+        for word in ["<!ENTITY", "SYSTEM", "PUBLIC"] where prolog.contains(word) {
+            throw .invalidFile(
+                problem: "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)")
+        }
+        var blank: Range<Int>?
+        if let start = bytes.firstRange(of: Array("<!DOCTYPE".utf8))?.lowerBound, start < (root?.lowerBound ?? bytes.count) {
+            let end = bytes[start...].firstRange(of: Array("]>".utf8))?.upperBound ?? bytes[start...].firstIndex(of: 0x3E).map { $0 + 1 }
+            guard let end, end <= (root?.lowerBound ?? bytes.count) else {
+                throw .invalidFile(problem: "export.xml: its DOCTYPE does not end before <HealthData>")
+            }
+            blank = start..<end
+        }
+        guard let stream = BlankingFileStream(path: path, blank: blank) else { throw .invalidFile(problem: "\(path) cannot be read") }
+        return try read(stream)
+    }
+
+    /// Reads a stream to its end, or throws the first problem with its line and reason; nothing is returned then.
+    public static func read(_ stream: InputStream) throws(DoseError) -> Result {
+        let reader = HealthDelegate()
+        let parser = XMLParser(stream: stream)
+        parser.shouldResolveExternalEntities = false
+        parser.shouldProcessNamespaces = false
+        parser.delegate = reader
+        reader.parser = parser
+        let finished = parser.parse()
+        if let failure = reader.failure { throw failure }
+        // A document cut short can parse "successfully" with the error left beside it.
+        guard finished, parser.parserError == nil else {
+            let line = parser.lineNumber
+            let reason = parser.parserError.map { "\($0.localizedDescription)" } ?? "the XML is malformed"
+            throw .invalidFile(problem: "export.xml line \(line): \(reason)")
+        }
+        guard reader.sawRoot else { throw .invalidFile(problem: "export.xml has no <HealthData> element: it is not an Apple Health export") }
+        return reader.result
+    }
+
+    /// `2026-02-07 22:20:00 -0500`: the instant and its offset in minutes; nil for anything else.
+    static func instant(_ text: String) -> (date: Date, offset: Int)? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 25, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x20, bytes[13] == 0x3A, bytes[16] == 0x3A, bytes[19] == 0x20,
+            bytes[20] == 0x2B || bytes[20] == 0x2D
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard (0x30...0x39).contains(bytes[index]) else { return nil }
+                value = value * 10 + Int(bytes[index] - 0x30)
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19), let offsetHours = number(21..<23), let offsetMinutes = number(23..<25),
+            (1970...2999).contains(year), (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+            second < 60, offsetHours <= 18, offsetMinutes < 60
+        else { return nil }
+        let offset = (bytes[20] == 0x2D ? -1 : 1) * (offsetHours * 60 + offsetMinutes)
+        let seconds = daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second - offset * 60
+        let date = Date(timeIntervalSince1970: TimeInterval(seconds))
+        return (date, offset)
+    }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days from 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}
+
+/// The parser's delegate: keeps the records wanted and stops at the first problem.
+final class HealthDelegate: NSObject, XMLParserDelegate {
+    typealias Result = AppleHealthReader.Result
+    var result = Result()
+    var failure: DoseError?
+    var sawRoot = false
+    weak var parser: XMLParser?
+
+    private func fail(_ reason: String) {
+        guard failure == nil else { return }
+        failure = .invalidFile(problem: "export.xml line \(parser?.lineNumber ?? 0): \(reason)")
+        parser?.abortParsing()
+    }
+
+    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+        fail("it declares the entity '\(name.prefix(40))'; a Health export declares none, so it is refused")
+    }
+
+    func parser(_ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?) {
+        fail("it declares the external entity '\(name.prefix(40))'; a Health export declares none, so it is refused")
+    }
+
+    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?, notationName: String?) {
+        fail("it declares the entity '\(name.prefix(40))'; a Health export declares none, so it is refused")
+    }
+
+    func parser(
+        _ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
+        if elementName == "HealthData" { sawRoot = true }
+        guard elementName == "Record" else { return }
+        guard sawRoot else { return fail("a <Record> outside <HealthData>") }
+        if let long = attributes.first(where: { $0.value.utf8.count > AppleHealthReader.longestAttribute }) {
+            return fail("the attribute \(long.key.prefix(40)) is \(long.value.utf8.count) bytes long (at most \(AppleHealthReader.longestAttribute))")
+        }
+        let type = attributes["type"] ?? ""
+        let stage = type == "HKCategoryTypeIdentifierSleepAnalysis" ? AppleHealthReader.stages[attributes["value"] ?? ""] : nil
+        let vital = AppleHealthReader.vitals[type]
+        if type == "HKCategoryTypeIdentifierSleepAnalysis", stage == nil {
+            return fail("the sleep value '\((attributes["value"] ?? "").prefix(60))' is not one Health writes")
+        }
+        guard stage != nil || vital != nil else {
+            result.skipped += 1
+            return
+        }
+        guard let source = attributes["sourceName"], !source.isEmpty else { return fail("a \(type) record has no sourceName") }
+        guard let start = attributes["startDate"].flatMap(AppleHealthReader.instant), let end = attributes["endDate"].flatMap(AppleHealthReader.instant) else {
+            return fail("a \(type) record's startDate or endDate is not a Health date (yyyy-MM-dd HH:mm:ss ±hhmm)")
+        }
+        guard end.date >= start.date else { return fail("a \(type) record ends before it starts") }
+        guard end.date.timeIntervalSince(start.date) <= 24 * 3600 else { return fail("a \(type) record lasts more than a day") }
+        if let stage {
+            result.sleep.append(
+                SleepSample(source: source, stage: stage, start: start.date, end: end.date, startOffsetMinutes: start.offset, endOffsetMinutes: end.offset))
+        } else if let (kind, range) = vital {
+            // Decimal digits only: Swift's Double(_:) would also take "0x36", "nan" and "infinity".
+            guard let text = attributes["value"], !text.isEmpty, text.allSatisfy({ "0123456789.-+eE".contains($0) }), let value = Double(text),
+                value.isFinite, range.contains(value)
+            else {
+                return fail("a \(type) value '\((attributes["value"] ?? "").prefix(40))' is not a plausible number (\(range.lowerBound)–\(range.upperBound))")
+            }
+            result.vitals.append(VitalSample(kind: kind, start: start.date, end: end.date, value: value, source: source))
+        }
+    }
+
+}
+
+/// A file as a stream, with one byte range turned into spaces (newlines kept).
+final class BlankingFileStream: InputStream {
+    private let handle: FileHandle
+    private let blank: Range<Int>?
+    private var offset = 0
+    private var failed: (any Error)?
+
+    init?(path: String, blank: Range<Int>?) {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        self.handle = handle
+        self.blank = blank
+        super.init(data: Data())
+    }
+
+    override func open() {}
+
+    override func close() { try? handle.close() }
+
+    override var hasBytesAvailable: Bool { failed == nil }
+
+    override var streamError: (any Error)? { failed }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        let chunk: Data
+        do {
+            chunk = try handle.read(upToCount: length) ?? Data()
+        } catch {
+            failed = error
+            return -1
+        }
+        chunk.copyBytes(to: buffer, count: chunk.count)
+        if let blank, offset < blank.upperBound, offset + chunk.count > blank.lowerBound {
+            for index in max(blank.lowerBound, offset)..<min(blank.upperBound, offset + chunk.count) where buffer[index - offset] != 0x0A {
+                buffer[index - offset] = 0x20
+            }
+        }
+        offset += chunk.count
+        return chunk.count
+    }
+}

@@ -1,0 +1,182 @@
+import DoseCore
+import Foundation
+import Testing
+
+@testable import DoseStore
+
+/// Hand-written Apple Health exports: the prolog Health writes, then the records given.
+enum HealthFixture {
+    static let prolog = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData [
+        <!-- HealthKit Export Version: 13 -->
+        <!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord)*)>
+        <!ATTLIST HealthData locale CDATA #REQUIRED>
+        <!ELEMENT Record ((MetadataEntry|HeartRateVariabilityMetadataList)*)>
+        ]>
+
+        """
+
+    static func export(_ records: String, root: String = "HealthData") -> String {
+        prolog + "<\(root) locale=\"en_US\">\n <ExportDate value=\"2026-02-09 08:00:00 -0500\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"\"/>\n"
+            + records + "\n</\(root)>\n"
+    }
+
+    static func sleep(_ value: String, _ start: String, _ end: String, source: String = "Alice’s Apple Watch") -> String {
+        #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="\#(source)" sourceVersion="10.2" device="&lt;&lt;HKDevice: 0x0&gt;, name:Apple Watch&gt;" creationDate="2026-02-08 07:00:00 -0500" startDate="\#(start)" endDate="\#(end)" value="HKCategoryValueSleepAnalysis\#(value)"/>"#
+    }
+
+    static func vital(_ type: String, _ value: String, _ at: String = "2026-02-08 01:00:00 -0500", source: String = "Alice’s Apple Watch") -> String {
+        #"<Record type="HKQuantityTypeIdentifier\#(type)" sourceName="\#(source)" unit="count/min" creationDate="\#(at)" startDate="\#(at)" endDate="\#(at)" value="\#(value)"><MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="0"/></Record>"#
+    }
+
+    static func write(_ text: String) throws -> String {
+        try write(Data(text.utf8))
+    }
+
+    static func write(_ data: Data) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("health-\(UUID().uuidString).xml").path
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+}
+
+@Suite("Apple Health export.xml, read as a stream")
+struct AppleHealthReaderTests {
+    @Test("sleep stages and vitals are read with their sources, instants and offsets; other records are skipped")
+    func reads() throws {
+        let path = try HealthFixture.write(
+            HealthFixture.export(
+                [
+                    HealthFixture.sleep("InBed", "2026-02-07 22:00:00 -0500", "2026-02-08 06:30:00 -0500"),
+                    HealthFixture.sleep("AsleepCore", "2026-02-07 22:20:00 -0500", "2026-02-07 23:30:00 -0500"),
+                    HealthFixture.sleep("AsleepDeep", "2026-02-08 05:30:00 +0100", "2026-02-08 06:30:00 +0100"),
+                    HealthFixture.sleep("AsleepUnspecified", "2026-02-07 22:10:00 -0500", "2026-02-08 06:20:00 -0500", source: "iPhone"),
+                    HealthFixture.vital("HeartRate", "54"), HealthFixture.vital("HeartRateVariabilitySDNN", "41.5"),
+                    HealthFixture.vital("RespiratoryRate", "14"), HealthFixture.vital("OxygenSaturation", "0.96"),
+                    HealthFixture.vital("StepCount", "120"),
+                ].joined(separator: "\n")))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let result = try AppleHealthReader.read(path: path)
+        #expect(result.sleep.map(\.stage) == [.inBed, .core, .deep, .asleep])
+        #expect(result.sleep[0].start == Date(timeIntervalSince1970: 1_770_519_600))  // 2026-02-08T03:00:00Z
+        #expect(result.sleep[2].start == result.sleep[1].end.addingTimeInterval(0), "23:30 -0500 and 05:30 +0100 are both 04:30Z")
+        #expect(result.sleep[2].startOffsetMinutes == 60 && result.sleep[1].startOffsetMinutes == -300)
+        #expect(result.sleep[3].source == "iPhone")
+        #expect(result.vitals.map(\.kind) == [.heartRate, .heartRateVariability, .respiratoryRate, .oxygenSaturation])
+        #expect(result.vitals.map(\.value) == [54, 41.5, 14, 0.96])
+        #expect(result.skipped == 1)
+        let figures = try #require(SleepFigures.of(SleepTimeline.merge(result.sleep)))
+        #expect(figures.sources == ["Alice’s Apple Watch"])
+    }
+
+    static let fine = HealthFixture.sleep("AsleepCore", "2026-02-07 22:20:00 -0500", "2026-02-07 23:30:00 -0500")
+    static let laughs = """
+        <?xml version="1.0"?>
+        <!DOCTYPE HealthData [
+        <!ENTITY lol "lol">
+        <!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+        <!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">
+        <!ENTITY lol4 "&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;&lol3;">
+        <!ENTITY lol5 "&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;&lol4;">
+        <!ENTITY lol6 "&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;&lol5;">
+        <!ENTITY lol7 "&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;&lol6;">
+        <!ENTITY lol8 "&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;&lol7;">
+        <!ENTITY lol9 "&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;&lol8;">
+        ]>
+        <HealthData locale="en_US"><Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="&lol9;" startDate="2026-02-07 22:20:00 -0500" endDate="2026-02-07 23:30:00 -0500" value="HKCategoryValueSleepAnalysisAsleepCore"/></HealthData>
+        """
+
+    /// Each hostile or malformed export and a word its refusal must hold.
+    static var hostile: [(String, Data, String)] {
+        var cases: [(String, Data, String)] = []
+        func add(_ name: String, _ text: String, _ words: String) { cases.append((name, Data(text.utf8), words)) }
+        let whole = HealthFixture.export(fine)
+        add("truncated mid-record", String(whole.prefix(whole.count - 60)), "line")
+        add("truncated after the root opens", HealthFixture.prolog + "<HealthData locale=\"en_US\">\n" + fine, "line")
+        add("billion laughs", laughs, "ENTITY")
+        add(
+            "XXE to /etc/passwd",
+            #"<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><HealthData>&xxe;</HealthData>"#, "refused")
+        add(
+            "parameter entity", #"<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY % p SYSTEM "http://127.0.0.1:9/x.dtd"> %p;]><HealthData/>"#,
+            "refused")
+        add("external DTD", #"<?xml version="1.0"?><!DOCTYPE HealthData SYSTEM "file:///etc/passwd"><HealthData/>"#, "SYSTEM")
+        add("public DTD", #"<?xml version="1.0"?><!DOCTYPE HealthData PUBLIC "-//x//y" "http://127.0.0.1:9/x.dtd"><HealthData/>"#, "PUBLIC")
+        add("internal entity used in a value", #"<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY n "Watch">]><HealthData/>"#, "ENTITY")
+        for date in [
+            "2026-13-01 22:00:00 -0500", "2026-02-30 22:00:00 -0500", "2025-02-29 22:00:00 -0500", "yesterday", "2026-02-07T22:00:00Z",
+            "2026-02-07 22:00:00", "2026-02-07 24:00:00 -0500", "2026-02-07 22:60:00 -0500", "2026-02-07 22:00:61 -0500", "2026-02-07 22:00:00 +2500",
+            "1969-12-31 23:59:59 -0000", "3000-01-01 00:00:00 -0000", "2026-02-07 22:00:00 -05:00", "２０２６-02-07 22:00:00 -0500", "",
+        ] {
+            add("start date \(date)", HealthFixture.export(HealthFixture.sleep("AsleepCore", date, "2026-02-07 23:30:00 -0500")), "Health date")
+        }
+        add(
+            "end before start", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-07 23:30:00 -0500", "2026-02-07 22:00:00 -0500")), "ends before"
+        )
+        add(
+            "a record of two days", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-05 22:00:00 -0500", "2026-02-07 22:00:00 -0500")),
+            "more than a day")
+        for value in ["NaN", "nan", "inf", "-inf", "1e309", "-54", "0", "19.9", "250.1", "fast", "", "0x36", "54 bpm"] {
+            add("heart rate \(value)", HealthFixture.export(HealthFixture.vital("HeartRate", value)), "plausible")
+        }
+        add("SpO2 as a percent", HealthFixture.export(HealthFixture.vital("OxygenSaturation", "96")), "plausible")
+        add("HRV negative", HealthFixture.export(HealthFixture.vital("HeartRateVariabilitySDNN", "-1")), "plausible")
+        add("respiratory rate 200", HealthFixture.export(HealthFixture.vital("RespiratoryRate", "200")), "plausible")
+        add(
+            "unknown sleep value", HealthFixture.export(HealthFixture.sleep("Dozing", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500")),
+            "not one Health")
+        add(
+            "no source", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500", source: "")),
+            "sourceName")
+        add(
+            "an enormous attribute",
+            HealthFixture.export(
+                HealthFixture.sleep("AsleepCore", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500", source: String(repeating: "W", count: 2_000_000))),
+            "bytes long")
+        add("the wrong root", HealthFixture.export(fine, root: "NotHealth"), "HealthData")
+        add("empty file", "", "HealthData")
+        add("JSON", #"{"HealthData": []}"#, "line")
+        add("HTML", "<html><body>export</body></html>", "HealthData")
+        add("mismatched tags", HealthFixture.prolog + "<HealthData locale=\"en\">" + fine + "</Record></HealthData>", "line")
+        add("junk after the document", whole + "<Record/>", "line")
+        add("a NUL byte", HealthFixture.export(fine).replacingOccurrences(of: "Watch", with: "Wa\u{0}tch"), "line")
+        add("an unclosed attribute", HealthFixture.prolog + #"<HealthData locale="en><Record type="x"/></HealthData>"#, "line")
+        add("a duplicate attribute", HealthFixture.export(fine.replacingOccurrences(of: "sourceVersion=", with: "sourceName=\"x\" sourceName=")), "line")
+        add("an undefined entity", HealthFixture.export(fine.replacingOccurrences(of: "10.2", with: "&undefined;")), "line")
+        cases.append(
+            (
+                "invalid UTF-8",
+                Data(HealthFixture.export("").utf8).prefix(300) + Data([0xFF, 0xFE, 0x80]) + Data(HealthFixture.export(fine).utf8).suffix(200), "line"
+            ))
+        cases.append(("random bytes", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), "line"))
+        cases.append(("a zip's first bytes", Data([0x50, 0x4B, 0x03, 0x04]) + Data(repeating: 0, count: 100), "line"))
+        return cases
+    }
+
+    @Test("hostile and malformed exports are each refused with the reason, and nothing is returned", arguments: hostile)
+    func refused(name: String, data: Data, words: String) throws {
+        let path = try HealthFixture.write(data)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let result = try AppleHealthReader.read(path: path)
+            Issue.record("\(name) was read: \(result.sleep.count) sleep records")
+        } catch {
+            #expect(StoreFixture.isFileProblem(error), "\(name)")
+            #expect(error.message.contains(words), "\(name): \(error.message)")
+            #expect(!error.message.contains("root:"), "\(name): no file content in the message")
+        }
+    }
+
+    @Test("there are at least fifty hostile inputs")
+    func enough() { #expect(Self.hostile.count >= 50) }
+
+    @Test("Health dates: the instant and the offset, by hand")
+    func dates() {
+        let winter = AppleHealthReader.instant("2026-02-07 22:20:00 -0500")
+        #expect(winter?.date == Date(timeIntervalSince1970: 1_770_520_800) && winter?.offset == -300)
+        let chatham = AppleHealthReader.instant("2026-04-05 03:45:00 +1345")
+        #expect(chatham?.date == Date(timeIntervalSince1970: 1_775_311_200) && chatham?.offset == 825)
+        #expect(AppleHealthReader.instant("2028-02-29 00:00:00 +0000")?.date == Date(timeIntervalSince1970: 1_835_395_200))
+    }
+}
