@@ -168,6 +168,25 @@ struct AppleHealthReaderTests {
         }
     }
 
+    @Test("records are handed on one by one, in file order; a refusal from the receiver stops the read with its reason")
+    func sink() throws {
+        let records = (0..<5).map { HealthFixture.vital("HeartRate", String(50 + $0), "2026-02-08 01:0\($0):00 -0500") }
+        let path = try HealthFixture.write(HealthFixture.export(records.joined(separator: "\n")))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var values: [Double] = []
+        do {
+            _ = try AppleHealthReader.read(path: path) { record in
+                guard case .vital(let sample) = record else { return }
+                values.append(sample.value)
+                if values.count == 3 { throw DoseError.invalidFile(problem: "stop at the third") }
+            }
+            Issue.record("the read went on")
+        } catch {
+            #expect(error.message.contains("stop at the third"))
+        }
+        #expect(values == [50, 51, 52])
+    }
+
     @Test("there are at least fifty hostile inputs")
     func enough() { #expect(Self.hostile.count >= 50) }
 

@@ -34,6 +34,12 @@ public enum AppleHealthReader {
         public var skipped = 0
     }
 
+    /// One record read, handed on as soon as it is read so a file of gigabytes is never held in memory.
+    public enum Record: Sendable {
+        case sleep(SleepSample)
+        case vital(VitalSample)
+    }
+
     /// Health's sleep-analysis values and the stages they mean.
     static let stages: [String: SleepStage] = [
         "HKCategoryValueSleepAnalysisInBed": .inBed, "HKCategoryValueSleepAnalysisAsleep": .asleep,
@@ -56,12 +62,28 @@ public enum AppleHealthReader {
     /// How much of the file's start is searched for a DTD that points outside it.
     static let prologLimit = 64 * 1024
 
-    /// Reads an `export.xml` file. Its prolog (the text before `<HealthData`) may hold the internal DTD Health writes,
-    /// but nothing that points outside the file (`SYSTEM`, `PUBLIC`) and no entity: those are refused before parsing.
-    /// The DTD itself is blanked out (its bytes become spaces, its newlines stay, so line numbers hold) before the
-    /// parser sees it: nothing in it is needed, and Foundation's parser on Linux crashes on the `#REQUIRED` attribute
-    /// declarations every Health export has.
+    /// Reads a whole `export.xml` into memory: for tests and small files; an import uses the sink.
     public static func read(path: String) throws(DoseError) -> Result {
+        var result = Result()
+        result.skipped = try read(path: path) { record in
+            switch record {
+            case .sleep(let sample): result.sleep.append(sample)
+            case .vital(let sample): result.vitals.append(sample)
+            }
+        }
+        return result
+    }
+
+    /// Reads an `export.xml` file, handing each record to `sink` in file order; returns how many other records were
+    /// skipped. A problem stops the read and is thrown; the records handed on before it are the caller's to discard
+    /// (an import reads inside one transaction and rolls it back).
+    ///
+    /// Its prolog (the text before `<HealthData`) may hold the internal DTD Health writes, but nothing that points
+    /// outside the file (`SYSTEM`, `PUBLIC`) and no entity: those are refused before parsing. The DTD itself is blanked
+    /// out (its bytes become spaces, its newlines stay, so line numbers hold) before the parser sees it: nothing in it
+    /// is needed, and Foundation's parser on Linux crashes on the `#REQUIRED` attribute declarations every Health
+    /// export has.
+    public static func read(path: String, sink: (Record) throws -> Void) throws(DoseError) -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .invalidFile(problem: "\(path) cannot be read") }
         let head = (try? handle.read(upToCount: prologLimit)) ?? Data()
         try? handle.close()
@@ -84,12 +106,16 @@ public enum AppleHealthReader {
             blank = start..<end
         }
         guard let stream = BlankingFileStream(path: path, blank: blank) else { throw .invalidFile(problem: "\(path) cannot be read") }
-        return try read(stream)
+        return try read(stream, sink: sink)
     }
 
     /// Reads a stream to its end, or throws the first problem with its line and reason; nothing is returned then.
-    public static func read(_ stream: InputStream) throws(DoseError) -> Result {
-        let reader = HealthDelegate()
+    public static func read(_ stream: InputStream, sink: (Record) throws -> Void) throws(DoseError) -> Int {
+        try withoutActuallyEscaping(sink) { sink throws(DoseError) in try read(stream, escapingSink: sink) }
+    }
+
+    private static func read(_ stream: InputStream, escapingSink sink: @escaping (Record) throws -> Void) throws(DoseError) -> Int {
+        let reader = HealthDelegate(sink: sink)
         let parser = XMLParser(stream: stream)
         parser.shouldResolveExternalEntities = false
         parser.shouldProcessNamespaces = false
@@ -104,7 +130,7 @@ public enum AppleHealthReader {
             throw .invalidFile(problem: "export.xml line \(line): \(reason)")
         }
         guard reader.sawRoot else { throw .invalidFile(problem: "export.xml has no <HealthData> element: it is not an Apple Health export") }
-        return reader.result
+        return reader.skipped
     }
 
     /// `2026-02-07 22:20:00 -0500`: the instant and its offset in minutes; nil for anything else.
@@ -154,7 +180,19 @@ public enum AppleHealthReader {
 /// The parser's delegate: keeps the records wanted and stops at the first problem.
 final class HealthDelegate: NSObject, XMLParserDelegate {
     typealias Result = AppleHealthReader.Result
-    var result = Result()
+    var skipped = 0
+    let sink: (AppleHealthReader.Record) throws -> Void
+
+    init(sink: @escaping (AppleHealthReader.Record) throws -> Void) { self.sink = sink }
+
+    private func hand(_ record: AppleHealthReader.Record) {
+        do { try sink(record) } catch let error as DoseError {
+            failure = failure ?? error
+            parser?.abortParsing()
+        } catch {
+            fail("the record could not be kept: \(type(of: error))")
+        }
+    }
     var failure: DoseError?
     var sawRoot = false
     weak var parser: XMLParser?
@@ -193,7 +231,7 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
             return fail("the sleep value '\((attributes["value"] ?? "").prefix(60))' is not one Health writes")
         }
         guard stage != nil || vital != nil else {
-            result.skipped += 1
+            skipped += 1
             return
         }
         guard let source = attributes["sourceName"], !source.isEmpty else { return fail("a \(type) record has no sourceName") }
@@ -203,8 +241,10 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
         guard end.date >= start.date else { return fail("a \(type) record ends before it starts") }
         guard end.date.timeIntervalSince(start.date) <= 24 * 3600 else { return fail("a \(type) record lasts more than a day") }
         if let stage {
-            result.sleep.append(
-                SleepSample(source: source, stage: stage, start: start.date, end: end.date, startOffsetMinutes: start.offset, endOffsetMinutes: end.offset))
+            hand(
+                .sleep(
+                    SleepSample(source: source, stage: stage, start: start.date, end: end.date, startOffsetMinutes: start.offset, endOffsetMinutes: end.offset))
+            )
         } else if let (kind, range) = vital {
             // Decimal digits only: Swift's Double(_:) would also take "0x36", "nan" and "infinity".
             guard let text = attributes["value"], !text.isEmpty, text.allSatisfy({ "0123456789.-+eE".contains($0) }), let value = Double(text),
@@ -212,7 +252,7 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
             else {
                 return fail("a \(type) value '\((attributes["value"] ?? "").prefix(40))' is not a plausible number (\(range.lowerBound)–\(range.upperBound))")
             }
-            result.vitals.append(VitalSample(kind: kind, start: start.date, end: end.date, value: value, source: source))
+            hand(.vital(VitalSample(kind: kind, start: start.date, end: end.date, value: value, source: source)))
         }
     }
 
