@@ -50,5 +50,26 @@ run dose1 --now 2026-11-04T03:20:00Z
 run log water --now 2026-11-04T04:00:00Z
 run status --now 2026-11-04T08:00:00Z
 
+# Wearable sleep (schema 9 on): the Health app's export for the night of 2026-11-01, from a watch and a phone that
+# overlap, with a heart rate inside the night and one in the afternoon (left out).
+cat > "$work/export.xml" <<'XML'
+<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE HealthData [
+<!ELEMENT HealthData (ExportDate,Me,(Record|Correlation|Workout|ActivitySummary|ClinicalRecord)*)>
+<!ATTLIST HealthData locale CDATA #REQUIRED>
+]>
+<HealthData locale="en_US">
+ <ExportDate value="2026-11-05 07:00:00 -0500"/>
+ <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="2026-11-01 22:10:00 -0500" endDate="2026-11-01 23:40:00 -0500" value="HKCategoryValueSleepAnalysisAsleepCore"/>
+ <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="2026-11-01 23:40:00 -0500" endDate="2026-11-02 00:30:00 -0500" value="HKCategoryValueSleepAnalysisAsleepDeep"/>
+ <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="2026-11-02 00:30:00 -0500" endDate="2026-11-02 00:45:00 -0500" value="HKCategoryValueSleepAnalysisAwake"/>
+ <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="2026-11-02 00:45:00 -0500" endDate="2026-11-02 06:40:00 -0500" value="HKCategoryValueSleepAnalysisAsleepREM"/>
+ <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="iPhone" startDate="2026-11-01 22:00:00 -0500" endDate="2026-11-02 07:00:00 -0500" value="HKCategoryValueSleepAnalysisInBed"/>
+ <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Apple Watch" unit="count/min" startDate="2026-11-02 01:00:00 -0500" endDate="2026-11-02 01:00:00 -0500" value="52"/>
+ <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Apple Watch" unit="count/min" startDate="2026-11-02 15:00:00 -0500" endDate="2026-11-02 15:00:00 -0500" value="88"/>
+</HealthData>
+XML
+run import "$work/export.xml" --now 2026-11-05T11:00:00Z || echo "(this build reads no Health export)"
+
 run export --format bundle --now 2026-11-05T12:00:00Z --out "$out"
 echo "wrote $out"

@@ -191,12 +191,13 @@ public struct NightResponse: Encodable, Sendable {
     var checkin: CheckInResponse?
     var presleep: JSONValue?
     var medications: [Medication]
+    var sleep: SleepResponse?
 
     enum CodingKeys: String, CodingKey {
         case sessionID = "session_id", sessionDate = "session_date", startedAt = "started_at", endedAt = "ended_at", endReason = "end_reason"
         case terminalState = "terminal_state", dose1At = "dose1_at", dose2At = "dose2_at", dose2Skipped = "dose2_skipped"
         case intervalMinutes = "interval_minutes", snoozeCount = "snooze_count", extraDoseCount = "extra_dose_count", events, naps, checkin
-        case presleep, medications
+        case presleep, medications, sleep
     }
 
     struct Nap: Encodable, Sendable {
@@ -241,6 +242,36 @@ public struct NightResponse: Encodable, Sendable {
         medications = record.medications.map {
             Medication(id: $0.id, medicationID: $0.medicationID, doseMg: $0.doseMg, takenAt: $0.takenAt, notes: $0.note)
         }
+        sleep = record.sleep.map { SleepResponse($0.figures) }
+    }
+}
+
+/// A night's wearable sleep, minutes as numbers (to a tenth).
+public struct SleepResponse: Encodable, Sendable {
+    var periodStart, periodEnd: Date
+    var sleepOnset, finalWake: Date?
+    var minutesAsleep, wasoMinutes: Double
+    var wakeCount: Int
+    var stageMinutes: [String: Double]
+    var stageAtDose2: String?
+    var minutesFromDeepToDose2: Double?
+    var sources: [String]
+
+    enum CodingKeys: String, CodingKey {
+        case periodStart = "period_start", periodEnd = "period_end", sleepOnset = "sleep_onset", finalWake = "final_wake"
+        case minutesAsleep = "minutes_asleep", wasoMinutes = "waso_minutes", wakeCount = "wake_count", stageMinutes = "stage_minutes"
+        case stageAtDose2 = "stage_at_dose2", minutesFromDeepToDose2 = "minutes_from_deep_to_dose2", sources
+    }
+
+    /// The response for a night's figures.
+    public init(_ figures: SleepFigures) {
+        func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+        (periodStart, periodEnd, sleepOnset, finalWake) = (figures.periodStart, figures.periodEnd, figures.sleepOnset, figures.finalWake)
+        (minutesAsleep, wasoMinutes, wakeCount) = (tenth(figures.minutesAsleep), tenth(figures.wasoMinutes), figures.wakeCount)
+        stageMinutes = Dictionary(uniqueKeysWithValues: figures.stageMinutes.map { ($0.key.rawValue, tenth($0.value)) })
+        stageAtDose2 = figures.stageAtDose2?.rawValue
+        minutesFromDeepToDose2 = figures.minutesFromDeepToDose2.map(tenth)
+        sources = figures.sources
     }
 }
 

@@ -114,6 +114,8 @@ public struct NightRecord: Sendable {
     public var preSleep: PreSleepLog?
     /// Medications of that night.
     public var medications: [MedicationSummary] = []
+    /// Wearable sleep attached to the night: its merged stages and figures (read for one date's nights).
+    public var sleep: (spans: [StageSpan], figures: SleepFigures)?
 }
 
 /// A medication entry as history lists it.
@@ -191,7 +193,9 @@ public struct HistoryStore: Sendable {
         try database.ledger.settle(clock: clock)
         return try database.read { db in
             let rows = try Self.sessionRows(on: date, db)
-            return try Self.records(from: rows, query: HistoryQuery(), db)
+            var records = try Self.records(from: rows, query: HistoryQuery(), db)
+            for index in records.indices { records[index].sleep = try Self.sleep(of: records[index].session, db) }
+            return records
         }
     }
 

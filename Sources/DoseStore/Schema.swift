@@ -13,6 +13,7 @@ enum Schema {
         ("v6_alarms", v6),
         ("v7_night_summaries", v7),
         ("v8_setup_and_supply", v8),
+        ("v9_wearable_sleep", v9),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -381,6 +382,38 @@ enum Schema {
                 DROP TABLE audit_log;
                 ALTER TABLE audit_log_v8 RENAME TO audit_log;
                 CREATE INDEX audit_log_by_time ON audit_log(at);
+                """)
+    }
+
+    /// Sleep from wearables (issue 17): each sleep-stage record and each vital sample imported, with its source and the
+    /// UTC offsets the export gave. Ids are digests of what a record says, so importing an export again adds nothing and a
+    /// newer export adds only what is new. The night's figures are derived from these rows when read, never stored.
+    static func v9(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE wearable_sleep (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    provider TEXT NOT NULL CHECK (provider IN ('apple_health', 'whoop')),
+                    source TEXT NOT NULL CHECK (length(source) BETWEEN 1 AND 1000),
+                    stage TEXT NOT NULL CHECK (stage IN ('in_bed', 'asleep', 'core', 'deep', 'rem', 'awake')),
+                    start_at TEXT NOT NULL CHECK (length(start_at) = 24),
+                    end_at TEXT NOT NULL CHECK (length(end_at) = 24 AND end_at >= start_at),
+                    start_offset_minutes INTEGER CHECK (start_offset_minutes IS NULL OR start_offset_minutes BETWEEN -1080 AND 1080),
+                    end_offset_minutes INTEGER CHECK (end_offset_minutes IS NULL OR end_offset_minutes BETWEEN -1080 AND 1080),
+                    imported_at TEXT NOT NULL CHECK (length(imported_at) = 24)
+                );
+                CREATE INDEX wearable_sleep_by_time ON wearable_sleep(start_at);
+                CREATE TABLE wearable_vitals (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    provider TEXT NOT NULL CHECK (provider IN ('apple_health', 'whoop')),
+                    source TEXT NOT NULL CHECK (length(source) BETWEEN 1 AND 1000),
+                    kind TEXT NOT NULL CHECK (kind IN ('heart_rate', 'hrv_sdnn', 'respiratory_rate', 'oxygen_saturation')),
+                    start_at TEXT NOT NULL CHECK (length(start_at) = 24),
+                    end_at TEXT NOT NULL CHECK (length(end_at) = 24 AND end_at >= start_at),
+                    value REAL NOT NULL,
+                    imported_at TEXT NOT NULL CHECK (length(imported_at) = 24)
+                );
+                CREATE INDEX wearable_vitals_by_time ON wearable_vitals(start_at);
                 """)
     }
 }

@@ -144,3 +144,45 @@ struct SupplyCLITests {
         #expect(text.stdout.contains("340 mL (170 g) of XYWAV left: 37 full nights at 2.25 g + 2.25 g"), "\(text.stdout)")
     }
 }
+
+@Suite("dosetap import of the Health app's export")
+struct HealthImportCLITests {
+    @Test("export.xml imports through the built binary; session show --json carries the night's sleep in minutes; a hostile file changes nothing")
+    func importAndShow() throws {
+        let cli = try CLI()
+        #expect(try cli.run(["dose1"], now: "2026-11-01 22:00").status == 0)
+        #expect(try cli.run(["dose2"], now: "2026-11-02 00:50").status == 0)
+        let export = cli.directory.appendingPathComponent("export.xml")
+        let record = { (value: String, start: String, end: String) in
+            #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="\#(start)" endDate="\#(end)" value="HKCategoryValueSleepAnalysis\#(value)"/>"#
+        }
+        try """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData [
+        <!ATTLIST HealthData locale CDATA #REQUIRED>
+        ]>
+        <HealthData locale="en_US">
+        \(record("AsleepCore", "2026-11-01 22:10:00 -0500", "2026-11-01 23:40:00 -0500"))
+        \(record("AsleepDeep", "2026-11-01 23:40:00 -0500", "2026-11-02 00:30:00 -0500"))
+        \(record("AsleepREM", "2026-11-02 00:30:00 -0500", "2026-11-02 06:30:00 -0500"))
+        </HealthData>
+        """.write(to: export, atomically: true, encoding: .utf8)
+        let imported = try cli.run(["import", export.path], now: "2026-11-05 08:00")
+        #expect(imported.status == 0, "\(imported.stdout)")
+        #expect((imported.json["imported"] as? [String: Any])?["sleep"] as? Int == 3)
+        let shown = try cli.run(["session", "show", "2026-11-01"], now: "2026-11-05 08:00")
+        let night = try #require((try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [[String: Any]])?.first)
+        let sleep = try #require(night["sleep"] as? [String: Any])
+        #expect(sleep["minutes_asleep"] as? Double == 500 && sleep["waso_minutes"] as? Double == 0 && sleep["stage_at_dose2"] as? String == "rem")
+        #expect(sleep["minutes_from_deep_to_dose2"] as? Double == 20 && (sleep["stage_minutes"] as? [String: Double])?["deep"] == 50)
+        let hostile = cli.directory.appendingPathComponent("laughs.xml")
+        try #"<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><HealthData>&b;</HealthData>"#
+            .write(to: hostile, atomically: true, encoding: .utf8)
+        let before = try cli.databaseBytes()
+        let refused = try cli.run(["import", hostile.path], now: "2026-11-05 08:00")
+        #expect(refused.status == 65 || refused.status == 64, "\(refused.status) \(refused.stdout)")
+        let message = (refused.json["error"] as? [String: Any])?["message"] as? String ?? ""
+        #expect(message.contains("ENTITY"), "\(message)")
+        #expect(try cli.databaseBytes() == before)
+    }
+}

@@ -1,4 +1,5 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import Testing
 
@@ -197,5 +198,84 @@ struct AppleHealthReaderTests {
         let chatham = AppleHealthReader.instant("2026-04-05 03:45:00 +1345")
         #expect(chatham?.date == Date(timeIntervalSince1970: 1_775_311_200) && chatham?.offset == 825)
         #expect(AppleHealthReader.instant("2028-02-29 00:00:00 +0000")?.date == Date(timeIntervalSince1970: 1_835_395_200))
+    }
+}
+
+@Suite("Importing the Health app's export into the store")
+struct AppleHealthImportTests {
+    static let night = [
+        HealthFixture.sleep("AsleepCore", "2026-11-01 22:10:00 -0500", "2026-11-01 23:40:00 -0500"),
+        HealthFixture.sleep("AsleepDeep", "2026-11-01 23:40:00 -0500", "2026-11-02 00:30:00 -0500"),
+        HealthFixture.sleep("Awake", "2026-11-02 00:30:00 -0500", "2026-11-02 00:45:00 -0500"),
+        HealthFixture.sleep("AsleepREM", "2026-11-02 00:45:00 -0500", "2026-11-02 06:40:00 -0500"),
+        HealthFixture.sleep("InBed", "2026-11-01 22:00:00 -0500", "2026-11-02 07:00:00 -0500", source: "iPhone"),
+        HealthFixture.vital("HeartRate", "52", "2026-11-02 01:00:00 -0500"), HealthFixture.vital("HeartRate", "88", "2026-11-02 15:00:00 -0500"),
+    ]
+
+    static func counts(_ database: AppDatabase) throws -> [Int] {
+        try database.read { db in
+            try ["wearable_sleep", "wearable_vitals"].map { try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? -1 }
+        }
+    }
+
+    @Test("the night's figures are carried by the night it overlaps; the same export again adds nothing; a newer one adds only what is new")
+    func idempotent() throws {
+        let database = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 1, 22, 0))
+        try StoreFixture.act(database.ledger, .dose1, at: WallClock.date(2026, 11, 1, 22, 0), clock: clock)
+        try StoreFixture.act(database.ledger, .dose2, at: WallClock.date(2026, 11, 2, 0, 50), clock: clock)
+        let path = try HealthFixture.write(HealthFixture.export(Self.night.joined(separator: "\n")))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        clock.set(WallClock.date(2026, 11, 5, 7, 0))
+        let first = try database.transfer.importFile(at: path, clock: clock.store)
+        #expect(first.imported["sleep"] == 5 && first.imported["vitals"] == 1, "\(first)")
+        #expect(first.notes.contains { $0.contains("1 vital samples outside any night") })
+        #expect(try Self.counts(database) == [5, 1])
+        let again = try database.transfer.importFile(at: path, clock: clock.store)
+        #expect(again.imported["sleep", default: 0] == 0 && again.skipped["sleep"] == 5)
+        #expect(try Self.counts(database) == [5, 1])
+        let newer = try HealthFixture.write(
+            HealthFixture.export(
+                (Self.night + [HealthFixture.sleep("AsleepCore", "2026-11-02 22:30:00 -0500", "2026-11-03 05:00:00 -0500")]).joined(separator: "\n")))
+        defer { try? FileManager.default.removeItem(atPath: newer) }
+        let later = try database.transfer.importFile(at: newer, clock: clock.store)
+        #expect(later.imported["sleep"] == 1 && later.skipped["sleep"] == 5)
+        let night = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 1)!, clock: clock.store).first)
+        let figures = try #require(night.sleep?.figures)
+        #expect(figures.minutesAsleep == 495 && figures.wasoMinutes == 15 && figures.wakeCount == 1)
+        #expect(figures.stageMinutes[.inBed] == 30, "the phone fills only where the watch is silent")
+        #expect(figures.stageAtDose2 == .rem && figures.minutesFromDeepToDose2 == 20)
+    }
+
+    @Test("a malformed export refuses everything: the database is byte-for-byte what it was")
+    func allOrNothing() throws {
+        let database = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 5, 7, 0))
+        let bad = HealthFixture.export((Self.night + [HealthFixture.vital("HeartRate", "NaN")]).joined(separator: "\n"))
+        let path = try HealthFixture.write(bad)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: DoseError.self) { _ = try database.transfer.importFile(at: path, clock: clock.store) }
+        #expect(try Self.counts(database) == [0, 0], "the records read before the bad one were rolled back")
+    }
+
+    @Test("export.zip: the Health app's zip is read from its apple_health_export/export.xml")
+    func zip() throws {
+        let folder = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inner = folder.appendingPathComponent("apple_health_export")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        try HealthFixture.export(Self.night.joined(separator: "\n")).write(to: inner.appendingPathComponent("export.xml"), atomically: true, encoding: .utf8)
+        let zip = folder.appendingPathComponent("export.zip")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [
+            "-c", "import shutil, sys; shutil.make_archive(sys.argv[1], 'zip', sys.argv[2], 'apple_health_export')", zip.deletingPathExtension().path,
+            folder.path,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        let database = try AppDatabase.inMemory()
+        let report = try database.transfer.importFile(at: zip.path, clock: TestClock(WallClock.date(2026, 11, 5, 7, 0)).store)
+        #expect(report.imported["sleep"] == 5)
     }
 }

@@ -294,7 +294,18 @@ enum BundleFormats {
             }
             files["settings.json"] = try BundleFiles.json(settings)
         },
+        // v9 added wearable sleep and vitals, empty before.
+        8: { files in
+            files["wearable_sleep.csv"] = files["wearable_sleep.csv"] ?? CSV.row(BundleFormats.wearableSleepColumns)
+            files["wearable_vitals.csv"] = files["wearable_vitals.csv"] ?? CSV.row(BundleFormats.wearableVitalsColumns)
+        },
     ]
+
+    /// The columns of `wearable_sleep.csv` and `wearable_vitals.csv` at schema 9.
+    static let wearableSleepColumns = [
+        "id", "provider", "source", "stage", "start_at", "end_at", "start_offset_minutes", "end_offset_minutes", "imported_at",
+    ]
+    static let wearableVitalsColumns = ["id", "provider", "source", "kind", "start_at", "end_at", "value", "imported_at"]
 
     /// The columns of `inventory.csv` at schema 8.
     static let inventoryColumns = ["id", "kind", "occurred_at", "recorded_at", "time_zone", "change_ml", "counted_ml", "bottles", "reason"]

@@ -24,6 +24,8 @@ public enum ExportBundle {
         TableFile(file: "medication_events.csv", table: "medication_events", order: "taken_at, id", freeText: ["notes"]),
         TableFile(file: "audit_log.csv", table: "audit_log", order: "at, id", freeText: []),
         TableFile(file: "inventory.csv", table: "inventory_events", order: "occurred_at, id", freeText: ["reason"]),
+        TableFile(file: "wearable_sleep.csv", table: "wearable_sleep", order: "start_at, id", freeText: ["source"]),
+        TableFile(file: "wearable_vitals.csv", table: "wearable_vitals", order: "start_at, id", freeText: ["source"]),
     ]
 
     /// Other files of the bundle.
@@ -103,9 +105,13 @@ public enum ExportBundle {
             "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
             "batch_id": "entries logged together share it", "at": "when the change was made", "action": "undo, edit_event, delete_session, …",
             "entity_id": "the id of what changed", "details": "JSON of the values before (and after) the change",
-            "kind": "refill_logged or inventory_adjustment", "change_ml": "mL added (+) or removed (−); empty for a count",
+            "kind": "refill_logged or inventory_adjustment (inventory); heart_rate, hrv_sdnn, respiratory_rate or oxygen_saturation (vitals)",
+            "change_ml": "mL added (+) or removed (−); empty for a count",
             "counted_ml": "mL a count of the bottles found; empty for a change", "bottles": "bottles of a refill, when logged in bottles",
-            "reason": "why (the person's words)",
+            "reason": "why (the person's words)", "provider": "apple_health or whoop", "stage": "in_bed, asleep, core, deep, rem or awake",
+            "start_at": "when it began", "end_at": "when it ended", "start_offset_minutes": "the export's UTC offset at the start",
+            "end_offset_minutes": "the export's UTC offset at the end", "imported_at": "when it was imported",
+            "value": "beats or breaths a minute, ms (HRV), or a fraction (SpO2)",
         ].merging(DataTransfer.sessionsCSVMeanings) { first, _ in first }
         for (file, names) in columns + [(analyticsFile, DataTransfer.sessionsCSVColumns)] {
             text += "\n\(file)\n"

@@ -9,10 +9,17 @@ extension DataTransfer {
         }
         let head = (try? handle.read(upToCount: 16)) ?? Data()
         try? handle.close()
-        if head.starts(with: [0x50, 0x4B]) { return try importBundle(at: path, clock: clock) }
+        if head.starts(with: [0x50, 0x4B]) {
+            return Self.isHealthExportZip(path) ? try importAppleHealth(at: path, clock: clock) : try importBundle(at: path, clock: clock)
+        }
+        if head.starts(with: Data("<?xml".utf8)) || head.starts(with: Data("<HealthData".utf8)) || path.hasSuffix("export.xml") {
+            return try importAppleHealth(at: path, clock: clock)
+        }
         if head.starts(with: Data("SQLite format 3".utf8)) { return try importOriginalDatabase(at: path, clock: clock) }
         if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) { return try importEventsCSV(at: path, clock: clock) }
         throw DoseError.invalidFile(
-            problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, or an SQLite database")
+            problem:
+                "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, an SQLite database, or the Health app's export (export.zip, export.xml)"
+        )
     }
 }
