@@ -632,6 +632,45 @@ def insights_and_report(driver, binary, work, out):
         process.wait()
 
 
+def sleep_details(driver, binary, work, out):
+    """A night's Apple Health sleep on Details at 390×844: imported through the CLI, drawn as a hypnogram with the doses
+    and the heart rate, nothing wider than the screen."""
+    database = os.path.join(work, "sleep.sqlite")
+    def run(*arguments):
+        subprocess.run([binary, *arguments, "--db", database, "--tz", "America/New_York"], check=True, capture_output=True)
+    run("setup", "--accept-disclaimer", "--now", "2026-11-01T12:00:00Z")
+    run("dose1", "--now", "2026-11-02T03:00:00Z")
+    run("log", "bathroom", "--now", "2026-11-02T05:20:00Z")
+    run("dose2", "--now", "2026-11-02T05:50:00Z")
+    stages = [("AsleepCore", "22:10", "23:40"), ("AsleepDeep", "23:40", "00:30"), ("Awake", "00:30", "00:55"), ("AsleepREM", "00:55", "02:40"),
+              ("AsleepCore", "02:40", "04:10"), ("AsleepDeep", "04:10", "04:40"), ("AsleepREM", "04:40", "06:30"), ("Awake", "06:30", "06:45")]
+    def stamp(clock):
+        day = "2026-11-01" if clock >= "12:00" else "2026-11-02"
+        return f"{day} {clock}:00 -0500"
+    records = [f'<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="{stamp(a)}" endDate="{stamp(b)}" '
+               f'value="HKCategoryValueSleepAnalysis{v}"/>' for v, a, b in stages]
+    records += [f'<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Apple Watch" startDate="{stamp(t)}" endDate="{stamp(t)}" value="{bpm}"/>'
+                for t, bpm in [("22:30", 62), ("23:30", 55), ("00:15", 51), ("00:45", 66), ("01:30", 57), ("03:00", 54), ("04:20", 50), ("06:00", 58)]]
+    export = os.path.join(work, "export.xml")
+    with open(export, "w") as handle:
+        handle.write('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n' + "\n".join(records) + "\n</HealthData>\n")
+    run("import", export, "--now", "2026-11-03T14:00:00Z")
+    process, info = serve(binary, database, now="2026-11-03T14:00:00Z")
+    try:
+        driver.get(info["pairing_url"])
+        driver.get(info["listening"] + "/details?date=2026-11-01")
+        chart = driver.find_elements(By.CSS_SELECTOR, "svg.hypnogram")
+        check(chart and chart[0].is_displayed(), "Details draws the night's hypnogram")
+        check(len(driver.find_elements(By.CSS_SELECTOR, "svg.hypnogram rect.stage")) == len(stages), "one bar per merged stage")
+        check(driver.find_elements(By.CSS_SELECTOR, "svg.hypnogram polyline.heart"), "the heart-rate line is drawn")
+        check("At Dose 2: asleep (rem)" in driver.page_source or "At Dose 2:" in driver.page_source, "the night's sleep is said in words")
+        driver.execute_script("arguments[0].scrollIntoView()", chart[0])
+        audit(driver, "details-hypnogram", out)
+    finally:
+        process.terminate()
+        process.wait()
+
+
 def deleting_nights(driver, binary, work, out):
     """History at 390×844: two nights chosen with their checkboxes, then Clear Old; each asks first on a page that names
     the count and the dates, and the nights are gone afterwards."""
@@ -698,7 +737,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/debug/dosetap")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dosetap-screens"))
-    parser.add_argument("--only", choices=["insights", "history"], help="run one part only")
+    parser.add_argument("--only", choices=["insights", "history", "sleep"], help="run one part only")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="dosetap-browser-")
@@ -711,7 +750,7 @@ def main():
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
     if args.only:
         try:
-            (insights_and_report if args.only == "insights" else deleting_nights)(driver, args.binary, work, args.out)
+            {"insights": insights_and_report, "history": deleting_nights, "sleep": sleep_details}[args.only](driver, args.binary, work, args.out)
         finally:
             driver.quit()
         print("PASS" if not failures else f"FAIL ({len(failures)})")
@@ -921,6 +960,7 @@ def main():
         push_alarm(args.binary, work, args.out)
         insights_and_report(driver, args.binary, work, args.out)
         deleting_nights(driver, args.binary, work, args.out)
+        sleep_details(driver, args.binary, work, args.out)
 
         # 3. A reminder rings on an open page: Dose 1 taken 164 min 48 s ago, so the wake alarm (target 165 min) comes
         # due within seconds; the window-open and pre-alarm reminders passed while no server ran and are logged missed.

@@ -115,7 +115,7 @@ public struct NightRecord: Sendable {
     /// Medications of that night.
     public var medications: [MedicationSummary] = []
     /// Wearable sleep attached to the night: its merged stages and figures (read for one date's nights).
-    public var sleep: (spans: [StageSpan], figures: SleepFigures)?
+    public var sleep: NightSleep?
 }
 
 /// A medication entry as history lists it.

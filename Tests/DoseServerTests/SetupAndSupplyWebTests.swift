@@ -153,3 +153,53 @@ struct SetupAndSupplyWebTests {
         #expect(refills().count == 2, "no reminder after the refill")
     }
 }
+
+@Suite("A night's wearable sleep on Details")
+struct HypnogramWebTests {
+    @Test("Details of a past night draws the hypnogram with the doses and the heart rate, in words and as a table; a night without sleep has none")
+    func hypnogram() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 1, 22, 0))
+        let app = { fixture.environment.useCases() }
+        _ = try app().night.perform(NightAction(.dose1), from: .api)
+        fixture.set(WallClock.date(2026, 11, 2, 0, 50))
+        _ = try app().night.perform(NightAction(.dose2), from: .api)
+        let record = { (value: String, start: String, end: String) in
+            #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="\#(start)" endDate="\#(end)" value="HKCategoryValueSleepAnalysis\#(value)"/>"#
+        }
+        let heart = { (at: String, value: String) in
+            #"<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Apple Watch" startDate="\#(at)" endDate="\#(at)" value="\#(value)"/>"#
+        }
+        let xml = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+            \(record("AsleepCore", "2026-11-01 22:10:00 -0500", "2026-11-01 23:40:00 -0500"))
+            \(record("AsleepDeep", "2026-11-01 23:40:00 -0500", "2026-11-02 00:30:00 -0500"))
+            \(record("Awake", "2026-11-02 00:30:00 -0500", "2026-11-02 00:55:00 -0500"))
+            \(record("AsleepREM", "2026-11-02 00:55:00 -0500", "2026-11-02 06:30:00 -0500"))
+            \(heart("2026-11-02 00:00:00 -0500", "51")) \(heart("2026-11-02 03:00:00 -0500", "56"))
+            </HealthData>
+            """
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("export-\(UUID().uuidString).xml").path
+        try xml.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        fixture.set(WallClock.date(2026, 11, 3, 9, 0))
+        #expect(try app().transfer.importFile(at: path).imported["sleep"] == 4)
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
+            let page = String(buffer: try await client.execute(uri: "/details?date=2026-11-01", method: .get, headers: cookie).body)
+            #expect(page.contains("<h1>Night of 2026-11-01</h1>"))
+            #expect(page.contains(#"class="chart hypnogram""#) && page.contains("stage-deep") && page.contains(#"class="heart""#))
+            #expect(page.contains("Asleep 7 h 55 min from 22:10 to 06:30; awake 25 min after falling asleep, 1 time"), "\(page)")
+            #expect(page.contains("At Dose 2: awake, 20 min after deep sleep."))
+            #expect(page.contains("<th scope=\"row\">22:10–23:40</th><td>core</td><td>90</td><td>Apple Watch</td>"))
+            let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
+            #expect(history.contains(#"href="/details?date=2026-11-01""#))
+            let missing = try await client.execute(uri: "/details?date=2026-10-01", method: .get, headers: cookie)
+            #expect(missing.status == .notFound)
+            let bad = try await client.execute(uri: "/details?date=yesterday", method: .get, headers: cookie)
+            #expect(bad.status == .badRequest)
+        }
+        fixture.expectNoInternalErrors()
+    }
+}

@@ -164,11 +164,26 @@ extension WebRoutes {
         return WebPages.redirect("/history?\(items.percentEncodedQuery ?? "")")
     }
 
-    func details(_ context: DoseRequestContext) throws -> Response {
+    /// Tonight in detail, or with `?date=` a night of the record; either with its wearable sleep when imported.
+    func details(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let app = environment.useCases()
         let snapshot = try app.night.status()
+        if let text = request.uri.queryParameters["date"], !text.isEmpty {
+            let date = try APIRoutes.date(String(text), field: "date")
+            guard let record = try app.records.nights(on: date).last else { throw DoseError.notFound(what: "A night dated \(date)") }
+            let session = record.session
+            let status = NightStatus.derive(
+                session: session, at: session.endedAt ?? app.clock.now, settings: snapshot.settings, timeZone: snapshot.timeZone)
+            let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone).lines
+            return Templates.page(
+                "details",
+                DetailsView(
+                    session: session, status: status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf(context), alarms: alarms,
+                    sleep: record.sleep, heading: "Night of \(date)"))
+        }
         let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone).lines } ?? []
-        return Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms))
+        let sleep = try snapshot.session.flatMap { try app.records.nights(on: $0.date).first { $0.session.id == snapshot.session?.id }?.sleep }
+        return Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep))
     }
 
     func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil) throws -> Response {

@@ -18,7 +18,7 @@ struct WebRoutes {
         router.get("/pair") { request, context in try await pair(request, context) }
         router.get("/") { request, context in try tonight(request, context) }
         router.post("/ui/act") { request, context in try await act(request, context) }
-        router.get("/details") { _, context in try details(context) }
+        router.get("/details") { request, context in try details(request, context) }
         registerInsights(on: router)
         router.get("/settings") { request, context in try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." }) }
         registerManagement(on: router)

@@ -95,31 +95,47 @@ struct DetailsView {
     let hasAlarms: Bool
     /// The night drawn on a time axis.
     let timeline: RenderedChart?
+    /// The wearable sleep of the night, when some was imported.
+    let hypnogram: RenderedChart?
+    /// Which night: tonight, or a date of the record.
+    let heading: String
+    /// Whether the night shown is tonight's (the event grid logs to it).
+    let isTonight: Bool
 
-    init(_ snapshot: StatusSnapshot, csrf: String, alarms: [String] = []) {
+    init(_ snapshot: StatusSnapshot, csrf: String, alarms: [String] = [], sleep: NightSleep? = nil) {
+        self.init(
+            session: snapshot.session, status: snapshot.status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf, alarms: alarms, sleep: sleep,
+            heading: "Tonight in detail")
+    }
+
+    init(
+        session: NightSession?, status: NightStatus, settings: DoseSettings, zone: TimeZone, csrf: String, alarms: [String], sleep: NightSleep?,
+        heading: String
+    ) {
         self.csrf = csrf
-        timeline = snapshot.session.flatMap { session in
-            NightTimeline.chart(
-                session, naps: HistoryStore.naps(in: session.events), targetMinutes: snapshot.settings.targetIntervalMinutes, zone: snapshot.timeZone)
+        self.heading = heading
+        timeline = session.flatMap { session in
+            NightTimeline.chart(session, naps: HistoryStore.naps(in: session.events), targetMinutes: settings.targetIntervalMinutes, zone: zone)
         }
+        hypnogram = session.flatMap { session in sleep.map { Hypnogram.chart($0, session: session, zone: zone) } }
         self.alarms = alarms
         hasAlarms = !alarms.isEmpty
-        grid = SleepEventCatalogue.standard.definitions.map { TonightView.GridItem(event: $0.type.rawValue, label: $0.label) }
-        guard let session = snapshot.session else {
+        // The grid logs to tonight, so a past night's page does not offer it.
+        isTonight = session.map { $0.isOpen } ?? true
+        grid = isTonight ? SleepEventCatalogue.standard.definitions.map { TonightView.GridItem(event: $0.type.rawValue, label: $0.label) } : []
+        guard let session else {
             card = nil
             return
         }
-        let status = snapshot.status
-        let zone = snapshot.timeZone
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
         var facts = [Fact(name: "Dose 1", value: clock(status.dose1At))]
         facts.append(Fact(name: "Dose 2", value: status.dose2At.map(clock) ?? (status.dose2Skipped ? "skipped \(clock(status.skippedAt))" : "not yet")))
         if let dose1 = status.dose1At, let dose2 = status.dose2At {
             facts.append(
-                Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(snapshot.settings.targetIntervalMinutes))"))
+                Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(settings.targetIntervalMinutes))"))
         }
         if status.dose1At != nil { facts.append(Fact(name: "Window", value: "\(clock(status.windowOpensAt))–\(clock(status.windowClosesAt))")) }
-        facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(snapshot.settings.maxSnoozes)"))
+        facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(settings.maxSnoozes)"))
         if let wake = status.wakeAt { facts.append(Fact(name: "Woke", value: clock(wake))) }
         var flags: [String] = []
         let dose2 = session.events.first { $0.kind == .dose2 }

@@ -103,11 +103,18 @@ extension DataTransfer {
     }
 }
 
+/// A night's wearable sleep: its merged stages, their figures, and the heart rate measured during it.
+public struct NightSleep: Sendable {
+    public var spans: [StageSpan]
+    public var figures: SleepFigures
+    public var heartRate: [(at: Date, beatsPerMinute: Double)]
+}
+
 extension HistoryStore {
     /// The wearable sleep of a night: the merged timeline of the period that overlaps the night most (from two hours
     /// before it started to two hours after it ended, or 16 hours after it started while open), and its figures with
     /// Dose 2's place in it.
-    static func sleep(of session: NightSession, _ db: Database) throws -> (spans: [StageSpan], figures: SleepFigures)? {
+    static func sleep(of session: NightSession, _ db: Database) throws -> NightSleep? {
         let from = session.startedAt.addingTimeInterval(-2 * 3600)
         let to = (session.endedAt ?? session.startedAt.addingTimeInterval(16 * 3600)).addingTimeInterval(2 * 3600)
         let rows = try Row.fetchAll(
@@ -124,7 +131,14 @@ extension HistoryStore {
         let periods = SleepTimeline.periods(SleepTimeline.merge(samples))
         guard let period = bestPeriod(periods, from: from, to: to) else { return nil }
         let dose2 = NightFacts(session.events).dose2?.occurredAt
-        return SleepFigures.of(period, dose2: dose2).map { (period, $0) }
+        guard let figures = SleepFigures.of(period, dose2: dose2) else { return nil }
+        let heartRate = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT start_at, value FROM wearable_vitals WHERE kind = 'heart_rate' AND start_at BETWEEN ? AND ? ORDER BY start_at
+                """, arguments: [ISO8601.string(figures.periodStart), ISO8601.string(figures.periodEnd)]
+        ).compactMap { row in ISO8601.parse(row["start_at"]).map { (at: $0, beatsPerMinute: row["value"] as Double) } }
+        return NightSleep(spans: period, figures: figures, heartRate: heartRate)
     }
 
     /// The period overlapping `from..<to` most, if any overlaps it.

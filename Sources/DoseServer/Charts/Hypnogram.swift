@@ -1,0 +1,107 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// A night's wearable sleep as a hypnogram: one row per stage (awake at the top, deep at the bottom), the doses and
+/// events as markers, and the heart rate as a line beneath.
+enum Hypnogram {
+    /// The rows, top to bottom; unspecified sleep sits with core, in bed with awake.
+    static let rows: [(label: String, stages: Set<SleepStage>)] = [
+        ("Awake", [.awake, .inBed]), ("REM", [.rem]), ("Core", [.core, .asleep]), ("Deep", [.deep]),
+    ]
+
+    static func chart(_ sleep: NightSleep, session: NightSession, zone: TimeZone) -> RenderedChart {
+        let figures = sleep.figures
+        // The axis runs from the earlier of the first stage and Dose 1 (if within three hours of it) to the last stage.
+        let dose1 = NightFacts(session.events).dose1?.occurredAt
+        let start =
+            dose1.map { $0 < figures.periodStart && figures.periodStart.timeIntervalSince($0) <= 3 * 3600 ? $0 : figures.periodStart }
+            ?? figures.periodStart
+        let end = figures.periodEnd
+        let events = session.events.filter { $0.kind != .checkIn && $0.occurredAt >= start && $0.occurredAt <= end }
+        let left = 52.0
+        let right = 344.0
+        let span = max(60, end.timeIntervalSince(start))
+        func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
+        let rowHeight = 22.0
+        let top = 24.0
+        var writer = SVGWriter(width: InsightCharts.width, height: 250)
+        for (index, row) in rows.enumerated() {
+            let y = top + Double(index) * rowHeight
+            writer.text(left - 6, y + 15, row.label, anchor: "end")
+            writer.line(left, y + rowHeight, right, y + rowHeight, "grid")
+        }
+        for spanItem in sleep.spans {
+            guard let row = rows.firstIndex(where: { $0.stages.contains(spanItem.stage) }) else { continue }
+            let y = top + Double(row) * rowHeight + 3
+            let from = LocalClock.hourMinute(spanItem.start, in: zone)
+            let to = LocalClock.hourMinute(spanItem.end, in: zone)
+            writer.rect(
+                x(spanItem.start), y, max(1, x(spanItem.end) - x(spanItem.start)), rowHeight - 6, "stage stage-\(spanItem.stage.rawValue)",
+                title: "\(spanItem.stage.rawValue.replacingOccurrences(of: "_", with: " ")) \(from)–\(to) (\(spanItem.source))")
+        }
+        let bottom = top + Double(rows.count) * rowHeight
+        for event in events {
+            let position = x(event.occurredAt)
+            let time = LocalClock.hourMinute(event.occurredAt, in: zone)
+            if event.kind.isOxybateDose {
+                writer.line(position, top - 8, position, bottom, "dose")
+                writer.circle(position, top - 8, 4, "dose-mark", title: "\(event.kind.label) at \(time)")
+            } else {
+                writer.circle(position, bottom + 4, 3, "event-mark", title: "\(event.kind.label) at \(time)")
+            }
+        }
+        // The heart rate beneath, scaled to its own range.
+        let heartTop = bottom + 24
+        let heartHeight = 60.0
+        let rates = sleep.heartRate.filter { $0.at >= start && $0.at <= end }
+        if let low = rates.map(\.beatsPerMinute).min(), let high = rates.map(\.beatsPerMinute).max() {
+            let range = max(10, high - low)
+            writer.polyline(rates.map { (x($0.at), heartTop + heartHeight - ($0.beatsPerMinute - low) / range * heartHeight) }, "heart")
+            writer.text(left - 6, heartTop + 8, "\(Int(high.rounded()))", anchor: "end")
+            writer.text(left - 6, heartTop + heartHeight, "\(Int(low.rounded()))", anchor: "end")
+            writer.text(left, heartTop - 6, "Heart rate (bpm)")
+        }
+        let axisY = heartTop + heartHeight + 14
+        let calendar = LocalClock.calendar(zone)
+        var tick = calendar.nextDate(after: start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? end
+        let step = span > 8 * 3600 ? 2 : 1
+        while tick < end {
+            writer.line(x(tick), axisY - 6, x(tick), axisY, "axis")
+            writer.text(x(tick), axisY + 12, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
+            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? end
+        }
+        let description = SleepText.sentence(figures, zone: zone)
+        let rows = sleep.spans.map { span in
+            [
+                "\(LocalClock.hourMinute(span.start, in: zone))–\(LocalClock.hourMinute(span.end, in: zone))",
+                span.stage.rawValue.replacingOccurrences(of: "_", with: " "), NumberText.plain((span.minutes * 10).rounded() / 10), span.source,
+            ]
+        }
+        return writer.chart(
+            id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description, kind: "hypnogram",
+            table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
+    }
+}
+
+/// A night's sleep in words.
+enum SleepText {
+    static func sentence(_ figures: SleepFigures, zone: TimeZone) -> String {
+        func minutes(_ value: Double) -> String { DurationText.words(minutes: Int(value.rounded())) }
+        var text = "Asleep \(minutes(figures.minutesAsleep))"
+        if let onset = figures.sleepOnset { text += " from \(LocalClock.hourMinute(onset, in: zone))" }
+        if let wake = figures.finalWake { text += " to \(LocalClock.hourMinute(wake, in: zone))" }
+        text += "; awake \(minutes(figures.wasoMinutes)) after falling asleep, \(figures.wakeCount) time\(figures.wakeCount == 1 ? "" : "s")"
+        text += "; deep \(minutes(figures.stageMinutes[.deep] ?? 0)), REM \(minutes(figures.stageMinutes[.rem] ?? 0))."
+        if let stage = figures.stageAtDose2 {
+            text += " At Dose 2: \(stage == .awake || stage == .inBed ? "awake" : "asleep (\(stage.rawValue))")"
+            if let deep = figures.minutesFromDeepToDose2 {
+                text += deep == 0 ? ", in deep sleep." : ", \(minutes(deep)) after deep sleep."
+            } else {
+                text += "."
+            }
+        }
+        return text
+    }
+}
