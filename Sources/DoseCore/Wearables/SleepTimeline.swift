@@ -131,12 +131,17 @@ extension SleepTimeline {
     /// The night a sleep period belongs to: of the nights' intervals it overlaps, the one it overlaps most; nil when
     /// it overlaps none (a nap on a day without a night, say).
     public static func night<Key>(for period: [StageSpan], among nights: [(key: Key, from: Date, to: Date)]) -> Key? {
-        guard let start = period.first?.start, let end = period.last?.end else { return nil }
-        var best: (key: Key, overlap: TimeInterval)?
-        for night in nights {
-            let overlap = min(end, night.to).timeIntervalSince(max(start, night.from))
-            if overlap > 0, overlap > (best?.overlap ?? 0) { best = (night.key, overlap) }
-        }
-        return best?.key
+        nights.map { (item: $0.key, overlap: overlap(of: period, from: $0.from, to: $0.to)) }.filter { $0.overlap > 0 }.max { $0.overlap < $1.overlap }?.item
+    }
+
+    /// Of several periods, the one overlapping `from..<to` most, if any overlaps it.
+    public static func period(overlappingMost periods: [[StageSpan]], from: Date, to: Date) -> [StageSpan]? {
+        periods.map { (item: $0, overlap: overlap(of: $0, from: from, to: to)) }.filter { $0.overlap > 0 }.max { $0.overlap < $1.overlap }?.item
+    }
+
+    /// Seconds a period shares with `from..<to` (negative when apart).
+    static func overlap(of period: [StageSpan], from: Date, to: Date) -> TimeInterval {
+        guard let start = period.first?.start, let end = period.last?.end else { return 0 }
+        return min(end, to).timeIntervalSince(max(start, from))
     }
 }

@@ -129,7 +129,7 @@ extension HistoryStore {
             return SleepSample(source: row["source"], stage: stage, start: start, end: end)
         }
         let periods = SleepTimeline.periods(SleepTimeline.merge(samples))
-        guard let period = bestPeriod(periods, from: from, to: to) else { return nil }
+        guard let period = SleepTimeline.period(overlappingMost: periods, from: from, to: to) else { return nil }
         let dose2 = NightFacts(session.events).dose2?.occurredAt
         guard let figures = SleepFigures.of(period, dose2: dose2) else { return nil }
         let heartRate = try Row.fetchAll(
@@ -139,16 +139,5 @@ extension HistoryStore {
                 """, arguments: [ISO8601.string(figures.periodStart), ISO8601.string(figures.periodEnd)]
         ).compactMap { row in ISO8601.parse(row["start_at"]).map { (at: $0, beatsPerMinute: row["value"] as Double) } }
         return NightSleep(spans: period, figures: figures, heartRate: heartRate)
-    }
-
-    /// The period overlapping `from..<to` most, if any overlaps it.
-    private static func bestPeriod(_ periods: [[StageSpan]], from: Date, to: Date) -> [StageSpan]? {
-        var best: (period: [StageSpan], overlap: TimeInterval)?
-        for period in periods {
-            guard let start = period.first?.start, let end = period.last?.end else { continue }
-            let overlap = min(end, to).timeIntervalSince(max(start, from))
-            if overlap > 0, overlap > (best?.overlap ?? 0) { best = (period, overlap) }
-        }
-        return best?.period
     }
 }
