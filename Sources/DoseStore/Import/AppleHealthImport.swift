@@ -8,9 +8,16 @@ extension DataTransfer {
     /// The export's path inside the Health app's zip.
     static let healthExportEntry = "apple_health_export/export.xml"
 
-    /// Whether a zip is the Health app's export rather than a DoseTap bundle.
+    /// Whether a zip is the Health app's export rather than a DoseTap bundle. Only a file that starts as a zip is
+    /// opened as one: ZIPFoundation looks for a zip's directory from the end of the file, which takes minutes on a
+    /// gigabyte of XML.
     static func isHealthExportZip(_ path: String) -> Bool {
-        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return false }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        let magic = (try? handle.read(upToCount: 4)) ?? Data()
+        try? handle.close()
+        guard magic.starts(with: [0x50, 0x4B, 0x03, 0x04]),
+            let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        else { return false }
         return archive[healthExportEntry] != nil
     }
 
@@ -19,7 +26,7 @@ extension DataTransfer {
     /// (the same source, kind, times and value) are skipped, so importing the same export again adds nothing. Vital
     /// samples are kept only within an hour of some sleep record: a night's, not a day's.
     func importAppleHealth(at path: String, clock: StoreClock) throws -> ImportReport {
-        if path.hasSuffix(".zip") || Self.isHealthExportZip(path) {
+        if Self.isHealthExportZip(path) {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-health-\(clock.makeID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: folder) }
@@ -76,12 +83,15 @@ extension DataTransfer {
                     count("vitals", db.changesCount > 0)
                 }
             }
-            // Daytime vitals (a run, a walk) are not a night's: kept only within an hour of a sleep record.
+            // Daytime vitals (a run, a walk) are not a night's: kept only within an hour of a sleep record. A sleep record
+            // lasts at most a day (the reader refuses longer), so the search for one is bounded to the 25 hours before:
+            // an index range, not a scan of every earlier night.
             try db.execute(
                 sql: """
                     DELETE FROM wearable_vitals WHERE imported_at = ? AND NOT EXISTS (
                         SELECT 1 FROM wearable_sleep s
-                        WHERE s.start_at <= strftime('%Y-%m-%dT%H:%M:%fZ', wearable_vitals.start_at, '+1 hour')
+                        WHERE s.start_at BETWEEN strftime('%Y-%m-%dT%H:%M:%fZ', wearable_vitals.start_at, '-25 hours')
+                                             AND strftime('%Y-%m-%dT%H:%M:%fZ', wearable_vitals.start_at, '+1 hour')
                           AND s.end_at >= strftime('%Y-%m-%dT%H:%M:%fZ', wearable_vitals.start_at, '-1 hour'))
                     """, arguments: [now])
             let dropped = db.changesCount
