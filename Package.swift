@@ -46,7 +46,10 @@ let package = Package(
         // SQLite persistence: schema, migrations, one transaction per action, queries, export.
         .target(
             name: "DoseStore",
-            dependencies: ["DoseCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            dependencies: [
+                "DoseCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         // Use cases and the wire format every surface shares (JSON objects of SPEC §5.1).
