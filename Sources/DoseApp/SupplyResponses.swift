@@ -53,6 +53,14 @@ public struct SupplyResponse: Encodable, Sendable {
 
 /// The supply in words, the same on every surface.
 public enum SupplyText {
+    /// One entry of the ledger: `Refill +360 mL (2 bottles)`, `Adjusted −10 mL`, `Counted: 150 mL left`.
+    public static func entry(_ entry: InventoryEntry) -> String {
+        if let counted = entry.countedML { return "Counted: \(NumberText.plain(counted)) mL left" }
+        let change = entry.changeML ?? 0
+        if entry.kind == .refill { return "Refill +\(NumberText.plain(change)) mL" + (entry.bottles.map { " (\($0) bottle\($0 == 1 ? "" : "s"))" } ?? "") }
+        return "Adjusted \(change > 0 ? "+" : "−")\(NumberText.plain(abs(change))) mL"
+    }
+
     /// One or two sentences: what is in hand, how long it lasts, and whether to order.
     public static func summary(_ report: SupplyReport) -> String {
         let status = report.status

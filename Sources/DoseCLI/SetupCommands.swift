@@ -271,14 +271,8 @@ struct SupplyCommand: ParsableCommand {
 /// The supply's lines in the terminal.
 enum SupplyLines {
     static func entry(_ entry: InventoryEntry, zone: TimeZone) -> String {
-        let when = ISO8601.string(entry.occurredAt).prefix(10) + " " + LocalClock.hourMinute(entry.occurredAt, in: zone)
-        let what: String =
-            if let counted = entry.countedML { "counted \(NumberText.plain(counted)) mL" } else if entry.kind == .refill {
-                "refill +\(NumberText.plain(entry.changeML ?? 0)) mL" + (entry.bottles.map { " (\($0) bottle\($0 == 1 ? "" : "s"))" } ?? "")
-            } else {
-                "adjusted \((entry.changeML ?? 0) > 0 ? "+" : "")\(NumberText.plain(entry.changeML ?? 0)) mL"
-            }
-        return "\(when)  \(what)" + (entry.reason.map { " — \($0)" } ?? "") + "  [\(entry.id)]"
+        let when = "\(Supply.calendarDay(of: entry.occurredAt, in: zone)) \(LocalClock.hourMinute(entry.occurredAt, in: zone))"
+        return "\(when)  \(SupplyText.entry(entry))" + (entry.reason.map { " — \($0)" } ?? "") + "  [\(entry.id)]"
     }
 
     static func show(_ entry: InventoryEntry, context: CommandContext, verb: String = "Logged") throws {

@@ -67,7 +67,7 @@ extension WebRoutes {
         let entries = report.entries.reversed().map { entry in
             SupplyView.Entry(
                 id: entry.id, when: SettingsView.day(entry.occurredAt, zone) + " " + LocalClock.hourMinute(entry.occurredAt, in: zone),
-                what: Self.supplyWords(entry), reason: entry.reason)
+                what: SupplyText.entry(entry), reason: entry.reason)
         }
         var frame = Frame("Supply", current: "/settings")
         frame.flash = flash
@@ -80,13 +80,6 @@ extension WebRoutes {
             bottleML: report.settings.bottleML, leadDays: report.settings.pharmacyLeadDays, marginDays: report.settings.refillMarginDays,
             reminderTime: report.settings.refillReminderTime.description, entries: entries, hasEntries: !entries.isEmpty)
         return Templates.page("supply", view, status: status)
-    }
-
-    static func supplyWords(_ entry: InventoryEntry) -> String {
-        if let counted = entry.countedML { return "Counted: \(NumberText.plain(counted)) mL left" }
-        let change = entry.changeML ?? 0
-        if entry.kind == .refill { return "Refill +\(NumberText.plain(change)) mL" + (entry.bottles.map { " (\($0) bottle\($0 == 1 ? "" : "s"))" } ?? "") }
-        return "Adjusted \(change > 0 ? "+" : "−")\(NumberText.plain(abs(change))) mL"
     }
 
     func saveSupply(_ request: Request, _ context: DoseRequestContext, kind: InventoryKind) async throws -> Response {

@@ -167,6 +167,13 @@ struct EventLine {
 struct SelectOption {
     let value, label: String
     let selected: Bool
+
+    /// Every IANA zone, the one in force chosen. That one is always offered (Foundation's list may lack it, e.g.
+    /// `Etc/UTC`): a select without it would show, and a save would store, the list's first zone instead.
+    static func zones(current: String) -> [SelectOption] {
+        let known = Set(TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" })
+        return known.union([current]).sorted().map { SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == current) }
+    }
 }
 
 /// The settings page: chips and switches for the rules' settings, a time-zone list, the quick-log grid, devices.
@@ -230,12 +237,7 @@ struct SettingsView {
                 chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
             .toggle(SettingKey.remindersEnabled.rawValue, "Alarms and reminders", on: settings.remindersEnabled),
         ]
-        // The zone in force is always offered (Foundation's list may lack it, e.g. `Etc/UTC`): a select without it
-        // would show, and a save would store, the list's first zone instead.
-        let known = Set(TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" })
-        zones = known.union([settings.timeZoneID]).sorted().map {
-            SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
-        }
+        zones = SelectOption.zones(current: settings.timeZoneID)
         quickLog = SleepEventCatalogue.standard.definitions.map {
             Check(value: $0.type.rawValue, label: $0.label, checked: settings.quickLog.contains($0.type.rawValue))
         }

@@ -108,12 +108,7 @@ extension WebRoutes {
         case .privacy:
             break
         }
-        let known = Set(TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" })
-        let zones =
-            step == .sleepSchedule
-            ? known.union([settings.timeZoneID]).sorted().map {
-                SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == settings.timeZoneID)
-            } : []
+        let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
         let products = MedicationCatalogue.splitNight.map {
             Field.Option(inputType: "radio", name: "medication_product", value: $0.id, label: $0.name, checked: $0.id == settings.medicationProduct)
         }
