@@ -71,5 +71,19 @@ cat > "$work/export.xml" <<'XML'
 XML
 run import "$work/export.xml" --now 2026-11-05T11:00:00Z || echo "(this build reads no Health export)"
 
+# Sleeps given as totals (schema 10 on): WHOOP's sleeps.csv for the night of 2026-11-02 (the skipped Dose 2), with a
+# nap, and its physiological cycle with the recovery scored the morning after.
+cat > "$work/sleeps.csv" <<'CSV'
+Cycle start time,Cycle end time,Cycle timezone,Sleep onset,Wake onset,Sleep performance %,Respiratory rate (rpm),Asleep duration (min),In bed duration (min),Light sleep duration (min),Deep (SWS) duration (min),REM duration (min),Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,Sleep consistency %,Nap
+2026-11-02 23:05:00,2026-11-03 22:50:00,UTC-05:00,2026-11-02 23:05:00,2026-11-03 06:50:00,84,15.1,410,465,205,90,115,55,490,30,88.2,71,false
+2026-11-02 23:05:00,2026-11-03 22:50:00,UTC-05:00,2026-11-03 15:00:00,2026-11-03 15:30:00,,,25,30,20,5,0,5,,,,,true
+CSV
+cat > "$work/physiological_cycles.csv" <<'CSV'
+Cycle start time,Cycle end time,Cycle timezone,Recovery score %,Resting heart rate (bpm),Heart rate variability (ms),Skin temp (celsius),Blood oxygen %,Day Strain,Energy burned (cal),Max HR (bpm),Average HR (bpm),Sleep onset,Wake onset,Sleep performance %,Respiratory rate (rpm),Asleep duration (min),In bed duration (min),Light sleep duration (min),Deep (SWS) duration (min),REM duration (min),Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,Sleep consistency %
+2026-11-02 23:05:00,2026-11-03 22:50:00,UTC-05:00,58,55,44.2,33.6,95.8,8.4,1980,141,68,2026-11-02 23:05:00,2026-11-03 06:50:00,84,15.1,410,465,205,90,115,55,490,30,88.2,71
+CSV
+(cd "$work" && zip -q whoop.zip sleeps.csv physiological_cycles.csv)
+run import "$work/whoop.zip" --now 2026-11-05T11:30:00Z || echo "(this build reads no WHOOP export)"
+
 run export --format bundle --now 2026-11-05T12:00:00Z --out "$out"
 echo "wrote $out"

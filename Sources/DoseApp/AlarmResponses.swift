@@ -146,6 +146,9 @@ public struct AlarmLogResponse: Encodable, Sendable {
 
     /// The lines, for Details and the CLI.
     public var lines: [String] { entries.map(\.text) }
+
+    /// The alarms that went off (missed ones left out), as instants and names, for the marks on a night's chart.
+    public var marks: [(at: Date, label: String)] { entries.filter { !$0.missed }.map { (at: $0.fireAt, label: $0.label) } }
 }
 
 /// The alarm logs of one or more nights (`GET /v1/alarm/log`, `dosetap alarm log`).

@@ -242,7 +242,7 @@ public struct NightResponse: Encodable, Sendable {
         medications = record.medications.map {
             Medication(id: $0.id, medicationID: $0.medicationID, doseMg: $0.doseMg, takenAt: $0.takenAt, notes: $0.note)
         }
-        sleep = record.sleep.map { SleepResponse($0.figures) }
+        sleep = record.sleep.map { SleepResponse($0, vitals: !$0.heartRate.isEmpty || $0.meanHRV != nil) }
     }
 }
 
@@ -251,20 +251,88 @@ public struct SleepResponse: Encodable, Sendable {
     var periodStart, periodEnd: Date
     var sleepOnset, finalWake: Date?
     var minutesAsleep, wasoMinutes: Double
-    var wakeCount: Int
+    var wakeCount: Int?
     var stageMinutes: [String: Double]
     var stageAtDose2: String?
     var minutesFromDeepToDose2: Double?
     var sources: [String]
+    var hasTimeline: Bool
+    var recovery: Recovery?
+    var vitals: Vitals?
+
+    /// A band's morning readings (WHOOP's recovery).
+    struct Recovery: Encodable, Sendable {
+        var recoveryPercent, sleepPerformancePercent, sleepEfficiencyPercent, restingHeartRate, hrvMs, respiratoryRate, oxygenSaturationPercent,
+            skinTempCelsius: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case recoveryPercent = "recovery_percent", sleepPerformancePercent = "sleep_performance_percent"
+            case sleepEfficiencyPercent = "sleep_efficiency_percent", restingHeartRate = "resting_heart_rate", hrvMs = "hrv_ms"
+            case respiratoryRate = "respiratory_rate", oxygenSaturationPercent = "oxygen_saturation_percent", skinTempCelsius = "skin_temp_celsius"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(recoveryPercent, forKey: .recoveryPercent)
+            try container.encode(sleepPerformancePercent, forKey: .sleepPerformancePercent)
+            try container.encode(sleepEfficiencyPercent, forKey: .sleepEfficiencyPercent)
+            try container.encode(restingHeartRate, forKey: .restingHeartRate)
+            try container.encode(hrvMs, forKey: .hrvMs)
+            try container.encode(respiratoryRate, forKey: .respiratoryRate)
+            try container.encode(oxygenSaturationPercent, forKey: .oxygenSaturationPercent)
+            try container.encode(skinTempCelsius, forKey: .skinTempCelsius)
+        }
+    }
+
+    /// Means over the sleep of the vitals measured during it (a night's own answer only).
+    struct Vitals: Encodable, Sendable {
+        var heartRateSamples: Int
+        var meanHeartRate, meanHRVSDNNMs, meanRespiratoryRate, meanOxygenSaturationPercent: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case heartRateSamples = "heart_rate_samples", meanHeartRate = "mean_heart_rate", meanHRVSDNNMs = "mean_hrv_sdnn_ms"
+            case meanRespiratoryRate = "mean_respiratory_rate", meanOxygenSaturationPercent = "mean_oxygen_saturation_percent"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(heartRateSamples, forKey: .heartRateSamples)
+            try container.encode(meanHeartRate, forKey: .meanHeartRate)
+            try container.encode(meanHRVSDNNMs, forKey: .meanHRVSDNNMs)
+            try container.encode(meanRespiratoryRate, forKey: .meanRespiratoryRate)
+            try container.encode(meanOxygenSaturationPercent, forKey: .meanOxygenSaturationPercent)
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
         case periodStart = "period_start", periodEnd = "period_end", sleepOnset = "sleep_onset", finalWake = "final_wake"
         case minutesAsleep = "minutes_asleep", wasoMinutes = "waso_minutes", wakeCount = "wake_count", stageMinutes = "stage_minutes"
-        case stageAtDose2 = "stage_at_dose2", minutesFromDeepToDose2 = "minutes_from_deep_to_dose2", sources
+        case stageAtDose2 = "stage_at_dose2", minutesFromDeepToDose2 = "minutes_from_deep_to_dose2", sources, hasTimeline = "has_timeline"
+        case recovery, vitals
     }
 
-    /// The response for a night's figures.
-    public init(_ figures: SleepFigures) {
+    /// Every key is written, a value not known as null, so a reader sees what was not measured.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(periodStart, forKey: .periodStart)
+        try container.encode(periodEnd, forKey: .periodEnd)
+        try container.encode(sleepOnset, forKey: .sleepOnset)
+        try container.encode(finalWake, forKey: .finalWake)
+        try container.encode(minutesAsleep, forKey: .minutesAsleep)
+        try container.encode(wasoMinutes, forKey: .wasoMinutes)
+        try container.encode(wakeCount, forKey: .wakeCount)
+        try container.encode(stageMinutes, forKey: .stageMinutes)
+        try container.encode(stageAtDose2, forKey: .stageAtDose2)
+        try container.encode(minutesFromDeepToDose2, forKey: .minutesFromDeepToDose2)
+        try container.encode(sources, forKey: .sources)
+        try container.encode(hasTimeline, forKey: .hasTimeline)
+        try container.encode(recovery, forKey: .recovery)
+        try container.encode(vitals, forKey: .vitals)
+    }
+
+    /// The response for a night's sleep; `vitals` adds the means of what was measured during it.
+    public init(_ sleep: NightSleep, vitals includeVitals: Bool = false) {
+        let figures = sleep.figures
         func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         (periodStart, periodEnd, sleepOnset, finalWake) = (figures.periodStart, figures.periodEnd, figures.sleepOnset, figures.finalWake)
         (minutesAsleep, wasoMinutes, wakeCount) = (tenth(figures.minutesAsleep), tenth(figures.wasoMinutes), figures.wakeCount)
@@ -272,6 +340,20 @@ public struct SleepResponse: Encodable, Sendable {
         stageAtDose2 = figures.stageAtDose2?.rawValue
         minutesFromDeepToDose2 = figures.minutesFromDeepToDose2.map(tenth)
         sources = figures.sources
+        hasTimeline = figures.hasTimeline
+        recovery = figures.recovery.map { r in
+            Recovery(
+                recoveryPercent: r.recoveryPercent, sleepPerformancePercent: r.sleepPerformancePercent, sleepEfficiencyPercent: r.sleepEfficiencyPercent,
+                restingHeartRate: r.restingHeartRate, hrvMs: r.hrvMilliseconds, respiratoryRate: r.respiratoryRate,
+                oxygenSaturationPercent: r.oxygenSaturationPercent, skinTempCelsius: r.skinTemperatureCelsius)
+        }
+        if includeVitals {
+            let rates = sleep.heartRate.map(\.beatsPerMinute)
+            vitals = Vitals(
+                heartRateSamples: rates.count, meanHeartRate: rates.isEmpty ? nil : tenth(rates.reduce(0, +) / Double(rates.count)),
+                meanHRVSDNNMs: sleep.meanHRV.map(tenth), meanRespiratoryRate: sleep.meanRespiratoryRate.map(tenth),
+                meanOxygenSaturationPercent: sleep.meanOxygenSaturation.map { tenth($0 * 100) })
+        }
     }
 }
 

@@ -129,6 +129,11 @@ enum HumanText {
         if let checkIn = record.checkIn {
             lines.append("    Check-in: quality \(checkIn.sleepQuality)/5, rested \(checkIn.feelRested.rawValue), wellness \(checkIn.wellnessScore)/100")
         }
+        if let sleep = record.sleep {
+            var text = "    Sleep (\(sleep.figures.sources.joined(separator: ", "))): \(SleepText.sentence(sleep.figures, zone: zone))"
+            if let vitals = SleepText.vitals(sleep) { text += " " + vitals }
+            lines.append(text)
+        }
         return lines
     }
 }

@@ -18,7 +18,7 @@ extension AppDatabase {
         "alarm_deliveries", "alarm_acknowledgements", "push_subscriptions", "server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices",
         "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events",
         "dose_events", "night_summaries", "sleep_sessions", "settings", "audit_log",
-        "inventory_events", "refill_reminders", "setup_runs", "notices_shown", "wearable_sleep", "wearable_vitals",
+        "inventory_events", "refill_reminders", "setup_runs", "notices_shown", "wearable_sleep", "wearable_vitals", "wearable_summaries",
     ]
 
     /// Deletes everything in one transaction, then checkpoints and vacuums so no trace stays in the files,

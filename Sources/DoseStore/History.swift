@@ -114,7 +114,7 @@ public struct NightRecord: Sendable {
     public var preSleep: PreSleepLog?
     /// Medications of that night.
     public var medications: [MedicationSummary] = []
-    /// Wearable sleep attached to the night: its merged stages and figures (read for one date's nights).
+    /// Wearable sleep attached to the night: its stages and figures (with its vitals for one date's nights).
     public var sleep: NightSleep?
 }
 
@@ -193,9 +193,7 @@ public struct HistoryStore: Sendable {
         try database.ledger.settle(clock: clock)
         return try database.read { db in
             let rows = try Self.sessionRows(on: date, db)
-            var records = try Self.records(from: rows, query: HistoryQuery(), db)
-            for index in records.indices { records[index].sleep = try Self.sleep(of: records[index].session, db) }
-            return records
+            return try Self.records(from: rows, query: HistoryQuery(), vitals: true, db)
         }
     }
 
@@ -255,9 +253,11 @@ public struct HistoryStore: Sendable {
         return ("(" + clauses.joined(separator: " OR ") + ")", arguments)
     }
 
-    static func records(from rows: [Row], query: HistoryQuery, _ db: Database) throws -> [NightRecord] {
+    /// The nights of `rows` with their events, answers and wearable sleep (with its vitals when `vitals`).
+    static func records(from rows: [Row], query: HistoryQuery, vitals: Bool = false, _ db: Database) throws -> [NightRecord] {
         let sessions = try NightRecords.sessions(from: rows, db)
         let answers = try NightAnswers(of: .ids(sessions.map(\.id.rawValue)), db)
+        let sleep = try WearableSleepReader.read(sessions.map(WearableSleepReader.Window.init), vitals: vitals, db)
         return zip(rows, sessions).map { row, session in
             let filtered = session.events.filter { event in
                 if query.types.isEmpty && query.categories.isEmpty { return true }
@@ -274,7 +274,8 @@ public struct HistoryStore: Sendable {
                 session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
                 checkIn: answers.checkIns[session.id.rawValue],
                 shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"],
-                preSleep: answers.preSleeps[session.id.rawValue], medications: answers.medications[session.id.rawValue] ?? [])
+                preSleep: answers.preSleeps[session.id.rawValue], medications: answers.medications[session.id.rawValue] ?? [],
+                sleep: sleep[session.id.rawValue])
         }
     }
 
@@ -285,12 +286,33 @@ public struct HistoryStore: Sendable {
         return try database.read { db in
             let summaries = try NightSummaries.read(from: from, to: to, db)
             let answers = try NightAnswers(of: .dated(from: from, to: to), expecting: summaries.count, db)
+            let sleep = try Self.insightSleep(summaries, from: from, to: to, db)
             return summaries.map { id, summary in
                 InsightNight(
                     summary: summary, checkIn: answers.checkIns[id], preSleep: answers.preSleeps[id],
-                    medications: answers.medications[id]?.map(\.name) ?? [])
+                    medications: answers.medications[id]?.map(\.name) ?? [], sleep: sleep[id]?.figures)
             }
         }
+    }
+
+    /// The wearable sleep of summarised nights; nothing is read past one look when no wearable was ever imported.
+    private static func insightSleep(_ summaries: [(id: String, summary: NightSummary)], from: SessionKey, to: SessionKey, _ db: Database) throws
+        -> [String: NightSleep]
+    {
+        guard !summaries.isEmpty,
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM wearable_sleep) OR EXISTS (SELECT 1 FROM wearable_summaries)") == true
+        else { return [:] }
+        var ended: [String: Date] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, ended_at FROM sleep_sessions WHERE session_date BETWEEN ? AND ? AND ended_at IS NOT NULL",
+            arguments: [from.description, to.description])
+        {
+            ended[row["id"]] = ISO8601.parse(row["ended_at"])
+        }
+        let windows = summaries.map { id, summary in
+            WearableSleepReader.Window(id: id, startedAt: summary.startedAt, endedAt: ended[id], dose2: summary.dose2?.at)
+        }
+        return try WearableSleepReader.read(windows, vitals: false, db)
     }
 
     /// Pairs each nap start with the next nap end.

@@ -14,6 +14,7 @@ enum Schema {
         ("v7_night_summaries", v7),
         ("v8_setup_and_supply", v8),
         ("v9_wearable_sleep", v9),
+        ("v10_wearable_summaries", v10),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -414,6 +415,37 @@ enum Schema {
                     imported_at TEXT NOT NULL CHECK (length(imported_at) = 24)
                 );
                 CREATE INDEX wearable_vitals_by_time ON wearable_vitals(start_at);
+                """)
+    }
+
+    /// Sleeps a wearable gives as totals (WHOOP's export): one row a sleep with its stage minutes and the band's
+    /// readings of that night. The id is a digest of the source and the sleep's bounds, so a later export of the same
+    /// sleep fills in what an earlier one lacked (recovery is scored after waking) instead of adding a second sleep.
+    /// Ranges mirror the import's validation.
+    static func v10(_ db: Database) throws {
+        func minutes(_ column: String) -> String { "\(column) REAL CHECK (\(column) IS NULL OR \(column) BETWEEN 0 AND 1440)" }
+        func reading(_ column: String, _ low: Int, _ high: Int) -> String {
+            "\(column) REAL CHECK (\(column) IS NULL OR \(column) BETWEEN \(low) AND \(high))"
+        }
+        try db.execute(
+            sql: """
+                CREATE TABLE wearable_summaries (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    provider TEXT NOT NULL CHECK (provider IN ('whoop')),
+                    source TEXT NOT NULL CHECK (length(source) BETWEEN 1 AND 1000),
+                    start_at TEXT NOT NULL CHECK (length(start_at) = 24),
+                    end_at TEXT NOT NULL CHECK (length(end_at) = 24 AND end_at > start_at),
+                    offset_minutes INTEGER CHECK (offset_minutes IS NULL OR offset_minutes BETWEEN -1080 AND 1080),
+                    nap INTEGER NOT NULL CHECK (nap IN (0, 1)),
+                    \(minutes("in_bed_minutes")), \(minutes("asleep_minutes")), \(minutes("light_minutes")),
+                    \(minutes("deep_minutes")), \(minutes("rem_minutes")), \(minutes("awake_minutes")),
+                    \(reading("recovery_percent", 0, 100)), \(reading("sleep_performance_percent", 0, 100)),
+                    \(reading("sleep_efficiency_percent", 0, 100)), \(reading("resting_heart_rate", 20, 250)),
+                    \(reading("hrv_ms", 0, 500)), \(reading("respiratory_rate", 4, 60)),
+                    \(reading("oxygen_saturation_percent", 50, 100)), \(reading("skin_temp_celsius", 20, 45)),
+                    imported_at TEXT NOT NULL CHECK (length(imported_at) = 24)
+                );
+                CREATE INDEX wearable_summaries_by_time ON wearable_summaries(start_at);
                 """)
     }
 }

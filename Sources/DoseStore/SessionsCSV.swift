@@ -4,10 +4,17 @@ public import Foundation
 extension DataTransfer {
     /// The per-night analytics file (seed 003 "Export System", `sessions.csv`): one row per night, oldest first, with
     /// the figures insights use, so a spreadsheet reproduces them.
-    public static let sessionsCSVColumns = [
-        "session_date", "session_id", "time_zone", "dose1_local", "dose2_local", "interval_minutes", "target_minutes", "timing", "on_time",
-        "inside_window", "natural_wake", "snoozes", "extra_doses", "logged_awakenings", "waso_estimate_minutes", "sleep_quality",
-        "wellness_score", "other_medications",
+    public static let sessionsCSVColumns =
+        [
+            "session_date", "session_id", "time_zone", "dose1_local", "dose2_local", "interval_minutes", "target_minutes", "timing", "on_time",
+            "inside_window", "natural_wake", "snoozes", "extra_doses", "logged_awakenings", "waso_estimate_minutes", "sleep_quality",
+            "wellness_score", "other_medications",
+        ] + sleepColumns
+
+    /// The wearable's figures of the night, empty where no wearable was imported or the source does not tell them.
+    static let sleepColumns = [
+        "sleep_source", "sleep_onset_local", "final_wake_local", "minutes_asleep", "waso_minutes", "wake_count", "deep_minutes", "rem_minutes",
+        "light_minutes", "awake_minutes", "stage_at_dose2", "minutes_from_deep_to_dose2", "recovery_percent", "resting_heart_rate", "hrv_ms",
     ]
 
     /// What each analytics column means, for the bundle's readme.
@@ -19,6 +26,14 @@ extension DataTransfer {
         "natural_wake": "true when Dose 2 came before the wake alarm with no snooze",
         "logged_awakenings": "bathroom, water, snack, brief wake logged after Dose 1",
         "waso_estimate_minutes": "an estimate: 5 minutes per logged awakening", "other_medications": "other medications logged that night, ; separated",
+        "sleep_source": "the wearable that told the night's sleep (by the sleep-source priority)",
+        "sleep_onset_local": "falling asleep, local time of the night's zone (HH:mm)", "final_wake_local": "the last waking, local time (HH:mm)",
+        "minutes_asleep": "the wearable's minutes asleep", "waso_minutes": "the wearable's minutes awake after falling asleep",
+        "wake_count": "times sleep broke (empty for a source of totals, which does not count them)",
+        "deep_minutes": "deep sleep, minutes", "rem_minutes": "REM sleep, minutes", "light_minutes": "light (core) sleep, minutes",
+        "awake_minutes": "awake, minutes", "stage_at_dose2": "the stage at Dose 2 (empty without a timeline)",
+        "minutes_from_deep_to_dose2": "minutes from the last deep sleep to Dose 2", "recovery_percent": "WHOOP's recovery, 0–100",
+        "resting_heart_rate": "WHOOP's resting heart rate", "hrv_ms": "WHOOP's heart-rate variability (RMSSD), ms",
     ]
 
     /// `sessions.csv` for the nights dated `from` through `to` (all when nil), against the target in force.
@@ -27,6 +42,22 @@ extension DataTransfer {
         let records = try database.history.nights(
             from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!, clock: clock)
         return Self.sessionsCSV(records, targetMinutes: settings.targetIntervalMinutes)
+    }
+
+    /// The night's sleep columns; every one empty without a wearable's sleep.
+    static func sleepFields(_ figures: SleepFigures?, zone: TimeZone) -> [String] {
+        guard let figures else { return Array(repeating: "", count: sleepColumns.count) }
+        func minutes(_ value: Double?) -> String { value.map { NumberText.plain(($0 * 10).rounded() / 10) } ?? "" }
+        func clock(_ instant: Date?) -> String { instant.map { LocalClock.hourMinute($0, in: zone) } ?? "" }
+        let staged = [SleepStage.core, .deep, .rem].contains { figures.stageMinutes[$0, default: 0] > 0 }
+        return [
+            CSV.field(figures.sources.joined(separator: "; "), freeText: true), clock(figures.sleepOnset), clock(figures.finalWake),
+            minutes(figures.minutesAsleep), minutes(figures.wasoMinutes), figures.wakeCount.map(String.init) ?? "",
+            staged ? minutes(figures.stageMinutes[.deep]) : "", staged ? minutes(figures.stageMinutes[.rem]) : "",
+            staged ? minutes(figures.stageMinutes[.core]) : "", minutes(figures.stageMinutes[.awake]), figures.stageAtDose2?.rawValue ?? "",
+            minutes(figures.minutesFromDeepToDose2), minutes(figures.recovery?.recoveryPercent), minutes(figures.recovery?.restingHeartRate),
+            minutes(figures.recovery?.hrvMilliseconds),
+        ]
     }
 
     static func sessionsCSV(_ records: [NightRecord], targetMinutes: Int) -> String {
@@ -39,15 +70,16 @@ extension DataTransfer {
                 return LocalClock.hourMinute(event.occurredAt, in: TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!)
             }
             let zone = facts.dose1?.timeZoneID ?? record.session.events.first?.timeZoneID ?? ""
-            out += CSV.row([
-                record.session.date.description, record.session.id.rawValue, zone, local(facts.dose1), local(facts.dose2),
-                night?.intervalMinutes.map(String.init) ?? "", String(targetMinutes), night?.timing.rawValue ?? "",
-                night.map { String($0.timing == .onTime) } ?? "", night.map { String($0.insideWindow) } ?? "",
-                night.map { String($0.naturalWake) } ?? "", String(facts.snoozes.count), String(facts.extraDoses.count),
-                night.map { String($0.awakenings) } ?? "", night.map { String($0.wasoEstimateMinutes) } ?? "",
-                record.checkIn.map { String($0.sleepQuality) } ?? "", record.checkIn.map { String($0.wellnessScore) } ?? "",
-                CSV.field(Array(Set(record.medications.map(\.name))).sorted().joined(separator: "; "), freeText: true),
-            ])
+            out += CSV.row(
+                [
+                    record.session.date.description, record.session.id.rawValue, zone, local(facts.dose1), local(facts.dose2),
+                    night?.intervalMinutes.map(String.init) ?? "", String(targetMinutes), night?.timing.rawValue ?? "",
+                    night.map { String($0.timing == .onTime) } ?? "", night.map { String($0.insideWindow) } ?? "",
+                    night.map { String($0.naturalWake) } ?? "", String(facts.snoozes.count), String(facts.extraDoses.count),
+                    night.map { String($0.awakenings) } ?? "", night.map { String($0.wasoEstimateMinutes) } ?? "",
+                    record.checkIn.map { String($0.sleepQuality) } ?? "", record.checkIn.map { String($0.wellnessScore) } ?? "",
+                    CSV.field(Array(Set(record.medications.map(\.name))).sorted().joined(separator: "; "), freeText: true),
+                ] + sleepFields(record.sleep?.figures, zone: TimeZone(identifier: zone) ?? TimeZone(secondsFromGMT: 0)!))
         }
         return out
     }

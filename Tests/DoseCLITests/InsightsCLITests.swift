@@ -54,7 +54,7 @@ struct InsightsCLITests {
         let rows = run.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.map {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
-        #expect(rows.count == 9 && rows[0][0] == "session_date" && rows[0].count == 18)
+        #expect(rows.count == 9 && rows[0][0] == "session_date" && rows[0].count == 33)
         let timingColumn = try #require(rows[0].firstIndex(of: "timing"))
         #expect(rows.dropFirst().map { $0[timingColumn] } == ["on_time", "on_time", "late", "skipped", "early", "late", "on_time", "late"])
         let intervalColumn = try #require(rows[0].firstIndex(of: "interval_minutes"))

@@ -112,14 +112,15 @@ struct InsightsTests {
         #expect(try Self.comparison("sleep_quality_vs_caffeine", with + without).comparison.difference == 0)
     }
 
-    @Test("the twelve correlations are the seed's four and caffeine, alcohol, stress, exercise against quality and on time")
-    func twelve() {
+    @Test("the sixteen correlations: the seed's four, caffeine, alcohol, stress, exercise against quality and on time, and four of a wearable's sleep")
+    func sixteen() {
         let ids = Correlations.all([], targetMinutes: 165).map(\.id)
         #expect(
             ids == [
                 "sleep_quality_vs_tv_on", "wake_events_vs_noise", "grogginess_vs_phone_in_bed", "dose2_skip_or_early_vs_screen",
                 "sleep_quality_vs_caffeine", "on_time_vs_caffeine", "sleep_quality_vs_alcohol", "on_time_vs_alcohol", "sleep_quality_vs_stress",
-                "on_time_vs_stress", "sleep_quality_vs_exercise", "on_time_vs_exercise",
+                "on_time_vs_stress", "sleep_quality_vs_exercise", "on_time_vs_exercise", "deep_sleep_vs_late_dose2", "asleep_vs_late_dose2",
+                "waso_vs_snoozes", "recovery_vs_late_dose2",
             ])
     }
 

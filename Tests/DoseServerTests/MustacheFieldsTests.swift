@@ -51,6 +51,8 @@ struct MustacheFieldsTests {
             result, nights: rows, paper: .a4, generatedAt: WallClock.date(2026, 11, 22, 9, 0), zone: TimeZone(identifier: "America/New_York")!)
         Self.check(view)
         Self.check(
-            ReportView.NightRow(date: "2026-11-21", dose1: "22:30", dose2: "01:30", interval: "180", timing: "on time", flags: "", events: "", checkIn: "—"))
+            ReportView.NightRow(
+                date: "2026-11-21", dose1: "22:30", dose2: "01:30", interval: "180", timing: "on time", flags: "", events: "", checkIn: "—",
+                sleep: "7 h asleep, deep 1 h 35 min, awake 45 min (WHOOP)"))
     }
 }

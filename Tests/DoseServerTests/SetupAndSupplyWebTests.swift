@@ -192,7 +192,7 @@ struct HypnogramWebTests {
             #expect(page.contains(#"class="chart hypnogram""#) && page.contains("stage-deep") && page.contains(#"class="heart""#))
             #expect(page.contains("Asleep 7 h 55 min from 22:10 to 06:30; awake 25 min after falling asleep, 1 time"), "\(page)")
             #expect(page.contains("At Dose 2: awake, 20 min after deep sleep."))
-            #expect(page.contains("<th scope=\"row\">22:10–23:40</th><td>core</td><td>90</td><td>Apple Watch</td>"))
+            #expect(page.contains("<th scope=\"row\">22:10–23:40</th><td>light (core)</td><td>90</td><td>Apple Watch</td>"))
             let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
             #expect(history.contains(#"href="/details?date=2026-11-01""#))
             let missing = try await client.execute(uri: "/details?date=2026-10-01", method: .get, headers: cookie)

@@ -9,18 +9,25 @@ public struct InsightNight: Sendable, Hashable {
     public var preSleep: PreSleepLog?
     /// Names of the other medications logged that night (oxybate is the doses themselves).
     public var medications: [String]
+    /// What a wearable measured of the night's sleep, when one was imported.
+    public var sleep: SleepFigures?
 
-    /// A summarised night with whatever was answered.
-    public init(summary: NightSummary, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = []) {
+    /// A summarised night with whatever was answered and measured.
+    public init(
+        summary: NightSummary, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = [], sleep: SleepFigures? = nil
+    ) {
         self.summary = summary
         self.checkIn = checkIn
         self.preSleep = preSleep
         self.medications = medications
+        self.sleep = sleep
     }
 
     /// A night with whatever was answered.
-    public init(session: NightSession, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = []) {
-        self.init(summary: NightSummary(session), checkIn: checkIn, preSleep: preSleep, medications: medications)
+    public init(
+        session: NightSession, checkIn: MorningCheckIn? = nil, preSleep: PreSleepLog? = nil, medications: [String] = [], sleep: SleepFigures? = nil
+    ) {
+        self.init(summary: NightSummary(session), checkIn: checkIn, preSleep: preSleep, medications: medications, sleep: sleep)
     }
 }
 
@@ -36,6 +43,10 @@ public struct Correlation: Sendable, Hashable {
         case count
         /// A share of nights in percent.
         case percent
+        /// Minutes of sleep (a wearable's).
+        case minutes
+        /// A score in percent (WHOOP's recovery).
+        case score
     }
 
     /// Stable name, for the API and the tests (`sleep_quality_vs_tv_on`).
@@ -63,11 +74,17 @@ public struct Correlation: Sendable, Hashable {
         case .percent: return "\(Self.decimal(value, places: 1))%"
         case .rating: return "\(Self.decimal(value, places: 1)) of 5"
         case .steps, .count: return Self.decimal(value, places: 1)
+        case .minutes: return "\(Self.decimal(value, places: 0)) min"
+        case .score: return "\(Self.decimal(value, places: 0))%"
         }
     }
 
     func signed(_ value: Double) -> String {
-        Self.signedDecimal(value, places: 1) + (unit == .percent ? " points" : "")
+        switch unit {
+        case .minutes: Self.signedDecimal(value, places: 0) + " min"
+        case .score: Self.signedDecimal(value, places: 0) + " points"
+        default: Self.signedDecimal(value, places: 1) + (unit == .percent ? " points" : "")
+        }
     }
 
     /// `value` to `places` with a true minus sign or a plus, and no sign at zero.
@@ -153,6 +170,37 @@ public enum Correlations {
             make("on_time_vs_stress", "stress of \(highStress) or more", "Dose 2 on time", .percent, stress, onTime),
             make("sleep_quality_vs_exercise", "exercise", "sleep quality", .rating, exercise, quality),
             make("on_time_vs_exercise", "exercise", "Dose 2 on time", .percent, exercise, onTime),
+        ] + sleepCorrelations(rows)
+    }
+
+    /// What a wearable measured against the night's timing and snoozes: a late Dose 2 (late against on time, other
+    /// nights left out) against deep sleep, time asleep and recovery; snoozing against wake after sleep onset.
+    static func sleepCorrelations(_ rows: [(InsightNight, Adherence.Night?)]) -> [Correlation] {
+        let late: (InsightNight, Adherence.Night?) -> Bool? = { _, night in
+            switch night?.timing {
+            case .late: true
+            case .onTime: false
+            default: nil
+            }
+        }
+        let snoozed: (InsightNight, Adherence.Night?) -> Bool? = { night, _ in night.sleep == nil ? nil : night.summary.snoozes > 0 }
+        func make(
+            _ id: String, _ factor: String, _ outcome: String, _ unit: Correlation.Unit, _ hasFactor: (InsightNight, Adherence.Night?) -> Bool?,
+            _ measure: (SleepFigures) -> Double?
+        ) -> Correlation {
+            Correlation(
+                id: id, factor: factor, outcome: outcome, unit: unit,
+                comparison: FactorComparison(rows.map { (hasFactor($0.0, $0.1), $0.0.sleep.flatMap(measure)) }))
+        }
+        // Deep minutes mean something only where the source told stages (a phone says only "asleep": not zero deep).
+        let deep: (SleepFigures) -> Double? = { figures in
+            [SleepStage.core, .deep, .rem].contains { figures.stageMinutes[$0, default: 0] > 0 } ? figures.stageMinutes[.deep, default: 0] : nil
+        }
+        return [
+            make("deep_sleep_vs_late_dose2", "Dose 2 late (against on time)", "deep sleep (wearable)", .minutes, late, deep),
+            make("asleep_vs_late_dose2", "Dose 2 late (against on time)", "time asleep (wearable)", .minutes, late, { $0.minutesAsleep }),
+            make("waso_vs_snoozes", "a snooze", "awake after falling asleep (wearable)", .minutes, snoozed, { $0.wasoMinutes }),
+            make("recovery_vs_late_dose2", "Dose 2 late (against on time)", "recovery (WHOOP)", .score, late, { $0.recovery?.recoveryPercent }),
         ]
     }
 }

@@ -112,6 +112,8 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public internal(set) var refillMarginDays = 3
     /// When, each day the supply is low, the refill reminder goes out.
     public internal(set) var refillReminderTime = ClockTime(hour: 10, minute: 0)!
+    /// Which wearable speaks for a stretch of sleep where several overlap, by words of their names, first preferred.
+    public internal(set) var sleepSourcePriority = SourcePriority.standard
 
     /// Defaults, in the given zone (the machine's zone is the caller's to find out).
     public init(timeZoneID: String) {
@@ -156,6 +158,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case pharmacyLeadDays = "pharmacy_lead_days"
     case refillMarginDays = "refill_margin_days"
     case refillReminderTime = "refill_reminder_time"
+    case sleepSourcePriority = "sleep_source_priority"
 }
 
 /// The settings as keys and text values, for the CLI, the API and storage.
@@ -181,7 +184,9 @@ extension DoseSettings {
             .dose1Milligrams, .dose2Milligrams, .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays:
             .whole
         case .allowSnoozing, .remindersEnabled, .escalationEnabled: .boolean
-        case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat, .medicationProduct, .refillReminderTime: .text
+        case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat, .medicationProduct, .refillReminderTime,
+            .sleepSourcePriority:
+            .text
         case .quickLog: .eventList
         case nil: key.hasPrefix(cooldownPrefix) ? .whole : nil
         }
@@ -226,6 +231,7 @@ extension DoseSettings {
         case .pharmacyLeadDays: return String(pharmacyLeadDays)
         case .refillMarginDays: return String(refillMarginDays)
         case .refillReminderTime: return refillReminderTime.description
+        case .sleepSourcePriority: return sleepSourcePriority.words.joined(separator: ",")
         case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             return String(cooldownSeconds(for: definition))
@@ -336,6 +342,8 @@ extension DoseSettings {
             case .pharmacyLeadDays: copy.pharmacyLeadDays = number
             default: copy.refillMarginDays = number
             }
+        case .sleepSourcePriority:
+            copy.sleepSourcePriority = try SourcePriority(setting: text, field: key)
         case nil:
             let definition = try cooldownDefinition(for: key, catalogue: catalogue)
             guard let seconds = Int(text), SleepEventCatalogue.cooldownRange.contains(seconds) else {

@@ -14,8 +14,9 @@ public struct SleepFigures: Hashable, Sendable {
     public var minutesAsleep: Double
     /// Wake after sleep onset: minutes between onset and final wake not asleep (awake, in bed, or no data).
     public var wasoMinutes: Double
-    /// Times sleep broke between onset and final wake.
-    public var wakeCount: Int
+    /// Times sleep broke between onset and final wake; nil when the source gives totals only (WHOOP's export counts no
+    /// disturbances).
+    public var wakeCount: Int?
     /// Minutes in each stage, every stage present (0 when none).
     public var stageMinutes: [SleepStage: Double]
     /// The stage at Dose 2's instant; nil without Dose 2 or without data then.
@@ -25,6 +26,11 @@ public struct SleepFigures: Hashable, Sendable {
     public var minutesFromDeepToDose2: Double?
     /// The sources that told the timeline, by name.
     public var sources: [String]
+    /// Whether the figures come from a stage-by-stage timeline; false for a source that gives totals only, which cannot
+    /// say what stage Dose 2 fell in.
+    public var hasTimeline = true
+    /// The band's morning readings for the night (WHOOP's recovery), whichever source told the sleep.
+    public var recovery: WearableRecovery?
 
     /// The figures of a merged timeline (one night's spans, in order).
     public static func of(_ spans: [StageSpan], dose2: Date? = nil) -> SleepFigures? {

@@ -64,7 +64,7 @@ public struct StageSpan: Hashable, Sendable {
 
 /// Which source speaks for a stretch of time where several overlap: the first in the list whose word appears in the
 /// source's name (case-insensitive); sources matching none come after, in name order. Nothing is ever counted twice.
-public struct SourcePriority: Hashable, Sendable {
+public struct SourcePriority: Hashable, Sendable, Codable {
     /// Words in priority order, e.g. `["watch", "whoop", "ring", "phone"]`.
     public var words: [String]
 
@@ -72,6 +72,28 @@ public struct SourcePriority: Hashable, Sendable {
 
     /// A watch measures sleep best, then a dedicated band, a ring, an app, and the phone last.
     public static let standard = SourcePriority(words: ["watch", "whoop", "ring", "oura", "iphone", "phone"])
+
+    /// The most words a priority may list, and the longest word.
+    public static let maximumWords = 12
+    public static let maximumWordLength = 40
+
+    /// A priority from the setting's text: words separated by commas, first preferred, each of letters, digits, spaces
+    /// or hyphens, none twice (case-insensitive).
+    public init(setting text: String, field: String = "sleep_source_priority") throws(DoseError) {
+        let allowed =
+            "1–\(Self.maximumWords) words of wearable names, comma-separated, first preferred (e.g. watch,whoop,ring,phone); each up to \(Self.maximumWordLength) letters, digits, spaces or hyphens"
+        let words = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard (1...Self.maximumWords).contains(words.count) else {
+            throw .invalidInput(field: field, problem: "\(words.count) words", allowed: allowed)
+        }
+        for (index, word) in words.enumerated() {
+            guard !word.isEmpty, word.count <= Self.maximumWordLength,
+                word.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || $0 == " " || $0 == "-" })
+            else { throw .invalidInput(field: field, problem: "word \(index + 1) is empty, too long or has other characters", allowed: allowed) }
+            guard !words[..<index].contains(word) else { throw .invalidInput(field: field, problem: "'\(word)' is listed twice", allowed: allowed) }
+        }
+        self.init(words: words)
+    }
 
     /// Lower is preferred.
     public func rank(_ source: String) -> Int {

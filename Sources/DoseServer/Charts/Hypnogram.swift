@@ -3,15 +3,16 @@ import DoseCore
 import DoseStore
 import Foundation
 
-/// A night's wearable sleep as a hypnogram: one row per stage (awake at the top, deep at the bottom), the doses and
-/// events as markers, and the heart rate as a line beneath.
+/// A night's wearable sleep as a hypnogram: one row per stage (awake at the top, deep at the bottom), the doses,
+/// events and alarms as markers, and the heart rate as a line beneath. A source of totals (WHOOP's export) has no
+/// timeline: its sleep is one band from onset to wake, and its stage minutes are the table.
 enum Hypnogram {
     /// The rows, top to bottom; unspecified sleep sits with core, in bed with awake.
     static let rows: [(label: String, stages: Set<SleepStage>)] = [
         ("Awake", [.awake, .inBed]), ("REM", [.rem]), ("Core", [.core, .asleep]), ("Deep", [.deep]),
     ]
 
-    static func chart(_ sleep: NightSleep, session: NightSession, zone: TimeZone) -> RenderedChart {
+    static func chart(_ sleep: NightSleep, session: NightSession, zone: TimeZone, alarms: [(at: Date, label: String)] = []) -> RenderedChart {
         let figures = sleep.figures
         // The axis runs from the earlier of the first stage and Dose 1 (if within three hours of it) to the last stage.
         let dose1 = NightFacts(session.events).dose1?.occurredAt
@@ -42,6 +43,19 @@ enum Hypnogram {
                 title: "\(spanItem.stage.rawValue.replacingOccurrences(of: "_", with: " ")) \(from)–\(to) (\(spanItem.source))")
         }
         let bottom = top + Double(rows.count) * rowHeight
+        if sleep.spans.isEmpty {
+            // Totals only: one band across the rows from onset to wake, no stage placed where it was not measured.
+            writer.rect(
+                x(figures.periodStart), top + 3, max(1, x(figures.periodEnd) - x(figures.periodStart)), bottom - top - 6, "stage stage-totals",
+                title:
+                    "\(figures.sources.joined(separator: ", ")) \(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage totals only"
+            )
+        }
+        for alarm in alarms where alarm.at >= start && alarm.at <= end {
+            let position = x(alarm.at)
+            writer.line(position, top - 14, position, bottom, "alarm")
+            writer.rect(position - 3.5, top - 18, 7, 7, "alarm-mark", title: "\(alarm.label) at \(LocalClock.hourMinute(alarm.at, in: zone))")
+        }
         for event in events {
             let position = x(event.occurredAt)
             let time = LocalClock.hourMinute(event.occurredAt, in: zone)
@@ -72,36 +86,25 @@ enum Hypnogram {
             writer.text(x(tick), axisY + 12, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
             tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? end
         }
-        let description = SleepText.sentence(figures, zone: zone)
-        let rows = sleep.spans.map { span in
-            [
-                "\(LocalClock.hourMinute(span.start, in: zone))–\(LocalClock.hourMinute(span.end, in: zone))",
-                span.stage.rawValue.replacingOccurrences(of: "_", with: " "), NumberText.plain((span.minutes * 10).rounded() / 10), span.source,
-            ]
-        }
+        var description = SleepText.sentence(figures, zone: zone)
+        if let vitals = SleepText.vitals(sleep) { description += " " + vitals }
+        if !alarms.isEmpty { description += " Alarms are the squares at the top." }
+        let whole = "\(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone))"
+        let rows =
+            sleep.spans.isEmpty
+            ? [SleepStage.core, .deep, .rem, .awake, .asleep, .inBed].compactMap { stage -> [String]? in
+                let minutes = figures.stageMinutes[stage] ?? 0
+                guard minutes > 0 || [.core, .deep, .rem, .awake].contains(stage) else { return nil }
+                return [whole + " (in total)", SleepText.name(stage), NumberText.plain((minutes * 10).rounded() / 10), figures.sources.joined(separator: ", ")]
+            }
+            : sleep.spans.map { span in
+                [
+                    "\(LocalClock.hourMinute(span.start, in: zone))–\(LocalClock.hourMinute(span.end, in: zone))", SleepText.name(span.stage),
+                    NumberText.plain((span.minutes * 10).rounded() / 10), span.source,
+                ]
+            }
         return writer.chart(
             id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description, kind: "hypnogram",
             table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
-    }
-}
-
-/// A night's sleep in words.
-enum SleepText {
-    static func sentence(_ figures: SleepFigures, zone: TimeZone) -> String {
-        func minutes(_ value: Double) -> String { DurationText.words(minutes: Int(value.rounded())) }
-        var text = "Asleep \(minutes(figures.minutesAsleep))"
-        if let onset = figures.sleepOnset { text += " from \(LocalClock.hourMinute(onset, in: zone))" }
-        if let wake = figures.finalWake { text += " to \(LocalClock.hourMinute(wake, in: zone))" }
-        text += "; awake \(minutes(figures.wasoMinutes)) after falling asleep, \(figures.wakeCount) time\(figures.wakeCount == 1 ? "" : "s")"
-        text += "; deep \(minutes(figures.stageMinutes[.deep] ?? 0)), REM \(minutes(figures.stageMinutes[.rem] ?? 0))."
-        if let stage = figures.stageAtDose2 {
-            text += " At Dose 2: \(stage == .awake || stage == .inBed ? "awake" : "asleep (\(stage.rawValue))")"
-            if let deep = figures.minutesFromDeepToDose2 {
-                text += deep == 0 ? ", in deep sleep." : ", \(minutes(deep)) after deep sleep."
-            } else {
-                text += "."
-            }
-        }
-        return text
     }
 }

@@ -53,7 +53,7 @@ struct ReportView {
     }
 
     struct NightRow {
-        let date, dose1, dose2, interval, timing, flags, events, checkIn: String
+        let date, dose1, dose2, interval, timing, flags, events, checkIn, sleep: String
     }
 
     struct Line {
@@ -137,6 +137,7 @@ struct ReportView {
             date: record.session.date.description, dose1: time(facts.dose1),
             dose2: facts.dose2 != nil ? time(facts.dose2) : facts.skip != nil ? (facts.sleptThrough ? "slept through" : "skipped") : "—",
             interval: night?.intervalMinutes.map { "\($0) min" } ?? "—", timing: night.map { InsightCharts.words($0.timing) } ?? "no Dose 1",
-            flags: flags.joined(separator: ", "), events: events.isEmpty ? "—" : events.joined(separator: ", "), checkIn: checkIn)
+            flags: flags.joined(separator: ", "), events: events.isEmpty ? "—" : events.joined(separator: ", "), checkIn: checkIn,
+            sleep: record.sleep.map { SleepText.short($0.figures) } ?? "—")
     }
 }

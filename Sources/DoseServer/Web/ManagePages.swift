@@ -23,6 +23,11 @@ extension WebRoutes {
     struct HistoryView {
         struct Night {
             let date, outcome, summary: String
+            /// The wearable's figures as columns (asleep, deep, awake, recovery or source); empty without one.
+            let sleep: [DetailsView.Fact]
+            let hasSleep: Bool
+            /// Who told the sleep, for the columns' caption.
+            let sleepSource: String
             /// Whether it can be chosen for deletion: not while it is open.
             let selectable: Bool
             let hasEvents: Bool
@@ -42,6 +47,18 @@ extension WebRoutes {
         /// Whether any night on the page can be chosen for deletion.
         let canChoose: Bool
         /// Clear Old's choices, in days.
+        /// A night's sleep as History's columns: asleep, deep (where stages were told), awake after falling asleep, and
+        /// WHOOP's recovery when it gave one.
+        static func sleepColumns(_ figures: SleepFigures) -> [DetailsView.Fact] {
+            func minutes(_ value: Double) -> String { DurationText.words(minutes: Int(value.rounded())) }
+            var columns = [DetailsView.Fact(name: "Asleep", value: minutes(figures.minutesAsleep))]
+            let staged = [SleepStage.core, .deep, .rem].contains { figures.stageMinutes[$0, default: 0] > 0 }
+            columns.append(DetailsView.Fact(name: "Deep", value: staged ? minutes(figures.stageMinutes[.deep] ?? 0) : "—"))
+            columns.append(DetailsView.Fact(name: "Awake", value: minutes(figures.wasoMinutes)))
+            if let recovery = figures.recovery?.recoveryPercent { columns.append(DetailsView.Fact(name: "Recovery", value: "\(Int(recovery.rounded()))%")) }
+            return columns
+        }
+
         let olderThan = [7, 30, 90, 180, 365, 730].map { SelectOption(value: String($0), label: "\($0) days", selected: $0 == 365) }
     }
 
@@ -82,8 +99,10 @@ extension WebRoutes {
             if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
             if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
             let outcome = night.session.isOpen ? "Open" : HumanWords.label(night.terminalState?.rawValue ?? "closed")
+            let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
             return HistoryView.Night(
-                date: night.session.date.description, outcome: outcome, summary: summary,
+                date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep, hasSleep: !sleep.isEmpty,
+                sleepSource: night.sleep?.figures.sources.joined(separator: ", ") ?? "",
                 selectable: !night.session.isOpen,
                 hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
         }
@@ -174,14 +193,14 @@ extension WebRoutes {
             let session = record.session
             let status = NightStatus.derive(
                 session: session, at: session.endedAt ?? app.clock.now, settings: snapshot.settings, timeZone: snapshot.timeZone)
-            let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone).lines
+            let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)
             return Templates.page(
                 "details",
                 DetailsView(
                     session: session, status: status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf(context), alarms: alarms,
                     sleep: record.sleep, heading: "Night of \(date)"))
         }
-        let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone).lines } ?? []
+        let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone) }
         let sleep = try snapshot.session.flatMap { try app.records.nights(on: $0.date).first { $0.session.id == snapshot.session?.id }?.sleep }
         return Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep))
     }

@@ -57,7 +57,7 @@ extension RenderedChart: MustacheFields {
 extension ReportView.NightRow: MustacheFields {
     static let mustacheFields: MustacheFieldTable<ReportView.NightRow> = [
         "date": \.date, "dose1": \.dose1, "dose2": \.dose2, "interval": \.interval, "timing": \.timing, "flags": \.flags,
-        "events": \.events, "checkIn": \.checkIn,
+        "events": \.events, "checkIn": \.checkIn, "sleep": \.sleep,
     ]
 }
 

@@ -102,22 +102,23 @@ struct DetailsView {
     /// Whether the night shown is tonight's (the event grid logs to it).
     let isTonight: Bool
 
-    init(_ snapshot: StatusSnapshot, csrf: String, alarms: [String] = [], sleep: NightSleep? = nil) {
+    init(_ snapshot: StatusSnapshot, csrf: String, alarms: AlarmLogResponse? = nil, sleep: NightSleep? = nil) {
         self.init(
             session: snapshot.session, status: snapshot.status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf, alarms: alarms, sleep: sleep,
             heading: "Tonight in detail")
     }
 
     init(
-        session: NightSession?, status: NightStatus, settings: DoseSettings, zone: TimeZone, csrf: String, alarms: [String], sleep: NightSleep?,
-        heading: String
+        session: NightSession?, status: NightStatus, settings: DoseSettings, zone: TimeZone, csrf: String, alarms log: AlarmLogResponse?,
+        sleep: NightSleep?, heading: String
     ) {
+        let alarms = log?.lines ?? []
         self.csrf = csrf
         self.heading = heading
         timeline = session.flatMap { session in
             NightTimeline.chart(session, naps: HistoryStore.naps(in: session.events), targetMinutes: settings.targetIntervalMinutes, zone: zone)
         }
-        hypnogram = session.flatMap { session in sleep.map { Hypnogram.chart($0, session: session, zone: zone) } }
+        hypnogram = session.flatMap { session in sleep.map { Hypnogram.chart($0, session: session, zone: zone, alarms: log?.marks ?? []) } }
         self.alarms = alarms
         hasAlarms = !alarms.isEmpty
         // The grid logs to tonight, so a past night's page does not offer it.

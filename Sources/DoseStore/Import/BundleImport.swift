@@ -171,6 +171,17 @@ enum BundleReader {
     static let allowedNames = Set(ExportBundle.tables.map(\.file) + ExportBundle.otherFiles + ["settings.csv"])
 
     static func read(path: String) throws -> [String: String] {
+        try read(path: path, what: "the bundle") { name in
+            guard !name.contains("/") else { throw DoseError.invalidFile(problem: "'\(name)' is not a plain file name (paths and '..' are refused)") }
+            guard allowedNames.contains(name) else { throw DoseError.invalidFile(problem: "'\(name)' is not a file of a DoseTap bundle") }
+            return name
+        }
+    }
+
+    /// Reads the text of a zip's entries that `select` names (it returns the key to keep an entry under, nil to pass
+    /// it by, or throws to refuse the zip), after checking every entry: files only, no absolute or `..` paths, sizes
+    /// and compression ratios within `ImportLimits`, checksums intact, UTF-8 text.
+    static func read(path: String, what: String, select: (String) throws -> String?) throws -> [String: String] {
         let url = URL(fileURLWithPath: path)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), let size = attributes[.size] as? Int,
             (attributes[.type] as? FileAttributeType) == .typeRegular
@@ -183,30 +194,32 @@ enum BundleReader {
             throw DoseError.invalidFile(problem: "\(url.lastPathComponent) is not a readable zip archive (damaged or truncated)")
         }
         var entries: [Entry] = []
+        var wanted: [(entry: Entry, key: String)] = []
         var total: UInt64 = 0
         for entry in archive {
             entries.append(entry)
             guard entries.count <= ImportLimits.maximumEntries else {
-                throw DoseError.invalidFile(problem: "the bundle has more than \(ImportLimits.maximumEntries) entries")
+                throw DoseError.invalidFile(problem: "\(what) has more than \(ImportLimits.maximumEntries) entries")
             }
             let name = entry.path
             guard entry.type == .file else {
-                throw DoseError.invalidFile(problem: "'\(name)' is a \(entry.type == .symlink ? "link" : "folder"); a bundle holds only files")
+                throw DoseError.invalidFile(problem: "'\(name)' is a \(entry.type == .symlink ? "link" : "folder"); \(what) may hold only files")
             }
-            guard !name.hasPrefix("/"), !name.contains(".."), !name.contains("\\"), !name.contains("/") else {
+            guard !name.hasPrefix("/"), !name.contains(".."), !name.contains("\\") else {
                 throw DoseError.invalidFile(problem: "'\(name)' is not a plain file name (paths and '..' are refused)")
             }
-            guard allowedNames.contains(name) else { throw DoseError.invalidFile(problem: "'\(name)' is not a file of a DoseTap bundle") }
+            if let key = try select(name) { wanted.append((entry, key)) }
             guard entry.uncompressedSize <= UInt64(ImportLimits.maximumEntryBytes) else { throw DoseError.tooLarge(what: name, limit: "64 MiB uncompressed") }
             if entry.uncompressedSize > 4096, entry.uncompressedSize > entry.compressedSize * UInt64(ImportLimits.maximumCompressionRatio) {
                 throw DoseError.invalidFile(problem: "'\(name)' expands more than \(ImportLimits.maximumCompressionRatio):1; refused as a possible zip bomb")
             }
             total += entry.uncompressedSize
-            guard total <= UInt64(ImportLimits.maximumTotalBytes) else { throw DoseError.tooLarge(what: "the bundle", limit: "128 MiB uncompressed") }
+            guard total <= UInt64(ImportLimits.maximumTotalBytes) else { throw DoseError.tooLarge(what: what, limit: "128 MiB uncompressed") }
         }
-        guard Set(entries.map(\.path)).count == entries.count else { throw DoseError.invalidFile(problem: "the bundle names a file twice") }
+        guard Set(entries.map(\.path)).count == entries.count else { throw DoseError.invalidFile(problem: "\(what) names a file twice") }
         var files: [String: String] = [:]
-        for entry in entries {
+        for (entry, key) in wanted {
+            guard files[key] == nil else { throw DoseError.invalidFile(problem: "\(what) holds two files named \(key)") }
             var data = Data()
             do {
                 let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
@@ -223,7 +236,7 @@ enum BundleReader {
                 throw DoseError.invalidFile(problem: "'\(entry.path)' cannot be read (damaged or truncated)")
             }
             guard let text = String(data: data, encoding: .utf8) else { throw DoseError.invalidFile(problem: "'\(entry.path)' is not UTF-8 text") }
-            files[entry.path] = text
+            files[key] = text
         }
         return files
     }
@@ -299,6 +312,24 @@ enum BundleFormats {
             files["wearable_sleep.csv"] = files["wearable_sleep.csv"] ?? CSV.row(BundleFormats.wearableSleepColumns)
             files["wearable_vitals.csv"] = files["wearable_vitals.csv"] ?? CSV.row(BundleFormats.wearableVitalsColumns)
         },
+        // v10 added sleeps given as totals (WHOOP), empty before, and the sleep-source priority, listed among the settings
+        // in effect with its default.
+        9: { files in
+            files["wearable_summaries.csv"] = files["wearable_summaries.csv"] ?? CSV.row(BundleFormats.wearableSummaryColumns)
+            guard let text = files["settings.json"], var settings = try? JSONDecoder().decode(BundleSettingsFile.self, from: Data(text.utf8)),
+                settings.effective != nil
+            else { return }
+            let key = SettingKey.sleepSourcePriority.rawValue
+            if settings.effective?[key] == nil { settings.effective?[key] = try DoseSettings(timeZoneID: "UTC").value(of: key) }
+            files["settings.json"] = try BundleFiles.json(settings)
+        },
+    ]
+
+    /// The columns of `wearable_summaries.csv` at schema 10.
+    static let wearableSummaryColumns = [
+        "id", "provider", "source", "start_at", "end_at", "offset_minutes", "nap", "in_bed_minutes", "asleep_minutes", "light_minutes",
+        "deep_minutes", "rem_minutes", "awake_minutes", "recovery_percent", "sleep_performance_percent", "sleep_efficiency_percent",
+        "resting_heart_rate", "hrv_ms", "respiratory_rate", "oxygen_saturation_percent", "skin_temp_celsius", "imported_at",
     ]
 
     /// The columns of `wearable_sleep.csv` and `wearable_vitals.csv` at schema 9.

@@ -26,6 +26,7 @@ public enum ExportBundle {
         TableFile(file: "inventory.csv", table: "inventory_events", order: "occurred_at, id", freeText: ["reason"]),
         TableFile(file: "wearable_sleep.csv", table: "wearable_sleep", order: "start_at, id", freeText: ["source"]),
         TableFile(file: "wearable_vitals.csv", table: "wearable_vitals", order: "start_at, id", freeText: ["source"]),
+        TableFile(file: "wearable_summaries.csv", table: "wearable_summaries", order: "start_at, id", freeText: ["source"]),
     ]
 
     /// Other files of the bundle.
@@ -112,6 +113,13 @@ public enum ExportBundle {
             "start_at": "when it began", "end_at": "when it ended", "start_offset_minutes": "the export's UTC offset at the start",
             "end_offset_minutes": "the export's UTC offset at the end", "imported_at": "when it was imported",
             "value": "beats or breaths a minute, ms (HRV), or a fraction (SpO2)",
+            "offset_minutes": "the sleep's UTC offset (WHOOP's cycle time zone), minutes east", "nap": "1 for a nap",
+            "in_bed_minutes": "minutes in bed", "asleep_minutes": "minutes asleep", "light_minutes": "light sleep (core), minutes",
+            "deep_minutes": "deep sleep (slow-wave), minutes", "rem_minutes": "REM sleep, minutes", "awake_minutes": "awake in bed, minutes",
+            "recovery_percent": "WHOOP's recovery, 0–100", "sleep_performance_percent": "sleep had against sleep needed, 0–100",
+            "sleep_efficiency_percent": "asleep against in bed, 0–100", "resting_heart_rate": "beats a minute",
+            "hrv_ms": "heart-rate variability (RMSSD), ms", "respiratory_rate": "breaths a minute", "oxygen_saturation_percent": "blood oxygen, %",
+            "skin_temp_celsius": "skin temperature, °C",
         ].merging(DataTransfer.sessionsCSVMeanings) { first, _ in first }
         for (file, names) in columns + [(analyticsFile, DataTransfer.sessionsCSVColumns)] {
             text += "\n\(file)\n"

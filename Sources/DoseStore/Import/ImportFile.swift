@@ -7,11 +7,13 @@ extension DataTransfer {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DoseError.invalidFile(problem: "\(path) cannot be read")
         }
-        let head = (try? handle.read(upToCount: 16)) ?? Data()
+        let head = (try? handle.read(upToCount: 24)) ?? Data()
         try? handle.close()
         if head.starts(with: [0x50, 0x4B]) {
-            return Self.isHealthExportZip(path) ? try importAppleHealth(at: path, clock: clock) : try importBundle(at: path, clock: clock)
+            if Self.isHealthExportZip(path) { return try importAppleHealth(at: path, clock: clock) }
+            return Self.isWhoopExportZip(path) ? try importWhoop(at: path, clock: clock) : try importBundle(at: path, clock: clock)
         }
+        if Self.isWhoopCSV(head) { return try importWhoop(at: path, clock: clock) }
         if head.starts(with: Data("<?xml".utf8)) || head.starts(with: Data("<HealthData".utf8)) || path.hasSuffix("export.xml") {
             return try importAppleHealth(at: path, clock: clock)
         }
@@ -19,7 +21,7 @@ extension DataTransfer {
         if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) { return try importEventsCSV(at: path, clock: clock) }
         throw DoseError.invalidFile(
             problem:
-                "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, an SQLite database, or the Health app's export (export.zip, export.xml)"
+                "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, an SQLite database, the Health app's export (export.zip, export.xml) or WHOOP's export (its zip, sleeps.csv, physiological_cycles.csv)"
         )
     }
 }

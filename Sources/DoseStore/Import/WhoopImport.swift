@@ -1,0 +1,363 @@
+import Crypto
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// WHOOP's data export (the app's Profile → App Settings → Export Data): a zip of CSV files, of which two tell the
+/// night. `sleeps.csv` has a row a sleep (naps included); `physiological_cycles.csv` a row a day, with the day's main
+/// sleep and the recovery scored from it. Times are the local clock time of the cycle's zone (`Cycle timezone`, as
+/// `UTC-04:00`). The CSV counts no disturbances (only WHOOP's API does), so a WHOOP night has no wake count.
+public enum WhoopExport {
+    /// The two files read, and what they are for.
+    public enum File: String, Sendable, CaseIterable {
+        case sleeps = "sleeps.csv"
+        case cycles = "physiological_cycles.csv"
+    }
+
+    /// The columns both files share: the cycle and its sleep.
+    static let sleepColumns = [
+        "Cycle start time", "Cycle end time", "Cycle timezone", "Sleep onset", "Wake onset", "Sleep performance %", "Respiratory rate (rpm)",
+        "Asleep duration (min)", "In bed duration (min)", "Light sleep duration (min)", "Deep (SWS) duration (min)", "REM duration (min)",
+        "Awake duration (min)", "Sleep need (min)", "Sleep debt (min)", "Sleep efficiency %", "Sleep consistency %",
+    ]
+    /// The cycle's own readings, in `physiological_cycles.csv` only.
+    static let recoveryColumns = [
+        "Recovery score %", "Resting heart rate (bpm)", "Heart rate variability (ms)", "Skin temp (celsius)", "Blood oxygen %", "Day Strain",
+        "Energy burned (cal)", "Max HR (bpm)", "Average HR (bpm)",
+    ]
+
+    /// The columns DoseTap reads from each file; a file lacking any is refused with their names.
+    public static func requiredColumns(of file: File) -> [String] {
+        let sleep = [
+            "Cycle timezone", "Sleep onset", "Wake onset", "Sleep performance %", "Respiratory rate (rpm)", "Asleep duration (min)",
+            "In bed duration (min)", "Light sleep duration (min)", "Deep (SWS) duration (min)", "REM duration (min)", "Awake duration (min)",
+            "Sleep efficiency %",
+        ]
+        switch file {
+        case .sleeps: return sleep + ["Nap"]
+        case .cycles: return sleep + ["Recovery score %", "Resting heart rate (bpm)", "Heart rate variability (ms)", "Skin temp (celsius)", "Blood oxygen %"]
+        }
+    }
+
+    /// Every column the export is known to have in each file (read or passed by); others are reported by name.
+    static func knownColumns(of file: File) -> Set<String> {
+        switch file {
+        case .sleeps: Set(sleepColumns + ["Nap"])
+        case .cycles: Set(sleepColumns + recoveryColumns)
+        }
+    }
+
+    /// The source name WHOOP's sleeps are stored under (its word in the source priority is `whoop`).
+    public static let source = "WHOOP"
+
+    /// Which of the two files a CSV is, by its header: `Nap` marks the sleeps, `Recovery score %` the cycles.
+    static func file(ofHeader header: [String]) -> File? {
+        if header.contains("Nap") { return .sleeps }
+        if header.contains("Recovery score %") { return .cycles }
+        return nil
+    }
+
+    /// What the files say: one summary a sleep (a cycle's row and the sleeps' row of the same sleep joined), every
+    /// unknown column by name, and the rows passed by (a cycle with no sleep yet). Any malformed row refuses all.
+    public static func read(_ files: [File: String]) throws(DoseError) -> (sleeps: [SleepSummary], notes: [String], passedBy: Int) {
+        var byBounds: [String: SleepSummary] = [:]
+        var order: [String] = []
+        var notes: [String] = []
+        var passedBy = 0
+        for file in File.allCases {
+            guard let text = files[file] else { continue }
+            let table: (header: [String], rows: [[String]])
+            do throws(CSV.ParseError) {
+                table = try CSV.parse(text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text, maximumRows: 100_000)
+            } catch {
+                throw .invalidFile(problem: "\(file.rawValue) row \(error.row): \(error.problem)")
+            }
+            let header = table.header.map { $0.trimmingCharacters(in: .whitespaces) }
+            let missing = requiredColumns(of: file).filter { !header.contains($0) }
+            let unknown = header.filter { !knownColumns(of: file).contains($0) }
+            guard missing.isEmpty else {
+                let changed = unknown.isEmpty ? "" : "; it has columns DoseTap does not know: \(quoted(unknown))"
+                throw .invalidFile(problem: "\(file.rawValue) lacks the columns \(quoted(missing))\(changed). Is it WHOOP's export, unchanged?")
+            }
+            guard Set(header).count == header.count else { throw .invalidFile(problem: "\(file.rawValue) names a column twice") }
+            if !unknown.isEmpty { notes.append("\(file.rawValue): columns not read, unknown to DoseTap: \(quoted(unknown)).") }
+            let index = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($1, $0) })
+            for (offset, values) in table.rows.enumerated() {
+                let row = Row(file: file, number: offset + 1, values: values, index: index)
+                guard let summary = try row.summary() else {
+                    passedBy += 1
+                    continue
+                }
+                let key = "\(summary.start.timeIntervalSince1970)|\(summary.end.timeIntervalSince1970)"
+                if let earlier = byBounds[key] {
+                    byBounds[key] = earlier.filled(from: summary)
+                } else {
+                    byBounds[key] = summary
+                    order.append(key)
+                }
+            }
+        }
+        return (order.compactMap { byBounds[$0] }, notes, passedBy)
+    }
+
+    static func quoted(_ names: [String]) -> String { names.map { "'\($0.prefix(80))'" }.joined(separator: ", ") }
+
+    /// One data row, read by column name.
+    struct Row {
+        let file: File
+        let number: Int
+        let values: [String]
+        let index: [String: Int]
+
+        func text(_ column: String) -> String { index[column].map { values[$0].trimmingCharacters(in: .whitespaces) } ?? "" }
+
+        func refusal(_ column: String, _ allowed: String) -> DoseError {
+            // The value itself is not quoted: it is health data, and messages reach logs.
+            .invalidFile(problem: "\(file.rawValue) row \(number): '\(column)' is not \(allowed)")
+        }
+
+        /// A number in `range`, nil when the cell is empty.
+        func number(_ column: String, _ range: ClosedRange<Double>, _ allowed: String) throws(DoseError) -> Double? {
+            let text = text(column)
+            if text.isEmpty { return nil }
+            guard text.count <= 32, text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == "-") }), let value = Double(text),
+                value.isFinite, range.contains(value)
+            else { throw refusal(column, allowed) }
+            return value
+        }
+
+        /// The summary of the row's sleep; nil for a cycle with no sleep (the day under way, a day without the band).
+        func summary() throws(DoseError) -> SleepSummary? {
+            let onsetText = text("Sleep onset")
+            let wakeText = text("Wake onset")
+            if onsetText.isEmpty, wakeText.isEmpty { return nil }
+            guard let offset = WhoopExport.offsetMinutes(text("Cycle timezone")) else {
+                throw refusal("Cycle timezone", "a UTC offset such as UTC-04:00 (−18:00 to +18:00)")
+            }
+            guard let start = WhoopExport.instant(onsetText, offsetMinutes: offset) else {
+                throw refusal("Sleep onset", "a local time YYYY-MM-DD HH:MM:SS")
+            }
+            guard let end = WhoopExport.instant(wakeText, offsetMinutes: offset) else { throw refusal("Wake onset", "a local time YYYY-MM-DD HH:MM:SS") }
+            guard end > start, end.timeIntervalSince(start) <= 24 * 3600 else {
+                throw .invalidFile(problem: "\(file.rawValue) row \(number): 'Wake onset' must come after 'Sleep onset', within 24 hours")
+            }
+            let minutes = "a number of minutes from 0 to 1440"
+            var summary = SleepSummary(
+                source: WhoopExport.source, start: start, end: end, offsetMinutes: offset,
+                inBedMinutes: try number("In bed duration (min)", 0...1440, minutes), asleepMinutes: try number("Asleep duration (min)", 0...1440, minutes),
+                lightMinutes: try number("Light sleep duration (min)", 0...1440, minutes),
+                deepMinutes: try number("Deep (SWS) duration (min)", 0...1440, minutes), remMinutes: try number("REM duration (min)", 0...1440, minutes),
+                awakeMinutes: try number("Awake duration (min)", 0...1440, minutes))
+            let percent = "a percentage from 0 to 100"
+            summary.recovery.sleepPerformancePercent = try number("Sleep performance %", 0...100, percent)
+            summary.recovery.sleepEfficiencyPercent = try number("Sleep efficiency %", 0...100, percent)
+            summary.recovery.respiratoryRate = try number("Respiratory rate (rpm)", 4...60, "breaths a minute from 4 to 60")
+            switch file {
+            case .sleeps:
+                switch text("Nap").lowercased() {
+                case "true": summary.isNap = true
+                case "false", "": summary.isNap = false
+                default: throw refusal("Nap", "true or false")
+                }
+            case .cycles:
+                summary.recovery.recoveryPercent = try number("Recovery score %", 0...100, percent)
+                summary.recovery.restingHeartRate = try number("Resting heart rate (bpm)", 20...250, "beats a minute from 20 to 250")
+                summary.recovery.hrvMilliseconds = try number("Heart rate variability (ms)", 0...500, "milliseconds from 0 to 500")
+                summary.recovery.skinTemperatureCelsius = try number("Skin temp (celsius)", 20...45, "°C from 20 to 45")
+                summary.recovery.oxygenSaturationPercent = try number("Blood oxygen %", 50...100, "a percentage from 50 to 100")
+            }
+            return summary
+        }
+    }
+
+    /// Minutes east of UTC from `UTC-04:00`, `UTC+05:30`, `UTC` or `-04:00`; nil otherwise or beyond ±18 hours.
+    static func offsetMinutes(_ text: String) -> Int? {
+        var rest = Substring(text)
+        if rest.hasPrefix("UTC") { rest = rest.dropFirst(3) }
+        if rest.isEmpty { return text == "UTC" ? 0 : nil }
+        guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
+        let parts = rest.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }), let hours = Int(parts[0]), let minutes = Int(parts[1]),
+            minutes < 60
+        else { return nil }
+        let total = hours * 60 + minutes
+        guard total <= 18 * 60 else { return nil }
+        return sign == "-" ? -total : total
+    }
+
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
+    static func daysSince1970(_ date: SessionKey) -> Int {
+        let year = date.month <= 2 ? date.year - 1 : date.year
+        let era = (year >= 0 ? year : year - 399) / 400
+        let yearOfEra = year - era * 400
+        let dayOfYear = (153 * (date.month + (date.month > 2 ? -3 : 9)) + 2) / 5 + date.day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The instant of a local time `YYYY-MM-DD HH:MM:SS` (seconds optional) at a fixed offset.
+    static func instant(_ text: String, offsetMinutes: Int) -> Date? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 19 || bytes.count == 16, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
+            bytes.count == 16 || bytes[16] == UInt8(ascii: ":")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for byte in bytes[range] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+            }
+            return value
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16),
+            let second = bytes.count == 19 ? number(17..<19) : 0, let date = SessionKey(year: year, month: month, day: day), hour < 24, minute < 60,
+            second < 60
+        else { return nil }
+        let days = daysSince1970(date)
+        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
+        return Date(timeIntervalSince1970: TimeInterval(seconds))
+    }
+}
+
+extension SleepSummary {
+    /// This sleep with what `other` (the same sleep from the other file, or a later export) says where this says nothing.
+    func filled(from other: SleepSummary) -> SleepSummary {
+        var copy = self
+        copy.offsetMinutes = offsetMinutes ?? other.offsetMinutes
+        copy.isNap = isNap || other.isNap
+        copy.inBedMinutes = inBedMinutes ?? other.inBedMinutes
+        copy.asleepMinutes = asleepMinutes ?? other.asleepMinutes
+        copy.lightMinutes = lightMinutes ?? other.lightMinutes
+        copy.deepMinutes = deepMinutes ?? other.deepMinutes
+        copy.remMinutes = remMinutes ?? other.remMinutes
+        copy.awakeMinutes = awakeMinutes ?? other.awakeMinutes
+        let (a, b) = (recovery, other.recovery)
+        copy.recovery = WearableRecovery(
+            recoveryPercent: a.recoveryPercent ?? b.recoveryPercent, sleepPerformancePercent: a.sleepPerformancePercent ?? b.sleepPerformancePercent,
+            sleepEfficiencyPercent: a.sleepEfficiencyPercent ?? b.sleepEfficiencyPercent, restingHeartRate: a.restingHeartRate ?? b.restingHeartRate,
+            hrvMilliseconds: a.hrvMilliseconds ?? b.hrvMilliseconds, respiratoryRate: a.respiratoryRate ?? b.respiratoryRate,
+            oxygenSaturationPercent: a.oxygenSaturationPercent ?? b.oxygenSaturationPercent,
+            skinTemperatureCelsius: a.skinTemperatureCelsius ?? b.skinTemperatureCelsius)
+        return copy
+    }
+}
+
+extension DataTransfer {
+    /// Whether a zip is WHOOP's export: it holds `sleeps.csv` or `physiological_cycles.csv` (at its root or in a folder).
+    static func isWhoopExportZip(_ path: String) -> Bool {
+        (try? BundleReader.read(path: path, what: "WHOOP's export", select: whoopEntry))?.isEmpty == false
+    }
+
+    /// The file an entry of WHOOP's zip is, by its name; nil for the files not read (workouts, journal).
+    static func whoopEntry(_ name: String) -> String? {
+        let last = name.split(separator: "/").last.map(String.init) ?? name
+        return WhoopExport.File(rawValue: last)?.rawValue
+    }
+
+    /// Whether a CSV's first line is WHOOP's (it starts with the cycle's start time).
+    static func isWhoopCSV(_ head: Data) -> Bool {
+        let text = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+        return text.starts(with: Data("Cycle start time,".utf8))
+    }
+
+    /// Imports WHOOP's export: its zip, or `sleeps.csv` or `physiological_cycles.csv` alone. Each sleep is one row,
+    /// identified by its bounds, so the same export again adds nothing, a newer one adds its new sleeps and fills in
+    /// what the older one lacked (recovery scored later), and the two files of one export make one sleep. All or
+    /// nothing: a malformed row refuses every row, naming its file, row and column.
+    func importWhoop(at path: String, clock: StoreClock) throws -> ImportReport {
+        var files: [WhoopExport.File: String] = [:]
+        let head = (FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) }) ?? Data()
+        if head.starts(with: [0x50, 0x4B]) {
+            for (name, text) in try BundleReader.read(path: path, what: "WHOOP's export", select: Self.whoopEntry) {
+                if let file = WhoopExport.File(rawValue: name) { files[file] = text }
+            }
+            guard !files.isEmpty else { throw DoseError.invalidFile(problem: "the zip holds neither sleeps.csv nor physiological_cycles.csv") }
+        } else {
+            let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
+            let firstLine = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
+            let header = (try? CSV.parse(String(firstLine.hasPrefix("\u{FEFF}") ? firstLine.dropFirst() : firstLine)).header) ?? []
+            guard let file = WhoopExport.file(ofHeader: header.map { $0.trimmingCharacters(in: .whitespaces) }) else {
+                throw DoseError.invalidFile(
+                    problem:
+                        "\(URL(fileURLWithPath: path).lastPathComponent) starts as WHOOP's export but has neither a 'Nap' column (sleeps.csv) nor 'Recovery score %' (physiological_cycles.csv)"
+                )
+            }
+            files[file] = text
+        }
+        let read = try WhoopExport.read(files)
+        let now = ISO8601.string(clock.now)
+        return try database.write { db in
+            var report = ImportReport()
+            report.notes = read.notes
+            for summary in read.sleeps {
+                let id = Self.whoopID(summary)
+                if let stored = try WearableSummaryRow.fetch(id: id, db) {
+                    let merged = stored.filled(from: summary)
+                    if merged == stored {
+                        report.skippedRow("sleeps", because: "already imported (the same sleep)")
+                    } else {
+                        try WearableSummaryRow.write(merged, id: id, importedAt: now, replacing: true, db)
+                        report.importedRow("sleeps updated")
+                    }
+                } else {
+                    try WearableSummaryRow.write(summary, id: id, importedAt: now, replacing: false, db)
+                    report.importedRow("sleeps")
+                }
+            }
+            if read.passedBy > 0 { report.notes.append("\(read.passedBy) cycles without a sleep (the day under way, or without the band) were passed by.") }
+            if read.sleeps.isEmpty { report.notes.append("The export holds no sleeps: wear the band to bed, then export again.") }
+            return report
+        }
+    }
+
+    /// A WHOOP sleep's id: the digest of its source and bounds, the same in every export.
+    static func whoopID(_ summary: SleepSummary) -> String {
+        let parts = [summary.source, ISO8601.string(summary.start), ISO8601.string(summary.end)].joined(separator: "\u{1F}")
+        return "w-" + SHA256.hash(data: Data(parts.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// `wearable_summaries` rows to and from `SleepSummary`.
+enum WearableSummaryRow {
+    static let columns = BundleFormats.wearableSummaryColumns
+
+    static func fetch(id: String, _ db: Database) throws -> SleepSummary? {
+        try Row.fetchOne(db, sql: "SELECT * FROM wearable_summaries WHERE id = ?", arguments: [id]).flatMap(summary)
+    }
+
+    /// Every stored sleep overlapping `from..<to`.
+    static func overlapping(from: Date, to: Date, _ db: Database) throws -> [SleepSummary] {
+        try Row.fetchAll(
+            db, sql: "SELECT * FROM wearable_summaries WHERE start_at < ? AND end_at > ? ORDER BY start_at, id",
+            arguments: [ISO8601.string(to), ISO8601.string(from)]
+        ).compactMap(summary)
+    }
+
+    static func summary(_ row: Row) -> SleepSummary? {
+        guard let start = ISO8601.parse(row["start_at"]), let end = ISO8601.parse(row["end_at"]) else { return nil }
+        return SleepSummary(
+            source: row["source"], start: start, end: end, offsetMinutes: row["offset_minutes"], isNap: row["nap"], inBedMinutes: row["in_bed_minutes"],
+            asleepMinutes: row["asleep_minutes"], lightMinutes: row["light_minutes"], deepMinutes: row["deep_minutes"], remMinutes: row["rem_minutes"],
+            awakeMinutes: row["awake_minutes"],
+            recovery: WearableRecovery(
+                recoveryPercent: row["recovery_percent"], sleepPerformancePercent: row["sleep_performance_percent"],
+                sleepEfficiencyPercent: row["sleep_efficiency_percent"], restingHeartRate: row["resting_heart_rate"], hrvMilliseconds: row["hrv_ms"],
+                respiratoryRate: row["respiratory_rate"], oxygenSaturationPercent: row["oxygen_saturation_percent"],
+                skinTemperatureCelsius: row["skin_temp_celsius"]))
+    }
+
+    static func write(_ summary: SleepSummary, id: String, importedAt: String, replacing: Bool, _ db: Database) throws {
+        let r = summary.recovery
+        let values: [(any DatabaseValueConvertible)?] = [
+            id, "whoop", summary.source, ISO8601.string(summary.start), ISO8601.string(summary.end), summary.offsetMinutes, summary.isNap,
+            summary.inBedMinutes, summary.asleepMinutes, summary.lightMinutes, summary.deepMinutes, summary.remMinutes, summary.awakeMinutes,
+            r.recoveryPercent, r.sleepPerformancePercent, r.sleepEfficiencyPercent, r.restingHeartRate, r.hrvMilliseconds, r.respiratoryRate,
+            r.oxygenSaturationPercent, r.skinTemperatureCelsius, importedAt,
+        ]
+        try db.execute(
+            sql:
+                "INSERT \(replacing ? "OR REPLACE " : "")INTO wearable_summaries (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+            arguments: StatementArguments(values))
+    }
+}

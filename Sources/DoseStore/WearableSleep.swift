@@ -1,0 +1,94 @@
+public import DoseCore
+public import Foundation
+import GRDB
+
+/// A night's wearable sleep: the merged stages (empty when a source of totals spoke for it), their figures, and the
+/// vitals measured during it.
+public struct NightSleep: Sendable {
+    public var spans: [StageSpan]
+    public var figures: SleepFigures
+    public var heartRate: [(at: Date, beatsPerMinute: Double)]
+    /// Means over the sleep of the other vitals Apple Health gives, when measured.
+    public var meanHRV: Double?
+    public var meanRespiratoryRate: Double?
+    /// Blood oxygen as a fraction (0.95), as the Health app stores it.
+    public var meanOxygenSaturation: Double?
+}
+
+/// Attaches wearable sleep to nights: one read of the sleep records around a set of nights, merged and split into
+/// periods once, and each night given the sleep that overlaps it most (`WearableNight.choose`), by the priority in
+/// the settings.
+enum WearableSleepReader {
+    /// The stretch of time a night's sleep is looked for in: from two hours before it started to two hours after it
+    /// ended (16 hours after it started while open).
+    struct Window {
+        let id: String
+        let from: Date
+        let to: Date
+        let dose2: Date?
+
+        init(id: String, startedAt: Date, endedAt: Date?, dose2: Date?) {
+            self.id = id
+            from = startedAt.addingTimeInterval(-2 * 3600)
+            to = (endedAt ?? startedAt.addingTimeInterval(16 * 3600)).addingTimeInterval(2 * 3600)
+            self.dose2 = dose2
+        }
+
+        init(_ session: NightSession) {
+            self.init(id: session.id.rawValue, startedAt: session.startedAt, endedAt: session.endedAt, dose2: NightFacts(session.events).dose2?.occurredAt)
+        }
+    }
+
+    /// The sleep of each night that has one, by night id. `vitals` reads the heart rate and the other vitals too (a
+    /// night's page), which lists of nights do not need.
+    static func read(_ windows: [Window], vitals: Bool, _ db: Database) throws -> [String: NightSleep] {
+        guard let first = windows.map(\.from).min(), let last = windows.map(\.to).max() else { return [:] }
+        // A sleep record lasts at most a day (the importers refuse longer), so 12 hours either side finds every period
+        // that reaches into the windows, whole.
+        let (from, to) = (first.addingTimeInterval(-12 * 3600), last.addingTimeInterval(12 * 3600))
+        let summaries = try WearableSummaryRow.overlapping(from: from, to: to, db)
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT source, stage, start_at, end_at FROM wearable_sleep WHERE start_at < ? AND end_at > ? ORDER BY start_at, id",
+            arguments: [ISO8601.string(to), ISO8601.string(from)])
+        guard !rows.isEmpty || !summaries.isEmpty else { return [:] }
+        let samples = rows.compactMap { row -> SleepSample? in
+            guard let stage = SleepStage(rawValue: row["stage"]), let start = ISO8601.parse(row["start_at"]), let end = ISO8601.parse(row["end_at"])
+            else { return nil }
+            return SleepSample(source: row["source"], stage: stage, start: start, end: end)
+        }
+        let priority = try SettingsStore.load(db, machineTimeZoneID: "UTC").sleepSourcePriority
+        let periods = SleepTimeline.periods(SleepTimeline.merge(samples, priority: priority))
+        var result: [String: NightSleep] = [:]
+        for window in windows {
+            guard
+                let night = WearableNight.choose(
+                    periods: periods, summaries: summaries, from: window.from, to: window.to, dose2: window.dose2, priority: priority)
+            else { continue }
+            var sleep = NightSleep(spans: night.spans, figures: night.figures, heartRate: [])
+            if vitals { try readVitals(into: &sleep, db) }
+            result[window.id] = sleep
+        }
+        return result
+    }
+
+    /// The heart rate over the sleep, and the means of HRV, respiratory rate and blood oxygen.
+    private static func readVitals(into sleep: inout NightSleep, _ db: Database) throws {
+        let bounds: StatementArguments = [ISO8601.string(sleep.figures.periodStart), ISO8601.string(sleep.figures.periodEnd)]
+        sleep.heartRate = try Row.fetchAll(
+            db, sql: "SELECT start_at, value FROM wearable_vitals WHERE kind = 'heart_rate' AND start_at BETWEEN ? AND ? ORDER BY start_at",
+            arguments: bounds
+        ).compactMap { row in ISO8601.parse(row["start_at"]).map { (at: $0, beatsPerMinute: row["value"] as Double) } }
+        let means = try Row.fetchAll(
+            db, sql: "SELECT kind, AVG(value) AS mean FROM wearable_vitals WHERE kind != 'heart_rate' AND start_at BETWEEN ? AND ? GROUP BY kind",
+            arguments: bounds)
+        for row in means {
+            let mean: Double = row["mean"]
+            switch row["kind"] as String {
+            case "hrv_sdnn": sleep.meanHRV = mean
+            case "respiratory_rate": sleep.meanRespiratoryRate = mean
+            case "oxygen_saturation": sleep.meanOxygenSaturation = mean
+            default: break
+            }
+        }
+    }
+}
