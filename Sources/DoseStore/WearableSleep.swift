@@ -13,6 +13,19 @@ public struct NightSleep: Sendable {
     public var meanRespiratoryRate: Double?
     /// Blood oxygen as a fraction (0.95), as the Health app stores it.
     public var meanOxygenSaturation: Double?
+
+    /// A night's sleep as read, or as a test builds it.
+    public init(
+        spans: [StageSpan], figures: SleepFigures, heartRate: [(at: Date, beatsPerMinute: Double)], meanHRV: Double? = nil,
+        meanRespiratoryRate: Double? = nil, meanOxygenSaturation: Double? = nil
+    ) {
+        self.spans = spans
+        self.figures = figures
+        self.heartRate = heartRate
+        self.meanHRV = meanHRV
+        self.meanRespiratoryRate = meanRespiratoryRate
+        self.meanOxygenSaturation = meanOxygenSaturation
+    }
 }
 
 /// Attaches wearable sleep to nights: one read of the sleep records around a set of nights, merged and split into

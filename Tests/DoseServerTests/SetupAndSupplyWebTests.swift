@@ -202,4 +202,69 @@ struct HypnogramWebTests {
         }
         fixture.expectNoInternalErrors()
     }
+
+    @Test(
+        "WHOOP's sleeps.csv through POST /v1/import: the night's JSON, Details' totals band and History's columns; the priority through the API and the Settings page"
+    )
+    func whoop() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 20, 23, 0))
+        let app = { fixture.environment.useCases() }
+        _ = try app().night.perform(NightAction(.dose1), from: .api)
+        fixture.set(WallClock.date(2026, 11, 21, 1, 50))
+        _ = try app().night.perform(NightAction(.dose2), from: .api)
+        fixture.set(WallClock.date(2026, 11, 21, 13, 0))
+        let csv = """
+            Cycle start time,Cycle end time,Cycle timezone,Sleep onset,Wake onset,Sleep performance %,Respiratory rate (rpm),Asleep duration (min),In bed duration (min),Light sleep duration (min),Deep (SWS) duration (min),REM duration (min),Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,Sleep consistency %,Nap
+            2026-11-20 23:10:00,2026-11-21 23:05:00,UTC-05:00,2026-11-20 23:10:00,2026-11-21 06:55:00,88,14.6,420,465,210,95,115,45,480,20,90,70,false
+
+            """
+        let auth = fixture.auth
+        let pairing = PairingCodes()
+        try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
+            var response = try await client.execute(uri: "/v1/import", method: .post, headers: auth, body: ByteBuffer(string: csv))
+            #expect((ServerFixture.json(response)["imported"] as? [String: Any])?["sleeps"] as? Int == 1)
+            response = try await client.execute(uri: "/v1/sessions/2026-11-20", method: .get, headers: auth)
+            let body = String(buffer: response.body)
+            #expect(body.contains(#""sources":["WHOOP"]"#) && body.contains(#""wake_count":null"#) && body.contains(#""has_timeline":false"#), "\(body)")
+            response = try await client.execute(
+                uri: "/v1/settings", method: .patch, headers: auth, body: ByteBuffer(string: #"{"sleep_source_priority": "whoop;watch"}"#))
+            #expect(response.status == .badRequest && String(buffer: response.body).contains("sleep_source_priority"))
+            response = try await client.execute(
+                uri: "/v1/settings", method: .patch, headers: auth, body: ByteBuffer(string: #"{"sleep_source_priority": "whoop,watch"}"#))
+            #expect(response.status == .ok && String(buffer: response.body).contains(#""sleep_source_priority":"whoop,watch""#))
+            let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
+            let page = String(buffer: try await client.execute(uri: "/details?date=2026-11-20", method: .get, headers: cookie).body)
+            #expect(page.contains("stage stage-totals") && page.contains("WHOOP gives stage totals, not when each stage came"))
+            #expect(page.contains("<th scope=\"row\">23:10–06:55 (in total)</th><td>deep</td><td>95</td><td>WHOOP</td>"))
+            let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
+            #expect(history.contains(#"<dl class="sleep-columns" aria-label="Sleep from WHOOP"><div><dt>Asleep</dt><dd>7 h</dd></div>"#), "\(history)")
+            #expect(history.contains("<dt>Deep</dt><dd>1 h 35 min</dd>") && history.contains("<dt>Awake</dt><dd>45 min</dd>"))
+            let settings = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
+            #expect(settings.contains(#"name="sleep_source_priority" value="whoop,watch""#))
+            let saved = try await SetupAndSupplyWebTests.post(
+                client, "/ui/settings", cookie, ["csrf": WebTests.csrf(in: settings), "sleep_source_priority": "watch,whoop,ring"])
+            #expect(saved.status == .seeOther)
+        }
+        #expect(try app().settings.current().sleepSourcePriority.words == ["watch", "whoop", "ring"])
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("alarms on the hypnogram: a square and a dashed line at each alarm inside the chart, named with its time; none outside it")
+    func alarmMarks() throws {
+        let zone = WallClock.newYork
+        let start = WallClock.date(2026, 11, 1, 22, 10)
+        let spans = [
+            StageSpan(stage: .core, start: start, end: start.addingTimeInterval(90 * 60), source: "Apple Watch"),
+            StageSpan(stage: .rem, start: start.addingTimeInterval(90 * 60), end: start.addingTimeInterval(480 * 60), source: "Apple Watch"),
+        ]
+        let figures = try #require(SleepFigures.of(spans))
+        let session = NightSession(id: SessionID(rawValue: "n"), date: SessionKey(year: 2026, month: 11, day: 1)!, startedAt: start)
+        let chart = Hypnogram.chart(
+            NightSleep(spans: spans, figures: figures, heartRate: []), session: session, zone: zone,
+            alarms: [(at: start.addingTimeInterval(165 * 60), label: "Wake alarm"), (at: start.addingTimeInterval(-5 * 3600), label: "Too early")])
+        let marks = chart.elements.filter { $0.className == "alarm-mark" }
+        #expect(marks.map { $0.tooltip } == ["Wake alarm at 00:55"])
+        #expect(chart.elements.filter { $0.className == "alarm" }.count == 1)
+        #expect(chart.description.contains("Alarms are the squares at the top."))
+    }
 }

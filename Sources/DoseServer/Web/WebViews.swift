@@ -219,6 +219,8 @@ struct SettingsView {
     let alarms: AlarmSettingsView
     /// The medication profile in words.
     let medication: String
+    /// The sleep-source priority as typed: words, comma-separated, first preferred.
+    let sleepPriority: String
 
     init(
         frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,
@@ -252,6 +254,7 @@ struct SettingsView {
             "\(product): Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 \(SetupWizard.grams(settings.dose2Milligrams)) g, "
             + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at \(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
             + "\(settings.refillReminderTime)."
+        sleepPriority = settings.sleepSourcePriority.words.joined(separator: ",")
     }
 
     static func day(_ date: Date, _ zone: TimeZone) -> String {
