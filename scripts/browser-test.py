@@ -655,6 +655,26 @@ def sleep_details(driver, binary, work, out):
     with open(export, "w") as handle:
         handle.write('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n' + "\n".join(records) + "\n</HealthData>\n")
     run("import", export, "--now", "2026-11-03T14:00:00Z")
+    # The next night told by WHOOP's export: totals only (no timeline), and the recovery scored the morning after.
+    run("dose1", "--now", "2026-11-03T04:00:00Z")
+    run("dose2", "--now", "2026-11-03T06:50:00Z")
+    sleeps = os.path.join(work, "sleeps.csv")
+    with open(sleeps, "w") as handle:
+        handle.write("Cycle start time,Cycle end time,Cycle timezone,Sleep onset,Wake onset,Sleep performance %,Respiratory rate (rpm),"
+                     "Asleep duration (min),In bed duration (min),Light sleep duration (min),Deep (SWS) duration (min),REM duration (min),"
+                     "Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,Sleep consistency %,Nap\n"
+                     "2026-11-02 23:10:00,2026-11-03 23:05:00,UTC-05:00,2026-11-02 23:10:00,2026-11-03 06:55:00,88,14.6,420,465,210,95,115,45,"
+                     "480,20,90,70,false\n")
+    run("import", sleeps, "--now", "2026-11-03T14:00:00Z")
+    cycles = os.path.join(work, "physiological_cycles.csv")
+    with open(cycles, "w") as handle:
+        handle.write("Cycle start time,Cycle end time,Cycle timezone,Recovery score %,Resting heart rate (bpm),Heart rate variability (ms),"
+                     "Skin temp (celsius),Blood oxygen %,Day Strain,Energy burned (cal),Max HR (bpm),Average HR (bpm),Sleep onset,Wake onset,"
+                     "Sleep performance %,Respiratory rate (rpm),Asleep duration (min),In bed duration (min),Light sleep duration (min),"
+                     "Deep (SWS) duration (min),REM duration (min),Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,"
+                     "Sleep consistency %\n2026-11-02 23:10:00,2026-11-03 23:05:00,UTC-05:00,62,54,48.5,33.4,95.2,9.8,2100,150,70,2026-11-02 23:10:00,"
+                     "2026-11-03 06:55:00,88,14.6,420,465,210,95,115,45,480,20,90,70\n")
+    run("import", cycles, "--now", "2026-11-03T14:00:00Z")
     process, info = serve(binary, database, now="2026-11-03T14:00:00Z")
     try:
         driver.get(info["pairing_url"])
@@ -666,6 +686,18 @@ def sleep_details(driver, binary, work, out):
         check("At Dose 2: asleep (rem)" in driver.page_source or "At Dose 2:" in driver.page_source, "the night's sleep is said in words")
         driver.execute_script("arguments[0].scrollIntoView()", chart[0])
         audit(driver, "details-hypnogram", out)
+        driver.get(info["listening"] + "/details?date=2026-11-02")
+        band = driver.find_elements(By.CSS_SELECTOR, "svg.hypnogram rect.stage-totals")
+        check(band and band[0].is_displayed(), "a WHOOP night is one band from onset to wake, no stage placed")
+        check("WHOOP gives stage totals, not when each stage came" in driver.page_source, "Details says WHOOP's export has no timeline")
+        driver.execute_script("arguments[0].scrollIntoView()", band[0])
+        audit(driver, "details-whoop-totals", out)
+        driver.get(info["listening"] + "/history")
+        columns = driver.find_elements(By.CSS_SELECTOR, "ul.sleep-columns")
+        check(len(columns) == 2 and all(c.is_displayed() for c in columns), "History shows both nights' sleep as columns")
+        check("Recovery" in columns[0].text and "62%" in columns[0].text, "the WHOOP night's column shows its recovery")
+        driver.execute_script("arguments[0].scrollIntoView()", columns[0])
+        audit(driver, "history-sleep-columns", out)
     finally:
         process.terminate()
         process.wait()

@@ -237,8 +237,12 @@ struct HypnogramWebTests {
             #expect(page.contains("stage stage-totals") && page.contains("WHOOP gives stage totals, not when each stage came"))
             #expect(page.contains("<th scope=\"row\">23:10–06:55 (in total)</th><td>deep</td><td>95</td><td>WHOOP</td>"))
             let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
-            #expect(history.contains(#"<dl class="sleep-columns" aria-label="Sleep from WHOOP"><div><dt>Asleep</dt><dd>7 h</dd></div>"#), "\(history)")
-            #expect(history.contains("<dt>Deep</dt><dd>1 h 35 min</dd>") && history.contains("<dt>Awake</dt><dd>45 min</dd>"))
+            #expect(
+                history.contains(
+                    #"<ul class="sleep-columns" aria-label="Sleep from WHOOP"><li><span class="name">Asleep</span> <span class="value">7 h</span></li>"#),
+                "\(history)")
+            #expect(history.contains(#"<span class="name">Deep</span> <span class="value">1 h 35 min</span>"#))
+            #expect(history.contains(#"<span class="name">Awake</span> <span class="value">45 min</span>"#))
             let settings = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(settings.contains(#"name="sleep_source_priority" value="whoop,watch""#))
             let saved = try await SetupAndSupplyWebTests.post(

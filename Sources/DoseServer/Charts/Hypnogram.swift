@@ -11,6 +11,20 @@ enum Hypnogram {
     static let rows: [(label: String, stages: Set<SleepStage>)] = [
         ("Awake", [.awake, .inBed]), ("REM", [.rem]), ("Core", [.core, .asleep]), ("Deep", [.deep]),
     ]
+    /// The order of a totals bar: sleep from light to deep, then awake.
+    static let totals: [SleepStage] = [.core, .asleep, .rem, .deep, .awake, .inBed]
+
+    /// A stage's name in a totals bar's legend, short enough for four on a phone.
+    static func shortName(_ stage: SleepStage) -> String {
+        switch stage {
+        case .core: "Light"
+        case .asleep: "Asleep"
+        case .rem: "REM"
+        case .deep: "Deep"
+        case .awake: "Awake"
+        case .inBed: "In bed"
+        }
+    }
 
     static func chart(_ sleep: NightSleep, session: NightSession, zone: TimeZone, alarms: [(at: Date, label: String)] = []) -> RenderedChart {
         let figures = sleep.figures
@@ -27,14 +41,23 @@ enum Hypnogram {
         func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
         let rowHeight = 22.0
         let top = 24.0
-        var writer = SVGWriter(width: InsightCharts.width, height: 250)
-        for (index, row) in rows.enumerated() {
+        // A source of totals has no stage rows: one row for the sleep's bounds, the time axis, and its stage minutes as a
+        // bar beneath, with their names; the chart is as tall as that.
+        let stageRows = sleep.spans.isEmpty ? [(label: "Asleep", stages: Set<SleepStage>())] : Self.rows
+        let bottom = top + Double(stageRows.count) * rowHeight
+        let rates = sleep.heartRate.filter { $0.at >= start && $0.at <= end }
+        let heartTop = bottom + 24
+        let heartHeight = rates.isEmpty ? -24.0 : 60.0
+        let axisY = heartTop + heartHeight + 14
+        let barTop = axisY + 40
+        var writer = SVGWriter(width: InsightCharts.width, height: sleep.spans.isEmpty ? barTop + 40 : 250)
+        for (index, row) in stageRows.enumerated() {
             let y = top + Double(index) * rowHeight
             writer.text(left - 6, y + 15, row.label, anchor: "end")
             writer.line(left, y + rowHeight, right, y + rowHeight, "grid")
         }
         for spanItem in sleep.spans {
-            guard let row = rows.firstIndex(where: { $0.stages.contains(spanItem.stage) }) else { continue }
+            guard let row = stageRows.firstIndex(where: { $0.stages.contains(spanItem.stage) }) else { continue }
             let y = top + Double(row) * rowHeight + 3
             let from = LocalClock.hourMinute(spanItem.start, in: zone)
             let to = LocalClock.hourMinute(spanItem.end, in: zone)
@@ -42,14 +65,28 @@ enum Hypnogram {
                 x(spanItem.start), y, max(1, x(spanItem.end) - x(spanItem.start)), rowHeight - 6, "stage stage-\(spanItem.stage.rawValue)",
                 title: "\(spanItem.stage.rawValue.replacingOccurrences(of: "_", with: " ")) \(from)–\(to) (\(spanItem.source))")
         }
-        let bottom = top + Double(rows.count) * rowHeight
         if sleep.spans.isEmpty {
-            // Totals only: one band across the rows from onset to wake, no stage placed where it was not measured.
+            // Totals only: one band from onset to wake, no stage placed where it was not measured.
             writer.rect(
                 x(figures.periodStart), top + 3, max(1, x(figures.periodEnd) - x(figures.periodStart)), bottom - top - 6, "stage stage-totals",
                 title:
                     "\(figures.sources.joined(separator: ", ")) \(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage totals only"
             )
+            // The stage minutes as one bar, in proportion to each other, not placed in time.
+            let parts = Self.totals.map { (stage: $0, minutes: figures.stageMinutes[$0] ?? 0) }.filter { $0.minutes > 0 }
+            let whole = parts.reduce(0) { $0 + $1.minutes }
+            if whole > 0 {
+                writer.text(left, barTop - 6, "Stage totals, minutes (not times)")
+                var at = left
+                for part in parts {
+                    let width = part.minutes / whole * (right - left)
+                    writer.rect(
+                        at, barTop, width, 14, "stage stage-\(part.stage.rawValue)", title: "\(SleepText.name(part.stage)) \(Int(part.minutes.rounded())) min")
+                    at += width
+                }
+                let names = parts.map { "\(Self.shortName($0.stage)) \(Int($0.minutes.rounded()))" }
+                writer.text(left, barTop + 30, names.joined(separator: " · "))
+            }
         }
         for alarm in alarms where alarm.at >= start && alarm.at <= end {
             let position = x(alarm.at)
@@ -66,10 +103,7 @@ enum Hypnogram {
                 writer.circle(position, bottom + 4, 3, "event-mark", title: "\(event.kind.label) at \(time)")
             }
         }
-        // The heart rate beneath, scaled to its own range.
-        let heartTop = bottom + 24
-        let heartHeight = 60.0
-        let rates = sleep.heartRate.filter { $0.at >= start && $0.at <= end }
+        // The heart rate beneath, scaled to its own range; no room is kept for it when none was measured.
         if let low = rates.map(\.beatsPerMinute).min(), let high = rates.map(\.beatsPerMinute).max() {
             let range = max(10, high - low)
             writer.polyline(rates.map { (x($0.at), heartTop + heartHeight - ($0.beatsPerMinute - low) / range * heartHeight) }, "heart")
@@ -77,7 +111,6 @@ enum Hypnogram {
             writer.text(left - 6, heartTop + heartHeight, "\(Int(low.rounded()))", anchor: "end")
             writer.text(left, heartTop - 6, "Heart rate (bpm)")
         }
-        let axisY = heartTop + heartHeight + 14
         let calendar = LocalClock.calendar(zone)
         var tick = calendar.nextDate(after: start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? end
         let step = span > 8 * 3600 ? 2 : 1
