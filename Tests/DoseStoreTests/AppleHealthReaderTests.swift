@@ -247,6 +247,27 @@ struct AppleHealthImportTests {
         #expect(figures.stageAtDose2 == .rem && figures.minutesFromDeepToDose2 == 20)
     }
 
+    @Test("vitals are kept within an hour of a sleep record, to the second, whether they come before or after it in the file")
+    func vitalsNearSleep() throws {
+        let database = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 5, 7, 0))
+        // The sleep record runs 23:00–06:00; the vitals come first in the file, the way Health lists types.
+        let times = ["2026-11-01 21:59:59", "2026-11-01 22:00:00", "2026-11-02 03:00:00", "2026-11-02 07:00:00", "2026-11-02 07:00:01"]
+        let vitals = times.map { HealthFixture.vital("HeartRate", "55", "\($0) -0500") }
+        let sleep = HealthFixture.sleep("AsleepCore", "2026-11-01 23:00:00 -0500", "2026-11-02 06:00:00 -0500")
+        let path = try HealthFixture.write(HealthFixture.export((vitals + [sleep]).joined(separator: "\n")))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let report = try database.transfer.importFile(at: path, clock: clock.store)
+        #expect(report.imported["vitals"] == 3 && report.notes.contains("2 vital samples outside any night were left out."), "\(report)")
+        let kept = try database.read { db in try String.fetchAll(db, sql: "SELECT start_at FROM wearable_vitals ORDER BY start_at") }
+        #expect(kept == ["2026-11-02T03:00:00.000Z", "2026-11-02T08:00:00.000Z", "2026-11-02T12:00:00.000Z"])
+        // The id of a kept sample is the digest of what it says, as for a sleep record: the same file again adds nothing.
+        let ids = try database.read { db in try String.fetchAll(db, sql: "SELECT id FROM wearable_vitals ORDER BY start_at") }
+        #expect(ids.first == DataTransfer.digest("vital", "Alice’s Apple Watch", "heart_rate", "2026-11-02T03:00:00.000Z", "2026-11-02T03:00:00.000Z", "55"))
+        let again = try database.transfer.importFile(at: path, clock: clock.store)
+        #expect(again.imported["vitals"] == nil && again.skipped["vitals"] == 3)
+    }
+
     @Test("a malformed export refuses everything: the database is byte-for-byte what it was")
     func allOrNothing() throws {
         let database = try AppDatabase.inMemory()

@@ -86,7 +86,7 @@ struct WhoopExportTests {
             ("UTC-05:00", "2026-11-20 23:10:00", "2026-11-21T04:10:00.000Z"), ("UTC+05:30", "2026-11-20 23:10:00", "2026-11-20T17:40:00.000Z"),
             ("UTC+00:00", "2026-11-20 23:10", "2026-11-20T23:10:00.000Z"), ("UTC", "2026-11-20 23:10:00", "2026-11-20T23:10:00.000Z"),
             ("+13:45", "2026-11-20 23:10:00", "2026-11-20T09:25:00.000Z"), ("UTC-09:30", "2024-02-29 23:59:59", "2024-03-01T09:29:59.000Z"),
-            ("UTC-04:00", "1969-12-31 20:00:00", "1970-01-01T00:00:00.000Z"),
+            ("UTC+04:00", "1970-01-01 04:00:00", "1970-01-01T00:00:00.000Z"),
         ])
     func offsets(_ zone: String, _ local: String, _ utc: String) throws {
         let offset = try #require(WhoopExport.offsetMinutes(zone))
@@ -213,6 +213,7 @@ struct WhoopImportTests {
             ("onset on 30 February", "sleeps.csv", header + "\n" + sleepRow(3, "2026-02-30 23:10:00") + "\n", "'Sleep onset'"),
             ("onset at 24:10", "sleeps.csv", header + "\n" + sleepRow(3, "2026-11-20 24:10:00") + "\n", "'Sleep onset'"),
             ("onset as epoch seconds", "sleeps.csv", header + "\n" + sleepRow(3, "1763694600") + "\n", "'Sleep onset'"),
+            ("onset in 1969", "sleeps.csv", header + "\n" + sleepRow(3, "1969-12-31 23:10:00") + "\n", "'Sleep onset'"),
             ("wake missing", "sleeps.csv", header + "\n" + sleepRow(4, "") + "\n", "'Wake onset'"),
             ("wake before onset", "sleeps.csv", header + "\n" + sleepRow(4, "2026-11-20 22:00:00") + "\n", "must come after 'Sleep onset'"),
             ("wake equal to onset", "sleeps.csv", header + "\n" + sleepRow(4, "2026-11-20 23:10:00") + "\n", "must come after"),

@@ -1,11 +1,18 @@
 import Foundation
 
+/// `0`–`9`, `a`–`f` as ASCII.
+private let lowercaseHexDigits = Array("0123456789abcdef".utf8)
+
 extension Sequence where Element == UInt8 {
     /// The bytes as lowercase hex, two digits each (tokens, secrets, digests).
     public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
+        // Written into one buffer: an import digests a million records, and building small arrays per byte showed.
         var text: [UInt8] = []
-        for byte in self { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
+        text.reserveCapacity(underestimatedCount * 2)
+        for byte in self {
+            text.append(lowercaseHexDigits[Int(byte >> 4)])
+            text.append(lowercaseHexDigits[Int(byte & 0x0F)])
+        }
         return String(decoding: text, as: UTF8.self)
     }
 }

@@ -185,17 +185,8 @@ public enum WhoopExport {
         return sign == "-" ? -total : total
     }
 
-    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (H. Hinnant's days_from_civil).
-    static func daysSince1970(_ date: SessionKey) -> Int {
-        let year = date.month <= 2 ? date.year - 1 : date.year
-        let era = (year >= 0 ? year : year - 399) / 400
-        let yearOfEra = year - era * 400
-        let dayOfYear = (153 * (date.month + (date.month > 2 ? -3 : 9)) + 2) / 5 + date.day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The instant of a local time `YYYY-MM-DD HH:MM:SS` (seconds optional) at a fixed offset.
+    /// The instant of a local time `YYYY-MM-DD HH:MM:SS` (seconds optional) at a fixed offset, in the years every stored
+    /// instant is kept to (1970–2999).
     static func instant(_ text: String, offsetMinutes: Int) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 19 || bytes.count == 16, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
@@ -212,9 +203,9 @@ public enum WhoopExport {
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16),
             let second = bytes.count == 19 ? number(17..<19) : 0, let date = SessionKey(year: year, month: month, day: day), hour < 24, minute < 60,
-            second < 60
+            second < 60, (1970...2999).contains(year)
         else { return nil }
-        let days = daysSince1970(date)
+        let days = AppleHealthReader.daysSince1970(year: date.year, month: date.month, day: date.day)
         let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
         return Date(timeIntervalSince1970: TimeInterval(seconds))
     }
@@ -314,7 +305,7 @@ extension DataTransfer {
     /// A WHOOP sleep's id: the digest of its source and bounds, the same in every export.
     static func whoopID(_ summary: SleepSummary) -> String {
         let parts = [summary.source, ISO8601.string(summary.start), ISO8601.string(summary.end)].joined(separator: "\u{1F}")
-        return "w-" + SHA256.hash(data: Data(parts.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "w-" + SHA256.hash(data: Data(parts.utf8)).prefix(16).hexString
     }
 }
 
