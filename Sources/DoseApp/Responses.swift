@@ -270,18 +270,6 @@ public struct SleepResponse: Encodable, Sendable {
             case sleepEfficiencyPercent = "sleep_efficiency_percent", restingHeartRate = "resting_heart_rate", hrvMs = "hrv_ms"
             case respiratoryRate = "respiratory_rate", oxygenSaturationPercent = "oxygen_saturation_percent", skinTempCelsius = "skin_temp_celsius"
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(recoveryPercent, forKey: .recoveryPercent)
-            try container.encode(sleepPerformancePercent, forKey: .sleepPerformancePercent)
-            try container.encode(sleepEfficiencyPercent, forKey: .sleepEfficiencyPercent)
-            try container.encode(restingHeartRate, forKey: .restingHeartRate)
-            try container.encode(hrvMs, forKey: .hrvMs)
-            try container.encode(respiratoryRate, forKey: .respiratoryRate)
-            try container.encode(oxygenSaturationPercent, forKey: .oxygenSaturationPercent)
-            try container.encode(skinTempCelsius, forKey: .skinTempCelsius)
-        }
     }
 
     /// Means over the sleep of the vitals measured during it (a night's own answer only).
@@ -293,15 +281,6 @@ public struct SleepResponse: Encodable, Sendable {
             case heartRateSamples = "heart_rate_samples", meanHeartRate = "mean_heart_rate", meanHRVSDNNMs = "mean_hrv_sdnn_ms"
             case meanRespiratoryRate = "mean_respiratory_rate", meanOxygenSaturationPercent = "mean_oxygen_saturation_percent"
         }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(heartRateSamples, forKey: .heartRateSamples)
-            try container.encode(meanHeartRate, forKey: .meanHeartRate)
-            try container.encode(meanHRVSDNNMs, forKey: .meanHRVSDNNMs)
-            try container.encode(meanRespiratoryRate, forKey: .meanRespiratoryRate)
-            try container.encode(meanOxygenSaturationPercent, forKey: .meanOxygenSaturationPercent)
-        }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -309,25 +288,6 @@ public struct SleepResponse: Encodable, Sendable {
         case minutesAsleep = "minutes_asleep", wasoMinutes = "waso_minutes", wakeCount = "wake_count", stageMinutes = "stage_minutes"
         case stageAtDose2 = "stage_at_dose2", minutesFromDeepToDose2 = "minutes_from_deep_to_dose2", sources, hasTimeline = "has_timeline"
         case recovery, vitals
-    }
-
-    /// Every key is written, a value not known as null, so a reader sees what was not measured.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(periodStart, forKey: .periodStart)
-        try container.encode(periodEnd, forKey: .periodEnd)
-        try container.encode(sleepOnset, forKey: .sleepOnset)
-        try container.encode(finalWake, forKey: .finalWake)
-        try container.encode(minutesAsleep, forKey: .minutesAsleep)
-        try container.encode(wasoMinutes, forKey: .wasoMinutes)
-        try container.encode(wakeCount, forKey: .wakeCount)
-        try container.encode(stageMinutes, forKey: .stageMinutes)
-        try container.encode(stageAtDose2, forKey: .stageAtDose2)
-        try container.encode(minutesFromDeepToDose2, forKey: .minutesFromDeepToDose2)
-        try container.encode(sources, forKey: .sources)
-        try container.encode(hasTimeline, forKey: .hasTimeline)
-        try container.encode(recovery, forKey: .recovery)
-        try container.encode(vitals, forKey: .vitals)
     }
 
     /// The response for a night's sleep; `vitals` adds the means of what was measured during it.

@@ -24,6 +24,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case bundleEntry = "bundle_entry"
     /// A database file given to `import` as the original app's.
     case originalDatabase = "original_db"
+    /// A file given to `import` as the Health app's `export.xml`.
+    case healthXML = "health_xml"
+    /// WHOOP's CSV text read as `sleeps.csv` and as `physiological_cycles.csv`, then imported as a file.
+    case whoopCSV = "whoop_csv"
 
     /// Runs one input through the target.
     public func run(_ data: Data) {
@@ -45,6 +49,13 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             Self.importing(bundle, named: "bundle.zip")
         case .originalDatabase:
             Self.importing(data, named: "original.sqlite")
+        case .healthXML:
+            Self.importing(data, named: "export.xml")
+        case .whoopCSV:
+            let text = String(decoding: data, as: UTF8.self)
+            _ = try? WhoopExport.read([.sleeps: text])
+            _ = try? WhoopExport.read([.cycles: text])
+            Self.importing(data, named: "sleeps.csv")
         }
     }
 

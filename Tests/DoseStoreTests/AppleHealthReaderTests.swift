@@ -1,4 +1,5 @@
 import DoseCore
+import DoseFuzzing
 import DoseTestSupport
 import Foundation
 import Testing
@@ -159,6 +160,7 @@ struct AppleHealthReaderTests {
     func refused(name: String, data: Data, words: String) throws {
         let path = try HealthFixture.write(data)
         defer { try? FileManager.default.removeItem(atPath: path) }
+        FuzzCorpus.keep(URL(fileURLWithPath: path), as: .healthXML, named: name)
         do {
             let result = try AppleHealthReader.read(path: path)
             Issue.record("\(name) was read: \(result.sleep.count) sleep records")

@@ -1,4 +1,5 @@
 import DoseCore
+import DoseFuzzing
 import DoseTestSupport
 import Foundation
 import GRDB
@@ -250,6 +251,7 @@ struct WhoopImportTests {
         let spoiled = Self.hostile[index]
         let (database, clock) = try Self.database()
         let path = try WhoopFixture.write(spoiled.text, name: spoiled.file)
+        FuzzCorpus.keep(URL(fileURLWithPath: path), as: .whoopCSV, named: spoiled.name)
         let before = try database.read { db in try Row.fetchAll(db, sql: "SELECT * FROM audit_log ORDER BY id").count }
         var message = ""
         #expect {
