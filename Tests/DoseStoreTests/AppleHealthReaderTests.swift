@@ -151,6 +151,25 @@ struct AppleHealthReaderTests {
                 "invalid UTF-8",
                 Data(HealthFixture.export("").utf8).prefix(300) + Data([0xFF, 0xFE, 0x80]) + Data(HealthFixture.export(fine).utf8).suffix(200), "line"
             ))
+        // Not UTF-8 inside a name: Foundation's parser traps on it (found by fuzzing), so the stream stops before it.
+        let record = HealthFixture.vital("HeartRate", "55")
+        let split = record.range(of: "sourceName")!.upperBound
+        for (what, bytes) in [
+            ("0xCA bytes in an attribute name", [UInt8](repeating: 0xCA, count: 20)), ("an overlong slash (C0 AF) in a name", [0xC0, 0xAF]),
+            ("a surrogate (ED A0 80) in a name", [0xED, 0xA0, 0x80]), ("a code point past U+10FFFF (F4 90 80 80) in a name", [0xF4, 0x90, 0x80, 0x80]),
+            ("an F5 byte in a name", [0xF5, 0x80, 0x80, 0x80]), ("a lone continuation byte in a name", [0x80]),
+        ] {
+            let bytes = Data(record[..<split].utf8) + Data(bytes) + Data(record[split...].utf8)
+            cases.append((what, Data(HealthFixture.export("").utf8).prefix(300) + bytes + Data("\n</HealthData>\n".utf8), "not UTF-8"))
+        }
+        let valueAt = record.range(of: "Alice")!.lowerBound
+        cases.append(
+            (
+                "a character cut short inside a value",
+                Data(HealthFixture.export("").utf8).prefix(300) + Data(record[..<valueAt].utf8) + Data([0xE2, 0x80])
+                    + Data(record[valueAt...].utf8) + Data("\n</HealthData>\n".utf8), "not UTF-8"
+            ))
+        cases.append(("a character cut off at the end of the file", Data(HealthFixture.export(fine).utf8) + Data([0xE2, 0x80]), "line"))
         cases.append(("random bytes", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), "line"))
         cases.append(("a zip's first bytes", Data([0x50, 0x4B, 0x03, 0x04]) + Data(repeating: 0, count: 100), "line"))
         return cases
@@ -169,6 +188,20 @@ struct AppleHealthReaderTests {
             #expect(error.message.contains(words), "\(name): \(error.message)")
             #expect(!error.message.contains("root:"), "\(name): no file content in the message")
         }
+    }
+
+    @Test(
+        "UTF-8 is checked as chunks go by: a character split across two chunks is fine; a bad byte is found where it is",
+        arguments: [
+            ([[0x41, 0xE2], [0x80, 0x99, 0x42]], nil), ([[0xF0, 0x9F], [0x98], [0x80]], nil), ([Array("abcdefghijklmnop".utf8) + [0xC3, 0xA9]], nil),
+            ([Array("abcdefghijklmnop".utf8) + [0xFF]], 16), ([[0xE2, 0x80], [0x41]], 0), ([[0xC0, 0x80]], 0), ([[0xED, 0xBF, 0xBF]], 1),
+            ([[0xF4, 0x8F, 0xBF, 0xBF]], nil), ([[0xE0, 0x9F, 0x80]], 1),
+        ] as [([[UInt8]], Int?)])
+    func utf8Check(_ chunks: [[UInt8]], _ expected: Int?) {
+        var check = UTF8Check()
+        var found: Int?
+        for chunk in chunks where found == nil { found = chunk.withUnsafeBufferPointer { check.firstInvalid(in: $0) } }
+        #expect(found == expected)
     }
 
     @Test("records are handed on one by one, in file order; a refusal from the receiver stops the read with its reason")

@@ -110,11 +110,11 @@ public enum AppleHealthReader {
     }
 
     /// Reads a stream to its end, or throws the first problem with its line and reason; nothing is returned then.
-    public static func read(_ stream: InputStream, sink: (Record) throws -> Void) throws(DoseError) -> Int {
+    static func read(_ stream: BlankingFileStream, sink: (Record) throws -> Void) throws(DoseError) -> Int {
         try withoutActuallyEscaping(sink) { sink throws(DoseError) in try read(stream, escapingSink: sink) }
     }
 
-    private static func read(_ stream: InputStream, escapingSink sink: @escaping (Record) throws -> Void) throws(DoseError) -> Int {
+    private static func read(_ stream: BlankingFileStream, escapingSink sink: @escaping (Record) throws -> Void) throws(DoseError) -> Int {
         let reader = HealthDelegate(sink: sink)
         let parser = XMLParser(stream: stream)
         parser.shouldResolveExternalEntities = false
@@ -122,6 +122,9 @@ public enum AppleHealthReader {
         parser.delegate = reader
         reader.parser = parser
         let finished = parser.parse()
+        if stream.notUTF8 {
+            throw .invalidFile(problem: "export.xml line \(parser.lineNumber): the text is not UTF-8; a Health export is UTF-8 throughout")
+        }
         if let failure = reader.failure { throw failure }
         // A document cut short can parse "successfully" with the error left beside it.
         guard finished, parser.parserError == nil else {
@@ -264,6 +267,9 @@ final class BlankingFileStream: InputStream {
     private let blank: Range<Int>?
     private var offset = 0
     private var failed: (any Error)?
+    private var utf8 = UTF8Check()
+    /// Whether the file stopped being UTF-8; the parser was handed only the bytes before, and then an error.
+    private(set) var notUTF8 = false
 
     init?(path: String, blank: Range<Int>?) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -281,6 +287,7 @@ final class BlankingFileStream: InputStream {
     override var streamError: (any Error)? { failed }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
+        guard !notUTF8 else { return -1 }
         let chunk: Data
         do {
             chunk = try handle.read(upToCount: length) ?? Data()
@@ -295,6 +302,60 @@ final class BlankingFileStream: InputStream {
             }
         }
         offset += chunk.count
+        // Foundation's parser traps on a name that is not UTF-8 (found by fuzzing), so the parser never sees such bytes:
+        // it gets those before them, then an error.
+        if let bad = utf8.firstInvalid(in: UnsafeBufferPointer(start: buffer, count: chunk.count)) ?? (chunk.isEmpty && utf8.isInsideCharacter ? 0 : nil) {
+            notUTF8 = true
+            failed = DoseError.invalidFile(problem: "export.xml is not UTF-8")
+            return bad > 0 ? bad : -1
+        }
         return chunk.count
+    }
+}
+
+/// Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), checked as chunks go by.
+struct UTF8Check {
+    /// Continuation bytes still owed by the character being read, and the range the next one must fall in.
+    private var owed = 0
+    private var low: UInt8 = 0x80
+    private var high: UInt8 = 0xBF
+
+    /// Whether the bytes so far end inside a character.
+    var isInsideCharacter: Bool { owed > 0 }
+
+    /// The index of the first byte that breaks UTF-8 in `bytes`, continuing from the chunks before; nil when all fit.
+    mutating func firstInvalid(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var index = 0
+        let count = bytes.count
+        while index < count {
+            if owed == 0 {
+                // Eight ASCII bytes at a time: an export is almost all ASCII.
+                while index + 8 <= count,
+                    UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+                {
+                    index += 8
+                }
+                guard index < count else { break }
+                let byte = bytes[index]
+                switch byte {
+                case 0x00...0x7F: break
+                case 0xC2...0xDF: (owed, low, high) = (1, 0x80, 0xBF)
+                case 0xE0: (owed, low, high) = (2, 0xA0, 0xBF)
+                case 0xE1...0xEC, 0xEE...0xEF: (owed, low, high) = (2, 0x80, 0xBF)
+                case 0xED: (owed, low, high) = (2, 0x80, 0x9F)
+                case 0xF0: (owed, low, high) = (3, 0x90, 0xBF)
+                case 0xF1...0xF3: (owed, low, high) = (3, 0x80, 0xBF)
+                case 0xF4: (owed, low, high) = (3, 0x80, 0x8F)
+                default: return index
+                }
+            } else {
+                let byte = bytes[index]
+                guard byte >= low, byte <= high else { return index }
+                owed -= 1
+                (low, high) = (0x80, 0xBF)
+            }
+            index += 1
+        }
+        return nil
     }
 }
