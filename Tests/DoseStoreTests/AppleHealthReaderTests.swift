@@ -24,6 +24,9 @@ enum HealthFixture {
             + records + "\n</\(root)>\n"
     }
 
+    /// An export up to its first record: the prolog, the root's start tag, the export date and `Me`.
+    static var opening: String { export("").components(separatedBy: "\n</HealthData>")[0] + "\n" }
+
     static func sleep(_ value: String, _ start: String, _ end: String, source: String = "Alice’s Apple Watch") -> String {
         #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="\#(source)" sourceVersion="10.2" device="&lt;&lt;HKDevice: 0x0&gt;, name:Apple Watch&gt;" creationDate="2026-02-08 07:00:00 -0500" startDate="\#(start)" endDate="\#(end)" value="HKCategoryValueSleepAnalysis\#(value)"/>"#
     }
@@ -149,7 +152,7 @@ struct AppleHealthReaderTests {
         cases.append(
             (
                 "invalid UTF-8",
-                Data(HealthFixture.export("").utf8).prefix(300) + Data([0xFF, 0xFE, 0x80]) + Data(HealthFixture.export(fine).utf8).suffix(200), "line"
+                Data(HealthFixture.opening.utf8) + Data([0xFF, 0xFE, 0x80]) + Data(HealthFixture.export(fine).utf8).suffix(200), "line"
             ))
         // Not UTF-8 inside a name: Foundation's parser traps on it (found by fuzzing), so the stream stops before it.
         let record = HealthFixture.vital("HeartRate", "55")
@@ -160,15 +163,26 @@ struct AppleHealthReaderTests {
             ("an F5 byte in a name", [0xF5, 0x80, 0x80, 0x80]), ("a lone continuation byte in a name", [0x80]),
         ] {
             let bytes = Data(record[..<split].utf8) + Data(bytes) + Data(record[split...].utf8)
-            cases.append((what, Data(HealthFixture.export("").utf8).prefix(300) + bytes + Data("\n</HealthData>\n".utf8), "not UTF-8"))
+            cases.append((what, Data(HealthFixture.opening.utf8) + bytes + Data("\n</HealthData>\n".utf8), "not UTF-8"))
         }
         let valueAt = record.range(of: "Alice")!.lowerBound
         cases.append(
             (
                 "a character cut short inside a value",
-                Data(HealthFixture.export("").utf8).prefix(300) + Data(record[..<valueAt].utf8) + Data([0xE2, 0x80])
+                Data(HealthFixture.opening.utf8) + Data(record[..<valueAt].utf8) + Data([0xE2, 0x80])
                     + Data(record[valueAt...].utf8) + Data("\n</HealthData>\n".utf8), "not UTF-8"
             ))
+        // A root's text hidden where the parser would not see a root, in front of a DTD the parser must never read.
+        let dtd = "<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n"
+        let body = "<HealthData locale=\"en_US\">\n" + fine + "\n</HealthData>\n"
+        for (what, prolog, words) in [
+            ("a processing instruction holding <HealthData before the DTD", "<?xmmary <HealthData ?>\n" + dtd, "markup other than"),
+            ("a stylesheet instruction", "<?xml version=\"1.0\"?>\n<?xml-stylesheet href=\"a.xsl\"?>\n" + dtd, "markup other than"),
+            ("two DOCTYPEs", "<?xml version=\"1.0\"?>\n" + dtd + dtd, "two DOCTYPEs"),
+            ("an ATTLIST outside any DOCTYPE", "<?xml version=\"1.0\"?>\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n", "markup other than"),
+        ] {
+            cases.append((what, Data((prolog + body).utf8), words))
+        }
         cases.append(("a character cut off at the end of the file", Data(HealthFixture.export(fine).utf8) + Data([0xE2, 0x80]), "line"))
         cases.append(("random bytes", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), "line"))
         cases.append(("a zip's first bytes", Data([0x50, 0x4B, 0x03, 0x04]) + Data(repeating: 0, count: 100), "line"))
@@ -202,6 +216,19 @@ struct AppleHealthReaderTests {
         var found: Int?
         for chunk in chunks where found == nil { found = chunk.withUnsafeBufferPointer { check.firstInvalid(in: $0) } }
         #expect(found == expected)
+    }
+
+    @Test(
+        "a prolog that is odd but XML is read, its whole DTD blanked: a root's text inside a comment, ]> inside a quoted value",
+        arguments: [
+            "<?xml version=\"1.0\"?>\n<!-- <HealthData -->\n<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n",
+            "\u{FEFF}<!DOCTYPE HealthData [\n<!-- ]> -->\n<!ATTLIST HealthData locale CDATA \"]>\" >\n<!ATTLIST Record type CDATA #REQUIRED>\n]>\n",
+        ])
+    func oddProlog(_ prolog: String) throws {
+        let body = "<HealthData locale=\"en_US\">\n" + HealthFixture.sleep("AsleepCore", "2026-11-01 22:10:00 -0500", "2026-11-01 23:40:00 -0500")
+        let path = try HealthFixture.write(prolog + body + "\n</HealthData>\n")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(try AppleHealthReader.read(path: path).sleep.count == 1)
     }
 
     @Test("records are handed on one by one, in file order; a refusal from the receiver stops the read with its reason")

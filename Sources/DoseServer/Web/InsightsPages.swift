@@ -128,7 +128,7 @@ struct InsightsView {
         hiddenCorrelations =
             hidden == 0
             ? ""
-            : "\(hidden) of \(insights.correlations.count) comparisons are not shown: each needs at least \(FactorComparison.minimumNights) nights with the factor and \(FactorComparison.minimumNights) without, from check-ins and pre-sleep logs."
+            : "\(hidden) of \(insights.correlations.count) comparisons are not shown: each needs at least \(FactorComparison.minimumNights) nights with the factor and \(FactorComparison.minimumNights) without, from check-ins, pre-sleep logs and imported wearable sleep (Settings → Sleep from wearables)."
         caveat = FactorComparison.caveat
         medications = insights.medications.map { Medication(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
         hasMedications = !medications.isEmpty

@@ -87,26 +87,85 @@ public enum AppleHealthReader {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .invalidFile(problem: "\(path) cannot be read") }
         let head = (try? handle.read(upToCount: prologLimit)) ?? Data()
         try? handle.close()
-        let bytes = [UInt8](head)
-        let root = bytes.firstRange(of: Array("<HealthData".utf8))
-        if root == nil, head.count == prologLimit {
-            throw .invalidFile(problem: "export.xml: no <HealthData> element in its first \(prologLimit / 1024) KB; a Health export starts with it")
-        }
-        let prolog = String(decoding: bytes[..<(root?.lowerBound ?? bytes.count)], as: UTF8.self)
-        for word in ["<!ENTITY", "SYSTEM", "PUBLIC"] where prolog.contains(word) {
-            throw .invalidFile(
-                problem: "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)")
-        }
-        var blank: Range<Int>?
-        if let start = bytes.firstRange(of: Array("<!DOCTYPE".utf8))?.lowerBound, start < (root?.lowerBound ?? bytes.count) {
-            let end = bytes[start...].firstRange(of: Array("]>".utf8))?.upperBound ?? bytes[start...].firstIndex(of: 0x3E).map { $0 + 1 }
-            guard let end, end <= (root?.lowerBound ?? bytes.count) else {
-                throw .invalidFile(problem: "export.xml: its DOCTYPE does not end before <HealthData>")
-            }
-            blank = start..<end
-        }
+        let blank = try doctype(inProlog: [UInt8](head), complete: head.count < prologLimit)
         guard let stream = BlankingFileStream(path: path, blank: blank) else { throw .invalidFile(problem: "\(path) cannot be read") }
         return try read(stream, sink: sink)
+    }
+
+    /// The DOCTYPE to blank out, after reading the prolog as XML does: the XML declaration, white space, comments and at
+    /// most one DOCTYPE (its quotes, brackets and comments followed), then `<HealthData`. Anything else before the root
+    /// (another processing instruction, a declaration outside the DOCTYPE) is refused, so no declaration can reach the
+    /// parser hidden behind text that merely looks like the root.
+    static func doctype(inProlog bytes: [UInt8], complete: Bool) throws(DoseError) -> Range<Int>? {
+        func starts(_ text: String, at index: Int) -> Bool { bytes[index...].starts(with: text.utf8) }
+        func end(of terminator: String, from index: Int) -> Int? { bytes[index...].firstRange(of: Array(terminator.utf8))?.upperBound }
+        func refuse(_ what: String) -> DoseError { .invalidFile(problem: "export.xml: \(what); a Health export's start does not, so it is refused") }
+        let cut = "no <HealthData> element in its first \(prologLimit / 1024) KB; a Health export starts with it"
+        var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        if starts("<?xml", at: index), index + 5 < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index + 5]) {
+            guard let close = end(of: "?>", from: index) else { throw .invalidFile(problem: "export.xml: \(cut)") }
+            index = close
+        }
+        var blank: Range<Int>?
+        while true {
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            guard index < bytes.count else {
+                throw complete
+                    ? .invalidFile(problem: "export.xml has no <HealthData> element: it is not an Apple Health export")
+                    : .invalidFile(problem: "export.xml: \(cut)")
+            }
+            if starts("<!--", at: index) {
+                guard let close = end(of: "-->", from: index + 4) else { throw .invalidFile(problem: "export.xml: \(cut)") }
+                index = close
+            } else if starts("<!DOCTYPE", at: index) {
+                guard blank == nil else { throw refuse("it has two DOCTYPEs") }
+                let declaration = try doctypeEnd(bytes, from: index, cut: cut)
+                let text = String(decoding: bytes[index..<declaration], as: UTF8.self)
+                for word in ["<!ENTITY", "SYSTEM", "PUBLIC"] where text.contains(word) {
+                    throw .invalidFile(
+                        problem: "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)")
+                }
+                blank = index..<declaration
+                index = declaration
+            } else if starts("<HealthData", at: index) {
+                return blank
+            } else if starts("<", at: index), index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {
+                // Another root: the parser says so with its line, as before.
+                return blank
+            } else if bytes[index] != UInt8(ascii: "<") {
+                let line = bytes[..<index].count { $0 == 0x0A } + 1
+                throw .invalidFile(problem: "export.xml line \(line): text before the <HealthData> element; a Health export is XML that starts with it")
+            } else {
+                throw refuse("before <HealthData> it has markup other than the XML declaration, comments and one DOCTYPE")
+            }
+        }
+    }
+
+    /// Where a DOCTYPE that starts at `start` ends: its closing `>` outside quotes, comments and its `[…]` subset.
+    private static func doctypeEnd(_ bytes: [UInt8], from start: Int, cut: String) throws(DoseError) -> Int {
+        var index = start + 9
+        var depth = 0
+        var quote: UInt8?
+        while index < bytes.count {
+            let byte = bytes[index]
+            if let open = quote {
+                if byte == open { quote = nil }
+            } else if bytes[index...].starts(with: "<!--".utf8) {
+                guard let close = bytes[(index + 4)...].firstRange(of: Array("-->".utf8))?.upperBound else { break }
+                index = close
+                continue
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                quote = byte
+            } else if byte == UInt8(ascii: "[") {
+                depth += 1
+            } else if byte == UInt8(ascii: "]") {
+                depth = max(0, depth - 1)
+            } else if byte == UInt8(ascii: ">"), depth == 0 {
+                return index + 1
+            }
+            index += 1
+        }
+        throw .invalidFile(problem: "export.xml: its DOCTYPE does not end before <HealthData> (\(cut))")
     }
 
     /// Reads a stream to its end, or throws the first problem with its line and reason; nothing is returned then.
