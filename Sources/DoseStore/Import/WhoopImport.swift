@@ -235,9 +235,13 @@ extension SleepSummary {
 }
 
 extension DataTransfer {
-    /// Whether a zip is WHOOP's export: it holds `sleeps.csv` or `physiological_cycles.csv` (at its root or in a folder).
+    /// Whether a zip is WHOOP's export: it holds one of the files WHOOP's export has (at its root or in a folder).
     static func isWhoopExportZip(_ path: String) -> Bool {
-        (try? BundleReader.read(path: path, what: "WHOOP's export", select: whoopEntry))?.isEmpty == false
+        let names = ["sleeps.csv", "physiological_cycles.csv", "workouts.csv", "journal_entries.csv"]
+        let found = try? BundleReader.read(path: path, what: "WHOOP's export") { name in
+            names.contains(String(name.split(separator: "/").last ?? "")) ? name : nil
+        }
+        return found?.isEmpty == false
     }
 
     /// The file an entry of WHOOP's zip is, by its name; nil for the files not read (workouts, journal).
@@ -263,7 +267,10 @@ extension DataTransfer {
             for (name, text) in try BundleReader.read(path: path, what: "WHOOP's export", select: Self.whoopEntry) {
                 if let file = WhoopExport.File(rawValue: name) { files[file] = text }
             }
-            guard !files.isEmpty else { throw DoseError.invalidFile(problem: "the zip holds neither sleeps.csv nor physiological_cycles.csv") }
+            guard !files.isEmpty else {
+                throw DoseError.invalidFile(
+                    problem: "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with sleep included")
+            }
         } else {
             let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
             let firstLine = text.prefix { $0 != "\n" && $0 != "\r\n" && $0 != "\r" }
@@ -289,7 +296,7 @@ extension DataTransfer {
                         report.skippedRow("sleeps", because: "already imported (the same sleep)")
                     } else {
                         try WearableSummaryRow.write(merged, id: id, importedAt: now, replacing: true, db)
-                        report.importedRow("sleeps updated")
+                        report.importedRow("sleeps filled in")
                     }
                 } else {
                     try WearableSummaryRow.write(summary, id: id, importedAt: now, replacing: false, db)
