@@ -269,7 +269,8 @@ extension DataTransfer {
             }
             guard !files.isEmpty else {
                 throw DoseError.invalidFile(
-                    problem: "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with sleep included")
+                    problem:
+                        "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with sleep included")
             }
         } else {
             let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
