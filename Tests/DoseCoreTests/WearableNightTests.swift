@@ -62,6 +62,10 @@ struct WearableNightTests {
 
     static let choices: [Choice] = [
         Choice(
+            name: "two sources of totals: the preferred one, not the longer", watch: nil,
+            summaries: [whoop(to: at(12, 30)), whoop().renamed("Oura Ring")], priority: SourcePriority(words: ["ring", "whoop"]),
+            expected: "Oura Ring", timeline: false),
+        Choice(
             name: "watch and WHOOP, standard priority: the watch", watch: "Apple Watch", summaries: [whoop()], priority: .standard,
             expected: "Apple Watch", timeline: true),
         Choice(
@@ -144,6 +148,12 @@ struct WearableNightTests {
 }
 
 extension SleepSummary {
+    fileprivate func renamed(_ source: String) -> SleepSummary {
+        var copy = self
+        copy.source = source
+        return copy
+    }
+
     fileprivate var withoutRecovery: SleepSummary {
         var copy = self
         copy.recovery = WearableRecovery()

@@ -126,7 +126,8 @@ public struct WearableNight: Sendable {
         func overlap(_ summary: SleepSummary) -> TimeInterval { min(summary.end, to).timeIntervalSince(max(summary.start, from)) }
         let overlapping = summaries.filter { overlap($0) > 0 && $0.end > $0.start }
         let pool = overlapping.contains { !$0.isNap } ? overlapping.filter { !$0.isNap } : overlapping
-        let summary = pool.max { (overlap($0), $1.source) < (overlap($1), $0.source) }
+        // Of the sleeps given as totals, the preferred source's, then the one overlapping the night most.
+        let summary = pool.min { (priority.rank($0.source), -overlap($0), $0.source) < (priority.rank($1.source), -overlap($1), $1.source) }
         let recovery = summary.flatMap { $0.recovery.isEmpty ? nil : $0.recovery }
         if let period, var figures = SleepFigures.of(period, dose2: dose2) {
             let best = period.map { priority.rank($0.source) }.min() ?? Int.max

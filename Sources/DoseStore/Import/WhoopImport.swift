@@ -83,7 +83,7 @@ public enum WhoopExport {
             if !unknown.isEmpty { notes.append("\(file.rawValue): columns not read, unknown to DoseTap: \(quoted(unknown)).") }
             let index = Dictionary(uniqueKeysWithValues: header.enumerated().map { ($1, $0) })
             for (offset, values) in table.rows.enumerated() {
-                let row = Row(file: file, number: offset + 1, values: values, index: index)
+                let row = CSVRow(file: file, number: offset + 1, values: values, index: index)
                 guard let summary = try row.summary() else {
                     passedBy += 1
                     continue
@@ -102,8 +102,8 @@ public enum WhoopExport {
 
     static func quoted(_ names: [String]) -> String { names.map { "'\($0.prefix(80))'" }.joined(separator: ", ") }
 
-    /// One data row, read by column name.
-    struct Row {
+    /// One data row of a CSV file, read by column name.
+    struct CSVRow {
         let file: File
         let number: Int
         let values: [String]
