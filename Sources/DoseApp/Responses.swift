@@ -293,12 +293,11 @@ public struct SleepResponse: Encodable, Sendable {
     /// The response for a night's sleep; `vitals` adds the means of what was measured during it.
     public init(_ sleep: NightSleep, vitals includeVitals: Bool = false) {
         let figures = sleep.figures
-        func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
         (periodStart, periodEnd, sleepOnset, finalWake) = (figures.periodStart, figures.periodEnd, figures.sleepOnset, figures.finalWake)
-        (minutesAsleep, wasoMinutes, wakeCount) = (tenth(figures.minutesAsleep), tenth(figures.wasoMinutes), figures.wakeCount)
-        stageMinutes = Dictionary(uniqueKeysWithValues: figures.stageMinutes.map { ($0.key.rawValue, tenth($0.value)) })
+        (minutesAsleep, wasoMinutes, wakeCount) = (NumberText.tenth(figures.minutesAsleep), NumberText.tenth(figures.wasoMinutes), figures.wakeCount)
+        stageMinutes = Dictionary(uniqueKeysWithValues: figures.stageMinutes.map { ($0.key.rawValue, NumberText.tenth($0.value)) })
         stageAtDose2 = figures.stageAtDose2?.rawValue
-        minutesFromDeepToDose2 = figures.minutesFromDeepToDose2.map(tenth)
+        minutesFromDeepToDose2 = figures.minutesFromDeepToDose2.map(NumberText.tenth)
         sources = figures.sources
         hasTimeline = figures.hasTimeline
         recovery = figures.recovery.map { r in
@@ -310,9 +309,9 @@ public struct SleepResponse: Encodable, Sendable {
         if includeVitals {
             let rates = sleep.heartRate.map(\.beatsPerMinute)
             vitals = Vitals(
-                heartRateSamples: rates.count, meanHeartRate: rates.isEmpty ? nil : tenth(rates.reduce(0, +) / Double(rates.count)),
-                meanHRVSDNNMs: sleep.meanHRV.map(tenth), meanRespiratoryRate: sleep.meanRespiratoryRate.map(tenth),
-                meanOxygenSaturationPercent: sleep.meanOxygenSaturation.map { tenth($0 * 100) })
+                heartRateSamples: rates.count, meanHeartRate: rates.isEmpty ? nil : NumberText.tenth(rates.reduce(0, +) / Double(rates.count)),
+                meanHRVSDNNMs: sleep.meanHRV.map(NumberText.tenth), meanRespiratoryRate: sleep.meanRespiratoryRate.map(NumberText.tenth),
+                meanOxygenSaturationPercent: sleep.meanOxygenSaturation.map { NumberText.tenth($0 * 100) })
         }
     }
 }

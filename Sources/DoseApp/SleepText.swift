@@ -39,8 +39,8 @@ public enum SleepText {
             if let value = recovery.sleepPerformancePercent { parts.append("sleep performance \(Int(value.rounded()))%") }
             if let value = recovery.restingHeartRate { parts.append("resting heart rate \(Int(value.rounded())) bpm") }
             if let value = recovery.hrvMilliseconds { parts.append("HRV \(Int(value.rounded())) ms") }
-            if let value = recovery.respiratoryRate { parts.append("\(NumberText.plain((value * 10).rounded() / 10)) breaths a minute") }
-            if let value = recovery.oxygenSaturationPercent { parts.append("blood oxygen \(NumberText.plain((value * 10).rounded() / 10))%") }
+            if let value = recovery.respiratoryRate { parts.append("\(NumberText.tenths(value)) breaths a minute") }
+            if let value = recovery.oxygenSaturationPercent { parts.append("blood oxygen \(NumberText.tenths(value))%") }
             if !parts.isEmpty { text += " Morning readings: " + parts.joined(separator: ", ") + "." }
         }
         return text
@@ -49,9 +49,7 @@ public enum SleepText {
     /// A night's sleep in a few words, for a table cell: "7 h 12 min asleep, deep 64 min, awake 22 min (Apple Watch)".
     public static func short(_ figures: SleepFigures) -> String {
         var parts = ["\(DurationText.words(minutes: Int(figures.minutesAsleep.rounded()))) asleep"]
-        if [SleepStage.core, .deep, .rem].contains(where: { figures.stageMinutes[$0, default: 0] > 0 }) {
-            parts.append("deep \(Int((figures.stageMinutes[.deep] ?? 0).rounded())) min")
-        }
+        if let deep = figures.deepMinutes { parts.append("deep \(Int(deep.rounded())) min") }
         parts.append("awake \(Int(figures.wasoMinutes.rounded())) min")
         if let recovery = figures.recovery?.recoveryPercent { parts.append("recovery \(Int(recovery.rounded()))%") }
         return parts.joined(separator: ", ") + " (\(figures.sources.joined(separator: ", ")))"
@@ -61,7 +59,7 @@ public enum SleepText {
     public static func vitals(_ sleep: NightSleep) -> String? {
         var parts: [String] = []
         if let value = sleep.meanHRV { parts.append("HRV \(Int(value.rounded())) ms") }
-        if let value = sleep.meanRespiratoryRate { parts.append("\(NumberText.plain((value * 10).rounded() / 10)) breaths a minute") }
+        if let value = sleep.meanRespiratoryRate { parts.append("\(NumberText.tenths(value)) breaths a minute") }
         if let value = sleep.meanOxygenSaturation { parts.append("blood oxygen \(NumberText.plain((value * 1000).rounded() / 10))%") }
         return parts.isEmpty ? nil : "Over the sleep, on average: " + parts.joined(separator: ", ") + "."
     }

@@ -47,9 +47,9 @@ extension DataTransfer {
     /// The night's sleep columns; every one empty without a wearable's sleep.
     static func sleepFields(_ figures: SleepFigures?, zone: TimeZone) -> [String] {
         guard let figures else { return Array(repeating: "", count: sleepColumns.count) }
-        func minutes(_ value: Double?) -> String { value.map { NumberText.plain(($0 * 10).rounded() / 10) } ?? "" }
+        func minutes(_ value: Double?) -> String { value.map(NumberText.tenths) ?? "" }
         func clock(_ instant: Date?) -> String { instant.map { LocalClock.hourMinute($0, in: zone) } ?? "" }
-        let staged = [SleepStage.core, .deep, .rem].contains { figures.stageMinutes[$0, default: 0] > 0 }
+        let staged = figures.hasStages
         return [
             CSV.field(figures.sources.joined(separator: "; "), freeText: true), clock(figures.sleepOnset), clock(figures.finalWake),
             minutes(figures.minutesAsleep), minutes(figures.wasoMinutes), figures.wakeCount.map(String.init) ?? "",

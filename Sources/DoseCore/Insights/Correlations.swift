@@ -129,9 +129,7 @@ public enum Correlations {
             _ id: String, _ factor: String, _ outcome: String, _ unit: Correlation.Unit, _ hasFactor: (InsightNight) -> Bool?,
             _ measure: (InsightNight, Adherence.Night?) -> Double?
         ) -> Correlation {
-            Correlation(
-                id: id, factor: factor, outcome: outcome, unit: unit,
-                comparison: FactorComparison(rows.map { (hasFactor($0.0), measure($0.0, $0.1)) }))
+            comparison(rows, id, factor, outcome, unit, { night, _ in hasFactor(night) }, measure)
         }
 
         let caffeine: (InsightNight) -> Bool? = { night in
@@ -173,6 +171,15 @@ public enum Correlations {
         ] + sleepCorrelations(rows)
     }
 
+    /// One named comparison of `measure` on the nights where `hasFactor` holds against those where it does not.
+    static func comparison(
+        _ rows: [(InsightNight, Adherence.Night?)], _ id: String, _ factor: String, _ outcome: String, _ unit: Correlation.Unit,
+        _ hasFactor: (InsightNight, Adherence.Night?) -> Bool?, _ measure: (InsightNight, Adherence.Night?) -> Double?
+    ) -> Correlation {
+        Correlation(
+            id: id, factor: factor, outcome: outcome, unit: unit, comparison: FactorComparison(rows.map { (hasFactor($0.0, $0.1), measure($0.0, $0.1)) }))
+    }
+
     /// What a wearable measured against the night's timing and snoozes: a late Dose 2 (late against on time, other
     /// nights left out) against deep sleep, time asleep and recovery; snoozing against wake after sleep onset.
     static func sleepCorrelations(_ rows: [(InsightNight, Adherence.Night?)]) -> [Correlation] {
@@ -188,16 +195,10 @@ public enum Correlations {
             _ id: String, _ factor: String, _ outcome: String, _ unit: Correlation.Unit, _ hasFactor: (InsightNight, Adherence.Night?) -> Bool?,
             _ measure: (SleepFigures) -> Double?
         ) -> Correlation {
-            Correlation(
-                id: id, factor: factor, outcome: outcome, unit: unit,
-                comparison: FactorComparison(rows.map { (hasFactor($0.0, $0.1), $0.0.sleep.flatMap(measure)) }))
-        }
-        // Deep minutes mean something only where the source told stages (a phone says only "asleep": not zero deep).
-        let deep: (SleepFigures) -> Double? = { figures in
-            [SleepStage.core, .deep, .rem].contains { figures.stageMinutes[$0, default: 0] > 0 } ? figures.stageMinutes[.deep, default: 0] : nil
+            comparison(rows, id, factor, outcome, unit, hasFactor) { night, _ in night.sleep.flatMap(measure) }
         }
         return [
-            make("deep_sleep_vs_late_dose2", "Dose 2 late (against on time)", "deep sleep (wearable)", .minutes, late, deep),
+            make("deep_sleep_vs_late_dose2", "Dose 2 late (against on time)", "deep sleep (wearable)", .minutes, late, \.deepMinutes),
             make("asleep_vs_late_dose2", "Dose 2 late (against on time)", "time asleep (wearable)", .minutes, late, { $0.minutesAsleep }),
             make("waso_vs_snoozes", "a snooze", "awake after falling asleep (wearable)", .minutes, snoozed, { $0.wasoMinutes }),
             make("recovery_vs_late_dose2", "Dose 2 late (against on time)", "recovery (WHOOP)", .score, late, { $0.recovery?.recoveryPercent }),

@@ -163,6 +163,12 @@ public enum NumberText {
         if let whole = Int(exactly: value) { return String(whole) }
         return String(value)
     }
+
+    /// `value` rounded to a tenth: how a wearable's minutes and rates are shown and sent.
+    public static func tenth(_ value: Double) -> Double { (value * 10).rounded() / 10 }
+
+    /// `value` to a tenth as text, without a trailing `.0` (`420`, `14.6`).
+    public static func tenths(_ value: Double) -> String { plain(tenth(value)) }
 }
 
 /// An oxybate dose already recorded in some night: what it was and when it was taken.

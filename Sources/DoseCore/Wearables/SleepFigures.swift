@@ -32,6 +32,13 @@ public struct SleepFigures: Hashable, Sendable {
     /// The band's morning readings for the night (WHOOP's recovery), whichever source told the sleep.
     public var recovery: WearableRecovery?
 
+    /// Whether the source told sleep stages (light, deep or REM). A phone says only "asleep": its deep minutes are
+    /// unknown, not zero.
+    public var hasStages: Bool { [SleepStage.core, .deep, .rem].contains { stageMinutes[$0, default: 0] > 0 } }
+
+    /// Minutes of deep sleep where stages were told; nil otherwise.
+    public var deepMinutes: Double? { hasStages ? stageMinutes[.deep, default: 0] : nil }
+
     /// The figures of a merged timeline (one night's spans, in order).
     public static func of(_ spans: [StageSpan], dose2: Date? = nil) -> SleepFigures? {
         guard let first = spans.first, let last = spans.last else { return nil }

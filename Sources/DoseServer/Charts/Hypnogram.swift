@@ -128,12 +128,12 @@ enum Hypnogram {
             ? [SleepStage.core, .deep, .rem, .awake, .asleep, .inBed].compactMap { stage -> [String]? in
                 let minutes = figures.stageMinutes[stage] ?? 0
                 guard minutes > 0 || [.core, .deep, .rem, .awake].contains(stage) else { return nil }
-                return [whole + " (in total)", SleepText.name(stage), NumberText.plain((minutes * 10).rounded() / 10), figures.sources.joined(separator: ", ")]
+                return [whole + " (in total)", SleepText.name(stage), NumberText.tenths(minutes), figures.sources.joined(separator: ", ")]
             }
             : sleep.spans.map { span in
                 [
                     "\(LocalClock.hourMinute(span.start, in: zone))–\(LocalClock.hourMinute(span.end, in: zone))", SleepText.name(span.stage),
-                    NumberText.plain((span.minutes * 10).rounded() / 10), span.source,
+                    NumberText.tenths(span.minutes), span.source,
                 ]
             }
         return writer.chart(

@@ -52,8 +52,7 @@ extension WebRoutes {
         static func sleepColumns(_ figures: SleepFigures) -> [DetailsView.Fact] {
             func minutes(_ value: Double) -> String { DurationText.words(minutes: Int(value.rounded())) }
             var columns = [DetailsView.Fact(name: "Asleep", value: minutes(figures.minutesAsleep))]
-            let staged = [SleepStage.core, .deep, .rem].contains { figures.stageMinutes[$0, default: 0] > 0 }
-            columns.append(DetailsView.Fact(name: "Deep", value: staged ? minutes(figures.stageMinutes[.deep] ?? 0) : "—"))
+            columns.append(DetailsView.Fact(name: "Deep", value: figures.deepMinutes.map(minutes) ?? "—"))
             columns.append(DetailsView.Fact(name: "Awake", value: minutes(figures.wasoMinutes)))
             if let recovery = figures.recovery?.recoveryPercent { columns.append(DetailsView.Fact(name: "Recovery", value: "\(Int(recovery.rounded()))%")) }
             return columns

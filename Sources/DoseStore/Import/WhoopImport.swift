@@ -2,6 +2,7 @@ import Crypto
 public import DoseCore
 public import Foundation
 import GRDB
+import ZIPFoundation
 
 /// WHOOP's data export (the app's Profile → App Settings → Export Data): a zip of CSV files, of which two tell the
 /// night. `sleeps.csv` has a row a sleep (naps included); `physiological_cycles.csv` a row a day, with the day's main
@@ -185,29 +186,16 @@ public enum WhoopExport {
         return sign == "-" ? -total : total
     }
 
-    /// The instant of a local time `YYYY-MM-DD HH:MM:SS` (seconds optional) at a fixed offset, in the years every stored
-    /// instant is kept to (1970–2999).
+    /// The instant of a local time `YYYY-MM-DD HH:MM:SS` (seconds optional, `T` allowed between date and time) at a
+    /// fixed offset, read as Apple Health's times are, and so kept to the years every stored instant is (1970–2999).
     static func instant(_ text: String, offsetMinutes: Int) -> Date? {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 19 || bytes.count == 16, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            bytes[10] == UInt8(ascii: " ") || bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
-            bytes.count == 16 || bytes[16] == UInt8(ascii: ":")
-        else { return nil }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for byte in bytes[range] {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-                value = value * 10 + Int(byte - UInt8(ascii: "0"))
-            }
-            return value
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16),
-            let second = bytes.count == 19 ? number(17..<19) : 0, let date = SessionKey(year: year, month: month, day: day), hour < 24, minute < 60,
-            second < 60, (1970...2999).contains(year)
-        else { return nil }
-        let days = AppleHealthReader.daysSince1970(year: date.year, month: date.month, day: date.day)
-        let seconds = ((days * 24 + hour) * 60 + minute) * 60 + second - offsetMinutes * 60
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        var bytes = Array(text.utf8)
+        if bytes.count == 16 { bytes += Array(":00".utf8) }
+        guard bytes.count == 19, abs(offsetMinutes) <= 18 * 60 else { return nil }
+        if bytes[10] == UInt8(ascii: "T") { bytes[10] = UInt8(ascii: " ") }
+        let offset = abs(offsetMinutes)
+        let zone = (offsetMinutes < 0 ? " -" : " +") + String(offset / 600) + String(offset / 60 % 10) + String(offset % 60 / 10) + String(offset % 10)
+        return AppleHealthReader.instant(String(decoding: bytes, as: UTF8.self) + zone)?.date
     }
 }
 
@@ -235,13 +223,12 @@ extension SleepSummary {
 }
 
 extension DataTransfer {
-    /// Whether a zip is WHOOP's export: it holds one of the files WHOOP's export has (at its root or in a folder).
+    /// Whether a zip is WHOOP's export: it holds one of the files WHOOP's export has (at its root or in a folder). Only
+    /// the names are listed; nothing is extracted.
     static func isWhoopExportZip(_ path: String) -> Bool {
-        let names = ["sleeps.csv", "physiological_cycles.csv", "workouts.csv", "journal_entries.csv"]
-        let found = try? BundleReader.read(path: path, what: "WHOOP's export") { name in
-            names.contains(String(name.split(separator: "/").last ?? "")) ? name : nil
-        }
-        return found?.isEmpty == false
+        let names: Set = ["sleeps.csv", "physiological_cycles.csv", "workouts.csv", "journal_entries.csv"]
+        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return false }
+        return archive.contains { names.contains(String($0.path.split(separator: "/").last ?? "")) }
     }
 
     /// The file an entry of WHOOP's zip is, by its name; nil for the files not read (workouts, journal).
