@@ -87,16 +87,22 @@ public enum AppleHealthReader {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .invalidFile(problem: "\(path) cannot be read") }
         let head = (try? handle.read(upToCount: prologLimit)) ?? Data()
         try? handle.close()
-        let blank = try doctype(inProlog: [UInt8](head), complete: head.count < prologLimit)
-        guard let stream = BlankingFileStream(path: path, blank: blank) else { throw .invalidFile(problem: "\(path) cannot be read") }
+        let prolog = try prolog(of: [UInt8](head), complete: head.count < prologLimit)
+        guard let stream = HealthExportStream(path: path, prolog: prolog) else { throw .invalidFile(problem: "\(path) cannot be read") }
         return try read(stream, sink: sink)
     }
 
-    /// The DOCTYPE to blank out, after reading the prolog as XML does: the XML declaration, white space, comments and at
-    /// most one DOCTYPE (its quotes, brackets and comments followed), then `<HealthData`. Anything else before the root
-    /// (another processing instruction, a declaration outside the DOCTYPE) is refused, so no declaration can reach the
-    /// parser hidden behind text that merely looks like the root.
-    static func doctype(inProlog bytes: [UInt8], complete: Bool) throws(DoseError) -> Range<Int>? {
+    /// Where an export's prolog puts its DOCTYPE (blanked before parsing) and where its root element starts.
+    struct Prolog: Equatable {
+        var doctype: Range<Int>?
+        var root: Int
+    }
+
+    /// Reads the prolog as XML does: the XML declaration, white space, comments and at most one DOCTYPE (its quotes,
+    /// brackets and comments followed), then `<HealthData`. Anything else before the root (another processing
+    /// instruction, a declaration outside the DOCTYPE) is refused, so no declaration can reach the parser hidden behind
+    /// text that merely looks like the root.
+    static func prolog(of bytes: [UInt8], complete: Bool) throws(DoseError) -> Prolog {
         func starts(_ text: String, at index: Int) -> Bool { bytes[index...].starts(with: text.utf8) }
         func end(of terminator: String, from index: Int) -> Int? { bytes[index...].firstRange(of: Array(terminator.utf8))?.upperBound }
         func refuse(_ what: String) -> DoseError { .invalidFile(problem: "export.xml: \(what); a Health export's start does not, so it is refused") }
@@ -128,10 +134,10 @@ public enum AppleHealthReader {
                 blank = index..<declaration
                 index = declaration
             } else if starts("<HealthData", at: index) {
-                return blank
+                return Prolog(doctype: blank, root: index)
             } else if starts("<", at: index), index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {
                 // Another root: the parser says so with its line, as before.
-                return blank
+                return Prolog(doctype: blank, root: index)
             } else if bytes[index] != UInt8(ascii: "<") {
                 let line = bytes[..<index].count { $0 == 0x0A } + 1
                 throw .invalidFile(problem: "export.xml line \(line): text before the <HealthData> element; a Health export is XML that starts with it")
@@ -169,11 +175,11 @@ public enum AppleHealthReader {
     }
 
     /// Reads a stream to its end, or throws the first problem with its line and reason; nothing is returned then.
-    static func read(_ stream: BlankingFileStream, sink: (Record) throws -> Void) throws(DoseError) -> Int {
+    static func read(_ stream: HealthExportStream, sink: (Record) throws -> Void) throws(DoseError) -> Int {
         try withoutActuallyEscaping(sink) { sink throws(DoseError) in try read(stream, escapingSink: sink) }
     }
 
-    private static func read(_ stream: BlankingFileStream, escapingSink sink: @escaping (Record) throws -> Void) throws(DoseError) -> Int {
+    private static func read(_ stream: HealthExportStream, escapingSink sink: @escaping (Record) throws -> Void) throws(DoseError) -> Int {
         let reader = HealthDelegate(sink: sink)
         let parser = XMLParser(stream: stream)
         parser.shouldResolveExternalEntities = false
@@ -181,8 +187,13 @@ public enum AppleHealthReader {
         parser.delegate = reader
         reader.parser = parser
         let finished = parser.parse()
-        if stream.notUTF8 {
+        switch stream.refusal {
+        case .notUTF8:
             throw .invalidFile(problem: "export.xml line \(parser.lineNumber): the text is not UTF-8; a Health export is UTF-8 throughout")
+        case .processingInstruction:
+            throw .invalidFile(
+                problem: "export.xml line \(parser.lineNumber): a processing instruction (<?…?>) after the prolog; a Health export has none, so it is refused")
+        case nil: break
         }
         if let failure = reader.failure { throw failure }
         // A document cut short can parse "successfully" with the error left beside it.
@@ -320,20 +331,31 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
 
 }
 
-/// A file as a stream, with one byte range turned into spaces (newlines kept).
-final class BlankingFileStream: InputStream {
+/// The export file as the parser is given it: the DOCTYPE turned into spaces (newlines kept), and only strict UTF-8
+/// without processing instructions from the root on. Foundation's parser on Linux crashes on a name that is not UTF-8
+/// and on a processing instruction without data (`<?x?>`), both found by fuzzing, so the parser never sees either: it
+/// gets the bytes before, then an error, and `refusal` says why.
+final class HealthExportStream: InputStream {
+    /// Why the stream stopped short of the file's end.
+    enum Refusal {
+        case notUTF8
+        case processingInstruction
+    }
+
     private let handle: FileHandle
-    private let blank: Range<Int>?
+    private let prolog: AppleHealthReader.Prolog
     private var offset = 0
     private var failed: (any Error)?
     private var utf8 = UTF8Check()
-    /// Whether the file stopped being UTF-8; the parser was handed only the bytes before, and then an error.
-    private(set) var notUTF8 = false
+    /// The last byte handed on, for a `<?` split across two reads.
+    private var previous: UInt8 = 0
+    /// Why the parser was handed only part of the file; nil while it has had every byte so far.
+    private(set) var refusal: Refusal?
 
-    init?(path: String, blank: Range<Int>?) {
+    init?(path: String, prolog: AppleHealthReader.Prolog) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         self.handle = handle
-        self.blank = blank
+        self.prolog = prolog
         super.init(data: Data())
     }
 
@@ -346,7 +368,7 @@ final class BlankingFileStream: InputStream {
     override var streamError: (any Error)? { failed }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
-        guard !notUTF8 else { return -1 }
+        guard refusal == nil else { return -1 }
         let chunk: Data
         do {
             chunk = try handle.read(upToCount: length) ?? Data()
@@ -355,20 +377,34 @@ final class BlankingFileStream: InputStream {
             return -1
         }
         chunk.copyBytes(to: buffer, count: chunk.count)
-        if let blank, offset < blank.upperBound, offset + chunk.count > blank.lowerBound {
+        if let blank = prolog.doctype, offset < blank.upperBound, offset + chunk.count > blank.lowerBound {
             for index in max(blank.lowerBound, offset)..<min(blank.upperBound, offset + chunk.count) where buffer[index - offset] != 0x0A {
                 buffer[index - offset] = 0x20
             }
         }
+        let bytes = UnsafeBufferPointer(start: buffer, count: chunk.count)
+        let notUTF8 = utf8.firstInvalid(in: bytes) ?? (chunk.isEmpty && utf8.isInsideCharacter ? 0 : nil)
+        let instruction = firstInstruction(in: bytes)
         offset += chunk.count
-        // Foundation's parser traps on a name that is not UTF-8 (found by fuzzing), so the parser never sees such bytes:
-        // it gets those before them, then an error.
-        if let bad = utf8.firstInvalid(in: UnsafeBufferPointer(start: buffer, count: chunk.count)) ?? (chunk.isEmpty && utf8.isInsideCharacter ? 0 : nil) {
-            notUTF8 = true
-            failed = DoseError.invalidFile(problem: "export.xml is not UTF-8")
-            return bad > 0 ? bad : -1
+        if !bytes.isEmpty { previous = bytes[bytes.count - 1] }
+        guard let cut = [notUTF8, instruction].compactMap({ $0 }).min() else { return chunk.count }
+        refusal = cut == notUTF8 ? .notUTF8 : .processingInstruction
+        failed = DoseError.invalidFile(problem: "export.xml was refused before its end")
+        return cut > 0 ? cut : -1
+    }
+
+    /// The index of the `<` of the first `<?` at or after the root in `bytes` (0 when the `<` ended the read before).
+    private func firstInstruction(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard let base = bytes.baseAddress, offset + bytes.count > prolog.root else { return nil }
+        var index = max(0, prolog.root - offset)
+        // `?` is rare in an export and `<` is in every record, so the search is for the `?`.
+        while index < bytes.count, let found = memchr(base + index, Int32(UInt8(ascii: "?")), bytes.count - index) {
+            let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            let before = at > 0 ? bytes[at - 1] : (offset > prolog.root ? previous : 0)
+            if before == UInt8(ascii: "<"), offset + at - 1 >= prolog.root { return max(0, at - 1) }
+            index = at + 1
         }
-        return chunk.count
+        return nil
     }
 }
 
