@@ -145,7 +145,7 @@ struct AppleHealthReaderTests {
         add("HTML", "<html><body>export</body></html>", "HealthData")
         add("mismatched tags", HealthFixture.prolog + "<HealthData locale=\"en\">" + fine + "</Record></HealthData>", "line")
         add("junk after the document", whole + "<Record/>", "line")
-        add("a NUL byte", HealthFixture.export(fine).replacingOccurrences(of: "Watch", with: "Wa\u{0}tch"), "line")
+        add("a NUL byte", HealthFixture.export(fine).replacingOccurrences(of: "Watch", with: "Wa\u{0}tch"), "NUL byte")
         add("an unclosed attribute", HealthFixture.prolog + #"<HealthData locale="en><Record type="x"/></HealthData>"#, "line")
         add("a duplicate attribute", HealthFixture.export(fine.replacingOccurrences(of: "sourceVersion=", with: "sourceName=\"x\" sourceName=")), "line")
         add("an undefined entity", HealthFixture.export(fine.replacingOccurrences(of: "10.2", with: "&undefined;")), "line")
@@ -191,6 +191,21 @@ struct AppleHealthReaderTests {
             add(what, HealthFixture.export(fine + "\n" + instruction), "processing instruction")
         }
         add("a processing instruction inside another root", "<html><body>ex<?alt?></body></html>", "processing instruction")
+        // An XML declaration the parser would end elsewhere than DoseTap, or that names another encoding, would let it read
+        // a DTD DoseTap did not blank (found by fuzzing: an <!ATTLIST with #REQUIRED crashes Foundation's parser).
+        let attlist = "<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n" + "<HealthData locale=\"en_US\">\n" + fine
+        for declaration in [
+            "<?xml version=\"1.0\" encoding=\"UT8F-?\">\n", "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n",
+        ] {
+            add("the XML declaration \(declaration.prefix(40))", declaration + attlist + "\n</HealthData>\n?>", "XML declaration")
+        }
+        add(
+            "UTF-7 markup", "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<HealthData>+ADw-!ATTLIST HealthData a CDATA #REQUIRED+AD4-</HealthData>",
+            "XML declaration")
+        add("an ATTLIST inside the root", HealthFixture.export(fine + "\n<!ATTLIST HealthData locale CDATA #REQUIRED>"), "declaration (<!")
+        add("a DOCTYPE inside the root", HealthFixture.export(fine + "\n<!DOCTYPE x [<!ELEMENT x ANY>]>"), "declaration (<!")
+        add("an ELEMENT hidden in a comment's text", HealthFixture.export(fine + "\n<!-- <!ELEMENT x ANY> -->"), "declaration (<!")
+        cases.append(("UTF-16 without a BOM", Data("<?xml version=\"1.0\"?><HealthData/>".utf8.flatMap { [$0, 0] }), "NUL"))
         cases.append(("a character cut off at the end of the file", Data(HealthFixture.export(fine).utf8) + Data([0xE2, 0x80]), "line"))
         cases.append(("random bytes", Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 7) }), "line"))
         cases.append(("a zip's first bytes", Data([0x50, 0x4B, 0x03, 0x04]) + Data(repeating: 0, count: 100), "line"))
@@ -226,31 +241,65 @@ struct AppleHealthReaderTests {
         #expect(found == expected)
     }
 
+    /// Documents after their prolog, and what the stream must refuse in them (nil: nothing).
+    static let markup: [(String, HealthExportStream.Refusal?)] = [
+        ("ab<?x?></HealthData>", .processingInstruction), ("<a/><!-- c --><!---->x</HealthData>", nil),
+        ("ab<!ATTLIST HealthData a CDATA #REQUIRED></HealthData>", .declaration), ("<!-x", .declaration), ("a<![CDATA[b]]>", .declaration),
+        ("<<<!-- a -->", nil), ("a<<?", .processingInstruction), ("a<\u{0}b", .nul), ("<b>1 &lt; 2 &amp;&amp; 2 &gt; 1?!</b></HealthData>", nil),
+    ]
+
     @Test(
-        "the stream stops at the < of a processing instruction from the root on, however the reads split it; the XML declaration passes",
-        arguments: [1, 2, 3, 7, 4096])
-    func instructionAcrossReads(_ readSize: Int) throws {
-        let opening = "<?xml version=\"1.0\"?>\n<HealthData>ab"
-        let path = try HealthFixture.write(opening + "<?x?></HealthData>")
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let stream = try #require(HealthExportStream(path: path, prolog: AppleHealthReader.prolog(of: Array(opening.utf8), complete: true)))
-        var handed: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: readSize)
-        while true {
-            let count = stream.read(&buffer, maxLength: readSize)
-            guard count > 0 else { break }
-            handed += buffer[..<count]
+        "the stream stops at the < of forbidden markup however the reads split it; the XML declaration, comments and a blanked DOCTYPE pass",
+        arguments: [1, 2, 3, 5, 4096])
+    func markupAcrossReads(_ readSize: Int) throws {
+        let opening = "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n<HealthData>"
+        for (rest, expected) in Self.markup {
+            let path = try HealthFixture.write(opening + rest)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let stream = try #require(HealthExportStream(path: path, prolog: AppleHealthReader.prolog(of: Array((opening + rest).utf8), complete: true)))
+            var handed: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: readSize)
+            while true {
+                let count = stream.read(&buffer, maxLength: readSize)
+                guard count > 0 else { break }
+                handed += buffer[..<count]
+            }
+            #expect(stream.refusal == expected, "\(rest), reads of \(readSize)")
+            let text = String(decoding: handed, as: UTF8.self)
+            #expect(!text.contains("ATTLIST"), "the DOCTYPE is blanked")
+            if let expected {
+                // A read that ends inside the markup cannot take back the up to three bytes of it already handed on; the
+                // parser then has a cut-off tag, never a whole one.
+                let cut = rest.range(of: expected == .nul ? "\u{0}" : (expected == .processingInstruction ? "<?" : "<!"))!.lowerBound
+                let before = opening.utf8.count + rest[..<cut].utf8.count
+                #expect(handed.count >= before && handed.count <= before + 3, "\(rest), reads of \(readSize): \(handed.count) of \(before)")
+                #expect(readSize != 4096 || handed.count == before)
+            } else {
+                #expect(handed.count == (opening + rest).utf8.count)
+            }
         }
-        #expect(stream.refusal == .processingInstruction)
-        // A read that starts with the `?` cannot take back the `<` before it; the parser then has a cut-off tag.
-        #expect(String(decoding: handed, as: UTF8.self) == opening || String(decoding: handed, as: UTF8.self) == opening + "<")
-        #expect(readSize != 4096 || handed.count == opening.utf8.count)
+    }
+
+    @Test(
+        "an XML declaration is read strictly, so that it ends where the parser's does: UTF-8 only, plain values, ?> to close",
+        arguments: [
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 38), ("<?xml version='1.0' encoding='utf-8' standalone='yes'?>", 55),
+            ("<?xml version = \"1.0\"\n?>", 24), ("<?xml version=\"1.0\" encoding=\"UT8F-?\">", nil), ("<?xml version=\"1.0\" encoding=\"UTF-7\"?>", nil),
+            ("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>", nil), ("<?xml encoding=\"UTF-8\"?>", nil),
+            ("<?xml version=\"1.0\" version=\"1.0\"?>", nil), ("<?xml version=\"1.0\"encoding=\"UTF-8\"?>", nil),
+            ("<?xml version=\"1.0\" standalone=\"yes\" encoding=\"UTF-8\"?>", nil), ("<?xml version=\"1.0\">", nil), ("<?xml version=\"\"?>", nil),
+            ("<?xml version=\"1.0\" encoding=\"UTF-8\" ?>", 39), ("<?xml version=\"1.0?>\"?>", nil),
+        ] as [(String, Int?)])
+    func declaration(_ text: String, _ end: Int?) {
+        let bytes = Array((text + "\n<!DOCTYPE HealthData [<!ATTLIST HealthData a CDATA #REQUIRED>]><HealthData/>?>").utf8)
+        #expect((try? XMLDeclaration.end(in: bytes, from: 0)) == end, "\(text)")
     }
 
     @Test(
         "a prolog that is odd but XML is read, its whole DTD blanked: a root's text inside a comment, ]> inside a quoted value",
         arguments: [
             "<?xml version=\"1.0\"?>\n<!-- <HealthData -->\n<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n",
+            "<?xml version='1.0' encoding='utf-8' standalone='yes'?>\n<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n",
             "\u{FEFF}<!DOCTYPE HealthData [\n<!-- ]> -->\n<!ATTLIST HealthData locale CDATA \"]>\" >\n<!ATTLIST Record type CDATA #REQUIRED>\n]>\n",
         ])
     func oddProlog(_ prolog: String) throws {

@@ -82,7 +82,7 @@ public enum AppleHealthReader {
     /// outside the file (`SYSTEM`, `PUBLIC`) and no entity: those are refused before parsing. The DTD itself is blanked
     /// out (its bytes become spaces, its newlines stay, so line numbers hold) before the parser sees it: nothing in it
     /// is needed, and Foundation's parser on Linux crashes on the `#REQUIRED` attribute declarations every Health
-    /// export has.
+    /// export has. After it, `HealthExportStream` hands the parser only markup it cannot crash on.
     public static func read(path: String, sink: (Record) throws -> Void) throws(DoseError) -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .invalidFile(problem: "\(path) cannot be read") }
         let head = (try? handle.read(upToCount: prologLimit)) ?? Data()
@@ -92,10 +92,11 @@ public enum AppleHealthReader {
         return try read(stream, sink: sink)
     }
 
-    /// Where an export's prolog puts its DOCTYPE (blanked before parsing) and where its root element starts.
+    /// Where an export's prolog has its XML declaration (the one `<?` the parser is given) and its DOCTYPE (blanked
+    /// before parsing).
     struct Prolog: Equatable {
+        var declaration: Int?
         var doctype: Range<Int>?
-        var root: Int
     }
 
     /// Reads the prolog as XML does: the XML declaration, white space, comments and at most one DOCTYPE (its quotes,
@@ -108,9 +109,10 @@ public enum AppleHealthReader {
         func refuse(_ what: String) -> DoseError { .invalidFile(problem: "export.xml: \(what); a Health export's start does not, so it is refused") }
         let cut = "no <HealthData> element in its first \(prologLimit / 1024) KB; a Health export starts with it"
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        var declaration: Int?
         if starts("<?xml", at: index), index + 5 < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index + 5]) {
-            guard let close = end(of: "?>", from: index) else { throw .invalidFile(problem: "export.xml: \(cut)") }
-            index = close
+            declaration = index
+            index = try XMLDeclaration.end(in: bytes, from: index)
         }
         var blank: Range<Int>?
         while true {
@@ -134,10 +136,10 @@ public enum AppleHealthReader {
                 blank = index..<declaration
                 index = declaration
             } else if starts("<HealthData", at: index) {
-                return Prolog(doctype: blank, root: index)
+                return Prolog(declaration: declaration, doctype: blank)
             } else if starts("<", at: index), index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {
                 // Another root: the parser says so with its line, as before.
-                return Prolog(doctype: blank, root: index)
+                return Prolog(declaration: declaration, doctype: blank)
             } else if bytes[index] != UInt8(ascii: "<") {
                 let line = bytes[..<index].count { $0 == 0x0A } + 1
                 throw .invalidFile(problem: "export.xml line \(line): text before the <HealthData> element; a Health export is XML that starts with it")
@@ -187,14 +189,7 @@ public enum AppleHealthReader {
         parser.delegate = reader
         reader.parser = parser
         let finished = parser.parse()
-        switch stream.refusal {
-        case .notUTF8:
-            throw .invalidFile(problem: "export.xml line \(parser.lineNumber): the text is not UTF-8; a Health export is UTF-8 throughout")
-        case .processingInstruction:
-            throw .invalidFile(
-                problem: "export.xml line \(parser.lineNumber): a processing instruction (<?…?>) after the prolog; a Health export has none, so it is refused")
-        case nil: break
-        }
+        if let refusal = stream.refusal { throw .invalidFile(problem: "export.xml line \(parser.lineNumber): \(refusal.reason)") }
         if let failure = reader.failure { throw failure }
         // A document cut short can parse "successfully" with the error left beside it.
         guard finished, parser.parserError == nil else {
@@ -329,128 +324,4 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
         }
     }
 
-}
-
-/// The export file as the parser is given it: the DOCTYPE turned into spaces (newlines kept), and only strict UTF-8
-/// without processing instructions from the root on. Foundation's parser on Linux crashes on a name that is not UTF-8
-/// and on a processing instruction without data (`<?x?>`), both found by fuzzing, so the parser never sees either: it
-/// gets the bytes before, then an error, and `refusal` says why.
-final class HealthExportStream: InputStream {
-    /// Why the stream stopped short of the file's end.
-    enum Refusal {
-        case notUTF8
-        case processingInstruction
-    }
-
-    private let handle: FileHandle
-    private let prolog: AppleHealthReader.Prolog
-    private var offset = 0
-    private var failed: (any Error)?
-    private var utf8 = UTF8Check()
-    /// The last byte handed on, for a `<?` split across two reads.
-    private var previous: UInt8 = 0
-    /// Why the parser was handed only part of the file; nil while it has had every byte so far.
-    private(set) var refusal: Refusal?
-
-    init?(path: String, prolog: AppleHealthReader.Prolog) {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        self.handle = handle
-        self.prolog = prolog
-        super.init(data: Data())
-    }
-
-    override func open() {}
-
-    override func close() { try? handle.close() }
-
-    override var hasBytesAvailable: Bool { failed == nil }
-
-    override var streamError: (any Error)? { failed }
-
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength length: Int) -> Int {
-        guard refusal == nil else { return -1 }
-        let chunk: Data
-        do {
-            chunk = try handle.read(upToCount: length) ?? Data()
-        } catch {
-            failed = error
-            return -1
-        }
-        chunk.copyBytes(to: buffer, count: chunk.count)
-        if let blank = prolog.doctype, offset < blank.upperBound, offset + chunk.count > blank.lowerBound {
-            for index in max(blank.lowerBound, offset)..<min(blank.upperBound, offset + chunk.count) where buffer[index - offset] != 0x0A {
-                buffer[index - offset] = 0x20
-            }
-        }
-        let bytes = UnsafeBufferPointer(start: buffer, count: chunk.count)
-        let notUTF8 = utf8.firstInvalid(in: bytes) ?? (chunk.isEmpty && utf8.isInsideCharacter ? 0 : nil)
-        let instruction = firstInstruction(in: bytes)
-        offset += chunk.count
-        if !bytes.isEmpty { previous = bytes[bytes.count - 1] }
-        guard let cut = [notUTF8, instruction].compactMap({ $0 }).min() else { return chunk.count }
-        refusal = cut == notUTF8 ? .notUTF8 : .processingInstruction
-        failed = DoseError.invalidFile(problem: "export.xml was refused before its end")
-        return cut > 0 ? cut : -1
-    }
-
-    /// The index of the `<` of the first `<?` at or after the root in `bytes` (0 when the `<` ended the read before).
-    private func firstInstruction(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard let base = bytes.baseAddress, offset + bytes.count > prolog.root else { return nil }
-        var index = max(0, prolog.root - offset)
-        // `?` is rare in an export and `<` is in every record, so the search is for the `?`.
-        while index < bytes.count, let found = memchr(base + index, Int32(UInt8(ascii: "?")), bytes.count - index) {
-            let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
-            let before = at > 0 ? bytes[at - 1] : (offset > prolog.root ? previous : 0)
-            if before == UInt8(ascii: "<"), offset + at - 1 >= prolog.root { return max(0, at - 1) }
-            index = at + 1
-        }
-        return nil
-    }
-}
-
-/// Strict UTF-8 (RFC 3629: no overlong forms, no surrogates, nothing past U+10FFFF), checked as chunks go by.
-struct UTF8Check {
-    /// Continuation bytes still owed by the character being read, and the range the next one must fall in.
-    private var owed = 0
-    private var low: UInt8 = 0x80
-    private var high: UInt8 = 0xBF
-
-    /// Whether the bytes so far end inside a character.
-    var isInsideCharacter: Bool { owed > 0 }
-
-    /// The index of the first byte that breaks UTF-8 in `bytes`, continuing from the chunks before; nil when all fit.
-    mutating func firstInvalid(in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        var index = 0
-        let count = bytes.count
-        while index < count {
-            if owed == 0 {
-                // Eight ASCII bytes at a time: an export is almost all ASCII.
-                while index + 8 <= count,
-                    UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self) & 0x8080_8080_8080_8080 == 0
-                {
-                    index += 8
-                }
-                guard index < count else { break }
-                let byte = bytes[index]
-                switch byte {
-                case 0x00...0x7F: break
-                case 0xC2...0xDF: (owed, low, high) = (1, 0x80, 0xBF)
-                case 0xE0: (owed, low, high) = (2, 0xA0, 0xBF)
-                case 0xE1...0xEC, 0xEE...0xEF: (owed, low, high) = (2, 0x80, 0xBF)
-                case 0xED: (owed, low, high) = (2, 0x80, 0x9F)
-                case 0xF0: (owed, low, high) = (3, 0x90, 0xBF)
-                case 0xF1...0xF3: (owed, low, high) = (3, 0x80, 0xBF)
-                case 0xF4: (owed, low, high) = (3, 0x80, 0x8F)
-                default: return index
-                }
-            } else {
-                let byte = bytes[index]
-                guard byte >= low, byte <= high else { return index }
-                owed -= 1
-                (low, high) = (0x80, 0xBF)
-            }
-            index += 1
-        }
-        return nil
-    }
 }
