@@ -1,5 +1,5 @@
 public import DoseCore
-public import Foundation
+import Foundation
 
 /// Decodes questionnaire answers (check-in, pre-sleep log) from a JSON object with the models' own strict decoders,
 /// turning decoding failures into errors that name the field and its allowed values. The CLI and the API share it.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The systemd unit that keeps `dosetap serve` running: it is the alarm clock for Dose 2, so if the process dies for
 /// any reason it is started again within seconds, and a crash loop never makes systemd give up on it.

@@ -1,5 +1,5 @@
-public import DoseApp
-public import DoseCore
+import DoseApp
+import DoseCore
 public import DoseStore
 public import Foundation
 import ZIPFoundation
@@ -143,7 +143,7 @@ public enum FuzzFixture {
         }
         let path = directory.appendingPathComponent("valid.zip").path
         _ = try database.transfer.exportBundle(to: path, clock: clock())
-        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return [] }
+        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read, pathEncoding: nil) else { return [] }
         var entries: [(name: String, data: Data)] = []
         for entry in archive {
             var data = Data()

@@ -231,7 +231,7 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
         let head = HTTPResponse(status: .badRequest, headerFields: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     /// The answer to bytes that are not HTTP/1.1.

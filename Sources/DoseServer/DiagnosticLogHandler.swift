@@ -26,7 +26,7 @@ public struct DiagnosticLogHandler: LogHandler {
                     _ = try? FileManager.default.moveItem(atPath: path, toPath: path + ".1")
                 }
                 if !FileManager.default.fileExists(atPath: path) {
-                    FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+                    _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
                 }
                 guard let handle = FileHandle(forWritingAtPath: path) else { return }
                 defer { try? handle.close() }

@@ -1,6 +1,6 @@
 import DoseCore
 public import Foundation
-public import GRDB
+import GRDB
 
 /// The one SQLite database of DoseTap (SPEC §6): opened with durable settings, migrated, checked.
 public final class AppDatabase: Sendable {

@@ -1,5 +1,5 @@
 public import DoseCore
-public import Foundation
+import Foundation
 import GRDB
 
 /// The export formats of this issue (SPEC §5.2, D10).

@@ -1,5 +1,5 @@
 public import DoseCore
-public import Foundation
+import Foundation
 
 extension DataTransfer {
     /// The per-night analytics file (seed 003 "Export System", `sessions.csv`): one row per night, oldest first, with

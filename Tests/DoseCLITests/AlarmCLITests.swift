@@ -13,7 +13,7 @@ struct AlarmCLITests {
         let push = try PushService(["phone=201,201", "tablet=429,500,404", "old=410"])
         let cli = try CLI()
         let server = try Server(cli, now: "2026-11-21 21:00")
-        defer { _ = try? server.process.terminate() }
+        defer { server.process.terminate() }
         let token = try cli.run(["device", "add", "bedside phone"]).json["token"] as? String ?? ""
         for name in ["phone", "tablet", "old"] {
             let (status, body, _) = try await ServeTests.request(
@@ -58,7 +58,7 @@ struct AlarmCLITests {
     func refusals() async throws {
         let cli = try CLI()
         let server = try Server(cli, now: "2026-11-21 21:00")
-        defer { _ = try? server.process.terminate() }
+        defer { server.process.terminate() }
         let token = try cli.run(["device", "add", "phone"]).json["token"] as? String ?? ""
         let keys =
             #""keys":{"p256dh":"BCVxsr7N_eNgVRqvHtD0zTZsEc6-VV-JvLexhqUzORcxaOzi6-AYWXvTBHm4bjyPjs7Vd8pZGH6SRpkNtoIAiw4","auth":"BTBZMqHH6r4Tts7J_aSIgg"}"#

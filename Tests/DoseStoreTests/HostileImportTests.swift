@@ -281,7 +281,7 @@ struct HostileImportTests {
             try write()
         default:  // too large file
             let handle = try { () throws -> FileHandle in
-                FileManager.default.createFile(atPath: url.path, contents: Data("PK".utf8))
+                _ = FileManager.default.createFile(atPath: url.path, contents: Data("PK".utf8))
                 return try FileHandle(forWritingTo: url)
             }()
             try handle.truncate(atOffset: UInt64(ImportLimits.maximumFileBytes + 1))

@@ -169,7 +169,7 @@ struct LedgerTests {
 
     @Test("two sessions are never open at once")
     func oneOpenSession() throws {
-        let (ledger, clock) = try F.afterDose1()
+        let (ledger, _) = try F.afterDose1()
         #expect(throws: DatabaseError.self) {
             try ledger.database.writer.write { (db: Database) throws in
                 try db.execute(sql: "INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES ('x', '2026-11-21', 'y', 'UTC')")

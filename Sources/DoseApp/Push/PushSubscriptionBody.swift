@@ -1,7 +1,7 @@
 import Crypto
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 /// The browser's standard `PushSubscription` JSON (`endpoint`, `expirationTime`, `keys.p256dh`, `keys.auth`), as
 /// `POST` and `DELETE /v1/push/subscriptions` take it, checked field by field.

@@ -1,7 +1,7 @@
 import Crypto
 public import DoseCore
-public import DoseStore
-public import Foundation
+import DoseStore
+import Foundation
 
 /// A support bundle's files after redaction, exactly as they will be written: what the person reviews.
 public struct SupportBundle: Sendable {

@@ -1,6 +1,6 @@
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 /// Alarms beyond the page: Web Push subscriptions, the VAPID key, the answers to alarms ("I'm up"), and the record of
 /// every delivery attempt.

@@ -1,6 +1,6 @@
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 /// What every insights surface shows: the period's figures, the weekly planner's suggestion and the settings they were
 /// judged against.

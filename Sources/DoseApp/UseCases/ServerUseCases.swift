@@ -1,6 +1,6 @@
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 /// Records in and out: the CSV exports, the backup bundle, imports, and Clear All Data.
 public struct TransferService: Sendable {

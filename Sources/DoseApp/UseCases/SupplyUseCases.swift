@@ -1,5 +1,5 @@
 public import DoseCore
-public import DoseStore
+import DoseStore
 public import Foundation
 
 /// The supply now with what it was worked out from, as every surface shows it.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How a night's Dose 2 went, for adherence figures (seed 003 "Insights Screen"; SPEC §5.5: on time means
 /// |interval − target| ≤ 10 min).

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One night as insights read it: its events, the morning check-in and pre-sleep answers, and the other medications
 /// taken. Built by the store's callers; DoseCore never reads storage.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A descriptive correlation of seed 003 ("Dashboard Correlation Insights", no ML): an outcome (sleep quality,
 /// on time, grogginess, wake count) on nights with a factor (TV on, caffeine, noise) against nights without it. It

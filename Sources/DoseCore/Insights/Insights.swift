@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The nights insights cover: the last 7, 30 or 90 nights, or a custom range of session dates (both ends included).
 public struct InsightsPeriod: Sendable, Hashable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The weekly planner's suggestion for the target interval (seed 003 "Planner"): restricted to the safe set
 /// {165, 180, 195, 210, 225}, never below 150 or above 240, only after 7 stable nights, and back to 165 after 3 missed

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How rested the person feels (stored snake_case, D8).
 public enum FeelRested: String, Sendable, Codable, CaseIterable {

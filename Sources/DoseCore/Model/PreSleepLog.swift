@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// How far the pre-sleep questionnaire was answered.
 public enum PreSleepCompletion: String, Sendable, Codable, CaseIterable {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Where a person answered an alarm: any action of the night, or an explicit "I'm up", from any of these.
 public enum AlarmSurface: String, Sendable, CaseIterable, Codable {

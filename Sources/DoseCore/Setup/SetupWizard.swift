@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The five steps of first-run setup (seed 003 "First-Run Setup Wizard", seed 001 §6.1), in order.
 public enum SetupStep: Int, Sendable, CaseIterable, Comparable {

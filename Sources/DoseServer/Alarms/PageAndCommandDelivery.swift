@@ -1,4 +1,4 @@
-public import DoseApp
+import DoseApp
 public import DoseCore
 import DoseStore
 public import Foundation

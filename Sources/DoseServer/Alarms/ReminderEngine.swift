@@ -2,7 +2,7 @@ import AsyncHTTPClient
 public import DoseApp
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 /// Somewhere a notice goes: open pages, Web Push, a webhook, a local command.
 public protocol ReminderDelivery: Sendable {
@@ -83,7 +83,7 @@ public actor ReminderEngine {
             let id = UUID()
             let job = Task { [notices] in
                 await channels.deliver(notices, settings: settings, log: log)
-                await self.finished(id)
+                self.finished(id)
             }
             inFlight[id] = job
             if waitForDeliveries { await job.value }

@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-public import DoseApp
+import DoseApp
 public import DoseCore
 import DoseStore
 import Foundation

@@ -1,6 +1,6 @@
 import Crypto
-public import DoseCore
-public import Foundation
+import DoseCore
+import Foundation
 import GRDB
 import ZIPFoundation
 
@@ -16,7 +16,7 @@ extension DataTransfer {
         let magic = (try? handle.read(upToCount: 4)) ?? Data()
         try? handle.close()
         guard magic.starts(with: [0x50, 0x4B, 0x03, 0x04]),
-            let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read, pathEncoding: nil)
         else { return false }
         return archive[healthExportEntry] != nil
     }

@@ -1,5 +1,5 @@
-public import DoseCore
-public import Foundation
+import DoseCore
+import Foundation
 import GRDB
 
 extension DataTransfer {

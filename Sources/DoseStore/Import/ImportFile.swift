@@ -1,5 +1,5 @@
 import DoseCore
-public import Foundation
+import Foundation
 
 extension DataTransfer {
     /// Imports a file by what it is: a zip bundle, an events.csv (SSOT CSV v1), or an SQLite database of the original app.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// What an import did: rows imported and skipped per file, and every rejected row with its reason.
 public struct ImportReport: Sendable, Hashable {

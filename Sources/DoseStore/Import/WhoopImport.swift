@@ -1,6 +1,6 @@
 import Crypto
 public import DoseCore
-public import Foundation
+import Foundation
 import GRDB
 import ZIPFoundation
 
@@ -227,7 +227,7 @@ extension DataTransfer {
     /// the names are listed; nothing is extracted.
     static func isWhoopExportZip(_ path: String) -> Bool {
         let names: Set = ["sleeps.csv", "physiological_cycles.csv", "workouts.csv", "journal_entries.csv"]
-        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read) else { return false }
+        guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read, pathEncoding: nil) else { return false }
         return archive.contains { names.contains(String($0.path.split(separator: "/").last ?? "")) }
     }
 
