@@ -651,30 +651,28 @@ def sleep_details(driver, binary, work, out):
                f'value="HKCategoryValueSleepAnalysis{v}"/>' for v, a, b in stages]
     records += [f'<Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Apple Watch" startDate="{stamp(t)}" endDate="{stamp(t)}" value="{bpm}"/>'
                 for t, bpm in [("22:30", 62), ("23:30", 55), ("00:15", 51), ("00:45", 66), ("01:30", 57), ("03:00", 54), ("04:20", 50), ("06:00", 58)]]
-    export = os.path.join(work, "export.xml")
-    with open(export, "w") as handle:
-        handle.write('<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n' + "\n".join(records) + "\n</HealthData>\n")
-    run("import", export, "--now", "2026-11-03T14:00:00Z")
+    def import_file(name, text):
+        path = os.path.join(work, name)
+        with open(path, "w") as handle:
+            handle.write(text)
+        run("import", path, "--now", "2026-11-03T14:00:00Z")
+    import_file("export.xml", '<?xml version="1.0" encoding="UTF-8"?>\n<HealthData locale="en_US">\n' + "\n".join(records) + "\n</HealthData>\n")
     # The next night told by WHOOP's export: totals only (no timeline), and the recovery scored the morning after.
     run("dose1", "--now", "2026-11-03T04:00:00Z")
     run("dose2", "--now", "2026-11-03T06:50:00Z")
-    sleeps = os.path.join(work, "sleeps.csv")
-    with open(sleeps, "w") as handle:
-        handle.write("Cycle start time,Cycle end time,Cycle timezone,Sleep onset,Wake onset,Sleep performance %,Respiratory rate (rpm),"
-                     "Asleep duration (min),In bed duration (min),Light sleep duration (min),Deep (SWS) duration (min),REM duration (min),"
-                     "Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,Sleep consistency %,Nap\n"
-                     "2026-11-02 23:10:00,2026-11-03 23:05:00,UTC-05:00,2026-11-02 23:10:00,2026-11-03 06:55:00,88,14.6,420,465,210,95,115,45,"
-                     "480,20,90,70,false\n")
-    run("import", sleeps, "--now", "2026-11-03T14:00:00Z")
-    cycles = os.path.join(work, "physiological_cycles.csv")
-    with open(cycles, "w") as handle:
-        handle.write("Cycle start time,Cycle end time,Cycle timezone,Recovery score %,Resting heart rate (bpm),Heart rate variability (ms),"
-                     "Skin temp (celsius),Blood oxygen %,Day Strain,Energy burned (cal),Max HR (bpm),Average HR (bpm),Sleep onset,Wake onset,"
-                     "Sleep performance %,Respiratory rate (rpm),Asleep duration (min),In bed duration (min),Light sleep duration (min),"
-                     "Deep (SWS) duration (min),REM duration (min),Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,"
-                     "Sleep consistency %\n2026-11-02 23:10:00,2026-11-03 23:05:00,UTC-05:00,62,54,48.5,33.4,95.2,9.8,2100,150,70,2026-11-02 23:10:00,"
-                     "2026-11-03 06:55:00,88,14.6,420,465,210,95,115,45,480,20,90,70\n")
-    run("import", cycles, "--now", "2026-11-03T14:00:00Z")
+    sleeps = ("Cycle start time,Cycle end time,Cycle timezone,Sleep onset,Wake onset,Sleep performance %,Respiratory rate (rpm),"
+              "Asleep duration (min),In bed duration (min),Light sleep duration (min),Deep (SWS) duration (min),REM duration (min),"
+              "Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,Sleep consistency %,Nap\n"
+              "2026-11-02 23:10:00,2026-11-03 23:05:00,UTC-05:00,2026-11-02 23:10:00,2026-11-03 06:55:00,88,14.6,420,465,210,95,115,45,"
+              "480,20,90,70,false\n")
+    import_file("sleeps.csv", sleeps)
+    cycles = ("Cycle start time,Cycle end time,Cycle timezone,Recovery score %,Resting heart rate (bpm),Heart rate variability (ms),"
+              "Skin temp (celsius),Blood oxygen %,Day Strain,Energy burned (cal),Max HR (bpm),Average HR (bpm),Sleep onset,Wake onset,"
+              "Sleep performance %,Respiratory rate (rpm),Asleep duration (min),In bed duration (min),Light sleep duration (min),"
+              "Deep (SWS) duration (min),REM duration (min),Awake duration (min),Sleep need (min),Sleep debt (min),Sleep efficiency %,"
+              "Sleep consistency %\n2026-11-02 23:10:00,2026-11-03 23:05:00,UTC-05:00,62,54,48.5,33.4,95.2,9.8,2100,150,70,2026-11-02 23:10:00,"
+              "2026-11-03 06:55:00,88,14.6,420,465,210,95,115,45,480,20,90,70\n")
+    import_file("physiological_cycles.csv", cycles)
     process, info = serve(binary, database, now="2026-11-03T14:00:00Z")
     try:
         driver.get(info["pairing_url"])

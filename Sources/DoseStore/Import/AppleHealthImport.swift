@@ -98,19 +98,19 @@ extension DataTransfer {
     /// Whole milliseconds since 1970, as every stored instant is rounded.
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
+    /// Whole milliseconds since 1970 as stored text.
+    private static func instantText(_ milliseconds: Int64) -> String { ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1000)) }
+
     /// Moves the vitals read that belong to a night into `wearable_vitals`: those within an hour of some sleep record
     /// (this import's or an earlier one's), each with its id, so a sample stored before is skipped. Daytime samples (a
     /// run, a walk) are left out and counted in a note.
     private static func keepNightVitals(read: Int, importedAt: String, report: inout ImportReport, _ db: Database) throws {
-        let instant = DatabaseFunction("dosetap_instant", argumentCount: 1, pure: true) { values in
-            Int64.fromDatabaseValue(values[0]).map { ISO8601.string(Date(timeIntervalSince1970: Double($0) / 1000)) }
-        }
+        let instant = DatabaseFunction("dosetap_instant", argumentCount: 1, pure: true) { values in Int64.fromDatabaseValue(values[0]).map(instantText) }
         let id = DatabaseFunction("dosetap_vital_id", argumentCount: 5, pure: true) { values in
             guard let source = String.fromDatabaseValue(values[0]), let kind = String.fromDatabaseValue(values[1]),
                 let start = Int64.fromDatabaseValue(values[2]), let end = Int64.fromDatabaseValue(values[3]), let value = Double.fromDatabaseValue(values[4])
             else { return nil }
-            func text(_ milliseconds: Int64) -> String { ISO8601.string(Date(timeIntervalSince1970: Double(milliseconds) / 1000)) }
-            return digest("vital", source, kind, text(start), text(end), NumberText.plain(value))
+            return digest("vital", source, kind, instantText(start), instantText(end), NumberText.plain(value))
         }
         db.add(function: instant)
         db.add(function: id)
@@ -145,10 +145,11 @@ extension DataTransfer {
         if read > kept { report.notes.append("\(read - kept) vital samples outside any night were left out.") }
     }
 
-    /// A record's id: the digest of what it says, so the same record from a later export has the same id.
-    static func digest(_ parts: String...) -> String {
+    /// A record's id: the digest of what it says, so the same record from a later export has the same id. `prefix`
+    /// names the provider (`h-` Apple Health, `w-` WHOOP).
+    static func digest(_ parts: String..., prefix: String = "h-") -> String {
         // Hex by table, not String(format:): a gigabyte export digests a million records, and formatting was a third of
         // the import's time.
-        "h-" + SHA256.hash(data: Data(parts.joined(separator: "\u{1F}").utf8)).prefix(16).hexString
+        prefix + SHA256.hash(data: Data(parts.joined(separator: "\u{1F}").utf8)).prefix(16).hexString
     }
 }

@@ -110,13 +110,13 @@ public enum AppleHealthReader {
         let cut = "no <HealthData> element in its first \(prologLimit / 1024) KB; a Health export starts with it"
         var index = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var declaration: Int?
-        if starts("<?xml", at: index), index + 5 < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index + 5]) {
+        if starts("<?xml", at: index), index + 5 < bytes.count, XMLDeclaration.isSpace(bytes[index + 5]) {
             declaration = index
             index = try XMLDeclaration.end(in: bytes, from: index)
         }
         var blank: Range<Int>?
         while true {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count, XMLDeclaration.isSpace(bytes[index]) { index += 1 }
             guard index < bytes.count else {
                 throw complete
                     ? .invalidFile(problem: "export.xml has no <HealthData> element: it is not an Apple Health export")
@@ -127,14 +127,14 @@ public enum AppleHealthReader {
                 index = close
             } else if starts("<!DOCTYPE", at: index) {
                 guard blank == nil else { throw refuse("it has two DOCTYPEs") }
-                let declaration = try doctypeEnd(bytes, from: index, cut: cut)
-                let text = String(decoding: bytes[index..<declaration], as: UTF8.self)
+                let close = try doctypeEnd(bytes, from: index, cut: cut)
+                let text = String(decoding: bytes[index..<close], as: UTF8.self)
                 for word in ["<!ENTITY", "SYSTEM", "PUBLIC"] where text.contains(word) {
                     throw .invalidFile(
                         problem: "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)")
                 }
-                blank = index..<declaration
-                index = declaration
+                blank = index..<close
+                index = close
             } else if starts("<HealthData", at: index) {
                 return Prolog(declaration: declaration, doctype: blank)
             } else if starts("<", at: index), index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {

@@ -97,12 +97,8 @@ struct MarkupGuard {
     /// The first forbidden markup in `bytes`, which start at `offset` in the file (index 0 when it began in the chunk
     /// before, whose bytes are already handed on).
     mutating func firstForbidden(in bytes: UnsafeBufferPointer<UInt8>, at offset: Int) -> (index: Int, refusal: HealthExportStream.Refusal)? {
-        var index = 0
         if !pending.isEmpty {
-            while pending.count < 4, index < bytes.count {
-                pending.append(bytes[index])
-                index += 1
-            }
+            pending += bytes.prefix(4 - pending.count)
             switch judge(pending, at: pendingOffset) {
             case .forbidden(let refusal):
                 pending = []
@@ -110,9 +106,9 @@ struct MarkupGuard {
             case .undecided where !bytes.isEmpty: return nil
             case .fine, .undecided: pending = []
             }
-            // The bytes looked at may hold the next `<`: scan this chunk from its start.
-            index = 0
         }
+        // From the chunk's start: the bytes the pending `<` was judged with may hold the next one.
+        var index = 0
         guard let base = bytes.baseAddress else { return nil }
         while index < bytes.count, let found = memchr(base + index, Int32(UInt8(ascii: "<")), bytes.count - index) {
             let at = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -152,21 +148,20 @@ enum XMLDeclaration {
         let refusal = DoseError.invalidFile(
             problem: "export.xml line 1: its XML declaration is not <?xml version=\"1.0\" encoding=\"UTF-8\"?> or like it (UTF-8 only); "
                 + "a Health export's is, so it is refused")
-        let spaces: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
         var index = start + 5
         var expected = ["version", "encoding", "standalone"]
         while true {
-            let spaced = index < bytes.count && spaces.contains(bytes[index])
-            while index < bytes.count, spaces.contains(bytes[index]) { index += 1 }
+            let spaced = index < bytes.count && isSpace(bytes[index])
+            while index < bytes.count, isSpace(bytes[index]) { index += 1 }
             if bytes[index...].starts(with: "?>".utf8) { return index + 2 }
             guard spaced, let name = expected.first(where: { bytes[index...].starts(with: $0.utf8) }), name == "version" || expected.count < 3
             else { throw refusal }
             expected.removeSubrange(...expected.firstIndex(of: name)!)
             index += name.utf8.count
-            while index < bytes.count, spaces.contains(bytes[index]) { index += 1 }
+            while index < bytes.count, isSpace(bytes[index]) { index += 1 }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "=") else { throw refusal }
             index += 1
-            while index < bytes.count, spaces.contains(bytes[index]) { index += 1 }
+            while index < bytes.count, isSpace(bytes[index]) { index += 1 }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else { throw refusal }
             let quote = bytes[index]
             let valueStart = index + 1
@@ -178,6 +173,9 @@ enum XMLDeclaration {
             index += 1
         }
     }
+
+    /// XML's white space: space, tab, line feed, carriage return.
+    static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     private static func isValueByte(_ byte: UInt8) -> Bool {
         switch byte {

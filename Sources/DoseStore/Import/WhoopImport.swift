@@ -1,4 +1,3 @@
-import Crypto
 public import DoseCore
 import Foundation
 import GRDB
@@ -228,14 +227,14 @@ extension DataTransfer {
     static func isWhoopExportZip(_ path: String) -> Bool {
         let names: Set = ["sleeps.csv", "physiological_cycles.csv", "workouts.csv", "journal_entries.csv"]
         guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read, pathEncoding: nil) else { return false }
-        return archive.contains { names.contains(String($0.path.split(separator: "/").last ?? "")) }
+        return archive.contains { names.contains(fileName($0.path)) }
     }
 
     /// The file an entry of WHOOP's zip is, by its name; nil for the files not read (workouts, journal).
-    static func whoopEntry(_ name: String) -> String? {
-        let last = name.split(separator: "/").last.map(String.init) ?? name
-        return WhoopExport.File(rawValue: last)?.rawValue
-    }
+    static func whoopEntry(_ name: String) -> String? { WhoopExport.File(rawValue: fileName(name))?.rawValue }
+
+    /// An entry's name without its folders: WHOOP's zip has its files at the root or in one folder.
+    private static func fileName(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
 
     /// Whether a CSV's first line is WHOOP's (it starts with the cycle's start time).
     static func isWhoopCSV(_ head: Data) -> Bool {
@@ -299,8 +298,7 @@ extension DataTransfer {
 
     /// A WHOOP sleep's id: the digest of its source and bounds, the same in every export.
     static func whoopID(_ summary: SleepSummary) -> String {
-        let parts = [summary.source, ISO8601.string(summary.start), ISO8601.string(summary.end)].joined(separator: "\u{1F}")
-        return "w-" + SHA256.hash(data: Data(parts.utf8)).prefix(16).hexString
+        digest(summary.source, ISO8601.string(summary.start), ISO8601.string(summary.end), prefix: "w-")
     }
 }
 
