@@ -281,6 +281,24 @@ struct AppleHealthReaderTests {
     }
 
     @Test(
+        "a refusal by the stream names the line of the refused byte, counted in the file, not where the parser had got to",
+        arguments: [("<?x?>", "processing instruction"), ("<!ELEMENT x ANY>", "declaration"), ("\u{0}", "NUL"), ("\u{FFFD}", "not UTF-8")])
+    func refusalLine(_ inserted: String, _ words: String) throws {
+        let before = HealthFixture.opening + [Self.fine, Self.fine, Self.fine].joined(separator: "\n") + "\n  "
+        var data = Data(before.utf8) + Data(inserted.utf8) + Data("\n".utf8) + Data(Self.fine.utf8) + Data("\n</HealthData>\n".utf8)
+        if inserted == "\u{FFFD}" { data.replaceSubrange(before.utf8.count..<before.utf8.count + 3, with: [0xFF, 0xFE, 0xFD]) }
+        let path = try HealthFixture.write(data)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let line = before.count { $0 == "\n" } + 1
+        #expect(throws: DoseError.self) { try AppleHealthReader.read(path: path) }
+        do {
+            _ = try AppleHealthReader.read(path: path)
+        } catch {
+            #expect(error.message.contains("export.xml line \(line): ") && error.message.contains(words), "\(error.message)")
+        }
+    }
+
+    @Test(
         "an XML declaration is read strictly, so that it ends where the parser's does: UTF-8 only, plain values, ?> to close",
         arguments: [
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 38), ("<?xml version='1.0' encoding='utf-8' standalone='yes'?>", 55),

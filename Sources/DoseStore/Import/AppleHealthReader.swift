@@ -189,7 +189,7 @@ public enum AppleHealthReader {
         parser.delegate = reader
         reader.parser = parser
         let finished = parser.parse()
-        if let refusal = stream.refusal { throw .invalidFile(problem: "export.xml line \(parser.lineNumber): \(refusal.reason)") }
+        if let refusal = stream.refusal { throw .invalidFile(problem: "export.xml line \(stream.refusalLine): \(refusal.reason)") }
         if let failure = reader.failure { throw failure }
         // A document cut short can parse "successfully" with the error left beside it.
         guard finished, parser.parserError == nil else {

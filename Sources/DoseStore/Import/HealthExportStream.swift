@@ -28,6 +28,7 @@ final class HealthExportStream: InputStream {
         }
     }
 
+    private let path: String
     private let handle: FileHandle
     private let prolog: AppleHealthReader.Prolog
     private var offset = 0
@@ -36,9 +37,12 @@ final class HealthExportStream: InputStream {
     private var markup: MarkupGuard
     /// Why the parser was handed only part of the file; nil while it has had every byte so far.
     private(set) var refusal: Refusal?
+    /// Where in the file the refused byte is.
+    private var refusedAt = 0
 
     init?(path: String, prolog: AppleHealthReader.Prolog) {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        self.path = path
         self.handle = handle
         self.prolog = prolog
         self.markup = MarkupGuard(declaration: prolog.declaration)
@@ -69,6 +73,7 @@ final class HealthExportStream: InputStream {
             }
         }
         let bytes = UnsafeBufferPointer(start: buffer, count: chunk.count)
+        let start = offset
         var findings: [(index: Int, refusal: Refusal)] = []
         if let bad = utf8.firstInvalid(in: bytes) ?? (chunk.isEmpty && utf8.isInsideCharacter ? 0 : nil) { findings.append((bad, .notUTF8)) }
         if !chunk.isEmpty, let nul = memchr(buffer, 0, chunk.count) { findings.append((buffer.distance(to: nul.assumingMemoryBound(to: UInt8.self)), .nul)) }
@@ -76,8 +81,23 @@ final class HealthExportStream: InputStream {
         offset += chunk.count
         guard let first = findings.min(by: { $0.index < $1.index }) else { return chunk.count }
         refusal = first.refusal
+        refusedAt = start + first.index
         failed = DoseError.invalidFile(problem: "export.xml was refused before its end")
         return first.index > 0 ? first.index : -1
+    }
+
+    /// The line of the refused byte, counted in the file itself: the parser's own line lags behind what it was handed.
+    /// Read again only when a file is refused; the DOCTYPE's blanking keeps its newlines, so the lines are the same.
+    var refusalLine: Int {
+        guard let reader = FileHandle(forReadingAtPath: path) else { return 0 }
+        defer { try? reader.close() }
+        var line = 1
+        var remaining = refusedAt
+        while remaining > 0, let chunk = try? reader.read(upToCount: min(remaining, 1 << 20)), !chunk.isEmpty {
+            line += chunk.count { $0 == 0x0A }
+            remaining -= chunk.count
+        }
+        return line
     }
 }
 
