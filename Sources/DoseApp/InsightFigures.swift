@@ -15,11 +15,12 @@ public struct InsightFigure: Sendable {
             adherence.percent(timing).map { "\(Correlation.decimal($0, places: 1))% (\(adherence.count(timing)) of \(adherence.decided))" } ?? "—"
         }
         var figures = [
-            InsightFigure(name: "On time", value: share(.onTime), note: "Dose 2 within 10 minutes of the \(adherence.targetMinutes)-minute target"),
-            InsightFigure(name: "Early", value: share(.early), note: nil),
-            InsightFigure(name: "Late", value: share(.late), note: nil),
+            InsightFigure(name: "On target", value: share(.onTarget), note: "Dose 2 within 10 minutes of the \(adherence.targetMinutes)-minute target"),
+            InsightFigure(name: "In window", value: share(.inWindow), note: "the rest of 150–240 minutes after Dose 1"),
+            InsightFigure(name: "⚠ Early", value: share(.early), note: "before the window opened (under 150 minutes)"),
+            InsightFigure(name: "⚠ Late", value: share(.late), note: "after the window closed (240 minutes or more)"),
             InsightFigure(name: "Skipped", value: share(.skipped), note: nil),
-            InsightFigure(name: "Slept through", value: share(.expired), note: "the window closed with no Dose 2"),
+            InsightFigure(name: "Slept through", value: share(.sleptThrough), note: "the window closed with no Dose 2"),
         ]
         let quartiles = adherence.interquartileRange.map { "IQR \(short($0.lower))–\(short($0.upper))" }
         figures.append(
@@ -33,7 +34,7 @@ public struct InsightFigure: Sendable {
         figures.append(
             InsightFigure(
                 name: "Natural wake", value: adherence.naturalWakePercent.map { "\(Correlation.decimal($0, places: 1))%" } ?? "—",
-                note: "Dose 2 before the alarm, without a snooze"))
+                note: "Dose 2 in the window before the alarm, without a snooze"))
         figures.append(
             InsightFigure(name: "Snoozes per night", value: adherence.snoozesPerNight.map { Correlation.decimal($0, places: 1) } ?? "—", note: nil))
         figures.append(

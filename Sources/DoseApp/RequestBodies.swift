@@ -97,15 +97,15 @@ public struct JSONBody {
     }
 
     /// `confirm`: a list of confirmation names, such as `["early"]`.
-    public func confirmations() throws(DoseError) -> Set<ConfirmKind> {
+    public func confirmations(_ accepted: [ConfirmKind] = ConfirmKind.allCases) throws(DoseError) -> Set<ConfirmKind> {
         guard has("confirm") else { return [] }
-        let allowed = "a list of " + ConfirmKind.allCases.map(\.rawValue).joined(separator: ", ") + ", such as [\"early\"]"
+        let allowed = "a list of " + accepted.map(\.rawValue).joined(separator: ", ") + ", such as [\"\(accepted[0].rawValue)\"]"
         guard let names = strings("confirm") else {
             throw .invalidInput(field: "confirm", problem: "\(Self.describe(object["confirm"])) is not a list of names", allowed: allowed)
         }
         var kinds: Set<ConfirmKind> = []
         for name in names {
-            guard let kind = ConfirmKind(rawValue: name) else {
+            guard let kind = ConfirmKind(rawValue: name), accepted.contains(kind) else {
                 throw .invalidInput(field: "confirm", problem: "'\(name)' is not a confirmation", allowed: allowed)
             }
             kinds.insert(kind)
@@ -196,14 +196,16 @@ public enum RequestBodies {
 
     /// `POST /v1/events/log` `{type, timestamp?, note?}`.
     public static func log(_ body: JSONBody) throws(DoseError) -> NightAction {
-        let body = try body.only(["type", "timestamp", "note", eventID])
+        let body = try body.only(["type", "timestamp", "note", "confirm", eventID])
         guard let type = try body.string("type") else { throw .invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
-        return NightAction(.log(event: type), at: try body.instant("timestamp"), note: try body.string("note"))
+        return NightAction(
+            .log(event: type), at: try body.instant("timestamp"), note: try body.string("note"), confirmations: try body.confirmations([.endNight]))
     }
 
-    /// `POST /v1/events/wake` `{timestamp?}`.
+    /// `POST /v1/events/wake` `{timestamp?, confirm?}`.
     public static func wake(_ body: JSONBody) throws(DoseError) -> NightAction {
-        NightAction(.wake, at: try body.only(["timestamp", eventID]).instant("timestamp"))
+        let body = try body.only(["timestamp", "confirm", eventID])
+        return NightAction(.wake, at: try body.instant("timestamp"), confirmations: try body.confirmations([.endNight]))
     }
 
     /// `POST /v1/undo`: no body, or an empty object.
@@ -249,9 +251,11 @@ public enum RequestBodies {
     public static func checkIn(_ body: JSONBody) throws -> NightAction {
         var answers = body.object
         let at = try body.instant("timestamp")
-        answers.removeValue(forKey: "timestamp")
-        answers.removeValue(forKey: eventID)
-        return NightAction(.checkIn(try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)), at: at)
+        let confirmations = try body.confirmations([.endNight])
+        for key in ["timestamp", "confirm", eventID] { answers.removeValue(forKey: key) }
+        return NightAction(
+            .checkIn(try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)), at: at,
+            confirmations: confirmations)
     }
 
     /// `POST /v1/presleep`: the pre-sleep answers plus `timestamp?`.

@@ -28,9 +28,28 @@ public struct StatusResponse: Encodable, Sendable {
     var dose2Periods: [PeriodResponse]
     var wakeAt, wakeAsksUntil: Date?
     var checkedIn: Bool
+    var dose2Undecided: Bool
+    var dose2Timing: String?
+    var newDose1From: Date?
+    var blockingNight: BlockingNight?
     var warnings: [String]
     var asOf: Date
     var timeZone: String
+
+    /// The night whose dose holds a new Dose 1 back (D17).
+    struct BlockingNight: Encodable, Sendable {
+        var sessionID: String?
+        var doses: [Dose]
+
+        struct Dose: Encodable, Sendable {
+            var type: String
+            var at: Date
+            var sessionID: String?
+            enum CodingKeys: String, CodingKey { case type, at, sessionID = "session_id" }
+        }
+
+        enum CodingKeys: String, CodingKey { case sessionID = "session_id", doses }
+    }
 
     enum CodingKeys: String, CodingKey {
         case sessionID = "session_id", sessionDate = "session_date", phase, outcome, dose1At = "dose1_at", dose2At = "dose2_at"
@@ -42,6 +61,7 @@ public struct StatusResponse: Encodable, Sendable {
         case windowClosesAt = "window_closes_at", targetAt = "target_at", expiresAt = "expires_at"
         case minutesSinceDose1 = "minutes_since_dose1", minutesRemaining = "minutes_remaining", minutesUntilOpen = "minutes_until_open"
         case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn = "checked_in"
+        case dose2Undecided = "dose2_undecided", dose2Timing = "dose2_timing", newDose1From = "new_dose1_from", blockingNight = "blocking_night"
         case warnings, asOf = "as_of", timeZone = "time_zone"
     }
 
@@ -62,6 +82,12 @@ public struct StatusResponse: Encodable, Sendable {
         (minutesSinceDose1, minutesRemaining, minutesUntilOpen) = (status.minutesSinceDose1, status.minutesRemaining, status.minutesUntilOpen)
         (wakeAt, wakeAsksUntil, checkedIn) = (status.wakeAt, status.wakeAsksUntil, status.checkedIn)
         (warnings, asOf, timeZone) = (status.warnings, status.asOf, status.timeZoneID)
+        (dose2Undecided, newDose1From, dose2Timing) = (status.dose2Undecided, status.newDose1From, status.dose2Timing?.rawValue)
+        blockingNight = status.blockingDose.map { blocking in
+            BlockingNight(
+                sessionID: blocking.night?.rawValue,
+                doses: status.blockingNightDoses.map { BlockingNight.Dose(type: $0.kind.wireName, at: $0.at, sessionID: $0.night?.rawValue) })
+        }
     }
 }
 

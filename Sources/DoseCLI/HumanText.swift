@@ -47,6 +47,10 @@ enum HumanText {
                     ? "  Snoozes left: \(status.snoozesRemaining)."
                     : "  Snoozes left: \(status.snoozesRemaining); none now — \(status.snoozeBlockedReason ?? "snooze is not available").")
         }
+        if status.newDose1From != nil {
+            let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at, zone))" }.joined(separator: ", ")
+            lines.append("  Last night: \(doses) (`dosetap session show \(status.blockingDose?.night?.rawValue ?? "")` to see or correct it).")
+        }
         lines.append("  Next: \(nextStep(status, zone: zone))")
         if let reminder = status.nextReminder {
             lines.append("  Next reminder \(clock(reminder.fireAt, zone)): \(reminder.kind.message)")
@@ -68,6 +72,9 @@ enum HumanText {
                 : "take Dose 2 now (`dosetap dose2`) or skip it (`dosetap skip`)."
         case .takeDose2Late: return "the window has closed; skipping Dose 2 (`dosetap skip`) is the safer choice."
         case .checkIn: return "complete the morning check-in (`dosetap checkin`)."
+        case .waitForNewNight:
+            let from = status.newDose1From.map { clock($0, zone) } ?? "8 hours after the last dose"
+            return "no Dose 1 before \(from): oxybate less than 8 hours after a dose is dangerous."
         case .none:
             guard status.wakeAt == nil, !status.checkedIn, status.sessionID != nil else { return "nothing more tonight." }
             return "nothing now; sleep. When you are up for the day, log it (`dosetap wake`) and check in (`dosetap checkin`)."
@@ -80,8 +87,8 @@ enum HumanText {
         let decision = outcome.decision
         if let event = decision.event {
             var text = "\(event.kind.label) recorded at \(clock(event.occurredAt, zone))"
-            if event.metadata.isEarly { text += " (EARLY — before the window opened)" }
-            if event.metadata.isLate { text += " (LATE — after the window closed)" }
+            if event.metadata.isEarly { text += " (⚠ EARLY — before the window opened)" }
+            if event.metadata.isLate { text += " (⚠ LATE — after the window closed)" }
             lines.append(text + ".")
             if event.kind == .snooze, let until = event.metadata.snoozeUntil {
                 let used = event.metadata.snoozeCount ?? 0
@@ -92,7 +99,9 @@ enum HumanText {
             lines.append("Undone: \(undone.kind.label) of \(clock(undone.occurredAt, zone)).")
         }
         if let closure = decision.closure {
-            lines.append("The night of \(decision.session.date) is closed (\(closure.terminalState.rawValue.replacingOccurrences(of: "_", with: " "))).")
+            let facts = NightFacts(decision.session.events)
+            let outcome = DoseTiming.badge(DoseTiming.of(facts, targetMinutes: outcome.settings.targetIntervalMinutes))
+            lines.append("The night of \(decision.session.date) is closed (\(outcome)).")
         }
         for warning in decision.warnings { lines.append("⚠ \(warning)") }
         lines.append("")
@@ -101,7 +110,7 @@ enum HumanText {
     }
 
     /// One night in history.
-    static func night(_ record: NightRecord, zone: TimeZone) -> [String] {
+    static func night(_ record: NightRecord, zone: TimeZone, targetMinutes: Int) -> [String] {
         let session = record.session
         let facts = NightFacts(session.events)
         var summary = "\(session.date)  "
@@ -109,13 +118,13 @@ enum HumanText {
         if let dose2 = facts.dose2 { summary += ", Dose 2 \(clock(dose2.occurredAt, zone))" }
         if let interval = record.intervalMinutes { summary += " (\(interval) min)" }
         if facts.skip != nil { summary += facts.sleptThrough ? ", slept through" : ", Dose 2 skipped" }
-        summary += session.isOpen ? "  [open]" : "  [\(record.terminalState?.rawValue ?? "closed")]"
-        var lines = [summary]
+        summary += session.isOpen ? "  [open]" : "  [\(DoseTiming.badge(DoseTiming.of(facts, targetMinutes: targetMinutes)))]"
+        var lines = [summary, "    night id \(session.id)"]
         for event in record.shownEvents {
-            var text = "    \(clock(event.occurredAt, zone))  \(event.kind.label)"
-            if event.metadata.isEarly { text += " (early)" }
-            if event.metadata.isLate { text += " (late)" }
-            if let reason = event.metadata.skipReason { text += " (\(reason.replacingOccurrences(of: "_", with: " ")))" }
+            var text = "    \(clock(event.occurredAt, zone))  \(event.label)"
+            if let reason = event.metadata.skipReason, reason != NightFacts.sleptThroughReason {
+                text += " (\(reason.replacingOccurrences(of: "_", with: " ")))"
+            }
             if let note = event.note { text += " — \(note)" }
             lines.append(text)
         }

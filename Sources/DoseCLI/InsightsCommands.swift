@@ -134,16 +134,16 @@ struct Report: ParsableCommand {
                 pdfPath = target
             }
             let figures = result.insights.adherence
-            let onTime = figures.percent(.onTime).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
+            let onTarget = figures.percent(.onTarget).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
             let words =
-                "Wrote \(out) (\(result.insights.period.from) to \(result.insights.period.to), \(result.insights.nightsRecorded) nights, on time \(onTime))"
+                "Wrote \(out) (\(result.insights.period.from) to \(result.insights.period.to), \(result.insights.nightsRecorded) nights, on target \(onTarget))"
                 + (pdfPath.map { " and \($0)" } ?? "") + "."
             Output.show(
                 json: options.json,
                 JSONValue(
                     dictionaryLiteral: ("path", .string(out)), ("pdf", pdfPath.map(JSONValue.string) ?? .null),
                     ("from", .string(result.insights.period.from.description)), ("to", .string(result.insights.period.to.description)),
-                    ("nights", .int(result.insights.nightsRecorded)), ("on_time_percent", figures.percent(.onTime).map(JSONValue.double) ?? .null)),
+                    ("nights", .int(result.insights.nightsRecorded)), ("on_target_percent", figures.percent(.onTarget).map(JSONValue.double) ?? .null)),
                 words)
         }
     }

@@ -4,9 +4,10 @@ import DoseCore
 import DoseStore
 import Foundation
 
-/// Runs a night action and prints the result.
+/// Runs a night action and prints the result. A refusal that one of `asking` would lift is asked about on a terminal
+/// (the person answers y to confirm it); elsewhere it stays a refusal that names `--confirm`.
 func perform(
-    _ options: GlobalOptions, actionOptions: ActionOptions? = nil, confirmations: Set<ConfirmKind> = [],
+    _ options: GlobalOptions, actionOptions: ActionOptions? = nil, confirmations: Set<ConfirmKind> = [], asking: Set<ConfirmKind> = [],
     _ makeAction: (CommandContext) throws -> NightAction
 ) throws {
     try Output.run(options) { context in
@@ -20,7 +21,16 @@ func perform(
             action.note = actionOptions.note
         }
         action.confirmations = confirmations
-        let outcome = try context.app.night.perform(action, from: action.source == .button ? .button : .cli)
+        let surface: AlarmSurface = action.source == .button ? .button : .cli
+        let outcome: ActionOutcome
+        do {
+            outcome = try context.app.night.perform(action, from: surface)
+        } catch let error as DoseError {
+            guard let kind = error.confirm, asking.contains(kind), !options.json, isatty(STDIN_FILENO) == 1 else { throw error }
+            try Terminal.ask(error.message { _ in nil } + " \(Terminal.question(for: kind))")
+            action.confirmations.insert(kind)
+            outcome = try context.app.night.perform(action, from: surface)
+        }
         if options.json {
             Output.line(JSONValue(response: ActionResponse(outcome)).rendered())
         } else {
@@ -121,6 +131,39 @@ struct Undo: ParsableCommand {
     func run() throws { try perform(options) { _ in NightAction(.undo) } }
 }
 
+/// Questions asked on a terminal before a risky action; anywhere else the refusal names the flag instead.
+enum Terminal {
+    /// The yes/no question for a confirmation.
+    static func question(for kind: ConfirmKind) -> String {
+        switch kind {
+        case .endNight: "End the night anyway?"
+        default: "Record it anyway?"
+        }
+    }
+
+    /// Asks on standard error; anything but y or yes leaves everything as it was and exits as a refusal.
+    static func ask(_ question: String) throws {
+        FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
+        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard answer == "y" || answer == "yes" else {
+            Output.note("Not logged; the night goes on.")
+            throw ExitCode(ExitStatus.refused)
+        }
+    }
+}
+
+/// `--confirm end_night`, for the commands that can end a night while Dose 2 is undecided (D16).
+struct EndNightConfirmation: ParsableArguments {
+    @Option(
+        name: .customLong("confirm"),
+        help: "end_night: end the night although Dose 2 is neither taken nor skipped (asked on a terminal; needed elsewhere).")
+    var values: [String] = []
+
+    func parse(_ command: String) throws(DoseError) -> Set<ConfirmKind> {
+        try Confirmations.parse(values, allowed: [.endNight], command: command)
+    }
+}
+
 struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
@@ -130,19 +173,33 @@ struct Log: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Argument(help: "The event, by wire name, camelCase name or label (\"Brief Wake\").") var event: String
-    func run() throws { try perform(options, actionOptions: action) { _ in NightAction(.log(event: event)) } }
+    @OptionGroup var endNight: EndNightConfirmation
+    func run() throws {
+        try Output.run(json: options.json) {
+            let kinds = try endNight.parse("log")
+            try perform(options, actionOptions: action, confirmations: kinds, asking: [.endNight]) { _ in NightAction(.log(event: event)) }
+        }
+    }
 }
 
 struct Wake: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wake", abstract: "Log your final wake-up; tonight's doses end and the check-in is next.",
-        discussion: "Within 2 hours of Dose 2 (or a skip) it asks first on a terminal; elsewhere it needs --yes.")
+        discussion: """
+            Within 2 hours of Dose 2 (or a skip) it asks first on a terminal; elsewhere it needs --yes. While Dose 2 is \
+            neither taken nor skipped it ends the night only when confirmed: asked on a terminal, --confirm end_night elsewhere.
+            """)
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions
     @Flag(help: "Log it without asking, even within 2 hours of Dose 2 or a skip.") var yes = false
+    @OptionGroup var endNight: EndNightConfirmation
 
     func run() throws {
-        try perform(options, actionOptions: action) { context in
+        try Output.run(json: options.json) { try record(endNight.parse("wake")) }
+    }
+
+    private func record(_ kinds: Set<ConfirmKind>) throws {
+        try perform(options, actionOptions: action, confirmations: kinds, asking: [.endNight]) { context in
             if !yes, action.at == nil {
                 // D15: a wake-up this soon after Dose 2 is more often a bathroom trip than the morning; ask first.
                 let snapshot = try context.app.night.status()

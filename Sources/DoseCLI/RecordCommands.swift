@@ -46,9 +46,10 @@ struct History: ParsableCommand {
                 Output.line("No nights recorded yet.")
                 return
             }
+            let target = try context.app.settings.current().targetIntervalMinutes
             for group in result.groups {
                 if query.grouping != .none, query.grouping != .day { Output.line("== \(group.label) ==") }
-                for night in group.nights { HumanText.night(night, zone: zone).forEach(Output.line) }
+                for night in group.nights { HumanText.night(night, zone: zone, targetMinutes: target).forEach(Output.line) }
             }
             Output.line("Page \(result.page) of \(result.pageCount) (\(result.totalNights) nights). Times in \(zone.identifier).")
         }
@@ -61,19 +62,19 @@ struct Session: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "show", abstract: "Everything recorded for the night of DATE.")
+            commandName: "show", abstract: "Everything recorded for one night: by its id (session_id), or every night of a DATE.")
         @OptionGroup var options: GlobalOptions
-        @Argument(help: "The night's date, YYYY-MM-DD.") var date: String
+        @Argument(help: "The night's id (session_id, as history and status print it) or its date, YYYY-MM-DD.") var night: String
         func run() throws {
             try Output.run(options, reading: true) { context in
-                let nights = try context.app.records.nights(on: try sessionDate(date))
-                guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+                let nights = try context.app.records.nights(named: night)
                 if options.json {
                     Output.line(JSONValue(response: nights.map(NightResponse.init)).rendered())
                     return
                 }
                 let zone = try context.app.settings.zone()
-                for night in nights { HumanText.night(night, zone: zone).forEach(Output.line) }
+                let target = try context.app.settings.current().targetIntervalMinutes
+                for night in nights { HumanText.night(night, zone: zone, targetMinutes: target).forEach(Output.line) }
             }
         }
     }

@@ -61,6 +61,7 @@ struct CheckIn: ParsableCommand {
     @Option(help: "The 'other' aid, at most 50 characters.") var otherAid: String?
     @Flag(help: "Sleep environment same as usual (copies last check-in's aids, darkness and noise).") var sameAsUsual = false
     @Option(help: "Notes (at most 500 characters).") var notes: String?
+    @OptionGroup var endNight: EndNightConfirmation
 
     /// The flags given, as stored field names over a base object.
     func overlay(on base: [String: JSONValue]) -> [String: JSONValue] {
@@ -145,7 +146,11 @@ struct CheckIn: ParsableCommand {
             }
             return
         }
-        try perform(options, actionOptions: action) { _ in
+        try Output.run(json: options.json) { try record(endNight.parse("checkin")) }
+    }
+
+    private func record(_ kinds: Set<ConfirmKind>) throws {
+        try perform(options, actionOptions: action, confirmations: kinds, asking: [.endNight]) { _ in
             var base = try fromJSON.map(QuestionnaireInput.object(fromFile:)) ?? [:]
             if fromJSON == nil, !hasAnswerFlags, interactive || (isatty(STDIN_FILENO) == 1 && !options.json) {
                 base = Prompter().morningCheckIn()

@@ -197,6 +197,15 @@ public struct HistoryStore: Sendable {
         }
     }
 
+    /// One night by its id, with all events, or nil (D18: every night is reachable by its own id, even when two share a date).
+    public func night(id: SessionID, clock: StoreClock) throws -> NightRecord? {
+        try database.ledger.settle(clock: clock)
+        return try database.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE id = ?", arguments: [id.rawValue])
+            return try Self.records(from: rows, query: HistoryQuery(), vitals: true, db).first
+        }
+    }
+
     /// Every night dated `from` through `to`, oldest first, with all events.
     public func nights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [NightRecord] {
         var records: [NightRecord] = []

@@ -141,6 +141,8 @@ public struct NightLedger: Sendable {
                 // A concurrent request with the same client event id committed first.
                 throw EventAlreadyRecorded(id: eventID)
             }
+            var action = action
+            if action.surface == nil { action.surface = surface }
             var outcome = try Self.perform(action, clock: clock, eventID: eventID, cache: cache, db)
             if let surface, action.source.isPerson {
                 try AlarmStore.acknowledgeAction(
@@ -192,8 +194,7 @@ public struct NightLedger: Sendable {
         }
         try Self.record(decision, action: action, settings: settings, clock: clock, db)
         let after = decision.session.isOpen ? decision.session : nil
-        let status = NightStatus.derive(
-            session: after, at: clock.now, settings: settings, timeZone: zone, acknowledgedAt: try AlarmStore.answers(to: after, settings: settings, db))
+        let status = try derive(after, clock: clock, settings: settings, zone: zone, db)
         return ActionOutcome(decision: decision, closedBefore: closed, status: status, settings: settings, timeZone: zone)
     }
 
@@ -215,10 +216,16 @@ public struct NightLedger: Sendable {
             open = try NightRecords.openSession(db)
             if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty { return nil }
         }
-        return StatusSnapshot(
-            status: NightStatus.derive(
-                session: open, at: clock.now, settings: settings, timeZone: zone, acknowledgedAt: try AlarmStore.answers(to: open, settings: settings, db)),
-            session: open, settings: settings, timeZone: zone)
+        return StatusSnapshot(status: try derive(open, clock: clock, settings: settings, zone: zone, db), session: open, settings: settings, timeZone: zone)
+    }
+
+    /// Tonight's status with what it depends on outside the night: the answers to its alarms and, before a Dose 1, the
+    /// doses of a night that may still hold a new one back (D14, D17).
+    static func derive(_ open: NightSession?, clock: StoreClock, settings: DoseSettings, zone: TimeZone, _ db: Database) throws -> NightStatus {
+        let hasDose1 = open.map { NightFacts($0.events).dose1 != nil } ?? false
+        return NightStatus.derive(
+            session: open, at: clock.now, settings: settings, timeZone: zone, acknowledgedAt: try AlarmStore.answers(to: open, settings: settings, db),
+            recentDoses: hasDose1 ? [] : try NightRecords.dosesOfNights(before: clock.now, db))
     }
 
     /// Applies what time has made due (expiry, close) before a read of history or an export, so a night past

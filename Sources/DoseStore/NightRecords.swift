@@ -133,10 +133,34 @@ enum NightRecords {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT event_type, occurred_at FROM dose_events
+                SELECT event_type, occurred_at, session_id FROM dose_events
                 WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at < ?
                 """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant.addingTimeInterval(spacing))])
-        return rows.map { RecordedDose(kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? "")) }
+        return rows.map {
+            RecordedDose(
+                kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? ""),
+                night: ($0["session_id"] as String?).map(SessionID.init(rawValue:)))
+        }
+    }
+
+    /// Every dose of the nights with a dose in the 8 hours up to `instant`, with their nights: what holds a new Dose 1
+    /// back, and the rest of that night for Tonight to show (D17).
+    static func dosesOfNights(before instant: Date, _ db: Database) throws -> [RecordedDose] {
+        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT event_type, occurred_at, session_id FROM dose_events
+                WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND session_id IN (
+                    SELECT session_id FROM dose_events
+                    WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at <= ?)
+                ORDER BY occurred_at
+                """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant)])
+        return rows.map {
+            RecordedDose(
+                kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? ""),
+                night: ($0["session_id"] as String?).map(SessionID.init(rawValue:)))
+        }
     }
 
     /// When events of one sleep type were logged in any night less than `seconds` from `instant`, either side.

@@ -6,7 +6,7 @@ extension DataTransfer {
     /// the figures insights use, so a spreadsheet reproduces them.
     public static let sessionsCSVColumns =
         [
-            "session_date", "session_id", "time_zone", "dose1_local", "dose2_local", "interval_minutes", "target_minutes", "timing", "on_time",
+            "session_date", "session_id", "time_zone", "dose1_local", "dose2_local", "interval_minutes", "target_minutes", "timing", "on_target",
             "inside_window", "natural_wake", "snoozes", "extra_doses", "logged_awakenings", "waso_estimate_minutes", "sleep_quality",
             "wellness_score", "other_medications",
         ] + sleepColumns
@@ -21,9 +21,11 @@ extension DataTransfer {
     static let sessionsCSVMeanings: [String: String] = [
         "dose1_local": "Dose 1, local time where it was logged (HH:mm)", "dose2_local": "Dose 2, local time where it was logged (HH:mm)",
         "target_minutes": "the target interval the timing is judged against",
-        "timing": "on_time, early, late, skipped, expired (slept through) or undecided",
-        "on_time": "true when |interval − target| ≤ 10 min", "inside_window": "true when Dose 2 came 150 ≤ elapsed < 240 min after Dose 1",
-        "natural_wake": "true when Dose 2 came before the wake alarm with no snooze",
+        "timing":
+            "on_target (within ±10 min of the target), in_window (the rest of 150–240 min), early (before 150 min), late (240 min or more), skipped, slept_through or undecided",
+        "on_target": "true when Dose 2 is inside the window and |interval − target| ≤ 10 min",
+        "inside_window": "true when Dose 2 came 150 ≤ elapsed < 240 min after Dose 1",
+        "natural_wake": "true when Dose 2 came inside the window before the wake alarm, with no snooze (an early Dose 2 never is)",
         "logged_awakenings": "bathroom, water, snack, brief wake logged after Dose 1",
         "waso_estimate_minutes": "an estimate: 5 minutes per logged awakening", "other_medications": "other medications logged that night, ; separated",
         "sleep_source": "the wearable that told the night's sleep (by the sleep-source priority)",
@@ -74,7 +76,7 @@ extension DataTransfer {
                 [
                     record.session.date.description, record.session.id.rawValue, zone, local(facts.dose1), local(facts.dose2),
                     night?.intervalMinutes.map(String.init) ?? "", String(targetMinutes), night?.timing.rawValue ?? "",
-                    night.map { String($0.timing == .onTime) } ?? "", night.map { String($0.insideWindow) } ?? "",
+                    night.map { String($0.timing == .onTarget) } ?? "", night.map { String($0.insideWindow) } ?? "",
                     night.map { String($0.naturalWake) } ?? "", String(facts.snoozes.count), String(facts.extraDoses.count),
                     night.map { String($0.awakenings) } ?? "", night.map { String($0.wasoEstimateMinutes) } ?? "",
                     record.checkIn.map { String($0.sleepQuality) } ?? "", record.checkIn.map { String($0.wellnessScore) } ?? "",

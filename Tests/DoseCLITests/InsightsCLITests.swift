@@ -31,21 +31,23 @@ struct InsightsCLITests {
         var run = try cli.run(["insights", "--nights", "30"], now: now)
         let insights = run.json
         let timing = try #require(insights["timing"] as? [String: [String: Any]])
-        // On time (±10 of 165): 165, 170, 168 → 3 of 8 decided = 37.5%. Skipped 1. Late: 180, 200, 250. Early: 150.
-        #expect(timing["on_time"]?["nights"] as? Int == 3 && timing["on_time"]?["percent"] as? Double == 37.5)
-        #expect(timing["late"]?["nights"] as? Int == 3 && timing["early"]?["nights"] as? Int == 1 && timing["skipped"]?["nights"] as? Int == 1)
+        // D18. On target (±10 of 165): 165, 170, 168 → 3 of 8 decided = 37.5%. In window: 150, 180, 200. Late (≥ 240): 250.
+        // Early (< 150): none. Skipped 1.
+        #expect(timing["on_target"]?["nights"] as? Int == 3 && timing["on_target"]?["percent"] as? Double == 37.5)
+        #expect(timing["in_window"]?["nights"] as? Int == 3 && timing["late"]?["nights"] as? Int == 1)
+        #expect(timing["early"]?["nights"] as? Int == 0 && timing["skipped"]?["nights"] as? Int == 1)
         // Sorted 150 165 168 170 180 200 250: median 170.
         #expect((insights["interval"] as? [String: Any])?["median"] as? Double == 170)
         #expect((insights["interval"] as? [String: Any])?["inside_window_percent"] as? Double == 85.7)
         run = try cli.run(["insights", "--nights", "30"], now: now, json: false)
-        #expect(run.stdout.contains("On time: 37.5% (3 of 8)") && run.stdout.contains("Median interval: 170 min"))
+        #expect(run.stdout.contains("On target: 37.5% (3 of 8)") && run.stdout.contains("Median interval: 170 min"))
         #expect(run.stdout.contains("Notable 2026-11-08: Dose 2 at "), "\(run.stdout)")
 
         let out = cli.directory.appendingPathComponent("report.html").path
         run = try cli.run(["report", "--nights", "30", "--out", out], now: now)
-        #expect(run.json["on_time_percent"] as? Double == 37.5 && run.json["nights"] as? Int == 8)
+        #expect(run.json["on_target_percent"] as? Double == 37.5 && run.json["nights"] as? Int == 8)
         let html = try String(contentsOfFile: out, encoding: .utf8)
-        #expect(html.contains("<dt>On time</dt><dd>37.5% (3 of 8)") && html.contains("<dt>Median interval</dt><dd>170 min"))
+        #expect(html.contains("<dt>On target</dt><dd>37.5% (3 of 8)") && html.contains("<dt>Median interval</dt><dd>170 min"))
         #expect(!html.contains("<script") && !html.contains("src=") && !html.contains("href=") && !html.contains("url("), "no script, nothing fetched")
         let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
         #expect(mode == 0o600)
@@ -56,7 +58,7 @@ struct InsightsCLITests {
         }
         #expect(rows.count == 9 && rows[0][0] == "session_date" && rows[0].count == 33)
         let timingColumn = try #require(rows[0].firstIndex(of: "timing"))
-        #expect(rows.dropFirst().map { $0[timingColumn] } == ["on_time", "on_time", "late", "skipped", "early", "late", "on_time", "late"])
+        #expect(rows.dropFirst().map { $0[timingColumn] } == ["on_target", "on_target", "in_window", "skipped", "in_window", "in_window", "on_target", "late"])
         let intervalColumn = try #require(rows[0].firstIndex(of: "interval_minutes"))
         #expect(rows.dropFirst().map { Int($0[intervalColumn]) } == intervals)
 

@@ -16,11 +16,11 @@ struct NightSafetyTests {
     func outcomeInWords() throws {
         let cli = try nightWithDose2()
         let status = try cli.run(["status"], now: "2026-11-22 01:21", json: false)
-        #expect(status.stdout.contains("Dose 2 taken at 01:20 — 170 min after Dose 1."))
+        #expect(status.stdout.contains("Dose 2 taken at 01:20 — 170 min after Dose 1: on target."))
         #expect(status.stdout.contains("Next: nothing now; sleep."))
         let json = try cli.run(["status"], now: "2026-11-22 01:21")
         #expect(json.json["primary_action"] as? String == "none")
-        #expect(json.json["outcome_text"] as? String == "Dose 2 taken at 01:20 — 170 min after Dose 1")
+        #expect(json.json["outcome_text"] as? String == "Dose 2 taken at 01:20 — 170 min after Dose 1: on target")
         #expect(json.json["wake_asks_until"] as? String == "2026-11-22T08:20:00.000Z")
     }
 

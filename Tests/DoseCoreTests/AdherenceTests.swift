@@ -29,10 +29,10 @@ struct AdherenceTests {
     }
 
     @Test(
-        "a night's timing against target 165: on time at exactly ±10 min, early and late one minute beyond (whole minutes, truncated)",
+        "a night's timing against target 165 (D18): on target at exactly ±10 min, in window one minute beyond, early and late only outside 150–240",
         arguments: [
-            (154.0, DoseTiming.early), (155.0, .onTime), (165.0, .onTime), (175.0, .onTime), (175.99, .onTime), (176.0, .late),
-            (149.0, .early), (240.0, .late), (300.0, .late),
+            (154.0, DoseTiming.inWindow), (155.0, .onTarget), (165.0, .onTarget), (175.0, .onTarget), (175.99, .onTarget), (176.0, .inWindow),
+            (149.0, .early), (149.99, .early), (150.0, .inWindow), (239.99, .inWindow), (240.0, .late), (300.0, .late),
         ])
     func timing(interval: Double, expected: DoseTiming) throws {
         let night = try #require(Adherence.Night(Self.night(1, dose2: interval), targetMinutes: 165))
@@ -42,7 +42,7 @@ struct AdherenceTests {
     @Test("skipped, slept through, still open and no Dose 1 are told apart")
     func undecided() throws {
         #expect(Adherence.Night(Self.night(1, skipped: true), targetMinutes: 165)?.timing == .skipped)
-        #expect(Adherence.Night(Self.night(1, sleptThrough: true), targetMinutes: 165)?.timing == .expired)
+        #expect(Adherence.Night(Self.night(1, sleptThrough: true), targetMinutes: 165)?.timing == .sleptThrough)
         #expect(Adherence.Night(Self.night(1), targetMinutes: 165)?.timing == .undecided)
         let empty = NightSession(id: SessionID(rawValue: "e"), date: SessionKey(year: 2026, month: 11, day: 1)!, startedAt: Self.zoneDate)
         #expect(Adherence.Night(empty, targetMinutes: 165) == nil)
@@ -67,11 +67,12 @@ struct AdherenceTests {
         ]
         let figures = Adherence(sessions, targetMinutes: 165)
         #expect(figures.nights.map(\.date.description) == (1...10).map { String(format: "2026-11-%02d", $0) })
-        // On time (±10 of 165): 160, 170, 165 → 3. Early: 150 → 1. Late: 180, 200, 245 → 3. Skipped 1, expired 1.
+        // On target (±10 of 165): 160, 170, 165 → 3. In window: 150, 180, 200 → 3. Early (< 150): none. Late (≥ 240): 245 → 1.
+        // Skipped 1, slept through 1.
         #expect(figures.decided == 9)
-        #expect([DoseTiming.onTime, .early, .late, .skipped, .expired, .undecided].map(figures.count) == [3, 1, 3, 1, 1, 1])
-        #expect(figures.percent(.onTime) == 33.3 && figures.percent(.early) == 11.1 && figures.percent(.late) == 33.3)
-        #expect(figures.percent(.skipped) == 11.1 && figures.percent(.expired) == 11.1 && figures.percent(.undecided) == nil)
+        #expect([DoseTiming.onTarget, .inWindow, .early, .late, .skipped, .sleptThrough, .undecided].map(figures.count) == [3, 3, 0, 1, 1, 1, 1])
+        #expect(figures.percent(.onTarget) == 33.3 && figures.percent(.inWindow) == 33.3 && figures.percent(.early) == 0 && figures.percent(.late) == 11.1)
+        #expect(figures.percent(.skipped) == 11.1 && figures.percent(.sleptThrough) == 11.1 && figures.percent(.undecided) == nil)
         // Sorted 150 160 165 170 180 200 245: median 170; h(0.25) = 1.5 → 162.5; h(0.75) = 4.5 → 190.
         #expect(figures.intervals == [160, 170, 180, 150, 165, 200, 245])
         #expect(figures.medianInterval == 170)
@@ -86,7 +87,7 @@ struct AdherenceTests {
     @Test("no nights: no shares, no spread, no rolling mean")
     func empty() {
         let figures = Adherence([], targetMinutes: 165)
-        #expect(figures.decided == 0 && figures.percent(.onTime) == nil && figures.medianInterval == nil)
+        #expect(figures.decided == 0 && figures.percent(.onTarget) == nil && figures.medianInterval == nil)
         #expect(figures.interquartileRange == nil && figures.rollingMean7.isEmpty && figures.insideWindowPercent == nil)
     }
 

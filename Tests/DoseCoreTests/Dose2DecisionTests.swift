@@ -106,7 +106,7 @@ struct Dose2DecisionTests {
     func guardOrder() throws {
         #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.early]), session: nil, at: Fixture.dose1)?.code == .dose1Required)
 
-        let woke = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))]))
+        let woke = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))], confirm: [.endNight]))
         #expect(Fixture.refusal(NightAction(.dose2), session: woke, at: Fixture.minutes(160))?.code == .sessionFinalizing)
 
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))

@@ -174,6 +174,6 @@ struct InsightsTests {
             ])
         let night = try #require(Adherence.Night(session, targetMinutes: 165))
         #expect(night.intervalMinutes == Int(minutes) && night.insideWindow)
-        #expect(night.timing == (abs(minutes - 165) <= 10 ? .onTime : .late))
+        #expect(night.timing == (abs(minutes - 165) <= 10 ? .onTarget : .inWindow))
     }
 }

@@ -117,7 +117,7 @@ struct LifecycleTests {
         let morning = WallClock.date(2026, 3, 11, 12, 0)
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(165))]))
         let skipped = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.skip(reason: nil), Fixture.minutes(165))]))
-        let pendingAtWake = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))]))
+        let pendingAtWake = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))], confirm: [.endNight]))
         #expect(evaluate(taken, at: morning).closure?.terminalState == .completed)
         #expect(evaluate(skipped, at: morning).closure?.terminalState == .skipped)
         #expect(evaluate(try Fixture.afterDose1(), at: morning).closure?.terminalState == .expired)

@@ -137,13 +137,13 @@ struct SafetyAcrossNightsTests {
     @Test("the outcome in words: taken, skipped, expired")
     func outcomeWords() throws {
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(170))]))
-        #expect(status(taken, at: 200).outcomeSentence(in: Fixture.newYork) == "Dose 2 taken at 01:20 — 170 min after Dose 1")
+        #expect(status(taken, at: 200).outcomeSentence(in: Fixture.newYork) == "Dose 2 taken at 01:20 — 170 min after Dose 1: on target")
         let skipped = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.skip(reason: nil), Fixture.minutes(245))]))
         #expect(status(skipped, at: 250).outcomeSentence(in: Fixture.newYork) == "Dose 2 skipped at 02:35")
         var expired = try Fixture.afterDose1()
         let update = SessionLifecycle.evaluate(expired, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" })
         expired = SessionLifecycle.apply(update, to: expired)
-        #expect(status(expired, at: 300).outcomeSentence(in: Fixture.newYork) == "Dose 2 not taken — the window closed at 02:30")
+        #expect(status(expired, at: 300).outcomeSentence(in: Fixture.newYork) == "Slept through: Dose 2 not taken — the window closed at 02:30")
         #expect(status(try Fixture.afterDose1(), at: 100).outcomeSentence(in: Fixture.newYork) == nil)
     }
 }

@@ -142,6 +142,10 @@ struct ErrorTaxonomyTests {
             .recentDose(dose: "Dose 2", at: Fixture.dose1, localTime: "22:30", minutesApart: 35, allowedFrom: Fixture.minutes(480), allowedLocalTime: "06:30"),
             "409_RECENT_DOSE", 409, 1
         ),
+        (
+            .dose2Pending(ending: "Logging wake-up", window: PendingDose2(dose1: Fixture.dose1, at: Fixture.minutes(30), zone: Fixture.newYork)),
+            "409_DOSE2_PENDING", 409, 1
+        ),
         (.tooLarge(what: "Import", limit: "50 MB"), "413_TOO_LARGE", 413, 65),
         (.dose1Required, "422_DOSE1_REQUIRED", 422, 1),
         (.windowNotOpen(minutesUntilOpen: 5, opensAt: Fixture.dose1, localTime: "01:00"), "422_WINDOW_NOT_OPEN", 422, 1),

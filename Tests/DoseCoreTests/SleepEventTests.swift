@@ -87,10 +87,12 @@ struct SleepEventTests {
         #expect(Fixture.refusal(NightAction(.log(event: "wakeTemp")), session: woke, at: Fixture.minutes(1.5), settings: strict)?.retryAfterSeconds == 30)
     }
 
-    @Test("wake logs wake_final, moves to finalizing, and warns when Dose 2 is pending")
+    @Test("wake logs wake_final, moves to finalizing; with Dose 2 pending only when end_night is confirmed, with a warning (D16)")
     func wake() throws {
         let session = try Fixture.afterDose1()
-        let decision = try NightRules.decide(NightAction(.wake), session: session, context: Fixture.context(at: Fixture.minutes(160)))
+        #expect(Fixture.refusal(NightAction(.wake), session: session, at: Fixture.minutes(160))?.code == .dose2Pending)
+        let decision = try NightRules.decide(
+            NightAction(.wake, confirmations: [.endNight]), session: session, context: Fixture.context(at: Fixture.minutes(160)))
         #expect(decision.event?.kind == .sleep(.wakeFinal))
         #expect(!decision.warnings.isEmpty)
         #expect(NightFacts(decision.session.events).phase(at: Fixture.minutes(161)) == .finalizing)

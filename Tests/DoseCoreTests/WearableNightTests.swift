@@ -203,7 +203,7 @@ struct SleepCorrelationTests {
         #expect(correlation.comparison.effectSize == -8)
         #expect(
             correlation.sentence
-                == "Deep sleep (wearable) with Dose 2 late (against on time): 50 min over 5 nights, against 90 min over 5 nights without; difference −40 min; effect large (d = −8.00)."
+                == "Deep sleep (wearable) with Dose 2 over 10 min after the target (against on target): 50 min over 5 nights, against 90 min over 5 nights without; difference −40 min; effect large (d = −8.00)."
         )
     }
 

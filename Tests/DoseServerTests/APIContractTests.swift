@@ -110,7 +110,8 @@ struct APIContractTests {
     func requestKeys() {
         let expected: [String: Set<String>] = [
             "TakeRequest": ["type", "timestamp", "note", "confirm", "id"], "SkipRequest": ["sequence", "reason", "timestamp", "note", "id"],
-            "SnoozeRequest": ["minutes", "timestamp", "id"], "LogRequest": ["type", "timestamp", "note", "id"], "WakeRequest": ["timestamp", "id"],
+            "SnoozeRequest": ["minutes", "timestamp", "id"], "LogRequest": ["type", "timestamp", "note", "confirm", "id"],
+            "WakeRequest": ["timestamp", "confirm", "id"],
             "EmptyRequest": [], "ClearAllRequest": ["confirm"], "EventEditRequest": ["timestamp", "note"], "MedicationsRequest": ["entries", "confirm"],
         ]
         for (name, keys) in expected {

@@ -67,7 +67,7 @@ struct InsightsRouteTests {
             let taken = intervals.compactMap { $0 }
             let onTime = taken.filter { abs($0 - 165) <= 10 }.count
             let timing = try #require(api["timing"] as? [String: [String: Any]])
-            #expect(timing["on_time"]?["nights"] as? Int == onTime && api["nights_decided"] as? Int == 12)
+            #expect(timing["on_target"]?["nights"] as? Int == onTime && api["nights_decided"] as? Int == 12)
             // The page and the report print every figure as the API's numbers, in the same words.
             let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
             let page = String(buffer: try await client.execute(uri: "/insights?nights=30", method: .get, headers: cookie).body)
@@ -76,7 +76,7 @@ struct InsightsRouteTests {
                 #expect(page.contains("<dt>\(figure.name)</dt><dd>\(figure.value)"), "page: \(figure.name) \(figure.value)")
                 #expect(report.contains("<dt>\(figure.name)</dt><dd>\(figure.value)"), "report: \(figure.name) \(figure.value)")
             }
-            let percent = try #require(timing["on_time"]?["percent"] as? Double)
+            let percent = try #require(timing["on_target"]?["percent"] as? Double)
             #expect(page.contains(String(format: "%.1f%%", percent)) && report.contains(String(format: "%.1f%%", percent)))
         }
         fixture.expectNoInternalErrors()

@@ -367,7 +367,7 @@ struct RecordRouteTests {
             response = try await client.execute(uri: "/v1/events/nope", method: .delete, headers: fixture.auth)
             #expect(response.status == .notFound)
             response = try await client.execute(uri: "/v1/insights", method: .get, headers: fixture.auth)
-            #expect(((ServerFixture.json(response)["timing"] as? [String: Any])?["on_time"] as? [String: Any])?["nights"] as? Int == 1)
+            #expect(((ServerFixture.json(response)["timing"] as? [String: Any])?["on_target"] as? [String: Any])?["nights"] as? Int == 1)
         }
     }
 

@@ -184,6 +184,7 @@ struct HypnogramWebTests {
         defer { try? FileManager.default.removeItem(atPath: path) }
         fixture.set(WallClock.date(2026, 11, 3, 9, 0))
         #expect(try app().transfer.importFile(at: path).imported["sleep"] == 4)
+        let nightID = try #require(try app().records.nights(on: SessionKey(parsing: "2026-11-01")!).first).session.id
         let pairing = PairingCodes()
         try await Application(router: fixture.router(pairing: pairing)).test(.router) { client in
             let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
@@ -194,7 +195,11 @@ struct HypnogramWebTests {
             #expect(page.contains("At Dose 2: awake, 20 min after deep sleep."))
             #expect(page.contains("<th scope=\"row\">22:10–23:40</th><td>light (core)</td><td>90</td><td>Apple Watch</td>"))
             let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
-            #expect(history.contains(#"href="/details?date=2026-11-01""#))
+            // D18: History links every night by its id, so two nights of one date can each be opened.
+            #expect(history.contains(#"href="/details?night=\#(nightID)""#))
+            let byID = String(buffer: try await client.execute(uri: "/details?night=\(nightID)", method: .get, headers: cookie).body)
+            #expect(byID.contains("<h1>Night of 2026-11-01</h1>") && byID.contains("No alarm went off that night."))
+            #expect(try await client.execute(uri: "/details?night=no-such-night", method: .get, headers: cookie).status == .notFound)
             let missing = try await client.execute(uri: "/details?date=2026-10-01", method: .get, headers: cookie)
             #expect(missing.status == .notFound)
             let bad = try await client.execute(uri: "/details?date=yesterday", method: .get, headers: cookie)

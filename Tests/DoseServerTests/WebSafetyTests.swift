@@ -104,7 +104,7 @@ struct WebSafetyTests {
         }
     }
 
-    @Test("after an early wake-up and check-in, Dose 1 is refused on Tonight with the D14 message; Cancel is the filled choice")
+    @Test("D17: after an early wake-up and check-in, Tonight shows last night and when a new Dose 1 is possible; no tap records one")
     func noRedosing() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         let clock: @Sendable () -> StoreClock = { fixture.environment.clock() }
@@ -116,19 +116,37 @@ struct WebSafetyTests {
         fixture.set(WallClock.date(2026, 11, 22, 1, 40))
         _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
         fixture.set(WallClock.date(2026, 11, 22, 1, 50))
+        let lastNight = try #require(try fixture.environment.useCases(at: clock()).records.nights(on: SessionKey(parsing: "2026-11-21")!).first)
         try await Self.served(fixture) { client, cookie, headers, token in
             let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
-            let response = try await client.execute(
-                uri: "/ui/act", method: .post, headers: headers,
-                body: WebTests.form(
-                    ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]))
-            #expect(response.status == .conflict)
-            let html = String(buffer: response.body)
-            #expect(html.contains("Dose 2 was taken at 01:20, 30 min before this Dose 1") && html.contains("possible from 09:20"))
-            #expect(html.contains("<a class=\"button primary\" href=\"/\">Cancel</a>"))
-            #expect(html.contains("name=\"confirm\" value=\"new_night\"><button type=\"submit\" class=\"button\">Start a new night anyway"))
-            #expect(html.contains("<nav class=\"tabs\""), "the refusal is on Tonight, not a page of its own")
-            #expect(try fixture.environment.useCases(at: clock()).night.status().session == nil)
+            #expect(page.contains("<h1>A new Dose 1 is possible from 09:20</h1>"), "\(page)")
+            #expect(page.contains("Last night: Dose 1 22:30 · Dose 2 01:20."))
+            #expect(page.contains("href=\"/details?night=\(lastNight.session.id)\""), "a link to correct that night")
+            #expect(!page.contains("value=\"dose1\""), "no Take Dose 1 on Tonight within 8 h of a dose")
+            // A tap from an older page, or a hand-made form, is refused too, even when it says new_night.
+            for confirm in ["", "new_night"] {
+                var fields = ["action": "dose1", "csrf": token]
+                if !confirm.isEmpty { fields["confirm"] = confirm }
+                let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(fields))
+                #expect(response.status == .conflict)
+                let html = String(buffer: response.body)
+                #expect(html.contains("Dose 2 was taken at 01:20, 30 min before this Dose 1") && html.contains("possible from 09:20"))
+                #expect(!html.contains("new_night") && !html.contains("Start a new night anyway"), "Tonight offers no way past D14")
+                #expect(html.contains("<nav class=\"tabs\""), "the refusal is on Tonight, not a page of its own")
+                #expect(try fixture.environment.useCases(at: clock()).night.status().session == nil)
+            }
+            // The page's own API calls (its cookie) are a half-asleep surface as well.
+            var json = headers
+            json[.contentType] = "application/json"
+            json[HTTPField.Name("X-CSRF-Token")!] = token
+            let api = try await client.execute(
+                uri: "/v1/doses/take", method: .post, headers: json, body: ByteBuffer(string: #"{"type": "dose1", "confirm": ["new_night"]}"#))
+            #expect(api.status == .conflict)
+            #expect((ServerFixture.json(api)["error"] as? [String: Any])?["confirm"] == nil)
+            // The API with a device token corrects records: there new_night still records it, with a warning.
+            let recorded = try await client.execute(
+                uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: ByteBuffer(string: #"{"type": "dose1", "confirm": ["new_night"]}"#))
+            #expect(recorded.status == .ok)
         }
     }
 

@@ -47,6 +47,27 @@ public struct RecordService: Sendable {
         try app.database.history.nights(on: date, clock: app.clock)
     }
 
+    /// One night by its id.
+    public func night(id: SessionID) throws -> NightRecord {
+        guard let record = try app.database.history.night(id: id, clock: app.clock) else { throw DoseError.notFound(what: "A night with the id '\(id)'") }
+        return record
+    }
+
+    /// The nights a person names by id or by date (YYYY-MM-DD): by id exactly one, by date every night of it.
+    public func nights(named text: String) throws -> [NightRecord] {
+        if let date = SessionKey(parsing: text) {
+            let nights = try nights(on: date)
+            guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+            return nights
+        }
+        let idCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-".unicodeScalars)
+        guard (1...64).contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(idCharacters.contains) else {
+            throw DoseError.invalidInput(
+                field: "night", problem: "'\(text.prefix(64))' is neither a date nor a night's id", allowed: "a date YYYY-MM-DD or a night's id (session_id)")
+        }
+        return [try night(id: SessionID(rawValue: text))]
+    }
+
     /// Clear Old's nights: every night dated more than `days` days before tonight's date.
     public func olderThan(days: Int) throws -> NightSelection {
         .before(SessionKey(for: app.clock.now, in: try app.settings.zone()).adding(days: -days))

@@ -9,6 +9,8 @@ public enum ConfirmKind: String, CaseIterable, Codable, Sendable, Hashable {
     case duplicate
     /// A Dose 1 less than 8 hours after the last oxybate dose, for a night that really is new (D14).
     case newNight = "new_night"
+    /// A check-in or wake-up that ends the night while Dose 2 is still undecided (D16).
+    case endNight = "end_night"
 }
 
 /// The wire codes of SPEC §4, one per refusal kind.
@@ -27,6 +29,8 @@ public enum ErrorCode: String, CaseIterable, Codable, Sendable {
     case napState = "409_NAP_STATE"
     case duplicateMedication = "409_DUPLICATE_MEDICATION"
     case recentDose = "409_RECENT_DOSE"
+    /// A check-in or wake-up while Dose 2 is undecided (D16); `end_night` confirms it.
+    case dose2Pending = "409_DOSE2_PENDING"
     case tooLarge = "413_TOO_LARGE"
     /// A JSON route was sent a body that is not `application/json`.
     case unsupportedMediaType = "415_UNSUPPORTED_MEDIA_TYPE"
@@ -98,7 +102,13 @@ public enum DoseError: Error, Equatable, Sendable {
     case duplicateMedication(name: String, otherAt: Date, localTime: String, minutesApart: Int)
     /// A Dose 1 less than 8 hours from an oxybate dose of any night (D14); `new_night` confirms it. `minutesApart` is
     /// negative when that dose came after the (back-dated) Dose 1's time.
-    case recentDose(dose: String, at: Date, localTime: String, minutesApart: Int, allowedFrom: Date, allowedLocalTime: String)
+    /// `confirmable` is false on the half-asleep surfaces (Tonight, notification actions, buttons, links), which never
+    /// record such a Dose 1 (D17).
+    case recentDose(
+        dose: String, at: Date, localTime: String, minutesApart: Int, allowedFrom: Date, allowedLocalTime: String, confirmable: Bool = true,
+        night: SessionID? = nil)
+    /// A check-in or wake-up (`ending`, worded for people) while Dose 2 is still undecided (D16); `end_night` confirms it.
+    case dose2Pending(ending: String, window: PendingDose2)
     /// A request or file is larger than allowed.
     case tooLarge(what: String, limit: String)
     /// Dose 1 must be recorded first.
@@ -139,6 +149,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .napState: .napState
         case .duplicateMedication: .duplicateMedication
         case .recentDose: .recentDose
+        case .dose2Pending: .dose2Pending
         case .tooLarge: .tooLarge
         case .dose1Required: .dose1Required
         case .windowNotOpen: .windowNotOpen
@@ -160,7 +171,8 @@ public enum DoseError: Error, Equatable, Sendable {
         case .windowNotOpen: .early
         case .windowExceeded: .late
         case .duplicateMedication: .duplicate
-        case .recentDose: .newNight
+        case .recentDose(_, _, _, _, _, _, let confirmable, _): confirmable ? .newNight : nil
+        case .dose2Pending: .endNight
         default: nil
         }
     }
@@ -191,11 +203,18 @@ public enum DoseError: Error, Equatable, Sendable {
             return ["skipped_at": ISO8601.string(at), "skipped_at_local": local]
         case .snoozeUnavailable(let reason):
             return ["reason": reason.rawValue]
-        case .recentDose(let dose, let at, let local, let minutes, let allowedFrom, let allowedLocal):
-            return [
+        case .dose2Pending(_, let window):
+            var details = ["window": window.position.rawValue, "closes_at": ISO8601.string(window.closesAt), "closes_at_local": window.closesLocalTime]
+            details["opens_at"] = ISO8601.string(window.opensAt)
+            details["opens_at_local"] = window.opensLocalTime
+            return details
+        case .recentDose(let dose, let at, let local, let minutes, let allowedFrom, let allowedLocal, _, let night):
+            var details = [
                 "dose": dose, "taken_at": ISO8601.string(at), "taken_at_local": local, "minutes_apart": String(minutes),
                 "allowed_from": ISO8601.string(allowedFrom), "allowed_from_local": allowedLocal,
             ]
+            details["session_id"] = night?.rawValue
+            return details
         case .snoozeLimit(let maximum):
             return ["max_snoozes": String(maximum)]
         case .undoExpired(let window, _):
@@ -252,7 +271,10 @@ public enum DoseError: Error, Equatable, Sendable {
             return problem
         case .duplicateMedication(let name, _, let local, let minutes):
             return "\(name) was already logged at \(local) (\(minutes) min apart)." + offer("If this is a second dose", .duplicate)
-        case .recentDose(let dose, _, let local, let minutes, _, let allowedLocal):
+        case .dose2Pending(let ending, let window):
+            return "\(window.sentence) \(ending) now would end the night and cancel its Dose 2 alarms. "
+                + "Keep the night, and take or skip Dose 2 first." + offer("To end the night anyway", .endNight)
+        case .recentDose(let dose, _, let local, let minutes, _, let allowedLocal, let confirmable, _):
             let apart =
                 minutes == 0
                 ? "the same minute as this Dose 1"
@@ -260,7 +282,8 @@ public enum DoseError: Error, Equatable, Sendable {
                     ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
             return "\(dose) was taken at \(local), \(apart). Oxybate less than 8 hours after a dose "
                 + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal)."
-                + offer("If this really is a new night (shift work, a changed schedule)", .newNight)
+                + (confirmable ? "" : " If that dose's time is wrong, correct it in that night's record.")
+                + (confirmable ? offer("If this really is a new night (shift work, a changed schedule)", .newNight) : "")
         case .tooLarge(let what, let limit):
             return "\(what) is too large (limit \(limit))."
         case .dose1Required:

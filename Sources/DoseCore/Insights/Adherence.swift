@@ -1,18 +1,21 @@
-import Foundation
+public import Foundation
 
-/// How a night's Dose 2 went, for adherence figures (seed 003 "Insights Screen"; SPEC §5.5: on time means
-/// |interval − target| ≤ 10 min).
+/// How a night's Dose 2 went, in the one vocabulary of every surface, export and report (D18): *early* and *late* are
+/// outside the 150–240 minute window and always warnings; *on target* is within ±10 minutes of the target; *in window*
+/// is the rest of the window; *skipped* and *slept through* are never a dose.
 public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
-    /// Dose 2 within ±10 minutes of the target.
-    case onTime = "on_time"
-    /// Dose 2 more than 10 minutes before the target.
+    /// Dose 2 within ±10 minutes of the target (and inside the window).
+    case onTarget = "on_target"
+    /// Dose 2 inside the window but more than 10 minutes from the target.
+    case inWindow = "in_window"
+    /// Dose 2 before the window opened (under 150 minutes): a warning.
     case early
-    /// Dose 2 more than 10 minutes after the target.
+    /// Dose 2 at or after the window closed (240 minutes or more): a warning.
     case late
     /// Dose 2 skipped by the person.
     case skipped
     /// Slept through: the window ran out with no Dose 2 (the automatic expiry).
-    case expired
+    case sleptThrough = "slept_through"
     /// Still to be decided (an open night), or ended without either; not counted in the shares.
     case undecided
 
@@ -28,16 +31,73 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
         of(dose1: summary.dose1?.at, dose2: summary.dose2?.at, skipIsSleepThrough: summary.skip?.sleptThrough, targetMinutes: targetMinutes)
     }
 
+    /// How a Dose 2 at `dose2` went after Dose 1 at `dose1`: the window decides early and late on absolute instants, to
+    /// the second (D2), before the target is looked at, so an off-target dose inside the window is never called late.
+    public static func of(dose2: Date, dose1: Date, targetMinutes: Int) -> DoseTiming {
+        switch DoseWindow.position(of: dose2, dose1: dose1) {
+        case .beforeWindow: return .early
+        case .closed: return .late
+        case .active, .nearClose:
+            let interval = DoseWindow.wholeMinutes(from: dose1, to: dose2)
+            return DoseWindow.isOnTime(intervalMinutes: interval, targetMinutes: targetMinutes) ? .onTarget : .inWindow
+        }
+    }
+
     /// The one reading both forms share; `skipIsSleepThrough` is nil without a skip in force.
     private static func of(dose1: Date?, dose2: Date?, skipIsSleepThrough: Bool?, targetMinutes: Int) -> DoseTiming? {
         guard let dose1 else { return nil }
-        if let dose2 {
-            let interval = DoseWindow.wholeMinutes(from: dose1, to: dose2)
-            if DoseWindow.isOnTime(intervalMinutes: interval, targetMinutes: targetMinutes) { return .onTime }
-            return interval < targetMinutes ? .early : .late
-        }
-        if let skipIsSleepThrough { return skipIsSleepThrough ? .expired : .skipped }
+        if let dose2 { return of(dose2: dose2, dose1: dose1, targetMinutes: targetMinutes) }
+        if let skipIsSleepThrough { return skipIsSleepThrough ? .sleptThrough : .skipped }
         return .undecided
+    }
+
+    /// Outside the window: shown as a warning, never with a success mark.
+    public var isWarning: Bool { self == .early || self == .late }
+
+    /// Whether Dose 2 was taken.
+    public var isDose: Bool { [.onTarget, .inWindow, .early, .late].contains(self) }
+
+    /// Its words in a sentence: "on target", "late (after the window)".
+    public var words: String {
+        switch self {
+        case .onTarget: "on target"
+        case .inWindow: "in window"
+        case .early: "early (before the window)"
+        case .late: "late (after the window)"
+        case .skipped: "skipped"
+        case .sleptThrough: "slept through"
+        case .undecided: "not decided"
+        }
+    }
+
+    /// Its name as a label or badge: "On target", "Late".
+    public var label: String {
+        switch self {
+        case .onTarget: "On target"
+        case .inWindow: "In window"
+        case .early: "Early"
+        case .late: "Late"
+        case .skipped: "Skipped"
+        case .sleptThrough: "Slept through"
+        case .undecided: "Not decided"
+        }
+    }
+
+    /// A closed night's outcome as a badge: "On target", "⚠ Late", "Slept through", "Ended without Dose 2", "No Dose 1".
+    public static func badge(_ timing: DoseTiming?) -> String {
+        guard let timing else { return "No Dose 1" }
+        if timing == .undecided { return "Ended without Dose 2" }
+        return timing.isWarning ? "⚠ \(timing.label)" : timing.label
+    }
+
+    /// A mark that reads without colour: a tick only inside the window, a warning sign outside it, and a dash where no
+    /// dose was taken.
+    public var mark: String {
+        switch self {
+        case .onTarget, .inWindow: "✓"
+        case .early, .late: "⚠"
+        case .skipped, .sleptThrough, .undecided: "—"
+        }
     }
 }
 
@@ -56,6 +116,8 @@ public struct Adherence: Sendable, Hashable {
         public let naturalWake: Bool
         /// Snoozes that night.
         public let snoozes: Int
+        /// The target the night was judged against.
+        public let targetMinutes: Int
         /// Logged times awake between Dose 1 and the final wake-up (or the night's last event): bathroom, water,
         /// snack and brief wakes.
         public let awakenings: Int
@@ -70,6 +132,7 @@ public struct Adherence: Sendable, Hashable {
             guard let timing = DoseTiming.of(summary, targetMinutes: targetMinutes), let dose1 = summary.dose1?.at else { return nil }
             date = summary.date
             self.timing = timing
+            self.targetMinutes = targetMinutes
             let dose2 = summary.dose2?.at
             intervalMinutes = summary.intervalMinutes
             insideWindow = dose2.map { [.active, .nearClose].contains(DoseWindow.position(of: $0, dose1: dose1)) } ?? false

@@ -123,7 +123,7 @@ public enum Correlations {
         let quality: (InsightNight, Adherence.Night?) -> Double? = { night, _ in night.checkIn.map { Double($0.sleepQuality) } }
         let onTime: (InsightNight, Adherence.Night?) -> Double? = { _, night in
             guard let timing = night?.timing, timing != .undecided else { return nil }
-            return timing == .onTime ? 100 : 0
+            return timing == .onTarget ? 100 : 0
         }
         func make(
             _ id: String, _ factor: String, _ outcome: String, _ unit: Correlation.Unit, _ hasFactor: (InsightNight) -> Bool?,
@@ -161,13 +161,13 @@ public enum Correlations {
                     return timing == .skipped || timing == .early ? 100 : 0
                 }),
             make("sleep_quality_vs_caffeine", "caffeine", "sleep quality", .rating, caffeine, quality),
-            make("on_time_vs_caffeine", "caffeine", "Dose 2 on time", .percent, caffeine, onTime),
+            make("on_time_vs_caffeine", "caffeine", "Dose 2 on target", .percent, caffeine, onTime),
             make("sleep_quality_vs_alcohol", "alcohol", "sleep quality", .rating, alcohol, quality),
-            make("on_time_vs_alcohol", "alcohol", "Dose 2 on time", .percent, alcohol, onTime),
+            make("on_time_vs_alcohol", "alcohol", "Dose 2 on target", .percent, alcohol, onTime),
             make("sleep_quality_vs_stress", "stress of \(highStress) or more", "sleep quality", .rating, stress, quality),
-            make("on_time_vs_stress", "stress of \(highStress) or more", "Dose 2 on time", .percent, stress, onTime),
+            make("on_time_vs_stress", "stress of \(highStress) or more", "Dose 2 on target", .percent, stress, onTime),
             make("sleep_quality_vs_exercise", "exercise", "sleep quality", .rating, exercise, quality),
-            make("on_time_vs_exercise", "exercise", "Dose 2 on time", .percent, exercise, onTime),
+            make("on_time_vs_exercise", "exercise", "Dose 2 on target", .percent, exercise, onTime),
         ] + sleepCorrelations(rows)
     }
 
@@ -180,15 +180,14 @@ public enum Correlations {
             id: id, factor: factor, outcome: outcome, unit: unit, comparison: FactorComparison(rows.map { (hasFactor($0.0, $0.1), measure($0.0, $0.1)) }))
     }
 
-    /// What a wearable measured against the night's timing and snoozes: a late Dose 2 (late against on time, other
-    /// nights left out) against deep sleep, time asleep and recovery; snoozing against wake after sleep onset.
+    /// What a wearable measured against the night's timing and snoozes: a Dose 2 more than 10 minutes after the target
+    /// (in the window or late, against on target; other nights left out) against deep sleep, time asleep and recovery;
+    /// snoozing against wake after sleep onset.
     static func sleepCorrelations(_ rows: [(InsightNight, Adherence.Night?)]) -> [Correlation] {
         let late: (InsightNight, Adherence.Night?) -> Bool? = { _, night in
-            switch night?.timing {
-            case .late: true
-            case .onTime: false
-            default: nil
-            }
+            guard let night, let interval = night.intervalMinutes else { return nil }
+            if night.timing == .onTarget { return false }
+            return interval > night.targetMinutes ? true : nil
         }
         let snoozed: (InsightNight, Adherence.Night?) -> Bool? = { night, _ in night.sleep == nil ? nil : night.summary.snoozes > 0 }
         func make(
@@ -198,10 +197,14 @@ public enum Correlations {
             comparison(rows, id, factor, outcome, unit, hasFactor) { night, _ in night.sleep.flatMap(measure) }
         }
         return [
-            make("deep_sleep_vs_late_dose2", "Dose 2 late (against on time)", "deep sleep (wearable)", .minutes, late, \.deepMinutes),
-            make("asleep_vs_late_dose2", "Dose 2 late (against on time)", "time asleep (wearable)", .minutes, late, { $0.minutesAsleep }),
+            make("deep_sleep_vs_late_dose2", "Dose 2 over 10 min after the target (against on target)", "deep sleep (wearable)", .minutes, late, \.deepMinutes),
+            make(
+                "asleep_vs_late_dose2", "Dose 2 over 10 min after the target (against on target)", "time asleep (wearable)", .minutes, late,
+                { $0.minutesAsleep }),
             make("waso_vs_snoozes", "a snooze", "awake after falling asleep (wearable)", .minutes, snoozed, { $0.wasoMinutes }),
-            make("recovery_vs_late_dose2", "Dose 2 late (against on time)", "recovery (WHOOP)", .score, late, { $0.recovery?.recoveryPercent }),
+            make(
+                "recovery_vs_late_dose2", "Dose 2 over 10 min after the target (against on target)", "recovery (WHOOP)", .score, late,
+                { $0.recovery?.recoveryPercent }),
         ]
     }
 }

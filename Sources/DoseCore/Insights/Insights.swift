@@ -163,7 +163,7 @@ public struct Insights: Sendable, Hashable {
         } else if timing == .skipped {
             let reason = night.skip?.reason.map { ": \($0)" } ?? ""
             found.append(Notable(date: night.date, kind: .skipped, text: "Dose 2 skipped\(reason)"))
-        } else if timing == .expired {
+        } else if timing == .sleptThrough {
             found.append(Notable(date: night.date, kind: .sleptThrough, text: "Slept through: the window closed with no Dose 2"))
         }
         return found

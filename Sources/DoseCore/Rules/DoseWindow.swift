@@ -56,10 +56,10 @@ extension DoseWindow {
         abs(intervalMinutes - targetMinutes) <= onTimeToleranceMinutes
     }
 
-    /// Whether Dose 2 came from a natural wake (seed 003's glossary: woke without the alarm): taken before the wake
-    /// alarm was due, with no snooze that night.
+    /// Whether Dose 2 came from a natural wake (seed 003's glossary: woke without the alarm): taken inside the window
+    /// before the wake alarm was due, with no snooze that night. An early Dose 2 is never one (D18): it is a warning.
     public static func isNaturalWake(dose1: Date, dose2: Date, targetMinutes: Int, snoozes: Int) -> Bool {
-        dose2.timeIntervalSince(dose1) < minutes(targetMinutes) && snoozes == 0
+        dose2 >= opens(after: dose1) && dose2.timeIntervalSince(dose1) < minutes(targetMinutes) && snoozes == 0
     }
 }
 

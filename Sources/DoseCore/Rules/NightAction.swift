@@ -26,10 +26,22 @@ public struct NightAction: Sendable {
     public var confirmations: Set<ConfirmKind>
     /// Who is asking.
     public var source: EventSource
+    /// The surface the action came through, when known (the ledger sets it from where the request arrived).
+    public var surface: AlarmSurface?
+
+    /// Whether it came through a surface a person uses half asleep: Tonight, a notification action, a button press or a
+    /// `dosetap://` link. Those never record a Dose 1 within 8 hours of a dose (D17).
+    public var isHalfAsleep: Bool {
+        source == .button || source == .link || (surface.map { [.page, .push, .link, .button].contains($0) } ?? false)
+    }
 
     /// An action.
-    public init(_ kind: Kind, at occurredAt: Date? = nil, note: String? = nil, confirmations: Set<ConfirmKind> = [], source: EventSource = .user) {
+    public init(
+        _ kind: Kind, at occurredAt: Date? = nil, note: String? = nil, confirmations: Set<ConfirmKind> = [], source: EventSource = .user,
+        surface: AlarmSurface? = nil
+    ) {
         self.kind = kind
+        self.surface = surface
         self.occurredAt = occurredAt
         self.note = note
         self.confirmations = confirmations
@@ -177,10 +189,13 @@ public struct RecordedDose: Sendable, Hashable {
     public var kind: EventKind
     /// When it was taken.
     public var at: Date
+    /// The night it belongs to, when the store knows it (so a refusal can link to that night).
+    public var night: SessionID?
 
     /// A recorded dose.
-    public init(kind: EventKind, at: Date) {
+    public init(kind: EventKind, at: Date, night: SessionID? = nil) {
         self.kind = kind
         self.at = at
+        self.night = night
     }
 }

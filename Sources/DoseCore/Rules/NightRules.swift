@@ -140,6 +140,17 @@ private struct Builder {
         }
     }
 
+    /// D16: ending the night (wake-up, check-in) while Dose 2 is undecided needs `end_night`; returns the confirmations
+    /// to record with the event. A night whose wake-up is already logged has ended its doses before.
+    private mutating func refuseIfEndingUndecided(_ ending: String) throws(DoseError) -> [ConfirmKind] {
+        guard let dose1 = facts.dose1, facts.wake == nil, facts.dose2Pending(at: at) else { return [] }
+        guard action.confirmations.contains(.endNight) else {
+            throw .dose2Pending(ending: ending, window: PendingDose2(dose1: dose1.occurredAt, at: at, zone: zone))
+        }
+        warnings.append("The night ended with Dose 2 neither taken nor skipped; its alarms are cancelled.")
+        return [.endNight]
+    }
+
     private func refuseIfBeforeDose1(_ dose1: NightEvent, doing what: String) throws(DoseError) {
         guard at >= dose1.occurredAt else {
             throw .invalidInput(
@@ -158,11 +169,13 @@ private struct Builder {
         if let near = NightRules.nearestDose(context.nearbyDoses, to: at) {
             // D14: about the medicine in the body, not the session, so no closed night resets it.
             let minutes = Int((at.timeIntervalSince(near.at) / 60).rounded(.towardZero))
-            guard action.confirmations.contains(.newNight) else {
+            // D17: a half-asleep surface never records it, whatever it sends; only the CLI and the API, which correct
+            // records, may confirm a new night.
+            guard action.confirmations.contains(.newNight), !action.isHalfAsleep else {
                 let allowed = NightRules.redoseSpacingEnds(after: near)
                 throw .recentDose(
                     dose: near.kind.label, at: near.at, localTime: local(near.at), minutesApart: minutes,
-                    allowedFrom: allowed, allowedLocalTime: local(allowed))
+                    allowedFrom: allowed, allowedLocalTime: local(allowed), confirmable: !action.isHalfAsleep, night: near.night)
             }
             metadata.confirmations = [.newNight]
             warnings.append(
@@ -257,10 +270,9 @@ private struct Builder {
             }
         }
         if type == .napStart || type == .napEnd { try checkNapSequence(adding: type) }
-        if type == .wakeFinal, facts.dose2Pending(at: at) {
-            warnings.append("Dose 2 is not taken or skipped yet. Logging wake-up ends tonight's doses; undo it if that was a mistake.")
-        }
-        record(.sleep(type), metadata: EventMetadata())
+        var metadata = EventMetadata()
+        if type == .wakeFinal { metadata.confirmations = try refuseIfEndingUndecided("Logging wake-up") }
+        record(.sleep(type), metadata: metadata)
     }
 
     /// Naps must alternate start, end, start, … in time order, with at most the last one open (D7).
@@ -282,8 +294,11 @@ private struct Builder {
             throw .alreadyTaken(dose: "The morning check-in", at: existing.occurredAt, localTime: local(existing.occurredAt), confirm: nil)
         }
         guard !startedSession else { throw .notFound(what: "A night to check in for") }
+        // The answers first: bad input is refused as such whatever the night; then whether it may end the night (D16).
         checkIn = try input.validated()
-        record(.checkIn, metadata: EventMetadata())
+        var metadata = EventMetadata()
+        if session.isOpen { metadata.confirmations = try refuseIfEndingUndecided("Saving the check-in") }
+        record(.checkIn, metadata: metadata)
         if session.isOpen {
             let facts = NightFacts(session.events)
             closure = SessionClosure(endedAt: at, reason: .checkin, terminalState: facts.terminalState(at: at))

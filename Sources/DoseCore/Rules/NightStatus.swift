@@ -7,6 +7,8 @@ public enum PrimaryAction: String, Sendable, Codable {
     case takeDose2 = "take_dose2"
     /// Dose 2 after the window closed: possible only with the `late` confirmation.
     case takeDose2Late = "take_dose2_late"
+    /// No Dose 1 yet, but a dose of the last night was under 8 hours ago: a new Dose 1 must wait (D14, D17).
+    case waitForNewNight = "wait_for_new_night"
     case checkIn = "check_in"
     /// Nothing to do now: after Dose 2 or a skip the next step is sleep, never Wake Up (D15).
     case none
@@ -53,6 +55,17 @@ public struct NightStatus: Sendable, Hashable {
     /// Until this instant (2 h after Dose 2 or a skip) interactive surfaces ask before logging wake-up (D15).
     public var wakeAsksUntil: Date?
     public var checkedIn: Bool
+    /// How Dose 2 went, in the vocabulary of D18 (nil without Dose 1; `undecided` while it is).
+    public var dose2Timing: DoseTiming?
+    /// Dose 1 is taken, Dose 2 neither taken, skipped nor expired, and the night has not ended: a check-in or wake-up now
+    /// ends it only with `end_night` (D16).
+    public var dose2Undecided = false
+    /// With no Dose 1 tonight: the last oxybate dose of another night less than 8 hours ago, which a new Dose 1 must wait
+    /// for (D14), and every dose of its night, oldest first, so Tonight can show that night instead of "Take Dose 1" (D17).
+    public var blockingDose: RecordedDose?
+    public var blockingNightDoses: [RecordedDose] = []
+    /// When a new Dose 1 becomes possible, while `blockingDose` holds it back.
+    public var newDose1From: Date?
     public var warnings: [String]
     /// The instant the status describes.
     public var asOf: Date
@@ -60,9 +73,11 @@ public struct NightStatus: Sendable, Hashable {
     public var timeZoneID: String
 
     /// The status of `session` (nil: the night to come) at `instant`, in the zone in use now. `acknowledgedAt` are the
-    /// night's explicit answers to its alarms ("I'm up"), which the next reminder depends on.
+    /// night's explicit answers to its alarms ("I'm up"), which the next reminder depends on. `recentDoses` are the
+    /// doses of other nights with one less than 8 hours before `instant` (the store passes them), for D14 and D17.
     public static func derive(
-        session: NightSession?, at instant: Date, settings: DoseSettings, timeZone: TimeZone, acknowledgedAt: [Date] = []
+        session: NightSession?, at instant: Date, settings: DoseSettings, timeZone: TimeZone, acknowledgedAt: [Date] = [],
+        recentDoses: [RecordedDose] = []
     ) -> NightStatus {
         let facts = NightFacts(session?.events ?? [])
         let phase = facts.phase(at: instant)
@@ -92,12 +107,22 @@ public struct NightStatus: Sendable, Hashable {
             wakeAsksUntil: wakeAsksUntil(facts: facts, at: instant), checkedIn: facts.checkIn != nil, warnings: [],
             asOf: instant, timeZoneID: timeZone.identifier)
 
+        status.dose2Undecided = pending
+        status.dose2Timing = DoseTiming.of(facts, targetMinutes: settings.targetIntervalMinutes)
+        // Past the expiry before it is recorded the night has slept through already, as the outcome says.
+        if status.dose2Timing == .undecided, status.outcome == .expired { status.dose2Timing = .sleptThrough }
         if pending, let dose1 {
             status.minutesRemaining = max(0, DoseWindow.wholeMinutes(from: instant, to: DoseWindow.closes(after: dose1)))
             if phase == .beforeWindow {
                 let seconds = DoseWindow.opens(after: dose1).timeIntervalSince(instant)
                 status.minutesUntilOpen = max(1, Int((seconds / 60).rounded(.up)))
             }
+        }
+        if facts.dose1 == nil, let near = NightRules.nearestDose(recentDoses.filter { $0.at <= instant }, to: instant) {
+            status.blockingDose = near
+            status.blockingNightDoses = recentDoses.filter { $0.night == near.night }.sorted { $0.at < $1.at }
+            status.newDose1From = NightRules.redoseSpacingEnds(after: near)
+            status.primaryAction = .waitForNewNight
         }
         status.warnings = warnings(facts: facts, phase: phase, pending: pending, session: session, instant: instant, timeZone: timeZone)
         return status
@@ -159,11 +184,12 @@ extension NightStatus {
     public func outcomeSentence(in zone: TimeZone) -> String? {
         func clock(_ date: Date) -> String { LocalClock.hourMinute(date, in: zone) }
         if let dose2At, let dose1At {
-            return "Dose 2 taken at \(clock(dose2At)) — \(DoseWindow.wholeMinutes(from: dose1At, to: dose2At)) min after Dose 1"
+            let timing = dose2Timing.map { ": \($0.words)" } ?? ""
+            return "Dose 2 taken at \(clock(dose2At)) — \(DoseWindow.wholeMinutes(from: dose1At, to: dose2At)) min after Dose 1\(timing)"
         }
         if let skippedAt {
             if sleptThrough, let dose1At {
-                return "Dose 2 not taken — the window closed at \(clock(DoseWindow.closes(after: dose1At)))"
+                return "Slept through: Dose 2 not taken — the window closed at \(clock(DoseWindow.closes(after: dose1At)))"
             }
             return "Dose 2 skipped at \(clock(skippedAt))"
         }

@@ -65,7 +65,7 @@ enum InsightCharts {
             let x = x(night.date, in: period)
             if let minutes = night.intervalMinutes {
                 writer.circle(x, y(Double(minutes)), radius, "dose2 \(night.timing.rawValue)", title: "\(night.date): \(minutes) min, \(words(night.timing))")
-            } else if night.timing == .skipped || night.timing == .expired {
+            } else if night.timing == .skipped || night.timing == .sleptThrough {
                 writer.cross(x, bottom - 5, min(radius, 3.5), "missed", title: "\(night.date): \(words(night.timing))")
             }
         }
@@ -80,7 +80,7 @@ enum InsightCharts {
         }
         item("window 150–240") { writer, x in writer.rect(x, 206, 15, 10, "band") }
         item("target \(adherence.targetMinutes)") { writer, x in writer.line(x, 211, x + 15, 211, "target") }
-        item("Dose 2") { writer, x in writer.circle(x + 7, 211, 3.5, "dose2 on_time") }
+        item("Dose 2") { writer, x in writer.circle(x + 7, 211, 3.5, "dose2 on_target") }
         item("none") { writer, x in writer.cross(x + 7, 211, 3.5, "missed") }
         if !adherence.rollingMean7.isEmpty {
             writer.line(8, 226, 23, 226, "mean")
@@ -97,26 +97,18 @@ enum InsightCharts {
             table: ChartTable(caption: "Interval per night", headers: ["Night", "Interval", "Dose 2"], rows: rows))
     }
 
-    /// How a night's Dose 2 went, in words.
-    static func words(_ timing: DoseTiming) -> String {
-        switch timing {
-        case .onTime: "on time"
-        case .early: "early"
-        case .late: "late"
-        case .skipped: "skipped"
-        case .expired: "slept through"
-        case .undecided: "not decided yet"
-        }
-    }
+    /// How a night's Dose 2 went, in words (D18).
+    static func words(_ timing: DoseTiming) -> String { timing.words }
 
     /// A one-letter mark for the calendar, so it reads without colour.
     static func mark(_ timing: DoseTiming) -> String {
         switch timing {
-        case .onTime: "✓"
-        case .early: "E"
-        case .late: "L"
+        case .onTarget: "✓"
+        case .inWindow: "W"
+        case .early: "E!"
+        case .late: "L!"
         case .skipped: "S"
-        case .expired: "X"
+        case .sleptThrough: "Z"
         case .undecided: "·"
         }
     }
@@ -137,7 +129,7 @@ enum InsightCharts {
         let cell = 38.0
         let labelWidth = 78.0
         let top = 20.0
-        var writer = SVGWriter(width: width, height: top + Double(weeks) * 30 + 50)
+        var writer = SVGWriter(width: width, height: top + Double(weeks) * 30 + 72)
         for (index, day) in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].enumerated() {
             writer.text(labelWidth + Double(index) * cell + cell / 2, 13, day, anchor: "middle")
         }
@@ -159,7 +151,8 @@ enum InsightCharts {
         }
         let legendY = top + Double(weeks) * 30 + 16
         let legend: [(DoseTiming?, String)] = [
-            (.onTime, "on time"), (.early, "early"), (.late, "late"), (.skipped, "skipped"), (.expired, "slept through"), (nil, "none"),
+            (.onTarget, "on target"), (.inWindow, "in window"), (.early, "early"), (.late, "late"), (.skipped, "skipped"),
+            (.sleptThrough, "slept through"), (nil, "none"),
         ]
         for (index, item) in legend.enumerated() {
             let x = 4 + Double(index % 3) * 118
@@ -170,12 +163,15 @@ enum InsightCharts {
         }
         let shown = weeks * 7 < days(from: period.from, to: period.to) + 1 ? " The latest \(weeks) weeks are drawn; the table lists every night." : ""
         let adherence = insights.adherence
-        let onTime = adherence.percent(.onTime).map { "\(InsightFigure.short($0))% on time" } ?? "no nights decided"
+        let onTarget = adherence.percent(.onTarget).map { "\(InsightFigure.short($0))% on target" } ?? "no nights decided"
+        let outside = adherence.count(.early) + adherence.count(.late)
+        let warning = outside == 0 ? "" : " \(outside) \(outside == 1 ? "night" : "nights") outside the window (early or late)."
         let description =
-            "\(period.label): \(onTime) (\(adherence.count(.onTime)) of \(adherence.decided) nights; on time is within 10 minutes of the target).\(shown)"
+            "\(period.label): \(onTarget) (\(adherence.count(.onTarget)) of \(adherence.decided) nights; on target is within 10 minutes of the target, "
+            + "in window the rest of 150–240 minutes).\(warning)\(shown)"
         let rows = adherence.nights.map { [$0.date.description, words($0.timing)] }
         return writer.chart(
-            id: "calendar-chart", title: "On-time calendar", description: description, kind: "calendar",
+            id: "calendar-chart", title: "Dose 2 calendar", description: description, kind: "calendar",
             table: ChartTable(caption: "How Dose 2 went each night", headers: ["Night", "Dose 2"], rows: rows))
     }
 

@@ -53,11 +53,17 @@ enum NightTimeline {
         for event in events {
             let position = x(event.occurredAt)
             let time = LocalClock.hourMinute(event.occurredAt, in: zone)
-            let label = event.kind.label
-            if event.kind.isOxybateDose || event.kind == .dose2Skipped {
+            let label = event.label
+            let anchor = position > 290 ? "end" : position < 60 ? "start" : "middle"
+            if event.kind.isOxybateDose {
                 writer.line(position, 20, position, axisY, "dose")
                 writer.circle(position, 20, 5, "dose-mark", title: "\(label) at \(time)")
-                writer.text(position, 12, label, anchor: position > 290 ? "end" : position < 60 ? "start" : "middle", className: "dose-label")
+                writer.text(position, 12, event.kind.label, anchor: anchor, className: "dose-label")
+            } else if event.kind == .dose2Skipped {
+                // A skip or the expiry is no dose (D18): a short dashed mark with a hollow end, never the dose spike.
+                writer.line(position, 44, position, axisY, "skip")
+                writer.circle(position, 44, 4, "skip-mark", title: "\(label) at \(time)")
+                writer.text(position, 36, label.hasPrefix("Slept") ? "Slept through" : "Skipped", anchor: anchor, className: "dose-label")
             } else {
                 lane = position - lastX < 40 ? (lane + 1) % 3 : 0
                 lastX = position

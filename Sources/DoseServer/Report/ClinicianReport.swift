@@ -53,7 +53,9 @@ struct ReportView {
     }
 
     struct NightRow {
-        let date, dose1, dose2, interval, timing, flags, events, checkIn, sleep: String
+        let date, dose1, dose2, interval, timing, taken, flags, events, checkIn, sleep: String
+        /// Early or late: outside the window, shown as a warning (D18).
+        let warning: Bool
     }
 
     struct Line {
@@ -88,8 +90,17 @@ struct ReportView {
             "\(insights.period.from) to \(insights.period.to) (\(insights.period.length == nil ? "chosen dates" : insights.period.label.lowercased()))"
         generated = "\(ISO8601.string(generatedAt).prefix(10)) \(LocalClock.hourMinute(generatedAt, in: zone)) \(zone.identifier)"
         regimen = [
-            Fact(name: "Medication", value: "Sodium oxybate, split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"),
-            Fact(name: "Target interval", value: "\(settings.targetIntervalMinutes) min (on time: within ±\(DoseWindow.onTimeToleranceMinutes) min)"),
+            Fact(
+                name: "Medication",
+                value: "\(Self.productName(settings.medicationProduct)), split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"),
+            Fact(
+                name: "Prescribed amounts",
+                value:
+                    "Dose 1 \(Self.grams(settings.dose1Milligrams)), Dose 2 \(Self.grams(settings.dose2Milligrams)) (\(Self.grams(settings.nightlyMilligrams)) a night); each night's amounts as logged are in the table"
+            ),
+            Fact(
+                name: "Target interval",
+                value: "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early before 150, late from 240)"),
             Fact(name: "Snoozes", value: settings.allowSnoozing ? "up to \(settings.maxSnoozes) of \(DoseWindow.snoozeMinutes) min a night" : "off"),
             Fact(name: "Time zone", value: zone.identifier),
             Fact(name: "Nights recorded", value: "\(insights.nightsRecorded) (\(insights.adherence.nights.count) with Dose 1)"),
@@ -112,6 +123,12 @@ struct ReportView {
             ? "Too few nights for the figures to mean much: \(needed) more night\(needed == 1 ? "" : "s") with Dose 1 needed." : nil
     }
 
+    /// The product's name from the catalogue ("XYWAV"), or its id when the catalogue lacks it.
+    static func productName(_ id: String) -> String { (try? MedicationCatalogue.medication(id: id).name) ?? id }
+
+    /// Milligrams as grams for a clinician: `2.25 g`.
+    static func grams(_ milligrams: Int) -> String { "\(NumberText.plain(Double(milligrams) / 1000)) g" }
+
     /// One night as a table row, times in the zone each event was logged in.
     static func row(_ record: NightRecord, targetMinutes: Int) -> NightRow {
         let facts = NightFacts(record.session.events)
@@ -125,6 +142,8 @@ struct ReportView {
         if !facts.extraDoses.isEmpty { flags.append("\(facts.extraDoses.count) extra dose\(facts.extraDoses.count == 1 ? "" : "s")") }
         if facts.snoozes.count > 0 { flags.append("\(facts.snoozes.count) snooze\(facts.snoozes.count == 1 ? "" : "s")") }
         if night?.naturalWake == true { flags.append("natural wake") }
+        let doses = [facts.dose1, facts.dose2].compactMap { $0 } + facts.extraDoses
+        let taken = doses.compactMap { $0.metadata.amountMilligrams }.map(grams).joined(separator: " + ")
         if let night, night.intervalMinutes != nil, !night.insideWindow { flags.append("outside 150–240") }
         var counts: [String: Int] = [:]
         for event in record.session.events {
@@ -136,8 +155,10 @@ struct ReportView {
         return NightRow(
             date: record.session.date.description, dose1: time(facts.dose1),
             dose2: facts.dose2 != nil ? time(facts.dose2) : facts.skip != nil ? (facts.sleptThrough ? "slept through" : "skipped") : "—",
-            interval: night?.intervalMinutes.map { "\($0) min" } ?? "—", timing: night.map { InsightCharts.words($0.timing) } ?? "no Dose 1",
+            interval: night?.intervalMinutes.map { "\($0) min" } ?? "—",
+            timing: night.map { ($0.timing.isWarning ? "⚠ " : "") + InsightCharts.words($0.timing) } ?? "no Dose 1",
+            taken: taken.isEmpty ? "—" : taken,
             flags: flags.joined(separator: ", "), events: events.isEmpty ? "—" : events.joined(separator: ", "), checkIn: checkIn,
-            sleep: record.sleep.map { SleepText.short($0.figures) } ?? "—")
+            sleep: record.sleep.map { SleepText.short($0.figures) } ?? "—", warning: night?.timing.isWarning ?? false)
     }
 }

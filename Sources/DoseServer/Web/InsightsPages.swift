@@ -148,7 +148,7 @@ struct ReportPageView {
     let periods: [PeriodLink]
     let from, to, periodLabel: String
     let nights: Int
-    let onTime: String
+    let onTarget: String
     let a4, letter, downloadA4, downloadLetter: String
 
     init(_ result: InsightsResult) {
@@ -157,7 +157,7 @@ struct ReportPageView {
         (from, to) = (insights.period.from.description, insights.period.to.description)
         periodLabel = PeriodLink.heading(insights.period)
         nights = insights.nightsRecorded
-        onTime = insights.adherence.percent(.onTime).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
+        onTarget = insights.adherence.percent(.onTarget).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
         let base = "/report/file?from=\(from)&to=\(to)"
         (a4, letter) = (base + "&paper=a4", base + "&paper=letter")
         (downloadA4, downloadLetter) = (a4 + "&download=1", letter + "&download=1")

@@ -22,7 +22,7 @@ extension WebRoutes {
 
     struct HistoryView {
         struct Night {
-            let date, outcome, summary: String
+            let id, date, outcome, summary: String
             /// The wearable's figures as columns (asleep, deep, awake, recovery or source); empty without one.
             let sleep: [DetailsView.Fact]
             let hasSleep: Bool
@@ -91,16 +91,17 @@ extension WebRoutes {
             + SleepEventCategory.allCases.map { ($0.rawValue, "\(HumanWords.label($0.rawValue)) events") }
             + SleepEventCatalogue.standard.definitions.map { ($0.type.rawValue, $0.label) }
         let orders: [(HistorySort, String)] = [(.newest, "Newest first"), (.oldest, "Oldest first"), (.az, "Events A–Z"), (.za, "Events Z–A")]
+        let target = try app.settings.current().targetIntervalMinutes
         let nights = result.groups.flatMap(\.nights).map { night in
             let facts = NightFacts(night.session.events)
             var summary = "Dose 1 \(WebPages.clock(facts.dose1?.occurredAt, zone))"
             if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
             if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
             if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
-            let outcome = night.session.isOpen ? "Open" : HumanWords.label(night.terminalState?.rawValue ?? "closed")
+            let outcome = night.session.isOpen ? "Open" : DoseTiming.badge(DoseTiming.of(facts, targetMinutes: target))
             let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
             return HistoryView.Night(
-                date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep, hasSleep: !sleep.isEmpty,
+                id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep, hasSleep: !sleep.isEmpty,
                 sleepSource: night.sleep?.figures.sources.joined(separator: ", ") ?? "",
                 selectable: !night.session.isOpen,
                 hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
@@ -186,10 +187,20 @@ extension WebRoutes {
     func details(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let app = environment.useCases()
         let snapshot = try app.night.status()
-        if let text = request.uri.queryParameters["date"], !text.isEmpty {
-            let date = try APIRoutes.date(String(text), field: "date")
-            guard let record = try app.records.nights(on: date).last else { throw DoseError.notFound(what: "A night dated \(date)") }
+        let byID = request.uri.queryParameters["night"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let byDate = request.uri.queryParameters["date"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        if byID != nil || byDate != nil {
+            // By id (History links every night so); a date alone shows its latest night.
+            let record: NightRecord
+            if let byID {
+                record = try app.records.night(id: SessionID(rawValue: byID))
+            } else {
+                let date = try APIRoutes.date(byDate ?? "", field: "date")
+                guard let last = try app.records.nights(on: date).last else { throw DoseError.notFound(what: "A night dated \(date)") }
+                record = last
+            }
             let session = record.session
+            let date = session.date
             let status = NightStatus.derive(
                 session: session, at: session.endedAt ?? app.clock.now, settings: snapshot.settings, timeZone: snapshot.timeZone)
             let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)

@@ -56,8 +56,8 @@ extension RenderedChart: MustacheFields {
 
 extension ReportView.NightRow: MustacheFields {
     static let mustacheFields: MustacheFieldTable<ReportView.NightRow> = [
-        "date": \.date, "dose1": \.dose1, "dose2": \.dose2, "interval": \.interval, "timing": \.timing, "flags": \.flags,
-        "events": \.events, "checkIn": \.checkIn, "sleep": \.sleep,
+        "date": \.date, "dose1": \.dose1, "dose2": \.dose2, "interval": \.interval, "timing": \.timing, "taken": \.taken,
+        "warning": \.warning, "flags": \.flags, "events": \.events, "checkIn": \.checkIn, "sleep": \.sleep,
     ]
 }
 

@@ -52,6 +52,7 @@ struct TonightView {
     struct Outcome {
         let mark: String
         let text: String
+        var warning = false
     }
 
     struct Risk {
@@ -82,6 +83,15 @@ struct TonightView {
         let riskyLabel: String
         let riskyAction: String
         let riskyConfirm: String
+        /// The sleep event a `log` action names.
+        var riskyEvent: String?
+    }
+
+    /// With no Dose 1 tonight and a dose of the last night under 8 hours ago: that night, instead of "Take Dose 1" (D17).
+    struct Redose {
+        let from: String
+        let doses: String
+        let href: String
     }
 
     struct Pending {
@@ -107,10 +117,10 @@ struct TonightView {
     let revision: String
     var settleUntil: String?
     var banner: String?
-    let heading: String
+    var heading: String
     var ring: Ring?
     var outcome: Outcome?
-    let times: String
+    var times: String
     var question: Question?
     var primary: Button?
     var primaryLink: Link?
@@ -124,6 +134,9 @@ struct TonightView {
     let dense: Bool
     var wake: Wake?
     var showPreSleep = false
+    /// Check-in is offered once Dose 2 is settled; while it is undecided a check-in would end the night (D16).
+    var showCheckIn = true
+    var redose: Redose?
     /// The night's Dose 2 periods, kept by the page for when the server cannot be reached (see period.js), and the
     /// zone the page shows times in.
     let periods: [Period]
@@ -161,7 +174,10 @@ struct TonightView {
                 until: $0.until.map(ISO8601.string))
         }
         if let text = status.outcomeSentence(in: zone) {
-            outcome = Outcome(mark: status.dose2At != nil ? "✓" : "—", text: text)
+            // D18: a tick only for a Dose 2 inside the window; early and late are warnings, never a success.
+            let timing = status.dose2Timing ?? .undecided
+            outcome = Outcome(mark: timing.mark, text: text, warning: timing.isWarning)
+            if timing.isWarning, status.phase == .completed { heading = "Dose 2 taken \(timing == .late ? "late" : "early")" }
         }
         if let dose1 = status.dose1At {
             times =
@@ -189,8 +205,17 @@ struct TonightView {
                     risk: "The Dose 2 window closed at \(clock(status.windowClosesAt)). Taking Dose 2 this late can leave you drowsy into the day.",
                     confirm: "late", offerSkip: true))
         case .checkIn: primaryLink = Link(href: "/checkin", label: "Morning check-in")
+        case .waitForNewNight:
+            if let from = status.newDose1From {
+                let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at))" }.joined(separator: " · ")
+                redose = Redose(
+                    from: clock(from), doses: doses, href: "/details?night=\(status.blockingDose?.night?.rawValue ?? "")")
+                heading = "A new Dose 1 is possible from \(clock(from))"
+                times = "Last night: \(doses)."
+            }
         case .none: break
         }
+        showCheckIn = !status.dose2Undecided
         // After the close Skip is already the big button and snoozing is over: no second row to misread.
         if pendingDose2, status.primaryAction != .takeDose2Late {
             pending = Pending(canSnooze: status.canSnooze)
@@ -261,12 +286,13 @@ struct TonightView {
     }
 
     /// The in-page question for a refusal that a confirmation can lift.
-    static func question(for error: DoseError, action: String) -> Question? {
+    static func question(for error: DoseError, action: String, event: String? = nil) -> Question? {
         guard let confirm = error.confirm else { return nil }
         let risky: String =
             switch confirm {
             case .newNight: "Start a new night anyway"
             case .extra: "Record an extra dose"
+            case .endNight: "End the night"
             default: "Take it anyway"
             }
         // On a page the choice is a button, not a word to type: the message leaves its "confirm 'late'" out.
@@ -277,6 +303,10 @@ struct TonightView {
             question.safeLabel = "Skip Dose 2"
             question.safeHref = nil
             question.safeAction = "skip"
+        }
+        if confirm == .endNight {
+            question.safeLabel = "Keep the night"
+            question.riskyEvent = event
         }
         return question
     }

@@ -171,7 +171,7 @@ struct WebRoutes {
             return WebPages.redirect("/?did=\(label)&until=\(ISO8601.string(until))")
         } catch let error as DoseError where error.code != .invalidInput {
             let status = error.httpStatus
-            if let question = TonightView.question(for: error, action: name) {
+            if let question = TonightView.question(for: error, action: name, event: fields["event"]) {
                 return try tonightPage(context, question: question, status: status)
             }
             return try tonightPage(context, banner: error.message, status: status)
@@ -192,20 +192,39 @@ struct WebRoutes {
         return WebPages.redirect(fields["return"] == "supply" ? "/supply?saved=1" : "/settings?saved=1")
     }
 
-    func checkIn(_ context: DoseRequestContext) throws -> Response {
+    func checkIn(_ context: DoseRequestContext, question: CheckInView.Question? = nil) throws -> Response {
         let snapshot = try environment.useCases().night.status()
+        var pending: String?
+        if snapshot.status.dose2Undecided, let dose1 = snapshot.status.dose1At {
+            // D16: say it before anything is typed, not only after Save.
+            pending =
+                PendingDose2(dose1: dose1, at: snapshot.status.asOf, zone: snapshot.timeZone).sentence
+                + " Saving a check-in now would end the night and cancel its Dose 2 alarms."
+        }
         return Templates.page(
             "checkin",
             CheckInView(
                 frame: Frame("Check-in", current: ""), csrf: csrf(context),
-                night: snapshot.session?.date.description, quick: CheckInForm.Section(title: "", fields: CheckInForm.quick()),
-                sections: CheckInForm.sections(hasUsual: try environment.useCases().records.hasUsualSleepEnvironment())))
+                night: snapshot.session?.date.description, pending: question == nil ? pending : nil, question: question,
+                quick: CheckInForm.Section(title: "", fields: CheckInForm.quick()),
+                sections: CheckInForm.sections(hasUsual: try environment.useCases().records.hasUsualSleepEnvironment())),
+            status: question == nil ? .ok : .conflict)
     }
 
     func saveCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: CheckInForm.answers(fields), allowed: AnswerDecoding.checkInAllowed)
-        let outcome = try environment.useCases().night.perform(NightAction(.checkIn(answers)), from: .page)
+        let confirmations: Set<ConfirmKind> = fields["confirm"] == ConfirmKind.endNight.rawValue ? [.endNight] : []
+        let outcome: ActionOutcome
+        do {
+            outcome = try environment.useCases().night.perform(NightAction(.checkIn(answers), confirmations: confirmations), from: .page)
+        } catch let error as DoseError where error.confirm == .endNight {
+            // Asked, with the answers kept for the confirming form: a half-asleep Save must not end the night.
+            let kept = fields.filter { $0.key != "csrf" && $0.key != "confirm" }.sorted { $0.key < $1.key }
+            return try checkIn(
+                context,
+                question: CheckInView.Question(text: error.message { _ in nil }, answers: kept.map { CheckInView.Answer(name: $0.key, value: $0.value) }))
+        }
         let score = outcome.decision.checkIn?.wellnessScore ?? answers.wellnessScore
         return Templates.page(
             "notice",

@@ -12,9 +12,23 @@ struct FormPage {
 
 /// The morning check-in: quick questions, then the seed's deep dives behind disclosures.
 struct CheckInView {
+    /// The answers of a check-in refused because Dose 2 is undecided (D16), carried to the confirming form unchanged.
+    struct Answer {
+        let name, value: String
+    }
+
+    /// Asked after a save that would end the night with Dose 2 undecided: "Keep the night" is the filled choice.
+    struct Question {
+        let text: String
+        let answers: [Answer]
+    }
+
     let frame: Frame
     let csrf: String
     let night: String?
+    /// While Dose 2 is undecided: where it stands, said before anything is typed.
+    var pending: String?
+    var question: Question?
     /// The quick questions (a section without a title, so the `fields` partial finds them).
     let quick: CheckInForm.Section
     let sections: [CheckInForm.Section]
@@ -130,7 +144,17 @@ struct DetailsView {
         }
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
         var facts = [Fact(name: "Dose 1", value: clock(status.dose1At))]
-        facts.append(Fact(name: "Dose 2", value: status.dose2At.map(clock) ?? (status.dose2Skipped ? "skipped \(clock(status.skippedAt))" : "not yet")))
+        let dose2Words: String =
+            if let dose2At = status.dose2At {
+                clock(dose2At) + (status.dose2Timing.map { " — \($0.words)" } ?? "")
+            } else if status.sleptThrough {
+                "not taken: slept through (the window closed \(clock(status.windowClosesAt)))"
+            } else if status.dose2Skipped {
+                "skipped \(clock(status.skippedAt))"
+            } else {
+                session.isOpen ? "not yet" : "not taken (the night ended first)"
+            }
+        facts.append(Fact(name: "Dose 2", value: dose2Words))
         if let dose1 = status.dose1At, let dose2 = status.dose2At {
             facts.append(
                 Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(settings.targetIntervalMinutes))"))
@@ -159,7 +183,7 @@ struct EventLine {
 
     init(_ event: NightEvent, zone: TimeZone) {
         time = WebPages.clock(event.occurredAt, zone)
-        label = event.kind.label
+        label = event.label
         note = event.note
     }
 }
