@@ -183,7 +183,16 @@ public struct AlarmTestResponse: Encodable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case sentAt = "sent_at", channels, allAccepted = "all_accepted", message }
+    enum CodingKeys: String, CodingKey { case sentAt = "sent_at", channels, allAccepted = "all_accepted", message, lines }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sentAt, forKey: .sentAt)
+        try container.encode(channels, forKey: .channels)
+        try container.encode(allAccepted, forKey: .allAccepted)
+        try container.encode(message, forKey: .message)
+        try container.encode(lines, forKey: .lines)
+    }
 
     /// The report of the attempts one test made.
     public init(sentAt: Date, attempts: [AlarmDeliveryRecord]) {
@@ -218,7 +227,11 @@ public struct AlarmTestResponse: Encodable, Sendable {
     /// One line per channel for people.
     public var lines: [String] {
         channels.map { result in
-            if result.channel == AlarmChannel.page.rawValue && !result.accepted { return "page: no page is open (a page rings only while it is open)" }
+            // An open page rings at once; its delivery time says nothing a person can use.
+            if result.channel == AlarmChannel.page.rawValue {
+                return result.accepted
+                    ? "Open Tonight pages: rang on \(result.target)" : "Open Tonight pages: none right now (a page rings only while it is open)"
+            }
             let who = result.audience == ReminderAudience.contact.rawValue ? " (escalation contact)" : ""
             let outcome = result.accepted ? "accepted" : "NOT accepted" + (result.detail.map { ": \($0)" } ?? "")
             let tries = result.attempts > 1 ? ", \(result.attempts) attempts" : ""

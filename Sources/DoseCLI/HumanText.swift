@@ -26,7 +26,9 @@ enum HumanText {
                 "  \(outcome)" + (status.skipReason.map { status.sleptThrough ? "" : " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "") + ".")
         }
         if status.extraDoseCount > 0 { lines.append("  Extra doses: \(status.extraDoseCount).") }
-        if let opens = status.windowOpensAt, let closes = status.windowClosesAt, status.dose2At == nil, !status.dose2Skipped {
+        if let opens = status.windowOpensAt, let closes = status.windowClosesAt, status.dose2At == nil, !status.dose2Skipped,
+            status.phase < .finalizing
+        {
             var text = "  Window \(clock(opens, zone))–\(clock(closes, zone))"
             if let target = status.targetAt { text += ", target \(clock(target, zone))" }
             lines.append(text + ".")

@@ -178,18 +178,26 @@ enum PDFPrinter {
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-pdf-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: profile) }
+        // Chromium writes the PDF with the umask's permissions; it prints into a folder only this user can read, and the
+        // report (health data) reaches its place as 0600, like the HTML.
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-pdf-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: work) }
+        let printed = work.appendingPathComponent("report.pdf")
         process.arguments = [
-            "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=\(profile.path)", "--no-pdf-header-footer",
-            "--print-to-pdf=\(URL(fileURLWithPath: pdf).path)", URL(fileURLWithPath: html).absoluteString,
+            "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=\(work.appendingPathComponent("profile").path)",
+            "--no-pdf-header-footer", "--print-to-pdf=\(printed.path)", URL(fileURLWithPath: html).absoluteString,
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0, FileManager.default.fileExists(atPath: pdf) else {
+        guard process.terminationStatus == 0, let bytes = FileManager.default.contents(atPath: printed.path) else {
             throw DoseError.invalidFile(problem: "Chromium (\(program)) could not print \(html) to PDF (exit \(process.terminationStatus))")
+        }
+        try? FileManager.default.removeItem(atPath: pdf)
+        guard FileManager.default.createFile(atPath: pdf, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
+            throw DoseError.invalidFile(problem: "the PDF could not be written to \(pdf)")
         }
     }
 }

@@ -146,7 +146,7 @@ enum Terminal {
         FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
         let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
-            Output.note("Not logged; the night goes on.")
+            Output.note("Nothing was recorded; the night goes on.")
             throw ExitCode(ExitStatus.refused)
         }
     }

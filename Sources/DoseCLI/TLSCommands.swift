@@ -41,6 +41,8 @@ struct TLS: ParsableCommand {
                 Output.line(
                     outcome.madeAuthority
                         ? "Made a certificate authority: \(outcome.authorityName)." : "Kept the certificate authority \(outcome.authorityName).")
+                // What a phone shows when asked to trust the CA: compare before trusting it.
+                Output.line("Its SHA-256 fingerprint (compare it on each phone before trusting it): \(outcome.authorityFingerprint)")
                 if let reason = outcome.issuedBecause {
                     Output.line("Issued a server certificate (\(reason)) for: " + outcome.names.map(\.description).joined(separator: ", ") + ".")
                 } else {

@@ -101,6 +101,9 @@ struct InsightsCLITests {
         let pdf = cli.directory.appendingPathComponent("r.pdf").path
         let text = try CLI.execute([pdf, "-"], executable: URL(fileURLWithPath: "/usr/bin/pdftotext"))
         #expect(text.stdout.contains("66.7% (2 of 3)") && text.stdout.contains("not medical advice"), "\(text.stdout)")
+        // The product and the amounts a clinician needs (D18), and the file as private as the HTML.
+        #expect(text.stdout.contains("XYWAV") && text.stdout.contains("2.25 g"), "\(text.stdout)")
+        #expect(try FileManager.default.attributesOfItem(atPath: pdf)[.posixPermissions] as? Int == 0o600)
     }
 
     @Test("planner apply: refused without --yes or off the suggestion, applied with both, and audited with its reason")

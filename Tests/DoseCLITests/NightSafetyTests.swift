@@ -84,3 +84,66 @@ struct NightSafetyTests {
         #expect(dose1.lowerBound < bathroom.lowerBound && bathroom.lowerBound < dose2.lowerBound, "\(text)")
     }
 }
+
+/// D16 and D17 end to end, through the built binary: on a real terminal (util-linux `script` gives it one) the CLI asks;
+/// anywhere else it refuses and names the flag.
+@Suite("dosetap: ending a night with Dose 2 undecided, and a new Dose 1 within 8 hours")
+struct NightEndingCLITests {
+    /// `dosetap ARGS` on a pseudo-terminal, answering `answer` to its question.
+    static func onTerminal(_ cli: CLI, _ arguments: [String], now: String, answer: String) throws -> Run {
+        let command = ([CLI.binary.path] + arguments + ["--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)])
+            .map { "'\($0)'" }.joined(separator: " ")
+        return try CLI.execute(["-qec", command, "/dev/null"], stdin: answer + "\n", executable: URL(fileURLWithPath: "/usr/bin/script"))
+    }
+
+    @Test("on a terminal wake asks; n keeps the night, y ends it and cancels the alarms", arguments: [("n", false), ("y", true)])
+    func asksOnTerminal(answer: String, ends: Bool) throws {
+        let cli = try CLI()
+        try cli.run(["dose1"], now: "2026-11-21 23:36")
+        let run = try Self.onTerminal(cli, ["wake"], now: "2026-11-21 23:59", answer: answer)
+        #expect(run.stdout.contains("its window opens at 02:06") && run.stdout.contains("End the night anyway? [y/N]"), "\(run.stdout)")
+        #expect(run.status == (ends ? 0 : 1))
+        let status = try cli.run(["status"], now: "2026-11-22 00:00").json
+        #expect((status["phase"] as? String) == (ends ? "finalizing" : "before_window"))
+        #expect((status["next_reminder"] is NSNull) == ends)
+    }
+
+    @Test("checkin --confirm end_night ends the night; the flag is refused where it does not belong")
+    func confirmFlag() throws {
+        let cli = try CLI()
+        try cli.run(["dose1"], now: "2026-11-21 23:36")
+        let refused = try cli.run(["checkin", "--quality", "4"], now: "2026-11-21 23:59")
+        #expect(refused.status == 1 && refused.errorCode == "409_DOSE2_PENDING")
+        let wrong = try cli.run(["checkin", "--confirm", "early"], now: "2026-11-21 23:59")
+        #expect(wrong.status == 64 && wrong.errorCode == "400_INVALID_INPUT")
+        let done = try cli.run(["checkin", "--quality", "4", "--confirm", "end_night"], now: "2026-11-21 23:59")
+        #expect(done.status == 0, "\(done.stdout)")
+        let shown = try cli.run(["session", "show", "2026-11-21"], now: "2026-11-22 00:00").stdout
+        #expect(shown.contains("\"terminal_state\" : \"aborted\"") || shown.contains("\"terminal_state\":\"aborted\""), "\(shown)")
+    }
+
+    @Test("D17: a button press or a dosetap:// link never records a Dose 1 within 8 h; the CLI does with new_night")
+    func halfAsleepDose1() throws {
+        let cli = try CLI()
+        try cli.run(["dose1"], now: "2026-11-21 22:30")
+        try cli.run(["dose2"], now: "2026-11-22 01:20")
+        try cli.run(["checkin"], now: "2026-11-22 06:00")
+        let status = try cli.run(["status"], now: "2026-11-22 07:00").json
+        #expect(status["primary_action"] as? String == "wait_for_new_night")
+        #expect(status["new_dose1_from"] as? String == CLI.instant("2026-11-22 09:20", zone: cli.zone).replacingOccurrences(of: ".000Z", with: ".000Z"))
+        let night = (status["blocking_night"] as? [String: Any])?["session_id"] as? String ?? ""
+        #expect(!night.isEmpty)
+        let words = try cli.run(["status"], now: "2026-11-22 07:00", json: false).stdout
+        #expect(words.contains("Last night: Dose 1 22:30, Dose 2 01:20") && words.contains("no Dose 1 before 09:20"), "\(words)")
+        for command in [["press", "single"], ["open", "dosetap://dose1"]] {
+            let run = try cli.run(command, now: "2026-11-22 07:00")
+            #expect(run.errorCode == "409_RECENT_DOSE" && (run.json["error"] as? [String: Any])?["confirm"] == nil, "\(command)")
+        }
+        // Every night is reachable by its id, as status and history name it.
+        let shown = try cli.run(["session", "show", night], now: "2026-11-22 07:00")
+        #expect(shown.status == 0 && shown.stdout.contains(night))
+        #expect(try cli.run(["session", "show", "no-such-night"], now: "2026-11-22 07:00").errorCode == "404_NOT_FOUND")
+        let recorded = try cli.run(["dose1", "--confirm", "new_night"], now: "2026-11-22 07:00")
+        #expect(recorded.status == 0)
+    }
+}

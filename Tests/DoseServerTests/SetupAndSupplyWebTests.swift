@@ -42,7 +42,9 @@ struct SetupAndSupplyWebTests {
                 client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "5", "dose2_g": "2"])
             #expect(step.status == .badRequest)
             let refusal = String(buffer: step.body)
-            #expect(refusal.contains(#"role="alert">Invalid dose1_g: 5 g is outside the single-dose range"#), "\(refusal)")
+            // Named as the page names it, with what was typed kept in the field (issue 31).
+            #expect(refusal.contains(#"role="alert">Dose 1 (grams): 5 g is outside the single-dose range"#), "\(refusal)")
+            #expect(refusal.contains(#"name="dose1_g""#) && refusal.contains(#"value="5""#) && refusal.contains(#"value="2""#), "\(refusal)")
             #expect(try fixture.environment.useCases().settings.current().medicationProduct == "xywav", "a refused step changes nothing")
             step = try await Self.post(
                 client, "/ui/welcome", cookie,
@@ -249,7 +251,8 @@ struct HypnogramWebTests {
             #expect(history.contains(#"<span class="name">Deep</span> <span class="value">1 h 35 min</span>"#))
             #expect(history.contains(#"<span class="name">Awake</span> <span class="value">45 min</span>"#))
             let settings = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
-            #expect(settings.contains(#"name="sleep_source_priority" value="whoop,watch""#))
+            #expect(settings.contains(#"<select id="sleep_source_priority" name="sleep_source_priority">"#))
+            #expect(settings.contains(#"<option value="whoop,watch" selected>Your own order: whoop, watch</option>"#), "\(settings)")
             let saved = try await SetupAndSupplyWebTests.post(
                 client, "/ui/settings", cookie, ["csrf": WebTests.csrf(in: settings), "sleep_source_priority": "watch,whoop,ring"])
             #expect(saved.status == .seeOther)

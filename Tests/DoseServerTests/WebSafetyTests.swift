@@ -69,7 +69,11 @@ struct WebSafetyTests {
             fixture.set(WallClock.date(2026, 11, 22, 1, 20, 1))
             let after = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(after.contains("Dose 2 taken at 01:20 — 170 min after Dose 1"))
-            #expect(!after.contains("data-spot=\"primary\""))
+            // The big button's spot holds nothing to tap (D15): no button, no link; it settles for 2 s, and only it does.
+            let spot = try #require(after.range(of: "data-spot=\"primary\">")).upperBound
+            let spotHTML = String(after[spot...].prefix { $0 != "\n" })
+            #expect(!spotHTML.contains("<button") && !spotHTML.contains("<a "), "\(spotHTML)")
+            #expect(spotHTML.hasPrefix("<div class=\"settle-shield\""))
             #expect(after.contains("data-settle-until="))
             #expect(after.contains("data-confirm=\"early_wake\""))
             // A wake tap in the same second, even from the new page, asks rather than ends the night.

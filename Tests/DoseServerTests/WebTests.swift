@@ -77,7 +77,13 @@ struct WebTests {
 
             fixture.set(WallClock.date(2026, 11, 22, 0, 18))
             html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
-            #expect(html.contains("data-risk=\"Dose 2 opens at 01:00, in 42 min. Taking it early is unsafe.\""))
+            // Before the window the countdown and the opening time are the focus: no filled Dose 2 button; an early dose is
+            // an outlined choice that asks (D15, issue 31).
+            #expect(html.contains("<p class=\"spot-text\">Dose 2 opens at 01:00</p>"))
+            #expect(html.contains("data-risk=\"Dose 2&#39;s window opens at 01:00. Taking Dose 2 before then is unsafe; wait for the window.\""))
+            #expect(html.contains("<button type=\"submit\" class=\"button\">Take Dose 2 early…</button>"))
+            let current = try #require(html.range(of: "data-variant=\"before_window\""))
+            #expect(!html[current.upperBound...].prefix(600).contains("class=\"button primary\""), "no filled button before the window")
             response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "csrf": token]))
             #expect(response.status == .unprocessableContent)
             html = String(buffer: response.body)

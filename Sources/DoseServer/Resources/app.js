@@ -7,9 +7,25 @@
   // Set by the service worker on a Tonight it kept from the last visit: the server cannot be reached.
   const offlineSince = document.documentElement.dataset.offlineSince;
   const store = (key, value) => { try { if (value === undefined) return localStorage.getItem(key); localStorage.setItem(key, value); } catch (e) { return null; } };
-  // The server's clock minus this phone's, learnt online and kept for offline use (tests run the server on --now).
-  let skew = ring ? Date.now() - Date.parse(ring.dataset.now) : 0;
-  if (offlineSince) skew = Number(store("dosetap-skew") || 0); else if (ring) store("dosetap-skew", String(skew));
+  // One tap, one action (D15): a second tap within 0.6 s on the same spot does nothing, also when it lands on the page
+  // the first tap brought. Every other tap, Undo's included, answers at once.
+  const TAP = "dosetap-last-tap", tapSpot = 48, tapTime = 600;
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest || !event.target.closest("button, a, [role=button]")) return;
+    const now = Date.now(), x = event.clientX, y = event.clientY;
+    let last = null;
+    try { last = JSON.parse(sessionStorage.getItem(TAP) || "null"); } catch (e) {}
+    if (last && now >= last.t && now - last.t < tapTime && Math.hypot(x - last.x, y - last.y) < tapSpot) {
+      event.preventDefault(); event.stopImmediatePropagation(); return;
+    }
+    try { sessionStorage.setItem(TAP, JSON.stringify({ t: now, x: x, y: y })); } catch (e) {}
+  }, true);
+  const liveNow = (document.querySelector("[data-live]") || { dataset: {} }).dataset.now;
+  // The server's clock minus this phone's, learnt online from the page and kept for offline use (tests run the server on
+  // --now; a phone a few minutes off still counts the undo window and the ring right).
+  const drawnAt = ring ? ring.dataset.now : liveNow;
+  let skew = drawnAt ? Date.now() - Date.parse(drawnAt) : 0;
+  if (offlineSince) skew = Number(store("dosetap-skew") || 0); else if (drawnAt) store("dosetap-skew", String(skew));
   const periods = window.DoseTapPeriods ? DoseTapPeriods.fromPage(document) : [];
   const hhmm = (date) => pad(date.getHours()) + ":" + pad(date.getMinutes());
   // Offline, the ring follows the periods the server sent, on this phone's clock: to the window's opening, then to
@@ -63,6 +79,25 @@
     if (left <= 0 && !offlineSince && !ring.dataset.reloaded) { ring.dataset.reloaded = "1"; setTimeout(() => location.reload(), 1500); }
   }
   if (ring) { tick(); setInterval(tick, 1000); }
+  // The night's stretches (before the window, the window, after it, past the expiry) as the server drew them: at each
+  // boundary the heading, the big button and its words change with the periods, online or off (period.js).
+  const variants = Array.from(document.querySelectorAll("[data-variant]"));
+  const heading = document.querySelector("main h1");
+  function showVariant() {
+    if (variants.length < 2 || !window.DoseTapPeriods) return;
+    const now = Date.now() - skew, period = DoseTapPeriods.at(periods, now);
+    const next = period && variants.find((v) => v.dataset.variant === period.kind);
+    if (!next) return;
+    const near = next.dataset.nearAt && now >= Date.parse(next.dataset.nearAt);
+    const words = near ? next.dataset.nearHeading : next.dataset.heading;
+    if (heading && words && heading.textContent !== words) heading.textContent = words;
+    if (!next.hidden) return;
+    variants.forEach((v) => { v.hidden = v !== next; });
+    const row = document.querySelector("[data-pending-row]");
+    if (row) row.hidden = !(period.kind === "before_window" || period.kind === "window");
+    announce(words || "");
+  }
+  if (variants.length > 1) { showVariant(); setInterval(showVariant, 1000); }
   const live = document.querySelector("[data-live]");
   const queue = window.DoseTapQueue && window.indexedDB && live ? window.DoseTapQueue : null;
   const banner = document.getElementById("offline-banner");
@@ -82,7 +117,7 @@
     if (list) {
       list.replaceChildren(...refused.map((tap) => {
         const item = document.createElement("p"); item.className = "notice refusal"; item.setAttribute("role", "alert");
-        item.textContent = "Not saved: " + tap.label + " tapped at " + local(new Date(tap.at)) + ". " + tap.message + " ";
+        item.textContent = "Not recorded: " + tap.label + " tapped at " + local(new Date(tap.at)) + ". " + tap.message + " ";
         const dismiss = document.createElement("button"); dismiss.type = "button"; dismiss.className = "button"; dismiss.textContent = "Dismiss";
         dismiss.onclick = () => queue.dismiss(tap.id).then(() => item.remove());
         item.appendChild(dismiss); return item;
@@ -94,8 +129,13 @@
   async function replay() {
     if (!queue) return;
     const result = await queue.replay(csrfToken()).catch(() => null);
+    if (result && result.saved) { try { sessionStorage.setItem("dosetap-replayed", result.savedLabels.join(", ")); } catch (e) {} }
     if (result && (result.saved || result.refused)) location.reload();
   }
+  // What the last replay saved, said once on the page it reloaded.
+  let replayed = null;
+  try { replayed = sessionStorage.getItem("dosetap-replayed"); sessionStorage.removeItem("dosetap-replayed"); } catch (e) {}
+  if (replayed && banner && !offlineSince) say("Saved: " + replayed + ".");
   if (offlineSince) {
     // "Since" is the server's own time when it drew this copy, in the night's zone, like every other time on the page.
     const drawn = ring ? new Date(Date.parse(ring.dataset.now)) : new Date(Date.parse(offlineSince) - skew);
@@ -109,8 +149,12 @@
       if (!queue || !queue.queueable(action)) { say(label.trim() + " needs the server: not saved. Try again when it is back."); cue("error"); return; }
       const now = Date.now() - skew, given = Array.from(form.querySelectorAll("[name=confirm]")).map((i) => i.value);
       const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : null, csrf: csrfToken() })
-        .then((tap) => showQueue("Saved on this phone: " + tap.label + " at " + local(new Date(tap.at)) + "."))
-        .catch(() => { say("Not saved: this browser cannot keep it offline."); cue("error"); });
+        .then((tap) => showQueue("Kept on this phone: " + tap.label + " at " + local(new Date(tap.at)) + ". It is sent when DoseTap's server is back."))
+        .catch((error) => {
+          // One dose action of a kind waits at most: a second tap is never a second dose.
+          if (error && error.waiting) { say(error.waiting.label + " is already waiting to be sent (tapped at " + local(new Date(error.waiting.at)) + "); nothing more was kept."); cue("warning"); return; }
+          say("Not kept: this browser cannot keep it offline."); cue("error");
+        });
       const period = action === "dose2" && window.DoseTapPeriods ? DoseTapPeriods.at(periods, now) : null;
       const needed = period ? period.confirm.filter((c) => !given.includes(c)) : [];
       if (!needed.length) { keep(given); return; }
@@ -291,7 +335,25 @@
   // The installed app: the worker keeps the shell and the last Tonight (browsers allow it only in a secure context).
   if ("serviceWorker" in navigator && window.isSecureContext) navigator.serviceWorker.register("/sw.js").catch(() => {});
   const testReport = document.querySelector("[data-test-report]");
-  if (testReport) testReport.scrollIntoView({ block: "center" });
+  if (testReport && !testReport.hidden) testReport.scrollIntoView({ block: "center" });
+  // The test alarm rings on this page itself (the tap allows its sound), then says what every other channel did. Sent
+  // without leaving the page, so the page asking is an open page; without script the form posts as before.
+  document.querySelectorAll("form[data-test-alarm]").forEach((form) => form.addEventListener("submit", async (event) => {
+    if (!window.fetch || !testReport) return;
+    event.preventDefault();
+    [0, 0.5, 1].forEach((delay) => tone(660, 0.3, delay, 0.35));
+    if (navigator.vibrate) navigator.vibrate([400, 200, 400]);
+    const list = testReport.querySelector("ul") || testReport;
+    const show = (lines) => { list.replaceChildren(...lines.map((line) => { const item = document.createElement("li"); item.textContent = line; return item; })); testReport.hidden = false; announce(lines.join(" ")); };
+    show(["This page: ringing now. Sending to the other channels…"]);
+    try {
+      const response = await fetch("/v1/alarm/test", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() }, body: "{}" });
+      const report = await response.json();
+      if (!response.ok) { show(["This page: rang.", (report.error || {}).message || "The server refused the test."]); return; }
+      show(["This page: rang (you should have heard it).", report.message].concat(report.lines || []));
+    } catch (e) { show(["This page: rang.", "DoseTap's server could not be reached, so no other channel was tried."]); }
+    testReport.scrollIntoView({ block: "center" });
+  }));
   // Settings: Web Push on this phone, for tonight's alarms or as the escalation contact's phone.
   const pushBox = document.querySelector("[data-push]");
   if (pushBox) {

@@ -33,20 +33,31 @@
   const LABELS = { dose1: "Dose 1", dose2: "Dose 2", skip: "Skip" };
   const uuid = () => (root.crypto && crypto.randomUUID ? crypto.randomUUID() : null);
   // Keeps a tap: `action` and its `event` (for a log) and `confirm` list, made at `at` (an instant on the server's clock).
-  function add(tap) {
-    if (!ROUTES[tap.action]) return Promise.reject(new Error("not queueable"));
+  // At most one dose action of each kind waits: a second one is refused with the one already waiting (`waiting`).
+  async function add(tap) {
+    if (!ROUTES[tap.action]) throw new Error("not queueable");
+    if (LABELS[tap.action]) {
+      const twin = (await all(STORE)).find((t) => t.action === tap.action);
+      if (twin) throw Object.assign(new Error("already waiting"), { waiting: twin });
+    }
     const id = uuid(), key = uuid();
-    if (!id || !key) return Promise.reject(new Error("no secure random ids here"));
+    if (!id || !key) throw new Error("no secure random ids here");
     const entry = { id: id, key: key, action: tap.action, event: tap.event || null, confirm: tap.confirm || [], at: tap.at, label: tap.label || LABELS[tap.action] || tap.event || tap.action, csrf: tap.csrf || "" };
-    return run(STORE, "readwrite", (store) => store.put(entry)).then(() => entry);
+    await run(STORE, "readwrite", (store) => store.put(entry));
+    return entry;
   }
+  // The refusals that mean the tap's twin is already recorded (the same dose from another tap or device): what the
+  // person wanted is saved, so it is said as saved, never as "not saved".
+  const TWINS = { dose1: "409_ALREADY_TAKEN", dose2: "409_ALREADY_TAKEN", skip: "409_ALREADY_SKIPPED" };
+  const twinSaved = (tap, error) => !!error && TWINS[tap.action] === error.code && (tap.action !== "dose1" || (error.details || {}).dose === "Dose 1")
+    && (tap.action !== "dose2" || (error.details || {}).dose === "Dose 2");
   const all = (store) => run(store, "readonly", (s) => s.getAll()).then((list) => (list || []).sort((a, b) => (a.at < b.at ? -1 : 1)));
   const remove = (store, id) => run(store, "readwrite", (s) => s.delete(id));
   // Sends every waiting tap, oldest first. A tap the server records (or already had) leaves the queue; one it refuses
   // leaves it too and is kept as refused, to be shown, never retried; a network failure or a busy server stops the
-  // replay, keeping the rest for later. Resolves to { saved, refused, waiting }.
+  // replay, keeping the rest for later. Resolves to { saved, savedLabels, refused, waiting }.
   async function replay(csrf) {
-    const result = { saved: 0, refused: 0, waiting: 0 };
+    const result = { saved: 0, savedLabels: [], refused: 0, waiting: 0 };
     const taps = await all(STORE);
     for (let i = 0; i < taps.length; i++) {
       const tap = taps[i], [path, body] = ROUTES[tap.action](tap);
@@ -60,9 +71,14 @@
           headers: { "Content-Type": "application/json", "Idempotency-Key": tap.key, "X-CSRF-Token": csrf || tap.csrf },
         });
       } catch (e) { result.waiting = taps.length - i; return result; }
-      if (response.ok) { await remove(STORE, tap.id); result.saved++; continue; }
+      if (response.ok) { await remove(STORE, tap.id); result.saved++; result.savedLabels.push(tap.label); continue; }
       let error = null;
       try { error = (await response.json()).error || null; } catch (e) {}
+      if (twinSaved(tap, error)) {
+        await remove(STORE, tap.id); result.saved++;
+        result.savedLabels.push(tap.label + " (already recorded at " + ((error.details || {}).taken_at_local || (error.details || {}).skipped_at_local || "an earlier tap") + ")");
+        continue;
+      }
       // Busy, or this device's request limit: the same tap may pass later. An event's cooldown is judged at the tap's
       // own time, so it is a refusal like any other (its details name the event).
       const later = response.status >= 500 || (response.status === 429 && !(error && error.details && error.details.event));

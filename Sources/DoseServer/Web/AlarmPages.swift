@@ -67,7 +67,7 @@ struct AlarmSettingsView {
         points = minutes.map { minute in
             let left = DoseWindow.closesAfterMinutes - minute
             return Option(
-                value: String(minute), label: "\(minute) min after Dose 1 (\(left) min before the window closes)", checked: minute == settings.escalationMinutes
+                value: String(minute), label: "\(minute) min (\(left) min before the close)", checked: minute == settings.escalationMinutes
             )
         }
         contact = settings.escalationContact

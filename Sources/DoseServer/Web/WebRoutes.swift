@@ -88,10 +88,26 @@ struct WebRoutes {
         // Nobody starts a night with the wrong target, zone or alarms: setup comes first (it never blocks an open night).
         if try needsSetup() { return WebPages.redirect("/welcome") }
         var undo: (String, Date)?
-        if let label = request.uri.queryParameters["did"], let until = request.uri.queryParameters["until"].flatMap({ ISO8601.parse(String($0)) }) {
-            undo = (String(label), until)
+        if let wire = request.uri.queryParameters["did"], let until = request.uri.queryParameters["until"].flatMap({ ISO8601.parse(String($0)) }) {
+            undo = (Self.recordedSentence(String(wire)), until)
         }
         return try tonightPage(context, undo: undo)
+    }
+
+    /// What changed tonight most recently, in words, for the refusal of a tap made on an older page.
+    static func lastChange(_ snapshot: StatusSnapshot) -> String {
+        guard let latest = snapshot.session?.events.max(by: { ($0.recordedAt, $0.id.rawValue) < ($1.recordedAt, $1.id.rawValue) }) else {
+            return "it now says: \(snapshot.status.phase.label)"
+        }
+        return "\(latest.label) was recorded for \(LocalClock.hourMinute(latest.occurredAt, in: snapshot.timeZone))"
+    }
+
+    /// The snackbar's sentence for a recorded kind, by its wire name: "Dose 1 recorded.", "Dose 2 skipped.". A name the
+    /// catalogue does not know (a custom event, or a hand-made link) is "Event recorded.": no link puts words on Tonight.
+    static func recordedSentence(_ wire: String) -> String {
+        let kind = EventKind(wireName: wire)
+        if case .sleep(let type) = kind, SleepEventCatalogue.standard.definition(of: type) == nil { return "Event recorded." }
+        return kind == .dose2Skipped ? "Dose 2 skipped." : "\(kind.label) recorded."
     }
 
     /// Tonight, optionally with a refusal banner or a question in place of the primary action, with the given status.
@@ -148,7 +164,8 @@ struct WebRoutes {
                 // or within 2 s of the last action (a double tap), does nothing.
                 if fields["revision"] != String(snapshot.revision) {
                     return try tonightPage(
-                        context, banner: "Tonight changed just before that tap, so nothing was done. Check the screen, then tap again.",
+                        context,
+                        banner: "Tonight changed just before that tap (\(Self.lastChange(snapshot))), so nothing was done. Check the screen, then tap again.",
                         status: .conflict)
                 }
                 if NightStatus.tapSettlesUntil(snapshot.session, at: app.clock.now) != nil {
@@ -167,7 +184,8 @@ struct WebRoutes {
             let outcome = try app.night.perform(NightAction(kind, confirmations: confirmations), from: .page)
             guard let event = outcome.decision.event else { return WebPages.redirect("/") }
             let until = event.recordedAt.addingTimeInterval(TimeInterval(outcome.settings.undoWindowSeconds))
-            let label = event.kind.label.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            // The kind by its wire name: the page words it, so a link cannot put words of its own on Tonight.
+            let label = event.kind.wireName.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             return WebPages.redirect("/?did=\(label)&until=\(ISO8601.string(until))")
         } catch let error as DoseError where error.code != .invalidInput {
             let status = error.httpStatus

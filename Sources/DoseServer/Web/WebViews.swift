@@ -80,7 +80,9 @@ struct MedicationsView {
         }
         hasRecent = !records.isEmpty
         recent = records.map {
-            Recent(time: WebPages.clock($0.takenAt, zone), name: $0.medication.name, amount: "\(NumberText.plain($0.doseMg)) mg", note: $0.note)
+            Recent(
+                time: "\(SettingsView.day($0.takenAt, zone)) \(WebPages.clock($0.takenAt, zone))", name: $0.medication.name,
+                amount: "\(NumberText.plain($0.doseMg)) mg", note: $0.note)
         }
     }
 }
@@ -244,7 +246,7 @@ struct SettingsView {
     /// The medication profile in words.
     let medication: String
     /// The sleep-source priority as typed: words, comma-separated, first preferred.
-    let sleepPriority: String
+    let sleepPriorities: [SelectOption]
 
     init(
         frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,
@@ -278,8 +280,20 @@ struct SettingsView {
             "\(product): Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 \(SetupWizard.grams(settings.dose2Milligrams)) g, "
             + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at \(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
             + "\(settings.refillReminderTime)."
-        sleepPriority = settings.sleepSourcePriority.words.joined(separator: ",")
+        let current = settings.sleepSourcePriority.words.joined(separator: ",")
+        var choices = Self.priorityChoices
+        if !choices.contains(where: { $0.0 == current }) { choices.append((current, "Your own order: " + current.replacingOccurrences(of: ",", with: ", "))) }
+        sleepPriorities = choices.map { SelectOption(value: $0.0, label: $0.1, selected: $0.0 == current) }
     }
+
+    /// The orders of wearables a person picks from, by the words their names contain (the setting stays a list, which
+    /// the CLI and the API set freely).
+    static let priorityChoices: [(String, String)] = [
+        (SourcePriority.standard.words.joined(separator: ","), "A watch first, then WHOOP, a ring, the phone"),
+        ("whoop,watch,ring,oura,iphone,phone", "WHOOP first, then a watch, a ring, the phone"),
+        ("ring,oura,watch,whoop,iphone,phone", "A ring (Oura) first, then a watch, WHOOP, the phone"),
+        ("iphone,phone,watch,whoop,ring,oura", "The phone first, then a watch, WHOOP, a ring"),
+    ]
 
     static func day(_ date: Date, _ zone: TimeZone) -> String {
         let parts = LocalClock.calendar(zone).dateComponents([.year, .month, .day], from: date)

@@ -52,9 +52,11 @@ extension WebRoutes {
         let name, label, value, inputMode, hint: String
     }
 
-    func welcome(_ step: SetupStep, _ context: DoseRequestContext, banner: String? = nil, test: AlarmTestResponse? = nil, status: HTTPResponse.Status = .ok)
-        throws -> Response
-    {
+    /// The step's page; `typed` are answers a refusal sent back, shown as typed rather than replaced by the settings.
+    func welcome(
+        _ step: SetupStep, _ context: DoseRequestContext, banner: String? = nil, test: AlarmTestResponse? = nil, status: HTTPResponse.Status = .ok,
+        typed: [String: String] = [:]
+    ) throws -> Response {
         let app = environment.useCases()
         let settings = try app.settings.current()
         let frame = Frame("Set up DoseTap", current: "/settings")
@@ -108,12 +110,19 @@ extension WebRoutes {
         case .privacy:
             break
         }
+        func keepTyped(_ input: TextInput) -> TextInput {
+            guard let value = typed[input.name] else { return input }
+            return TextInput(name: input.name, label: input.label, value: value, inputMode: input.inputMode, hint: input.hint)
+        }
+        times = times.map(keepTyped)
+        numbers = numbers.map(keepTyped)
+        let labels = Dictionary(uniqueKeysWithValues: (times + numbers).map { ($0.name, $0.label) })
         let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
         let products = MedicationCatalogue.splitNight.map {
-            Field.Option(inputType: "radio", name: "medication_product", value: $0.id, label: $0.name, checked: $0.id == settings.medicationProduct)
+            Field.Option(inputType: "radio", name: "medication_product", value: $0.id, label: $0.name, checked: $0.id == (typed["medication_product"] ?? settings.medicationProduct))
         }
         let view = WelcomeView(
-            frame: frame, banner: banner, csrf: csrf(context), step: step.rawValue, title: step.title,
+            frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
             dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) }, fields: fields,
             explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
             isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow, isNotifications: step == .notifications,
@@ -123,6 +132,13 @@ extension WebRoutes {
             privacy: SetupWizard.privacy, disclaimer: SetupWizard.disclaimer, switches: switches,
             submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
         return Templates.page("welcome", view, status: status)
+    }
+
+    /// A refusal worded with the field's label as the page shows it ("Dose 1 (grams)"), not its stored name.
+    static func named(_ message: String, _ labels: [String: String]) -> String {
+        var message = message
+        for (name, label) in labels { message = message.replacingOccurrences(of: "Invalid \(name):", with: "\(label):") }
+        return message
     }
 
     static func welcomeExplanation(_ step: SetupStep) -> [String] {
@@ -173,7 +189,7 @@ extension WebRoutes {
         do {
             try environment.useCases().setup.apply(step, answers: answers, surface: "web")
         } catch let error as DoseError {
-            return try welcome(step, context, banner: error.message, status: .badRequest)
+            return try welcome(step, context, banner: error.message, status: .badRequest, typed: answers)
         }
         guard step == .privacy else { return WebPages.redirect("/welcome?step=\(step.rawValue + 1)") }
         return WebPages.redirect("/?welcome=done")

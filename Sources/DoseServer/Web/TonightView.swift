@@ -1,0 +1,338 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+/// Tonight as the page shows it (SPEC §5.4, D15): one primary action that never means Wake Up after Dose 2, the
+/// outcome in words, the safe choice filled and the risky one outlined, refusals inline.
+struct TonightView {
+    struct Ring {
+        let start, end, now: String
+        let text, caption, label: String
+        let length, offset: String
+        /// "", "near" from T+225, "final" from T+235: colour, a thicker ring and words, never colour alone.
+        let level: String
+        let urgency: String?
+        let nearAt, finalAt: String?
+    }
+
+    struct Outcome {
+        let mark: String
+        let text: String
+        var warning = false
+    }
+
+    struct Risk {
+        let risk: String
+        let confirm: String
+        var yesLabel = "Take it anyway"
+        var noLabel = "Cancel"
+        var offerSkip = false
+    }
+
+    struct Button {
+        let action: String
+        let label: String
+        var risk: Risk?
+    }
+
+    struct Link {
+        let href: String
+        let label: String
+    }
+
+    /// A decision asked in the page itself (without script, or after the server refused): safe choice first and filled.
+    struct Question {
+        let text: String
+        var safeLabel: String
+        var safeHref: String?
+        var safeAction: String?
+        let riskyLabel: String
+        let riskyAction: String
+        let riskyConfirm: String
+        /// The sleep event a `log` action names.
+        var riskyEvent: String?
+    }
+
+    /// With no Dose 1 tonight and a dose of the last night under 8 hours ago: that night, instead of "Take Dose 1" (D17).
+    struct Redose {
+        let from: String
+        let doses: String
+        let href: String
+    }
+
+    struct Pending {
+        let canSnooze: Bool
+        /// Shown in the stretch of the night the page was drawn in; the page hides it where a period has none.
+        let shown: Bool
+    }
+
+    /// One stretch of the night as the page shows it: the heading, what stands in the big button's spot, the outlined
+    /// choice under it, and whether the snooze-and-skip row shows. While Dose 2 is to take the page holds one for each
+    /// Dose 2 period, so that offline it moves with the night from the periods alone (period.js); otherwise one.
+    struct Variant {
+        /// The period's kind, or "" for a night without Dose 2 to take.
+        let kind: String
+        let current: Bool
+        var heading: String
+        /// The heading from the 15-minute mark on, and when that is (the window's variant only).
+        var nearHeading: String?
+        var nearAt: String?
+        var primary: Button?
+        var primaryLink: Link?
+        /// Words that stand in the spot when no button does, so nothing else moves into it.
+        var spotText: String?
+        var secondary: Button?
+        var showPending = false
+    }
+
+    struct Undo {
+        let label: String
+        let until: String
+    }
+
+    struct GridItem {
+        let event: String
+        let label: String
+    }
+
+    struct Wake {
+        let risk: String?
+    }
+
+    let frame: Frame
+    let csrf: String
+    let revision: String
+    var settleUntil: String?
+    var banner: String?
+    var heading: String
+    var ring: Ring?
+    var outcome: Outcome?
+    var times: String
+    var question: Question?
+    var variants: [Variant] = []
+    var pending: Pending?
+    /// The server's clock when it drew the page: the phone counts the undo window and the ring on it.
+    let now: String
+    let alarms: String
+    var snoozeWhy: String?
+    var undo: Undo?
+    let warnings: [String]
+    let grid: [GridItem]
+    let dense: Bool
+    var wake: Wake?
+    var showPreSleep = false
+    /// Check-in is offered once Dose 2 is settled; while it is undecided a check-in would end the night (D16).
+    var showCheckIn = true
+    var redose: Redose?
+    /// The night's Dose 2 periods, kept by the page for when the server cannot be reached (see period.js), and the
+    /// zone the page shows times in.
+    let periods: [Period]
+    let zone: String
+    /// Dose 2 is still to take: the page holds the screen awake and offers the nightstand layout.
+    let nightOpen: Bool
+    /// The low-supply card: shown when the nights left fall to the refill threshold, never while Dose 2 is pending.
+    var lowSupply: String?
+
+    struct Period {
+        let kind, from, confirm: String
+        let until: String?
+    }
+
+    init(
+        _ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
+        banner: String? = nil, question: Question? = nil
+    ) {
+        let status = snapshot.status
+        let zone = snapshot.timeZone
+        func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
+        frame = Frame("Tonight", current: "/")
+        self.now = ISO8601.string(now)
+        self.csrf = csrf
+        revision = String(snapshot.revision)
+        settleUntil = NightStatus.tapSettlesUntil(snapshot.session, at: now).map(ISO8601.string)
+        self.banner = banner
+        self.question = question
+        heading = status.phase.label
+        ring = Self.ring(status, zone: zone, now: now)
+        self.zone = zone.identifier
+        nightOpen = !status.dose2Periods.isEmpty
+        periods = status.dose2Periods.map {
+            Period(
+                kind: $0.kind.rawValue, from: ISO8601.string($0.from), confirm: $0.confirmations.map(\.rawValue).joined(separator: ","),
+                until: $0.until.map(ISO8601.string))
+        }
+        if let text = status.outcomeSentence(in: zone) {
+            // D18: a tick only for a Dose 2 inside the window; early and late are warnings, never a success.
+            let timing = status.dose2Timing ?? .undecided
+            outcome = Outcome(mark: timing.mark, text: text, warning: timing.isWarning)
+            if timing.isWarning, status.phase == .completed { heading = "Dose 2 taken \(timing == .late ? "late" : "early")" }
+        }
+        if let dose1 = status.dose1At {
+            times =
+                status.dose2At == nil && !status.dose2Skipped
+                ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
+                : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
+        } else {
+            times = "Take Dose 1 at bedtime; Dose 2 follows 2½–4 hours later."
+        }
+        let pendingDose2 = status.dose1At != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
+        if pendingDose2, let dose1 = status.dose1At {
+            let current = Dose2Period.period(at: now, in: status.dose2Periods)?.kind
+            let drawnHeading = heading
+            variants = status.dose2Periods.map { period in
+                var variant = Self.variant(period.kind, dose1: dose1, status: status, zone: zone, current: period.kind == current)
+                // The drawn period says what the status says now (near the close, for one).
+                if variant.current { variant.heading = drawnHeading }
+                return variant
+            }
+            pending = Pending(canSnooze: status.canSnooze, shown: variants.first(where: \.current)?.showPending ?? true)
+            if !status.canSnooze { snoozeWhy = status.snoozeBlockedReason }
+        } else {
+            var variant = Variant(kind: "", current: true, heading: heading)
+            switch status.primaryAction {
+            case .takeDose1: variant.primary = Button(action: "dose1", label: "Take Dose 1")
+            case .checkIn: variant.primaryLink = Link(href: "/checkin", label: "Morning check-in")
+            case .waitForNewNight:
+                if let from = status.newDose1From {
+                    let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at))" }.joined(separator: " · ")
+                    redose = Redose(from: clock(from), doses: doses, href: "/details?night=\(status.blockingDose?.night?.rawValue ?? "")")
+                    heading = "A new Dose 1 is possible from \(clock(from))"
+                    times = "Last night: \(doses)."
+                    variant = Variant(kind: "", current: true, heading: heading)
+                    variant.spotText = "No Dose 1 before \(clock(from))"
+                }
+            case .waitForWindow, .takeDose2, .takeDose2Late, .none: break
+            }
+            variants = [variant]
+        }
+        showCheckIn = !status.dose2Undecided
+        alarms = Self.alarmLine(status, settings: snapshot.settings, zone: zone)
+        if let undo, undo.until > now { self.undo = Undo(label: undo.label, until: ISO8601.string(undo.until)) }
+        // Near the close the ring's own words say it; the same sentence twice would push the actions off the screen.
+        let ringSays = ring?.urgency != nil
+        warnings =
+            status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) } + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
+        let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
+        grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
+        dense = quick.count > 8
+        // Wake Up only once Dose 2 is settled (taken, skipped or expired): before that, a stray tap on it would end
+        // tonight's doses. Pre-sleep belongs before Dose 1.
+        if status.dose2At != nil || status.dose2Skipped, status.phase != .finalizing, status.wakeAt == nil {
+            wake = Wake(risk: status.earlyWakeQuestion(in: zone))
+        }
+        showPreSleep = status.dose1At == nil
+    }
+
+    /// The page for one Dose 2 period (D15, D18, SPEC §5.4): before the window the countdown and the opening time are the
+    /// focus and an early dose is only an outlined choice that asks; in the window the big button takes Dose 2; after it
+    /// Skip is the big button and a late dose is outlined and asks.
+    static func variant(_ kind: Dose2Period.Kind, dose1: Date, status: NightStatus, zone: TimeZone, current: Bool) -> Variant {
+        func clock(_ date: Date) -> String { WebPages.clock(date, zone) }
+        let (opens, closes, expires) = (DoseWindow.opens(after: dose1), DoseWindow.closes(after: dose1), DoseWindow.expires(after: dose1))
+        let lateRisk = "The Dose 2 window closed at \(clock(closes)). Taking Dose 2 this late can leave you drowsy into the day."
+        switch kind {
+        case .beforeWindow:
+            var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.beforeWindow.label)
+            variant.spotText = "Dose 2 opens at \(clock(opens))"
+            variant.secondary = Button(
+                action: "dose2", label: "Take Dose 2 early…",
+                risk: Risk(risk: "Dose 2's window opens at \(clock(opens)). Taking Dose 2 before then is unsafe; wait for the window.", confirm: "early"))
+            variant.showPending = true
+            return variant
+        case .window:
+            var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.active.label)
+            variant.nearHeading = NightPhase.nearClose.label
+            variant.nearAt = ISO8601.string(DoseWindow.nearClose(after: dose1))
+            variant.primary = Button(action: "dose2", label: "Take Dose 2")
+            variant.showPending = true
+            return variant
+        case .afterWindow:
+            // The window has closed: skipping is the safe choice, so it is the filled button; a late dose is outlined and asks.
+            var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.closed.label)
+            variant.primary = Button(action: "skip", label: "Skip Dose 2")
+            variant.secondary = Button(action: "dose2", label: "Take Dose 2 late…", risk: Risk(risk: lateRisk, confirm: "late", offerSkip: true))
+            return variant
+        case .expired:
+            var variant = Variant(kind: kind.rawValue, current: current, heading: "Slept through")
+            variant.spotText = "Dose 2 counts as slept through since \(clock(expires)): the window ran out."
+            variant.secondary = Button(
+                action: "dose2", label: "Take Dose 2 late…",
+                risk: Risk(risk: "Tonight's window ran out at \(clock(expires)) and Dose 2 counts as slept through. " + lateRisk, confirm: "late"))
+            return variant
+        }
+    }
+
+    /// Alarms on or off and the next one, always visible; after a snooze, the new alarm time and the snoozes left.
+    static func alarmLine(_ status: NightStatus, settings: DoseSettings, zone: TimeZone) -> String {
+        guard settings.remindersEnabled else { return "Alarms off (Settings → Reminders)." }
+        var parts: [String] = []
+        if let until = status.snoozeUntil { parts.append("Snoozed: alarm at \(WebPages.clock(until, zone))") }
+        if let next = status.nextReminder, status.snoozeUntil == nil || next.fireAt != status.snoozeUntil {
+            let message = next.kind.message.hasSuffix(".") ? String(next.kind.message.dropLast()) : next.kind.message
+            parts.append("Next alarm \(WebPages.clock(next.fireAt, zone)): \(message)")
+        }
+        if status.canSnooze || status.snoozeUntil != nil {
+            parts.append("\(status.snoozesRemaining) \(status.snoozesRemaining == 1 ? "snooze" : "snoozes") left")
+        }
+        if parts.isEmpty { parts.append(status.dose1At == nil ? "Alarms on; they are planned when you take Dose 1" : "Alarms on; none left tonight") }
+        return parts.joined(separator: " · ") + "."
+    }
+
+    /// The countdown ring: to the window's opening, then to its closing. Without script it shows the minutes left.
+    static func ring(_ status: NightStatus, zone: TimeZone, now: Date) -> Ring? {
+        let (start, end, caption): (Date?, Date?, String) =
+            switch status.phase {
+            case .beforeWindow: (status.dose1At, status.windowOpensAt, "until Dose 2 opens")
+            case .active, .nearClose: (status.windowOpensAt, status.windowClosesAt, "left to take Dose 2")
+            default: (nil, nil, "")
+            }
+        guard let start, let end, let closes = status.windowClosesAt else { return nil }
+        let length = 2 * Double.pi * 80
+        let left = max(0, end.timeIntervalSince(now))
+        let done = min(1, max(0, 1 - left / end.timeIntervalSince(start)))
+        let text = String(format: "%d:%02d", Int(left) / 3600, Int(left) / 60 % 60)
+        let final = closes.addingTimeInterval(-5 * 60)
+        let level: String
+        let urgency: String?
+        if status.phase == .nearClose, now >= final {
+            (level, urgency) = ("final", "Under 5 minutes left: take Dose 2 now or skip it.")
+        } else if status.phase == .nearClose {
+            (level, urgency) = ("near", "Under 15 minutes left: snooze is off.")
+        } else {
+            (level, urgency) = ("", nil)
+        }
+        let pending = status.phase == .active || status.phase == .nearClose
+        return Ring(
+            start: ISO8601.string(start), end: ISO8601.string(end), now: ISO8601.string(now), text: text, caption: caption,
+            label: "\(text) \(caption)", length: String(format: "%.1f", length), offset: String(format: "%.1f", length * done),
+            level: level, urgency: urgency,
+            nearAt: pending ? status.nearCloseAt.map(ISO8601.string) : nil, finalAt: pending ? ISO8601.string(final) : nil)
+    }
+
+    /// The in-page question for a refusal that a confirmation can lift.
+    static func question(for error: DoseError, action: String, event: String? = nil) -> Question? {
+        guard let confirm = error.confirm else { return nil }
+        let risky: String =
+            switch confirm {
+            case .newNight: "Start a new night anyway"
+            case .extra: "Record an extra dose"
+            case .endNight: "End the night"
+            default: "Take it anyway"
+            }
+        // On a page the choice is a button, not a word to type: the message leaves its "confirm 'late'" out.
+        var question = Question(
+            text: error.message { _ in nil },
+            safeLabel: "Cancel", safeHref: "/", riskyLabel: risky, riskyAction: action, riskyConfirm: confirm.rawValue)
+        if confirm == .late {
+            question.safeLabel = "Skip Dose 2"
+            question.safeHref = nil
+            question.safeAction = "skip"
+        }
+        if confirm == .endNight {
+            question.safeLabel = "Keep the night"
+            question.riskyEvent = event
+        }
+        return question
+    }
+}
