@@ -136,11 +136,14 @@ enum NightRecords {
                 SELECT event_type, occurred_at, session_id FROM dose_events
                 WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at < ?
                 """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant.addingTimeInterval(spacing))])
-        return rows.map {
-            RecordedDose(
-                kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? ""),
-                night: ($0["session_id"] as String?).map(SessionID.init(rawValue:)))
-        }
+        return rows.map(recordedDose)
+    }
+
+    /// A dose row (`event_type`, `occurred_at`, `session_id`) as the rules read it.
+    static func recordedDose(_ row: Row) -> RecordedDose {
+        RecordedDose(
+            kind: EventKind(wireName: row["event_type"] ?? ""), at: instant(row["occurred_at"] ?? ""),
+            night: (row["session_id"] as String?).map(SessionID.init(rawValue:)))
     }
 
     /// Every dose of the nights with a dose in the 8 hours up to `instant`, with their nights: what holds a new Dose 1
@@ -156,11 +159,7 @@ enum NightRecords {
                     WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at <= ?)
                 ORDER BY occurred_at
                 """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant)])
-        return rows.map {
-            RecordedDose(
-                kind: EventKind(wireName: $0["event_type"] ?? ""), at: Self.instant($0["occurred_at"] ?? ""),
-                night: ($0["session_id"] as String?).map(SessionID.init(rawValue:)))
-        }
+        return rows.map(recordedDose)
     }
 
     /// When events of one sleep type were logged in any night less than `seconds` from `instant`, either side.

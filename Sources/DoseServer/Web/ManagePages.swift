@@ -98,7 +98,10 @@ extension WebRoutes {
             if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
             if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
             if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
-            let outcome = night.session.isOpen ? "Open" : DoseTiming.badge(DoseTiming.of(facts, targetMinutes: target))
+            // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
+            let timing = DoseTiming.of(facts, targetMinutes: target)
+            let outcome =
+                !night.session.isOpen ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
             let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
             return HistoryView.Night(
                 id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep, hasSleep: !sleep.isEmpty,

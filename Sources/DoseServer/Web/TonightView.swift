@@ -108,7 +108,7 @@ struct TonightView {
     var heading: String
     var ring: Ring?
     var outcome: Outcome?
-    var times: String
+    var times: String?
     var question: Question?
     var variants: [Variant] = []
     var pending: Pending?
@@ -198,9 +198,10 @@ struct TonightView {
                     let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at))" }.joined(separator: " · ")
                     redose = Redose(from: clock(from), doses: doses, href: "/details?night=\(status.blockingDose?.night?.rawValue ?? "")")
                     heading = "A new Dose 1 is possible from \(clock(from))"
-                    times = "Last night: \(doses)."
+                    // Last night's doses stand where Take Dose 1 would be; the link to correct them sits below, apart.
+                    times = nil
                     variant = Variant(kind: "", current: true, heading: heading)
-                    variant.spotText = "No Dose 1 before \(clock(from))"
+                    variant.spotText = "Last night: \(doses)."
                 }
             case .waitForWindow, .takeDose2, .takeDose2Late, .none: break
             }

@@ -119,7 +119,9 @@ extension WebRoutes {
         let labels = Dictionary(uniqueKeysWithValues: (times + numbers).map { ($0.name, $0.label) })
         let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
         let products = MedicationCatalogue.splitNight.map {
-            Field.Option(inputType: "radio", name: "medication_product", value: $0.id, label: $0.name, checked: $0.id == (typed["medication_product"] ?? settings.medicationProduct))
+            Field.Option(
+                inputType: "radio", name: "medication_product", value: $0.id, label: $0.name,
+                checked: $0.id == (typed["medication_product"] ?? settings.medicationProduct))
         }
         let view = WelcomeView(
             frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
