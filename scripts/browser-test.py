@@ -212,11 +212,14 @@ def supply_page(driver, wait, info, out):
     audit(driver, "tonight-low_supply", out)
 
 
-def night_at(binary, work, name, minutes, extra=(), database=None):
-    """A night with Dose 1 at DOSE1 in its own database (unless given one), served as of `minutes` after it."""
+def night_at(binary, work, name, minutes, extra=(), database=None, commands=()):
+    """A night with Dose 1 at DOSE1 in its own database (unless given one), after `commands` (argument lists run
+    against it), served as of `minutes` after it."""
     if database is None:
         database = os.path.join(work, name + ".sqlite")
         subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
+        for command in commands:
+            subprocess.run([binary, *command, "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()], check=True, capture_output=True)
     process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=minutes)).isoformat(), extra=extra)
     return database, process, info
 
@@ -240,10 +243,10 @@ def patient(driver, seconds=20):
     return WebDriverWait(driver, seconds, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException, WebDriverException])
 
 
-def installed_then_cut_off(driver, binary, work, name, minutes):
+def installed_then_cut_off(driver, binary, work, name, minutes, commands=()):
     """Pairs a browser with a night served as of `minutes` after Dose 1, lets the worker install and keep Tonight,
     then kills the server, as a dropped Wi-Fi or a crash would leave the phone. Returns the database and the address."""
-    database, process, info = night_at(binary, work, name, minutes)
+    database, process, info = night_at(binary, work, name, minutes, commands=commands)
     driver.delete_all_cookies()
     driver.get(info["pairing_url"])
     controlled(driver, patient(driver))
@@ -388,7 +391,8 @@ def offline_boundary(driver, binary, work, out):
     button and its words change at the boundary on the phone's clock. Dose 2 tapped twice is kept once; meanwhile another
     device records it, and the replay says Saved, never Not saved."""
     wait = patient(driver, 30)
-    database, base = installed_then_cut_off(driver, binary, work, "boundary", 149 + 52 / 60)
+    database, base = installed_then_cut_off(driver, binary, work, "boundary", 149 + 52 / 60,
+                                            commands=[["settings", "set", "quick_log", "bathroom,water,wake_temp,wake_final"]])
     driver.get(base + "/")
     wait.until(EC.visibility_of_element_located((By.ID, "offline-banner")))
     check(driver.find_element(By.TAG_NAME, "h1").text == "Waiting for the Dose 2 window", "offline before the window, Tonight waits")
@@ -405,6 +409,16 @@ def offline_boundary(driver, binary, work, out):
     waiting = driver.execute_async_script("DoseTapQueue.waiting().then(arguments[0])")
     check(len(waiting) == 1, f"a double tap and a third tap keep one Dose 2 on the phone ({len(waiting)} waiting)")
     driver.save_screenshot(os.path.join(out, "tonight-offline-already-waiting.png"))
+    # D16 offline: a Wake Up from the grid while Dose 2 is to take asks first, Keep the night filled, and keeps nothing.
+    apart(driver)
+    driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Wake Up']").click()
+    dialog = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog")))
+    check("would end the night" in dialog.text and dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").text == "Keep the night",
+          f"offline, a Wake Up with Dose 2 undecided asks first, Keep the night filled ({dialog.text[:70]!r})")
+    driver.save_screenshot(os.path.join(out, "tonight-offline-wake-asks.png"))
+    apart(driver)
+    dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").click()
+    check(len(driver.execute_async_script("DoseTapQueue.waiting().then(arguments[0])")) == 1, "Keep the night keeps nothing more on the phone")
     # Another phone reached the server first and recorded Dose 2 there.
     subprocess.run([binary, "dose2", "--db", database, "--tz", "America/New_York", "--now", (DOSE1 + datetime.timedelta(minutes=150, seconds=30)).isoformat()],
                    check=True, capture_output=True)

@@ -25,6 +25,7 @@ struct APIRoutes {
         v1.post("events/wake") { request, context in try await action(request, context, RequestBodies.wake) }
         v1.get("sessions") { request, _ in try sessions(request) }
         v1.get("sessions/:date") { _, context in try session(context) }
+        v1.get("nights/:id") { _, context in try night(context) }
         v1.delete("sessions/:date") { _, context in try deleteSession(context) }
         v1.get("settings") { _, _ in Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.current()))) }
         v1.patch("settings") { request, context in try await updateSettings(request, context) }
@@ -91,6 +92,15 @@ struct APIRoutes {
         let nights = try environment.useCases().records.nights(on: date)
         guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
         return Reply.json(nights.map(NightResponse.init))
+    }
+
+    /// One night by its id (D18: reachable even when two nights share a date).
+    func night(_ context: DoseRequestContext) throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        guard (1...64).contains(id.unicodeScalars.count), SessionKey(parsing: id) == nil else {
+            throw DoseError.invalidInput(field: "id", problem: "'\(id.prefix(64))' is not a night's id", allowed: "a session_id as status and history give it")
+        }
+        return Reply.json(NightResponse(try environment.useCases().records.night(id: SessionID(rawValue: id))))
     }
 
     func deleteSession(_ context: DoseRequestContext) throws -> Response {

@@ -80,6 +80,11 @@ struct TLSTests {
         #expect(try Self.mode(directory + "/ca.key") == 0o600, "the CA's private key is owner-only")
         #expect(try Self.mode(made.key) == 0o600)
 
+        // The words say the fingerprint too, without --json: a phone shows it before trusting the CA (issue 31).
+        let words = try cli.run(["tls", "init", "localhost", "127.0.0.1"], json: false)
+        let printed = (run.json["ca_fingerprint"] as? String) ?? "?"
+        #expect(words.stdout.contains("SHA-256 fingerprint") && words.stdout.contains(printed), "\(words.stdout)")
+
         let server = try Self.serve(cli, made)
         #expect(try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (0, #"{"ok":true}"#))
         #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: made.authority) == (0, #"{"ok":true}"#))

@@ -69,7 +69,7 @@ struct WearableCLITests {
         run = try cli.run(["report", "--from", "2026-11-20", "--to", "2026-11-20", "--out", report], now: "2026-11-21 13:10", json: false)
         let html = try String(contentsOfFile: report, encoding: .utf8)
         #expect(run.status == 0 && html.contains("<th scope=\"col\">Sleep (wearable)</th>"))
-        #expect(html.contains("<td>7 h asleep, deep 95 min, awake 45 min, recovery 62% (WHOOP)</td>"))
+        #expect(html.contains("<td data-label=\"Sleep (wearable)\">7 h asleep, deep 95 min, awake 45 min, recovery 62% (WHOOP)</td>"))
     }
 
     @Test("a malformed WHOOP file and a refused priority exit with their codes and leave the database byte for byte")

@@ -100,7 +100,7 @@ enum Hypnogram {
                 writer.line(position, top - 8, position, bottom, "dose")
                 writer.circle(position, top - 8, 4, "dose-mark", title: "\(event.kind.label) at \(time)")
             } else {
-                writer.circle(position, bottom + 4, 3, "event-mark", title: "\(event.kind.label) at \(time)")
+                writer.circle(position, bottom + 4, 3, "event-mark", title: "\(event.label) at \(time)")
             }
         }
         // The heart rate beneath, scaled to its own range; no room is kept for it when none was measured.

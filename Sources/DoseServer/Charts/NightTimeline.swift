@@ -83,7 +83,7 @@ enum NightTimeline {
         writer.text(205, 181, "event")
         writer.rect(250, 172, 14, 10, "nap")
         writer.text(268, 181, "nap")
-        let rows = events.map { [LocalClock.hourMinute($0.occurredAt, in: zone), $0.kind.label] }
+        let rows = events.map { [LocalClock.hourMinute($0.occurredAt, in: zone), $0.label] }
         let description =
             "\(events.count) events from \(LocalClock.hourMinute(first.occurredAt, in: zone)) to \(LocalClock.hourMinute(events.last!.occurredAt, in: zone))"
             + (dose1.map { ", Dose 1 at \(LocalClock.hourMinute($0, in: zone))" } ?? "") + (naps.isEmpty ? "" : ", \(naps.count) nap(s)") + "."

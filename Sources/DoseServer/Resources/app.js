@@ -155,20 +155,30 @@
           if (error && error.waiting) { say(error.waiting.label + " is already waiting to be sent (tapped at " + local(new Date(error.waiting.at)) + "); nothing more was kept."); cue("warning"); return; }
           say("Not kept: this browser cannot keep it offline."); cue("error");
         });
-      const period = action === "dose2" && window.DoseTapPeriods ? DoseTapPeriods.at(periods, now) : null;
+      // Asks as the page would online, the safe choice filled; yes keeps the tap with the confirmations it needs.
+      const ask = (risk, yesLabel, noLabel, needed) => {
+        const dialog = document.getElementById("risk-dialog");
+        if (!dialog || !dialog.showModal) return;
+        dialog.querySelector("[data-risk-text]").textContent = risk;
+        const yes = dialog.querySelector("[data-risk-yes]"), no = dialog.querySelector("[data-risk-no]"), skip = dialog.querySelector("[data-risk-skip]");
+        yes.textContent = yesLabel; no.textContent = noLabel; skip.hidden = true;
+        dialog.showModal(); no.focus();
+        yes.onclick = () => { dialog.close(); keep(given.concat(needed)); };
+        no.onclick = () => dialog.close();
+      };
+      const current = window.DoseTapPeriods ? DoseTapPeriods.at(periods, now) : null;
+      // D16: a Wake Up while Dose 2 is still to take ends the night only when the person says so, offline too.
+      if (action === "log" && (form.querySelector("[name=event]") || {}).value === "wake_final" && current && current.kind !== "expired" && !given.includes("end_night")) {
+        ask("Dose 2 is not taken or skipped yet. Logging Wake Up now would end the night and cancel its Dose 2 alarms.", "End the night", "Keep the night", ["end_night"]);
+        return;
+      }
+      const period = action === "dose2" ? current : null;
       const needed = period ? period.confirm.filter((c) => !given.includes(c)) : [];
       if (!needed.length) { keep(given); return; }
-      const dialog = document.getElementById("risk-dialog");
       const risk = { before_window: "The Dose 2 window opens at " + local(new Date(period.until)) + ". Taking Dose 2 early is unsafe.",
         after_window: "The Dose 2 window closed at " + local(new Date(period.from)) + ". Taking Dose 2 this late can leave you drowsy into the day.",
         expired: "Dose 2 counts as skipped since " + local(new Date(period.from)) + ", when tonight's window ran out. Taking it now is very late." }[period.kind];
-      if (!dialog || !dialog.showModal) return;
-      dialog.querySelector("[data-risk-text]").textContent = risk;
-      const yes = dialog.querySelector("[data-risk-yes]"), no = dialog.querySelector("[data-risk-no]"), skip = dialog.querySelector("[data-risk-skip]");
-      yes.textContent = "Take it anyway"; no.textContent = "Cancel"; skip.hidden = true;
-      dialog.showModal(); no.focus();
-      yes.onclick = () => { dialog.close(); keep(given.concat(needed)); };
-      no.onclick = () => dialog.close();
+      ask(risk, "Take it anyway", "Cancel", needed);
     }, true));
     // Back online: send what waited, then load the real Tonight.
     const retry = () => fetch("/health", { cache: "no-store" }).then((r) => { if (r.ok) return replay().then(() => location.reload()); }).catch(() => {});

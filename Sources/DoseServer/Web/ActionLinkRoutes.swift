@@ -60,7 +60,11 @@ struct ActionLinkRoutes {
         let wantsJSON = (request.headers[.accept] ?? "").contains("application/json")
         do {
             let outcome = try app.night.perform(link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)
-            let done = outcome.decision.event.map { "\($0.kind.label) recorded at \(WebPages.clock($0.occurredAt, outcome.timeZone))." } ?? "Done."
+            let done =
+                outcome.decision.event.map {
+                    let at = WebPages.clock($0.occurredAt, outcome.timeZone)
+                    return $0.kind == .dose2Skipped ? "Dose 2 skipped at \(at)." : "\($0.label) recorded at \(at)."
+                } ?? "Done."
             if wantsJSON { return Reply.json(JSONValue(dictionaryLiteral: ("done", true), ("message", .string(done + " Undo is on Tonight.")))) }
             return Templates.page(
                 "notice",
