@@ -1132,6 +1132,16 @@ def main():
             driver.find_element(By.LINK_TEXT, "Open that night").click()
             wait.until(lambda d: "Night of 2026-11-21" in d.find_element(By.TAG_NAME, "h1").text)
             check("/details?night=" in driver.current_url, "its link opens that night by its id, to correct its times")
+            driver.find_element(By.XPATH, "//summary[text()='Correct the time of Dose 2']").click()
+            field = driver.find_element(By.CSS_SELECTOR, "details.correct[open] input[type=datetime-local]")
+            driver.execute_script("arguments[0].value = '2026-11-22T01:10'", field)
+            audit(driver, "details-correct-time", args.out)
+            apart(driver)
+            driver.find_element(By.CSS_SELECTOR, "details.correct[open] button[type=submit]").click()
+            wait.until(lambda d: "Corrected: Dose 2 now at 01:10." in d.page_source)
+            driver.get(info["listening"] + "/")
+            heading = driver.find_element(By.TAG_NAME, "h1").text
+            check(heading == "A new Dose 1 is possible from 09:10", f"corrected there, Dose 2 at 01:10 moves the time on Tonight ({heading!r})")
             # A second browser paired in the same minute, from Settings.
             driver.get(info["listening"] + "/settings")
             driver.find_element(By.XPATH, "//button[text()='Pair another device']").click()

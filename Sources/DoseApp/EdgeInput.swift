@@ -45,6 +45,25 @@ public enum ClockInput {
         return date
     }
 
+    /// A local date and time as a browser's `datetime-local` sends it (`2026-11-22T01:20`, seconds optional), in `zone`.
+    /// A time the clocks skipped (spring forward) is the instant after the gap; a repeated one (fall back), the first.
+    public static func localDateTime(_ text: String, in zone: TimeZone, field: String) throws(DoseError) -> Date {
+        let parts = text.split(separator: "T", omittingEmptySubsequences: false)
+        let allowed = "a local date and time such as 2026-11-22T01:20"
+        guard parts.count == 2, let day = SessionKey(parsing: String(parts[0])) else {
+            throw .invalidInput(field: field, problem: "'\(text.prefix(40))' is not a local date and time", allowed: allowed)
+        }
+        let time = parts[1].split(separator: ":", omittingEmptySubsequences: false)
+        guard (2...3).contains(time.count), time.allSatisfy({ $0.count == 2 && $0.allSatisfy({ ("0"..."9").contains($0) }) }),
+            let hour = Int(time[0]), let minute = Int(time[1]), hour < 24, minute < 60, Int(time.count == 3 ? time[2] : "0")! < 60,
+            let date = LocalClock.calendar(zone).date(
+                from: DateComponents(year: day.year, month: day.month, day: day.day, hour: hour, minute: minute, second: Int(time.count == 3 ? time[2] : "0")))
+        else {
+            throw .invalidInput(field: field, problem: "'\(text.prefix(40))' is not a local date and time", allowed: allowed)
+        }
+        return date
+    }
+
     /// `--tz`: an IANA zone id.
     public static func timeZone(_ text: String) throws(DoseError) -> TimeZone {
         guard text.contains("/") || text == "UTC", let zone = TimeZone(identifier: text) else {

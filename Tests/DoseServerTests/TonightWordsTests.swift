@@ -114,3 +114,42 @@ struct NightByIDTests {
         }
     }
 }
+
+/// D17's link leads to the night whose dose blocks a new Dose 1, where its times can be corrected.
+@Suite("Correcting a dose's time from Details")
+struct CorrectTimeTests {
+    @Test("Tonight's link opens that night; its Dose 2 corrected there moves the time a new Dose 1 is possible; bad times are refused")
+    func correct() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        let app = { fixture.environment.useCases() }
+        _ = try app().night.perform(NightAction(.dose1), from: .api)
+        fixture.set(WallClock.date(2026, 11, 22, 1, 20))
+        _ = try app().night.perform(NightAction(.dose2), from: .api)
+        fixture.set(WallClock.date(2026, 11, 22, 6, 0))
+        _ = try app().night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
+        fixture.set(WallClock.date(2026, 11, 22, 7, 0))
+        let night = try #require(try app().records.nights(on: SessionKey(parsing: "2026-11-21")!).first).session
+        let dose2 = try #require(night.events.first { $0.kind == .dose2 })
+        try await WebSafetyTests.served(fixture) { client, cookie, headers, token in
+            let details = String(buffer: try await client.execute(uri: "/details?night=\(night.id)", method: .get, headers: cookie).body)
+            #expect(details.contains("Correct the time of Dose 2") && details.contains(#"type="datetime-local" value="2026-11-22T01:20""#))
+            let moved = try await client.execute(
+                uri: "/ui/events/time", method: .post, headers: headers,
+                body: WebTests.form(["csrf": token, "id": dose2.id.rawValue, "night": night.id.rawValue, "at": "2026-11-22T01:05"]))
+            #expect(moved.status == .seeOther)
+            let location = try #require(moved.headers[.location])
+            let after = String(buffer: try await client.execute(uri: location, method: .get, headers: cookie).body)
+            #expect(after.contains("Corrected: Dose 2 now at 01:05."), "\(after)")
+            #expect(try fixture.environment.useCases().night.status().status.newDose1From == WallClock.date(2026, 11, 22, 9, 5))
+            for bad in ["yesterday", "2026-11-22T25:00", "2026-11-22T09:00"] {
+                let refused = try await client.execute(
+                    uri: "/ui/events/time", method: .post, headers: headers,
+                    body: WebTests.form(["csrf": token, "id": dose2.id.rawValue, "night": night.id.rawValue, "at": bad]))
+                #expect(refused.status == .badRequest, "\(bad)")
+            }
+            #expect(
+                try fixture.environment.useCases().night.status().status.newDose1From == WallClock.date(2026, 11, 22, 9, 5),
+                "a refused correction changes nothing")
+        }
+    }
+}

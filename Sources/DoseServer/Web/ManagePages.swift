@@ -13,6 +13,7 @@ extension WebRoutes {
         router.get("/history") { request, context in try history(request, context) }
         router.get("/history/delete") { request, context in try confirmDelete(request, context) }
         router.post("/ui/history/delete") { request, context in try await deleteNight(request, context) }
+        router.post("/ui/events/time") { request, context in try await correctTime(request, context) }
         router.post("/ui/devices/revoke") { request, context in try await revokeDevice(request, context) }
         router.post("/ui/devices/rename") { request, context in try await renameDevice(request, context) }
         router.post("/ui/devices/pair") { request, context in try await pairAnother(request, context) }
@@ -187,6 +188,28 @@ extension WebRoutes {
     }
 
     /// Tonight in detail, or with `?date=` a night of the record; either with its wearable sleep when imported.
+    /// Corrects a dose's time from Details (D17: Tonight links the night whose dose holds a new Dose 1 back here). The
+    /// rules check the night again; the audit log keeps the old time.
+    func correctTime(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        let app = environment.useCases()
+        let at = try ClockInput.localDateTime(fields["at"] ?? "", in: try app.settings.zone(), field: "at")
+        let night = fields["night"] ?? ""
+        do {
+            let edit = try app.records.editEvent(EventID(rawValue: fields["id"] ?? ""), occurredAt: at, note: .none)
+            let moved = (edit.after ?? edit.before).id.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return WebPages.redirect("/details?night=\(night.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&corrected=\(moved)")
+        } catch let error as DoseError {
+            return Templates.page(
+                "notice",
+                NoticePage(
+                    frame: Frame("Not corrected", current: ""), heading: "Not corrected", message: error.message { _ in nil },
+                    link: NoticePage.Link(
+                        href: "/details?night=\(night.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")", label: "Back to that night")),
+                status: error.httpStatus)
+        }
+    }
+
     func details(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let app = environment.useCases()
         let snapshot = try app.night.status()
@@ -207,11 +230,15 @@ extension WebRoutes {
             let status = NightStatus.derive(
                 session: session, at: session.endedAt ?? app.clock.now, settings: snapshot.settings, timeZone: snapshot.timeZone)
             let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)
-            return Templates.page(
-                "details",
-                DetailsView(
-                    session: session, status: status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf(context), alarms: alarms,
-                    sleep: record.sleep, heading: "Night of \(date)"))
+            var view = DetailsView(
+                session: session, status: status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf(context), alarms: alarms,
+                sleep: record.sleep, heading: "Night of \(date)")
+            // After a correction: the dose's time as it is now, worded from the record (the link carries only the event's id).
+            if let corrected = request.uri.queryParameters["corrected"], let event = session.events.first(where: { $0.id.rawValue == corrected }) {
+                view.frame = Frame(
+                    "Details", current: "/details", flash: "Corrected: \(event.kind.label) now at \(WebPages.clock(event.occurredAt, snapshot.timeZone)).")
+            }
+            return Templates.page("details", view)
         }
         let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone) }
         let sleep = try snapshot.session.flatMap { try app.records.nights(on: $0.date).first { $0.session.id == snapshot.session?.id }?.sleep }

@@ -102,7 +102,7 @@ struct DetailsView {
         let events: [EventLine]
     }
 
-    let frame = Frame("Details", current: "/details")
+    var frame = Frame("Details", current: "/details")
     let csrf: String
     let card: Card?
     let grid: [TonightView.GridItem]
@@ -174,19 +174,32 @@ struct DetailsView {
         card = Card(
             date: session.date.description, outcome: status.outcomeSentence(in: zone) ?? status.phase.label, facts: facts, flags: flags,
             hasFlags: !flags.isEmpty,
-            events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map { EventLine($0, zone: zone) })
+            events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map {
+                EventLine($0, zone: zone, night: session.id)
+            })
     }
 }
 
 /// One event as a line: its local time, its name, its note.
 struct EventLine {
+    /// A dose whose time can be corrected from the page (D17: the night that blocks a new Dose 1 links here).
+    struct Correction {
+        let id, night, value, label: String
+    }
+
     let time, label: String
     let note: String?
+    var correct: Correction?
 
-    init(_ event: NightEvent, zone: TimeZone) {
+    init(_ event: NightEvent, zone: TimeZone, night: SessionID? = nil) {
         time = WebPages.clock(event.occurredAt, zone)
         label = event.label
         note = event.note
+        if let night, event.kind.isOxybateDose {
+            let parts = LocalClock.calendar(zone).dateComponents([.year, .month, .day, .hour, .minute], from: event.occurredAt)
+            let value = String(format: "%04d-%02d-%02dT%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
+            correct = Correction(id: event.id.rawValue, night: night.rawValue, value: value, label: event.kind.label)
+        }
     }
 }
 
