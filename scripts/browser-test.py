@@ -748,7 +748,8 @@ def insights_and_report(driver, binary, work, out):
         driver.get(link)
         body = driver.find_element(By.TAG_NAME, "body").text
         check(on_time in body and "not medical advice" in body, f"the report holds the on-target figure {on_time} and the disclaimer")
-        check("XYWAV" in body and " g" in body and "Taken" in body, "the report names the product and the amounts taken (D18)")
+        check("XYWAV" in body and "Dose 1 2.25 g" in body and 'data-label="Taken">2.25 g + 2.25 g' in driver.page_source,
+              "the report names the product and the amounts taken (D18)")
         check(not driver.find_elements(By.TAG_NAME, "script"), "the report has no script")
         external = driver.execute_script("return [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'))")
         check(not external, f"the report fetches nothing ({external[:3]})")
@@ -863,7 +864,7 @@ def deleting_nights(driver, binary, work, out):
         with sqlite3.connect(database) as db:
             return [row[0] for row in db.execute("SELECT session_date FROM sleep_sessions ORDER BY session_date")]
     before = nights()
-    wait = WebDriverWait(driver, 10, ignored_exceptions=[NoSuchElementException, StaleElementReferenceException])
+    wait = patient(driver, 10)
     process, info = serve(binary, database, now=now)
     base = info["pairing_url"].split("/pair")[0]
     try:

@@ -92,12 +92,8 @@ struct TonightWordsTests {
 struct NightByIDTests {
     @Test("two nights of one date are each reachable by id; an unknown id is 404, a date or a long text 400")
     func byID() async throws {
-        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture.closedNight(checkInAt: WallClock.date(2026, 11, 22, 1, 20))
         let app = { fixture.environment.useCases() }
-        _ = try app().night.perform(NightAction(.dose1), from: .api)
-        fixture.set(WallClock.date(2026, 11, 22, 1, 20))
-        _ = try app().night.perform(NightAction(.dose2), from: .api)
-        _ = try app().night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
         // A second night of the same date, started with new_night from the API (shift work).
         fixture.set(WallClock.date(2026, 11, 22, 9, 30))
         _ = try app().night.perform(NightAction(.dose1, confirmations: [.newNight]), from: .api)
@@ -120,13 +116,8 @@ struct NightByIDTests {
 struct CorrectTimeTests {
     @Test("Tonight's link opens that night; its Dose 2 corrected there moves the time a new Dose 1 is possible; bad times are refused")
     func correct() async throws {
-        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture.closedNight(checkInAt: WallClock.date(2026, 11, 22, 6, 0))
         let app = { fixture.environment.useCases() }
-        _ = try app().night.perform(NightAction(.dose1), from: .api)
-        fixture.set(WallClock.date(2026, 11, 22, 1, 20))
-        _ = try app().night.perform(NightAction(.dose2), from: .api)
-        fixture.set(WallClock.date(2026, 11, 22, 6, 0))
-        _ = try app().night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
         fixture.set(WallClock.date(2026, 11, 22, 7, 0))
         let night = try #require(try app().records.nights(on: SessionKey(parsing: "2026-11-21")!).first).session
         let dose2 = try #require(night.events.first { $0.kind == .dose2 })
@@ -151,5 +142,18 @@ struct CorrectTimeTests {
                 try fixture.environment.useCases().night.status().status.newDose1From == WallClock.date(2026, 11, 22, 9, 5),
                 "a refused correction changes nothing")
         }
+    }
+}
+
+extension ServerFixture {
+    /// A night of 2026-11-21: Dose 1 at 22:30, Dose 2 at 01:20, checked in at `checkInAt`; the clock left there.
+    static func closedNight(checkInAt: Date) throws -> ServerFixture {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
+        fixture.set(WallClock.date(2026, 11, 22, 1, 20))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose2), from: .api)
+        fixture.set(checkInAt)
+        _ = try fixture.environment.useCases().night.perform(NightAction(.checkIn(MorningCheckIn())), from: .api)
+        return fixture
     }
 }
