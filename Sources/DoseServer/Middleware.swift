@@ -88,11 +88,18 @@ struct ErrorMiddleware: RouterMiddleware {
         }
     }
 
+    /// A path as the log may keep it: a reminder link's path is its signed token, which acts on the night, so none of it
+    /// is written, even in part.
+    static func loggable(_ path: String) -> String {
+        path.hasPrefix("/a/") ? "/a/(a reminder link)" : path
+    }
+
     func internalError(_ error: any Error, _ request: Request, _ context: Context) -> Response {
         let id = context.id
         // Health data never goes to the log: only the error's type and where it happened.
-        context.logger.error("request failed", metadata: ["request_id": "\(id)", "path": "\(request.uri.path)", "error": "\(type(of: error))"])
-        internalErrors.record("\(request.method) \(request.uri.path) (\(id)): \(type(of: error))")
+        let path = Self.loggable(request.uri.path)
+        context.logger.error("request failed", metadata: ["request_id": "\(id)", "path": "\(path)", "error": "\(type(of: error))"])
+        internalErrors.record("\(request.method) \(path) (\(id)): \(type(of: error))")
         return Reply.json(
             [
                 "error": [

@@ -1,6 +1,5 @@
 import DoseApp
 import DoseCore
-import DoseServer
 import DoseStore
 import DoseTestSupport
 import Foundation
@@ -9,6 +8,8 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Testing
+
+@testable import DoseServer
 
 @Suite("Reminder action links: signed, one-time, through the same rules, never confirming")
 struct ActionLinkTests {
@@ -55,11 +56,11 @@ struct ActionLinkTests {
             #expect(String(buffer: response.body).contains("Dose 2 recorded at 01:05"))
             let session = try #require(try fixture.environment.useCases().night.status().session)
             #expect(session.events.last?.kind == .dose2 && session.events.last?.source == .link)
-            for method in [HTTPRequest.Method.post, .get] {
-                response = try await client.execute(uri: take, method: method)
-                #expect(response.status == .badRequest)
-                #expect(String(buffer: response.body).contains("already used"))
-            }
+            // A second tap answers what the first did (issue 32): done, and nothing more recorded; opening it says it is used.
+            response = try await client.execute(uri: take, method: .post)
+            #expect(response.status == .ok && String(buffer: response.body).contains("Already done"))
+            response = try await client.execute(uri: take, method: .get)
+            #expect(response.status == .badRequest && String(buffer: response.body).contains("already used"))
             #expect(try fixture.environment.useCases().night.status().session?.events.filter { $0.kind == .dose2 }.count == 1)
             // The rules still apply to the other links: no snooze after Dose 2.
             response = try await client.execute(uri: Self.path(of: notice.links[.snooze]!), method: .post)
@@ -126,5 +127,34 @@ struct ActionLinkTests {
             #expect(String(buffer: response.body).contains(expected))
         }
         #expect(try fixture.environment.useCases().night.status().session?.events == before)
+    }
+
+    @Test("two taps of one link at once: one is recorded, both answer done, never a 500", arguments: 0..<8)
+    func racingTaps(round: Int) async throws {
+        let fixture = try Self.night()
+        fixture.set(WallClock.date(2026, 11, 22, 1, 5))
+        let take = "/a/" + (try Self.token(fixture, .take))
+        try await fixture.test { client in
+            async let first = client.execute(uri: take, method: .post, headers: [.accept: "application/json"])
+            async let second = client.execute(uri: take, method: .post, headers: [.accept: "application/json"])
+            let answers = try await [first, second]
+            #expect(answers.allSatisfy { $0.status == .ok }, "round \(round): \(answers.map { "\($0.status) \(String(buffer: $0.body))" })")
+            #expect(answers.allSatisfy { ServerFixture.json($0)["done"] as? Bool == true })
+        }
+        #expect(try fixture.environment.useCases().night.status().session?.events.filter { $0.kind == .dose2 }.count == 1)
+    }
+}
+
+@Suite("What the log may keep of a request")
+struct LoggablePathTests {
+    @Test(
+        "a reminder link's token never reaches the log, even in part; other paths are kept",
+        arguments: [
+            ("/a/take.eyJzIjoiYWJjIn0.c2lnbmF0dXJl", "/a/(a reminder link)"), ("/a/", "/a/(a reminder link)"), ("/v1/status", "/v1/status"),
+            ("/details", "/details"),
+        ])
+    func redacted(path: String, logged: String) {
+        #expect(ErrorMiddleware.loggable(path) == logged)
+        if path.hasPrefix("/a/") && path.count > 3 { #expect(!logged.contains(String(path.dropFirst(3).prefix(6)))) }
     }
 }

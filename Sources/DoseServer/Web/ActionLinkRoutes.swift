@@ -19,11 +19,12 @@ struct ActionLinkRoutes {
         router.post("/a/:token") { request, context in try act(request, context) }
     }
 
-    /// The link, checked: signature, expiry, not yet used, and for tonight's open night.
-    func check(_ context: DoseRequestContext, _ app: UseCases) throws -> (ActionLink, String, StatusSnapshot) {
+    /// The link, checked: signature, expiry, not yet used (unless `spentIsDone`: a tap answers a spent link itself), and
+    /// for tonight's open night.
+    func check(_ context: DoseRequestContext, _ app: UseCases, spentIsDone: Bool = false) throws -> (ActionLink, String, StatusSnapshot) {
         let token = context.parameters.get("token") ?? ""
         let link = try app.reminders.signer().link(from: token, now: app.clock.now)
-        if try app.devices.storedResponse(device: Self.spender, key: link.nonce) != nil {
+        if !spentIsDone, try app.devices.storedResponse(device: Self.spender, key: link.nonce) != nil {
             throw DoseError.invalidInput(
                 field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
         }
@@ -32,6 +33,15 @@ struct ActionLinkRoutes {
             throw DoseError.invalidInput(field: "link", problem: "this reminder link belongs to a night that has ended", allowed: "the Tonight page")
         }
         return (link, token, snapshot)
+    }
+
+    /// The answer to a link already spent by an earlier tap of it: done, nothing more recorded.
+    static func alreadyDone(json: Bool) -> Response {
+        let message = "Already done: this reminder link was used a moment ago, and nothing more was recorded. Tonight shows the night."
+        if json { return Reply.json(JSONValue(dictionaryLiteral: ("done", true), ("message", .string(message)))) }
+        return Templates.page(
+            "notice",
+            NoticePage(frame: Frame("Done", current: ""), heading: "Already done", message: message, link: NoticePage.Link(href: "/", label: "Open Tonight")))
     }
 
     struct LinkView {
@@ -52,12 +62,15 @@ struct ActionLinkRoutes {
     /// says the alarm was answered from the notification.
     func act(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let app = environment.useCases()
-        let (link, token, _) = try check(context, app)
+        // The service worker asks for JSON: it answers a notification's button with a notification, not a page.
+        let wantsJSON = (request.headers[.accept] ?? "").contains("application/json")
+        // A second tap of the same link (a double tap, or two at once) answers what the first did: it is done.
+        let signed = try app.reminders.signer().link(from: context.parameters.get("token") ?? "", now: app.clock.now)
+        if try app.devices.storedResponse(device: Self.spender, key: signed.nonce) != nil { return Self.alreadyDone(json: wantsJSON) }
+        let (link, token, _) = try check(context, app, spentIsDone: true)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
             (200, APIRoutes.render(outcome).rendered())
         }
-        // The service worker asks for JSON: it answers a notification's button with a notification, not a page.
-        let wantsJSON = (request.headers[.accept] ?? "").contains("application/json")
         do {
             let outcome = try app.night.perform(link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)
             let done =
@@ -71,6 +84,9 @@ struct ActionLinkRoutes {
                 NoticePage(
                     frame: Frame("Done", current: ""), heading: "Done", message: done,
                     link: NoticePage.Link(href: "/", label: "Open Tonight (undo is there)")))
+        } catch is AlreadyAnswered {
+            // The other tap of the pair committed first.
+            return Self.alreadyDone(json: wantsJSON)
         } catch let error as DoseError where error.confirm != nil && wantsJSON {
             return Reply.error(error)
         } catch let error as DoseError where error.confirm != nil {

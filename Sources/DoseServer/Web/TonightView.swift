@@ -181,7 +181,7 @@ struct TonightView {
             let current = Dose2Period.period(at: now, in: status.dose2Periods)?.kind
             let drawnHeading = heading
             variants = status.dose2Periods.map { period in
-                var variant = Self.variant(period.kind, dose1: dose1, status: status, zone: zone, current: period.kind == current)
+                var variant = Self.variant(period.kind, dose1: dose1, zone: zone, current: period.kind == current)
                 // The drawn period says what the status says now (near the close, for one).
                 if variant.current { variant.heading = drawnHeading }
                 return variant
@@ -228,7 +228,7 @@ struct TonightView {
     /// The page for one Dose 2 period (D15, D18, SPEC §5.4): before the window the countdown and the opening time are the
     /// focus and an early dose is only an outlined choice that asks; in the window the big button takes Dose 2; after it
     /// Skip is the big button and a late dose is outlined and asks.
-    static func variant(_ kind: Dose2Period.Kind, dose1: Date, status: NightStatus, zone: TimeZone, current: Bool) -> Variant {
+    static func variant(_ kind: Dose2Period.Kind, dose1: Date, zone: TimeZone, current: Bool) -> Variant {
         func clock(_ date: Date) -> String { WebPages.clock(date, zone) }
         let (opens, closes, expires) = (DoseWindow.opens(after: dose1), DoseWindow.closes(after: dose1), DoseWindow.expires(after: dose1))
         let lateRisk = "The Dose 2 window closed at \(clock(closes)). Taking Dose 2 this late can leave you drowsy into the day."
