@@ -283,7 +283,7 @@ extension NightEvent {
     /// Its name for people (D18): the sleep-through expiry is "Slept through", never worded as a skip or a dose, and a
     /// Dose 2 outside the window says so.
     public var label: String {
-        if kind == .dose2Skipped, source == .system, metadata.skipReason == NightFacts.sleptThroughReason { return "Slept through (window ran out)" }
+        if kind == .dose2Skipped, NightFacts.isSleepThrough(self) { return "Slept through (window ran out)" }
         if kind == .dose2, metadata.isEarly { return "Dose 2 — early (before the window)" }
         if kind == .dose2, metadata.isLate { return "Dose 2 — late (after the window)" }
         return kind.label
