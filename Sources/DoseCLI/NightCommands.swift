@@ -141,12 +141,12 @@ enum Terminal {
         }
     }
 
-    /// Asks on standard error; anything but y or yes leaves everything as it was and exits as a refusal.
-    static func ask(_ question: String) throws {
+    /// Asks on standard error; anything but y or yes leaves everything as it was, says `declined`, and exits as a refusal.
+    static func ask(_ question: String, declined: String = "Nothing was recorded; the night goes on.") throws {
         FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
         let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
-            Output.note("Nothing was recorded; the night goes on.")
+            Output.note(declined)
             throw ExitCode(ExitStatus.refused)
         }
     }
@@ -216,12 +216,7 @@ struct Wake: ParsableCommand {
                 field: "--yes", problem: "\(question) Nothing was logged",
                 allowed: "`dosetap wake --yes` if you are up for the day")
         }
-        FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
-        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
-        guard answer == "y" || answer == "yes" else {
-            Output.note("Not logged. Sleep well.")
-            throw ExitCode(ExitStatus.refused)
-        }
+        try Terminal.ask(question, declined: "Not logged. Sleep well.")
     }
 }
 
