@@ -66,6 +66,18 @@ struct TonightWordsTests {
         }
     }
 
+    @Test("a late Dose 2 on Details carries the warning mark, as on Tonight")
+    func lateDetails() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
+        fixture.set(WallClock.date(2026, 11, 22, 2, 40))
+        _ = try fixture.environment.useCases().night.perform(NightAction(.dose2, confirmations: [.late]), from: .api)
+        try await WebSafetyTests.served(fixture) { client, cookie, _, _ in
+            let html = String(buffer: try await client.execute(uri: "/details", method: .get, headers: cookie).body)
+            #expect(html.contains("<p class=\"outcome\">⚠ Dose 2 taken at 02:40 — 250 min after Dose 1: late (after the window)</p>"), "\(html)")
+        }
+    }
+
     @Test("a slept-through night is no dose on Details: a skip mark, not the dose spike, and worded slept through")
     func sleptThroughDetails() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))

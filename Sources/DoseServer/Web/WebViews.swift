@@ -172,7 +172,10 @@ struct DetailsView {
         if status.sleptThrough { flags.append("Slept through") }
         if session.events.contains(where: { $0.metadata.confirmations.contains(.newNight) }) { flags.append("Started under 8 h after a dose") }
         card = Card(
-            date: session.date.description, outcome: status.outcomeSentence(in: zone) ?? status.phase.label, facts: facts, flags: flags,
+            // D18: early and late carry the warning mark here too, as on Tonight.
+            date: session.date.description,
+            outcome: (status.dose2Timing?.isWarning == true ? "⚠ " : "") + (status.outcomeSentence(in: zone) ?? status.phase.label), facts: facts,
+            flags: flags,
             hasFlags: !flags.isEmpty,
             events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map {
                 EventLine($0, zone: zone, night: session.id)
