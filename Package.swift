@@ -106,7 +106,8 @@ let package = Package(
         .testTarget(
             name: "DoseServerTests",
             dependencies: [
-                "DoseServer", "DoseApp", "DoseTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "DoseServer", "DoseApp", "DoseStore", "DoseTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -205,7 +205,9 @@ struct APIRoutes {
         guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
             throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
         }
-        let report = try environment.useCases().transfer.importFile(at: path)
+        let transfer = environment.useCases().transfer
+        // Off the cooperative pool: a long import must not take one of its few threads from every other request.
+        let report = try await BlockingWork.run { try transfer.importFile(at: path) }
         return Reply.json(ImportResponse(report))
     }
 

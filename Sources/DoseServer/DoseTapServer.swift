@@ -64,6 +64,8 @@ public enum DoseTapServer {
         // The run is logged before the server listens, so that no request can see tonight's outages without it, and
         // the next run can say when the server, and the night's alarms, were down.
         let run = try? environment.useCases().reminders.serverStarted()
+        // The link key is made now, so no reminder ever waits for the writer to make it.
+        _ = try? environment.useCases().reminders.signer()
         let scheme = listener.tls == nil ? "http" : "https"
         let main = Application(
             responder: ListenerResponder(inner: router.buildResponder(), secure: listener.tls != nil), server: server,
@@ -91,9 +93,22 @@ public enum DoseTapServer {
         let services = try applications(
             environment: environment, listener: listener, linkHost: linkHost, deliveries: deliveries, push: push, pairing: pairing,
             requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning)
+        // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
-            configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "dosetap")))
+            configuration: .init(
+                services: services + [ImportStopService(database: environment.database)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: Logger(label: "dosetap")))
         try await group.run()
+    }
+}
+
+/// Stops every import under way as soon as graceful shutdown begins; each keeps nothing and answers 503.
+struct ImportStopService: Service {
+    let database: AppDatabase
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        database.stopImports()
     }
 }
 

@@ -219,7 +219,7 @@ struct AuthMiddleware: RouterMiddleware {
         for device in try environment.useCases().devices.active() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
         guard let device = match else { throw DoseError.deviceNotRegistered }
         if viaCookie, ![.get, .head].contains(request.method) {
-            try Self.refuseCrossSite(request)
+            try Self.refuseCrossSite(request, secure: context.secureTransport)
             // Form posts are checked by their handler (the token is a form field); API calls carry it as a header.
             if request.uri.path.hasPrefix("/v1/") {
                 let sent = request.headers[HTTPField.Name("X-CSRF-Token")!] ?? ""
@@ -238,10 +238,11 @@ struct AuthMiddleware: RouterMiddleware {
     }
 
     /// A browser's change must come from this server's page: its `Origin`, or when a browser sends none its
-    /// `Referer`, must name this host; with neither there is no evidence of where it came from, so it is refused.
-    static func refuseCrossSite(_ request: Request) throws {
-        let host = request.head.authority ?? ""
-        func isOurs(_ origin: String) -> Bool { origin == "http://\(host)" || origin == "https://\(host)" }
+    /// `Referer`, must name this scheme, host and port; with neither there is no evidence of where it came from, so
+    /// it is refused. (`https://host` on the plain-HTTP listener is another origin, however alike it looks.)
+    static func refuseCrossSite(_ request: Request, secure: Bool) throws {
+        let ours = (secure ? "https://" : "http://") + (request.head.authority ?? "").lowercased()
+        func isOurs(_ origin: String) -> Bool { origin.lowercased() == ours }
         if let origin = request.headers[HTTPField.Name("Origin")!] {
             guard isOurs(origin) else { throw DoseError.forbidden(why: "the request came from another site (Origin \(origin.prefix(80)))") }
         } else if let referer = request.headers[.referer] {

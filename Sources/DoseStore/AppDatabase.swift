@@ -11,6 +11,8 @@ public final class AppDatabase: Sendable {
     public let path: String?
     /// The open night as the writer last committed it (actions only; see `OpenNightCache`).
     let openNight = OpenNightCache()
+    /// Imports under way on this database, so shutdown can stop them.
+    let imports: ImportStops
 
     /// Busy timeout: a writer waits this long for another process's transaction before giving up (≥ 5 s, SPEC §6).
     public static let busyTimeout: TimeInterval = 10
@@ -18,7 +20,18 @@ public final class AppDatabase: Sendable {
     private init(writer: any DatabaseWriter, path: String?) {
         self.writer = writer
         self.path = path
+        imports = ImportStops()
     }
+
+    /// The private copy an import works on (`StagedImport`).
+    init(staging: DatabaseQueue) {
+        writer = staging
+        path = nil
+        imports = ImportStops()
+    }
+
+    /// Stops every import under way before it keeps anything (graceful shutdown); later ones are refused.
+    public func stopImports() { imports.stopAll() }
 
     /// Opens (creating if needed) the database file at `path` and brings its schema up to date.
     /// A file that is not a DoseTap database, or one written by a newer DoseTap, is refused untouched.

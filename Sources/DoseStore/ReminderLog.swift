@@ -25,34 +25,58 @@ extension NightLedger {
 
     /// Settles the night, then returns the reminders of its plan that came due and are not yet logged, logging each
     /// as fired or missed in the same transaction, so each reminder is delivered at most once, across restarts.
-    public func takeDueReminders(clock: StoreClock) throws -> DueReminders {
+    /// A reminder in `sent` went out already (the engine sends from a read, then claims): it is logged as fired, however
+    /// late the claim.
+    public func takeDueReminders(clock: StoreClock, sent: Set<String> = []) throws -> DueReminders {
         try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
             let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            let revision = Self.revision(session: open, settings: settings)
-            guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
-            let logged = Set(
-                try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
-                    .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
-            var due = DueReminders(
-                sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
-                timeZone: zone)
-            let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
-            for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= clock.now {
-                let key = "\(reminder.kind.rawValue)@\(ISO8601.string(reminder.fireAt))"
-                guard !logged.contains(key) else { continue }
-                let late = !ReminderPlan.stillRings(reminder, at: clock.now)
-                if late { due.missed.append(reminder) } else { due.fire.append(reminder) }
+            let due = try Self.due(open: open, settings: settings, zone: zone, now: clock.now, db)
+            for reminder in due.fire + due.missed {
                 try ReminderLogRecord(
-                    sessionID: session.id.rawValue, kind: reminder.kind.rawValue, fireAt: reminder.fireAt, outcome: late ? "missed" : "fired",
-                    recordedAt: clock.now
+                    sessionID: open?.id.rawValue ?? "", kind: reminder.kind.rawValue, fireAt: reminder.fireAt,
+                    outcome: due.missed.contains(reminder) && !sent.contains(reminder.logKey) ? "missed" : "fired", recordedAt: clock.now
                 ).insert(db)
             }
-            // The buttons a reminder offers depend on whether a snooze can work; worked out only when one fires.
-            if !due.fire.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: clock.now, settings: settings, timeZone: zone).canSnooze }
             return due
         }
+    }
+
+    /// The reminders `takeDueReminders` would take now, read without writing: a read never waits for the writer,
+    /// so the engine finds what is due while an import or another process holds it. `settles` tells whether the
+    /// night's lifecycle has something to write (a closure or the sleep-through expiry).
+    public func peekDueReminders(clock: StoreClock) throws -> (due: DueReminders, settles: Bool) {
+        try database.read { db in
+            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+            let zone = clock.zone(settings)
+            guard let open = try NightRecords.openSession(db) else {
+                return (try Self.due(open: nil, settings: settings, zone: zone, now: clock.now, db), false)
+            }
+            let update = SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+            let settled = SessionLifecycle.apply(update, to: open)
+            return (try Self.due(open: settled.isOpen ? settled : nil, settings: settings, zone: zone, now: clock.now, db), !update.isEmpty)
+        }
+    }
+
+    /// The open night's reminders due by `now` and not yet logged: those still ringing to fire, older ones missed.
+    private static func due(open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ db: Database) throws -> DueReminders {
+        let revision = Self.revision(session: open, settings: settings)
+        guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
+        let logged = Set(
+            try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
+                .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
+        var due = DueReminders(
+            sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
+            timeZone: zone)
+        let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
+        for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= now {
+            guard !logged.contains(reminder.logKey) else { continue }
+            if ReminderPlan.stillRings(reminder, at: now) { due.fire.append(reminder) } else { due.missed.append(reminder) }
+        }
+        // The buttons a reminder offers depend on whether a snooze can work; worked out only when one fires.
+        if !due.fire.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: now, settings: settings, timeZone: zone).canSnooze }
+        return due
     }
 
     /// A hash of tonight's record and the settings; equal values mean nothing a page shows has changed.
@@ -62,4 +86,9 @@ extension NightLedger {
         hasher.combine(settings)
         return hasher.finalize()
     }
+}
+
+extension Reminder {
+    /// The reminder's key in the reminder log: its kind and fire time, one entry per occurrence.
+    public var logKey: String { "\(kind.rawValue)@\(ISO8601.string(fireAt))" }
 }

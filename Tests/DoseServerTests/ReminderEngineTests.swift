@@ -1,9 +1,9 @@
 import AsyncHTTPClient
 import DoseApp
 import DoseCore
-import DoseStore
 import DoseTestSupport
 import Foundation
+import GRDB
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -11,6 +11,7 @@ import Synchronization
 import Testing
 
 @testable import DoseServer
+@testable import DoseStore
 
 /// Records deliveries, and logs each as accepted by a page (so the alarm log has something to show).
 final class Recorder: ReminderDelivery {
@@ -203,5 +204,50 @@ struct ReminderEngineTests {
         let frame = await iterator.next()
         #expect(frame?.hasPrefix("event: reminder\ndata: {") == true)
         #expect(frame?.contains("\"kind\":\"wake_alarm\"") == true)
+    }
+}
+
+@Suite("Reminders never wait for the writer")
+struct ReminderWriterTests {
+    @Test("a reminder rings while another process holds the writer; the log's claim follows once it is free, and it rings once")
+    func ringsWhileWriterHeld() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-held-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("held.sqlite").path
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), database: try AppDatabase.open(path: path, pooled: true))
+        let recorder = Recorder()
+        let engine = ReminderEngine(environment: fixture.environment, deliveries: [recorder])
+        try ReminderEngineTests.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 30))
+        fixture.set(WallClock.date(2026, 11, 21, 22, 30).addingTimeInterval(150 * 60 + 1))
+        // The link key exists from the server's first page or reminder on; only its very first use writes.
+        _ = try fixture.environment.useCases().reminders.signer()
+
+        // Another process (a CLI import, say) takes the writer and keeps it.
+        let holder = try DatabaseQueue(path: path)
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            try? holder.inTransaction(.immediate) { db in
+                try db.execute(sql: "UPDATE settings SET updated_at = updated_at")
+                held.signal()
+                release.wait()
+                return .commit
+            }
+        }
+        thread.start()
+        held.wait()
+        try await engine.tick(waitForDeliveries: false)
+        try await engine.tick(waitForDeliveries: false)
+        await engine.waitForDeliveries()
+        #expect(recorder.kinds == [.windowOpen], "sent from a read while the writer was held, once over two ticks")
+        let logged = try fixture.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM reminder_log") }
+        #expect(logged == 0, "the claim waits for the writer")
+
+        release.signal()
+        await engine.waitForClaim()
+        try await engine.tick()
+        #expect(recorder.kinds == [.windowOpen])
+        let outcomes = try fixture.database.read { try String.fetchAll($0, sql: "SELECT kind || ':' || outcome FROM reminder_log") }
+        #expect(outcomes == ["window_open:fired"])
     }
 }

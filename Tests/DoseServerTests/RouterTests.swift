@@ -20,17 +20,17 @@ final class ServerFixture: Sendable {
     let environment: AppEnvironment
 
     /// A fixture over a fresh in-memory database; `setUp` false leaves first-run setup to do (the welcome tests).
-    init(now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true) throws {
-        database = try AppDatabase.inMemory()
+    init(now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true, database: AppDatabase? = nil) throws {
+        self.database = try database ?? AppDatabase.inMemory()
         let time = TestClock(now)
         self.time = time
         token = DeviceTokens.generate(.system)
         environment = AppEnvironment(
-            database: database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
+            database: self.database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
             random: .system)
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
-        _ = try database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
-        if setUp { try database.setup.complete(surface: "cli", clock: store) }
+        _ = try self.database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
+        if setUp { try self.database.setup.complete(surface: "cli", clock: store) }
     }
 
     func set(_ date: Date) { time.set(date) }

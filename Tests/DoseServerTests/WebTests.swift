@@ -320,6 +320,8 @@ struct WebTests {
             for (sentOrigin, referer) in [
                 ("https://evil.example", nil), (nil, "http://evil.example/x"), (nil, "http://localhost.evil.example/"),
                 (nil, nil), ("null", "http://localhost/"),
+                // The same host by another scheme or port is another origin (this listener is plain HTTP on port 80).
+                ("https://localhost", nil), ("http://localhost:8080", nil), (nil, "https://localhost/settings"),
             ] as [(String?, String?)] {
                 headers[origin] = sentOrigin
                 headers[.referer] = referer

@@ -48,8 +48,13 @@ public struct ReminderService: Sendable {
     let app: UseCases
 
     /// Settles the night and takes the reminders now due, each logged as fired or missed exactly once.
-    public func takeDue() throws -> DueReminders {
-        try app.database.ledger.takeDueReminders(clock: app.clock)
+    public func takeDue(sent: Set<String> = []) throws -> DueReminders {
+        try app.database.ledger.takeDueReminders(clock: app.clock, sent: sent)
+    }
+
+    /// The reminders due now, read without waiting for the writer, and whether the night has a lifecycle step to write.
+    public func peekDue() throws -> (due: DueReminders, settles: Bool) {
+        try app.database.ledger.peekDueReminders(clock: app.clock)
     }
 
     /// Signs the action links of the reminders.

@@ -131,6 +131,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case tooManyRequests(retryAfterSeconds: Int)
     /// Storage is busy; try again shortly.
     case storageBusy
+    /// An import was stopped (the server is shutting down) before it kept anything.
+    case importStopped
 
     /// The SPEC §4 code.
     public var code: ErrorCode {
@@ -159,7 +161,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .undoExpired: .undoExpired
         case .idempotencyMismatch: .idempotencyMismatch
         case .rateLimited, .tooManyRequests: .rateLimit
-        case .storageBusy: .storageBusy
+        case .storageBusy, .importStopped: .storageBusy
         }
     }
 
@@ -309,6 +311,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "Too many requests from this device. Try again in \(seconds) s."
         case .storageBusy:
             return "Storage is busy. Try again in a moment."
+        case .importStopped:
+            return "The import was stopped because DoseTap is shutting down; nothing from the file was kept. Import it again once DoseTap is running."
         }
     }
 }

@@ -272,7 +272,7 @@ public struct NightSession: Hashable, Sendable {
     }
 
     /// Oldest first; ties by recording time, then id, so the order is total.
-    static func chronological(_ a: NightEvent, _ b: NightEvent) -> Bool {
+    public static func chronological(_ a: NightEvent, _ b: NightEvent) -> Bool {
         if a.occurredAt != b.occurredAt { return a.occurredAt < b.occurredAt }
         if a.recordedAt != b.recordedAt { return a.recordedAt < b.recordedAt }
         return a.id.rawValue < b.id.rawValue

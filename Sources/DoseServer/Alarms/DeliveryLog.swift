@@ -1,3 +1,4 @@
+import Dispatch
 public import DoseApp
 public import DoseCore
 public import DoseStore
@@ -17,9 +18,22 @@ public final class DeliveryLog: Sendable {
         self.persist = persist
     }
 
-    /// A log that records into the environment's database.
+    /// A log that records into the environment's database, in order, on a queue of its own: a delivery never waits
+    /// for the writer (an import, another process), and a busy writer only delays the record, tried again a few times.
     public convenience init(recordingTo environment: AppEnvironment) {
-        self.init(now: environment.now) { attempt in try? environment.useCases().alarms.record(attempt) }
+        self.init(now: environment.now) { attempt in
+            Self.writes.async {
+                for _ in 1...3 where (try? environment.useCases().alarms.record(attempt)) == nil {}
+            }
+        }
+    }
+
+    /// Where attempts are written, one after another.
+    private static let writes = DispatchQueue(label: "dosetap.delivery-log")
+
+    /// Waits until every attempt handed over so far is written (tests, and the engine when told to wait).
+    public static func flush() async {
+        await withCheckedContinuation { continuation in writes.async { continuation.resume() } }
     }
 
     /// Records one attempt; `started` is when it began, on the monotonic clock.

@@ -35,6 +35,12 @@ public actor ReminderEngine {
     private var lastRevision: Int?
     private var inFlight: [UUID: Task<Void, Never>] = [:]
     private var lastRefillCheck: Date?
+    /// Reminders sent from a read whose claim is not written yet, by log key, with their fire time.
+    private var sentUnclaimed: [String: Date] = [:]
+    /// The background write of the reminder log, one at a time.
+    private var claim: Task<Void, Never>?
+    /// Notices a claim found that the read had not (due in between), sent with the next tick.
+    private var claimedNotices: [ReminderNotice] = []
 
     /// An engine over the configured deliveries; `push` nil sends no Web Push.
     public init(environment: AppEnvironment, deliveries: [any ReminderDelivery], push: PushOptions? = nil, linkBase: String? = nil) {
@@ -54,39 +60,54 @@ public actor ReminderEngine {
     /// Checks the plan once and delivers what came due, in time order. With `waitForDeliveries` false (the running
     /// server), deliveries and their retries go on in the background, so a slow push service never delays the next
     /// reminder; tests wait for them.
+    ///
+    /// What is due is found by a read, which never waits for the writer, and sent at once; the claim in the reminder
+    /// log (and the night's lifecycle step) is written after, in the background. A reminder sent but not yet claimed
+    /// is remembered here, so a writer busy with an import or another process delays the record, never the alarm.
     @discardableResult
     public func tick(waitForDeliveries: Bool = true) async throws -> DueReminders {
         let app = environment.useCases()
-        let due = try app.reminders.takeDue()
-        var notices: [ReminderNotice] = []
-        for reminder in due.fire.sorted(by: { ($0.fireAt, $0.kind.urgency) < ($1.fireAt, $1.kind.urgency) }) {
-            let notice = try notice(for: reminder, due: due, app: app)
-            notices.append(notice)
-            delivered.append(notice)
-            if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
-        }
-        // The day's refill reminder, claimed in the database so a restart or a second tick never sends it twice; looked
-        // at once a minute, which is soon enough for a reminder about days.
-        if lastRefillCheck.map({ app.clock.now.timeIntervalSince($0) >= 60 || app.clock.now < $0 }) ?? true,
-            let supply = try refillReminder(app)
-        {
-            let message = "DoseTap: " + Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays)
-            let notice = ReminderNotice.refill(message: message, at: app.clock.now)
-            notices.append(notice)
-            delivered.append(notice)
-            if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
-        }
-        if !notices.isEmpty {
-            let channels = self.channels
-            let log = DeliveryLog(recordingTo: environment)
-            let settings = due.settings
-            let id = UUID()
-            let job = Task { [notices] in
-                await channels.deliver(notices, settings: settings, log: log)
-                self.finished(id)
+        let (peeked, settles) = try app.reminders.peekDue()
+        var due = peeked
+        due.fire = peeked.fire.filter { !sentUnclaimed.keys.contains($0.logKey) }
+        for reminder in due.fire { sentUnclaimed[reminder.logKey] = reminder.fireAt }
+        var notices = try due.fire.sorted(by: Self.firstDue).map { try notice(for: $0, due: due, app: app) }
+        let claimsWork = !peeked.fire.isEmpty || !peeked.missed.isEmpty || settles
+        let refillDue = lastRefillCheck.map { app.clock.now.timeIntervalSince($0) >= 60 || app.clock.now < $0 } ?? true
+        if claimsWork || refillDue, claim == nil {
+            if refillDue { lastRefillCheck = app.clock.now }
+            let sent = Set(sentUnclaimed.keys)
+            let environment = self.environment
+            let job = Task {
+                let outcome: Result<Claimed, any Error>
+                do {
+                    outcome = .success(
+                        try await BlockingWork.run { () -> Claimed in
+                            let app = environment.useCases()
+                            let taken = claimsWork ? try app.reminders.takeDue(sent: sent) : nil
+                            return Claimed(due: taken, at: app.clock.now, refill: refillDue ? try app.supply.claimRefillReminder() : nil)
+                        })
+                } catch {
+                    outcome = .failure(error)
+                }
+                await self.claimed(outcome)
             }
-            inFlight[id] = job
-            if waitForDeliveries { await job.value }
+            claim = job
+            // Tests (and the first tick after a restart) wait, so what they see is recorded.
+            if waitForDeliveries {
+                await job.value
+                notices += claimedNotices
+                claimedNotices = []
+            }
+        }
+        if !waitForDeliveries {
+            notices += claimedNotices
+            claimedNotices = []
+        }
+        deliver(notices, settings: due.settings, wait: waitForDeliveries)
+        if waitForDeliveries {
+            await self.waitForDeliveries()
+            await DeliveryLog.flush()
         }
         if let lastRevision, lastRevision != due.revision {
             for delivery in channels.configured { await delivery.statusChanged(revision: due.revision) }
@@ -95,12 +116,54 @@ public actor ReminderEngine {
         return due
     }
 
+    /// What a background claim wrote: the reminders it logged, when, and the day's refill reminder if it was due.
+    private struct Claimed: Sendable {
+        var due: DueReminders?
+        var at: Date
+        var refill: (status: SupplyStatus, settings: DoseSettings)?
+    }
+
+    /// Earliest first; at one instant, the most urgent first.
+    private static func firstDue(_ a: Reminder, _ b: Reminder) -> Bool { (a.fireAt, a.kind.urgency) < (b.fireAt, b.kind.urgency) }
+
+    /// Takes in a finished claim: reminders that came due between the read and the claim are sent now, and those now
+    /// in the log are forgotten here. A failed claim (the writer busy past its timeout) is tried again next tick.
+    private func claimed(_ outcome: Result<Claimed, any Error>) {
+        claim = nil
+        guard case .success(let claimed) = outcome else { return }
+        if let due = claimed.due {
+            let app = environment.useCases()
+            let late = due.fire.filter { !sentUnclaimed.keys.contains($0.logKey) }.sorted(by: Self.firstDue)
+            claimedNotices += late.compactMap { try? notice(for: $0, due: due, app: app) }
+            sentUnclaimed = sentUnclaimed.filter { $0.value > claimed.at }
+        }
+        if let supply = claimed.refill {
+            let message = "DoseTap: " + Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays)
+            claimedNotices.append(.refill(message: message, at: claimed.at))
+        }
+    }
+
+    /// Hands notices to the channels in the background (remembering them for status pages and tests).
+    private func deliver(_ notices: [ReminderNotice], settings: DoseSettings?, wait: Bool) {
+        guard !notices.isEmpty else { return }
+        delivered += notices
+        if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
+        let channels = self.channels
+        let log = DeliveryLog(recordingTo: environment)
+        let id = UUID()
+        inFlight[id] = Task { [notices] in
+            await channels.deliver(notices, settings: settings, log: log)
+            self.finished(id)
+        }
+    }
+
     private func finished(_ id: UUID) { inFlight[id] = nil }
 
-    private func refillReminder(_ app: UseCases) throws -> (status: SupplyStatus, settings: DoseSettings)? {
-        lastRefillCheck = app.clock.now
-        return try app.supply.claimRefillReminder()
-    }
+    /// Waits for the reminder log's background claim under way, if any.
+    public func waitForClaim() async { await claim?.value }
+
+    /// Waits for the deliveries under way (their attempts are written after, in order: `DeliveryLog.flush`).
+    public func waitForDeliveries() async { for job in inFlight.values { await job.value } }
 
     /// Deliveries still under way (retries waiting).
     public var deliveriesInFlight: Int { inFlight.count }
@@ -132,7 +195,7 @@ public actor ReminderEngine {
     /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock. With a server
     /// run id it also records, every 30 seconds, that the server is alive, so a later run can tell when it was down.
     public func run(
-        every interval: Duration = .seconds(1), heartbeat run: String? = nil,
+        every interval: Duration = .milliseconds(250), heartbeat run: String? = nil,
         sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) async {
         var lastHeartbeat = environment.now()
@@ -141,7 +204,9 @@ public actor ReminderEngine {
             _ = try? await tick(waitForDeliveries: false)
             if let run, environment.now().timeIntervalSince(lastHeartbeat) >= ServerRuns.heartbeatInterval {
                 lastHeartbeat = environment.now()
-                try? environment.useCases().reminders.serverAlive(run)
+                // In the background: a busy writer must not hold up the next tick.
+                let environment = self.environment
+                Task { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run) } }
             }
             do { try await sleep(interval) } catch { return }
         }

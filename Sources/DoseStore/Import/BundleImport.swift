@@ -18,6 +18,9 @@ extension DataTransfer {
             for spec in ExportBundle.tables {
                 guard let text = files[spec.file] else { throw DoseError.invalidFile(problem: "the bundle has no \(spec.file)") }
                 let table = try CSVTable(file: spec.file, text: text, expected: try ExportBundle.columns(of: spec.table, db))
+                if ["dose_events", "sleep_events"].contains(spec.table), let column = table.header.firstIndex(of: "session_id") {
+                    try ImportLimits.checkEventsPerNight(file: spec.file, nights: table.rows.map { $0.indices.contains(column) ? $0[column] : "" })
+                }
                 let types = try Dictionary(uniqueKeysWithValues: db.columns(in: spec.table).map { ($0.name, $0.type.uppercased()) })
                 for (index, values) in table.rows.enumerated() {
                     let row = index + 1

@@ -70,6 +70,8 @@ extension DataTransfer {
                         source: source == .system ? .system : .imported, note: note, metadata: metadata)
                 ))
         }
+        try ImportLimits.checkEventsPerNight(
+            file: file, nights: parsed.map { SessionKey(for: $0.event.occurredAt, in: TimeZone(identifier: $0.event.timeZoneID) ?? .gmt).description })
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
@@ -109,8 +111,9 @@ extension DataTransfer {
             isNew = true
         }
         var accepted: [NightEvent] = []
+        var night = JoiningNight(NightFacts(session.events))
         for item in items {
-            switch Self.joining(item.event, NightFacts(session.events + accepted)) {
+            switch Self.joining(item.event, &night) {
             case .success(let event): accepted.append(event)
             case .failure(let refusal): report.reject(file, row: item.row, refusal.reason)
             }
@@ -119,13 +122,14 @@ extension DataTransfer {
         // How the lifecycle leaves the night once these events are in it: a past night closes (with its sleep-through
         // expiry, if due) exactly as it would have closed had DoseTap recorded it.
         var joined = session
-        for event in accepted { joined = joined.adding(event) }
+        joined.events = (session.events + accepted).sorted(by: NightSession.chronological)
         let update = SessionLifecycle.evaluate(joined, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         if isNew {
             let open = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") ?? false
             if update.closure == nil, open {
                 // Two open nights cannot exist; tonight's own record wins and these rows are reported, not merged.
-                for item in items where accepted.contains(where: { $0.id == item.event.id }) {
+                let acceptedIDs = Set(accepted.map(\.id))
+                for item in items where acceptedIDs.contains(item.event.id) {
                     report.reject(file, row: item.row, "its night (\(key)) has not ended and another night is open here")
                 }
                 return
@@ -143,32 +147,63 @@ extension DataTransfer {
     /// Why an imported event cannot join a night.
     struct Refusal: Error { let reason: String }
 
+    /// What an imported event needs to know of the night it joins, kept up to date as events join, so a night of
+    /// many rows is checked in one pass rather than re-read for every row.
+    struct JoiningNight {
+        var dose1At: Date?
+        var hasDose2: Bool
+        var doseCount: Int
+        var snoozeCount: Int
+
+        init(_ facts: NightFacts) {
+            dose1At = facts.dose1?.occurredAt
+            hasDose2 = facts.dose2 != nil
+            doseCount = facts.doseCount
+            snoozeCount = facts.snoozes.count
+        }
+
+        mutating func add(_ event: NightEvent) {
+            switch event.kind {
+            case .dose1 where dose1At == nil:
+                dose1At = event.occurredAt
+                doseCount += 1
+            case .dose2 where !hasDose2:
+                hasDose2 = true
+                doseCount += 1
+            case .extraDose: doseCount += 1
+            case .snooze: snoozeCount += 1
+            default: break
+            }
+        }
+    }
+
     /// An imported event as it joins a night: Dose 2's early/late flags and dose indexes come from the night's own
-    /// doses, whatever the source said; or the reason it cannot join.
-    static func joining(_ imported: NightEvent, _ facts: NightFacts) -> Result<NightEvent, Refusal> {
-        if let reason = conflict(of: imported, with: facts) { return .failure(Refusal(reason: reason)) }
+    /// doses, whatever the source said; or the reason it cannot join. A joining event is added to `night`.
+    static func joining(_ imported: NightEvent, _ night: inout JoiningNight) -> Result<NightEvent, Refusal> {
+        if let reason = conflict(of: imported, with: night) { return .failure(Refusal(reason: reason)) }
         var event = imported
         switch event.kind {
         case .dose1: event.metadata.doseIndex = 1
         case .dose2:
-            if let dose1 = facts.dose1 { event.metadata.classifyDose2(at: event.occurredAt, dose1: dose1.occurredAt) }
+            if let dose1 = night.dose1At { event.metadata.classifyDose2(at: event.occurredAt, dose1: dose1) }
             event.metadata.doseIndex = 2
-        case .extraDose where event.metadata.doseIndex == nil: event.metadata.doseIndex = facts.doseCount + 1
-        case .snooze where event.metadata.snoozeCount == nil: event.metadata.snoozeCount = facts.snoozes.count + 1
+        case .extraDose where event.metadata.doseIndex == nil: event.metadata.doseIndex = night.doseCount + 1
+        case .snooze where event.metadata.snoozeCount == nil: event.metadata.snoozeCount = night.snoozeCount + 1
         default: break
         }
+        night.add(event)
         return .success(event)
     }
 
     /// Why an imported dose event cannot join the night, if it cannot.
-    static func conflict(of event: NightEvent, with facts: NightFacts) -> String? {
+    static func conflict(of event: NightEvent, with night: JoiningNight) -> String? {
         switch event.kind {
         case .dose1:
-            return facts.dose1 != nil ? "that night already has Dose 1" : nil
+            return night.dose1At != nil ? "that night already has Dose 1" : nil
         case .dose2, .dose2Skipped, .snooze, .extraDose:
-            guard let dose1 = facts.dose1 else { return "\(event.kind.label) without a Dose 1 that night" }
-            if event.occurredAt < dose1.occurredAt { return "\(event.kind.label) before that night's Dose 1" }
-            if event.kind == .dose2, facts.dose2 != nil { return "that night already has Dose 2" }
+            guard let dose1 = night.dose1At else { return "\(event.kind.label) without a Dose 1 that night" }
+            if event.occurredAt < dose1 { return "\(event.kind.label) before that night's Dose 1" }
+            if event.kind == .dose2, night.hasDose2 { return "that night already has Dose 2" }
             return nil
         default:
             return nil

@@ -3,7 +3,13 @@ import Foundation
 
 extension DataTransfer {
     /// Imports a file by what it is: a zip bundle, an events.csv (SSOT CSV v1), or an SQLite database of the original app.
+    /// The import works on a private copy and lands in one short transaction (`StagedImport`), so however long it
+    /// takes, it never holds the writer that actions and alarms need, and a reader sees all of it or none.
     public func importFile(at path: String, clock: StoreClock) throws -> ImportReport {
+        try StagedImport(database: database).run { staged in try DataTransfer(database: staged).importByKind(at: path, clock: clock) }
+    }
+
+    func importByKind(at path: String, clock: StoreClock) throws -> ImportReport {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DoseError.invalidFile(problem: "\(path) cannot be read")
         }

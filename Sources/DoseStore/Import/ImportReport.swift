@@ -1,3 +1,4 @@
+import DoseCore
 import Foundation
 
 /// What an import did: rows imported and skipped per file, and every rejected row with its reason.
@@ -43,4 +44,19 @@ public enum ImportLimits {
     public static let maximumTotalBytes = 128 * 1024 * 1024
     /// The highest compression ratio accepted (a zip bomb expands far beyond it).
     public static let maximumCompressionRatio = 100
+    /// The most events one night may bring. A real night has a few dozen (doses, snoozes, a few wake-ups and
+    /// bathroom trips); a thousand is a file that is not a night's record, refused before anything is read into it.
+    public static let maximumEventsPerNight = 1_000
+
+    /// Refuses a file in which any night has more than `maximumEventsPerNight` events; `nights` holds each event's
+    /// night (its date, or its night's id).
+    static func checkEventsPerNight(file: String, nights: [String]) throws {
+        var counts: [String: Int] = [:]
+        for night in nights { counts[night, default: 0] += 1 }
+        guard let (night, count) = counts.filter({ $0.value > maximumEventsPerNight }).min(by: { $0.key < $1.key }) else { return }
+        throw DoseError.invalidFile(
+            problem:
+                "\(file) has \(count) events for the night of \(night); DoseTap imports at most \(maximumEventsPerNight) events per night (a real night has a few dozen). Nothing was imported"
+        )
+    }
 }

@@ -418,12 +418,13 @@ struct OriginalImporter {
             isNew = true
         }
         var accepted: [NightEvent] = []
+        var joining = DataTransfer.JoiningNight(NightFacts(session.events))
         for item in items {
             if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
                 continue
             }
-            switch DataTransfer.joining(item.event, NightFacts(session.events + accepted)) {
+            switch DataTransfer.joining(item.event, &joining) {
             case .success(let event): accepted.append(event)
             case .failure(let refusal): report.reject(item.table, row: item.row, refusal.reason)
             }
@@ -433,11 +434,12 @@ struct OriginalImporter {
             guard anyNew else { return }
             try NightRecords.insertSession(session, timeZone: zone, db)
         }
+        let sources = Dictionary(night.events.map { ($0.event.id, $0) }, uniquingKeysWith: { first, _ in first })
         for event in accepted {
             try NightRecords.insert(event, session: session.id, checkIn: nil, catalogue: .standard, db)
-            session = session.adding(event)
-            if let source = night.events.first(where: { $0.event.id == event.id }) { countImported(source.table, row: source.row) }
+            if let source = sources[event.id] { countImported(source.table, row: source.row) }
         }
+        session.events = (session.events + accepted).sorted(by: NightSession.chronological)
         var closure: SessionClosure?
         for (index, item) in night.checkIns.enumerated() {
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE id = ?)", arguments: [item.id]) == true {
