@@ -41,7 +41,9 @@ def serve(binary, database, now=None, zone="America/New_York", port=0, extra=())
     arguments = [binary, "serve", "--db", database, "--port", str(port), "--json", "--tz", zone, *extra]
     if now:
         arguments += ["--now", now]
-    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    # The push service under test listens on loopback, which only this documented test flag allows.
+    process = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                               env={**os.environ, "DOSETAP_ALLOW_LOOPBACK_TARGETS": "1"})
     line = process.stdout.readline()
     info = json.loads(line)
     return process, info

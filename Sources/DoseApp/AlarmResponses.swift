@@ -175,7 +175,7 @@ public struct AlarmTestResponse: Encodable, Sendable {
         var accepted: Bool
         var attempts: Int
         var httpStatus: Int?
-        var milliseconds: Int
+        var milliseconds: Int?
         var detail: String?
 
         enum CodingKeys: String, CodingKey {
@@ -183,12 +183,30 @@ public struct AlarmTestResponse: Encodable, Sendable {
         }
     }
 
+    /// A channel's outcome as a device sees it (`coarse()`): no status, no timing.
+    struct CoarseResult: Encodable, Sendable {
+        var channel, audience, target: String
+        var accepted: Bool
+        var attempts: Int
+        var detail: String?
+    }
+
+    /// Set by `coarse()`: the report is for a paired device.
+    var isCoarse = false
+
     enum CodingKeys: String, CodingKey { case sentAt = "sent_at", channels, allAccepted = "all_accepted", message, lines }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(sentAt, forKey: .sentAt)
-        try container.encode(channels, forKey: .channels)
+        if isCoarse {
+            let coarse = channels.map {
+                CoarseResult(channel: $0.channel, audience: $0.audience, target: $0.target, accepted: $0.accepted, attempts: $0.attempts, detail: $0.detail)
+            }
+            try container.encode(coarse, forKey: .channels)
+        } else {
+            try container.encode(channels, forKey: .channels)
+        }
         try container.encode(allAccepted, forKey: .allAccepted)
         try container.encode(message, forKey: .message)
         try container.encode(lines, forKey: .lines)
@@ -204,7 +222,7 @@ public struct AlarmTestResponse: Encodable, Sendable {
                 results[index].attempts += 1
                 results[index].accepted = attempt.outcome == .accepted
                 results[index].httpStatus = attempt.httpStatus
-                results[index].milliseconds += attempt.durationMilliseconds
+                results[index].milliseconds = (results[index].milliseconds ?? 0) + attempt.durationMilliseconds
                 results[index].detail = attempt.detail
             } else {
                 results.append(
@@ -224,6 +242,23 @@ public struct AlarmTestResponse: Encodable, Sendable {
                 ? "Every channel accepted the test alarm." : "Some channels did not accept the test alarm: see each one below."
     }
 
+    /// The report as a paired device may see it: accepted or not, with a coarse reason, and never another host's
+    /// HTTP status or timing (which would make the test a scanner of what the server can reach).
+    public func coarse() -> AlarmTestResponse {
+        var copy = self
+        copy.isCoarse = true
+        copy.channels = channels.map { result in
+            var result = result
+            result.httpStatus = nil
+            result.milliseconds = nil
+            if !result.accepted, result.channel != AlarmChannel.page.rawValue {
+                result.detail = result.detail?.hasPrefix("not sent:") == true ? "not sent: the address is not allowed" : "not accepted"
+            }
+            return result
+        }
+        return copy
+    }
+
     /// One line per channel for people.
     public var lines: [String] {
         channels.map { result in
@@ -235,7 +270,7 @@ public struct AlarmTestResponse: Encodable, Sendable {
             let who = result.audience == ReminderAudience.contact.rawValue ? " (escalation contact)" : ""
             let outcome = result.accepted ? "accepted" : "NOT accepted" + (result.detail.map { ": \($0)" } ?? "")
             let tries = result.attempts > 1 ? ", \(result.attempts) attempts" : ""
-            return "\(result.channel) → \(result.target)\(who): \(outcome) in \(result.milliseconds) ms\(tries)"
+            return "\(result.channel) → \(result.target)\(who): \(outcome)\(result.milliseconds.map { " in \($0) ms" } ?? "")\(tries)"
         }
     }
 }

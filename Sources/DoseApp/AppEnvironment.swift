@@ -12,6 +12,8 @@ public struct AppEnvironment: Sendable {
     public var now: @Sendable () -> Date
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
     private var template: StoreClock
+    /// Where requests a paired device chose may go (push endpoints, the escalation contact).
+    public var outbound = OutboundTargets()
 
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
     /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
@@ -27,10 +29,13 @@ public struct AppEnvironment: Sendable {
 
     /// The program's environment: the system clock (or `--now`, fixed), the machine's zone, UUIDs and the system's
     /// cryptographic generator.
+    /// `DOSETAP_ALLOW_LOOPBACK_TARGETS=1` lets push endpoints and the escalation contact be on this machine (tests).
     public static func system(database: AppDatabase, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
-        AppEnvironment(
+        var environment = AppEnvironment(
             database: database, now: { fixedNow ?? Date() }, machineTimeZoneID: TimeZone.current.identifier, timeZoneOverride: timeZoneOverride,
             makeID: { UUID().uuidString.lowercased() }, random: .system)
+        environment.outbound.allowLoopback = ProcessInfo.processInfo.environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] == "1"
+        return environment
     }
 
     /// Random bytes for tokens, codes and secrets.
@@ -44,10 +49,10 @@ public struct AppEnvironment: Sendable {
     }
 
     /// The use cases at this instant: one request or command works at one instant throughout.
-    public func useCases() -> UseCases { UseCases(database, clock: clock()) }
+    public func useCases() -> UseCases { UseCases(database, clock: clock(), outbound: outbound) }
 
     /// The use cases at a given clock (a command's `--now`, or a request that already took its instant).
-    public func useCases(at clock: StoreClock) -> UseCases { UseCases(database, clock: clock) }
+    public func useCases(at clock: StoreClock) -> UseCases { UseCases(database, clock: clock, outbound: outbound) }
 }
 
 /// Every use case of DoseTap at one instant; the CLI and the server call these, never the stores.
@@ -55,11 +60,14 @@ public struct UseCases: Sendable {
     let database: AppDatabase
     /// The instant, zone, ids and randomness of this call.
     public let clock: StoreClock
+    /// Where requests a paired device chose may go.
+    public let outbound: OutboundTargets
 
     /// The use cases of a database at one clock.
-    public init(_ database: AppDatabase, clock: StoreClock) {
+    public init(_ database: AppDatabase, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {
         self.database = database
         self.clock = clock
+        self.outbound = outbound
     }
 
     /// Tonight: act, status, settle.

@@ -18,11 +18,14 @@ public struct JSONBody {
             object = [:]
             return
         }
-        guard let object = JSONValue.parse(data)?.objectValue else {
-            throw .invalidInput(field: "body", problem: "the body is not a JSON object", allowed: "a JSON object such as {\"type\": \"dose1\"}")
+        let allowed = "a JSON object (RFC 8259, UTF-8) such as {\"type\": \"dose1\"}"
+        switch StrictJSON.problem(in: data) {
+        case .duplicateKey(let key)?: throw .invalidInput(field: key, problem: "the key appears twice in one object", allowed: "each key once")
+        case .invalid(let problem)?: throw .invalidInput(field: "body", problem: "the body is not strict JSON: \(problem)", allowed: allowed)
+        case nil: break
         }
-        if let key = DuplicateKeys.first(in: data) {
-            throw .invalidInput(field: key, problem: "the key appears twice in one object", allowed: "each key once")
+        guard let object = JSONValue.parse(data)?.objectValue else {
+            throw .invalidInput(field: "body", problem: "the body is not a JSON object", allowed: allowed)
         }
         self.object = object
     }
@@ -198,6 +201,12 @@ public enum RequestBodies {
     public static func log(_ body: JSONBody) throws(DoseError) -> NightAction {
         let body = try body.only(["type", "timestamp", "note", "confirm", eventID])
         guard let type = try body.string("type") else { throw .invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
+        // On the wire an event is named by its wire name exactly: no case folding, no labels (the CLI takes those).
+        guard type == SleepEventCatalogue.normalize(type) else {
+            throw .invalidInput(
+                field: "type", problem: "'\(type.prefix(40))' is not a wire name",
+                allowed: "the event's wire name, lower case with underscores, such as bathroom or wake_temp")
+        }
         return NightAction(
             .log(event: type), at: try body.instant("timestamp"), note: try body.string("note"), confirmations: try body.confirmations([.endNight]))
     }
@@ -414,43 +423,5 @@ public enum FormBody {
             throw .invalidInput(field: "form", problem: "'\(text.prefix(40))' is not form-encoded text", allowed: "a form sent by a DoseTap page")
         }
         return decoded
-    }
-}
-
-/// Finds a key that appears twice in one JSON object, at any depth, in bytes that are already known to be valid JSON.
-enum DuplicateKeys {
-    /// A quoted key's text: as it stands, or decoded when it holds an escape.
-    static func key(_ quoted: ArraySlice<UInt8>) -> String? {
-        guard quoted.contains(UInt8(ascii: "\\")) else { return String(decoding: quoted.dropFirst().dropLast(), as: UTF8.self) }
-        return try? JSONDecoder().decode(String.self, from: Data(quoted))
-    }
-
-    static func first(in data: Data) -> String? {
-        let bytes = [UInt8](data)
-        // One entry per open container: the keys seen so far for an object, nil for an array.
-        var open: [Set<String>?] = []
-        var index = 0
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: "{"): open.append([])
-            case UInt8(ascii: "["): open.append(nil)
-            case UInt8(ascii: "}"), UInt8(ascii: "]"): _ = open.popLast()
-            case UInt8(ascii: "\""):
-                let start = index
-                index += 1
-                while index < bytes.count, bytes[index] != UInt8(ascii: "\"") { index += bytes[index] == UInt8(ascii: "\\") ? 2 : 1 }
-                let end = min(index, bytes.count - 1)
-                var next = index + 1
-                while next < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[next]) { next += 1 }
-                // A string followed by a colon is a key; its escapes are decoded so "\u0061" and "a" are one key.
-                if next < bytes.count, bytes[next] == UInt8(ascii: ":"), case .some(.some(var keys)) = open.last, let key = Self.key(bytes[start...end]) {
-                    guard keys.insert(key).inserted else { return key }
-                    open[open.count - 1] = keys
-                }
-            default: break
-            }
-            index += 1
-        }
-        return nil
     }
 }

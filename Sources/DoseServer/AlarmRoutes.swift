@@ -26,7 +26,7 @@ struct AlarmRoutes {
     }
 
     func subscribe(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let subscription = try PushSubscriptionBody.subscription(try await JSONBody.read(request))
+        let subscription = try PushSubscriptionBody.subscription(try await JSONBody.read(request), targets: environment.outbound)
         guard let device = context.device else { throw DoseError.deviceNotRegistered }
         let saved = try environment.useCases().alarms.subscribe(subscription, device: device.id)
         return Reply.json(JSONValue(response: PushSubscriptionResponse(saved, deviceName: device.name)), status: .created)
@@ -52,7 +52,7 @@ struct AlarmRoutes {
 
     func test(_ request: Request) async throws -> Response {
         _ = try await JSONBody.read(request).only([])
-        return Reply.json(JSONValue(response: await channels.test()))
+        return Reply.json(JSONValue(response: await channels.test().coarse()))
     }
 
     func log(_ request: Request) throws -> Response {

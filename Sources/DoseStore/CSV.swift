@@ -11,14 +11,28 @@ public enum CSV {
     /// survives an export and an import unchanged.
     public static func field(_ value: String?, freeText: Bool = false) -> String {
         guard var text = value else { return "" }
-        if freeText, let first = text.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r", "'"].contains(first) {
-            text = "'" + text
-        }
+        if freeText, needsGuard(text) { text = "'" + text }
         // Checked on bytes: exports run this for every field of every row.
         if text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0A || $0 == 0x0D }) {
             return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
         return text
+    }
+
+    /// The characters a spreadsheet may take as the start of a formula, with their look-alikes: fullwidth (＝ ＋ － ＠),
+    /// small forms (﹦ ﹢ ﹣ ﹫), the minus sign (−) and dashes that some spreadsheets read as minus.
+    static let formulaStarts: Set<Unicode.Scalar> = [
+        "=", "+", "-", "@", "\u{FF1D}", "\u{FF0B}", "\u{FF0D}", "\u{FF20}", "\u{FE66}", "\u{FE62}", "\u{FE63}", "\u{FE6B}", "\u{2212}", "\u{2010}",
+        "\u{2011}", "\u{2012}", "\u{2013}", "\u{2014}",
+    ]
+
+    /// Whether free text needs the guard: it starts with a formula character, a tab, CR or `'`, or with one after
+    /// spaces or invisible characters (a spreadsheet may skip those).
+    static func needsGuard(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first else { return false }
+        if ["\t", "\r", "'"].contains(first) { return true }
+        let significant = text.unicodeScalars.first { !($0.properties.isWhitespace || $0.properties.generalCategory == .format) }
+        return significant.map(formulaStarts.contains) ?? false
     }
 
     /// Removes the formula guard from imported free text.

@@ -63,6 +63,8 @@ final class CLI {
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["TZ"] = "Pacific/Chatham"
+        // Push services and webhooks under test listen on loopback; a test of the address rule passes "0".
+        env["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = "1"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

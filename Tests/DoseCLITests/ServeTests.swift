@@ -12,9 +12,12 @@ final class Server: @unchecked Sendable {
     let pairingURL: String
     private let exited = AsyncStream<Int32>.makeStream()
 
-    init(_ cli: CLI, now: String, arguments: [String] = []) throws {
+    init(_ cli: CLI, now: String, arguments: [String] = [], allowLoopbackTargets: Bool = true) throws {
         let out = Pipe()
         process.executableURL = CLI.binary
+        var environment = ProcessInfo.processInfo.environment
+        environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = allowLoopbackTargets ? "1" : "0"
+        process.environment = environment
         process.arguments = ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
         process.standardOutput = out
         process.standardError = stderr

@@ -20,7 +20,7 @@ private func entries(of zip: String) throws -> [String: String] {
 struct SupportBundleTests {
     static let canaries = [
         "canary-note-dose1", "canary-note-event", "canary-note-checkin", "canary-note-med", "Alice's iPhone", "Bob-Tablet", "192.168.1.23",
-        "10.0.0.7", "Modafinil", "modafinil", "canary-topic", "canary-pharmacy", "canary-spill", "Xyrem", "xyrem", "XYWAV", "xywav",
+        "canary-host.example", "Modafinil", "modafinil", "canary-topic", "canary-pharmacy", "canary-spill", "Xyrem", "xyrem", "XYWAV", "xywav",
     ]
 
     /// A night with notes everywhere, two named devices, an escalation address, another medication, and a diagnostic log
@@ -36,7 +36,7 @@ struct SupportBundleTests {
         #expect(try cli.run(["med", "log", "modafinil:200", "--note", "canary-note-med"], now: "2026-11-22 08:00").status == 0)
         #expect(try cli.run(["checkin", "--notes", "canary-note-checkin"], now: "2026-11-22 08:05").status == 0)
         let tokens = try ["Alice's iPhone", "Bob-Tablet"].map { try cli.run(["device", "add", $0]).json["token"] as? String ?? "missing" }
-        #expect(try cli.run(["settings", "set", "escalation_contact", "https://10.0.0.7/canary-topic"]).status == 0)
+        #expect(try cli.run(["settings", "set", "escalation_contact", "https://canary-host.example/canary-topic"]).status == 0)
         let log = cli.directory.appendingPathComponent("dosetap-diagnostic.log")
         try """
         2026-11-22T03:30:00.000Z warning dosetap.push "push delivery failed" attempt=2 device=Alice's iPhone status=410

@@ -17,7 +17,7 @@ struct PushPeer {
     func subscription(_ name: String, role: PushRole = .alarm) throws -> PushSubscriptionRecord {
         guard case .object(var object)? = JSONValue.parse(Data((service.subscriptions[name] ?? "").utf8)) else { throw PushService.Failure.didNotStart(name) }
         object["role"] = .string(role.rawValue)
-        return try PushSubscriptionBody.subscription(JSONBody(object: object))
+        return try PushSubscriptionBody.subscription(JSONBody(object: object), targets: OutboundTargets(allowLoopback: true))
     }
 
     /// Every request received, oldest first.

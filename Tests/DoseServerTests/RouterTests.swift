@@ -20,14 +20,17 @@ final class ServerFixture: Sendable {
     let environment: AppEnvironment
 
     /// A fixture over a fresh in-memory database; `setUp` false leaves first-run setup to do (the welcome tests).
-    init(now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true, database: AppDatabase? = nil) throws {
+    /// `allowLoopbackTargets`: push services and webhooks under test listen on loopback (`DOSETAP_ALLOW_LOOPBACK_TARGETS`).
+    init(now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true, database: AppDatabase? = nil, allowLoopbackTargets: Bool = true) throws {
         self.database = try database ?? AppDatabase.inMemory()
         let time = TestClock(now)
         self.time = time
         token = DeviceTokens.generate(.system)
-        environment = AppEnvironment(
+        var environment = AppEnvironment(
             database: self.database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
             random: .system)
+        environment.outbound.allowLoopback = allowLoopbackTargets
+        self.environment = environment
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
         _ = try self.database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
         if setUp { try self.database.setup.complete(surface: "cli", clock: store) }
@@ -122,8 +125,14 @@ struct RouterTests {
             response = try await client.execute(uri: "/v1/undo", method: .post, headers: fixture.auth)
             #expect((ServerFixture.json(response)["undone"] as? [String: Any])?["type"] as? String == "snooze")
 
+            // On the wire, the wire name exactly: a label or another case is refused (the CLI takes those).
+            for type in ["Bathroom", "BATHROOM", "wakeTemp"] {
+                response = try await client.execute(
+                    uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(#"{"type": "\#(type)", "note": "quick"}"#))
+                #expect(response.status == .badRequest && String(buffer: response.body).contains("wire name"), "\(type)")
+            }
             response = try await client.execute(
-                uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(#"{"type": "Bathroom", "note": "quick"}"#))
+                uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(#"{"type": "bathroom", "note": "quick"}"#))
             #expect(ServerFixture.json(response)["type"] as? String == "bathroom")
             response = try await client.execute(uri: "/v1/events/log", method: .post, headers: fixture.auth, body: buffer(#"{"type": "bathroom"}"#))
             #expect(response.status == .tooManyRequests)

@@ -174,6 +174,9 @@ struct ExportTests {
             ("plain", "plain"), ("a,b", "\"a,b\""), ("say \"hi\"", "\"say \"\"hi\"\"\""), ("two\nlines", "\"two\nlines\""),
             ("=1+1", "'=1+1"), ("+1", "'+1"), ("-1", "'-1"), ("@cmd", "'@cmd"), ("\tx", "'\tx"), ("\rx", "\"'\rx\""),
             ("=A1,B1", "\"'=A1,B1\""), ("😴 ok", "😴 ok"),
+            // Look-alikes a spreadsheet may also read as a formula, and formulas behind spaces or invisible characters.
+            ("＝1+1", "'＝1+1"), ("＋1", "'＋1"), ("－1", "'－1"), ("＠cmd", "'＠cmd"), ("﹦1", "'﹦1"), ("−1", "'−1"),
+            (" =1+1", "' =1+1"), ("\u{200B}=1", "'\u{200B}=1"), ("\u{FEFF}@x", "'\u{FEFF}@x"), ("a=1", "a=1"), ("1 - 2", "1 - 2"),
         ])
     func csvField(text: String, expected: String) {
         #expect(CSV.field(text, freeText: true) == expected)

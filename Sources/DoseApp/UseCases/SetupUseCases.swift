@@ -18,12 +18,23 @@ public struct SettingsService: Sendable {
 
     /// Changes one setting; a refused value changes nothing.
     public func update(_ key: String, to value: String) throws -> DoseSettings {
-        try app.database.settings.update(key, to: value, clock: app.clock)
+        try checkTargets([(key, value)])
+        return try app.database.settings.update(key, to: value, clock: app.clock)
     }
 
     /// Changes several settings at once: all of them, or none.
     public func update(_ changes: [(key: String, value: String)]) throws -> DoseSettings {
-        try app.database.settings.update(changes, clock: app.clock)
+        try checkTargets(changes)
+        return try app.database.settings.update(changes, clock: app.clock)
+    }
+
+    /// The escalation contact is a URL the server will call: it must be a public https target (`OutboundTargets`).
+    private func checkTargets(_ changes: [(key: String, value: String)]) throws {
+        for change in changes where change.key == SettingKey.escalationContact.rawValue {
+            let url = change.value.trimmingCharacters(in: .whitespaces)
+            guard !url.isEmpty, let problem = app.outbound.refusal(of: url) else { continue }
+            throw DoseError.invalidInput(field: change.key, problem: "'\(url.prefix(80))': \(problem)", allowed: app.outbound.allowed + ", or empty for none")
+        }
     }
 }
 

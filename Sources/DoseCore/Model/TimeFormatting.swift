@@ -47,6 +47,9 @@ public enum ISO8601 {
     /// Parses ISO-8601 with or without fractional seconds and with `Z` or a numeric offset; nil if malformed or
     /// outside `acceptedRange`.
     public static func parse(_ text: String) -> Date? {
+        // An instant is written in printable ASCII: a control or bidirectional character (U+202E) is refused, not
+        // stepped over.
+        guard text.utf8.allSatisfy({ (0x20...0x7E).contains($0) }) else { return nil }
         if let date = parseCanonical(text) { return date }
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         // The general parser rolls 2026-02-30 over to March; a date that does not exist is an error instead.

@@ -25,7 +25,10 @@ public struct AlarmChannels: Sendable {
         if let push { channels.append(PushDelivery(environment: environment, role: audience == .sleeper ? .alarm : .contact, options: push)) }
         if audience == .contact, let settings, !settings.escalationContact.isEmpty {
             let format = WebhookDelivery.Format(rawValue: settings.escalationContactFormat) ?? .ntfy
-            channels.append(WebhookDelivery(url: settings.escalationContact, format: format, audience: .contact, client: push?.client ?? .shared))
+            channels.append(
+                WebhookDelivery(
+                    url: settings.escalationContact, format: format, audience: .contact, client: push?.client ?? OutboundHTTP.client,
+                    targets: environment.outbound))
         }
         return channels
     }

@@ -8,6 +8,13 @@ import NIOCore
 import NIOHTTP1
 
 /// How Web Push requests are made: the HTTP client, the VAPID contact, and the retries.
+/// The client for every request DoseTap makes to another host: it follows no redirect, so a target that passed the
+/// address check cannot send the request on to one that would not.
+public enum OutboundHTTP {
+    public static let client = HTTPClient(
+        eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+}
+
 public struct PushOptions: Sendable {
     public var client: HTTPClient
     /// The VAPID `sub` claim (`mailto:` or `https:`).
@@ -15,7 +22,7 @@ public struct PushOptions: Sendable {
     public var retries: RetryPolicy
 
     public init(
-        client: HTTPClient = .shared, subject: String = VAPID.defaultSubject,
+        client: HTTPClient = OutboundHTTP.client, subject: String = VAPID.defaultSubject,
         backoff: [Duration] = [.seconds(2), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300)],
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
@@ -74,6 +81,11 @@ public struct PushDelivery: ReminderDelivery {
             guard ttl > 0 else { return record(.failed, nil, "it stopped being useful before it could be delivered") }
             var status: Int?
             var retryAfter: Int?
+            let targets = environment.outbound
+            let endpointURL = subscription.endpoint
+            if let problem = try? await BlockingWork.run({ targets.checkBeforeConnecting(endpointURL) }) {
+                return record(.failed, nil, "not sent: \(problem)")
+            }
             do {
                 guard let endpoint = URL(string: subscription.endpoint), let key = Base64URL.decode(subscription.p256dh),
                     let auth = Base64URL.decode(subscription.auth)

@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import DoseApp
+public import DoseApp
 public import DoseCore
 import DoseStore
 import Foundation
@@ -17,10 +17,12 @@ public struct WebhookDelivery: ReminderDelivery {
     public let audience: ReminderAudience
     public let client: HTTPClient
     public let retries: RetryPolicy
+    /// The rule a target chosen by a device must pass before each attempt; nil for the operator's own `--webhook`.
+    public let targets: OutboundTargets?
     let logger = Logger(label: "dosetap.webhook")
 
     public init(
-        url: String, format: Format, audience: ReminderAudience = .sleeper, client: HTTPClient = .shared,
+        url: String, format: Format, audience: ReminderAudience = .sleeper, client: HTTPClient = OutboundHTTP.client, targets: OutboundTargets? = nil,
         backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)],
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
@@ -28,6 +30,7 @@ public struct WebhookDelivery: ReminderDelivery {
         self.format = format
         self.audience = audience
         self.client = client
+        self.targets = targets
         retries = RetryPolicy(backoff: backoff, sleep: sleep)
     }
 
@@ -59,6 +62,10 @@ public struct WebhookDelivery: ReminderDelivery {
             let started = ContinuousClock.now
             var status: Int?
             var retryAfter: Int?
+            if let targets, let problem = try? await BlockingWork.run({ [url] in targets.checkBeforeConnecting(url) }) {
+                log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .failed, detail: "not sent: \(problem)", started: started)
+                return
+            }
             do {
                 let response = try await client.execute(request, timeout: .seconds(10))
                 status = Int(response.status.code)

@@ -20,7 +20,7 @@ extension WebRoutes {
 
     func testAlarm(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         _ = try await form(request, context)
-        let report = await channels.test()
+        let report = await channels.test().coarse()
         return try settings(context, flash: report.message, test: report)
     }
 }

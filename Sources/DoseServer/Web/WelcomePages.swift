@@ -181,7 +181,7 @@ extension WebRoutes {
             throw DoseError.invalidInput(field: "step", problem: "'\(fields["step"] ?? "")' is not a setup step", allowed: "1–5")
         }
         if fields["test_alarm"] == "yes" {
-            return try welcome(step, context, banner: nil, test: await channels.test())
+            return try welcome(step, context, banner: nil, test: await channels.test().coarse())
         }
         var answers: [String: String] = [:]
         for name in step.answers { if let value = fields[name] { answers[name] = value } }
