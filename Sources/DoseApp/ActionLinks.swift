@@ -26,12 +26,23 @@ public struct ActionLink: Sendable, Hashable {
     public var expiresAt: Date
     /// Random, and the key under which the link is spent (so it works once).
     public var nonce: String
+    /// The paired device the link was sent to (its page or its push subscription), so revoking the device voids it;
+    /// nil for the operator's own channels (webhooks, a local command).
+    public var deviceID: String?
 
-    public init(action: Action, sessionID: String, expiresAt: Date, nonce: String) {
+    public init(action: Action, sessionID: String, expiresAt: Date, nonce: String, deviceID: String? = nil) {
         self.action = action
         self.sessionID = sessionID
         self.expiresAt = expiresAt
         self.nonce = nonce
+        self.deviceID = deviceID
+    }
+
+    /// The same link, issued to one device: the nonce is kept, so whichever copy is tapped first spends them all.
+    public func issued(to device: String) -> ActionLink {
+        var copy = self
+        copy.deviceID = device
+        return copy
     }
 
     /// The night action the link asks for, from the `link` source and without confirmations.
@@ -59,7 +70,8 @@ public struct ActionLinkSigner: Sendable {
     /// A fresh nonce: 128 random bits, hex.
     public static func nonce(_ random: RandomSource) -> String { random.hex(16) }
 
-    /// The link's URL path segment: `action.session.expiry.nonce.signature`, all URL-safe.
+    /// The link's URL path segment: `action.session.expiry.nonce.signature`, or with the device it was issued to
+    /// `action.session.expiry.nonce.device.signature`; all URL-safe.
     public func token(for link: ActionLink) -> String {
         let payload = Self.payload(link)
         return payload + "." + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)))
@@ -71,15 +83,21 @@ public struct ActionLinkSigner: Sendable {
             field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
             allowed: "a link from a DoseTap reminder, or the Tonight page")
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard token.utf8.count <= 400, parts.count == 5, let signature = Self.data(base64URL: parts[4]) else { throw invalid }
-        let payload = parts[0..<4].joined(separator: ".")
+        guard token.utf8.count <= 400, [5, 6].contains(parts.count), let signature = Self.data(base64URL: parts[parts.count - 1]) else { throw invalid }
+        let payload = parts.dropLast().joined(separator: ".")
         // The comparison inside isValidAuthenticationCode does not stop at the first differing byte.
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(payload.utf8), using: key),
             let action = ActionLink.Action(rawValue: parts[0]), let session = Self.data(base64URL: parts[1]),
             let expiry = TimeInterval(parts[2])
         else { throw invalid }
+        var device: String?
+        if parts.count == 6 {
+            guard let bytes = Self.data(base64URL: parts[4]), !bytes.isEmpty else { throw invalid }
+            device = String(decoding: bytes, as: UTF8.self)
+        }
         let link = ActionLink(
-            action: action, sessionID: String(decoding: session, as: UTF8.self), expiresAt: Date(timeIntervalSince1970: expiry), nonce: parts[3])
+            action: action, sessionID: String(decoding: session, as: UTF8.self), expiresAt: Date(timeIntervalSince1970: expiry), nonce: parts[3],
+            deviceID: device)
         guard now < link.expiresAt else {
             throw .invalidInput(field: "link", problem: "this reminder link has expired", allowed: "the newest reminder's link, or the Tonight page")
         }
@@ -87,8 +105,8 @@ public struct ActionLinkSigner: Sendable {
     }
 
     static func payload(_ link: ActionLink) -> String {
-        [link.action.rawValue, base64URL(Data(link.sessionID.utf8)), String(Int(link.expiresAt.timeIntervalSince1970.rounded(.down))), link.nonce]
-            .joined(separator: ".")
+        let parts = [link.action.rawValue, base64URL(Data(link.sessionID.utf8)), String(Int(link.expiresAt.timeIntervalSince1970.rounded(.down))), link.nonce]
+        return (parts + (link.deviceID.map { [base64URL(Data($0.utf8))] } ?? [])).joined(separator: ".")
     }
 
     static func base64URL(_ data: Data) -> String {

@@ -49,7 +49,7 @@ struct APIRoutes {
         v1.patch("events/:id") { request, context in try await editEvent(request, context) }
         v1.delete("events/:id") { _, context in try deleteEvent(context) }
         v1.get("reminders") { _, _ in try reminders() }
-        v1.get("stream") { _, _ in await stream() }
+        v1.get("stream") { _, context in await stream(device: context.device?.id) }
         v1.get("insights") { request, _ in try insights(request) }
         v1.post("insights/planner") { request, _ in try await applyPlanner(request) }
         v1.post("clear-all") { request, _ in try await clearAll(request) }
@@ -138,10 +138,12 @@ struct APIRoutes {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: path)))))
     }
 
-    /// Server-sent events: reminders as they fire, for pages that stay open.
-    func stream() async -> Response {
-        let (id, frames) = await hub.subscribe()
+    /// Server-sent events: reminders as they fire, for pages that stay open. A stream lasts while its device is
+    /// paired: revoking the device (here, in the web app, or from the CLI beside the server) ends it within a second.
+    func stream(device: String?) async -> Response {
+        let (id, frames) = await hub.subscribe(device: device)
         let hub = self.hub
+        let environment = self.environment
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         return Response(
@@ -150,6 +152,15 @@ struct APIRoutes {
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 // The server waits for open responses before it stops, so the stream ends itself on graceful shutdown.
                 try await withGracefulShutdownHandler {
+                    let watcher = Task {
+                        guard let device else { return }
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: Self.revocationCheck)
+                            let active = try await BlockingWork.run { try environment.useCases().devices.isActive(device) }
+                            if !active { return await hub.unsubscribe(id) }
+                        }
+                    }
+                    defer { watcher.cancel() }
                     for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
                 } onGracefulShutdown: {
                     Task { await hub.unsubscribe(id) }
@@ -157,6 +168,9 @@ struct APIRoutes {
                 try await writer.finish(nil)
             })
     }
+
+    /// How often an open stream checks that its device is still paired.
+    static let revocationCheck: Duration = .milliseconds(250)
 
     func reminders() throws -> Response {
         let (snapshot, outages) = try environment.useCases().night.tonight()

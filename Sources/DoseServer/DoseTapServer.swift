@@ -15,10 +15,11 @@ public enum DoseTapServer {
 
     /// The router with every route and middleware; tests drive it directly.
     public static func router(
-        environment: AppEnvironment, hub: EventHub = EventHub(), pairing: PairingCodes = PairingCodes(),
+        environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil
     ) -> Router<DoseRequestContext> {
+        let hub = hub ?? eventHub(environment)
         let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions())
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
@@ -37,6 +38,11 @@ public enum DoseTapServer {
         return router
     }
 
+    /// The hub of open pages, signing each page's links for the device that opened it.
+    public static func eventHub(_ environment: AppEnvironment) -> EventHub {
+        EventHub(signer: { try? environment.useCases().reminders.signer() })
+    }
+
     /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and
     /// plain HTTP on loopback beside it when asked for; both share one router, one event hub and one reminder engine.
     /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host).
@@ -48,7 +54,7 @@ public enum DoseTapServer {
     ) throws -> [any Service] {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
-        let hub = EventHub()
+        let hub = eventHub(environment)
         let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push)
         let engine = ReminderEngine(channels: channels)
         let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)

@@ -122,6 +122,38 @@ struct ServeTests {
         #expect(night.phase == "before_window", "the dose acknowledged over HTTP is stored")
     }
 
+    @Test("a stream held open across `dosetap device revoke` (another process) closes within a second, and its reminder links stop working")
+    func revokeEndsStreamAndLinks() async throws {
+        let cli = try CLI()
+        let server = try Server(cli, now: "2026-11-21 22:30")
+        let token = try cli.run(["device", "add", "lost phone"]).json["token"] as? String ?? ""
+        var stream = HTTPClientRequest(url: server.base + "/v1/stream")
+        stream.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let streaming = try await Self.client.execute(stream, timeout: .seconds(30))
+        var chunks = streaming.body.makeAsyncIterator()
+        #expect(try await chunks.next().map { String(buffer: $0) } == ": connected\n\n")
+
+        // Dose 1 at 20:00 puts the window's opening at 22:30, now: the open page rings with its action links.
+        let dose1 = #"{"type":"dose1","timestamp":"\#(CLI.instant("2026-11-21 20:00", zone: cli.zone))"}"#
+        let (status, _, _) = try await Self.request(server.base + "/v1/doses/take", method: .POST, token: token, body: dose1)
+        #expect(status == 200)
+        var frames = ""
+        while !frames.contains("event: reminder"), let chunk = try await chunks.next() { frames += String(buffer: chunk) }
+        let link = frames.split(separator: "\"").first { $0.contains("/a/") && $0.hasPrefix("http") }.map(String.init) ?? ""
+        #expect(link.hasPrefix(server.base + "/a/"), "\(frames)")
+
+        let revoked = ContinuousClock.now
+        #expect(try cli.run(["device", "revoke", "lost phone"]).status == 0)
+        while (try await chunks.next()) != nil {}
+        let closedAfter = ContinuousClock.now - revoked
+        #expect(closedAfter < .milliseconds(1_500), "the stream closed \(closedAfter) after the revoke (checked every 250 ms)")
+
+        let (linkStatus, linkBody, _) = try await Self.request(link, method: .POST)
+        #expect(linkStatus == 403 && linkBody.contains("revoked"), "\(linkStatus) \(linkBody)")
+        #expect(try cli.run(["status"], now: "2026-11-21 22:31").phase == "active", "the revoked phone's link took no dose: Dose 2 is still to take")
+        _ = try await server.terminate(within: .seconds(20))
+    }
+
     @Test("serve refuses a port out of range and a webhook that is not http(s), before listening")
     func refusals() throws {
         let cli = try CLI()

@@ -129,6 +129,33 @@ struct ActionLinkTests {
         #expect(try fixture.environment.useCases().night.status().session?.events == before)
     }
 
+    @Test("a link issued to a device names it under the signature; once the device is revoked the link is refused (403) and takes nothing")
+    func revokedDeviceLink() async throws {
+        let fixture = try Self.night()
+        fixture.set(WallClock.date(2026, 11, 22, 1, 5))
+        let clock = fixture.environment.clock()
+        let signer = ActionLinkSigner(secretHex: try fixture.environment.useCases(at: clock).devices.linkSecret())
+        let phone = try fixture.environment.useCases().devices.pair(name: "lost phone").device
+        let session = try fixture.environment.useCases().night.status().session!.id.rawValue
+        let link = ActionLink(action: .take, sessionID: session, expiresAt: clock.now.addingTimeInterval(3600), nonce: ActionLinkSigner.nonce(.system))
+        let issued = signer.token(for: link.issued(to: phone.id))
+        #expect(try signer.link(from: issued, now: clock.now) == link.issued(to: phone.id))
+        #expect(try signer.link(from: signer.token(for: link), now: clock.now).deviceID == nil, "a link of the operator's channels names no device")
+        // Another device's name under the same signature is a changed link.
+        var parts = issued.split(separator: ".").map(String.init)
+        parts[4] = "b3RoZXI"  // "other", base64url
+        #expect(throws: DoseError.self) { try signer.link(from: parts.joined(separator: "."), now: clock.now) }
+
+        _ = try fixture.environment.useCases().devices.revoke(phone.id)
+        try await fixture.test { client in
+            for method in [HTTPRequest.Method.get, .post] {
+                let response = try await client.execute(uri: "/a/" + issued, method: method, headers: [.accept: "application/json"])
+                #expect(response.status == .forbidden && String(buffer: response.body).contains("revoked"), "\(method)")
+            }
+        }
+        #expect(try fixture.environment.useCases().night.status().session?.events.contains { $0.kind == .dose2 } == false)
+    }
+
     @Test("two taps of one link at once: one is recorded, both answer done, never a 500", arguments: 0..<8)
     func racingTaps(round: Int) async throws {
         let fixture = try Self.night()

@@ -73,6 +73,11 @@ public struct DeviceService: Sendable {
     }
 
     /// The stored answer to a device's idempotency key, if any.
+    /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
+    public func isActive(_ id: String) throws -> Bool {
+        try app.database.devices.active().contains { $0.id == id }
+    }
+
     public func storedResponse(device: String, key: String) throws -> StoredResponse? {
         try app.database.devices.storedResponse(device: device, key: key)
     }

@@ -1,36 +1,49 @@
-import DoseApp
+public import DoseApp
 public import DoseCore
 import DoseStore
 public import Foundation
 
-/// Server-sent events to every open page.
+/// Server-sent events to every open page, each stream held by the paired device that opened it.
 public actor EventHub: ReminderDelivery {
-    private var subscribers: [UUID: AsyncStream<String>.Continuation] = [:]
+    private var subscribers: [UUID: (device: String?, continuation: AsyncStream<String>.Continuation)] = [:]
+    /// Signs the links of a notice for the device a page belongs to; nil sends the notice's links as they are.
+    private let signer: @Sendable () -> ActionLinkSigner?
 
-    public init() {}
+    public init(signer: @escaping @Sendable () -> ActionLinkSigner? = { nil }) { self.signer = signer }
 
-    /// A new subscriber's stream of `data:` frames.
-    public func subscribe() -> (UUID, AsyncStream<String>) {
+    /// A new subscriber's stream of `data:` frames, for the page of `device`.
+    public func subscribe(device: String? = nil) -> (UUID, AsyncStream<String>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
-        subscribers[id] = continuation
+        subscribers[id] = (device, continuation)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         return (id, stream)
     }
 
-    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.finish() }
+    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.continuation.finish() }
+
+    /// Ends every stream of a device (it was revoked).
+    public func close(device: String) {
+        for (id, subscriber) in subscribers where subscriber.device == device { unsubscribe(id) }
+    }
 
     /// Sends a notice (or a status change) to every subscriber.
     public func broadcast(_ json: JSONValue, event: String) {
-        let frame = "event: \(event)\ndata: \(json.rendered())\n\n"
-        for continuation in subscribers.values { continuation.yield(frame) }
+        let frame = Self.frame(json, event: event)
+        for subscriber in subscribers.values { subscriber.continuation.yield(frame) }
     }
+
+    static func frame(_ json: JSONValue, event: String) -> String { "event: \(event)\ndata: \(json.rendered())\n\n" }
 
     public var count: Int { subscribers.count }
 
     public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
         let started = ContinuousClock.now
-        broadcast(notice.json, event: "reminder")
+        let signer = notice.actionLinks.isEmpty ? nil : self.signer()
+        for subscriber in subscribers.values {
+            let sent = subscriber.device.map { notice.issued(to: $0, signer: signer) } ?? notice
+            subscriber.continuation.yield(Self.frame(sent.json, event: "reminder"))
+        }
         let pages = subscribers.count
         log.record(
             notice, channel: .page, target: pages == 1 ? "1 open page" : "\(pages) open pages", attempt: 1, outcome: pages > 0 ? .accepted : .none,

@@ -90,7 +90,7 @@ public actor ReminderEngine {
                 } catch {
                     outcome = .failure(error)
                 }
-                await self.claimed(outcome)
+                self.claimed(outcome)
             }
             claim = job
             // Tests (and the first tick after a restart) wait, so what they see is recorded.
@@ -171,12 +171,14 @@ public actor ReminderEngine {
     func notice(for reminder: Reminder, due: DueReminders, app: UseCases) throws -> ReminderNotice {
         let sessionID = due.sessionID?.rawValue ?? ""
         var tokens: [ActionLink.Action: String] = [:]
+        var links: [ActionLink.Action: ActionLink] = [:]
         if reminder.kind.audience == .sleeper, !sessionID.isEmpty {
             let signer = try app.reminders.signer()
             let expiresAt = max(reminder.fireAt, app.clock.now).addingTimeInterval(ActionLinkSigner.lifetime)
             // Only buttons that can work: a phone shows two or three at most, and a dead Snooze would take a place.
             for action in ActionLink.Action.allCases where action != .snooze || due.canSnooze {
                 let link = ActionLink(action: action, sessionID: sessionID, expiresAt: expiresAt, nonce: ActionLinkSigner.nonce(app.clock.random))
+                links[action] = link
                 tokens[action] = signer.token(for: link)
             }
         }
@@ -187,9 +189,11 @@ public actor ReminderEngine {
                 "DoseTap: Dose 2 has not been taken. Dose 1 was at \(LocalClock.hourMinute(dose1, in: zone)); the window closes at "
                 + "\(LocalClock.hourMinute(closes, in: zone)). Please wake them; they decide about the dose."
         }
-        return ReminderNotice(
+        var notice = ReminderNotice(
             kind: reminder.kind, fireAt: reminder.fireAt, usefulUntil: reminder.usefulUntil, sessionID: sessionID, message: message, tokens: tokens,
             linkBase: linkBase)
+        notice.actionLinks = links
+        return notice
     }
 
     /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock. With a server

@@ -17,6 +17,8 @@ public struct ReminderNotice: Sendable, Hashable {
     public var message: String
     /// Signed one-time action link tokens (`/a/TOKEN`), for the sleeper's reminders only.
     public var tokens: [ActionLink.Action: String]
+    /// The links behind `tokens`, unsigned, so a channel can issue them to the device it delivers to (`issued`).
+    public var actionLinks: [ActionLink.Action: ActionLink] = [:]
     /// Where links point (e.g. `http://192.168.1.20:8080`), when the server knows its address.
     public var linkBase: String?
     /// A daily refill reminder rather than a night's reminder or a test.
@@ -72,6 +74,14 @@ public struct ReminderNotice: Sendable, Hashable {
 
     /// Whether it should ring.
     public var rings: Bool { isRefill ? false : kind?.rings ?? true }
+
+    /// The notice as sent to one paired device: its links name the device, so revoking it voids them.
+    public func issued(to device: String, signer: ActionLinkSigner?) -> ReminderNotice {
+        guard let signer, !actionLinks.isEmpty else { return self }
+        var copy = self
+        copy.tokens = actionLinks.mapValues { signer.token(for: $0.issued(to: device)) }
+        return copy
+    }
 
     /// The action links as absolute URLs (none without a link base).
     public var links: [ActionLink.Action: String] {

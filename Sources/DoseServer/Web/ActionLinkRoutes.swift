@@ -23,7 +23,7 @@ struct ActionLinkRoutes {
     /// for tonight's open night.
     func check(_ context: DoseRequestContext, _ app: UseCases, spentIsDone: Bool = false) throws -> (ActionLink, String, StatusSnapshot) {
         let token = context.parameters.get("token") ?? ""
-        let link = try app.reminders.signer().link(from: token, now: app.clock.now)
+        let link = try Self.link(token, app)
         if !spentIsDone, try app.devices.storedResponse(device: Self.spender, key: link.nonce) != nil {
             throw DoseError.invalidInput(
                 field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
@@ -33,6 +33,17 @@ struct ActionLinkRoutes {
             throw DoseError.invalidInput(field: "link", problem: "this reminder link belongs to a night that has ended", allowed: "the Tonight page")
         }
         return (link, token, snapshot)
+    }
+
+    /// The link a token stands for, if it is signed, unexpired, and its device (if it was issued to one) not revoked:
+    /// revoking a lost phone voids every link sent to it.
+    static func link(_ token: String, _ app: UseCases) throws -> ActionLink {
+        let link = try app.reminders.signer().link(from: token, now: app.clock.now)
+        if let device = link.deviceID, try !app.devices.isActive(device) {
+            throw DoseError.forbidden(
+                why: "this reminder was sent to a device that has been revoked, so its links no longer work; use the Tonight page on a paired device")
+        }
+        return link
     }
 
     /// The answer to a link already spent by an earlier tap of it: done, nothing more recorded.
@@ -65,7 +76,7 @@ struct ActionLinkRoutes {
         // The service worker asks for JSON: it answers a notification's button with a notification, not a page.
         let wantsJSON = (request.headers[.accept] ?? "").contains("application/json")
         // A second tap of the same link (a double tap, or two at once) answers what the first did: it is done.
-        let signed = try app.reminders.signer().link(from: context.parameters.get("token") ?? "", now: app.clock.now)
+        let signed = try Self.link(context.parameters.get("token") ?? "", app)
         if try app.devices.storedResponse(device: Self.spender, key: signed.nonce) != nil { return Self.alreadyDone(json: wantsJSON) }
         let (link, token, _) = try check(context, app, spentIsDone: true)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
