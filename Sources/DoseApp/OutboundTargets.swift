@@ -39,19 +39,29 @@ public struct OutboundTargets: Sendable {
         return nil
     }
 
+    /// What a check right before connecting found: a reason to refuse, or the address to connect to for a name.
+    public enum Connection: Sendable, Equatable {
+        case refused(String)
+        /// Connect as usual (a literal address, or a loopback name the flag allows).
+        case direct
+        /// Connect to `address` for `host`: the name as checked, so a second lookup cannot answer otherwise.
+        case pinned(host: String, address: String)
+    }
+
     /// Resolves the URL's host now and refuses it unless every address is allowed; a literal address is checked as is.
-    public func checkBeforeConnecting(_ url: String) -> String? {
-        if let refusal = refusal(of: url) { return refusal }
+    /// A name is pinned to the address that was checked (DNS rebinding cannot slip another in between).
+    public func checkBeforeConnecting(_ url: String) -> Connection {
+        if let refusal = refusal(of: url) { return .refused(refusal) }
         guard let host = URLComponents(string: url)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else {
-            return "it is not a URL with a host"
+            return .refused("it is not a URL with a host")
         }
-        if Self.address(host) != nil || Self.isLoopbackName(host.lowercased()) { return nil }
+        if Self.address(host) != nil || Self.isLoopbackName(host.lowercased()) { return .direct }
         let addresses = Self.resolve(host)
-        guard !addresses.isEmpty else { return "\(host) could not be resolved" }
+        guard let first = addresses.first else { return .refused("\(host) could not be resolved") }
         for address in addresses where !(address.isPublic || (allowLoopback && address.isLoopback)) {
-            return "\(host) resolves to an address that is not public"
+            return .refused("\(host) resolves to an address that is not public")
         }
-        return nil
+        return .pinned(host: host, address: first.text)
     }
 
     static func isLoopbackName(_ host: String) -> Bool { host == "localhost" || host.hasSuffix(".localhost") }
@@ -59,6 +69,14 @@ public struct OutboundTargets: Sendable {
     /// An IPv4 or IPv6 address in network order.
     struct Address: Equatable {
         var bytes: [UInt8]
+
+        /// The address as text (for connecting to it).
+        var text: String {
+            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            let family = bytes.count == 4 ? AF_INET : AF_INET6
+            _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        }
 
         var isLoopback: Bool {
             bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1] || mappedIPv4?.isLoopback == true

@@ -13,6 +13,32 @@ import NIOHTTP1
 public enum OutboundHTTP {
     public static let client = HTTPClient(
         eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+    // A pinned request gets a client of this same configuration with the name mapped to the checked address.
+
+    /// Sends a request and reads its answer's status and `Retry-After`. A name checked by `OutboundTargets` is pinned
+    /// to the address that passed (a client of its own maps the name to it, so TLS still checks the name's
+    /// certificate), so no second lookup can lead the request elsewhere.
+    static func send(
+        _ request: HTTPClientRequest, with client: HTTPClient, _ connection: OutboundTargets.Connection
+    ) async throws -> (status: Int, retryAfter: Int?) {
+        func exchange(_ client: HTTPClient) async throws -> (status: Int, retryAfter: Int?) {
+            let response = try await client.execute(request, timeout: .seconds(10))
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            return (Int(response.status.code), response.headers.first(name: "Retry-After").flatMap { Int($0) })
+        }
+        guard case .pinned(let host, let address) = connection else { return try await exchange(client) }
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.dnsOverride = [host: address]
+        let pinned = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        do {
+            let answer = try await exchange(pinned)
+            try await pinned.shutdown()
+            return answer
+        } catch {
+            try? await pinned.shutdown()
+            throw error
+        }
+    }
 }
 
 public struct PushOptions: Sendable {
@@ -56,13 +82,15 @@ public struct PushDelivery: ReminderDelivery {
             logger.error("the VAPID key could not be read; no push was sent")
             return
         }
-        let payload = Data(notice.pushPayload.rendered().utf8)
+        let signer = try? app.reminders.signer()
         var seen: [String: Int] = [:]
         await withTaskGroup(of: Void.self) { group in
             for (subscription, device) in subscriptions {
                 // A device with two subscriptions (two browsers on one token) shows as "phone", "phone #2".
                 seen[device, default: 0] += 1
                 let target = seen[device] == 1 ? device : "\(device) #\(seen[device] ?? 0)"
+                // Its links are issued to the subscription's device, so revoking the device voids them.
+                let payload = Data(notice.issued(to: subscription.deviceID, signer: signer).pushPayload.rendered().utf8)
                 group.addTask { await send(payload, notice, to: subscription, device: target, vapid: vapid, log: log) }
             }
         }
@@ -83,9 +111,8 @@ public struct PushDelivery: ReminderDelivery {
             var retryAfter: Int?
             let targets = environment.outbound
             let endpointURL = subscription.endpoint
-            if let problem = try? await BlockingWork.run({ targets.checkBeforeConnecting(endpointURL) }) {
-                return record(.failed, nil, "not sent: \(problem)")
-            }
+            let connection = (try? await BlockingWork.run { targets.checkBeforeConnecting(endpointURL) }) ?? .refused("it could not be checked")
+            if case .refused(let problem) = connection { return record(.failed, nil, "not sent: \(problem)") }
             do {
                 guard let endpoint = URL(string: subscription.endpoint), let key = Base64URL.decode(subscription.p256dh),
                     let auth = Base64URL.decode(subscription.auth)
@@ -101,10 +128,7 @@ public struct PushDelivery: ReminderDelivery {
                 // clock the night runs on (`--now`, a test's).
                 request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: Date()))
                 request.body = .bytes(ByteBuffer(bytes: try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)))
-                let response = try await options.client.execute(request, timeout: .seconds(10))
-                status = Int(response.status.code)
-                retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
-                _ = try? await response.body.collect(upTo: 64 * 1024)
+                (status, retryAfter) = try await OutboundHTTP.send(request, with: options.client, connection)
             } catch let error as WebPushError {
                 return record(.failed, nil, error.description)
             } catch {

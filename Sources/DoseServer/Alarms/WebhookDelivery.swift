@@ -62,15 +62,16 @@ public struct WebhookDelivery: ReminderDelivery {
             let started = ContinuousClock.now
             var status: Int?
             var retryAfter: Int?
-            if let targets, let problem = try? await BlockingWork.run({ [url] in targets.checkBeforeConnecting(url) }) {
+            var connection = OutboundTargets.Connection.direct
+            if let targets {
+                connection = (try? await BlockingWork.run { [url] in targets.checkBeforeConnecting(url) }) ?? .refused("it could not be checked")
+            }
+            if case .refused(let problem) = connection {
                 log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .failed, detail: "not sent: \(problem)", started: started)
                 return
             }
             do {
-                let response = try await client.execute(request, timeout: .seconds(10))
-                status = Int(response.status.code)
-                retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0) }
-                _ = try? await response.body.collect(upTo: 64 * 1024)
+                (status, retryAfter) = try await OutboundHTTP.send(request, with: client, connection)
                 if (200..<300).contains(status ?? 0) {
                     log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .accepted, httpStatus: status, started: started)
                     return
