@@ -196,8 +196,14 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // After a refusal at the head, the rest of that request is dropped while the connection closes.
+        guard !refusing else { return }
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
+            if let refusal = Self.refusal(of: head) {
+                refusing = true
+                return answerAndClose(context, status: refusal.status, error: refusal.error)
+            }
             answered = false
             clock.enter(.readingBody)
         case .body: break
@@ -225,10 +231,35 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
             context.fireErrorCaught(error)
             return
         }
-        let body = ByteBuffer(string: JSONValue(response: ErrorResponse(ConnectionPartsHandler.malformed)).rendered())
+        answerAndClose(context, status: .badRequest, error: ConnectionPartsHandler.malformed)
+    }
+
+    /// Set once a request was refused at its head; the connection is closing.
+    private var refusing = false
+
+    /// A request refused before it reaches the router: `CONNECT` (DoseTap is no proxy), and a `Content-Length` that is
+    /// not a number or is larger than any route takes (answered now, not after waiting for bytes that never come).
+    static func refusal(of head: HTTPRequest) -> (status: HTTPResponse.Status, error: DoseError)? {
+        if head.method == .connect {
+            return (
+                .methodNotAllowed, DoseError.methodNotAllowed(method: "CONNECT", path: head.path ?? "", allowed: ["GET", "POST", "PUT", "PATCH", "DELETE"])
+            )
+        }
+        let lengths = head.headerFields[values: .contentLength]
+        guard !lengths.isEmpty else { return nil }
+        guard lengths.count == 1, let length = lengths.first.flatMap({ Int($0) }), length >= 0 else {
+            return (.badRequest, malformed)
+        }
+        if length > ServerLimits.importBody { return (.contentTooLarge, DoseError.tooLarge(what: "the request body", limit: "20 MiB")) }
+        return nil
+    }
+
+    /// Writes the JSON error with its length and `Connection: close`, then closes the connection.
+    private func answerAndClose(_ context: ChannelHandlerContext, status: HTTPResponse.Status, error: DoseError) {
+        let body = ByteBuffer(string: JSONValue(response: ErrorResponse(error)).rendered())
         var fields: HTTPFields = [.contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close"]
         SecurityHeadersMiddleware.apply(to: &fields)
-        let head = HTTPResponse(status: .badRequest, headerFields: fields)
+        let head = HTTPResponse(status: status, headerFields: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }

@@ -74,6 +74,32 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0, "still running, and stops cleanly")
     }
 
+    @Test("CONNECT and an absurd Content-Length are answered at once, framed, and the connection closed: no wait for a timeout")
+    func connectAndAbsurdLength() async throws {
+        let (cli, _, server) = try Self.servedNight()
+        let before = try recordSnapshot(cli)
+        // CONNECT: NIO sends no length on any answer to CONNECT, so the close is what frames it. A length past what a
+        // 64-bit parser holds is the parser's 400; one it holds but no route takes is 413, before any byte is awaited.
+        for (request, statuses, code) in [
+            ("CONNECT example.org:443 HTTP/1.1\r\nHost: example.org:443\r\n\r\n", [405], nil),
+            (
+                "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9223372036854775808\r\n\r\n", [400],
+                "400_INVALID_INPUT"
+            ),
+            ("POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{", [413], "413_TOO_LARGE"),
+        ] as [(String, [Int], String?)] {
+            let connection = try RawConnection(port: server.port)
+            try connection.send(request)
+            let started = Date()
+            let (text, closed) = connection.readAll(limit: 5)
+            #expect(closed && Date().timeIntervalSince(started) < 2, "\(request.prefix(40)): answered and closed at once")
+            #expect(statuses.contains { text.hasPrefix("HTTP/1.1 \($0)") }, "\(request.prefix(40)) → \(text.prefix(200))")
+            #expect(text.lowercased().contains("connection: close"), "\(text.prefix(300))")
+            if let code { #expect(text.contains(code) && text.lowercased().contains("content-length:"), "framed, with its error: \(text.prefix(300))") }
+        }
+        #expect(try recordSnapshot(cli) == before)
+    }
+
     @Test("malformed framing and forms: a bad chunk size, a bad request line, %zz in a form, 1e300 in the form's amount")
     func framingAndForms() async throws {
         let (cli, token, server) = try Self.servedNight()
