@@ -1,3 +1,4 @@
+import DoseApp
 public import Foundation
 
 /// The starting corpus for the targets that are not seeded by the hostile-input tests (those write theirs when
@@ -29,6 +30,20 @@ public enum FuzzSeeds {
         seeds[.medicationEntry] = texts([
             "adderall_ir:10mg", "xywav:2.25g", "xyrem:4.5mL", "modafinil:200", "modafinil", "modafinil:99999999999999999999mg", ":10", "",
             "modafinil:1e300", "lumryz:4.5 g", "adderall_ir:.5mg",
+        ])
+        let keys =
+            #""keys":{"p256dh":"BLWGUQbSOIJ0JdQ_0ShSswcExoObv6HrjWTiKJZPrjFIsOALpwiKaxw5MJg7S1fbkPAwr6xoysJeWyvRA1nA66s","auth":"MDEyMzQ1Njc4OWFiY2RlZg"}"#
+        seeds[.pushSubscription] = texts([
+            #"{"endpoint":"https://fcm.googleapis.com/fcm/send/abc","expirationTime":null,"# + keys + "}",
+            #"{"endpoint":"https://a/","# + keys + "}", #"{"endpoint":"http://127.0.0.1:9/p","role":"contact","# + keys + "}",
+            #"{"endpoint":"https://[::ffff:10.0.0.1]/x","expirationTime":1.5,"# + keys + "}", #"{"endpoint":"https://169.254.169.254/latest"}"#,
+            "https://[fe80::1%25eth0]/x",
+        ])
+        let link = ActionLink(
+            action: .snooze, sessionID: "night-1", expiresAt: FuzzFixture.now.addingTimeInterval(3_600), nonce: String(repeating: "ab", count: 16))
+        seeds[.actionLink] = texts([
+            FuzzTarget.linkSigner.token(for: link), FuzzTarget.linkSigner.token(for: link.issued(to: "device-1")), "take.bmlnaHQ.1.ab.x", "....",
+            "a.b.c.d.e.f.g",
         ])
         let bundle = FuzzFixture.validBundle
         seeds[.bundle] = [("valid.zip", try FuzzFixture.zip(bundle))]

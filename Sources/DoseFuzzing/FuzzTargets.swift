@@ -1,4 +1,4 @@
-import DoseApp
+public import DoseApp
 import DoseCore
 public import DoseStore
 public import Foundation
@@ -28,6 +28,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case healthXML = "health_xml"
     /// WHOOP's CSV text read as `sleeps.csv` and as `physiological_cycles.csv`, then imported as a file.
     case whoopCSV = "whoop_csv"
+    /// A push subscription body (`POST` and `DELETE /v1/push/subscriptions`) and the outbound-target rule on its text.
+    case pushSubscription = "push_subscription"
+    /// A reminder link's token (`/a/TOKEN`); and a link made from the bytes must read back as itself.
+    case actionLink = "action_link"
 
     /// Runs one input through the target.
     public func run(_ data: Data) {
@@ -56,6 +60,32 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? WhoopExport.read([.sleeps: text])
             _ = try? WhoopExport.read([.cycles: text])
             Self.importing(data, named: "sleeps.csv")
+        case .pushSubscription:
+            if let body = try? JSONBody(data: data) {
+                _ = try? PushSubscriptionBody.subscription(body)
+                _ = try? PushSubscriptionBody.subscription(body, targets: OutboundTargets(allowLoopback: true))
+                _ = try? PushSubscriptionBody.endpointToRemove(body)
+            }
+            _ = OutboundTargets().refusal(of: String(decoding: data, as: UTF8.self))
+        case .actionLink:
+            Self.actionLink(data)
+        }
+    }
+
+    /// The signer of every run: a fixed key, so a seed token is valid.
+    public static let linkSigner = ActionLinkSigner(secretHex: String(repeating: "5a", count: 32))
+
+    static func actionLink(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        _ = try? linkSigner.link(from: text, now: FuzzFixture.now)
+        // Any session and device text, and a hex nonce of the bytes, must survive signing and reading back unchanged.
+        let nonce = data.prefix(16).map { String(format: "%02x", $0) }.joined()
+        let expires = Date(timeIntervalSince1970: (FuzzFixture.now.timeIntervalSince1970 + 3_600).rounded(.down))
+        for device in [nil, text] where !nonce.isEmpty && device?.isEmpty != true {
+            let link = ActionLink(action: .take, sessionID: text, expiresAt: expires, nonce: nonce, deviceID: device)
+            let token = linkSigner.token(for: link)
+            guard token.utf8.count <= 400 else { continue }
+            precondition((try? linkSigner.link(from: token, now: FuzzFixture.now)) == link, "a signed link did not read back as itself")
         }
     }
 
