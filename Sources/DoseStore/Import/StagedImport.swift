@@ -1,5 +1,5 @@
 import DoseCore
-public import Foundation
+import Foundation
 import GRDB
 import GRDBSQLite
 
