@@ -21,13 +21,24 @@ public final class AppDatabase: Sendable {
         self.writer = writer
         self.path = path
         imports = ImportStops()
+        importStop = nil
     }
 
-    /// The private copy an import works on (`StagedImport`).
-    init(staging: DatabaseQueue) {
+    /// The stop flag of the import working on this copy (nil for the real database).
+    let importStop: ImportStops.Flag?
+
+    /// The private copy an import works on (`StagedImport`), with that import's stop flag.
+    init(staging: DatabaseQueue, stop: ImportStops.Flag) {
         writer = staging
         path = nil
         imports = ImportStops()
+        importStop = stop
+    }
+
+    /// Throws `importStopped` once the import working on this copy was told to stop (shutdown): its loops call this
+    /// between rows, as SQLite's progress handler does between steps.
+    func checkImportStopped() throws {
+        if importStop?.isStopped == true { throw DoseError.importStopped }
     }
 
     /// Stops every import under way before it keeps anything (graceful shutdown); later ones are refused.

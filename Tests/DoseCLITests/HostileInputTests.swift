@@ -74,6 +74,41 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0, "still running, and stops cleanly")
     }
 
+    @Test("SIGTERM during a long import: the import stops at once with 503, the server exits promptly, and nothing of the file is kept")
+    func sigtermDuringImport() async throws {
+        let (cli, token, server) = try Self.servedNight()
+        let before = try recordSnapshot(cli)
+        // 150,000 rows over 2,500 past nights: tens of seconds of work, far longer than the wait before SIGTERM.
+        var csv = "event_id,event_type,source,occurred_at_utc,local_tz,dose_sequence,note\n"
+        let first = Date(timeIntervalSince1970: 1_570_000_000)
+        let formatter = ISO8601DateFormatter()
+        for night in 0..<2_500 {
+            let start = first.addingTimeInterval(Double(night) * 86_400)
+            for row in 0..<60 {
+                csv += "n\(night)r\(row),\(row == 0 ? "dose1" : "bathroom"),user,\(formatter.string(from: start.addingTimeInterval(Double(row) * 60))),UTC,,\n"
+            }
+        }
+        var request = HTTPClientRequest(url: server.base + "/v1/import")
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        request.headers.add(name: "Content-Type", value: "text/csv")
+        request.body = .bytes(ByteBuffer(string: csv))
+        let answer = Task { () -> (Int, String)? in
+            guard let response = try? await ServeTests.client.execute(request, timeout: .seconds(120)) else { return nil }
+            return (Int(response.status.code), String(buffer: (try? await response.body.collect(upTo: 1 << 20)) ?? ByteBuffer()))
+        }
+        // The upload (about 9 MB on loopback) arrives well within a second; SIGTERM then meets the import at work. Were
+        // it to arrive first, the import would be refused as shutting down, with the same answer and the same record.
+        try await Task.sleep(for: .seconds(1))
+        let stopped = ContinuousClock.now
+        let exit = try await server.terminate(within: .seconds(20))
+        let tookToStop = ContinuousClock.now - stopped
+        #expect(exit == 0 && tookToStop < .seconds(5), "serve exits within 5 s of SIGTERM with an import under way (took \(tookToStop))")
+        let (status, body) = await answer.value ?? (0, "no answer")
+        #expect(status == 503 && body.contains("shutting down"), "the import is answered before the server goes: \(status) \(body.prefix(300))")
+        #expect(try recordSnapshot(cli) == before, "nothing of the file is kept")
+    }
+
     @Test("CONNECT and an absurd Content-Length are answered at once, framed, and the connection closed: no wait for a timeout")
     func connectAndAbsurdLength() async throws {
         let (cli, _, server) = try Self.servedNight()

@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 @testable import DoseApp
@@ -63,6 +64,30 @@ struct OutboundTargetTests {
         // text passed at the edge; with the flag it is pinned to the address that was checked.
         #expect(OutboundTargets.address("127.0.0.1").map(\.text) == "127.0.0.1")
         #expect(OutboundTargets.address("::ffff:10.0.0.1").map(\.text) == "::ffff:10.0.0.1")
+    }
+
+    @Test("no redirect is followed: a webhook that answers 307 to another listener is not accepted, and that listener hears nothing")
+    func noRedirects() async throws {
+        let hits = Mutex(0)
+        let elsewhere = Router()
+        elsewhere.post("/elsewhere") { _, _ in
+            hits.withLock { $0 += 1 }
+            return "taken"
+        }
+        try await Application(router: elsewhere).test(.live) { elsewhereClient in
+            let port = try #require(elsewhereClient.port)
+            let redirecting = Router()
+            redirecting.post("/hook") { _, _ in Response(status: .temporaryRedirect, headers: [.location: "http://127.0.0.1:\(port)/elsewhere"]) }
+            try await Application(router: redirecting).test(.live) { hookClient in
+                let url = "http://127.0.0.1:\(try #require(hookClient.port))/hook"
+                let log = DeliveryLog(now: { Date() }, persist: { _ in })
+                let hook = WebhookDelivery(
+                    url: url, format: .json, audience: .contact, targets: OutboundTargets(allowLoopback: true), backoff: [], sleep: { _ in })
+                await hook.deliver(ReminderNotice.test(for: .contact, at: Date()), log: log)
+                #expect(log.all.last?.outcome == .failed && log.all.last?.httpStatus == 307, "\(log.all)")
+                #expect(hits.withLock { $0 } == 0, "the redirect's target was never called")
+            }
+        }
     }
 
     static let p256dh = "BLWGUQbSOIJ0JdQ_0ShSswcExoObv6HrjWTiKJZPrjFIsOALpwiKaxw5MJg7S1fbkPAwr6xoysJeWyvRA1nA66s"

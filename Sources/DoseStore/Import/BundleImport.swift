@@ -24,6 +24,7 @@ extension DataTransfer {
                 let types = try Dictionary(uniqueKeysWithValues: db.columns(in: spec.table).map { ($0.name, $0.type.uppercased()) })
                 for (index, values) in table.rows.enumerated() {
                     let row = index + 1
+                    if row % 1_000 == 0 { try database.checkImportStopped() }
                     var record = try table.record(values, row: row, types: types, freeText: spec.freeText)
                     guard let id = record["id"] ?? nil, !id.isEmpty else { throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty") }
                     if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil, rejectedSessions.contains(session)

@@ -16,6 +16,7 @@ extension DataTransfer {
         var report = ImportReport()
         for (index, values) in table.rows.enumerated() {
             let row = index + 1
+            if row % 1_000 == 0 { try database.checkImportStopped() }
             let field = Dictionary(uniqueKeysWithValues: zip(table.header, values))
             let id = field["event_id"] ?? ""
             guard !id.isEmpty, id.count <= 64 else { throw DoseError.invalidFile(problem: "\(file) row \(row): event_id is empty or too long") }
@@ -88,6 +89,7 @@ extension DataTransfer {
                 SessionKey(for: item.event.occurredAt, in: TimeZone(identifier: item.event.timeZoneID) ?? zone)
             }
             for key in nights.keys.sorted() {
+                try database.checkImportStopped()
                 try Self.importNight(
                     key, items: nights[key]!.sorted { $0.event.occurredAt < $1.event.occurredAt }, file: file, settings: settings,
                     zone: zone, clock: clock, report: &report, db)

@@ -65,7 +65,7 @@ struct StagedImport {
             do {
                 try database.writer.backup(to: base)
                 try base.backup(to: staged)
-                let result = try work(AppDatabase(staging: staged))
+                let result = try work(AppDatabase(staging: staged, stop: flag))
                 let changes = try Self.collectChanges(staged, base: name + "-base")
                 guard !flag.isStopped else { throw DoseError.importStopped }
                 if changes.isEmpty { return result }
