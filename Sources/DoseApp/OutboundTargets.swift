@@ -10,7 +10,7 @@ import Foundation
 /// that later resolves to an internal address (DNS rebinding) is refused then. The operator's own `serve --webhook`
 /// and `--on-reminder` stay theirs to choose.
 public struct OutboundTargets: Sendable {
-    /// Loopback targets (http or https to 127.0.0.0/8, ::1, localhost) are allowed: `serve --allow-loopback-targets`,
+    /// Loopback targets (http or https to 127.0.0.0/8, ::1, localhost) are allowed: `DOSETAP_ALLOW_LOOPBACK_TARGETS=1`,
     /// for a push service or webhook under test on this machine. Never for private or link-local addresses.
     public var allowLoopback: Bool
 
@@ -19,24 +19,38 @@ public struct OutboundTargets: Sendable {
     /// What is allowed, in words, for error messages.
     public var allowed: String {
         allowLoopback
-            ? "an https URL on a public address (or http/https on 127.0.0.1, ::1 or localhost, allowed by --allow-loopback-targets)"
+            ? "an https URL on a public address (or http/https on 127.0.0.1, ::1 or localhost, allowed by DOSETAP_ALLOW_LOOPBACK_TARGETS=1)"
             : "an https URL on a public address (not this machine, a private network or a link-local address)"
     }
 
     /// Why `url` may not be a target, or nil when it may (a name is checked again when connecting).
     public func refusal(of url: String) -> String? {
-        guard let components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty,
-            let scheme = components.scheme?.lowercased(), components.user == nil, components.password == nil
-        else { return "it is not a URL with a host" }
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-        let loopback = Self.isLoopbackName(bare) || Self.address(bare).map(\.isLoopback) == true
-        if loopback { return allowLoopback ? (["http", "https"].contains(scheme) ? nil : "it is not http or https") : "it points at this machine" }
+        guard let (scheme, host) = Self.schemeAndHost(url) else { return "it is not a URL with a host" }
+        if Self.isLoopback(host: host) {
+            return allowLoopback ? (["http", "https"].contains(scheme) ? nil : "it is not http or https") : "it points at this machine"
+        }
         guard scheme == "https" else { return "it is not https" }
-        if let address = Self.address(bare) { return address.isPublic ? nil : "\(bare) is not a public address" }
-        if bare.hasSuffix(".local") || bare.hasSuffix(".internal") || bare.hasSuffix(".home.arpa") || !bare.contains(".") {
-            return "\(bare) is not a public name"
+        if let address = Self.address(host) { return address.isPublic ? nil : "\(host) is not a public address" }
+        if host.hasSuffix(".local") || host.hasSuffix(".internal") || host.hasSuffix(".home.arpa") || !host.contains(".") {
+            return "\(host) is not a public name"
         }
         return nil
+    }
+
+    /// A URL's scheme and host, lower case, the host without an IPv6 literal's brackets; nil unless it has both and
+    /// no credentials.
+    static func schemeAndHost(_ url: String) -> (scheme: String, host: String)? {
+        guard let components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty,
+            let scheme = components.scheme?.lowercased(), components.user == nil, components.password == nil
+        else { return nil }
+        return (scheme, host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+    }
+
+    /// Whether a host (without brackets) is this machine: `localhost` and its subdomains, 127.0.0.0/8, ::1, and
+    /// 127.0.0.0/8 written as an IPv4-mapped IPv6 address.
+    public static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased()
+        return host == "localhost" || host.hasSuffix(".localhost") || address(host)?.isLoopback == true
     }
 
     /// What a check right before connecting found: a reason to refuse, or the address to connect to for a name.
@@ -52,10 +66,8 @@ public struct OutboundTargets: Sendable {
     /// A name is pinned to the address that was checked (DNS rebinding cannot slip another in between).
     public func checkBeforeConnecting(_ url: String) -> Connection {
         if let refusal = refusal(of: url) { return .refused(refusal) }
-        guard let host = URLComponents(string: url)?.host?.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) else {
-            return .refused("it is not a URL with a host")
-        }
-        if Self.address(host) != nil || Self.isLoopbackName(host.lowercased()) { return .direct }
+        guard let host = Self.schemeAndHost(url)?.host else { return .refused("it is not a URL with a host") }
+        if Self.address(host) != nil || Self.isLoopback(host: host) { return .direct }
         let addresses = Self.resolve(host)
         guard let first = addresses.first else { return .refused("\(host) could not be resolved") }
         for address in addresses where !(address.isPublic || (allowLoopback && address.isLoopback)) {
@@ -63,8 +75,6 @@ public struct OutboundTargets: Sendable {
         }
         return .pinned(host: host, address: first.text)
     }
-
-    static func isLoopbackName(_ host: String) -> Bool { host == "localhost" || host.hasSuffix(".localhost") }
 
     /// An IPv4 or IPv6 address in network order.
     struct Address: Equatable {

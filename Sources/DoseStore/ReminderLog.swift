@@ -65,7 +65,7 @@ extension NightLedger {
         guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
         let logged = Set(
             try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
-                .map { "\($0.kind)@\(ISO8601.string($0.fireAt))" })
+                .map { Reminder.logKey(kind: $0.kind, fireAt: $0.fireAt) })
         var due = DueReminders(
             sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
             timeZone: zone)
@@ -90,5 +90,8 @@ extension NightLedger {
 
 extension Reminder {
     /// The reminder's key in the reminder log: its kind and fire time, one entry per occurrence.
-    public var logKey: String { "\(kind.rawValue)@\(ISO8601.string(fireAt))" }
+    public var logKey: String { Self.logKey(kind: kind.rawValue, fireAt: fireAt) }
+
+    /// The key of a reminder log entry of `kind` firing at `fireAt`.
+    static func logKey(kind: String, fireAt: Date) -> String { "\(kind)@\(ISO8601.string(fireAt))" }
 }

@@ -249,5 +249,7 @@ struct ReminderWriterTests {
         #expect(recorder.kinds == [.windowOpen])
         let outcomes = try fixture.database.read { try String.fetchAll($0, sql: "SELECT kind || ':' || outcome FROM reminder_log") }
         #expect(outcomes == ["window_open:fired"])
+        let attempts = try fixture.database.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM alarm_deliveries") }
+        #expect(attempts == 1, "the page's one attempt is in the alarm log once, written after the writer was free")
     }
 }

@@ -54,18 +54,12 @@ public enum PushSubscriptionBody {
         guard (12...2000).contains(text.count) else {
             throw .invalidInput(field: "endpoint", problem: "it is \(text.count) characters long", allowed: allowed)
         }
-        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty,
-            components.user == nil, components.password == nil, let scheme = components.scheme?.lowercased()
-        else { throw .invalidInput(field: "endpoint", problem: "'\(text.prefix(80))' is not a URL with a host", allowed: allowed) }
-        guard scheme == "https" || (scheme == "http" && isLoopback(host)) else {
+        guard let (scheme, host) = OutboundTargets.schemeAndHost(text) else {
+            throw .invalidInput(field: "endpoint", problem: "'\(text.prefix(80))' is not a URL with a host", allowed: allowed)
+        }
+        guard scheme == "https" || (scheme == "http" && OutboundTargets.isLoopback(host: host)) else {
             throw .invalidInput(field: "endpoint", problem: "'\(text.prefix(80))' is not https", allowed: allowed)
         }
         return text
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
-        return bare == "localhost" || bare == "::1"
-            || (bare.hasPrefix("127.") && bare.split(separator: ".").count == 4 && bare.allSatisfy { $0.isNumber || $0 == "." })
     }
 }

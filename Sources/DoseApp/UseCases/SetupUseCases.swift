@@ -72,12 +72,12 @@ public struct DeviceService: Sendable {
         try app.database.devices.revoke(idOrName, clock: app.clock)
     }
 
-    /// The stored answer to a device's idempotency key, if any.
     /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
     public func isActive(_ id: String) throws -> Bool {
         try app.database.devices.active().contains { $0.id == id }
     }
 
+    /// The stored answer to a device's idempotency key, if any.
     public func storedResponse(device: String, key: String) throws -> StoredResponse? {
         try app.database.devices.storedResponse(device: device, key: key)
     }

@@ -23,7 +23,9 @@ public final class DeliveryLog: Sendable {
     public convenience init(recordingTo environment: AppEnvironment) {
         self.init(now: environment.now) { attempt in
             Self.writes.async {
-                for _ in 1...3 where (try? environment.useCases().alarms.record(attempt)) == nil {}
+                for _ in 1...3 {
+                    if (try? environment.useCases().alarms.record(attempt)) != nil { break }
+                }
             }
         }
     }

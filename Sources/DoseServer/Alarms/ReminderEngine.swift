@@ -93,18 +93,13 @@ public actor ReminderEngine {
                 self.claimed(outcome)
             }
             claim = job
-            // Tests (and the first tick after a restart) wait, so what they see is recorded.
-            if waitForDeliveries {
-                await job.value
-                notices += claimedNotices
-                claimedNotices = []
-            }
+            // Tests wait, so what they see is recorded.
+            if waitForDeliveries { await job.value }
         }
-        if !waitForDeliveries {
-            notices += claimedNotices
-            claimedNotices = []
-        }
-        deliver(notices, settings: due.settings, wait: waitForDeliveries)
+        // What a finished claim found due in between goes out with this tick.
+        notices += claimedNotices
+        claimedNotices = []
+        deliver(notices, settings: due.settings)
         if waitForDeliveries {
             await self.waitForDeliveries()
             await DeliveryLog.flush()
@@ -144,7 +139,7 @@ public actor ReminderEngine {
     }
 
     /// Hands notices to the channels in the background (remembering them for status pages and tests).
-    private func deliver(_ notices: [ReminderNotice], settings: DoseSettings?, wait: Bool) {
+    private func deliver(_ notices: [ReminderNotice], settings: DoseSettings?) {
         guard !notices.isEmpty else { return }
         delivered += notices
         if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }

@@ -19,20 +19,18 @@ struct ActionLinkRoutes {
         router.post("/a/:token") { request, context in try act(request, context) }
     }
 
-    /// The link, checked: signature, expiry, not yet used (unless `spentIsDone`: a tap answers a spent link itself), and
-    /// for tonight's open night.
-    func check(_ context: DoseRequestContext, _ app: UseCases, spentIsDone: Bool = false) throws -> (ActionLink, String, StatusSnapshot) {
-        let token = context.parameters.get("token") ?? ""
-        let link = try Self.link(token, app)
-        if !spentIsDone, try app.devices.storedResponse(device: Self.spender, key: link.nonce) != nil {
-            throw DoseError.invalidInput(
-                field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
-        }
+    /// Whether an earlier tap spent the link.
+    static func isSpent(_ link: ActionLink, _ app: UseCases) throws -> Bool {
+        try app.devices.storedResponse(device: spender, key: link.nonce) != nil
+    }
+
+    /// Tonight, if the link belongs to tonight's open night.
+    static func tonight(of link: ActionLink, _ app: UseCases) throws -> StatusSnapshot {
         let snapshot = try app.night.status()
         guard let session = snapshot.session, session.id.rawValue == link.sessionID else {
             throw DoseError.invalidInput(field: "link", problem: "this reminder link belongs to a night that has ended", allowed: "the Tonight page")
         }
-        return (link, token, snapshot)
+        return snapshot
     }
 
     /// The link a token stands for, if it is signed, unexpired, and its device (if it was issued to one) not revoked:
@@ -61,7 +59,14 @@ struct ActionLinkRoutes {
     }
 
     func show(_ context: DoseRequestContext) throws -> Response {
-        let (link, token, snapshot) = try check(context, environment.useCases())
+        let app = environment.useCases()
+        let token = context.parameters.get("token") ?? ""
+        let link = try Self.link(token, app)
+        if try Self.isSpent(link, app) {
+            throw DoseError.invalidInput(
+                field: "link", problem: "this reminder link was already used", allowed: "the Tonight page, or the next reminder's link")
+        }
+        let snapshot = try Self.tonight(of: link, app)
         let status = snapshot.status
         let zone = snapshot.timeZone
         let times =
@@ -76,9 +81,10 @@ struct ActionLinkRoutes {
         // The service worker asks for JSON: it answers a notification's button with a notification, not a page.
         let wantsJSON = (request.headers[.accept] ?? "").contains("application/json")
         // A second tap of the same link (a double tap, or two at once) answers what the first did: it is done.
-        let signed = try Self.link(context.parameters.get("token") ?? "", app)
-        if try app.devices.storedResponse(device: Self.spender, key: signed.nonce) != nil { return Self.alreadyDone(json: wantsJSON) }
-        let (link, token, _) = try check(context, app, spentIsDone: true)
+        let token = context.parameters.get("token") ?? ""
+        let link = try Self.link(token, app)
+        if try Self.isSpent(link, app) { return Self.alreadyDone(json: wantsJSON) }
+        _ = try Self.tonight(of: link, app)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
             (200, APIRoutes.render(outcome).rendered())
         }

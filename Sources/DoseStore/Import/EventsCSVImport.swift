@@ -12,7 +12,7 @@ extension DataTransfer {
         let table = try CSVTable(
             file: file, text: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text,
             expected: Self.eventsCSVHeader.split(separator: ",").map(String.init))
-        var parsed: [(row: Int, event: NightEvent)] = []
+        var parsed: [(row: Int, event: NightEvent, night: SessionKey)] = []
         var report = ImportReport()
         for (index, values) in table.rows.enumerated() {
             let row = index + 1
@@ -68,16 +68,17 @@ extension DataTransfer {
                     row,
                     NightEvent(
                         id: EventID(rawValue: id), kind: kind, occurredAt: at, recordedAt: clock.now, timeZone: zone,
-                        source: source == .system ? .system : .imported, note: note, metadata: metadata)
+                        source: source == .system ? .system : .imported, note: note, metadata: metadata),
+                    // Its night: the session key in its own zone.
+                    SessionKey(for: at, in: zone)
                 ))
         }
-        try ImportLimits.checkEventsPerNight(
-            file: file, nights: parsed.map { SessionKey(for: $0.event.occurredAt, in: TimeZone(identifier: $0.event.timeZoneID) ?? .gmt).description })
+        try ImportLimits.checkEventsPerNight(file: file, nights: parsed.map(\.night.description))
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
             _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            var fresh: [(row: Int, event: NightEvent)] = []
+            var fresh: [(row: Int, event: NightEvent, night: SessionKey)] = []
             for item in parsed {
                 if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
                     report.skippedRow(file, because: "already present (same event_id)")
@@ -85,14 +86,11 @@ extension DataTransfer {
                     fresh.append(item)
                 }
             }
-            let nights = Dictionary(grouping: fresh) { item in
-                SessionKey(for: item.event.occurredAt, in: TimeZone(identifier: item.event.timeZoneID) ?? zone)
-            }
+            let nights = Dictionary(grouping: fresh, by: \.night)
             for key in nights.keys.sorted() {
                 try database.checkImportStopped()
-                try Self.importNight(
-                    key, items: nights[key]!.sorted { $0.event.occurredAt < $1.event.occurredAt }, file: file, settings: settings,
-                    zone: zone, clock: clock, report: &report, db)
+                let items = nights[key]!.map { (row: $0.row, event: $0.event) }.sorted { $0.event.occurredAt < $1.event.occurredAt }
+                try Self.importNight(key, items: items, file: file, settings: settings, zone: zone, clock: clock, report: &report, db)
             }
             return report
         }
