@@ -36,12 +36,13 @@ private func healthMilliseconds(port: Int) throws -> Double {
 @Suite("The server as the night's alarm clock: bounded connections, a supervisor, catching up after a crash", .serialized)
 struct SupervisionTests {
     // How fast /health answers is a speed figure, measured alone on the machine by scripts/slow-clients.py (aim: under
-    // 100 ms throughout). Here, beside the other suites, the test holds what must never happen: a probe waiting behind
-    // the held connections, which would take the 2 s header timeout; under 1 s is far from that and from a busy machine.
+    // 100 ms throughout). Here, beside the other suites on a busy machine, the test holds what must never happen: a
+    // probe waiting behind the held connections. That is proved by the server's own acts, not a stopwatch: the first
+    // probe is answered while every held connection is still open, so it did not wait for their 3 s header timeout.
     @Test("300 half-sent requests are closed within their timeouts while /health keeps answering, never behind them")
     func halfSentRequests() async throws {
         let cli = try CLI()
-        let server = try Server(cli, now: "2026-11-21 23:00", arguments: ["--header-timeout", "2", "--body-timeout", "3"])
+        let server = try Server(cli, now: "2026-11-21 23:00", arguments: ["--header-timeout", "3", "--body-timeout", "4"])
         var connections: [RawConnection] = []
         for index in 0..<300 {
             let connection = try RawConnection(port: server.port)
@@ -55,25 +56,33 @@ struct SupervisionTests {
         // Watched from a thread of its own, not the test pool's (which other suites keep busy), so the times are the
         // server's, not the scheduler's.
         let held = connections
-        let watch = try await onOwnThread { try Self.watchUntilClosed(held, port: server.port, limit: 8) }
-        let (allClosed, closedAfter, afterBurst, timings) = (watch.allClosed, watch.closedAfter, watch.afterBurst, watch.timings)
-        let slowest = timings.max() ?? 0
-        // The first probe waits behind the burst of 300 connects in the listen queue (about 150 ms in a debug build);
-        // from then on the held connections must cost /health nothing.
-        #expect(afterBurst < 1000, "accepting the burst took \(afterBurst) ms")
-        #expect(allClosed, "\(connections.filter { !$0.isClosedByServer }.count) of 300 still open after 8 s")
-        #expect(closedAfter < 5, "closed within the 2 s header and 3 s body timeouts (took \(closedAfter) s)")
-        #expect(!timings.isEmpty)
-        #expect(slowest < 1000, "the slowest /health took \(slowest) ms: \(timings.map { Int($0) })")
+        let watch = try await onOwnThread { try Self.watchUntilClosed(held, port: server.port, limit: 10) }
+        let slowest = watch.timings.max() ?? 0
+        // The first probe waits behind the burst of 300 connects in the listen queue (about 150 ms in a debug build,
+        // over a second on a loaded CI machine), never behind the held requests themselves.
+        #expect(watch.openWhenFirstAnswered == 300, "only \(watch.openWhenFirstAnswered) of 300 were open when /health first answered")
+        #expect(watch.afterBurst < 3000, "the first /health took \(watch.afterBurst) ms, as long as the 3 s header timeout")
+        #expect(watch.allClosed, "\(connections.filter { !$0.isClosedByServer }.count) of 300 still open after 10 s")
+        #expect(watch.closedAfter < 7, "closed within the 3 s header and 4 s body timeouts (took \(watch.closedAfter) s)")
+        #expect(!watch.timings.isEmpty)
+        #expect(slowest < 2000, "the slowest /health took \(slowest) ms: \(watch.timings.map { Int($0) })")
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
+    /// What `watchUntilClosed` saw: whether and when all were closed, and how long each /health probe took.
+    struct Watch {
+        let allClosed: Bool
+        let closedAfter: TimeInterval
+        let afterBurst: Double
+        let openWhenFirstAnswered: Int
+        let timings: [Double]
+    }
+
     /// Probes /health every 50 ms, and waits on every connection at once, until the server has closed them all.
-    static func watchUntilClosed(_ connections: [RawConnection], port: Int, limit: TimeInterval)
-        throws -> (allClosed: Bool, closedAfter: TimeInterval, afterBurst: Double, timings: [Double])
-    {
+    static func watchUntilClosed(_ connections: [RawConnection], port: Int, limit: TimeInterval) throws -> Watch {
         let start = Date()
         let afterBurst = try healthMilliseconds(port: port)
+        let openWhenFirstAnswered = connections.filter { !$0.isClosedByServer }.count
         var timings: [Double] = []
         var open = connections
         while !open.isEmpty, Date().timeIntervalSince(start) < limit {
@@ -82,7 +91,9 @@ struct SupervisionTests {
             open = open.filter { !$0.isClosedByServer }
             timings.append(try healthMilliseconds(port: port))
         }
-        return (open.isEmpty, Date().timeIntervalSince(start), afterBurst, timings)
+        return Watch(
+            allClosed: open.isEmpty, closedAfter: Date().timeIntervalSince(start), afterBurst: afterBurst,
+            openWhenFirstAnswered: openWhenFirstAnswered, timings: timings)
     }
 
     @Test("past the connection cap the oldest idle connections are shed, and /health and a dose still get through")
@@ -99,8 +110,9 @@ struct SupervisionTests {
         _ = try healthMilliseconds(port: server.port)  // behind the burst of connects, as above
         var slowest = 0.0
         for _ in 0..<20 { slowest = max(slowest, try healthMilliseconds(port: server.port)) }
-        // Waiting behind the held connections would take their 60 s header timeout; the speed is scripts/slow-clients.py's.
-        #expect(slowest < 1000, "the slowest /health took \(slowest) ms with the cap reached")
+        // Waiting behind the held connections would take their 60 s header timeout; 3 s is far from that on a loaded machine,
+        // and the speed itself is scripts/slow-clients.py's.
+        #expect(slowest < 3000, "the slowest /health took \(slowest) ms with the cap reached")
         let (status, _, _) = try await ServeTests.request(server.base + "/v1/doses/take", method: .POST, token: token, body: #"{"type":"dose1"}"#)
         #expect(status == 200, "a dose is recorded while 200 idle connections press on a cap of 64")
         let shed = try await eventually { connections.prefix(100).allSatisfy(\.isClosedByServer) }
