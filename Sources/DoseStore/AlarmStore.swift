@@ -126,13 +126,6 @@ public struct AlarmStore: Sendable {
         }
     }
 
-    /// The answers the status needs to name the next reminder: only a re-fire depends on them, so with re-fire off
-    /// (the default) nothing is read.
-    static func answers(to night: NightSession?, settings: DoseSettings, _ db: Database) throws -> [Date] {
-        guard let night, settings.wakeAlarmRefireMinutes > 0 else { return [] }
-        return try acknowledgedAt(session: night.id.rawValue, db)
-    }
-
     /// The instants the night's alarms were answered (what the reminder plan needs).
     static func acknowledgedAt(session: String, _ db: Database) throws -> [Date] {
         try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == session).fetchAll(db).map(\.at)
@@ -145,14 +138,6 @@ public struct AlarmStore: Sendable {
         return try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session).fetchAll(db).map(\.entry)
             .filter { !$0.missed && ($0.kind?.rings ?? false) && $0.fireAt <= now && $0.fireAt > (lastAnswer ?? .distantPast) }
             .sorted { $0.fireAt < $1.fireAt }
-    }
-
-    /// In an action's transaction: a person's action answers the alarms that rang since the last answer, from the
-    /// surface it came from. Nothing is written when nothing rang.
-    static func acknowledgeAction(session: SessionID, eventID: EventID?, surface: AlarmSurface, clock: StoreClock, _ db: Database) throws {
-        guard try !unanswered(session: session.rawValue, at: clock.now, db).isEmpty else { return }
-        try AlarmAcknowledgementRecord(id: clock.makeID(), sessionID: session.rawValue, at: clock.now, surface: surface, eventID: eventID?.rawValue)
-            .insert(db)
     }
 }
 

@@ -12,7 +12,6 @@ public struct NightJournal: Sendable {
         guard occurredAt != nil || note != nil else {
             throw DoseError.invalidInput(field: "edit", problem: "nothing to change", allowed: "--at TIME and/or --note TEXT")
         }
-        try database.ledger.settle(clock: clock)
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.edit(id, in: session, occurredAt: occurredAt, note: note, context: context)
@@ -23,7 +22,6 @@ public struct NightJournal: Sendable {
 
     /// Deletes one recorded event, keeping it in the audit log.
     public func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
-        try database.ledger.settle(clock: clock)
         return try database.write { db in
             let (session, context) = try Self.nightHolding(id, clock: clock, db)
             let edit = try NightEdits.delete(id, in: session, context: context)
@@ -67,30 +65,9 @@ public struct NightJournal: Sendable {
 
     /// Fills a "same as usual" environment from the latest earlier check-in that has one.
     static func resolvingSameAsUsual(_ answers: MorningCheckIn, before instant: String, _ db: Database) throws -> MorningCheckIn {
-        guard var environment = answers.environment, environment.sameAsUsual else { return answers }
-        guard
-            let text = try String.fetchOne(
-                db,
-                sql: """
-                    SELECT sleep_environment_json FROM morning_checkins WHERE sleep_environment_json IS NOT NULL AND occurred_at < ?
-                    ORDER BY occurred_at DESC LIMIT 1
-                    """, arguments: [instant]),
-            let usual = try? JSONDecoder().decode(SleepEnvironment.self, from: Data(text.utf8))
-        else {
-            throw DoseError.invalidInput(
-                field: "same_as_usual", problem: "no earlier check-in has a sleep environment to copy",
-                allowed: "the aids, darkness and noise of last night")
-        }
-        // The shortcut copies aids, darkness and noise, and skips the follow-up questions.
-        environment.sleepAids = usual.sleepAids
-        environment.roomDarkness = usual.roomDarkness
-        environment.noiseLevel = usual.noiseLevel
-        environment.otherAidText = usual.otherAidText
-        environment.screenBucket = nil
-        environment.soundType = nil
-        var copy = answers
-        copy.environment = environment
-        return try copy.validated()
+        guard answers.environment?.sameAsUsual == true else { return answers }
+        let usual = try SQLiteNightTransaction(db: db, cache: nil).usualSleepEnvironment(before: NightRecords.instant(instant))
+        return try answers.resolvingSameAsUsual(with: usual)
     }
 
     private static func nightHolding(_ id: EventID, clock: StoreClock, _ db: Database) throws -> (NightSession, NightContext) {

@@ -35,7 +35,6 @@ public struct DataTransfer: Sendable {
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV(clock: StoreClock) throws -> String {
-        try database.ledger.settle(clock: clock)
         return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
             let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)
@@ -54,7 +53,6 @@ public struct DataTransfer: Sendable {
     /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
     /// (before the target time, with no snooze), i.e. the person woke without the alarm.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
-        try database.ledger.settle(clock: clock)
         return try database.read { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let timeZone = clock.zone(settings)

@@ -102,7 +102,9 @@ public struct MedicationLog: Sendable {
 
     /// Logs one or several medications as one atomic batch: every entry is checked (catalogue, dose and unit, the
     /// 5-minute duplicate guard against stored entries and the batch itself) before any is written.
-    public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
+    public func log(
+        _ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock, settling: NightSettling
+    ) throws -> [MedicationRecord] {
         guard !inputs.isEmpty else { throw DoseError.invalidInput(field: "medication", problem: "no entry given", allowed: "one or more entries") }
         guard inputs.count <= Self.batchLimit else {
             throw DoseError.invalidInput(field: "medication", problem: "\(inputs.count) entries", allowed: "at most \(Self.batchLimit) in one batch")
@@ -110,7 +112,7 @@ public struct MedicationLog: Sendable {
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            _ = try settling(SQLiteNightTransaction(db: db, cache: nil))
             let batch = clock.makeID()
             var records: [MedicationRecord] = []
             for input in inputs {

@@ -42,7 +42,6 @@ extension HistoryStore {
 
     /// What deleting `selection` would remove, without removing anything; refused as the deletion itself would be.
     public func deletionPreview(_ selection: NightSelection, clock: StoreClock) throws -> NightDeletionSummary {
-        try database.ledger.settle(clock: clock)
         return try database.read { db in try Self.selected(selection, clock: clock, db).summary }
     }
 
@@ -52,7 +51,6 @@ extension HistoryStore {
     /// content. Then the files are checkpointed and vacuumed so no deleted byte stays in the database, its WAL or free
     /// pages. All or nothing: an open night, an unknown date or an empty selection changes nothing.
     public func deleteNights(_ selection: NightSelection, surface: String, clock: StoreClock) throws -> NightDeletionSummary {
-        try database.ledger.settle(clock: clock)
         let summary = try database.write { db in
             let selected = try Self.selected(selection, clock: clock, db)
             let batch = clock.makeID()

@@ -17,17 +17,19 @@ public struct SavedPreSleepLog: Sendable {
 
 extension NightJournal {
     /// Saves tonight's pre-sleep log (D11): it joins the open night or starts one; saving again replaces it.
-    public func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock) throws -> SavedPreSleepLog {
+    ///
+    /// `placing` settles the night and finds the one the log joins (nil: it starts one).
+    public func savePreSleep(
+        _ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock, placing: NightSettling
+    ) throws -> SavedPreSleepLog {
         let log = try log.validated()
         let note = try TextLimits.validated(note, field: "note", limit: TextLimits.note)
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            let context = NightContext(now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
             let at = occurredAt ?? clock.now
             try NightRules.refuseFuture(at, now: clock.now)
-            let (open, _) = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            var session = try NightLedger.target(of: NightAction(.log(event: "in_bed"), at: occurredAt), open: open, context: context, db)
+            var session = try placing(SQLiteNightTransaction(db: db, cache: nil))
             let started = session == nil
             if session == nil {
                 let new = NightSession(id: SessionID(rawValue: clock.makeID()), date: SessionKey(for: at, in: zone), startedAt: at)

@@ -1,10 +1,5 @@
 // The database's stores, one per concern. Each is a small value over the same database, made on demand, so a
-// caller names the concern it needs: `database.ledger.perform(…)`, `database.devices.active()`.
-
-extension AppDatabase {
-    /// Night actions, status, settling and due reminders: the alarm clock's hot path.
-    public var ledger: NightLedger { NightLedger(database: self) }
-}
+// caller names the concern it needs: `database.nights.write(…)`, `database.devices.active()`.
 
 // The record of past nights and what a person corrects or adds to it.
 extension AppDatabase {

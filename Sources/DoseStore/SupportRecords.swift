@@ -36,7 +36,6 @@ public struct SupportRecords: Sendable {
 extension DataTransfer {
     /// The records a support bundle redacts, oldest first.
     public func supportRecords(clock: StoreClock) throws -> SupportRecords {
-        try database.ledger.settle(clock: clock)
         return try database.read { db in
             var events: [SupportRecords.Event] = []
             // The rows events.csv is made of; the note (the last column) is never read.

@@ -1,3 +1,4 @@
+import DoseApp
 import DoseCore
 import DoseFuzzing
 import DoseTestSupport

@@ -1,3 +1,4 @@
+import DoseApp
 import DoseCore
 import DoseTestSupport
 import Foundation

@@ -1,3 +1,4 @@
+import DoseApp
 import DoseCore
 import DoseTestSupport
 import Foundation
@@ -218,7 +219,9 @@ struct SettleTests {
     func historyClosesOverdueNight() throws {
         let (ledger, clock) = try StoreFixture.afterDose1()
         clock.set(WallClock.date(2026, 11, 22, 11, 0))
-        let night = try #require(try ledger.database.history.page(HistoryQuery(), clock: clock.store).groups.first?.nights.first)
+        // Settling before a read is the record service's step; the history store itself only reads.
+        let records = UseCases(ledger.database, clock: clock.store).records
+        let night = try #require(try records.history(HistoryQuery()).groups.first?.nights.first)
         #expect(!night.session.isOpen)
         #expect(night.terminalState == .expired)
         #expect(night.session.events.contains { $0.kind == .dose2Skipped && $0.source == .system })

@@ -39,16 +39,19 @@ public struct RecordService: Sendable {
 
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        try app.database.history.page(query, clock: app.clock)
+        try app.night.settle()
+        return try app.database.history.page(query, clock: app.clock)
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try app.database.history.nights(on: date, clock: app.clock)
+        try app.night.settle()
+        return try app.database.history.nights(on: date, clock: app.clock)
     }
 
     /// One night by its id.
     public func night(id: SessionID) throws -> NightRecord {
+        try app.night.settle()
         guard let record = try app.database.history.night(id: id, clock: app.clock) else { throw DoseError.notFound(what: "A night with the id '\(id)'") }
         return record
     }
@@ -75,22 +78,26 @@ public struct RecordService: Sendable {
 
     /// What deleting `selection` would remove (nights, events, dates), removing nothing.
     public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
-        try app.database.history.deletionPreview(selection, clock: app.clock)
+        try app.night.settle()
+        return try app.database.history.deletionPreview(selection, clock: app.clock)
     }
 
     /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
     public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
-        try app.database.history.deleteNights(selection, surface: surface, clock: app.clock)
+        try app.night.settle()
+        return try app.database.history.deleteNights(selection, surface: surface, clock: app.clock)
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.
     public func editEvent(_ id: EventID, occurredAt: Date?, note: String??) throws -> EventEdit {
-        try app.database.journal.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
+        try app.night.settle()
+        return try app.database.journal.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
     }
 
     /// Deletes a recorded event, audited.
     public func deleteEvent(_ id: EventID) throws -> EventEdit {
-        try app.database.journal.deleteEvent(id, clock: app.clock)
+        try app.night.settle()
+        return try app.database.journal.deleteEvent(id, clock: app.clock)
     }
 
     /// Replaces the check-in of a date's night.
@@ -100,7 +107,8 @@ public struct RecordService: Sendable {
 
     /// Saves a pre-sleep log (now, or at `occurredAt`).
     public func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?) throws -> SavedPreSleepLog {
-        try app.database.journal.savePreSleep(log, at: occurredAt, note: note, clock: app.clock)
+        try app.database.journal.savePreSleep(
+            log, at: occurredAt, note: note, clock: app.clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: app.clock))
     }
 
     /// Whether a check-in may answer "same as usual" for the sleep environment.
@@ -120,7 +128,7 @@ public struct MedicationService: Sendable {
 
     /// Logs a batch atomically; a probable duplicate needs its confirmation.
     public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>) throws -> [MedicationRecord] {
-        try app.database.medications.log(inputs, confirmations: confirmations, clock: app.clock)
+        try app.database.medications.log(inputs, confirmations: confirmations, clock: app.clock, settling: NightLedger.settling(clock: app.clock))
     }
 
     /// Entries of one date, or the latest `limit`, newest first.

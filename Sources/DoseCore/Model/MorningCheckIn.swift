@@ -377,3 +377,26 @@ struct AnyKey: CodingKey {
     init(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
 }
+
+extension MorningCheckIn {
+    /// The answers with a "same as usual" sleep environment filled in from `usual` (the latest earlier check-in's);
+    /// unchanged when the shortcut was not chosen. The shortcut copies aids, darkness and noise, and skips the
+    /// follow-up questions.
+    public func resolvingSameAsUsual(with usual: SleepEnvironment?) throws(DoseError) -> MorningCheckIn {
+        guard var environment, environment.sameAsUsual else { return self }
+        guard let usual else {
+            throw .invalidInput(
+                field: "same_as_usual", problem: "no earlier check-in has a sleep environment to copy",
+                allowed: "the aids, darkness and noise of last night")
+        }
+        environment.sleepAids = usual.sleepAids
+        environment.roomDarkness = usual.roomDarkness
+        environment.noiseLevel = usual.noiseLevel
+        environment.otherAidText = usual.otherAidText
+        environment.screenBucket = nil
+        environment.soundType = nil
+        var copy = self
+        copy.environment = environment
+        return try copy.validated()
+    }
+}

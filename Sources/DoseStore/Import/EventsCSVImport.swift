@@ -6,7 +6,7 @@ extension DataTransfer {
     /// Imports an events.csv (SSOT CSV v1). Events are grouped into nights by their session key in their own zone;
     /// a night that exists here receives them, otherwise one is created (closed once its check-in cutoff has passed).
     /// Undo rows describe removed events and are skipped; doses that would contradict the night are rejected.
-    func importEventsCSV(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importEventsCSV(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
         let file = "events.csv"
         let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
         let table = try CSVTable(
@@ -77,7 +77,7 @@ extension DataTransfer {
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            _ = try settling(SQLiteNightTransaction(db: db, cache: nil))
             var fresh: [(row: Int, event: NightEvent, night: SessionKey)] = []
             for item in parsed {
                 if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {

@@ -134,7 +134,6 @@ extension DataTransfer {
     /// Returns the number of data rows per file.
     @discardableResult
     public func exportBundle(to path: String, clock: StoreClock) throws -> [String: Int] {
-        try database.ledger.settle(clock: clock)
         let (files, counts) = try database.read { db -> ([(String, String)], [String: Int]) in
             var files: [(String, String)] = []
             var counts: [String: Int] = [:]

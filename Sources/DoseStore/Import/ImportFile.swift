@@ -1,15 +1,15 @@
-import DoseCore
+public import DoseCore
 import Foundation
 
 extension DataTransfer {
     /// Imports a file by what it is: a zip bundle, an events.csv (SSOT CSV v1), or an SQLite database of the original app.
     /// The import works on a private copy and lands in one short transaction (`StagedImport`), so however long it
     /// takes, it never holds the writer that actions and alarms need, and a reader sees all of it or none.
-    public func importFile(at path: String, clock: StoreClock) throws -> ImportReport {
-        try StagedImport(database: database).run { staged in try DataTransfer(database: staged).importByKind(at: path, clock: clock) }
+    public func importFile(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
+        try StagedImport(database: database).run { staged in try DataTransfer(database: staged).importByKind(at: path, clock: clock, settling: settling) }
     }
 
-    func importByKind(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importByKind(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DoseError.invalidFile(problem: "\(path) cannot be read")
         }
@@ -23,8 +23,10 @@ extension DataTransfer {
         if head.starts(with: Data("<?xml".utf8)) || head.starts(with: Data("<HealthData".utf8)) || path.hasSuffix("export.xml") {
             return try importAppleHealth(at: path, clock: clock)
         }
-        if head.starts(with: Data("SQLite format 3".utf8)) { return try importOriginalDatabase(at: path, clock: clock) }
-        if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) { return try importEventsCSV(at: path, clock: clock) }
+        if head.starts(with: Data("SQLite format 3".utf8)) { return try importOriginalDatabase(at: path, clock: clock, settling: settling) }
+        if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) {
+            return try importEventsCSV(at: path, clock: clock, settling: settling)
+        }
         throw DoseError.invalidFile(
             problem:
                 "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, an SQLite database, the Health app's export (export.zip, export.xml) or WHOOP's export (its zip, sleeps.csv, physiological_cycles.csv)"

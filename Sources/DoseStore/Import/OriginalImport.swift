@@ -6,7 +6,7 @@ extension DataTransfer {
     /// Imports a database of the original iOS app: schema versions 1–6 of seed 004 and the later layout of
     /// reference §4.3, recognised by their tables and columns. Names and values are mapped to DoseTap's (D8);
     /// every source row is imported, skipped with a reason, or rejected with a reason. All or nothing.
-    func importOriginalDatabase(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importOriginalDatabase(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
         var configuration = Configuration()
         configuration.readonly = true
         let source: DatabaseQueue
@@ -21,7 +21,7 @@ extension DataTransfer {
         return try database.write { db in
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            _ = try NightLedger.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
+            _ = try settling(SQLiteNightTransaction(db: db, cache: nil))
             var importer = OriginalImporter(snapshot: snapshot, settings: settings, zone: zone, clock: clock)
             try importer.run(db)
             return importer.report

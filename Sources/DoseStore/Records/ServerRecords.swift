@@ -34,6 +34,13 @@ public struct StoredResponse: Sendable, Hashable {
     public var requestHash: String
     public var status: Int
     public var body: String
+
+    /// An answer to keep under a key.
+    public init(requestHash: String, status: Int, body: String) {
+        self.requestHash = requestHash
+        self.status = status
+        self.body = body
+    }
 }
 
 /// A row of `idempotency_keys`: the answer given to one device's request under one key.

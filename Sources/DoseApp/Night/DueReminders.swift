@@ -1,6 +1,6 @@
 public import DoseCore
+public import DoseStore
 public import Foundation
-import GRDB
 
 /// The reminders that came due at one tick of the reminder engine.
 public struct DueReminders: Sendable {
@@ -28,16 +28,16 @@ extension NightLedger {
     /// A reminder in `sent` went out already (the engine sends from a read, then claims): it is logged as fired, however
     /// late the claim.
     public func takeDueReminders(clock: StoreClock, sent: Set<String> = []) throws -> DueReminders {
-        try database.write { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+        try repository.write { night in
+            let settings = try night.settings(machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            let (open, _) = try Self.evaluateLifecycle(db, settings: settings, zone: zone, clock: clock)
-            let due = try Self.due(open: open, settings: settings, zone: zone, now: clock.now, db)
-            for reminder in due.fire + due.missed {
-                try ReminderLogRecord(
-                    sessionID: open?.id.rawValue ?? "", kind: reminder.kind.rawValue, fireAt: reminder.fireAt,
-                    outcome: due.missed.contains(reminder) && !sent.contains(reminder.logKey) ? "missed" : "fired", recordedAt: clock.now
-                ).insert(db)
+            let open = try Self.applyLifecycle(night, settings: settings, zone: zone, clock: clock).open
+            let due = try Self.due(open: open, settings: settings, zone: zone, now: clock.now, night)
+            if let session = open {
+                for reminder in due.fire + due.missed {
+                    let missed = due.missed.contains(reminder) && !sent.contains(reminder.logKey)
+                    try night.logReminder(reminder, night: session.id, missed: missed, at: clock.now)
+                }
             }
             return due
         }
@@ -47,29 +47,27 @@ extension NightLedger {
     /// so the engine finds what is due while an import or another process holds it. `settles` tells whether the
     /// night's lifecycle has something to write (a closure or the sleep-through expiry).
     public func peekDueReminders(clock: StoreClock) throws -> (due: DueReminders, settles: Bool) {
-        try database.read { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
+        try repository.read { night in
+            let settings = try night.settings(machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
-            guard let open = try NightRecords.openSession(db) else {
-                return (try Self.due(open: nil, settings: settings, zone: zone, now: clock.now, db), false)
+            guard let open = try night.openNight() else {
+                return (try Self.due(open: nil, settings: settings, zone: zone, now: clock.now, night), false)
             }
             let update = SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
             let settled = SessionLifecycle.apply(update, to: open)
-            return (try Self.due(open: settled.isOpen ? settled : nil, settings: settings, zone: zone, now: clock.now, db), !update.isEmpty)
+            return (try Self.due(open: settled.isOpen ? settled : nil, settings: settings, zone: zone, now: clock.now, night), !update.isEmpty)
         }
     }
 
     /// The open night's reminders due by `now` and not yet logged: those still ringing to fire, older ones missed.
-    private static func due(open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ db: Database) throws -> DueReminders {
+    private static func due(open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ night: any NightTransaction) throws -> DueReminders {
         let revision = Self.revision(session: open, settings: settings)
         guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
-        let logged = Set(
-            try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session.id.rawValue).fetchAll(db)
-                .map { Reminder.logKey(kind: $0.kind, fireAt: $0.fireAt) })
+        let logged = try night.loggedReminders(night: session.id)
         var due = DueReminders(
             sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
             timeZone: zone)
-        let answers = try AlarmStore.acknowledgedAt(session: session.id.rawValue, db)
+        let answers = try night.alarmAnswers(night: session.id)
         for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= now {
             guard !logged.contains(reminder.logKey) else { continue }
             if ReminderPlan.stillRings(reminder, at: now) { due.fire.append(reminder) } else { due.missed.append(reminder) }
@@ -78,20 +76,4 @@ extension NightLedger {
         if !due.fire.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: now, settings: settings, timeZone: zone).canSnooze }
         return due
     }
-
-    /// A hash of tonight's record and the settings; equal values mean nothing a page shows has changed.
-    static func revision(session: NightSession?, settings: DoseSettings) -> Int {
-        var hasher = Hasher()
-        hasher.combine(session)
-        hasher.combine(settings)
-        return hasher.finalize()
-    }
-}
-
-extension Reminder {
-    /// The reminder's key in the reminder log: its kind and fire time, one entry per occurrence.
-    public var logKey: String { Self.logKey(kind: kind.rawValue, fireAt: fireAt) }
-
-    /// The key of a reminder log entry of `kind` firing at `fireAt`.
-    static func logKey(kind: String, fireAt: Date) -> String { "\(kind)@\(ISO8601.string(fireAt))" }
 }

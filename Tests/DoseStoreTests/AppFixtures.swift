@@ -1,0 +1,36 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+
+// Store tests set their scenes up through DoseApp's night service, as every surface does; these name the SQLite
+// database underneath and give the stores the lifecycle step DoseApp gives them in the program.
+
+extension NightLedger {
+    /// The SQLite database under this ledger, which store tests read directly.
+    var database: AppDatabase {
+        guard let sqlite = repository as? SQLiteNightRepository else { fatalError("store tests run on SQLite") }
+        return sqlite.database
+    }
+}
+
+extension DataTransfer {
+    /// Imports a file, settling the open night first as the program does.
+    func importFile(at path: String, clock: StoreClock) throws -> ImportReport {
+        try importFile(at: path, clock: clock, settling: NightLedger.settling(clock: clock))
+    }
+}
+
+extension MedicationLog {
+    /// Logs a batch, settling the open night first as the program does.
+    func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
+        try log(inputs, confirmations: confirmations, clock: clock, settling: NightLedger.settling(clock: clock))
+    }
+}
+
+extension NightJournal {
+    /// Saves a pre-sleep log, placed in its night as the program does.
+    func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock) throws -> SavedPreSleepLog {
+        try savePreSleep(log, at: occurredAt, note: note, clock: clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: clock))
+    }
+}
