@@ -39,16 +39,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // Every rule of the night, pure: Foundation value types only, no clock, no I/O.
         .target(name: "DoseCore", swiftSettings: strict),
-        // SQLite persistence: schema, migrations, one transaction per action, queries, export.
+        // Persistence: SQLite through GRDB (the embedded default) and PostgreSQL through postgres-nio (SPEC §5.6); schema,
+        // migrations, one transaction per action, queries, export.
         .target(
             name: "DoseStore",
             dependencies: [
                 "DoseCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -98,7 +102,7 @@ let package = Package(
             name: "DoseStoreTests",
             dependencies: [
                 "DoseStore", "DoseTestSupport", "DoseApp", "DoseFuzzing", .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"), .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             // Read from the source tree by path (`#filePath`), so a test always sees the committed files.
             exclude: ["Fixtures"]),

@@ -1,5 +1,5 @@
 public import DoseCore
-public import DoseStore
+import DoseStore
 import Foundation
 
 // The answers to night actions and to the record-keeping routes, shared by the API and the CLI's `--json`.

@@ -100,7 +100,7 @@ enum HumanText {
         } else if let undone = decision.removed.first {
             lines.append("Undone: \(undone.kind.label) of \(clock(undone.occurredAt, zone)).")
         }
-        if let closure = decision.closure {
+        if decision.closure != nil {
             let facts = NightFacts(decision.session.events)
             let outcome = DoseTiming.badge(DoseTiming.of(facts, targetMinutes: outcome.settings.targetIntervalMinutes))
             lines.append("The night of \(decision.session.date) is closed (\(outcome)).")

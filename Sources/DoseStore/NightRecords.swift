@@ -177,7 +177,7 @@ enum NightRecords {
 
     /// The columns every event table shares after `id` and the type, in `EventColumn` order.
     private static let eventColumns = "occurred_at, recorded_at, time_zone, utc_offset_minutes, source, note, session_id"
-    private static let metadataDecoder = JSONDecoder()
+    static let metadataDecoder = JSONDecoder()
 
     private static func baseEvent(_ row: Row, kind: EventKind) -> NightEvent {
         // The stored offset is the one in force when it happened; keep it even if zone rules change later.
@@ -215,28 +215,9 @@ enum NightRecords {
 
     /// Writes every answer of a check-in onto its row (insert and edit share this).
     static func writeAnswers(_ answers: MorningCheckIn, checkInID: String, _ db: Database) throws {
-        func json<T: Encodable>(_ value: T?) throws -> String? {
-            try value.map { String(decoding: try metadataEncoder.encode($0), as: UTF8.self) }
-        }
-        try db.execute(
-            sql: """
-                UPDATE morning_checkins SET sleep_quality = ?, feel_rested = ?, grogginess = ?, sleep_inertia_duration = ?, dream_recall = ?,
-                    mental_clarity = ?, mood = ?, anxiety_level = ?, readiness = ?, had_sleep_paralysis = ?, had_hallucinations = ?,
-                    had_automatic_behavior = ?, fell_out_of_bed = ?, had_confusion_on_waking = ?, has_physical_symptoms = ?,
-                    physical_symptoms_json = ?, has_respiratory_symptoms = ?, respiratory_symptoms_json = ?, has_narcolepsy_symptoms = ?,
-                    used_sleep_therapy = ?, sleep_therapy_json = ?, has_sleep_environment = ?, sleep_environment_json = ?, notes = ?,
-                    wellness_score = ?
-                WHERE id = ?
-                """,
-            arguments: [
-                answers.sleepQuality, answers.feelRested.rawValue, answers.grogginess.rawValue, answers.sleepInertia.rawValue,
-                answers.dreamRecall.rawValue, answers.mentalClarity, answers.mood.rawValue, answers.anxietyLevel.rawValue, answers.readiness,
-                answers.hadSleepParalysis, answers.hadHallucinations, answers.hadAutomaticBehavior, answers.fellOutOfBed,
-                answers.hadConfusionOnWaking, answers.hasPhysicalSymptoms, try json(answers.physical), answers.hasRespiratorySymptoms,
-                try json(answers.respiratory), answers.hasNarcolepsySymptoms, !answers.sleepTherapy.isEmpty,
-                try json(answers.sleepTherapy.isEmpty ? nil : answers.sleepTherapy), answers.environment != nil, try json(answers.environment),
-                answers.notes, answers.wellnessScore, checkInID,
-            ])
+        let assignments = CheckInColumns.names.map { "\($0) = ?" }.joined(separator: ", ")
+        let values = try CheckInColumns(answers).values().map(\.sqlite) + [checkInID]
+        try db.execute(sql: "UPDATE morning_checkins SET \(assignments) WHERE id = ?", arguments: StatementArguments(values))
     }
 
     /// Deletes one event from whichever table holds it.

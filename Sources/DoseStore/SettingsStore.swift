@@ -9,13 +9,19 @@ public struct SettingsStore: Sendable {
 
     /// Loads the settings; the `time_zone` default is the machine's zone.
     static func load(_ db: Database, machineTimeZoneID: String) throws -> DoseSettings {
-        var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
         // Every action and status read loads the settings: one compiled statement, kept by the connection.
-        for row in try SettingRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM settings ORDER BY key")) {
+        let rows = try SettingRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM settings ORDER BY key"))
+        return try settings(from: rows.map { ($0.key, $0.value) }, machineTimeZoneID: machineTimeZoneID)
+    }
+
+    /// The settings from stored key/value pairs (in key order), each re-validated, over the defaults.
+    static func settings(from stored: [(key: String, value: String)], machineTimeZoneID: String) throws -> DoseSettings {
+        var settings = DoseSettings(timeZoneID: TimeZone(identifier: machineTimeZoneID) == nil ? "UTC" : machineTimeZoneID)
+        for (key, value) in stored {
             do {
-                settings = try settings.setting(row.key, to: row.value)
+                settings = try settings.setting(key, to: value)
             } catch {
-                throw DoseError.invalidFile(problem: "the stored setting \(row.key) = '\(row.value)' is invalid: \(error.message)")
+                throw DoseError.invalidFile(problem: "the stored setting \(key) = '\(value)' is invalid: \(error.message)")
             }
         }
         return settings

@@ -133,6 +133,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case storageBusy
     /// An import was stopped (the server is shutting down) before it kept anything.
     case importStopped
+    /// The database cannot be reached (a PostgreSQL server down or refusing), named without its password.
+    case storageUnavailable(problem: String)
 
     /// The SPEC §4 code.
     public var code: ErrorCode {
@@ -161,7 +163,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .undoExpired: .undoExpired
         case .idempotencyMismatch: .idempotencyMismatch
         case .rateLimited, .tooManyRequests: .rateLimit
-        case .storageBusy, .importStopped: .storageBusy
+        case .storageBusy, .importStopped, .storageUnavailable: .storageBusy
         }
     }
 
@@ -184,6 +186,7 @@ public enum DoseError: Error, Equatable, Sendable {
         switch self {
         case .rateLimited(_, let seconds), .tooManyRequests(let seconds): seconds
         case .storageBusy: 1
+        case .storageUnavailable: 5
         default: nil
         }
     }
@@ -311,6 +314,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "Too many requests from this device. Try again in \(seconds) s."
         case .storageBusy:
             return "Storage is busy. Try again in a moment."
+        case .storageUnavailable(let problem):
+            return "The database cannot be reached: \(problem). Nothing was changed; try again in a few seconds."
         case .importStopped:
             return "The import was stopped because DoseTap is shutting down; nothing from the file was kept. Import it again once DoseTap is running."
         }

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 public import DoseApp
 public import DoseCore
-public import DoseStore
+import DoseStore
 import Foundation
 
 /// Somewhere a notice goes: open pages, Web Push, a webhook, a local command.

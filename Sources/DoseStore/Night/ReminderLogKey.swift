@@ -1,5 +1,5 @@
 public import DoseCore
-public import Foundation
+import Foundation
 
 extension Reminder {
     /// The reminder's key in the reminder log: its kind and fire time, one entry per occurrence.

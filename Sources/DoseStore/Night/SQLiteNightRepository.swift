@@ -1,5 +1,5 @@
-public import DoseCore
-public import Foundation
+import DoseCore
+import Foundation
 import GRDB
 
 /// The night tables in the embedded SQLite database. A write reuses the open night this process's writer last

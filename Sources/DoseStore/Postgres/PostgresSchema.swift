@@ -1,0 +1,208 @@
+import DoseCore
+import Foundation
+import PostgresNIO
+
+/// The PostgreSQL schema: named migrations that are never edited once landed, applied in order under an advisory lock
+/// so several instances starting at once apply each exactly once. `dosetap_migrations` records which have run.
+///
+/// The tables mirror SQLite's with PostgreSQL's types: instants are `timestamptz` (read back through
+/// `dosetap_instant`, the same fixed-width UTC text the SQLite store keeps, so both stores give byte-identical
+/// exports), dates are `date`, flags `boolean`. JSON columns stay text checked by a cast to `jsonb`, so an export gives
+/// back exactly the bytes written. Every row that belongs to a person carries `person_id`.
+enum PostgresSchema {
+    /// The migrations, oldest first.
+    static let migrations: [(name: String, sql: String)] = [("v1_nights", v1Nights)]
+
+    /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
+    static let lockKey: Int64 = 0x444F_5345_5441_50
+
+    /// Applies the migrations the store lacks, each in its own transaction with its record.
+    static func migrate(_ store: PostgresStore) throws {
+        try store.transaction { session in
+            try session.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
+            if let schema = store.location.schema { try session.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)")) }
+            try session.execute(
+                "CREATE TABLE IF NOT EXISTS dosetap_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+            let applied = Set(try session.rows("SELECT name FROM dosetap_migrations").map { try $0.decode(String.self) })
+            for migration in migrations where !applied.contains(migration.name) {
+                // One statement at a time: the extended protocol takes one per message.
+                for statement in statements(of: migration.sql) { try session.execute(PostgresQuery(unsafeSQL: statement)) }
+                try session.execute("INSERT INTO dosetap_migrations (name) VALUES (\(migration.name))")
+            }
+        }
+    }
+
+    /// A migration's statements: each ends with a semicolon at the end of its line.
+    static func statements(of sql: String) -> [String] {
+        sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+    }
+
+    /// The night tables, settings, people and the audit log.
+    static let v1Nights = """
+        CREATE FUNCTION dosetap_instant(timestamptz) RETURNS text LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+            AS $$ SELECT to_char($1 AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') $$;
+
+        CREATE TABLE people (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            created_at timestamptz NOT NULL DEFAULT now()
+        );
+
+        CREATE TABLE settings (
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            key text NOT NULL CHECK (length(key) BETWEEN 1 AND 100),
+            value text NOT NULL,
+            updated_at timestamptz NOT NULL,
+            PRIMARY KEY (person_id, key)
+        );
+
+        CREATE TABLE sleep_sessions (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_date date NOT NULL,
+            started_at timestamptz NOT NULL,
+            time_zone text NOT NULL,
+            ended_at timestamptz,
+            end_reason text CHECK (end_reason IN ('checkin', 'missed_checkin_cutoff', 'prep_rollover')),
+            terminal_state text CHECK (terminal_state IN ('completed', 'skipped', 'expired', 'aborted')),
+            -- Derived from the events in the same transaction as every change (D13); never edited alone.
+            dose1_at timestamptz,
+            dose2_at timestamptz,
+            dose2_skipped boolean NOT NULL DEFAULT false,
+            extra_dose_count integer NOT NULL DEFAULT 0,
+            snooze_count integer NOT NULL DEFAULT 0,
+            interval_minutes integer,
+            CHECK ((ended_at IS NULL) = (end_reason IS NULL)),
+            CHECK ((ended_at IS NULL) = (terminal_state IS NULL))
+        );
+        CREATE INDEX sleep_sessions_by_date ON sleep_sessions (person_id, session_date);
+        CREATE INDEX sleep_sessions_by_end ON sleep_sessions (person_id, ended_at);
+        -- One open night per person: what SQLite's single writer and its one-open index held.
+        CREATE UNIQUE INDEX sleep_sessions_one_open ON sleep_sessions (person_id) WHERE ended_at IS NULL;
+
+        CREATE TABLE dose_events (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_id text NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            occurred_at timestamptz NOT NULL,
+            recorded_at timestamptz NOT NULL,
+            utc_offset_minutes integer NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+            time_zone text NOT NULL,
+            source text NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+            note text CHECK (note IS NULL OR char_length(note) <= 500),
+            event_type text NOT NULL CHECK (event_type IN ('dose1', 'dose2', 'extra_dose', 'dose2_skipped', 'snooze')),
+            metadata text NOT NULL DEFAULT '{}' CHECK (metadata::jsonb IS NOT NULL)
+        );
+        CREATE INDEX dose_events_by_session ON dose_events (session_id, occurred_at);
+        CREATE INDEX dose_events_by_time ON dose_events (person_id, occurred_at);
+
+        CREATE TABLE sleep_events (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_id text NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            occurred_at timestamptz NOT NULL,
+            recorded_at timestamptz NOT NULL,
+            utc_offset_minutes integer NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+            time_zone text NOT NULL,
+            source text NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+            note text CHECK (note IS NULL OR char_length(note) <= 500),
+            event_type text NOT NULL CHECK (length(event_type) BETWEEN 1 AND 64),
+            category text NOT NULL CHECK (category IN ('physical', 'sleep_cycle', 'mental', 'environment', 'custom'))
+        );
+        CREATE INDEX sleep_events_by_session ON sleep_events (session_id, occurred_at);
+        CREATE INDEX sleep_events_by_time ON sleep_events (person_id, event_type, occurred_at);
+
+        CREATE TABLE morning_checkins (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_id text NOT NULL UNIQUE REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            occurred_at timestamptz NOT NULL,
+            recorded_at timestamptz NOT NULL,
+            utc_offset_minutes integer NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+            time_zone text NOT NULL,
+            source text NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+            note text CHECK (note IS NULL OR char_length(note) <= 500),
+            sleep_quality integer NOT NULL CHECK (sleep_quality BETWEEN 1 AND 5),
+            feel_rested text NOT NULL CHECK (feel_rested IN ('not_at_all', 'slightly', 'moderate', 'well', 'very_well')),
+            grogginess text NOT NULL CHECK (grogginess IN ('none', 'mild', 'moderate', 'severe', 'cant_function')),
+            sleep_inertia_duration text NOT NULL
+                CHECK (sleep_inertia_duration IN ('less_than_five', 'five_to_fifteen', 'fifteen_to_thirty', 'thirty_to_sixty', 'more_than_hour')),
+            dream_recall text NOT NULL CHECK (dream_recall IN ('none', 'vague', 'normal', 'vivid', 'nightmares', 'disturbing')),
+            mental_clarity integer NOT NULL CHECK (mental_clarity BETWEEN 1 AND 10),
+            mood text NOT NULL CHECK (mood IN ('very_low', 'low', 'neutral', 'good', 'great')),
+            anxiety_level text NOT NULL CHECK (anxiety_level IN ('none', 'mild', 'moderate', 'high', 'severe')),
+            readiness integer NOT NULL CHECK (readiness BETWEEN 1 AND 5),
+            had_sleep_paralysis boolean NOT NULL,
+            had_hallucinations boolean NOT NULL,
+            had_automatic_behavior boolean NOT NULL,
+            fell_out_of_bed boolean NOT NULL,
+            had_confusion_on_waking boolean NOT NULL,
+            has_physical_symptoms boolean NOT NULL,
+            physical_symptoms_json text CHECK (physical_symptoms_json IS NULL OR physical_symptoms_json::jsonb IS NOT NULL),
+            has_respiratory_symptoms boolean NOT NULL,
+            respiratory_symptoms_json text CHECK (respiratory_symptoms_json IS NULL OR respiratory_symptoms_json::jsonb IS NOT NULL),
+            has_narcolepsy_symptoms boolean NOT NULL,
+            used_sleep_therapy boolean NOT NULL,
+            sleep_therapy_json text CHECK (sleep_therapy_json IS NULL OR sleep_therapy_json::jsonb IS NOT NULL),
+            has_sleep_environment boolean NOT NULL,
+            sleep_environment_json text CHECK (sleep_environment_json IS NULL OR sleep_environment_json::jsonb IS NOT NULL),
+            notes text,
+            wellness_score integer NOT NULL CHECK (wellness_score BETWEEN 0 AND 100)
+        );
+        CREATE INDEX morning_checkins_by_time ON morning_checkins (person_id, occurred_at);
+
+        CREATE TABLE night_summaries (
+            session_id text PRIMARY KEY REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            dose1_time_zone text,
+            dose2_time_zone text,
+            -- One line per extra dose, oldest first: its instant, a space, its zone.
+            extra_doses text,
+            skip_reason text,
+            slept_through boolean NOT NULL,
+            awakenings integer NOT NULL CHECK (awakenings >= 0)
+        );
+
+        CREATE TABLE reminder_log (
+            session_id text NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            kind text NOT NULL,
+            fire_at timestamptz NOT NULL,
+            outcome text NOT NULL CHECK (outcome IN ('fired', 'missed')),
+            recorded_at timestamptz NOT NULL,
+            PRIMARY KEY (session_id, kind, fire_at)
+        );
+
+        CREATE TABLE alarm_acknowledgements (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            session_id text NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            at timestamptz NOT NULL,
+            surface text NOT NULL CHECK (surface IN ('page', 'push', 'link', 'cli', 'api', 'button')),
+            -- The action that answered the alarm; NULL for an explicit "I'm up".
+            event_id text
+        );
+        CREATE INDEX alarm_acknowledgements_by_session ON alarm_acknowledgements (session_id, at);
+
+        CREATE TABLE idempotency_keys (
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            device_id text NOT NULL,
+            key text NOT NULL CHECK (length(key) BETWEEN 1 AND 200),
+            request_hash text NOT NULL,
+            status integer NOT NULL,
+            response text NOT NULL,
+            created_at timestamptz NOT NULL,
+            PRIMARY KEY (device_id, key)
+        );
+        CREATE INDEX idempotency_keys_by_time ON idempotency_keys (created_at);
+
+        CREATE TABLE audit_log (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            at timestamptz NOT NULL,
+            action text NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting', 'edit_event', 'delete_event',
+                'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import',
+                'setup', 'refill_logged', 'inventory_adjustment', 'delete_inventory')),
+            session_id text,
+            entity_id text,
+            details text NOT NULL DEFAULT '{}' CHECK (details::jsonb IS NOT NULL)
+        );
+        CREATE INDEX audit_log_by_time ON audit_log (person_id, at);
+        """
+}

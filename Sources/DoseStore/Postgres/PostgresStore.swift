@@ -1,0 +1,192 @@
+import DoseCore
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import PostgresNIO
+
+/// A DoseTap store on PostgreSQL: a few connections kept open, every unit of work one transaction, the schema brought
+/// up to date by `PostgresSchema` when it opens.
+///
+/// The store's API is synchronous like the SQLite store's: each call waits for its query on one of NIO's event loops,
+/// so it must run off them (the CLI's thread, a blocking-work thread of the server).
+public final class PostgresStore: Sendable {
+    /// Where it lives.
+    public let location: PostgresLocation
+    private let configuration: PostgresConnection.Configuration
+    private let idle = NIOLockedValueBox<[PostgresConnection]>([])
+    private let nextID = NIOLockedValueBox(0)
+    private let logger: Logger
+
+    /// Connections kept open for reuse; more are opened when all are busy, and closed when returned past this count.
+    static let keptConnections = 8
+    /// How many times a transaction PostgreSQL aborted for a conflict with another is run again before answering busy.
+    static let attempts = 8
+
+    private init(location: PostgresLocation) {
+        self.location = location
+        let tls: PostgresConnection.Configuration.TLS =
+            switch location.tls {
+            case .disable: .disable
+            case .prefer: (try? .prefer(.init(configuration: .makeClientConfiguration()))) ?? .disable
+            case .require: (try? .require(.init(configuration: .makeClientConfiguration()))) ?? .disable
+            }
+        configuration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
+            tls: tls)
+        var logger = Logger(label: "dosetap.postgres")
+        logger.logLevel = .critical
+        self.logger = logger
+    }
+
+    /// Opens the store: connects, checks the server, and applies the migrations it lacks. A server that cannot be
+    /// reached or refuses the login is `storageUnavailable`, naming the URL without its password.
+    public static func open(_ location: PostgresLocation) throws -> PostgresStore {
+        let store = PostgresStore(location: location)
+        try PostgresSchema.migrate(store)
+        return store
+    }
+
+    /// Closes every kept connection, waiting until each is closed.
+    public func close() {
+        let connections = idle.withLockedValue { list in
+            defer { list = [] }
+            return list
+        }
+        for connection in connections { Self.close(connection) }
+    }
+
+    deinit { close() }
+
+    /// Closes a connection and waits: postgres-nio requires a connection to be closed before it is released.
+    private static func close(_ connection: PostgresConnection) {
+        try? (connection.close() as EventLoopFuture<Void>).wait()
+    }
+
+    /// Runs `body` in one transaction. A write is SERIALIZABLE, so whatever SQLite's single writer made safe stays safe
+    /// here: a conflict with a concurrent transaction aborts one of them (or a unique key catches a duplicate), and the
+    /// aborted one runs again from the start, never half-kept. A read is one consistent snapshot.
+    public func transaction<T>(readOnly: Bool = false, _ body: (PostgresSession) throws -> T) throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connection = try take()
+            let session = PostgresSession(connection: connection, logger: logger)
+            do {
+                try session.execute(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN ISOLATION LEVEL SERIALIZABLE")
+                let result = try body(session)
+                try session.execute("COMMIT")
+                giveBack(connection)
+                return result
+            } catch {
+                _ = try? session.execute("ROLLBACK")
+                giveBack(connection)
+                if Self.isConflict(error) {
+                    if attempt < Self.attempts { continue }
+                    throw DoseError.storageBusy
+                }
+                throw mapped(error)
+            }
+        }
+    }
+
+    /// Runs `body` on a connection outside any transaction (the migrations take their own lock).
+    func withConnection<T>(_ body: (PostgresSession) throws -> T) throws -> T {
+        let connection = try take()
+        defer { giveBack(connection) }
+        do { return try body(PostgresSession(connection: connection, logger: logger)) } catch { throw mapped(error) }
+    }
+
+    private func take() throws -> PostgresConnection {
+        while let connection = idle.withLockedValue({ $0.popLast() }) {
+            if !connection.isClosed { return connection }
+        }
+        let id = nextID.withLockedValue { value in
+            value += 1
+            return value
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: id, logger: logger
+            ).wait()
+        } catch {
+            throw mapped(error)
+        }
+        do {
+            let session = PostgresSession(connection: connection, logger: logger)
+            // Never asynchronous commit: an acknowledged dose is on disk before its answer goes out.
+            try session.execute("SET synchronous_commit = on")
+            try session.execute("SET TIME ZONE 'UTC'")
+            if let schema = location.schema { try session.execute(PostgresQuery(unsafeSQL: "SET search_path TO \(schema)")) }
+            return connection
+        } catch {
+            Self.close(connection)
+            throw mapped(error)
+        }
+    }
+
+    private func giveBack(_ connection: PostgresConnection) {
+        guard !connection.isClosed else { return }
+        let kept = idle.withLockedValue { list in
+            guard list.count < Self.keptConnections else { return false }
+            list.append(connection)
+            return true
+        }
+        if !kept { Self.close(connection) }
+    }
+
+    /// SQLSTATE 40001 (serialization failure), 40P01 (deadlock) and 23505 (a unique key two writers raced for): run again.
+    static func isConflict(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return false }
+        return ["40001", "40P01", "23505"].contains(state)
+    }
+
+    /// A refusal stays what it is; a server that cannot be reached, refuses the login or went away is
+    /// `storageUnavailable` with what PostgreSQL said, never the password.
+    func mapped(_ error: any Error) -> any Error {
+        if error is DoseError { return error }
+        guard let psql = error as? PSQLError else {
+            if error is IOError || error is ChannelError || error is NIOConnectionError {
+                return DoseError.storageUnavailable(problem: "\(location.redacted) does not answer")
+            }
+            return error
+        }
+        if let state = psql.serverInfo?[.sqlState] {
+            let message = psql.serverInfo?[.message] ?? "error \(state)"
+            // Class 08 (connection), 28 (authorisation), 3D000 (no such database), 57P (the server shutting down).
+            if state.hasPrefix("08") || state.hasPrefix("28") || state == "3D000" || state.hasPrefix("57P") {
+                return DoseError.storageUnavailable(problem: "\(location.redacted): \(message)")
+            }
+            return PostgresFailure(state: state, message: message, detail: psql.serverInfo?[.detail])
+        }
+        return DoseError.storageUnavailable(problem: "\(location.redacted) does not answer (\(psql.code))")
+    }
+}
+
+/// One connection's queries, waited for in turn.
+public struct PostgresSession {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    /// Runs a statement that returns no rows.
+    func execute(_ query: PostgresQuery) throws {
+        _ = try connection.query(query, logger: logger).wait()
+    }
+
+    /// Runs a query and returns its rows.
+    func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
+        try connection.query(query, logger: logger).wait().rows
+    }
+}
+
+/// An error PostgreSQL answered a statement with that no refusal explains (a broken constraint, a bug): its SQLSTATE and
+/// message, never the statement's values.
+public struct PostgresFailure: Error, CustomStringConvertible {
+    public var state: String
+    public var message: String
+    public var detail: String?
+
+    public var description: String { "PostgreSQL error \(state): \(message)" + (detail.map { " (\($0))" } ?? "") }
+}

@@ -1,0 +1,274 @@
+import DoseApp
+import DoseCore
+import DoseTestSupport
+import Foundation
+import PostgresNIO
+import Synchronization
+import Testing
+
+@testable import DoseStore
+
+/// One scripted stretch of nights, run through DoseApp's ledger on a store, written down step by step: every
+/// refusal's code and message, every outcome and status. Two stores that keep the same rules write the same transcript.
+enum NightScript {
+    static let dose1 = StoreFixture.dose1
+
+    /// Runs the script on `ledger` and returns its transcript.
+    static func transcript(_ ledger: NightLedger) -> [String] {
+        let clock = TestClock(dose1.addingTimeInterval(-3600))
+        var lines: [String] = []
+        func at(_ minutes: Double) -> Date { StoreFixture.minutes(minutes) }
+        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) {
+            clock.set(at(minutes))
+            let idempotency = key.map { key in
+                IdempotentRequest(device: "phone", key: key, requestHash: "hash-\(label)") { outcome in (200, "\(outcome.decision.recorded.map(\.kind))") }
+            }
+            do {
+                let outcome = try ledger.perform(
+                    NightAction(kind, confirmations: confirm), clock: clock.store, idempotency: idempotency, surface: .cli)
+                lines.append(
+                    "\(label): recorded \(outcome.decision.recorded.map { "\($0.kind) \($0.id)" }) removed \(outcome.decision.removed.map(\.id))"
+                        + " closure \(String(describing: outcome.decision.closure)) closedBefore \(outcome.closedBefore) status \(outcome.status)")
+            } catch let error as DoseError {
+                lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
+            } catch let answered as AlreadyAnswered {
+                lines.append("\(label): already answered \(answered.response)")
+            } catch {
+                lines.append("\(label): failed \(error)")
+            }
+        }
+        func status(_ label: String, _ minutes: Double) {
+            clock.set(at(minutes))
+            do {
+                let snapshot = try ledger.status(clock: clock.store)
+                lines.append("\(label): status \(snapshot.status) session \(String(describing: snapshot.session))")
+            } catch { lines.append("\(label): status failed \(error)") }
+        }
+        func reminders(_ label: String, _ minutes: Double) {
+            clock.set(at(minutes))
+            do {
+                let peek = try ledger.peekDueReminders(clock: clock.store)
+                let due = try ledger.takeDueReminders(clock: clock.store)
+                lines.append(
+                    "\(label): peek \(peek.due.fire.map(\.logKey)) settles \(peek.settles) take \(due.fire.map(\.logKey)) missed \(due.missed.map(\.logKey))")
+            } catch { lines.append("\(label): reminders failed \(error)") }
+        }
+        status("before Dose 1", -30)
+        step("Dose 2 first", -10, .dose2)
+        step("Dose 1", 0, .dose1, key: "k1")
+        step("Dose 1 again, same key", 1, .dose1, key: "k1")
+        step("Dose 1 again", 5, .dose1)
+        step("bathroom", 30, .log(event: "bathroom"))
+        step("bathroom double tap", 30.5, .log(event: "Bathroom"))
+        step("snooze before the window", 100, .snooze)
+        step("Dose 2 at 149", 149, .dose2)
+        status("at 149.5", 149.5)
+        reminders("reminders at 150", 150)
+        reminders("reminders again at 150", 150)
+        step("snooze at 150", 150, .snooze)
+        step("undo the snooze", 150.05, .undo)
+        step("Dose 2 at 160", 160, .dose2)
+        step("Dose 2 again", 161, .dose2)
+        step("check-in same as usual, none before", 200, .checkIn(sameAsUsualCheckIn))
+        step("wake", 200, .wake)
+        var answers = MorningCheckIn()
+        answers.environment = SleepEnvironment()
+        answers.environment?.sleepAids = [.eyeMask]
+        step("check-in", 201, .checkIn(answers))
+        status("after the check-in", 210)
+        step("Dose 1 less than 8 hours after", 400, .dose1)
+        step("Dose 1 the next night", 24 * 60, .dose1)
+        step("skip", 24 * 60 + 200, .skip(reason: "slept through"))
+        step("check-in same as usual", 24 * 60 + 210, .checkIn(sameAsUsualCheckIn))
+        step("Dose 1 on the third night", 48 * 60, .dose1)
+        status("past the third night's cutoff", 48 * 60 + 14 * 60)
+        step("a check-in for the expired night", 48 * 60 + 14 * 60 + 1, .checkIn(MorningCheckIn()))
+        return lines
+    }
+
+    static var sameAsUsualCheckIn: MorningCheckIn {
+        var answers = MorningCheckIn()
+        answers.environment = SleepEnvironment()
+        answers.environment?.sameAsUsual = true
+        return answers
+    }
+}
+
+@Suite("The night on both stores: one script, the same transcript")
+struct NightRepositoryTests {
+    /// The script's facts on SQLite, checked one by one, so the comparison below compares against something right.
+    @Test("on SQLite the script keeps the rules: the boundaries, the refusals, one answer per key, the reminders once")
+    func sqliteTranscript() throws {
+        let lines = NightScript.transcript(try StoreFixture.ledger())
+        func line(_ label: String) -> String { lines.first { $0.hasPrefix(label + ":") } ?? "missing \(label)" }
+        #expect(line("Dose 2 first").contains("refused 422_DOSE1_REQUIRED"))
+        #expect(line("Dose 1").contains("recorded [\"dose1"))
+        #expect(line("Dose 1 again, same key").contains("already answered"))
+        #expect(line("Dose 1 again").contains("refused 409_ALREADY_TAKEN"))
+        #expect(line("bathroom double tap").contains("refused 429_RATE_LIMIT"))
+        #expect(line("snooze before the window").contains("refused 422_SNOOZE_UNAVAILABLE"))
+        #expect(line("Dose 2 at 149").contains("refused 422_WINDOW_NOT_OPEN"))
+        #expect(line("reminders at 150").contains("take [\"window_open@"))
+        #expect(line("reminders again at 150").contains("take [] missed []"))
+        #expect(line("snooze at 150").contains("recorded [\"snooze"))
+        #expect(line("undo the snooze").contains("removed [00000000"), "\(line("undo the snooze"))")
+        #expect(line("Dose 2 at 160").contains("recorded [\"dose2"))
+        #expect(line("Dose 2 again").contains("refused 409_ALREADY_TAKEN"))
+        #expect(line("check-in same as usual, none before").contains("refused 400_INVALID_INPUT"))
+        #expect(line("check-in").contains("recorded [\"checkIn"))
+        #expect(line("Dose 1 less than 8 hours after").contains("refused 409_RECENT_DOSE"))
+        #expect(line("Dose 1 the next night").contains("recorded [\"dose1"))
+        #expect(line("check-in same as usual").contains("recorded [\"checkIn"))
+        #expect(line("past the third night's cutoff").contains("session nil"))
+        #expect(!lines.contains { $0.contains("failed") }, "\(lines.filter { $0.contains("failed") })")
+    }
+
+    @Test(
+        "on PostgreSQL every refusal, outcome, status and reminder is the same as on SQLite, and the store holds the same nights",
+        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+    func postgresTranscriptMatches() throws {
+        let sqlite = NightScript.transcript(try StoreFixture.ledger())
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        let postgres = NightScript.transcript(NightLedger(repository: try PostgresNightRepository(store: store, person: "local")))
+        #expect(postgres.count == sqlite.count)
+        for (index, (expected, actual)) in zip(sqlite, postgres).enumerated() {
+            #expect(actual == expected, "step \(index + 1)")
+        }
+    }
+
+    @Test(
+        "on PostgreSQL a refusal changes nothing, and 8 taps at once on two instances' worth of connections record one",
+        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+    func postgresRacesAndRefusals() throws {
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        let ledger = NightLedger(repository: try PostgresNightRepository(store: store, person: "local"))
+        let clock = TestClock(StoreFixture.dose1)
+        _ = try ledger.perform(NightAction(.dose1), clock: clock.store)
+        let before = try PostgresTestDatabase.snapshot(store)
+        clock.set(StoreFixture.minutes(149))
+        #expect(StoreFixture.refusal { _ = try ledger.perform(NightAction(.dose2), clock: clock.store) }?.code == .windowNotOpen)
+        #expect(try PostgresTestDatabase.snapshot(store) == before, "a refusal wrote nothing")
+
+        // Eight Dose 2 taps at the same instant, each in its own transaction on its own connection: SERIALIZABLE lets
+        // exactly one act; the others see it and are refused as already taken (or run again after a conflict).
+        clock.set(StoreFixture.minutes(160))
+        let results = Results()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            do {
+                _ = try ledger.perform(NightAction(.dose2), clock: clock.store)
+                results.add("recorded")
+            } catch let error as DoseError { results.add(error.code.rawValue) } catch { results.add("\(error)") }
+        }
+        #expect(results.all.filter { $0 == "recorded" }.count == 1, "\(results.all)")
+        #expect(results.all.filter { $0 == ErrorCode.alreadyTaken.rawValue }.count == 7, "\(results.all)")
+        let night = try #require(try ledger.status(clock: clock.store).session)
+        #expect(night.events.filter { $0.kind == .dose2 }.count == 1)
+    }
+
+    @Test(
+        "PostgreSQL's migrations run once however often and however many open the store; instants keep their millisecond",
+        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+    func postgresMigrationsAndInstants() throws {
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        DispatchQueue.concurrentPerform(iterations: 4) { _ in _ = try? PostgresStore.open(store.location) }
+        let applied = try store.transaction(readOnly: true) { session in
+            try session.rows("SELECT name FROM dosetap_migrations ORDER BY name").map { try $0.decode(String.self) }
+        }
+        #expect(applied == PostgresSchema.migrations.map(\.name))
+        let ledger = NightLedger(repository: try PostgresNightRepository(store: store, person: "local"))
+        let odd = StoreFixture.dose1.addingTimeInterval(0.999)
+        let clock = TestClock(odd)
+        let outcome = try ledger.perform(NightAction(.dose1), clock: clock.store)
+        let stored = try #require(try ledger.status(clock: clock.store).session?.events.first)
+        #expect(stored == outcome.decision.recorded.first, "the event reads back exactly as it was decided")
+        #expect(stored.occurredAt == ISO8601.wholeMilliseconds(odd))
+    }
+
+    /// The PostgreSQL migrations are frozen like SQLite's: the fixture is the schema they build (tables, columns,
+    /// constraints, indexes, functions), with the test's own schema name folded out.
+    @Test(
+        "a new PostgreSQL store has exactly the schema the shipped migrations made",
+        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+    func postgresFrozenSchema() throws {
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        let schema = try #require(store.location.schema)
+        let lines = try store.transaction(readOnly: true) { session in
+            var lines: [String] = []
+            let queries = [
+                """
+                SELECT format('column %s.%s %s%s%s', table_name, column_name, data_type, CASE WHEN is_nullable = 'NO' THEN ' NOT NULL' ELSE '' END,
+                    COALESCE(' DEFAULT ' || column_default, '')) FROM information_schema.columns WHERE table_schema = current_schema()
+                ORDER BY table_name, ordinal_position
+                """,
+                """
+                SELECT format('constraint %s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid)) FROM pg_constraint
+                WHERE connamespace = current_schema()::regnamespace ORDER BY conrelid::regclass::text, conname
+                """,
+                "SELECT format('index %s', indexdef) FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname",
+                """
+                SELECT format('function %s', pg_get_functiondef(p.oid)) FROM pg_proc p WHERE pronamespace = current_schema()::regnamespace
+                ORDER BY proname
+                """,
+            ]
+            for query in queries {
+                for row in try session.rows(PostgresQuery(unsafeSQL: query)) {
+                    lines.append(try row.decode(String.self).split(whereSeparator: \.isWhitespace).joined(separator: " "))
+                }
+            }
+            return lines
+        }
+        let text = lines.joined(separator: "\n").replacingOccurrences(of: schema + ".", with: "") + "\n"
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/postgres-schema-v1.txt")
+        let expected = (try? String(contentsOf: fixture, encoding: .utf8)) ?? ""
+        #expect(text == expected, "\(text)")
+    }
+
+    @Test("a PostgreSQL URL is read strictly, and a refusal names what is wrong without the password")
+    func locations() throws {
+        let good = try PostgresLocation(url: "postgres://dose%40tap:s3cret@db.example:6543/nights?sslmode=require")
+        #expect(good.username == "dose@tap" && good.password == "s3cret" && good.host == "db.example" && good.port == 6543)
+        #expect(good.database == "nights" && good.tls == .require && good.redacted == "postgres://dose@tap:***@db.example:6543/nights")
+        #expect(try PostgresLocation(url: "postgresql://me@localhost/x").tls == .disable, "loopback needs no TLS")
+        for bad in [
+            "mysql://me@host/db", "postgres://host/db", "postgres://me@/db", "postgres://me@host", "postgres://me@host/",
+            "postgres://me:pw@host:70000/db", "postgres://me@host/db?sslmode=maybe", "postgres://me@host/db?search_path=Bad-Name",
+            "postgres://me:pw@host/db?password=x",
+        ] {
+            let error = StoreFixture.refusal { _ = try PostgresLocation(url: bad) }
+            #expect(error?.code == .invalidInput, "\(bad)")
+            #expect(error.map { !$0.message.contains("pw") } ?? false, "\(bad): \(error?.message ?? "")")
+        }
+    }
+
+    @Test(
+        "a server that is not there, or refuses the login, is 503 storage unavailable with a retry hint and no password",
+        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+    func unreachable() throws {
+        var nobody = try PostgresLocation(url: "postgres://dosetap:hunter2@127.0.0.1:1/nights")
+        nobody.tls = .disable
+        let down = StoreFixture.refusal { _ = try PostgresStore.open(nobody) }
+        #expect(down?.code == .storageBusy && down?.retryAfterSeconds == 5, "\(String(describing: down))")
+        #expect(down.map { $0.message.contains("127.0.0.1:1") && !$0.message.contains("hunter2") } ?? false, "\(down?.message ?? "")")
+        var wrongDatabase = try PostgresLocation(url: try #require(PostgresTestDatabase.url))
+        wrongDatabase.database = "no_such_database_\(UUID().uuidString.prefix(8).lowercased())"
+        let missing = StoreFixture.refusal { _ = try PostgresStore.open(wrongDatabase) }
+        #expect(missing?.code == .storageBusy, "\(String(describing: missing))")
+        #expect(missing.map { $0.message.contains("does not exist") } ?? false, "\(missing?.message ?? "")")
+    }
+
+    @Test("in CI the PostgreSQL suites run: .ci/run sets DOSETAP_TEST_POSTGRES_URL")
+    func ciRunsPostgres() {
+        if ProcessInfo.processInfo.environment["CI"] != nil { #expect(PostgresTestDatabase.isAvailable, "\(PostgresTestDatabase.skipped)") }
+    }
+}
+
+/// What concurrent attempts ended with.
+final class Results: Sendable {
+    private let state = Mutex<[String]>([])
+    func add(_ result: String) { state.withLock { $0.append(result) } }
+    var all: [String] { state.withLock { $0 } }
+}

@@ -1,0 +1,38 @@
+import DoseCore
+import Foundation
+import PostgresNIO
+
+@testable import DoseStore
+
+/// The PostgreSQL server the store tests run against: `DOSETAP_TEST_POSTGRES_URL` (`.ci/run` starts a throwaway
+/// cluster on loopback and sets it). Without it the PostgreSQL suites are skipped, saying so; in CI they must run.
+enum PostgresTestDatabase {
+    static let url = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"]
+
+    /// Whether a server was given.
+    static var isAvailable: Bool { url != nil }
+
+    /// Why the PostgreSQL tests were skipped.
+    static let skipped = "PostgreSQL tests skipped: set DOSETAP_TEST_POSTGRES_URL=postgres://USER@127.0.0.1:PORT/DATABASE (.ci/run does)"
+
+    /// A new, empty store in a schema of its own, so every test starts from nothing and tests run side by side.
+    static func freshStore() throws -> PostgresStore {
+        guard let url else { throw DoseError.invalidInput(field: "DOSETAP_TEST_POSTGRES_URL", problem: "not set", allowed: skipped) }
+        var location = try PostgresLocation(url: url)
+        location.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return try PostgresStore.open(location)
+    }
+
+    /// Every row of the night tables, as text, to prove a refusal changed nothing.
+    static func snapshot(_ store: PostgresStore) throws -> String {
+        try store.transaction(readOnly: true) { session in
+            var text = ""
+            for table in ["sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "night_summaries", "audit_log", "reminder_log"] {
+                for row in try session.rows(PostgresQuery(unsafeSQL: "SELECT to_jsonb(t)::text FROM \(table) t ORDER BY 1")) {
+                    text += "\(table): \(try row.decode(String.self))\n"
+                }
+            }
+            return text
+        }
+    }
+}
