@@ -1,7 +1,8 @@
 import DoseApp
 import DoseCore
-import DoseStore
 import Foundation
+
+@testable import DoseStore
 
 // Store tests set their scenes up through DoseApp's night service, as every surface does; these name the SQLite
 // database underneath and give the stores the lifecycle step DoseApp gives them in the program.
@@ -32,5 +33,17 @@ extension NightJournal {
     /// Saves a pre-sleep log, placed in its night as the program does.
     func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock) throws -> SavedPreSleepLog {
         try savePreSleep(log, at: occurredAt, note: note, clock: clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: clock))
+    }
+}
+
+extension SettingsStore {
+    /// Changes one setting through DoseApp's settings book, as every surface does.
+    func update(_ key: String, to value: String, clock: StoreClock) throws -> DoseSettings {
+        try update([(key, value)], clock: clock)
+    }
+
+    /// Changes several settings through DoseApp's settings book.
+    func update(_ changes: [(key: String, value: String)], reason: String? = nil, clock: StoreClock) throws -> DoseSettings {
+        try database.settingsBook.update(changes, reason: reason, clock: clock)
     }
 }

@@ -14,7 +14,7 @@ enum NightScript {
     static let dose1 = StoreFixture.dose1
 
     /// Runs the script on `ledger` and returns its transcript.
-    static func transcript(_ ledger: NightLedger) -> [String] {
+    static func transcript(_ ledger: NightLedger, settings book: SettingsBook) -> [String] {
         let clock = TestClock(dose1.addingTimeInterval(-3600))
         var lines: [String] = []
         func at(_ minutes: Double) -> Date { StoreFixture.minutes(minutes) }
@@ -53,6 +53,19 @@ enum NightScript {
                     "\(label): peek \(peek.due.fire.map(\.logKey)) settles \(peek.settles) take \(due.fire.map(\.logKey)) missed \(due.missed.map(\.logKey))")
             } catch { lines.append("\(label): reminders failed \(error)") }
         }
+        func setting(_ label: String, _ changes: [(key: String, value: String)], reason: String? = nil) {
+            clock.set(at(-60))
+            do {
+                let updated = try book.update(changes, reason: reason, clock: clock.store)
+                lines.append("\(label): settings \(updated) read back \(try book.current(machineTimeZoneID: clock.zone))")
+            } catch let error as DoseError {
+                lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
+            } catch { lines.append("\(label): failed \(error)") }
+        }
+        setting("cooldown by label", [("cooldown.Brief Wake", "30"), ("undo_window_seconds", "10")], reason: "test")
+        setting("a bad value among good ones", [("max_snoozes", "1"), ("target_interval", "200")])
+        setting("a key that does not exist", [("no_such_key", "1")])
+        setting("the snooze limit", [("max_snoozes", "2")])
         status("before Dose 1", -30)
         step("Dose 2 first", -10, .dose2)
         step("Dose 1", 0, .dose1, key: "k1")
@@ -99,8 +112,12 @@ struct NightRepositoryTests {
     /// The script's facts on SQLite, checked one by one, so the comparison below compares against something right.
     @Test("on SQLite the script keeps the rules: the boundaries, the refusals, one answer per key, the reminders once")
     func sqliteTranscript() throws {
-        let lines = NightScript.transcript(try StoreFixture.ledger())
+        let database = try AppDatabase.inMemory()
+        let lines = NightScript.transcript(database.ledger, settings: database.settingsBook)
         func line(_ label: String) -> String { lines.first { $0.hasPrefix(label + ":") } ?? "missing \(label)" }
+        #expect(line("cooldown by label").contains("cooldownOverrides: [\"wake_temp\": 30]"), "\(line("cooldown by label"))")
+        #expect(line("a bad value among good ones").contains("refused 400_INVALID_INPUT"))
+        #expect(line("a key that does not exist").contains("refused 400_INVALID_INPUT"))
         #expect(line("Dose 2 first").contains("refused 422_DOSE1_REQUIRED"))
         #expect(line("Dose 1").contains("recorded [\"dose1"))
         #expect(line("Dose 1 again, same key").contains("already answered"))
@@ -127,10 +144,13 @@ struct NightRepositoryTests {
         "on PostgreSQL every refusal, outcome, status and reminder is the same as on SQLite, and the store holds the same nights",
         .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
     func postgresTranscriptMatches() throws {
-        let sqlite = NightScript.transcript(try StoreFixture.ledger())
+        let database = try AppDatabase.inMemory()
+        let sqlite = NightScript.transcript(database.ledger, settings: database.settingsBook)
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
-        let postgres = NightScript.transcript(NightLedger(repository: try PostgresNightRepository(store: store, person: "local")))
+        let postgres = NightScript.transcript(
+            NightLedger(repository: try PostgresNightRepository(store: store, person: "local")),
+            settings: SettingsBook(repository: PostgresSettingsRepository(store: store, person: "local")))
         #expect(postgres.count == sqlite.count)
         for (index, (expected, actual)) in zip(sqlite, postgres).enumerated() {
             #expect(actual == expected, "step \(index + 1)")

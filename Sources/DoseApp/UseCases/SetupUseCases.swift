@@ -19,13 +19,13 @@ public struct SettingsService: Sendable {
     /// Changes one setting; a refused value changes nothing.
     public func update(_ key: String, to value: String) throws -> DoseSettings {
         try checkTargets([(key, value)])
-        return try app.database.settings.update(key, to: value, clock: app.clock)
+        return try app.database.settingsBook.update([(key, value)], clock: app.clock)
     }
 
     /// Changes several settings at once: all of them, or none.
     public func update(_ changes: [(key: String, value: String)]) throws -> DoseSettings {
         try checkTargets(changes)
-        return try app.database.settings.update(changes, clock: app.clock)
+        return try app.database.settingsBook.update(changes, clock: app.clock)
     }
 
     /// The escalation contact is a URL the server will call: it must be a public https target (`OutboundTargets`).

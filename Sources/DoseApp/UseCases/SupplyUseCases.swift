@@ -114,7 +114,7 @@ public struct SetupService: Sendable {
             changes += result.changes
             settings = result.settings
         }
-        if !changes.isEmpty { settings = try app.database.settings.update(changes, reason: "setup", clock: app.clock) }
+        if !changes.isEmpty { settings = try app.database.settingsBook.update(changes, reason: "setup", clock: app.clock) }
         if steps.contains(where: { $0.step == .privacy }) { try app.database.setup.complete(surface: surface, clock: app.clock) }
         return settings
     }

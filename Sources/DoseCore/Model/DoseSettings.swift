@@ -195,6 +195,12 @@ extension DoseSettings {
     /// Prefix of the per-event cooldown keys.
     public static let cooldownPrefix = "cooldown."
 
+    /// The key a setting is stored under: `cooldown.Brief Wake` → `cooldown.wake_temp`; other keys as given.
+    public static func canonicalKey(_ key: String, catalogue: SleepEventCatalogue = .standard) throws(DoseError) -> String {
+        guard key.hasPrefix(cooldownPrefix) else { return key }
+        return cooldownPrefix + (try catalogue.resolve(String(key.dropFirst(cooldownPrefix.count)))).type.rawValue
+    }
+
     /// Every key and its value, cooldowns for each event of the catalogue included.
     public func listing(catalogue: SleepEventCatalogue = .standard) -> [(key: String, value: String)] {
         var rows = Self.keys.map { (key: $0, value: (try? value(of: $0, catalogue: catalogue)) ?? "") }

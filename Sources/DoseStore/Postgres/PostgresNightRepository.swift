@@ -40,8 +40,7 @@ struct PostgresNightTransaction: NightTransaction {
         "id, to_char(session_date, 'YYYY-MM-DD'), dosetap_instant(started_at), dosetap_instant(ended_at), end_reason"
 
     func settings(machineTimeZoneID: String) throws -> DoseSettings {
-        let rows = try session.rows("SELECT key, value FROM settings WHERE person_id = \(person) ORDER BY key")
-        let stored = try rows.map { row in try row.decode((String, String).self) }.map { (key: $0.0, value: $0.1) }
+        let stored = try PostgresSettingsTransaction(session: session, person: person).storedSettings()
         return try SettingsStore.settings(from: stored, machineTimeZoneID: machineTimeZoneID)
     }
 

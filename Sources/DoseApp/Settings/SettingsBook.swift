@@ -1,0 +1,43 @@
+public import DoseCore
+public import DoseStore
+import Foundation
+
+/// The settings over a repository: read (every stored value re-validated, so a hand-edited store cannot smuggle in an
+/// unsafe one) and changed one or several at a time — each value checked by DoseCore, stored under its canonical key
+/// and value, and audited with its reason — all of them, or none when any is refused (SPEC §3.1: never a silent reset).
+public struct SettingsBook: Sendable {
+    /// The settings of the store.
+    public let repository: any SettingsRepository
+
+    /// The settings book of a store's settings.
+    public init(repository: any SettingsRepository) { self.repository = repository }
+
+    /// The settings in force; the `time_zone` default is the machine's zone.
+    public func current(machineTimeZoneID: String) throws -> DoseSettings {
+        try repository.read { settings in try SettingsStore.settings(from: settings.storedSettings(), machineTimeZoneID: machineTimeZoneID) }
+    }
+
+    /// Changes several settings in one transaction. `reason`, when given, is kept in each audit entry (the weekly
+    /// planner's suggestion, say).
+    public func update(_ changes: [(key: String, value: String)], reason: String? = nil, clock: StoreClock) throws -> DoseSettings {
+        try repository.write { settings in
+            var current = try SettingsStore.settings(from: settings.storedSettings(), machineTimeZoneID: clock.machineTimeZoneID)
+            for (key, value) in changes {
+                let updated = try current.setting(key, to: value)
+                let canonical = try DoseSettings.canonicalKey(key)
+                let newValue = try updated.value(of: canonical)
+                var details = ["from": try current.value(of: canonical), "to": newValue]
+                details["reason"] = reason
+                try settings.saveSetting(key: canonical, value: newValue, at: clock.now)
+                try settings.auditSettingChange(key: canonical, details: details, auditID: clock.makeID(), at: clock.now)
+                current = updated
+            }
+            return current
+        }
+    }
+}
+
+extension AppDatabase {
+    /// The settings of this database.
+    public var settingsBook: SettingsBook { SettingsBook(repository: settingsRepository) }
+}
