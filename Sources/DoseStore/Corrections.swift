@@ -1,34 +1,10 @@
 public import DoseCore
-public import Foundation
+import Foundation
 import GRDB
 
 /// What a person writes beside the night's actions: pre-sleep logs, corrections of recorded events, and check-in edits.
 public struct NightJournal: Sendable {
     let database: AppDatabase
-
-    /// Changes the time and/or note of any recorded event; the audit log keeps both versions, and the night's
-    /// derived columns (and outcome, if closed) follow.
-    public func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
-        guard occurredAt != nil || note != nil else {
-            throw DoseError.invalidInput(field: "edit", problem: "nothing to change", allowed: "--at TIME and/or --note TEXT")
-        }
-        return try database.write { db in
-            let (session, context) = try Self.nightHolding(id, clock: clock, db)
-            let edit = try NightEdits.edit(id, in: session, occurredAt: occurredAt, note: note, context: context)
-            try Self.write(edit, action: .editEvent, clock: clock, db)
-            return edit
-        }
-    }
-
-    /// Deletes one recorded event, keeping it in the audit log.
-    public func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
-        return try database.write { db in
-            let (session, context) = try Self.nightHolding(id, clock: clock, db)
-            let edit = try NightEdits.delete(id, in: session, context: context)
-            try Self.write(edit, action: .deleteEvent, clock: clock, db)
-            return edit
-        }
-    }
 
     /// Replaces the answers of a night's check-in (one per night, editable), keeping the old answers in the audit log.
     public func editCheckIn(on date: SessionKey, answers: MorningCheckIn, clock: StoreClock) throws -> MorningCheckIn {
@@ -68,27 +44,6 @@ public struct NightJournal: Sendable {
         guard answers.environment?.sameAsUsual == true else { return answers }
         let usual = try SQLiteNightTransaction(db: db, cache: nil).usualSleepEnvironment(before: NightRecords.instant(instant))
         return try answers.resolvingSameAsUsual(with: usual)
-    }
-
-    private static func nightHolding(_ id: EventID, clock: StoreClock, _ db: Database) throws -> (NightSession, NightContext) {
-        guard let sessionID = try NightRecords.sessionID(ofEvent: id, db), let session = try NightRecords.session(id: sessionID, db) else {
-            throw DoseError.notFound(what: "An event with id \(id)")
-        }
-        let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-        let context = NightContext(now: clock.now, settings: settings, timeZone: clock.zone(settings), makeID: clock.makeID)
-        return (session, context)
-    }
-
-    private static func write(_ edit: EventEdit, action: AuditAction, clock: StoreClock, _ db: Database) throws {
-        if let after = edit.after { try NightRecords.update(after, db) } else { try NightRecords.delete(edit.before, db) }
-        for event in edit.reflagged { try NightRecords.update(event, db) }
-        var details = NightRecords.auditDetails(of: edit.before)
-        if let after = edit.after {
-            details["new_occurred_at"] = ISO8601.string(after.occurredAt)
-            details["new_note"] = after.note ?? ""
-        }
-        try NightRecords.audit(action, id: clock.makeID(), at: clock.now, session: edit.session.id, entity: edit.before.id.rawValue, details: details, db)
-        try NightRecords.refreshSession(edit.session, closure: nil, db)
     }
 }
 

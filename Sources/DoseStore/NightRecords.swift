@@ -305,6 +305,20 @@ enum NightRecords {
         try AuditRecord(id: id, at: at, action: action, sessionID: session?.rawValue, entityID: entity, details: json).insert(db)
     }
 
+    /// The audit action and details of a change to an event: the event as it was, and for an edit its new time and note.
+    static func audit(_ change: EventChange, of event: NightEvent) -> (AuditAction, [String: String]) {
+        var details = auditDetails(of: event)
+        switch change {
+        case .undo: return (.undo, details)
+        case .superseded: return (.superseded, details)
+        case .deleted: return (.deleteEvent, details)
+        case .edited(let occurredAt, let note):
+            details["new_occurred_at"] = ISO8601.string(occurredAt)
+            details["new_note"] = note ?? ""
+            return (.editEvent, details)
+        }
+    }
+
     /// The facts of an event worth keeping when it is removed.
     static func auditDetails(of event: NightEvent) -> [String: String] {
         var details = [

@@ -47,3 +47,15 @@ extension SettingsStore {
         try database.settingsBook.update(changes, reason: reason, clock: clock)
     }
 }
+
+extension NightJournal {
+    /// Corrects an event through DoseApp's ledger, as every surface does.
+    func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
+        try database.ledger.editEvent(id, occurredAt: occurredAt, note: note, clock: clock)
+    }
+
+    /// Deletes an event through DoseApp's ledger.
+    func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
+        try database.ledger.deleteEvent(id, clock: clock)
+    }
+}

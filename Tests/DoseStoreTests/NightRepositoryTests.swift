@@ -18,7 +18,8 @@ enum NightScript {
         let clock = TestClock(dose1.addingTimeInterval(-3600))
         var lines: [String] = []
         func at(_ minutes: Double) -> Date { StoreFixture.minutes(minutes) }
-        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) {
+        @discardableResult
+        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) -> ActionOutcome? {
             clock.set(at(minutes))
             let idempotency = key.map { key in
                 IdempotentRequest(device: "phone", key: key, requestHash: "hash-\(label)") { outcome in (200, "\(outcome.decision.recorded.map(\.kind))") }
@@ -29,6 +30,7 @@ enum NightScript {
                 lines.append(
                     "\(label): recorded \(outcome.decision.recorded.map { "\($0.kind) \($0.id)" }) removed \(outcome.decision.removed.map(\.id))"
                         + " closure \(String(describing: outcome.decision.closure)) closedBefore \(outcome.closedBefore) status \(outcome.status)")
+                return outcome
             } catch let error as DoseError {
                 lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
             } catch let answered as AlreadyAnswered {
@@ -36,6 +38,16 @@ enum NightScript {
             } catch {
                 lines.append("\(label): failed \(error)")
             }
+            return nil
+        }
+        func correct(_ label: String, _ minutes: Double, _ body: (StoreClock) throws -> EventEdit) {
+            clock.set(at(minutes))
+            do {
+                let edit = try body(clock.store)
+                lines.append("\(label): before \(edit.before) after \(String(describing: edit.after)) reflagged \(edit.reflagged) night \(edit.session)")
+            } catch let error as DoseError {
+                lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
+            } catch { lines.append("\(label): failed \(error)") }
         }
         func status(_ label: String, _ minutes: Double) {
             clock.set(at(minutes))
@@ -71,7 +83,7 @@ enum NightScript {
         step("Dose 1", 0, .dose1, key: "k1")
         step("Dose 1 again, same key", 1, .dose1, key: "k1")
         step("Dose 1 again", 5, .dose1)
-        step("bathroom", 30, .log(event: "bathroom"))
+        let bathroom = step("bathroom", 30, .log(event: "bathroom"))?.decision.event?.id ?? EventID(rawValue: "none")
         step("bathroom double tap", 30.5, .log(event: "Bathroom"))
         step("snooze before the window", 100, .snooze)
         step("Dose 2 at 149", 149, .dose2)
@@ -80,7 +92,7 @@ enum NightScript {
         reminders("reminders again at 150", 150)
         step("snooze at 150", 150, .snooze)
         step("undo the snooze", 150.05, .undo)
-        step("Dose 2 at 160", 160, .dose2)
+        let dose2 = step("Dose 2 at 160", 160, .dose2)?.decision.event?.id ?? EventID(rawValue: "none")
         step("Dose 2 again", 161, .dose2)
         step("check-in same as usual, none before", 200, .checkIn(sameAsUsualCheckIn))
         step("wake", 200, .wake)
@@ -89,6 +101,12 @@ enum NightScript {
         answers.environment?.sleepAids = [.eyeMask]
         step("check-in", 201, .checkIn(answers))
         status("after the check-in", 210)
+        correct("move the bathroom trip, with a note", 220) { try ledger.editEvent(bathroom, occurredAt: at(40), note: .some("back to sleep"), clock: $0) }
+        correct("move Dose 2 before the window", 221) { try ledger.editEvent(dose2, occurredAt: at(140), note: nil, clock: $0) }
+        correct("move Dose 2 within the window", 222) { try ledger.editEvent(dose2, occurredAt: at(170), note: nil, clock: $0) }
+        correct("delete the bathroom trip", 223) { try ledger.deleteEvent(bathroom, clock: $0) }
+        correct("delete it again", 224) { try ledger.deleteEvent(bathroom, clock: $0) }
+        correct("an edit that changes nothing", 225) { try ledger.editEvent(dose2, occurredAt: nil, note: nil, clock: $0) }
         step("Dose 1 less than 8 hours after", 400, .dose1)
         step("Dose 1 the next night", 24 * 60, .dose1)
         step("skip", 24 * 60 + 200, .skip(reason: "slept through"))
@@ -133,6 +151,10 @@ struct NightRepositoryTests {
         #expect(line("Dose 2 again").contains("refused 409_ALREADY_TAKEN"))
         #expect(line("check-in same as usual, none before").contains("refused 400_INVALID_INPUT"))
         #expect(line("check-in").contains("recorded [\"checkIn"))
+        #expect(line("move the bathroom trip, with a note").contains("back to sleep"))
+        #expect(line("delete the bathroom trip").contains("after nil"))
+        #expect(line("delete it again").contains("refused 404_NOT_FOUND"))
+        #expect(line("an edit that changes nothing").contains("refused 400_INVALID_INPUT"))
         #expect(line("Dose 1 less than 8 hours after").contains("refused 409_RECENT_DOSE"))
         #expect(line("Dose 1 the next night").contains("recorded [\"dose1"))
         #expect(line("check-in same as usual").contains("recorded [\"checkIn"))

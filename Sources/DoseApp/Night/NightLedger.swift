@@ -239,9 +239,10 @@ public struct NightLedger: Sendable {
     static func record(_ decision: Decision, action: NightAction, settings: DoseSettings, clock: StoreClock, _ night: any NightTransaction) throws {
         let session = decision.session
         if decision.startedSession { try night.insertNight(session, timeZone: clock.zone(settings)) }
-        let reason: EventRemoval = if case .undo = action.kind { .undo } else { .superseded }
+        let change: EventChange = if case .undo = action.kind { .undo } else { .superseded }
         for event in decision.removed {
-            try night.remove(event, because: reason, night: session.id, auditID: clock.makeID(), at: clock.now)
+            try night.delete(event)
+            try night.audit(change, of: event, night: session.id, auditID: clock.makeID(), at: clock.now)
         }
         for event in decision.recorded { try night.insert(event, night: session.id, checkIn: decision.checkIn) }
         try night.saveNight(session, closure: decision.closure)

@@ -91,13 +91,13 @@ public struct RecordService: Sendable {
     /// Moves a recorded event or changes its note; the night's rules are checked again.
     public func editEvent(_ id: EventID, occurredAt: Date?, note: String??) throws -> EventEdit {
         try app.night.settle()
-        return try app.database.journal.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
+        return try app.database.ledger.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
     }
 
     /// Deletes a recorded event, audited.
     public func deleteEvent(_ id: EventID) throws -> EventEdit {
         try app.night.settle()
-        return try app.database.journal.deleteEvent(id, clock: app.clock)
+        return try app.database.ledger.deleteEvent(id, clock: app.clock)
     }
 
     /// Replaces the check-in of a date's night.

@@ -1,12 +1,16 @@
 public import DoseCore
 public import Foundation
 
-/// Why a recorded event leaves the night: the audit entry it gets.
-public enum EventRemoval: Sendable {
+/// What happened to a recorded event: the audit entry it gets, which keeps the event as it was.
+public enum EventChange: Sendable {
     /// The person undid it.
     case undo
     /// A later event of the same kind replaced it (Dose 2 confirmed after an early tap, a moved wake-up).
     case superseded
+    /// Corrected in history: its new time and note.
+    case edited(occurredAt: Date, note: String?)
+    /// Deleted in history.
+    case deleted
 }
 
 /// One transaction over the night tables: it loads what the rules ask for and saves what they decided, and knows no
@@ -30,6 +34,8 @@ public protocol NightTransaction {
     func latestNightEnded(after instant: Date) throws -> (date: SessionKey, endedAt: Date)?
     /// Whether an event with this id is recorded in any night.
     func isRecorded(_ id: EventID) throws -> Bool
+    /// The night holding an event, with all its events.
+    func night(holding id: EventID) throws -> NightSession?
     /// The answer stored under a device's idempotency key.
     func storedResponse(device: String, key: String) throws -> StoredResponse?
     /// When the night's alarms were answered.
@@ -43,8 +49,12 @@ public protocol NightTransaction {
     func insertNight(_ night: NightSession, timeZone: TimeZone) throws
     /// Inserts an event of a night (a check-in's answers with it).
     func insert(_ event: NightEvent, night: SessionID, checkIn: MorningCheckIn?) throws
-    /// Removes an event, keeping what it was in the audit log under `auditID`.
-    func remove(_ event: NightEvent, because reason: EventRemoval, night: SessionID, auditID: String, at instant: Date) throws
+    /// Deletes an event from the night.
+    func delete(_ event: NightEvent) throws
+    /// Rewrites a corrected event's time, offset, note and flags.
+    func update(_ event: NightEvent) throws
+    /// Keeps in the audit log, under `auditID`, what an event was before `change`.
+    func audit(_ change: EventChange, of event: NightEvent, night: SessionID, auditID: String, at instant: Date) throws
     /// Writes the night's derived columns (and its end, when `closure` is given).
     func saveNight(_ night: NightSession, closure: SessionClosure?) throws
     /// Records that the night's alarms were answered from `surface` (by an action, or "I'm up").

@@ -110,14 +110,18 @@ final class SQLiteNightTransaction: NightTransaction {
         try NightRecords.insert(event, session: night, checkIn: checkIn, catalogue: .standard, db)
     }
 
-    func remove(_ event: NightEvent, because reason: EventRemoval, night: SessionID, auditID: String, at instant: Date) throws {
-        try NightRecords.delete(event, db)
-        let action: AuditAction =
-            switch reason {
-            case .undo: .undo
-            case .superseded: .superseded
-            }
-        try NightRecords.audit(action, id: auditID, at: instant, session: night, entity: event.id.rawValue, details: NightRecords.auditDetails(of: event), db)
+    func night(holding id: EventID) throws -> NightSession? {
+        guard let night = try NightRecords.sessionID(ofEvent: id, db) else { return nil }
+        return try NightRecords.session(id: night, db)
+    }
+
+    func delete(_ event: NightEvent) throws { try NightRecords.delete(event, db) }
+
+    func update(_ event: NightEvent) throws { try NightRecords.update(event, db) }
+
+    func audit(_ change: EventChange, of event: NightEvent, night: SessionID, auditID: String, at instant: Date) throws {
+        let (action, details) = NightRecords.audit(change, of: event)
+        try NightRecords.audit(action, id: auditID, at: instant, session: night, entity: event.id.rawValue, details: details, db)
     }
 
     func saveNight(_ night: NightSession, closure: SessionClosure?) throws { try NightRecords.refreshSession(night, closure: closure, db) }

@@ -198,18 +198,44 @@ struct PostgresNightTransaction: NightTransaction {
         }
     }
 
-    func remove(_ event: NightEvent, because reason: EventRemoval, night: SessionID, auditID: String, at instant: Date) throws {
+    func night(holding id: EventID) throws -> NightSession? {
+        let rows = try session.rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(Self.nightColumns) FROM sleep_sessions WHERE person_id = $1 AND id IN (
+                        SELECT session_id FROM dose_events WHERE id = $2 UNION ALL SELECT session_id FROM sleep_events WHERE id = $2
+                        UNION ALL SELECT session_id FROM morning_checkins WHERE id = $2)
+                    """, binds: binds(person, id.rawValue)))
+        return try nights(from: rows).first
+    }
+
+    func delete(_ event: NightEvent) throws {
         try session.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(NightRecords.table(of: event.kind)) WHERE id = $1", binds: binds(event.id.rawValue)))
-        let action =
-            switch reason {
-            case .undo: "undo"
-            case .superseded: "superseded"
-            }
-        let details = String(decoding: try NightRecords.metadataEncoder.encode(NightRecords.auditDetails(of: event)), as: UTF8.self)
+    }
+
+    func update(_ event: NightEvent) throws {
+        var binds = PostgresBindings()
+        binds.append(text(event.occurredAt))
+        binds.append(event.utcOffsetMinutes)
+        binds.append(event.note)
+        binds.append(event.id.rawValue)
+        try session.execute(
+            PostgresQuery(
+                unsafeSQL: "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE id = $4",
+                binds: binds))
+        if event.kind.isDoseEvent {
+            let metadata = String(decoding: try NightRecords.metadataEncoder.encode(event.metadata), as: UTF8.self)
+            try session.execute("UPDATE dose_events SET metadata = \(metadata) WHERE id = \(event.id.rawValue)")
+        }
+    }
+
+    func audit(_ change: EventChange, of event: NightEvent, night: SessionID, auditID: String, at instant: Date) throws {
+        let (action, details) = NightRecords.audit(change, of: event)
+        let json = String(decoding: try NightRecords.metadataEncoder.encode(details), as: UTF8.self)
         try session.execute(
             """
             INSERT INTO audit_log (id, person_id, at, action, session_id, entity_id, details)
-            VALUES (\(auditID), \(person), \(text(instant))::timestamptz, \(action), \(night.rawValue), \(event.id.rawValue), \(details))
+            VALUES (\(auditID), \(person), \(text(instant))::timestamptz, \(action.rawValue), \(night.rawValue), \(event.id.rawValue), \(json))
             """)
     }
 
