@@ -18,19 +18,11 @@ enum NightScript {
         let clock = TestClock(dose1.addingTimeInterval(-3600))
         var lines: [String] = []
         func at(_ minutes: Double) -> Date { StoreFixture.minutes(minutes) }
-        @discardableResult
-        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) -> ActionOutcome? {
+        /// Writes down what `body` says at `minutes`, or how it was refused.
+        func note(_ label: String, at minutes: Double, _ body: () throws -> String) {
             clock.set(at(minutes))
-            let idempotency = key.map { key in
-                IdempotentRequest(device: "phone", key: key, requestHash: "hash-\(label)") { outcome in (200, "\(outcome.decision.recorded.map(\.kind))") }
-            }
             do {
-                let outcome = try ledger.perform(
-                    NightAction(kind, confirmations: confirm), clock: clock.store, idempotency: idempotency, surface: .cli)
-                lines.append(
-                    "\(label): recorded \(outcome.decision.recorded.map { "\($0.kind) \($0.id)" }) removed \(outcome.decision.removed.map(\.id))"
-                        + " closure \(String(describing: outcome.decision.closure)) closedBefore \(outcome.closedBefore) status \(outcome.status)")
-                return outcome
+                lines.append("\(label): " + (try body()))
             } catch let error as DoseError {
                 lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
             } catch let answered as AlreadyAnswered {
@@ -38,41 +30,46 @@ enum NightScript {
             } catch {
                 lines.append("\(label): failed \(error)")
             }
-            return nil
         }
-        func correct(_ label: String, _ minutes: Double, _ body: (StoreClock) throws -> EventEdit) {
-            clock.set(at(minutes))
-            do {
+        @discardableResult
+        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) -> ActionOutcome? {
+            let idempotency = key.map { key in
+                IdempotentRequest(device: "phone", key: key, requestHash: "hash-\(label)") { outcome in (200, "\(outcome.decision.recorded.map(\.kind))") }
+            }
+            var result: ActionOutcome?
+            note(label, at: minutes) {
+                let outcome = try ledger.perform(
+                    NightAction(kind, confirmations: confirm), clock: clock.store, idempotency: idempotency, surface: .cli)
+                result = outcome
+                return "recorded \(outcome.decision.recorded.map { "\($0.kind) \($0.id)" }) removed \(outcome.decision.removed.map(\.id))"
+                    + " closure \(String(describing: outcome.decision.closure)) closedBefore \(outcome.closedBefore) status \(outcome.status)"
+            }
+            return result
+        }
+        func correct(_ label: String, _ minutes: Double, _ body: @escaping (StoreClock) throws -> EventEdit) {
+            note(label, at: minutes) {
                 let edit = try body(clock.store)
-                lines.append("\(label): before \(edit.before) after \(String(describing: edit.after)) reflagged \(edit.reflagged) night \(edit.session)")
-            } catch let error as DoseError {
-                lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
-            } catch { lines.append("\(label): failed \(error)") }
+                return "before \(edit.before) after \(String(describing: edit.after)) reflagged \(edit.reflagged) night \(edit.session)"
+            }
         }
         func status(_ label: String, _ minutes: Double) {
-            clock.set(at(minutes))
-            do {
+            note(label, at: minutes) {
                 let snapshot = try ledger.status(clock: clock.store)
-                lines.append("\(label): status \(snapshot.status) session \(String(describing: snapshot.session))")
-            } catch { lines.append("\(label): status failed \(error)") }
+                return "status \(snapshot.status) session \(String(describing: snapshot.session))"
+            }
         }
         func reminders(_ label: String, _ minutes: Double) {
-            clock.set(at(minutes))
-            do {
+            note(label, at: minutes) {
                 let peek = try ledger.peekDueReminders(clock: clock.store)
                 let due = try ledger.takeDueReminders(clock: clock.store)
-                lines.append(
-                    "\(label): peek \(peek.due.fire.map(\.logKey)) settles \(peek.settles) take \(due.fire.map(\.logKey)) missed \(due.missed.map(\.logKey))")
-            } catch { lines.append("\(label): reminders failed \(error)") }
+                return "peek \(peek.due.fire.map(\.logKey)) settles \(peek.settles) take \(due.fire.map(\.logKey)) missed \(due.missed.map(\.logKey))"
+            }
         }
         func setting(_ label: String, _ changes: [(key: String, value: String)], reason: String? = nil) {
-            clock.set(at(-60))
-            do {
+            note(label, at: -60) {
                 let updated = try book.update(changes, reason: reason, clock: clock.store)
-                lines.append("\(label): settings \(updated) read back \(try book.current(machineTimeZoneID: clock.zone))")
-            } catch let error as DoseError {
-                lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
-            } catch { lines.append("\(label): failed \(error)") }
+                return "settings \(updated) read back \(try book.current(machineTimeZoneID: clock.zone))"
+            }
         }
         setting("cooldown by label", [("cooldown.Brief Wake", "30"), ("undo_window_seconds", "10")], reason: "test")
         setting("a bad value among good ones", [("max_snoozes", "1"), ("target_interval", "200")])
