@@ -6,8 +6,10 @@ public import Foundation
 /// Each edge builds one (a `dosetap` command, `dosetap serve`, a test) and everything below it is given what it needs
 /// from here, so no rule, store or handler reads the system clock or makes randomness of its own.
 public struct AppEnvironment: Sendable {
-    /// The database.
-    public var database: AppDatabase
+    /// Where the records are kept.
+    public var store: RecordStore
+    /// The SQLite database, for what has not moved onto repositories yet; on PostgreSQL, a refusal.
+    public var database: AppDatabase { get throws { try store.sqlite } }
     /// The current instant.
     public var now: @Sendable () -> Date
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
@@ -21,7 +23,17 @@ public struct AppEnvironment: Sendable {
         database: AppDatabase, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
         makeID: @escaping @Sendable () -> String, random: RandomSource
     ) {
-        self.database = database
+        self.init(
+            store: .sqlite(database), now: now, machineTimeZoneID: machineTimeZoneID, timeZoneOverride: timeZoneOverride, makeID: makeID,
+            random: random)
+    }
+
+    /// An environment over any store.
+    public init(
+        store: RecordStore, now: @escaping @Sendable () -> Date, machineTimeZoneID: String, timeZoneOverride: TimeZone? = nil,
+        makeID: @escaping @Sendable () -> String, random: RandomSource
+    ) {
+        self.store = store
         self.now = now
         template = StoreClock(
             now: .distantPast, timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID, random: random)
@@ -31,8 +43,13 @@ public struct AppEnvironment: Sendable {
     /// cryptographic generator.
     /// `DOSETAP_ALLOW_LOOPBACK_TARGETS=1` lets push endpoints and the escalation contact be on this machine (tests).
     public static func system(database: AppDatabase, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
+        system(store: .sqlite(database), fixedNow: fixedNow, timeZoneOverride: timeZoneOverride)
+    }
+
+    /// The program's environment over any store.
+    public static func system(store: RecordStore, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
         var environment = AppEnvironment(
-            database: database, now: { fixedNow ?? Date() }, machineTimeZoneID: TimeZone.current.identifier, timeZoneOverride: timeZoneOverride,
+            store: store, now: { fixedNow ?? Date() }, machineTimeZoneID: TimeZone.current.identifier, timeZoneOverride: timeZoneOverride,
             makeID: { UUID().uuidString.lowercased() }, random: .system)
         environment.outbound.allowLoopback = ProcessInfo.processInfo.environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] == "1"
         return environment
@@ -49,15 +66,18 @@ public struct AppEnvironment: Sendable {
     }
 
     /// The use cases at this instant: one request or command works at one instant throughout.
-    public func useCases() -> UseCases { UseCases(database, clock: clock(), outbound: outbound) }
+    public func useCases() -> UseCases { UseCases(store: store, clock: clock(), outbound: outbound) }
 
     /// The use cases at a given clock (a command's `--now`, or a request that already took its instant).
-    public func useCases(at clock: StoreClock) -> UseCases { UseCases(database, clock: clock, outbound: outbound) }
+    public func useCases(at clock: StoreClock) -> UseCases { UseCases(store: store, clock: clock, outbound: outbound) }
 }
 
 /// Every use case of DoseTap at one instant; the CLI and the server call these, never the stores.
 public struct UseCases: Sendable {
-    let database: AppDatabase
+    /// Where the records are kept.
+    public let store: RecordStore
+    /// The SQLite database, for what has not moved onto repositories yet; on PostgreSQL, a refusal.
+    var database: AppDatabase { get throws { try store.sqlite } }
     /// The instant, zone, ids and randomness of this call.
     public let clock: StoreClock
     /// Where requests a paired device chose may go.
@@ -65,7 +85,12 @@ public struct UseCases: Sendable {
 
     /// The use cases of a database at one clock.
     public init(_ database: AppDatabase, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {
-        self.database = database
+        self.init(store: .sqlite(database), clock: clock, outbound: outbound)
+    }
+
+    /// The use cases of any store at one clock.
+    public init(store: RecordStore, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {
+        self.store = store
         self.clock = clock
         self.outbound = outbound
     }

@@ -9,6 +9,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Database file (default $DOSETAP_DB, else $XDG_DATA_HOME/dosetap/dosetap.sqlite, else ~/.local/share/dosetap/dosetap.sqlite).")
     var db: String?
 
+    @Option(help: "A PostgreSQL store instead of the SQLite file: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (default $DOSETAP_DATABASE_URL).")
+    var database: String?
+
     @Flag(help: "Print machine-readable JSON on stdout.")
     var json = false
 
@@ -52,7 +55,16 @@ struct CommandContext {
     let environment: AppEnvironment
     /// The command's clock: one instant for the whole command.
     let clock: StoreClock
-    let databasePath: String
+    /// The SQLite file; nil on PostgreSQL.
+    let sqlitePath: String?
+
+    /// The SQLite file, for commands that keep files beside it (serve, tls, support); on PostgreSQL, a refusal.
+    var databasePath: String {
+        get throws {
+            guard let sqlitePath else { return try environment.database.path ?? "" }
+            return sqlitePath
+        }
+    }
 
     /// The use cases at the command's instant.
     var app: UseCases { environment.useCases(at: clock) }
@@ -63,6 +75,12 @@ struct CommandContext {
     static func open(_ options: GlobalOptions, pooled: Bool = false, reading: Bool = false) throws -> CommandContext {
         let fixedNow = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") }
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
+        if let url = try postgresURL(options) {
+            let (store, isNew) = try RecordStore.postgres(url: url, newID: UUID().uuidString.lowercased())
+            if isNew && !options.json { disclaim(where: try PostgresLocation(url: url).redacted) }
+            let environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone)
+            return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: nil)
+        }
         let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -76,15 +94,35 @@ struct CommandContext {
         }
         let isNew = !FileManager.default.fileExists(atPath: path)
         let database = try AppDatabase.open(path: path, pooled: pooled)
-        if isNew && !options.json {
-            Output.note(
-                """
-                DoseTap keeps your dose log in \(path).
-                It is a timing and logging aid, not medical advice: follow your prescriber's instructions.
-                """)
-        }
+        if isNew && !options.json { disclaim(where: path) }
         let environment = AppEnvironment.system(database: database, fixedNow: fixedNow, timeZoneOverride: zone)
-        return CommandContext(options: options, environment: environment, clock: environment.clock(), databasePath: path)
+        return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: path)
+    }
+
+    /// Said once, when a new store is made: where the log is kept, and that DoseTap is not medical advice.
+    static func disclaim(where place: String) {
+        Output.note(
+            """
+            DoseTap keeps your dose log in \(place).
+            It is a timing and logging aid, not medical advice: follow your prescriber's instructions.
+            """)
+    }
+
+    /// The PostgreSQL store chosen by `--database`, else by `DOSETAP_DATABASE_URL` unless `--db` names a file; nil for
+    /// the SQLite file.
+    static func postgresURL(_ options: GlobalOptions) throws(DoseError) -> String? {
+        if options.database != nil, options.db != nil {
+            throw .invalidInput(field: "--database", problem: "both --db and --database were given", allowed: "one store: --db PATH or --database URL")
+        }
+        guard let url = options.database ?? (options.db == nil ? ProcessInfo.processInfo.environment["DOSETAP_DATABASE_URL"] : nil),
+            !url.isEmpty
+        else { return nil }
+        guard PostgresLocation.isPostgres(url) else {
+            throw .invalidInput(
+                field: options.database != nil ? "--database" : "DOSETAP_DATABASE_URL", problem: "the value does not start with postgres:// or postgresql://",
+                allowed: "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE; a SQLite file is named with --db PATH")
+        }
+        return url
     }
 
     /// `--at`: the instant it names (a local HH:mm is its latest occurrence up to now), or nil for now.

@@ -21,7 +21,7 @@ extension DoseError {
         switch self {
         case .invalidInput, .unsupportedMediaType: ExitStatus.usage
         case .invalidFile, .tooLarge: ExitStatus.dataError
-        case .storageBusy: ExitStatus.temporaryFailure
+        case .storageBusy, .storageUnavailable: ExitStatus.temporaryFailure
         default: ExitStatus.refused
         }
     }

@@ -102,7 +102,7 @@ public enum DoseTapServer {
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
             configuration: .init(
-                services: services + [ImportStopService(database: environment.database)], gracefulShutdownSignals: [.sigterm, .sigint],
+                services: services + [ImportStopService(database: try environment.database)], gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: Logger(label: "dosetap")))
         try await group.run()
     }

@@ -168,7 +168,7 @@ struct NightRepositoryTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         let postgres = NightScript.transcript(
-            NightLedger(repository: try PostgresNightRepository(store: store, person: "local")),
+            NightLedger(repository: PostgresNightRepository(store: store, person: "local")),
             settings: SettingsBook(repository: PostgresSettingsRepository(store: store, person: "local")))
         #expect(postgres.count == sqlite.count)
         for (index, (expected, actual)) in zip(sqlite, postgres).enumerated() {
@@ -182,7 +182,7 @@ struct NightRepositoryTests {
     func postgresRacesAndRefusals() throws {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
-        let ledger = NightLedger(repository: try PostgresNightRepository(store: store, person: "local"))
+        let ledger = NightLedger(repository: PostgresNightRepository(store: store, person: "local"))
         let clock = TestClock(StoreFixture.dose1)
         _ = try ledger.perform(NightAction(.dose1), clock: clock.store)
         let before = try PostgresTestDatabase.snapshot(store)
@@ -217,7 +217,7 @@ struct NightRepositoryTests {
             try session.rows("SELECT name FROM dosetap_migrations ORDER BY name").map { try $0.decode(String.self) }
         }
         #expect(applied == PostgresSchema.migrations.map(\.name))
-        let ledger = NightLedger(repository: try PostgresNightRepository(store: store, person: "local"))
+        let ledger = NightLedger(repository: PostgresNightRepository(store: store, person: "local"))
         let odd = StoreFixture.dose1.addingTimeInterval(0.999)
         let clock = TestClock(odd)
         let outcome = try ledger.perform(NightAction(.dose1), clock: clock.store)

@@ -20,7 +20,9 @@ enum PostgresTestDatabase {
         guard let url else { throw DoseError.invalidInput(field: "DOSETAP_TEST_POSTGRES_URL", problem: "not set", allowed: skipped) }
         var location = try PostgresLocation(url: url)
         location.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        return try PostgresStore.open(location)
+        let store = try PostgresStore.open(location)
+        try store.addPerson("local")
+        return store
     }
 
     /// Every row of the night tables, as text, to prove a refusal changed nothing.

@@ -66,7 +66,7 @@ public struct InsightsService: Sendable {
                 field: "confirm", problem: "the change was not confirmed",
                 allowed: "confirm that you have read the warning: \(PlannerSuggestion.safetyWarning)")
         }
-        let settings = try app.database.settingsBook.update(
+        let settings = try app.store.settingsBook.update(
             [(SettingKey.targetInterval.rawValue, String(minutes))], reason: "weekly planner: \(suggestion.reason)", clock: app.clock)
         return (settings, suggestion)
     }

@@ -13,23 +13,25 @@ public struct NightService: Sendable {
     public func perform(
         _ action: NightAction, from surface: AlarmSurface, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil
     ) throws -> ActionOutcome {
-        try app.database.ledger.perform(action, clock: app.clock, eventID: eventID, idempotency: idempotency, surface: surface)
+        try app.store.ledger.perform(action, clock: app.clock, eventID: eventID, idempotency: idempotency, surface: surface)
     }
 
     /// Tonight's status, after the lifecycle has been applied.
     public func status() throws -> StatusSnapshot {
-        try app.database.ledger.status(clock: app.clock)
+        try app.store.ledger.status(clock: app.clock)
     }
 
     /// Tonight's status and the server outages during it (what Details and `GET /v1/night` show).
     public func tonight() throws -> (snapshot: StatusSnapshot, outages: [ServerOutage]) {
         let snapshot = try status()
-        return (snapshot, try app.database.serverRuns.outages(during: snapshot.session, now: app.clock.now))
+        // Outages are the runs of `dosetap serve` on this machine's SQLite database; a PostgreSQL store has none yet.
+        guard case .sqlite(let database) = app.store else { return (snapshot, []) }
+        return (snapshot, try database.serverRuns.outages(during: snapshot.session, now: app.clock.now))
     }
 
     /// Applies what time has made due (expiry, close).
     public func settle() throws {
-        try app.database.ledger.settle(clock: app.clock)
+        try app.store.ledger.settle(clock: app.clock)
     }
 }
 
@@ -91,13 +93,13 @@ public struct RecordService: Sendable {
     /// Moves a recorded event or changes its note; the night's rules are checked again.
     public func editEvent(_ id: EventID, occurredAt: Date?, note: String??) throws -> EventEdit {
         try app.night.settle()
-        return try app.database.ledger.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
+        return try app.store.ledger.editEvent(id, occurredAt: occurredAt, note: note, clock: app.clock)
     }
 
     /// Deletes a recorded event, audited.
     public func deleteEvent(_ id: EventID) throws -> EventEdit {
         try app.night.settle()
-        return try app.database.ledger.deleteEvent(id, clock: app.clock)
+        return try app.store.ledger.deleteEvent(id, clock: app.clock)
     }
 
     /// Replaces the check-in of a date's night.

@@ -8,7 +8,7 @@ public struct SettingsService: Sendable {
 
     /// The settings in force.
     public func current() throws -> DoseSettings {
-        try app.database.settings.current(clock: app.clock)
+        try app.store.settingsBook.current(machineTimeZoneID: app.clock.machineTimeZoneID)
     }
 
     /// The zone this call works in: `--tz` when given, else the `time_zone` setting.
@@ -19,13 +19,13 @@ public struct SettingsService: Sendable {
     /// Changes one setting; a refused value changes nothing.
     public func update(_ key: String, to value: String) throws -> DoseSettings {
         try checkTargets([(key, value)])
-        return try app.database.settingsBook.update([(key, value)], clock: app.clock)
+        return try app.store.settingsBook.update([(key, value)], clock: app.clock)
     }
 
     /// Changes several settings at once: all of them, or none.
     public func update(_ changes: [(key: String, value: String)]) throws -> DoseSettings {
         try checkTargets(changes)
-        return try app.database.settingsBook.update(changes, clock: app.clock)
+        return try app.store.settingsBook.update(changes, clock: app.clock)
     }
 
     /// The escalation contact is a URL the server will call: it must be a public https target (`OutboundTargets`).
@@ -46,7 +46,7 @@ public struct DeviceService: Sendable {
     /// Pairs a device under `name`; returns it and its token, which is never shown again. With `uniqued`, a taken
     /// name gets the first free suffix (`name 2`, …) instead of being refused.
     public func pair(name: String, uniqued: Bool = false) throws -> (device: DeviceRecord, token: String) {
-        let store = app.database.devices
+        let store = try app.database.devices
         let token = DeviceTokens.generate(app.clock.random)
         let name = uniqued ? try store.unusedName(name) : name
         return (try store.add(name: name, tokenHash: DeviceTokens.hash(token), clock: app.clock), token)

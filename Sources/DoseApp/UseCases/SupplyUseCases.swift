@@ -114,7 +114,7 @@ public struct SetupService: Sendable {
             changes += result.changes
             settings = result.settings
         }
-        if !changes.isEmpty { settings = try app.database.settingsBook.update(changes, reason: "setup", clock: app.clock) }
+        if !changes.isEmpty { settings = try app.store.settingsBook.update(changes, reason: "setup", clock: app.clock) }
         if steps.contains(where: { $0.step == .privacy }) { try app.database.setup.complete(surface: surface, clock: app.clock) }
         return settings
     }
@@ -127,7 +127,9 @@ public struct SetupService: Sendable {
 
     /// True once per database while setup has never been completed: the moment to say how to run it.
     public func shouldShowHint() throws -> Bool {
-        try !isComplete() && app.database.setup.firstShowing(of: Self.hintNotice, clock: app.clock)
+        // Setup runs on the SQLite store only so far; a PostgreSQL store is set up by its operator.
+        guard case .sqlite = app.store else { return false }
+        return try !isComplete() && app.database.setup.firstShowing(of: Self.hintNotice, clock: app.clock)
     }
 }
 

@@ -11,13 +11,10 @@ public struct PostgresNightRepository: NightRepository {
     /// Whose nights these are.
     public let person: String
 
-    /// The nights of `person` in `store`; the person's row is made if it is missing.
-    public init(store: PostgresStore, person: String) throws {
+    /// The nights of `person` in `store` (`PostgresStore.addPerson` or `soloPerson` made the person's row).
+    public init(store: PostgresStore, person: String) {
         self.store = store
         self.person = person
-        try store.transaction { session in
-            try session.execute("INSERT INTO people (id) VALUES (\(person)) ON CONFLICT (id) DO NOTHING")
-        }
     }
 
     public func write<T>(_ body: (any NightTransaction) throws -> T) throws -> T {

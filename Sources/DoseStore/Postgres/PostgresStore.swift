@@ -48,6 +48,32 @@ public final class PostgresStore: Sendable {
         return store
     }
 
+    /// Adds a person's row if it is missing.
+    public func addPerson(_ id: String) throws {
+        try transaction { session in try session.execute("INSERT INTO people (id) VALUES (\(id)) ON CONFLICT (id) DO NOTHING") }
+    }
+
+    /// The one person of a store of one: made on first use, as a SQLite database is one person's. A store shared by
+    /// several people needs the person named (accounts come with SPEC §5.6's people).
+    /// `newID` is the id a person made now gets; `created` says it was made now.
+    public func soloPerson(newID: String) throws -> (id: String, created: Bool) {
+        try transaction { session in
+            // Two commands on a new store at once must make one person, not two.
+            try session.execute("LOCK TABLE people IN SHARE ROW EXCLUSIVE MODE")
+            let people = try session.rows("SELECT id FROM people ORDER BY id LIMIT 2").map { try $0.decode(String.self) }
+            switch people.count {
+            case 0:
+                try session.execute("INSERT INTO people (id) VALUES (\(newID))")
+                return (newID, true)
+            case 1:
+                return (people[0], false)
+            default:
+                throw DoseError.invalidInput(
+                    field: "person", problem: "\(location.redacted) holds several people", allowed: "a store of one person (accounts are not here yet)")
+            }
+        }
+    }
+
     /// Closes every kept connection, waiting until each is closed.
     public func close() {
         let connections = idle.withLockedValue { list in
@@ -161,7 +187,7 @@ public final class PostgresStore: Sendable {
             }
             return PostgresFailure(state: state, message: message, detail: psql.serverInfo?[.detail])
         }
-        return DoseError.storageUnavailable(problem: "\(location.redacted) does not answer (\(psql.code))")
+        return DoseError.storageUnavailable(problem: "\(location.redacted) does not answer")
     }
 }
 
