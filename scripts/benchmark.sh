@@ -5,9 +5,14 @@
 #   2. with ten years of nights (3,650 sessions, ~60,000 events): status < 20 ms, a 30-night history page
 #      < 30 ms, a full events.csv export < 1 s, peak memory < 50 MB;
 #   3. (issue 15) over the same ten years: insights < 50 ms (JSON and text), the clinician report < 1 s, each < 60 MB.
-# Usage: scripts/benchmark.sh   (installs hyperfine and sqlite3 from Debian's packages if missing)
+#   4. (issue 33, with --database postgres://…) the same ten years copied into PostgreSQL, beside the SQLite figures:
+#      a cold-process `log` and `status` (< 20 ms, < 50 MB), the commands that run on PostgreSQL so far.
+# Usage: scripts/benchmark.sh [--database postgres://USER@HOST:PORT/DATABASE]
+#        (installs hyperfine, sqlite3 and psql from Debian's packages if missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+PG_URL=""
+if [ "${1:-}" = "--database" ]; then PG_URL="${2:?--database needs a postgres:// URL}"; fi
 
 if ! command -v curl >/dev/null || ! command -v hyperfine >/dev/null || ! command -v sqlite3 >/dev/null || [ ! -x /usr/bin/time ]; then
   (apt-get install -y hyperfine sqlite3 time curl >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y hyperfine sqlite3 time curl >/dev/null; })
@@ -75,9 +80,28 @@ MS=$(peak $STATUS); MH=$(peak $HISTORY); ME=$(peak $EXPORT); MI=$(peak $INSIGHTS
 ls -l "$WORK/report.html" | awk '{printf "report.html: %.1f MB\n", $5/1048576}'
 echo "events.csv rows: $(($(wc -l < "$WORK/events.csv") - 1))"
 
-python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$IT" "$R" "$MI" "$MR" "$IS" <<'PY'
+PG_FIGURES="0 0 0 0"
+if [ -n "$PG_URL" ]; then
+  echo "== 4. the same ten years on PostgreSQL =="
+  command -v psql >/dev/null || apt-get install -y postgresql-client >/dev/null
+  SCHEMA="bench_$$"
+  STORE="$PG_URL$( [[ "$PG_URL" == *\?* ]] && echo '&' || echo '?' )search_path=$SCHEMA"
+  "$BIN" status --database "$STORE" --tz UTC --now "$NOW" --json >/dev/null
+  python3 scripts/seed-postgres-from-sqlite.py "$DB" "$PG_URL" "$SCHEMA"
+  PG_STATUS="$BIN status --database $STORE --tz America/New_York --now 2026-11-22T03:00:00.000Z --json"
+  [ "$($PG_STATUS)" = "$($STATUS)" ] && echo "status on PostgreSQL: the same JSON as on SQLite" || { echo "status differs between the stores"; exit 1; }
+  "$BIN" settings set cooldown.water 0 --database "$STORE" --tz UTC --now "$NOW" >/dev/null
+  hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/pg-status.json" "$PG_STATUS" >/dev/null
+  hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/pg-log.json" \
+    "$BIN log water --database $STORE --tz UTC --now 2026-11-22T12:00:00.000Z" >/dev/null
+  PG_FIGURES="$(median_ms "$WORK/pg-status.json") $(peak $PG_STATUS) $(median_ms "$WORK/pg-log.json") 1"
+  psql "$PG_URL" -q -c "DROP SCHEMA $SCHEMA CASCADE" >/dev/null
+fi
+
+python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$IT" "$R" "$MI" "$MR" "$IS" "$LOG" $PG_FIGURES <<'PY'
 import sys
-ratio, status, history, export, ms, mh, me, insights, insights_text, report, mi, mr, insights_served = map(float, sys.argv[1:])
+ratio, status, history, export, ms, mh, me, insights, insights_text, report, mi, mr, insights_served, log = map(float, sys.argv[1:15])
+pg_status, pg_memory, pg_log, on_postgres = map(float, sys.argv[15:19])
 rows = [
     ("log water / sqlite3 insert (ratio of medians)", ratio, 3, ""),
     ("status, median", status, 20, "ms"),
@@ -93,6 +117,13 @@ rows = [
     ("peak memory, insights", mi / 1024, 60, "MB"),
     ("peak memory, report", mr / 1024, 60, "MB"),
 ]
+if on_postgres:
+    rows += [
+        ("PostgreSQL: status, median", pg_status, 20, "ms"),
+        ("PostgreSQL: peak memory, status", pg_memory / 1024, 50, "MB"),
+    ]
+    print(f"side by side, ten years:  SQLite status {status:.2f} ms, {ms / 1024:.1f} MB; log water {log:.2f} ms")
+    print(f"                          PostgreSQL status {pg_status:.2f} ms, {pg_memory / 1024:.1f} MB; log water {pg_log:.2f} ms")
 missed = 0
 print(f"{'measure':48} {'figure':>10} {'target':>8}  result")
 for name, value, target, unit in rows:

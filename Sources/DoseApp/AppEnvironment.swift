@@ -88,6 +88,14 @@ public struct UseCases: Sendable {
         self.init(store: .sqlite(database), clock: clock, outbound: outbound)
     }
 
+    /// The SQLite database once what time made due to the open night is applied, so a read of past nights never shows
+    /// one past its cutoff as open. On a store this has not moved to yet, refused before settling writes anything.
+    func settledDatabase() throws -> AppDatabase {
+        let database = try database
+        try night.settle()
+        return database
+    }
+
     /// The use cases of any store at one clock.
     public init(store: RecordStore, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {
         self.store = store

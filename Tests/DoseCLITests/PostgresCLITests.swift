@@ -88,7 +88,7 @@ struct PostgresCLITests {
     }
 
     @Test(
-        "what has not moved to PostgreSQL yet is refused by name, exit 64, before anything is written",
+        "what has not moved to PostgreSQL yet is refused by name, exit 64",
         .enabled(if: url != nil, Comment(rawValue: skipped)))
     func notYet() throws {
         let store = try Self.freshURL()

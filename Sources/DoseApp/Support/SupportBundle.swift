@@ -36,8 +36,8 @@ public struct SupportService: Sendable {
 
     /// The redacted files, from the stored records and the diagnostic log's text.
     public func bundle(diagnosticLog: String, version: String) throws -> SupportBundle {
-        try app.night.settle()
-        let records = try app.database.transfer.supportRecords(clock: app.clock)
+        let database = try app.settledDatabase()
+        let records = try database.transfer.supportRecords(clock: app.clock)
         let salt = app.clock.random.bytes(32)
         let pseudonym = { (id: String) -> String in
             var hash = SHA256()

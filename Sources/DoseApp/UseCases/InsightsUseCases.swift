@@ -24,8 +24,8 @@ public struct InsightsService: Sendable {
         let settings = try app.settings.current()
         let today = SessionKey(for: app.clock.now, in: app.clock.zone(settings))
         let period = try InsightsPeriod.choose(nights: nights, from: from, to: to, today: today)
-        try app.night.settle()
-        let nights = try app.database.history.insightNights(from: period.from, to: period.to, clock: app.clock)
+        let database = try app.settledDatabase()
+        let nights = try database.history.insightNights(from: period.from, to: period.to, clock: app.clock)
         let target = settings.targetIntervalMinutes
         let recent: [InsightNight]
         let plannerFrom = today.adding(days: -(Self.plannerLookback - 1))
@@ -46,8 +46,8 @@ public struct InsightsService: Sendable {
         let result = try insights(nights: nights, from: from, to: to)
         let period = result.insights.period
         var rows: [Row] = []
-        try app.night.settle()
-        try app.database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
+        let database = try app.settledDatabase()
+        try database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
         return (result, rows)
     }
 

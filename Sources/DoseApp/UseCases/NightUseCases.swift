@@ -41,20 +41,20 @@ public struct RecordService: Sendable {
 
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        try app.night.settle()
-        return try app.database.history.page(query, clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.history.page(query, clock: app.clock)
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try app.night.settle()
-        return try app.database.history.nights(on: date, clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.history.nights(on: date, clock: app.clock)
     }
 
     /// One night by its id.
     public func night(id: SessionID) throws -> NightRecord {
-        try app.night.settle()
-        guard let record = try app.database.history.night(id: id, clock: app.clock) else { throw DoseError.notFound(what: "A night with the id '\(id)'") }
+        let database = try app.settledDatabase()
+        guard let record = try database.history.night(id: id, clock: app.clock) else { throw DoseError.notFound(what: "A night with the id '\(id)'") }
         return record
     }
 
@@ -80,14 +80,14 @@ public struct RecordService: Sendable {
 
     /// What deleting `selection` would remove (nights, events, dates), removing nothing.
     public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
-        try app.night.settle()
-        return try app.database.history.deletionPreview(selection, clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.history.deletionPreview(selection, clock: app.clock)
     }
 
     /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
     public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
-        try app.night.settle()
-        return try app.database.history.deleteNights(selection, surface: surface, clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.history.deleteNights(selection, surface: surface, clock: app.clock)
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.

@@ -8,14 +8,14 @@ public struct TransferService: Sendable {
 
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
-        try app.night.settle()
-        return try app.database.transfer.eventsCSV(clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.transfer.eventsCSV(clock: app.clock)
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try app.night.settle()
-        return try app.database.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
     }
 
     /// `sessions.csv`: one row per night with the insights columns.
@@ -30,8 +30,8 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        try app.night.settle()
-        return try app.database.transfer.exportBundle(to: path, clock: app.clock)
+        let database = try app.settledDatabase()
+        return try database.transfer.exportBundle(to: path, clock: app.clock)
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.
