@@ -177,7 +177,7 @@ struct NightRepositoryTests {
     }
 
     @Test(
-        "on PostgreSQL a refusal changes nothing, and 8 taps at once on two instances' worth of connections record one",
+        "on PostgreSQL a refusal changes nothing, and 8 Dose 2 taps at once, each on its own connection, record one",
         .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
     func postgresRacesAndRefusals() throws {
         let store = try PostgresTestDatabase.freshStore()
@@ -194,7 +194,7 @@ struct NightRepositoryTests {
         // exactly one act; the others see it and are refused as already taken (or run again after a conflict).
         clock.set(StoreFixture.minutes(160))
         let results = Results()
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        Self.atOnce(8) {
             do {
                 _ = try ledger.perform(NightAction(.dose2), clock: clock.store)
                 results.add("recorded")
@@ -212,7 +212,7 @@ struct NightRepositoryTests {
     func postgresMigrationsAndInstants() throws {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in _ = try? PostgresStore.open(store.location) }
+        Self.atOnce(4) { _ = try? PostgresStore.open(store.location) }
         let applied = try store.transaction(readOnly: true) { session in
             try session.rows("SELECT name FROM dosetap_migrations ORDER BY name").map { try $0.decode(String.self) }
         }
@@ -264,6 +264,25 @@ struct NightRepositoryTests {
         let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/postgres-schema-v1.txt")
         let expected = (try? String(contentsOf: fixture, encoding: .utf8)) ?? ""
         #expect(text == expected, "\(text)")
+    }
+
+    /// Runs `body` on `count` threads of their own, released together (a thread pool on two cores would run two).
+    static func atOnce(_ count: Int, _ body: @escaping @Sendable () -> Void) {
+        let ready = DispatchSemaphore(value: 0)
+        let go = DispatchSemaphore(value: 0)
+        let done = DispatchGroup()
+        for _ in 0..<count {
+            done.enter()
+            Thread {
+                ready.signal()
+                go.wait()
+                body()
+                done.leave()
+            }.start()
+        }
+        for _ in 0..<count { ready.wait() }
+        for _ in 0..<count { go.signal() }
+        done.wait()
     }
 
     @Test("a PostgreSQL URL is read strictly, and a refusal names what is wrong without the password")
