@@ -217,6 +217,13 @@ struct NightRepositoryTests {
             try session.rows("SELECT name FROM dosetap_migrations ORDER BY name").map { try $0.decode(String.self) }
         }
         #expect(applied == PostgresSchema.migrations.map(\.name))
+        // Set in each connection's startup message, over whatever the server's defaults are.
+        let settings = try store.transaction(readOnly: true) { session in
+            try session.rows("SELECT current_setting('synchronous_commit'), current_setting('TimeZone'), current_schema()").map {
+                try $0.decode((String, String, String).self)
+            }
+        }
+        #expect(settings.first?.0 == "on" && settings.first?.1 == "UTC" && settings.first?.2 == store.location.schema, "\(settings)")
         let ledger = NightLedger(repository: PostgresNightRepository(store: store, person: "local"))
         let odd = StoreFixture.dose1.addingTimeInterval(0.999)
         let clock = TestClock(odd)

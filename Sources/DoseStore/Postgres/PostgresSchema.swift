@@ -18,6 +18,9 @@ enum PostgresSchema {
 
     /// Applies the migrations the store lacks, each in its own transaction with its record.
     static func migrate(_ store: PostgresStore) throws {
+        // Almost always every migration has run: one read, no lock. A store without the table takes the locked path.
+        let applied = try? store.withConnection { session in try session.rows("SELECT name FROM dosetap_migrations").map { try $0.decode(String.self) } }
+        if let applied, Set(applied).isSuperset(of: migrations.map(\.name)) { return }
         try store.transaction { session in
             try session.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             if let schema = store.location.schema { try session.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)")) }

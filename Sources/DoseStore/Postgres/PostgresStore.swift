@@ -32,9 +32,14 @@ public final class PostgresStore: Sendable {
             case .prefer: (try? .prefer(.init(configuration: .makeClientConfiguration()))) ?? .disable
             case .require: (try? .require(.init(configuration: .makeClientConfiguration()))) ?? .disable
             }
-        configuration = PostgresConnection.Configuration(
+        var configuration = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.username, password: location.password, database: location.database,
             tls: tls)
+        // Set in the startup message, so a connection costs no round trip for them. Never asynchronous commit: an
+        // acknowledged dose is on disk before its answer goes out.
+        configuration.options.additionalStartupParameters =
+            [("synchronous_commit", "on"), ("TimeZone", "UTC")] + (location.schema.map { [("search_path", $0)] } ?? [])
+        self.configuration = configuration
         var logger = Logger(label: "dosetap.postgres")
         logger.logLevel = .critical
         self.logger = logger
@@ -57,7 +62,10 @@ public final class PostgresStore: Sendable {
     /// several people needs the person named (accounts come with SPEC §5.6's people).
     /// `newID` is the id a person made now gets; `created` says it was made now.
     public func soloPerson(newID: String) throws -> (id: String, created: Bool) {
-        try transaction { session in
+        // Almost always the person is there: one read, no lock.
+        let known = try withConnection { session in try session.rows("SELECT id FROM people ORDER BY id LIMIT 2").map { try $0.decode(String.self) } }
+        if known.count == 1 { return (known[0], false) }
+        return try transaction { session in
             // Two commands on a new store at once must make one person, not two.
             try session.execute("LOCK TABLE people IN SHARE ROW EXCLUSIVE MODE")
             let people = try session.rows("SELECT id FROM people ORDER BY id LIMIT 2").map { try $0.decode(String.self) }
@@ -140,17 +148,7 @@ public final class PostgresStore: Sendable {
         } catch {
             throw mapped(error)
         }
-        do {
-            let session = PostgresSession(connection: connection, logger: logger)
-            // Never asynchronous commit: an acknowledged dose is on disk before its answer goes out.
-            try session.execute("SET synchronous_commit = on")
-            try session.execute("SET TIME ZONE 'UTC'")
-            if let schema = location.schema { try session.execute(PostgresQuery(unsafeSQL: "SET search_path TO \(schema)")) }
-            return connection
-        } catch {
-            Self.close(connection)
-            throw mapped(error)
-        }
+        return connection
     }
 
     private func giveBack(_ connection: PostgresConnection) {
