@@ -161,7 +161,7 @@ struct NightRepositoryTests {
 
     @Test(
         "on PostgreSQL every refusal, outcome, status and reminder is the same as on SQLite, and the store holds the same nights",
-        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+        .needsPostgres)
     func postgresTranscriptMatches() throws {
         let database = try AppDatabase.inMemory()
         let sqlite = NightScript.transcript(database.ledger, settings: database.settingsBook)
@@ -178,7 +178,7 @@ struct NightRepositoryTests {
 
     @Test(
         "on PostgreSQL a refusal changes nothing, and 8 Dose 2 taps at once, each on its own connection, record one",
-        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+        .needsPostgres)
     func postgresRacesAndRefusals() throws {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
@@ -208,7 +208,7 @@ struct NightRepositoryTests {
 
     @Test(
         "PostgreSQL's migrations run once however often and however many open the store; instants keep their millisecond",
-        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+        .needsPostgres)
     func postgresMigrationsAndInstants() throws {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
@@ -237,7 +237,7 @@ struct NightRepositoryTests {
     /// constraints, indexes, functions), with the test's own schema name folded out.
     @Test(
         "a new PostgreSQL store has exactly the schema the shipped migrations made",
-        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+        .needsPostgres)
     func postgresFrozenSchema() throws {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
@@ -311,7 +311,7 @@ struct NightRepositoryTests {
 
     @Test(
         "a server that is not there, or refuses the login, is 503 storage unavailable with a retry hint and no password",
-        .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)))
+        .needsPostgres)
     func unreachable() throws {
         var nobody = try PostgresLocation(url: "postgres://dosetap:hunter2@127.0.0.1:1/nights")
         nobody.tls = .disable

@@ -1,6 +1,7 @@
 import DoseCore
 import Foundation
 import PostgresNIO
+import Testing
 
 @testable import DoseStore
 
@@ -37,4 +38,9 @@ enum PostgresTestDatabase {
             return text
         }
     }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs the test only with a PostgreSQL server to run it against, and otherwise lists it as skipped, saying why.
+    static var needsPostgres: Self { .enabled(if: PostgresTestDatabase.isAvailable, Comment(rawValue: PostgresTestDatabase.skipped)) }
 }

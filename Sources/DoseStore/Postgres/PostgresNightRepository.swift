@@ -337,35 +337,35 @@ struct PostgresNightTransaction: NightTransaction {
         var result: [String: [NightEvent]] = [:]
         let shared =
             "dosetap_instant(occurred_at), dosetap_instant(recorded_at), time_zone, utc_offset_minutes, source, note, session_id"
+        // Columns after the table's name: id, type, the shared columns (session_id last), metadata.
         func event(_ cells: PostgresRandomAccessRow, kind: EventKind) throws -> NightEvent {
             NightEvent(
-                id: EventID(rawValue: try cells[0].decode(String.self)), kind: kind, occurredAt: NightRecords.instant(try cells[2].decode(String.self)),
-                recordedAt: NightRecords.instant(try cells[3].decode(String.self)), timeZoneID: try cells[4].decode(String.self),
-                utcOffsetMinutes: try cells[5].decode(Int.self), source: EventSource(rawValue: try cells[6].decode(String.self)) ?? .imported,
-                note: try cells[7].decode(String?.self))
+                id: EventID(rawValue: try cells[1].decode(String.self)), kind: kind, occurredAt: NightRecords.instant(try cells[3].decode(String.self)),
+                recordedAt: NightRecords.instant(try cells[4].decode(String.self)), timeZoneID: try cells[5].decode(String.self),
+                utcOffsetMinutes: try cells[6].decode(Int.self), source: EventSource(rawValue: try cells[7].decode(String.self)) ?? .imported,
+                note: try cells[8].decode(String?.self))
         }
         var idBinds = PostgresBindings()
         idBinds.append(ids)
-        for row in try session.rows(
-            PostgresQuery(unsafeSQL: "SELECT id, event_type, \(shared), metadata FROM dose_events WHERE session_id = ANY($1)", binds: idBinds))
-        {
+        // One round trip for the three tables: the table's name first, then the shared columns, then dose metadata.
+        let query = """
+            SELECT 'dose', id, event_type, \(shared), metadata FROM dose_events WHERE session_id = ANY($1)
+            UNION ALL SELECT 'sleep', id, event_type, \(shared), NULL FROM sleep_events WHERE session_id = ANY($1)
+            UNION ALL SELECT 'checkin', id, NULL, \(shared), NULL FROM morning_checkins WHERE session_id = ANY($1)
+            """
+        for row in try session.rows(PostgresQuery(unsafeSQL: query, binds: idBinds)) {
             let cells = row.makeRandomAccess()
-            var recorded = try event(cells, kind: EventKind(wireName: try cells[1].decode(String.self)))
-            recorded.metadata = try NightRecords.metadataDecoder.decode(EventMetadata.self, from: Data(try cells[9].decode(String.self).utf8))
-            result[try cells[8].decode(String.self), default: []].append(recorded)
-        }
-        for row in try session.rows(
-            PostgresQuery(unsafeSQL: "SELECT id, event_type, \(shared) FROM sleep_events WHERE session_id = ANY($1)", binds: idBinds))
-        {
-            let cells = row.makeRandomAccess()
-            let recorded = try event(cells, kind: .sleep(SleepEventType(rawValue: try cells[1].decode(String.self))))
-            result[try cells[8].decode(String.self), default: []].append(recorded)
-        }
-        for row in try session.rows(
-            PostgresQuery(unsafeSQL: "SELECT id, NULL::text, \(shared) FROM morning_checkins WHERE session_id = ANY($1)", binds: idBinds))
-        {
-            let cells = row.makeRandomAccess()
-            result[try cells[8].decode(String.self), default: []].append(try event(cells, kind: .checkIn))
+            var recorded: NightEvent
+            switch try cells[0].decode(String.self) {
+            case "dose":
+                recorded = try event(cells, kind: EventKind(wireName: try cells[2].decode(String.self)))
+                recorded.metadata = try NightRecords.metadataDecoder.decode(EventMetadata.self, from: Data(try cells[10].decode(String.self).utf8))
+            case "sleep":
+                recorded = try event(cells, kind: .sleep(SleepEventType(rawValue: try cells[2].decode(String.self))))
+            default:
+                recorded = try event(cells, kind: .checkIn)
+            }
+            result[try cells[9].decode(String.self), default: []].append(recorded)
         }
         return result
     }
