@@ -30,21 +30,23 @@ public enum RecordStore: Sendable {
     /// The SQLite database, for what has not moved onto repositories yet; on PostgreSQL, a refusal that says so.
     public var sqlite: AppDatabase {
         get throws {
-            switch self {
-            case .sqlite(let database): return database
-            case .postgres:
-                throw DoseError.invalidInput(
-                    field: "database", problem: "this command does not run on PostgreSQL yet",
-                    allowed: "on PostgreSQL: tonight's actions and status, log, undo, check-in, settings, and event edit/delete; "
-                        + "everything else on a SQLite database (--db)")
-            }
+            guard case .sqlite(let database) = self else { throw Self.refusalOffSQLite() }
+            return database
         }
     }
 
-    /// Opens the store `url` names for the one person it holds (made on first use, with `newID`; `isNew` says so):
-    /// PostgreSQL's migrations run first.
-    public static func postgres(url: String, newID: String) throws -> (store: RecordStore, isNew: Bool) {
-        let store = try PostgresStore.open(try PostgresLocation(url: url))
+    /// What a command that needs the SQLite file answers on PostgreSQL.
+    public static func refusalOffSQLite() -> DoseError {
+        .invalidInput(
+            field: "database", problem: "this command does not run on PostgreSQL yet",
+            allowed: "on PostgreSQL: tonight's actions and status, log, undo, check-in, settings, and event edit/delete; "
+                + "everything else on a SQLite database (--db)")
+    }
+
+    /// Opens the PostgreSQL store at `location` for the one person it holds (made on first use, with `newID`; `isNew`
+    /// says so): PostgreSQL's migrations run first.
+    public static func postgres(_ location: PostgresLocation, newID: String) throws -> (store: RecordStore, isNew: Bool) {
+        let store = try PostgresStore.open(location)
         let person = try store.soloPerson(newID: newID)
         return (.postgres(store, person: person.id), person.created)
     }

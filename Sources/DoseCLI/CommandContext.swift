@@ -61,7 +61,7 @@ struct CommandContext {
     /// The SQLite file, for commands that keep files beside it (serve, tls, support); on PostgreSQL, a refusal.
     var databasePath: String {
         get throws {
-            guard let sqlitePath else { return try environment.database.path ?? "" }
+            guard let sqlitePath else { throw RecordStore.refusalOffSQLite() }
             return sqlitePath
         }
     }
@@ -76,8 +76,9 @@ struct CommandContext {
         let fixedNow = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") }
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
         if let url = try postgresURL(options) {
-            let (store, isNew) = try RecordStore.postgres(url: url, newID: UUID().uuidString.lowercased())
-            if isNew && !options.json { disclaim(where: try PostgresLocation(url: url).redacted) }
+            let location = try PostgresLocation(url: url)
+            let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased())
+            if isNew && !options.json { disclaim(where: location.redacted) }
             let environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone)
             return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: nil)
         }

@@ -135,9 +135,8 @@ public struct AlarmStore: Sendable {
     static func unanswered(session: String, at now: Date, _ db: Database) throws -> [LoggedReminder] {
         let lastAnswer = try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == session)
             .order(AlarmAcknowledgementRecord.Columns.at.desc).fetchOne(db)?.at
-        return try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session).fetchAll(db).map(\.entry)
-            .filter { !$0.missed && ($0.kind?.rings ?? false) && $0.fireAt <= now && $0.fireAt > (lastAnswer ?? .distantPast) }
-            .sorted { $0.fireAt < $1.fireAt }
+        let logged = try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session).fetchAll(db).map(\.entry)
+        return LoggedReminder.unanswered(logged, lastAnswer: lastAnswer, at: now)
     }
 }
 

@@ -37,6 +37,22 @@ struct OpenNightCacheTests {
         }
     }
 
+    @Test("a settle with nothing due keeps the remembered night; one that closes the night does not keep it open")
+    func settleKeepsOrDrops() throws {
+        let ledger = try F.ledger()
+        let clock = TestClock(F.dose1)
+        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        clock.set(F.minutes(30))
+        try ledger.settle(clock: clock.store)
+        let (remembered, stored) = try Self.compare(ledger)
+        #expect(stored != nil && remembered == .some(stored), "nothing was due, so the copy is still the stored night")
+        clock.set(F.minutes(24 * 60))
+        try ledger.settle(clock: clock.store)
+        let (afterClose, reloaded) = try Self.compare(ledger)
+        #expect(reloaded == nil, "the night closed at its cutoff")
+        #expect(afterClose == nil || afterClose == .some(nil), "never the night as open: \(String(describing: afterClose))")
+    }
+
     @Test("another connection's write is seen: undo removes its event, not the remembered night's last one")
     func otherConnection() throws {
         let directory = try F.temporaryDirectory()

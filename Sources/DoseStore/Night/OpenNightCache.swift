@@ -28,15 +28,16 @@ final class OpenNightCache: @unchecked Sendable {
     /// The open night: the remembered copy when nothing has been written since, else loaded from disk. The copy is
     /// handed over, not shared, so the action appends to the night's events in place instead of copying them all;
     /// the action remembers the night again after it commits.
-    func openSession(_ db: Database) throws -> NightSession? {
+    /// `key` is the database's key as it was read, before the caller writes anything.
+    func openSession(_ db: Database) throws -> (session: NightSession?, key: Key) {
         let current = try Self.key(db)
         let hit: NightSession?? = lock.withLock {
             guard let entry, entry.key == current else { return .none }
             self.entry = nil
             return .some(entry.session)
         }
-        if let hit { return hit }
-        return try NightRecords.openSession(db)
+        if let hit { return (hit, current) }
+        return (try NightRecords.openSession(db), current)
     }
 
     /// Remembers the open night (nil: none) as of `key`, taken at the end of a transaction that has committed.

@@ -16,7 +16,11 @@ public struct SQLiteNightRepository: NightRepository {
         let (result, kept, key) = try database.write { db in
             let transaction = SQLiteNightTransaction(db: db, cache: cache)
             let result = try body(transaction)
-            return (result, transaction.kept, try OpenNightCache.key(db))
+            let key = try OpenNightCache.key(db)
+            // A write that only settled and found nothing due gives back the night it borrowed: equal keys mean
+            // nothing was written since it was read.
+            let unchanged = transaction.borrowed.flatMap { $0.key == key ? .some($0.night) : nil }
+            return (result, transaction.kept ?? unchanged, key)
         }
         // Only now, after the commit: a rolled-back write must never be remembered.
         if let kept { cache.remember(kept, at: key) }
@@ -34,6 +38,8 @@ final class SQLiteNightTransaction: NightTransaction {
     let cache: OpenNightCache?
     /// What `keepOpenNight` was told: `.some(nil)` is "no night stays open".
     private(set) var kept: NightSession??
+    /// The open night as the cache handed it over, and the database's key when it did.
+    private(set) var borrowed: (night: NightSession?, key: OpenNightCache.Key)?
 
     init(db: Database, cache: OpenNightCache?) {
         self.db = db
@@ -45,8 +51,10 @@ final class SQLiteNightTransaction: NightTransaction {
     }
 
     func openNight() throws -> NightSession? {
-        if let cache { return try cache.openSession(db) }
-        return try NightRecords.openSession(db)
+        guard let cache else { return try NightRecords.openSession(db) }
+        let (night, key) = try cache.openSession(db)
+        if borrowed == nil { borrowed = (night, key) }
+        return night
     }
 
     func doses(near instant: Date) throws -> [RecordedDose] { try NightRecords.doses(near: instant, db) }

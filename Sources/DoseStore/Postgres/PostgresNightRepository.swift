@@ -137,14 +137,12 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func unansweredAlarms(night: SessionID, at now: Date) throws -> [LoggedReminder] {
-        let last = try alarmAnswers(night: night).max() ?? .distantPast
         let rows = try session.rows("SELECT kind, dosetap_instant(fire_at), outcome FROM reminder_log WHERE session_id = \(night.rawValue)")
-        return try rows.map { row in
+        let logged = try rows.map { row in
             let (kind, fireAt, outcome) = try row.decode((String, String, String).self)
-            return LoggedReminder(kind: ReminderKind(rawValue: kind), kindName: kind, fireAt: NightRecords.instant(fireAt), missed: outcome == "missed")
+            return LoggedReminder(kind: kind, fireAt: NightRecords.instant(fireAt), outcome: outcome)
         }
-        .filter { !$0.missed && ($0.kind?.rings ?? false) && $0.fireAt <= now && $0.fireAt > last }
-        .sorted { $0.fireAt < $1.fireAt }
+        return LoggedReminder.unanswered(logged, lastAnswer: try alarmAnswers(night: night).max(), at: now)
     }
 
     func loggedReminders(night: SessionID) throws -> Set<String> {
