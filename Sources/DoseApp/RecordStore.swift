@@ -4,8 +4,10 @@ import Foundation
 
 /// Where the program keeps its records: the embedded SQLite file (the default), or a PostgreSQL server (SPEC §5.6).
 ///
-/// On PostgreSQL, what runs on repositories works today: tonight's actions and status, due reminders, settings, and
-/// corrections of recorded events. Everything else still needs the SQLite store and says so (`sqlite`).
+/// On PostgreSQL, tonight's actions and status, due reminders, settings and corrections of recorded events run on
+/// repositories of their own; everything else runs the SQLite store's code on a copy of the person's records
+/// (`onRecords`). Only what needs a file on this machine (the server's certificates, the raw database in a support
+/// bundle) still needs the SQLite store and says so (`sqlite`).
 public enum RecordStore: Sendable {
     case sqlite(AppDatabase)
     /// A PostgreSQL store and the person whose records these are.
@@ -32,6 +34,16 @@ public enum RecordStore: Sendable {
         get throws {
             guard case .sqlite(let database) = self else { throw Self.refusalOffSQLite() }
             return database
+        }
+    }
+
+    /// Runs work written for the SQLite store: on SQLite, on the database itself; on PostgreSQL, on the person's records
+    /// copied into memory, with every row it changed written back in the same transaction. `only` names the tables the
+    /// work touches, when it is small and frequent enough that copying the rest would cost too much.
+    public func onRecords<T>(only tables: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
+        switch self {
+        case .sqlite(let database): try work(database)
+        case .postgres(let store, let person): try store.onRecords(of: person, only: tables, work)
         }
     }
 

@@ -80,6 +80,21 @@ public final class AppDatabase: Sendable {
         return AppDatabase(writer: queue, path: nil)
     }
 
+    /// A fresh, migrated database in memory, for a PostgreSQL workspace to fill.
+    static func migratedQueue() throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(configuration: configuration())
+        try prepareSchema(queue, path: nil)
+        return queue
+    }
+
+    /// Work on a PostgreSQL person's records, copied into memory (`PostgresWorkspace`).
+    init(workspace: DatabaseQueue) {
+        writer = workspace
+        path = nil
+        imports = ImportStops()
+        importStop = nil
+    }
+
     /// An in-memory copy of this database, so many runs can start from one prepared state (fuzzing) without
     /// migrating a fresh database each time.
     public func inMemoryCopy() throws -> AppDatabase {

@@ -36,8 +36,7 @@ public struct SupportService: Sendable {
 
     /// The redacted files, from the stored records and the diagnostic log's text.
     public func bundle(diagnosticLog: String, version: String) throws -> SupportBundle {
-        let database = try app.settledDatabase()
-        let records = try database.transfer.supportRecords(clock: app.clock)
+        let records = try app.onSettledRecords { try $0.transfer.supportRecords(clock: app.clock) }
         let salt = app.clock.random.bytes(32)
         let pseudonym = { (id: String) -> String in
             var hash = SHA256()
@@ -67,7 +66,8 @@ public struct SupportService: Sendable {
         }
         let metadata = SupportMetadata(
             app: "dosetap", version: version, schemaVersion: records.schemaVersion, createdAt: moved(app.clock.now),
-            settings: Self.settingsWithoutSecrets(records.settings), counts: records.counts, databaseBytes: try app.database.transfer.databaseBytes ?? 0,
+            settings: Self.settingsWithoutSecrets(records.settings), counts: records.counts,
+            databaseBytes: try app.onRecords { try $0.transfer.databaseBytes } ?? 0,
             firstNight: Self.firstNight.description, redaction: Self.redaction)
         let files = [
             SupportBundle.File(name: "readme.txt", text: Self.readme),
@@ -86,7 +86,7 @@ public struct SupportService: Sendable {
         if includeDatabase {
             let copy = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-support-\(app.clock.makeID()).sqlite").path
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
-            try app.database.transfer.copyDatabase(to: copy)
+            try app.onRecords { try $0.transfer.copyDatabase(to: copy) }
             entries.append((name: Self.databaseFileName, data: try Data(contentsOf: URL(fileURLWithPath: copy))))
         }
         try SafeZip.write(entries, to: path, at: bundle.datedAt)

@@ -9,14 +9,14 @@ public struct AlarmService: Sendable {
 
     /// Saves a device's push subscription (the same endpoint again replaces it).
     public func subscribe(_ subscription: PushSubscriptionRecord, device: String) throws -> PushSubscriptionRecord {
-        try app.database.alarms.subscribe(subscription, device: device, clock: app.clock)
+        try app.onRecords { try $0.alarms.subscribe(subscription, device: device, clock: app.clock) }
     }
 
     /// Removes a subscription by endpoint or id, with the name of the device that held it; `404_NOT_FOUND` when
     /// there is none.
     public func unsubscribe(_ endpointOrID: String) throws -> (subscription: PushSubscriptionRecord, deviceName: String) {
         let name = try subscriptions().first { [$0.subscription.endpoint, $0.subscription.id].contains(endpointOrID) }?.deviceName ?? ""
-        guard let removed = try app.database.alarms.remove(endpointOrID: endpointOrID) else {
+        guard let removed = try app.onRecords({ try $0.alarms.remove(endpointOrID: endpointOrID) }) else {
             throw DoseError.notFound(what: "A push subscription with that endpoint")
         }
         return (removed, name)
@@ -24,28 +24,28 @@ public struct AlarmService: Sendable {
 
     /// Forgets a subscription the push service said is gone (404 or 410).
     public func forget(endpoint: String) throws {
-        try app.database.alarms.remove(endpointOrID: endpoint)
+        try app.onRecords { try $0.alarms.remove(endpointOrID: endpoint) }
     }
 
     /// The subscriptions of paired devices, with their device names.
     public func subscriptions(role: PushRole? = nil) throws -> [(subscription: PushSubscriptionRecord, deviceName: String)] {
-        try app.database.alarms.subscriptions(role: role)
+        try app.onRecords { try $0.alarms.subscriptions(role: role) }
     }
 
     /// The VAPID signer from the stored key (made on first use).
     public func vapid(subject: String = VAPID.defaultSubject) throws -> VAPID {
-        try VAPID(privateKeyHex: try app.database.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey), subject: subject)
+        try VAPID(privateKeyHex: try app.onRecords { try $0.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey) }, subject: subject)
     }
 
     /// "I'm up" from `surface`: answers the alarms that rang since the last answer.
     public func acknowledge(from surface: AlarmSurface) throws -> AcknowledgeResponse {
-        let (session, answered) = try app.database.alarms.acknowledge(from: surface, clock: app.clock)
+        let (session, answered) = try app.onRecords { try $0.alarms.acknowledge(from: surface, clock: app.clock) }
         return AcknowledgeResponse(at: app.clock.now, sessionID: session?.rawValue, surface: surface, answered: answered)
     }
 
     /// A night's alarm log.
     public func log(session: SessionID) throws -> NightAlarmLog {
-        try app.database.alarms.log(session: session)
+        try app.onRecords { try $0.alarms.log(session: session) }
     }
 
     /// The alarm logs of a date's nights, or of the open night; `404_NOT_FOUND` when there is none.
@@ -63,12 +63,12 @@ public struct AlarmService: Sendable {
 
     /// Records one delivery attempt.
     public func record(_ attempt: AlarmDeliveryRecord) throws {
-        try app.database.alarms.record(attempt, clock: app.clock)
+        try app.onRecords { try $0.alarms.record(attempt, clock: app.clock) }
     }
 
     /// The latest test alarm's attempts.
     public func lastTest() throws -> [AlarmDeliveryRecord] {
-        try app.database.alarms.lastTest()
+        try app.onRecords { try $0.alarms.lastTest() }
     }
 }
 

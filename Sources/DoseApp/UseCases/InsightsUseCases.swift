@@ -24,15 +24,14 @@ public struct InsightsService: Sendable {
         let settings = try app.settings.current()
         let today = SessionKey(for: app.clock.now, in: app.clock.zone(settings))
         let period = try InsightsPeriod.choose(nights: nights, from: from, to: to, today: today)
-        let database = try app.settledDatabase()
-        let nights = try database.history.insightNights(from: period.from, to: period.to, clock: app.clock)
+        let nights = try app.onSettledRecords { try $0.history.insightNights(from: period.from, to: period.to, clock: app.clock) }
         let target = settings.targetIntervalMinutes
         let recent: [InsightNight]
         let plannerFrom = today.adding(days: -(Self.plannerLookback - 1))
         if period.to == today, period.from <= plannerFrom {
             recent = nights.filter { $0.summary.date >= plannerFrom }
         } else {
-            recent = try app.database.history.insightNights(from: plannerFrom, to: today, clock: app.clock)
+            recent = try app.onRecords { try $0.history.insightNights(from: plannerFrom, to: today, clock: app.clock) }
         }
         let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.summary, targetMinutes: target) }, targetMinutes: target)
         return InsightsResult(insights: Insights(nights, period: period, targetMinutes: target), planner: planner, settings: settings)
@@ -46,8 +45,9 @@ public struct InsightsService: Sendable {
         let result = try insights(nights: nights, from: from, to: to)
         let period = result.insights.period
         var rows: [Row] = []
-        let database = try app.settledDatabase()
-        try database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
+        try app.onSettledRecords { database in
+            try database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
+        }
         return (result, rows)
     }
 

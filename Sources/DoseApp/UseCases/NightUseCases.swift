@@ -24,9 +24,7 @@ public struct NightService: Sendable {
     /// Tonight's status and the server outages during it (what Details and `GET /v1/night` show).
     public func tonight() throws -> (snapshot: StatusSnapshot, outages: [ServerOutage]) {
         let snapshot = try status()
-        // Outages are the runs of `dosetap serve` on this machine's SQLite database; a PostgreSQL store has none yet.
-        guard case .sqlite(let database) = app.store else { return (snapshot, []) }
-        return (snapshot, try database.serverRuns.outages(during: snapshot.session, now: app.clock.now))
+        return (snapshot, try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.outages(during: snapshot.session, now: app.clock.now) })
     }
 
     /// Applies what time has made due (expiry, close).
@@ -41,20 +39,19 @@ public struct RecordService: Sendable {
 
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        let database = try app.settledDatabase()
-        return try database.history.page(query, clock: app.clock)
+        return try app.onSettledRecords { try $0.history.page(query, clock: app.clock) }
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        let database = try app.settledDatabase()
-        return try database.history.nights(on: date, clock: app.clock)
+        return try app.onSettledRecords { try $0.history.nights(on: date, clock: app.clock) }
     }
 
     /// One night by its id.
     public func night(id: SessionID) throws -> NightRecord {
-        let database = try app.settledDatabase()
-        guard let record = try database.history.night(id: id, clock: app.clock) else { throw DoseError.notFound(what: "A night with the id '\(id)'") }
+        guard let record = try app.onSettledRecords({ try $0.history.night(id: id, clock: app.clock) }) else {
+            throw DoseError.notFound(what: "A night with the id '\(id)'")
+        }
         return record
     }
 
@@ -80,14 +77,12 @@ public struct RecordService: Sendable {
 
     /// What deleting `selection` would remove (nights, events, dates), removing nothing.
     public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
-        let database = try app.settledDatabase()
-        return try database.history.deletionPreview(selection, clock: app.clock)
+        return try app.onSettledRecords { try $0.history.deletionPreview(selection, clock: app.clock) }
     }
 
     /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
     public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
-        let database = try app.settledDatabase()
-        return try database.history.deleteNights(selection, surface: surface, clock: app.clock)
+        return try app.onSettledRecords { try $0.history.deleteNights(selection, surface: surface, clock: app.clock) }
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.
@@ -104,23 +99,25 @@ public struct RecordService: Sendable {
 
     /// Replaces the check-in of a date's night.
     public func editCheckIn(on date: SessionKey, answers: MorningCheckIn) throws -> MorningCheckIn {
-        try app.database.journal.editCheckIn(on: date, answers: answers, clock: app.clock)
+        try app.onRecords { try $0.journal.editCheckIn(on: date, answers: answers, clock: app.clock) }
     }
 
     /// Saves a pre-sleep log (now, or at `occurredAt`).
     public func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?) throws -> SavedPreSleepLog {
-        try app.database.journal.savePreSleep(
-            log, at: occurredAt, note: note, clock: app.clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: app.clock))
+        try app.onRecords {
+            try $0.journal.savePreSleep(
+                log, at: occurredAt, note: note, clock: app.clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: app.clock))
+        }
     }
 
     /// Whether a check-in may answer "same as usual" for the sleep environment.
     public func hasUsualSleepEnvironment() throws -> Bool {
-        try app.database.journal.hasUsualSleepEnvironment()
+        try app.onRecords { try $0.journal.hasUsualSleepEnvironment() }
     }
 
     /// A recorded event and its night, by id (a replayed API request finds what it recorded).
     public func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? {
-        try app.database.journal.recordedEvent(id)
+        try app.onRecords { try $0.journal.recordedEvent(id) }
     }
 }
 
@@ -130,28 +127,30 @@ public struct MedicationService: Sendable {
 
     /// Logs a batch atomically; a probable duplicate needs its confirmation.
     public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>) throws -> [MedicationRecord] {
-        try app.database.medications.log(inputs, confirmations: confirmations, clock: app.clock, settling: NightLedger.settling(clock: app.clock))
+        try app.onRecords { try $0.medications.log(inputs, confirmations: confirmations, clock: app.clock, settling: NightLedger.settling(clock: app.clock)) }
     }
 
     /// Entries of one date, or the latest `limit`, newest first.
     public func list(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
-        try app.database.medications.list(on: date, limit: limit)
+        try app.onRecords { try $0.medications.list(on: date, limit: limit) }
     }
 
     /// One entry by id.
     public func find(_ id: String) throws -> MedicationRecord {
-        try app.database.medications.find(id)
+        try app.onRecords { try $0.medications.find(id) }
     }
 
     /// Changes an entry's amount, time or note, audited.
     public func edit(
         _ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>
     ) throws -> MedicationRecord {
-        try app.database.medications.edit(id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: app.clock)
+        try app.onRecords {
+            try $0.medications.edit(id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: app.clock)
+        }
     }
 
     /// Deletes an entry, audited.
     public func delete(_ id: String) throws -> MedicationRecord {
-        try app.database.medications.delete(id, clock: app.clock)
+        try app.onRecords { try $0.medications.delete(id, clock: app.clock) }
     }
 }

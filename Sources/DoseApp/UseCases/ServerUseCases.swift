@@ -8,19 +8,17 @@ public struct TransferService: Sendable {
 
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
-        let database = try app.settledDatabase()
-        return try database.transfer.eventsCSV(clock: app.clock)
+        return try app.onSettledRecords { try $0.transfer.eventsCSV(clock: app.clock) }
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        let database = try app.settledDatabase()
-        return try database.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
+        return try app.onSettledRecords { try $0.transfer.analyticsCSV(from: from, to: to, clock: app.clock) }
     }
 
     /// `sessions.csv`: one row per night with the insights columns.
     public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try app.database.transfer.sessionsCSV(from: from, to: to, clock: app.clock)
+        try app.onRecords { try $0.transfer.sessionsCSV(from: from, to: to, clock: app.clock) }
     }
 
     /// The bundle's file name for today, in the call's zone.
@@ -30,18 +28,17 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        let database = try app.settledDatabase()
-        return try database.transfer.exportBundle(to: path, clock: app.clock)
+        return try app.onSettledRecords { try $0.transfer.exportBundle(to: path, clock: app.clock) }
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.
     public func importFile(at path: String) throws -> ImportReport {
-        try app.database.transfer.importFile(at: path, clock: app.clock, settling: NightLedger.settling(clock: app.clock))
+        try app.onRecords { try $0.transfer.importFile(at: path, clock: app.clock, settling: NightLedger.settling(clock: app.clock)) }
     }
 
     /// Deletes everything, after the exact confirmation phrase, and proves nothing is left.
     public func clearAll(confirmation: String) throws -> ClearReport {
-        try app.database.clearAll(confirmation: confirmation)
+        try app.onRecords { try $0.clearAll(confirmation: confirmation) }
     }
 }
 
@@ -52,26 +49,26 @@ public struct ReminderService: Sendable {
 
     /// Settles the night and takes the reminders now due, each logged as fired or missed exactly once.
     public func takeDue(sent: Set<String> = []) throws -> DueReminders {
-        try app.database.ledger.takeDueReminders(clock: app.clock, sent: sent)
+        try app.store.ledger.takeDueReminders(clock: app.clock, sent: sent)
     }
 
     /// The reminders due now, read without waiting for the writer, and whether the night has a lifecycle step to write.
     public func peekDue() throws -> (due: DueReminders, settles: Bool) {
-        try app.database.ledger.peekDueReminders(clock: app.clock)
+        try app.store.ledger.peekDueReminders(clock: app.clock)
     }
 
     /// Signs the action links of the reminders.
     public func signer() throws -> ActionLinkSigner {
-        ActionLinkSigner(secretHex: try app.database.serverKeys.actionLinkSecret(clock: app.clock))
+        ActionLinkSigner(secretHex: try app.onRecords { try $0.serverKeys.actionLinkSecret(clock: app.clock) })
     }
 
     /// Records a server run's start; returns its id.
     public func serverStarted() throws -> String {
-        try app.database.serverRuns.started(clock: app.clock)
+        try app.onRecords { try $0.serverRuns.started(clock: app.clock) }
     }
 
     /// Records that the run is alive, or that it stopped cleanly.
     public func serverAlive(_ run: String, stopped: Bool = false) throws {
-        try app.database.serverRuns.alive(run, stopped: stopped, clock: app.clock)
+        try app.onRecords { try $0.serverRuns.alive(run, stopped: stopped, clock: app.clock) }
     }
 }

@@ -22,7 +22,7 @@ public struct SupplyService: Sendable {
 
     /// The supply now.
     public func report() throws -> SupplyReport {
-        let (status, entries, settings, zone) = try app.database.supply.status(clock: app.clock)
+        let (status, entries, settings, zone) = try app.onRecords { try $0.supply.status(clock: app.clock) }
         return SupplyReport(status: status, entries: entries, settings: settings, timeZone: zone)
     }
 
@@ -61,13 +61,13 @@ public struct SupplyService: Sendable {
 
     /// Deletes an entry logged by mistake (the audit log keeps it).
     public func delete(_ id: String) throws -> InventoryEntry {
-        try app.database.supply.delete(id, clock: app.clock)
+        try app.onRecords { try $0.supply.delete(id, clock: app.clock) }
     }
 
     private func log(_ entry: InventoryEntry) throws -> InventoryEntry {
         var entry = entry
         entry.timeZoneID = try app.settings.zone().identifier
-        return try app.database.supply.log(entry, clock: app.clock)
+        return try app.onRecords { try $0.supply.log(entry, clock: app.clock) }
     }
 
     private func instant(_ at: Date?) throws -> Date {
@@ -81,7 +81,7 @@ public struct SupplyService: Sendable {
 
     /// Claims today's refill reminder when it is due (at most one a day); the reminder engine sends it.
     public func claimRefillReminder() throws -> (status: SupplyStatus, settings: DoseSettings)? {
-        try app.database.supply.claimRefillReminder(clock: app.clock)
+        try app.onRecords { try $0.supply.claimRefillReminder(clock: app.clock) }
     }
 }
 
@@ -95,7 +95,7 @@ public struct SetupService: Sendable {
 
     /// Whether setup has been completed.
     public func isComplete() throws -> Bool {
-        try app.database.setup.isComplete()
+        try app.onRecords(only: ["setup_runs"]) { try $0.setup.isComplete() }
     }
 
     /// Applies one step's answers; the privacy step, once its disclaimer is accepted, completes setup from `surface`.
@@ -115,21 +115,19 @@ public struct SetupService: Sendable {
             settings = result.settings
         }
         if !changes.isEmpty { settings = try app.store.settingsBook.update(changes, reason: "setup", clock: app.clock) }
-        if steps.contains(where: { $0.step == .privacy }) { try app.database.setup.complete(surface: surface, clock: app.clock) }
+        if steps.contains(where: { $0.step == .privacy }) { try app.onRecords { try $0.setup.complete(surface: surface, clock: app.clock) } }
         return settings
     }
 
     /// Whether setup must come before the first Dose 1: never completed, no dose ever recorded, and no night open.
     public func isRequiredBeforeDose1() throws -> Bool {
-        guard try !isComplete(), try !app.database.setup.hasAnyDose() else { return false }
+        guard try !isComplete(), try !app.onRecords(only: ["dose_events"], { try $0.setup.hasAnyDose() }) else { return false }
         return try app.night.status().session == nil
     }
 
     /// True once per database while setup has never been completed: the moment to say how to run it.
     public func shouldShowHint() throws -> Bool {
-        // Setup runs on the SQLite store only so far; a PostgreSQL store is set up by its operator.
-        guard case .sqlite = app.store else { return false }
-        return try !isComplete() && app.database.setup.firstShowing(of: Self.hintNotice, clock: app.clock)
+        try !isComplete() && app.onRecords(only: ["notices_shown"]) { try $0.setup.firstShowing(of: Self.hintNotice, clock: app.clock) }
     }
 }
 

@@ -11,7 +11,7 @@ import PostgresNIO
 /// back exactly the bytes written. Every row that belongs to a person carries `person_id`.
 enum PostgresSchema {
     /// The migrations, oldest first.
-    static let migrations: [(name: String, sql: String)] = [("v1_nights", v1Nights)]
+    static let migrations: [(name: String, sql: String)] = [("v1_nights", v1Nights), ("v2_records", v2Records)]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
     static let lockKey: Int64 = 0x444F_5345_5441_50
@@ -207,5 +207,194 @@ enum PostgresSchema {
             details text NOT NULL DEFAULT '{}' CHECK (details::jsonb IS NOT NULL)
         );
         CREATE INDEX audit_log_by_time ON audit_log (person_id, at);
+        """
+
+    /// Everything beyond the night: the journal and medications, devices and alarms, the supply, setup and wearables,
+    /// and the service's own keys and runs (which belong to no person).
+    static let v2Records = """
+        CREATE TABLE pre_sleep_logs (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_id text NOT NULL UNIQUE REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            occurred_at timestamptz NOT NULL,
+            recorded_at timestamptz NOT NULL,
+            utc_offset_minutes integer NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+            time_zone text NOT NULL,
+            source text NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+            note text CHECK (note IS NULL OR char_length(note) <= 500),
+            completion_state text NOT NULL CHECK (completion_state IN ('partial', 'complete', 'skipped')),
+            answers_json text NOT NULL DEFAULT '{}' CHECK (answers_json::jsonb IS NOT NULL)
+        );
+
+        CREATE TABLE medication_events (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_id text REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            session_date date NOT NULL,
+            medication_id text NOT NULL,
+            dose_mg double precision NOT NULL CHECK (dose_mg > 0),
+            dose_amount double precision NOT NULL CHECK (dose_amount > 0),
+            dose_unit text NOT NULL CHECK (dose_unit IN ('mg', 'g', 'mL')),
+            formulation text NOT NULL,
+            taken_at timestamptz NOT NULL,
+            recorded_at timestamptz NOT NULL,
+            utc_offset_minutes integer NOT NULL CHECK (utc_offset_minutes BETWEEN -1080 AND 1080),
+            time_zone text NOT NULL,
+            source text NOT NULL CHECK (source IN ('user', 'button', 'link', 'system', 'imported')),
+            notes text CHECK (notes IS NULL OR char_length(notes) <= 500),
+            confirmed_duplicate boolean NOT NULL DEFAULT false,
+            batch_id text NOT NULL
+        );
+        CREATE INDEX medication_events_by_time ON medication_events (person_id, taken_at);
+        CREATE INDEX medication_events_by_session ON medication_events (session_id);
+
+        CREATE TABLE devices (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            name text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 60),
+            token_hash text NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+            created_at timestamptz NOT NULL,
+            revoked_at timestamptz
+        );
+        CREATE INDEX devices_by_person ON devices (person_id);
+
+        CREATE TABLE push_subscriptions (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            device_id text NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            endpoint text NOT NULL UNIQUE CHECK (length(endpoint) BETWEEN 12 AND 2000),
+            p256dh text NOT NULL CHECK (length(p256dh) = 87),
+            auth text NOT NULL CHECK (length(auth) = 22),
+            expires_at timestamptz,
+            role text NOT NULL CHECK (role IN ('alarm', 'contact')),
+            created_at timestamptz NOT NULL
+        );
+        CREATE INDEX push_subscriptions_by_device ON push_subscriptions (device_id);
+
+        CREATE TABLE alarm_deliveries (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            session_id text REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            kind text NOT NULL,
+            fire_at timestamptz NOT NULL,
+            channel text NOT NULL CHECK (channel IN ('page', 'push', 'ntfy', 'webhook', 'command')),
+            audience text NOT NULL CHECK (audience IN ('sleeper', 'contact')),
+            target text NOT NULL,
+            attempt integer NOT NULL CHECK (attempt >= 1),
+            outcome text NOT NULL CHECK (outcome IN ('accepted', 'retrying', 'failed', 'removed', 'none')),
+            http_status integer,
+            detail text,
+            duration_ms integer NOT NULL CHECK (duration_ms >= 0),
+            at timestamptz NOT NULL
+        );
+        CREATE INDEX alarm_deliveries_by_session ON alarm_deliveries (session_id, fire_at);
+        CREATE INDEX alarm_deliveries_by_time ON alarm_deliveries (person_id, at);
+
+        -- The service's keys and runs belong to the service, not to a person.
+        CREATE TABLE server_keys (
+            purpose text PRIMARY KEY,
+            secret text NOT NULL CHECK (length(secret) = 64),
+            created_at timestamptz NOT NULL
+        );
+
+        CREATE TABLE server_runs (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            started_at timestamptz NOT NULL,
+            last_seen_at timestamptz NOT NULL,
+            stopped_at timestamptz
+        );
+        CREATE INDEX server_runs_by_start ON server_runs (started_at);
+
+        CREATE TABLE setup_runs (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            completed_at timestamptz NOT NULL,
+            surface text NOT NULL CHECK (surface IN ('web', 'cli', 'api', 'migration'))
+        );
+
+        CREATE TABLE notices_shown (
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            name text NOT NULL,
+            shown_at timestamptz NOT NULL,
+            PRIMARY KEY (person_id, name)
+        );
+
+        CREATE TABLE inventory_events (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            kind text NOT NULL CHECK (kind IN ('refill_logged', 'inventory_adjustment')),
+            occurred_at timestamptz NOT NULL,
+            recorded_at timestamptz NOT NULL,
+            time_zone text NOT NULL,
+            change_ml double precision CHECK (change_ml IS NULL OR (change_ml BETWEEN -10000 AND 10000 AND change_ml <> 0)),
+            counted_ml double precision CHECK (counted_ml IS NULL OR counted_ml BETWEEN 0 AND 10000),
+            bottles integer CHECK (bottles IS NULL OR bottles BETWEEN 1 AND 12),
+            reason text CHECK (reason IS NULL OR char_length(reason) <= 1000),
+            CHECK ((change_ml IS NULL) <> (counted_ml IS NULL)),
+            CHECK (kind = 'inventory_adjustment' OR change_ml > 0)
+        );
+        CREATE INDEX inventory_events_by_time ON inventory_events (person_id, occurred_at);
+
+        CREATE TABLE refill_reminders (
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            day date NOT NULL,
+            sent_at timestamptz NOT NULL,
+            nights_left integer NOT NULL,
+            PRIMARY KEY (person_id, day)
+        );
+
+        CREATE TABLE wearable_sleep (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            provider text NOT NULL CHECK (provider IN ('apple_health', 'whoop')),
+            source text NOT NULL CHECK (char_length(source) BETWEEN 1 AND 1000),
+            stage text NOT NULL CHECK (stage IN ('in_bed', 'asleep', 'core', 'deep', 'rem', 'awake')),
+            start_at timestamptz NOT NULL,
+            end_at timestamptz NOT NULL CHECK (end_at >= start_at),
+            start_offset_minutes integer CHECK (start_offset_minutes IS NULL OR start_offset_minutes BETWEEN -1080 AND 1080),
+            end_offset_minutes integer CHECK (end_offset_minutes IS NULL OR end_offset_minutes BETWEEN -1080 AND 1080),
+            imported_at timestamptz NOT NULL
+        );
+        CREATE INDEX wearable_sleep_by_time ON wearable_sleep (person_id, start_at);
+
+        CREATE TABLE wearable_vitals (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            provider text NOT NULL CHECK (provider IN ('apple_health', 'whoop')),
+            source text NOT NULL CHECK (char_length(source) BETWEEN 1 AND 1000),
+            kind text NOT NULL CHECK (kind IN ('heart_rate', 'hrv_sdnn', 'respiratory_rate', 'oxygen_saturation')),
+            start_at timestamptz NOT NULL,
+            end_at timestamptz NOT NULL CHECK (end_at >= start_at),
+            value double precision NOT NULL,
+            imported_at timestamptz NOT NULL
+        );
+        CREATE INDEX wearable_vitals_by_time ON wearable_vitals (person_id, start_at);
+
+        CREATE TABLE wearable_summaries (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            provider text NOT NULL CHECK (provider IN ('whoop')),
+            source text NOT NULL CHECK (char_length(source) BETWEEN 1 AND 1000),
+            start_at timestamptz NOT NULL,
+            end_at timestamptz NOT NULL CHECK (end_at > start_at),
+            offset_minutes integer CHECK (offset_minutes IS NULL OR offset_minutes BETWEEN -1080 AND 1080),
+            nap boolean NOT NULL,
+            in_bed_minutes double precision CHECK (in_bed_minutes BETWEEN 0 AND 1440),
+            asleep_minutes double precision CHECK (asleep_minutes BETWEEN 0 AND 1440),
+            light_minutes double precision CHECK (light_minutes BETWEEN 0 AND 1440),
+            deep_minutes double precision CHECK (deep_minutes BETWEEN 0 AND 1440),
+            rem_minutes double precision CHECK (rem_minutes BETWEEN 0 AND 1440),
+            awake_minutes double precision CHECK (awake_minutes BETWEEN 0 AND 1440),
+            recovery_percent double precision CHECK (recovery_percent BETWEEN 0 AND 100),
+            sleep_performance_percent double precision CHECK (sleep_performance_percent BETWEEN 0 AND 100),
+            sleep_efficiency_percent double precision CHECK (sleep_efficiency_percent BETWEEN 0 AND 100),
+            resting_heart_rate double precision CHECK (resting_heart_rate BETWEEN 20 AND 250),
+            hrv_ms double precision CHECK (hrv_ms BETWEEN 0 AND 500),
+            respiratory_rate double precision CHECK (respiratory_rate BETWEEN 4 AND 60),
+            oxygen_saturation_percent double precision CHECK (oxygen_saturation_percent BETWEEN 50 AND 100),
+            skin_temp_celsius double precision CHECK (skin_temp_celsius BETWEEN 20 AND 45),
+            imported_at timestamptz NOT NULL
+        );
+        CREATE INDEX wearable_summaries_by_time ON wearable_summaries (person_id, start_at);
         """
 }

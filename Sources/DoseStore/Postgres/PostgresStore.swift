@@ -18,6 +18,8 @@ public final class PostgresStore: Sendable {
     private let idle = NIOLockedValueBox<[PostgresConnection]>([])
     private let nextID = NIOLockedValueBox(0)
     private let logger: Logger
+    /// The tables a workspace copies, read from both schemas on first use (`workspaceTables`).
+    let tables = NIOLockedValueBox<[WorkspaceTable]?>(nil)
 
     /// Connections kept open for reuse; more are opened when all are busy, and closed when returned past this count.
     static let keptConnections = 8

@@ -1,0 +1,273 @@
+import DoseCore
+import Foundation
+import GRDB
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+/// Work written against the SQLite store, run on one person's records in PostgreSQL.
+///
+/// Tonight's actions, settings and corrections have PostgreSQL repositories of their own. Everything else (history,
+/// the journal, medications, the supply, devices, alarms, exports and imports, Clear All Data) runs here, unchanged:
+/// inside one SERIALIZABLE transaction the person's rows are loaded into a private in-memory SQLite database, the work
+/// runs on it, and every row it inserted, changed or removed (recorded by temporary triggers as it works) is written
+/// back before the transaction commits. So a refusal, an export or an import is the SQLite store's to the byte, and
+/// nothing is half-kept: a conflict with another writer aborts the transaction and the work runs again on a fresh copy.
+///
+/// The price is a load of the person's records per call, paid only by these less frequent commands.
+struct PostgresWorkspace {
+    let store: PostgresStore
+    let person: String
+
+    /// Runs `work` on a copy of the person's records and writes back what it changed, in one transaction. With `only`,
+    /// just those tables are copied (the rest are empty in the copy): for small, frequent work that names what it reads.
+    func run<T>(only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
+        let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
+        return try store.transaction { session in
+            let copy = try Self.emptyCopy()
+            try load(tables, from: session, into: copy)
+            try Self.trackChanges(tables, in: copy)
+            let result = try work(AppDatabase(workspace: copy))
+            try writeBack(tables, from: copy, to: session)
+            return result
+        }
+    }
+
+    /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
+    func snapshot() throws -> DatabaseQueue {
+        let tables = try store.workspaceTables()
+        return try store.transaction(readOnly: true) { session in
+            let copy = try Self.emptyCopy()
+            try load(tables, from: session, into: copy)
+            return copy
+        }
+    }
+
+    /// A migrated, empty in-memory SQLite database.
+    static func emptyCopy() throws -> DatabaseQueue {
+        try AppDatabase.migratedQueue()
+    }
+
+    /// Copies the person's rows of every table into `copy`, as the SQLite store keeps them (instants as fixed-width UTC
+    /// text, dates as text, flags as 0 and 1; SQLite's column affinity turns numbers back into numbers).
+    private func load(_ tables: [WorkspaceTable], from session: PostgresSession, into copy: DatabaseQueue) throws {
+        try copy.writeWithoutTransaction { db in
+            // Rows arrive table by table; their keys were checked where they were written.
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.inTransaction {
+                for table in tables {
+                    var binds = PostgresBindings()
+                    if table.scope != .service { binds.append(person) }
+                    let rows = try session.rows(PostgresQuery(unsafeSQL: table.selectSQL, binds: binds))
+                    guard !rows.isEmpty else { continue }
+                    let insert = try db.makeStatement(sql: table.insertSQL)
+                    for row in rows {
+                        let values = try row.map { cell -> (any DatabaseValueConvertible)? in try cell.decode(String?.self) }
+                        try insert.execute(arguments: StatementArguments(values))
+                    }
+                }
+                return .commit
+            }
+            try db.execute(sql: "PRAGMA foreign_keys = ON")
+        }
+    }
+
+    /// Records the key of every row the work inserts, updates or deletes (SQLite's own cascades and replacements too).
+    private static func trackChanges(_ tables: [WorkspaceTable], in copy: DatabaseQueue) throws {
+        try copy.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA recursive_triggers = ON")
+            try db.execute(sql: "CREATE TEMP TABLE dosetap_changed (tbl TEXT NOT NULL, k1, k2, k3)")
+            for table in tables {
+                func keys(_ row: String) -> String {
+                    (0..<3).map { $0 < table.key.count ? "\(row).\(table.key[$0].quoted)" : "NULL" }.joined(separator: ", ")
+                }
+                let record = { (row: String) in "INSERT INTO dosetap_changed VALUES ('\(table.name)', \(keys(row)));" }
+                try db.execute(
+                    sql: """
+                        CREATE TEMP TRIGGER \("changed_insert_" + table.name) AFTER INSERT ON main.\(table.name.quoted) BEGIN \(record("NEW")) END;
+                        CREATE TEMP TRIGGER \("changed_update_" + table.name) AFTER UPDATE ON main.\(table.name.quoted) BEGIN \(record("OLD")) \(record("NEW")) END;
+                        CREATE TEMP TRIGGER \("changed_delete_" + table.name) AFTER DELETE ON main.\(table.name.quoted) BEGIN \(record("OLD")) END;
+                        """)
+            }
+        }
+    }
+
+    /// Writes what the work changed: removals children first, then changed rows and new rows parents first.
+    private func writeBack(_ tables: [WorkspaceTable], from copy: DatabaseQueue, to session: PostgresSession) throws {
+        let changed = try copy.read { db in try tables.compactMap { try changes(of: $0, db) } }
+        guard !changed.isEmpty else { return }
+        for change in changed.reversed() where !change.removed.isEmpty {
+            try session.execute(PostgresQuery(unsafeSQL: change.table.deleteSQL, binds: try binds(change.removed)))
+        }
+        for change in changed where !change.present.isEmpty {
+            let rows = try binds(change.present)
+            if let update = change.table.updateSQL { try session.execute(PostgresQuery(unsafeSQL: update, binds: rows)) }
+            try session.execute(PostgresQuery(unsafeSQL: change.table.insertMissingSQL, binds: rows))
+        }
+    }
+
+    /// One table's changed rows as they are now, and the keys of those that are gone.
+    struct TableChange {
+        var table: WorkspaceTable
+        var present: [[String: String?]] = []
+        var removed: [[String: String?]] = []
+    }
+
+    private func changes(of table: WorkspaceTable, _ db: Database) throws -> TableChange? {
+        let join = table.key.enumerated().map { "t.\($1.quoted) IS c.k\($0 + 1)" }.joined(separator: " AND ")
+        let keys = (1...3).map { "k\($0)" }.joined(separator: ", ")
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT t.\(table.key[0].quoted) IS NULL AS dosetap_gone, \(keys), t.*
+                FROM (SELECT DISTINCT \(keys) FROM temp.dosetap_changed WHERE tbl = ?) AS c LEFT JOIN main.\(table.name.quoted) AS t ON \(join)
+                """, arguments: [table.name])
+        guard !rows.isEmpty else { return nil }
+        var change = TableChange(table: table)
+        for row in rows {
+            var values: [String: String?] = table.scope == .person ? ["person_id": person] : [:]
+            if row["dosetap_gone"] as Bool {
+                for (index, column) in table.key.enumerated() { values[column] = Self.text(row["k\(index + 1)"]) }
+                change.removed.append(values)
+            } else {
+                for column in table.columns { values[column] = Self.text(row[column]) }
+                change.present.append(values)
+            }
+        }
+        return change
+    }
+
+    /// A value as the text PostgreSQL's input for the column's type reads (numbers in their shortest exact form).
+    private static func text(_ value: DatabaseValue) -> String? {
+        switch value.storage {
+        case .null: nil
+        case .int64(let integer): String(integer)
+        case .double(let double): "\(double)"
+        case .string(let string): string
+        case .blob(let data): data.base64EncodedString()
+        }
+    }
+
+    /// The rows as one JSON array, then the person: what `json_populate_recordset` and the scope read.
+    private func binds(_ rows: [[String: String?]]) throws -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(String(decoding: try JSONEncoder().encode(rows), as: UTF8.self))
+        binds.append(person)
+        return binds
+    }
+}
+
+/// One table as both stores have it: SQLite's columns and key, PostgreSQL's type of each column, and whose rows it holds.
+struct WorkspaceTable: Sendable {
+    /// Whose rows a table holds, and so how a person's are found.
+    enum Scope: Sendable {
+        /// Rows carry `person_id`.
+        case person
+        /// Rows belong to a night (`session_id`), and through it to a person.
+        case night
+        /// The service's own rows (its keys and runs): the same for every person.
+        case service
+    }
+
+    var name: String
+    var columns: [String]
+    var key: [String]
+    /// PostgreSQL's `data_type` of each column.
+    var types: [String: String]
+    var scope: Scope
+
+    /// The person's rows, every column as text in the SQLite store's form.
+    var selectSQL: String {
+        let expressions = columns.map { column -> String in
+            let name = column.quoted
+            switch types[column] {
+            case "timestamp with time zone": return "dosetap_instant(\(name))"
+            case "date": return "to_char(\(name), 'YYYY-MM-DD')"
+            case "boolean": return "\(name)::int::text"
+            default: return "\(name)::text"
+            }
+        }
+        let filter: String =
+            switch scope {
+            case .person: " WHERE person_id = $1"
+            case .night: " WHERE session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
+            case .service: ""
+            }
+        return "SELECT \(expressions.joined(separator: ", ")) FROM \(name.quoted)\(filter)"
+    }
+
+    /// The SQLite statement that puts one row into the copy.
+    var insertSQL: String {
+        "INSERT INTO \(name.quoted) (\(columns.map(\.quoted).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    }
+
+    /// The rows of `$1` (a JSON array) as records of this table, and how a stored row matches one of them.
+    private var rows: String { "json_populate_recordset(NULL::\(name.quoted), $1::json) AS r" }
+    private func matching(_ row: String) -> String {
+        let keys = key.map { "\(row).\($0.quoted) = r.\($0.quoted)" }
+        return (keys + (scope == .person ? ["\(row).person_id = $2"] : [])).joined(separator: " AND ")
+    }
+    /// Every statement is sent the person as `$2`; one that does not scope by it still names it, so its type is known.
+    private var personUnused: String { scope == .person ? "" : " AND $2::text IS NOT NULL" }
+
+    /// Removes the stored rows whose keys are in `$1`.
+    var deleteSQL: String { "DELETE FROM \(name.quoted) AS t USING \(rows) WHERE \(matching("t"))\(personUnused)" }
+
+    /// Rewrites the stored rows that are in `$1`; nil when every column is in the key.
+    var updateSQL: String? {
+        let others = columns.filter { !key.contains($0) }
+        guard !others.isEmpty else { return nil }
+        let assignments = others.map { "\($0.quoted) = r.\($0.quoted)" }.joined(separator: ", ")
+        return "UPDATE \(name.quoted) AS t SET \(assignments) FROM \(rows) WHERE \(matching("t"))\(personUnused)"
+    }
+
+    /// Adds the rows of `$1` not stored yet.
+    var insertMissingSQL: String {
+        let stored = columns + (scope == .person ? ["person_id"] : [])
+        return """
+            INSERT INTO \(name.quoted) (\(stored.map(\.quoted).joined(separator: ", ")))
+            SELECT \(stored.map { "r." + $0.quoted }.joined(separator: ", "))
+            FROM \(rows) WHERE NOT EXISTS (SELECT 1 FROM \(name.quoted) AS t WHERE \(matching("t")))\(personUnused)
+            """
+    }
+}
+
+extension PostgresStore {
+    /// Runs work written for the SQLite store on `person`'s records (`PostgresWorkspace`), all tables or `only` these.
+    public func onRecords<T>(of person: String, only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
+        try PostgresWorkspace(store: self, person: person).run(only: only, work)
+    }
+
+    /// Every table the SQLite store has, parents first, matched with PostgreSQL's: read once per store. A table or column
+    /// SQLite has and PostgreSQL lacks is a schema out of step, refused rather than silently dropped.
+    func workspaceTables() throws -> [WorkspaceTable] {
+        if let known = tables.withLockedValue({ $0 }) { return known }
+        let sqlite = try AppDatabase.inMemory().writer.read { db in
+            try AppDatabase.dataTables.reversed().map { table -> (String, [String], [String]) in
+                let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?)", arguments: [table])
+                let key = info.filter { ($0["pk"] as Int) > 0 }.sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }.map { $0["name"] as String }
+                return (table, info.map { $0["name"] }, key)
+            }
+        }
+        let types = try transaction(readOnly: true) { session in
+            try session.rows(
+                "SELECT table_name::text, column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema()"
+            ).map { try $0.decode((String, String, String).self) }
+        }
+        var byTable: [String: [String: String]] = [:]
+        for (table, column, type) in types { byTable[table, default: [:]][column] = type }
+        let result = try sqlite.map { name, columns, key -> WorkspaceTable in
+            guard let pg = byTable[name], columns.allSatisfy({ pg[$0] != nil }), !key.isEmpty, key.count <= 3 else {
+                throw PostgresFailure(state: "DT001", message: "PostgreSQL's \(name) does not match the SQLite store's; the migrations are out of step")
+            }
+            let scope: WorkspaceTable.Scope = pg["person_id"] != nil ? .person : pg["session_id"] != nil ? .night : .service
+            return WorkspaceTable(name: name, columns: columns, key: key, types: pg, scope: scope)
+        }
+        tables.withLockedValue { $0 = result }
+        return result
+    }
+}
+
+extension String {
+    /// The name as an SQL identifier.
+    fileprivate var quoted: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+}
