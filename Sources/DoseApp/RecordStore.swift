@@ -47,6 +47,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// The imports under way on this store, so graceful shutdown can stop them.
+    public var imports: ImportStops {
+        switch self {
+        case .sqlite(let database): database.imports
+        case .postgres(let store, _): store.imports
+        }
+    }
+
     /// What a command that needs the SQLite file answers on PostgreSQL.
     public static func refusalOffSQLite() -> DoseError {
         .invalidInput(

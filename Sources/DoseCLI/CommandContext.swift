@@ -58,13 +58,19 @@ struct CommandContext {
     /// The SQLite file; nil on PostgreSQL.
     let sqlitePath: String?
 
-    /// The SQLite file, for commands that keep files beside it (serve, tls, support); on PostgreSQL, a refusal.
-    var databasePath: String {
+    /// The folder for the files kept beside the store (the diagnostic log, the local certificates): the SQLite file's
+    /// folder; on PostgreSQL the folder `--db`/`DOSETAP_DB` would name, else this user's default data folder.
+    var dataFolder: URL {
         get throws {
-            guard let sqlitePath else { throw RecordStore.refusalOffSQLite() }
-            return sqlitePath
+            let path = sqlitePath ?? DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
+            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            return folder
         }
     }
+
+    /// Where the records are, for messages: the SQLite file, or the PostgreSQL URL without its password.
+    let storeName: String
 
     /// The use cases at the command's instant.
     var app: UseCases { environment.useCases(at: clock) }
@@ -80,7 +86,7 @@ struct CommandContext {
             let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased())
             if isNew && !options.json { disclaim(where: location.redacted) }
             let environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone)
-            return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: nil)
+            return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: nil, storeName: location.redacted)
         }
         let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
@@ -97,7 +103,7 @@ struct CommandContext {
         let database = try AppDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json { disclaim(where: path) }
         let environment = AppEnvironment.system(database: database, fixedNow: fixedNow, timeZoneOverride: zone)
-        return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: path)
+        return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: path, storeName: path)
     }
 
     /// Said once, when a new store is made: where the log is kept, and that DoseTap is not medical advice.
@@ -109,13 +115,14 @@ struct CommandContext {
             """)
     }
 
-    /// The PostgreSQL store chosen by `--database`, else by `DOSETAP_DATABASE_URL` unless `--db` names a file; nil for
-    /// the SQLite file.
+    /// The PostgreSQL store chosen by `--database`, else by `DOSETAP_DATABASE_URL` (SPEC §5.6: read whenever `--database`
+    /// is not given, so a whole suite of commands written with `--db` runs on PostgreSQL by setting it); nil for the
+    /// SQLite file.
     static func postgresURL(_ options: GlobalOptions) throws(DoseError) -> String? {
         if options.database != nil, options.db != nil {
             throw .invalidInput(field: "--database", problem: "both --db and --database were given", allowed: "one store: --db PATH or --database URL")
         }
-        guard let url = options.database ?? (options.db == nil ? ProcessInfo.processInfo.environment["DOSETAP_DATABASE_URL"] : nil),
+        guard let url = options.database ?? ProcessInfo.processInfo.environment["DOSETAP_DATABASE_URL"],
             !url.isEmpty
         else { return nil }
         guard PostgresLocation.isPostgres(url) else {

@@ -13,7 +13,7 @@ struct DoseTapCommand: ParsableCommand {
             Status.self, Dose1.self, Dose2.self, Skip.self, Snooze.self, Undo.self, Log.self, Wake.self, CheckIn.self,
             PreSleep.self, Med.self, History.self, Session.self, Event.self, Settings.self, Export.self, Import.self, ClearAll.self, Press.self, Open.self,
             Device.self, Serve.self, ServiceCommand.self, TLS.self, Alarm.self, InsightsCommand.self, Report.self, Planner.self, SupportBundleCommand.self,
-            Setup.self, SupplyCommand.self,
+            Setup.self, SupplyCommand.self, StoreCommand.self,
         ],
         defaultSubcommand: Status.self)
 

@@ -36,7 +36,7 @@ struct Serve: ParsableCommand {
             let environment = context.environment
             // Everything logged goes to stderr as before, and its safe parts to the diagnostic log beside the database.
             let diagnostic = DiagnosticLogHandler.factory(
-                folder: URL(fileURLWithPath: try context.databasePath).deletingLastPathComponent(), now: { environment.now() })
+                folder: try context.dataFolder, now: { environment.now() })
             LoggingSystem.bootstrap { label in MultiplexLogHandler([StreamLogHandler.standardError(label: label), diagnostic(label)]) }
             Logger(label: "dosetap").info("serve started")
             if let tls = listener.tls, let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
@@ -44,7 +44,7 @@ struct Serve: ParsableCommand {
             }
             let json = options.json
             let host = self.host
-            let path = try context.databasePath
+            let path = context.storeName
             let scheme = listener.tls == nil ? "http" : "https"
             let pairing = PairingCodes()
             // Links are opened on other devices: a wildcard address is no place to go, the machine's name is.

@@ -30,7 +30,7 @@ struct SupportBundleCommand: ParsableCommand {
                 throw DoseError.invalidInput(field: "review", problem: "given with --yes", allowed: "--review to read the bundle, or --yes to write it")
             }
             let context = try CommandContext.open(options)
-            let folder = URL(fileURLWithPath: try context.databasePath).deletingLastPathComponent()
+            let folder = try context.dataFolder
             let bundle = try context.app.support.bundle(diagnosticLog: DiagnosticLogFile.read(in: folder), version: AppVersion.current)
             if review {
                 print(bundle.review, terminator: "")

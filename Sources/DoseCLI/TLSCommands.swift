@@ -32,7 +32,7 @@ struct TLS: ParsableCommand {
                     let subject = try CertificateSubject.parse(text)
                     if !subjects.contains(subject) { subjects.append(subject) }
                 }
-                let certificates = LocalCertificates(besideDatabase: try context.databasePath)
+                let certificates = LocalCertificates(directory: try context.dataFolder.appendingPathComponent("tls").path)
                 let outcome = try certificates.prepare(names: subjects, hostName: hostName, now: context.environment.now(), newAuthority: newCa)
                 if options.json {
                     Output.line(JSONValue(response: TLSInitResponse(outcome)).rendered())

@@ -102,7 +102,7 @@ public enum DoseTapServer {
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
             configuration: .init(
-                services: services + [ImportStopService(database: try environment.database)], gracefulShutdownSignals: [.sigterm, .sigint],
+                services: services + [ImportStopService(imports: environment.store.imports)], gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: Logger(label: "dosetap")))
         try await group.run()
     }
@@ -110,11 +110,11 @@ public enum DoseTapServer {
 
 /// Stops every import under way as soon as graceful shutdown begins; each keeps nothing and answers 503.
 struct ImportStopService: Service {
-    let database: AppDatabase
+    let imports: ImportStops
 
     func run() async throws {
         try? await gracefulShutdown()
-        database.stopImports()
+        imports.stopAll()
     }
 }
 

@@ -12,7 +12,7 @@ public final class AppDatabase: Sendable {
     /// The open night as the writer last committed it (actions only; see `OpenNightCache`).
     let openNight = OpenNightCache()
     /// Imports under way on this database, so shutdown can stop them.
-    let imports: ImportStops
+    public let imports: ImportStops
 
     /// Busy timeout: a writer waits this long for another process's transaction before giving up (≥ 5 s, SPEC §6).
     public static let busyTimeout: TimeInterval = 10
@@ -88,10 +88,10 @@ public final class AppDatabase: Sendable {
     }
 
     /// Work on a PostgreSQL person's records, copied into memory (`PostgresWorkspace`).
-    init(workspace: DatabaseQueue) {
+    init(workspace: DatabaseQueue, imports: ImportStops) {
         writer = workspace
         path = nil
-        imports = ImportStops()
+        self.imports = imports
         importStop = nil
     }
 

@@ -65,6 +65,7 @@ final class CLI {
         env["TZ"] = "Pacific/Chatham"
         // Push services and webhooks under test listen on loopback; a test of the address rule passes "0".
         env["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = "1"
+        for (key, value) in Self.suiteStore(arguments) { env[key] = value }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()
@@ -82,6 +83,18 @@ final class CLI {
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// With `DOSETAP_CLI_SUITE_POSTGRES_URL` set (by hand: `DOSETAP_CLI_SUITE_POSTGRES_URL=postgres://… swift test
+    /// --filter DoseCLITests`), a command naming `--db PATH` runs on a PostgreSQL schema of that path's own through
+    /// `DOSETAP_DATABASE_URL`, which wins over `--db`: the suite, run as it is, on PostgreSQL. Tests that read the SQLite
+    /// file itself then fail by design.
+    static func suiteStore(_ arguments: [String]) -> [String: String] {
+        guard let base = ProcessInfo.processInfo.environment["DOSETAP_CLI_SUITE_POSTGRES_URL"], !arguments.contains("--database"),
+            let flag = arguments.firstIndex(of: "--db"), flag + 1 < arguments.count
+        else { return [:] }
+        let name = String(arguments[flag + 1].lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.suffix(55))
+        return ["DOSETAP_DATABASE_URL": base + (base.contains("?") ? "&" : "?") + "search_path=s" + name]
     }
 
     /// `2026-11-21 22:30` in the zone → ISO-8601 UTC; ISO input passes through.

@@ -17,8 +17,9 @@ final class Server: @unchecked Sendable {
         process.executableURL = CLI.binary
         var environment = ProcessInfo.processInfo.environment
         environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = allowLoopbackTargets ? "1" : "0"
-        process.environment = environment
         process.arguments = ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
+        for (key, value) in CLI.suiteStore(process.arguments ?? []) { environment[key] = value }
+        process.environment = environment
         process.standardOutput = out
         process.standardError = stderr
         let continuation = exited.continuation

@@ -20,6 +20,8 @@ public final class PostgresStore: Sendable {
     private let logger: Logger
     /// The tables a workspace copies, read from both schemas on first use (`workspaceTables`).
     let tables = NIOLockedValueBox<[WorkspaceTable]?>(nil)
+    /// Imports under way on this store's workspaces, so shutdown can stop them before they write anything back.
+    public let imports = ImportStops()
 
     /// Connections kept open for reuse; more are opened when all are busy, and closed when returned past this count.
     static let keptConnections = 8

@@ -26,7 +26,7 @@ struct PostgresWorkspace {
             let copy = try Self.emptyCopy()
             try load(tables, from: session, into: copy)
             try Self.trackChanges(tables, in: copy)
-            let result = try work(AppDatabase(workspace: copy))
+            let result = try work(AppDatabase(workspace: copy, imports: store.imports))
             try writeBack(tables, from: copy, to: session)
             return result
         }

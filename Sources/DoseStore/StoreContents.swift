@@ -1,0 +1,114 @@
+import Crypto
+import DoseCore
+import Foundation
+import GRDB
+
+/// Every record of one store (a SQLite file, or one person on PostgreSQL), held in memory in the SQLite store's form:
+/// what `dosetap store copy` reads from its source, writes to its target, and compares.
+public struct StoreContents: Sendable {
+    let copy: AppDatabase
+
+    /// One table's rows and a SHA-256 of them in key order, each value with its type.
+    public struct TableDigest: Sendable, Hashable {
+        public var rows: Int
+        public var sha256: String
+    }
+
+    /// The digest of every table that holds records.
+    public func digests() throws -> [String: TableDigest] {
+        try copy.read { db in
+            var result: [String: TableDigest] = [:]
+            for table in AppDatabase.dataTables {
+                let key = try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [table])
+                    .map { "\"\($0["name"] as String)\"" }
+                var hash = SHA256()
+                var rows = 0
+                let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(table) ORDER BY \(key.joined(separator: ", "))")
+                while let row = try cursor.next() {
+                    rows += 1
+                    for value in row.databaseValues { hash.update(data: Data(Self.typedText(value).utf8)) }
+                    hash.update(data: Data([0x0A]))
+                }
+                result[table] = TableDigest(rows: rows, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined())
+            }
+            return result
+        }
+    }
+
+    /// How many rows there are in all.
+    public func rowCount() throws -> Int { try digests().values.reduce(0) { $0 + $1.rows } }
+
+    /// A value with its storage class, so 1, 1.0 and "1" differ, and a separator no text can forge (its length first).
+    private static func typedText(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: "n;"
+        case .int64(let integer): "i\(integer);"
+        case .double(let double): "r\(double.bitPattern);"
+        case .string(let string): "t\(string.utf8.count):\(string)"
+        case .blob(let data): "b\(data.count):\(data.base64EncodedString())"
+        }
+    }
+
+    /// Copies every row into `target`, a migrated database whose tables are empty, parents first.
+    func insert(into target: Database) throws {
+        try copy.read { source in
+            for table in AppDatabase.dataTables.reversed() {
+                let columns = try Row.fetchAll(source, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { "\"\($0["name"] as String)\"" }
+                let insert = try target.makeStatement(
+                    sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
+                let cursor = try Row.fetchCursor(source, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")
+                while let row = try cursor.next() { try insert.execute(arguments: StatementArguments(row.databaseValues)) }
+            }
+        }
+    }
+}
+
+extension AppDatabase {
+    /// Every record of this database, copied into memory.
+    public func contents() throws -> StoreContents { StoreContents(copy: try inMemoryCopy()) }
+
+    /// Whether no table holds a record (a new database, or one cleared).
+    public func holdsNoRecords() throws -> Bool { try contents().rowCount() == 0 }
+
+    /// Fills this database, which must hold no records, with `contents` in one transaction: all of it or nothing.
+    public func fill(with contents: StoreContents) throws {
+        guard try holdsNoRecords() else {
+            throw DoseError.invalidInput(field: "--to", problem: "\(path ?? "the database") already holds records", allowed: "an empty store")
+        }
+        try write { db in try contents.insert(into: db) }
+    }
+
+    /// Deletes every record, leaving an empty database (what a failed copy leaves behind).
+    public func removeAllRecords() throws {
+        try write { db in
+            for table in Self.dataTables { try db.execute(sql: "DELETE FROM \(table)") }
+        }
+        try scrubFiles()
+    }
+}
+
+extension PostgresStore {
+    /// Every record of `person`, copied into memory in the SQLite store's form.
+    public func contents(of person: String) throws -> StoreContents {
+        StoreContents(copy: AppDatabase(workspace: try PostgresWorkspace(store: self, person: person).snapshot(), imports: imports))
+    }
+
+    /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing.
+    public func fill(_ person: String, with contents: StoreContents) throws {
+        try onRecords(of: person) { copy in
+            guard try StoreContents(copy: copy).rowCount() == 0 else {
+                throw DoseError.invalidInput(field: "--to", problem: "\(location.redacted) already holds records", allowed: "an empty store")
+            }
+            try copy.write { db in try contents.insert(into: db) }
+        }
+    }
+
+    /// Deletes every record of `person` (what a failed copy leaves behind).
+    public func removeAllRecords(of person: String) throws {
+        try onRecords(of: person) { copy in
+            try copy.write { db in
+                for table in AppDatabase.dataTables { try db.execute(sql: "DELETE FROM \(table)") }
+            }
+        }
+    }
+}
