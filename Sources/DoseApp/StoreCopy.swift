@@ -15,7 +15,9 @@ public enum StoreCopy {
 
         /// Reads `text` as a `postgres://` URL, else as a file path.
         public init(_ text: String, field: String) throws {
-            guard !text.isEmpty else { throw DoseError.invalidInput(field: field, problem: "it is empty", allowed: "a SQLite file's path or a postgres:// URL") }
+            guard !text.isEmpty else {
+                throw DoseError.invalidInput(field: field, problem: "it is empty", allowed: "a SQLite file's path or a postgres:// URL")
+            }
             self = PostgresLocation.isPostgres(text) ? .postgres(try PostgresLocation(url: text)) : .sqlite(path: text)
         }
 
@@ -74,7 +76,8 @@ public enum StoreCopy {
         switch source {
         case .sqlite(let path):
             guard FileManager.default.fileExists(atPath: path) else {
-                throw DoseError.invalidInput(field: "--from", problem: "there is no database at \(path)", allowed: "an existing DoseTap SQLite file or a postgres:// URL")
+                throw DoseError.invalidInput(
+                    field: "--from", problem: "there is no database at \(path)", allowed: "an existing DoseTap SQLite file or a postgres:// URL")
             }
             return try AppDatabase.open(path: path).contents()
         case .postgres(let location):

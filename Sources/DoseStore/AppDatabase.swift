@@ -80,8 +80,15 @@ public final class AppDatabase: Sendable {
         return AppDatabase(writer: queue, path: nil)
     }
 
-    /// A fresh, migrated database in memory, for a PostgreSQL workspace to fill.
+    /// A fresh, migrated database in memory, for a PostgreSQL workspace to fill: a copy of one migrated once per
+    /// process, since a workspace is made for every call and running every migration each time would cost more.
     static func migratedQueue() throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(configuration: configuration())
+        try migratedTemplate.get().backup(to: queue)
+        return queue
+    }
+
+    private static let migratedTemplate = Result { () throws -> DatabaseQueue in
         let queue = try DatabaseQueue(configuration: configuration())
         try prepareSchema(queue, path: nil)
         return queue

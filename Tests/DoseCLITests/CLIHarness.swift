@@ -1,5 +1,6 @@
 import DoseApp
 import Foundation
+import Testing
 
 /// The result of one run of the binary.
 struct Run {
@@ -112,4 +113,14 @@ final class CLI {
 
     /// The database file's bytes (after every process has closed it).
     func databaseBytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: database)) }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// A test that reads the SQLite file itself, or drives a terminal outside the harness: it cannot run when the suite
+    /// runs on PostgreSQL (`DOSETAP_CLI_SUITE_POSTGRES_URL`), and is skipped then.
+    static var readsSQLiteFile: Self {
+        .enabled(
+            if: ProcessInfo.processInfo.environment["DOSETAP_CLI_SUITE_POSTGRES_URL"] == nil,
+            "reads the SQLite file itself, so it runs on the SQLite pass only")
+    }
 }

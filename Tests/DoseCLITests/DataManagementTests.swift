@@ -50,7 +50,7 @@ struct DataManagementTests {
         try DatabaseQueue(path: cli.database).read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 
-    @Test("session delete --before: the preview counts exactly, --yes deletes exactly those nights, and no canary of them stays in any file")
+    @Test("session delete --before: the preview counts exactly, --yes deletes exactly those nights, and no canary of them stays in any file", .readsSQLiteFile)
     func deleteBefore() async throws {
         let (cli, server) = try Self.sixNights()
         #expect(FileManager.default.fileExists(atPath: cli.database + "-wal"), "the server keeps the WAL")
@@ -91,7 +91,7 @@ struct DataManagementTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("several dates at once: all or nothing; an unknown date, tonight's open night or a dose under 8 hours old refuses the lot")
+    @Test("several dates at once: all or nothing; an unknown date, tonight's open night or a dose under 8 hours old refuses the lot", .readsSQLiteFile)
     func deleteSeveral() async throws {
         let (cli, server) = try Self.sixNights()
         // A date with no night refuses everything, naming it.
@@ -127,7 +127,7 @@ struct DataManagementTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("--before and dates together, a --before with no nights, and a bad date are refused and change nothing")
+    @Test("--before and dates together, a --before with no nights, and a bad date are refused and change nothing", .readsSQLiteFile)
     func refusals() async throws {
         let (cli, server) = try Self.sixNights()
         var run = try cli.run(["session", "delete", "2026-11-02", "--before", "2026-11-04", "--yes"], now: "2026-11-08 12:00")

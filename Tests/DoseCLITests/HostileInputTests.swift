@@ -55,7 +55,7 @@ struct HostileInputTests {
         return (cli, token, try Server(cli, now: "2026-11-21 23:00"))
     }
 
-    @Test("each hostile body answers 400 naming the field, stores nothing, and /health still answers")
+    @Test("each hostile body answers 400 naming the field, stores nothing, and /health still answers", .readsSQLiteFile)
     func bodies() async throws {
         let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
@@ -74,7 +74,7 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0, "still running, and stops cleanly")
     }
 
-    @Test("SIGTERM during a long import: the import stops at once with 503, the server exits promptly, and nothing of the file is kept")
+    @Test("SIGTERM during a long import: the import stops at once with 503, the server exits promptly, and nothing of the file is kept", .readsSQLiteFile)
     func sigtermDuringImport() async throws {
         let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
@@ -109,7 +109,7 @@ struct HostileInputTests {
         #expect(try recordSnapshot(cli) == before, "nothing of the file is kept")
     }
 
-    @Test("CONNECT and an absurd Content-Length are answered at once, framed, and the connection closed: no wait for a timeout")
+    @Test("CONNECT and an absurd Content-Length are answered at once, framed, and the connection closed: no wait for a timeout", .readsSQLiteFile)
     func connectAndAbsurdLength() async throws {
         let (cli, _, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
@@ -135,7 +135,7 @@ struct HostileInputTests {
         #expect(try recordSnapshot(cli) == before)
     }
 
-    @Test("malformed framing and forms: a bad chunk size, a bad request line, %zz in a form, 1e300 in the form's amount")
+    @Test("malformed framing and forms: a bad chunk size, a bad request line, %zz in a form, 1e300 in the form's amount", .readsSQLiteFile)
     func framingAndForms() async throws {
         let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
@@ -192,7 +192,7 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("the same Idempotency-Key twice at once: one action, the same answer twice, no 500")
+    @Test("the same Idempotency-Key twice at once: one action, the same answer twice, no 500", .readsSQLiteFile)
     func sameKeyAtOnce() async throws {
         let (cli, token, server) = try Self.servedNight()
         for round in 0..<10 {
@@ -217,7 +217,7 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("an events.csv with past nights imports while tonight's night is open, over HTTP and from the CLI")
+    @Test("an events.csv with past nights imports while tonight's night is open, over HTTP and from the CLI", .readsSQLiteFile)
     func eventsCSVBesideAnOpenNight() async throws {
         let source = try CLI()
         for day in 17...19 {
@@ -247,7 +247,7 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("the command line: huge, missing and malformed amounts, long notes and bad pages exit 64 and store nothing")
+    @Test("the command line: huge, missing and malformed amounts, long notes and bad pages exit 64 and store nothing", .readsSQLiteFile)
     func commandLine() throws {
         let cli = try CLI()
         #expect(try cli.run(["dose1"], now: "2026-11-21 22:30").status == 0)

@@ -106,7 +106,7 @@ struct InsightsCLITests {
         #expect(try FileManager.default.attributesOfItem(atPath: pdf)[.posixPermissions] as? Int == 0o600)
     }
 
-    @Test("planner apply: refused without --yes or off the suggestion, applied with both, and audited with its reason")
+    @Test("planner apply: refused without --yes or off the suggestion, applied with both, and audited with its reason", .readsSQLiteFile)
     func plannerApply() throws {
         let cli = try CLI()
         try Self.record(cli, [195, 192, 198, 195, 190, 200, 196])

@@ -219,7 +219,7 @@ struct NightFlowTests {
         #expect(FileManager.default.fileExists(atPath: explicit))
     }
 
-    @Test("Clear All Data needs the exact phrase, then leaves nothing")
+    @Test("Clear All Data needs the exact phrase, then leaves nothing", .readsSQLiteFile)
     func clearAll() throws {
         let cli = try CLI()
         try cli.run(["dose1", "--note", "secret-marker-991"], now: "2026-11-21 22:30")

@@ -57,7 +57,7 @@ struct NightSafetyTests {
         #expect(try cli.run(["dose1"], now: "2026-11-22 09:20").status == 0)
     }
 
-    @Test("wake-up within 2 h of Dose 2 asks on a terminal: no keeps the night open, yes logs it")
+    @Test("wake-up within 2 h of Dose 2 asks on a terminal: no keeps the night open, yes logs it", .readsSQLiteFile)
     func wakeAsksOnTerminal() throws {
         let cli = try nightWithDose2()
         let command = [CLI.binary.path, "wake", "--db", cli.database, "--tz", cli.zone, "--now", "2026-11-22T06:35:00Z"]
@@ -96,7 +96,7 @@ struct NightEndingCLITests {
         return try CLI.execute(["-qec", command, "/dev/null"], stdin: answer + "\n", executable: URL(fileURLWithPath: "/usr/bin/script"))
     }
 
-    @Test("on a terminal wake asks; n keeps the night, y ends it and cancels the alarms", arguments: [("n", false), ("y", true)])
+    @Test("on a terminal wake asks; n keeps the night, y ends it and cancels the alarms", .readsSQLiteFile, arguments: [("n", false), ("y", true)])
     func asksOnTerminal(answer: String, ends: Bool) throws {
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-21 23:36")

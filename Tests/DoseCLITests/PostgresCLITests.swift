@@ -3,7 +3,7 @@ import Testing
 
 /// The built binary on PostgreSQL (`--database URL`, `DOSETAP_DATABASE_URL`) beside the same commands on a SQLite file:
 /// tonight's commands must answer the same words, JSON and exit codes on both.
-@Suite("The command line on PostgreSQL answers as on SQLite")
+@Suite("The command line on PostgreSQL answers as on SQLite", .readsSQLiteFile)
 struct PostgresCLITests {
     static let url = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"]
     static let skipped = "PostgreSQL tests skipped: set DOSETAP_TEST_POSTGRES_URL=postgres://USER@127.0.0.1:PORT/DATABASE (.ci/run does)"
@@ -42,7 +42,8 @@ struct PostgresCLITests {
             try setUp(sqliteCLI.directory)
             try setUp(folder)
             for step in steps {
-                let onSQLite = try sqliteCLI.run(step.arguments.map { $0.replacingOccurrences(of: "FOLDER", with: sqliteCLI.directory.path) }, now: step.now, json: json)
+                let onSQLite = try sqliteCLI.run(
+                    step.arguments.map { $0.replacingOccurrences(of: "FOLDER", with: sqliteCLI.directory.path) }, now: step.now, json: json)
                 var arguments =
                     step.arguments.map { $0.replacingOccurrences(of: "FOLDER", with: folder.path) }
                     + ["--database", store, "--tz", sqliteCLI.zone, "--now", CLI.instant(step.now, zone: sqliteCLI.zone)]
@@ -210,7 +211,8 @@ struct PostgresCLITests {
         #expect(tls.status == 0, "\(tls.stdout) \(tls.stderr)")
         #expect(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("dosetap/tls").path), "certificates in the data folder")
         #expect(try CLI.execute(["dose1", "--json", "--database", store], environment: environment).status == 0)
-        let review = try CLI.execute(["support-bundle", "--out", cli.directory.appendingPathComponent("s.zip").path, "--review", "--database", store], environment: environment)
+        let review = try CLI.execute(
+            ["support-bundle", "--out", cli.directory.appendingPathComponent("s.zip").path, "--review", "--database", store], environment: environment)
         #expect(review.status == 0 && review.stdout.contains("dose1_taken"), "\(review.stdout) \(review.stderr)")
         // DOSETAP_DATABASE_URL is read whenever --database is not given, even beside --db: the store is PostgreSQL's.
         let viaEnvironment = try CLI.execute(["history", "--json", "--db", cli.database], environment: ["DOSETAP_DATABASE_URL": store])

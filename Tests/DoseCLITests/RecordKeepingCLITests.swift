@@ -97,7 +97,7 @@ struct RecordKeepingCLITests {
         #expect(((run.json["error"] as? [String: Any])?["message"] as? String)?.contains("sleep_qualty") == true)
     }
 
-    @Test("the questionnaire asks the quick questions on standard input; Enter keeps each default")
+    @Test("the questionnaire asks the quick questions on standard input; Enter keeps each default", .readsSQLiteFile)
     func questionnaire() throws {
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-21 22:30")
@@ -131,7 +131,7 @@ struct RecordKeepingCLITests {
 
 @Suite("dosetap end to end: export bundle and import")
 struct BundleCLITests {
-    @Test("export --format bundle, import into a new database, import again; a bad file exits 65 and changes nothing")
+    @Test("export --format bundle, import into a new database, import again; a bad file exits 65 and changes nothing", .readsSQLiteFile)
     func bundle() throws {
         let cli = try CLI()
         try cli.run(["dose1", "--note", "=risky, \"quoted\""], now: "2026-11-21 22:30")

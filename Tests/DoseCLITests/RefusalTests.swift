@@ -83,7 +83,7 @@ struct RefusalTests {
         RefusalCase(code: "400_INVALID_INPUT", setup: [dose1, (["dose2"], "2026-11-22 01:20")], command: ["wake"], at: "2026-11-22 01:30", exit: 64),
     ]
 
-    @Test("each refusal: its code, exit status, message, and not one byte of the database changed", arguments: cases)
+    @Test("each refusal: its code, exit status, message, and not one byte of the database changed", .readsSQLiteFile, arguments: cases)
     func refusal(_ item: RefusalCase) throws {
         let cli = try CLI()
         try cli.run(["status"], now: "2026-11-21 12:00")
@@ -118,7 +118,7 @@ struct RefusalTests {
     }
 
     @Test(
-        "a read with --db in a folder that does not exist says which path it tried and creates nothing",
+        "a read with --db in a folder that does not exist says which path it tried and creates nothing", .readsSQLiteFile,
         arguments: [["status"], ["history"], ["session", "show", "2026-11-21"], ["settings", "list"], ["export"], ["med", "entries"]])
     func missingDatabaseFolder(arguments: [String]) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-missing-\(UUID().uuidString)")
@@ -144,7 +144,7 @@ struct RefusalTests {
         #expect(try cli.databaseBytes() == before)
     }
 
-    @Test("a file that is not a database: exit 65, file untouched")
+    @Test("a file that is not a database: exit 65, file untouched", .readsSQLiteFile)
     func notADatabase() throws {
         let cli = try CLI()
         let path = cli.directory.appendingPathComponent("diary.txt").path
@@ -160,7 +160,7 @@ struct RefusalTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
-    @Test("a database from a newer schema: exit 65, every byte untouched")
+    @Test("a database from a newer schema: exit 65, every byte untouched", .readsSQLiteFile)
     func newerSchema() throws {
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-21 22:30")

@@ -38,7 +38,8 @@ private let ptyDriver = """
 
 @Suite("dosetap setup: in a terminal and by flags")
 struct SetupCLITests {
-    @Test("in a pseudo-terminal: five steps asked in turn, Enter keeps a value, a refused step is asked again, the disclaimer must be accepted")
+    @Test(
+        "in a pseudo-terminal: five steps asked in turn, Enter keeps a value, a refused step is asked again, the disclaimer must be accepted", .readsSQLiteFile)
     func interactive() throws {
         let cli = try CLI()
         let answers: [[String]] = [
@@ -105,7 +106,7 @@ struct SetupCLITests {
 
 @Suite("dosetap supply: refills, adjustments, doses and the figures")
 struct SupplyCLITests {
-    @Test("two bottles, a night, a spill, a count, a deletion: the figures follow exactly; bad input changes nothing")
+    @Test("two bottles, a night, a spill, a count, a deletion: the figures follow exactly; bad input changes nothing", .readsSQLiteFile)
     func ledger() throws {
         let cli = try CLI()
         let empty = try cli.run(["supply"], now: "2026-11-21 20:00")
@@ -147,7 +148,9 @@ struct SupplyCLITests {
 
 @Suite("dosetap import of the Health app's export")
 struct HealthImportCLITests {
-    @Test("export.xml imports through the built binary; session show --json carries the night's sleep in minutes; a hostile file changes nothing")
+    @Test(
+        "export.xml imports through the built binary; session show --json carries the night's sleep in minutes; a hostile file changes nothing",
+        .readsSQLiteFile)
     func importAndShow() throws {
         let cli = try CLI()
         #expect(try cli.run(["dose1"], now: "2026-11-01 22:00").status == 0)

@@ -121,7 +121,9 @@ struct SupervisionTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("killed mid-night: the restarted server fires what is under 2 minutes late, logs older reminders as missed, and says when it was down")
+    @Test(
+        "killed mid-night: the restarted server fires what is under 2 minutes late, logs older reminders as missed, and says when it was down", .readsSQLiteFile
+    )
     func killAndCatchUp() async throws {
         let cli = try CLI()
         #expect(try cli.run(["dose1"], now: "2026-11-21 22:30").status == 0)

@@ -47,7 +47,8 @@ struct SupportBundleTests {
         return (cli, tokens)
     }
 
-    @Test("no note, device name, token, address or medication name is in any file of the zip; times move to 2000-01-01 with the interval kept")
+    @Test(
+        "no note, device name, token, address or medication name is in any file of the zip; times move to 2000-01-01 with the interval kept", .readsSQLiteFile)
     func canaries() throws {
         let (cli, tokens) = try Self.night()
         let zip = cli.directory.appendingPathComponent("support.zip").path

@@ -67,7 +67,7 @@ struct TLSTests {
         try Server(cli, now: "2026-11-21 22:30", arguments: ["--tls-cert", made.certificate, "--tls-key", made.key])
     }
 
-    @Test("curl trusts the server by name and by address through the CA alone; without it, or with another CA, it refuses")
+    @Test("curl trusts the server by name and by address through the CA alone; without it, or with another CA, it refuses", .readsSQLiteFile)
     func trustedByNameAndAddress() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "curl is needed; .ci/run installs it")
         let cli = try CLI()
@@ -110,7 +110,7 @@ struct TLSTests {
         _ = try await server.terminate(within: .seconds(20))
     }
 
-    @Test("an expired server certificate and one for another name are refused by curl")
+    @Test("an expired server certificate and one for another name are refused by curl", .readsSQLiteFile)
     func expiredAndWrongName() async throws {
         let cli = try CLI()
         // Issued 400 days before the server's clock (2026-11-21 22:30 in New York) and so past its 397 days both for the
@@ -134,7 +134,7 @@ struct TLSTests {
         _ = try await server.terminate(within: .seconds(20))
     }
 
-    @Test("running tls init again keeps a good certificate, renews one near expiry or missing a name, and never remakes the CA unasked")
+    @Test("running tls init again keeps a good certificate, renews one near expiry or missing a name, and never remakes the CA unasked", .readsSQLiteFile)
     func renewal() throws {
         let cli = try CLI()
         let first = Made(try cli.run(["tls", "init", "localhost", "--now", "2026-11-21T12:00:00Z"]))
@@ -159,7 +159,7 @@ struct TLSTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: replaced.certificate)) == before, "nothing was changed")
     }
 
-    @Test("serve issues a due certificate that tls init made again before it listens, and warns about a due one it did not make")
+    @Test("serve issues a due certificate that tls init made again before it listens, and warns about a due one it did not make", .readsSQLiteFile)
     func renewedAtStart() async throws {
         let cli = try CLI()
         // The server's clock is 2026-11-22 03:30 UTC; a certificate issued 380 days before has 17 days left.
@@ -183,7 +183,7 @@ struct TLSTests {
         #expect(warning.contains("Warning: \(certificate) expires at 2026-12-09T03:30:00.000Z, in 17 days; renew it before then."))
     }
 
-    @Test("a running serve issues tls init's certificate again when it falls due, and new connections get it without a restart")
+    @Test("a running serve issues tls init's certificate again when it falls due, and new connections get it without a restart", .readsSQLiteFile)
     func renewedWhileRunning() async throws {
         let cli = try CLI()
         let first = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1"]))

@@ -72,7 +72,7 @@ struct WearableCLITests {
         #expect(html.contains("<td data-label=\"Sleep (wearable)\">7 h asleep, deep 95 min, awake 45 min, recovery 62% (WHOOP)</td>"))
     }
 
-    @Test("a malformed WHOOP file and a refused priority exit with their codes and leave the database byte for byte")
+    @Test("a malformed WHOOP file and a refused priority exit with their codes and leave the database byte for byte", .readsSQLiteFile)
     func refusals() throws {
         let cli = try CLI()
         try cli.run(["dose1"], now: "2026-11-20 23:00")

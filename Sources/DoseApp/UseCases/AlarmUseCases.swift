@@ -9,14 +9,14 @@ public struct AlarmService: Sendable {
 
     /// Saves a device's push subscription (the same endpoint again replaces it).
     public func subscribe(_ subscription: PushSubscriptionRecord, device: String) throws -> PushSubscriptionRecord {
-        try app.onRecords { try $0.alarms.subscribe(subscription, device: device, clock: app.clock) }
+        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.alarms.subscribe(subscription, device: device, clock: app.clock) }
     }
 
     /// Removes a subscription by endpoint or id, with the name of the device that held it; `404_NOT_FOUND` when
     /// there is none.
     public func unsubscribe(_ endpointOrID: String) throws -> (subscription: PushSubscriptionRecord, deviceName: String) {
         let name = try subscriptions().first { [$0.subscription.endpoint, $0.subscription.id].contains(endpointOrID) }?.deviceName ?? ""
-        guard let removed = try app.onRecords({ try $0.alarms.remove(endpointOrID: endpointOrID) }) else {
+        guard let removed = try app.onRecords(only: ["push_subscriptions"], { try $0.alarms.remove(endpointOrID: endpointOrID) }) else {
             throw DoseError.notFound(what: "A push subscription with that endpoint")
         }
         return (removed, name)
@@ -24,17 +24,19 @@ public struct AlarmService: Sendable {
 
     /// Forgets a subscription the push service said is gone (404 or 410).
     public func forget(endpoint: String) throws {
-        try app.onRecords { try $0.alarms.remove(endpointOrID: endpoint) }
+        try app.onRecords(only: ["push_subscriptions"]) { try $0.alarms.remove(endpointOrID: endpoint) }
     }
 
     /// The subscriptions of paired devices, with their device names.
     public func subscriptions(role: PushRole? = nil) throws -> [(subscription: PushSubscriptionRecord, deviceName: String)] {
-        try app.onRecords { try $0.alarms.subscriptions(role: role) }
+        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.alarms.subscriptions(role: role) }
     }
 
     /// The VAPID signer from the stored key (made on first use).
     public func vapid(subject: String = VAPID.defaultSubject) throws -> VAPID {
-        try VAPID(privateKeyHex: try app.onRecords { try $0.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey) }, subject: subject)
+        try VAPID(
+            privateKeyHex: try app.onRecords(only: ["server_keys"]) { try $0.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey) },
+            subject: subject)
     }
 
     /// "I'm up" from `surface`: answers the alarms that rang since the last answer.
@@ -63,12 +65,12 @@ public struct AlarmService: Sendable {
 
     /// Records one delivery attempt.
     public func record(_ attempt: AlarmDeliveryRecord) throws {
-        try app.onRecords { try $0.alarms.record(attempt, clock: app.clock) }
+        try app.onRecords(only: ["sleep_sessions", "alarm_deliveries"]) { try $0.alarms.record(attempt, clock: app.clock) }
     }
 
     /// The latest test alarm's attempts.
     public func lastTest() throws -> [AlarmDeliveryRecord] {
-        try app.onRecords { try $0.alarms.lastTest() }
+        try app.onRecords(only: ["alarm_deliveries"]) { try $0.alarms.lastTest() }
     }
 }
 

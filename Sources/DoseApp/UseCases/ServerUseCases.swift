@@ -59,16 +59,16 @@ public struct ReminderService: Sendable {
 
     /// Signs the action links of the reminders.
     public func signer() throws -> ActionLinkSigner {
-        ActionLinkSigner(secretHex: try app.onRecords { try $0.serverKeys.actionLinkSecret(clock: app.clock) })
+        ActionLinkSigner(secretHex: try app.onRecords(only: ["server_keys"]) { try $0.serverKeys.actionLinkSecret(clock: app.clock) })
     }
 
     /// Records a server run's start; returns its id.
     public func serverStarted() throws -> String {
-        try app.onRecords { try $0.serverRuns.started(clock: app.clock) }
+        try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.started(clock: app.clock) }
     }
 
     /// Records that the run is alive, or that it stopped cleanly.
     public func serverAlive(_ run: String, stopped: Bool = false) throws {
-        try app.onRecords { try $0.serverRuns.alive(run, stopped: stopped, clock: app.clock) }
+        try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.alive(run, stopped: stopped, clock: app.clock) }
     }
 }

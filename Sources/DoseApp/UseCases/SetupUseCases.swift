@@ -47,7 +47,7 @@ public struct DeviceService: Sendable {
     /// name gets the first free suffix (`name 2`, …) instead of being refused.
     public func pair(name: String, uniqued: Bool = false) throws -> (device: DeviceRecord, token: String) {
         let token = DeviceTokens.generate(app.clock.random)
-        let device = try app.onRecords { database in
+        let device = try app.onRecords(only: ["devices"]) { database in
             let store = database.devices
             let name = uniqued ? try store.unusedName(name) : name
             return try store.add(name: name, tokenHash: DeviceTokens.hash(token), clock: app.clock)
@@ -57,41 +57,41 @@ public struct DeviceService: Sendable {
 
     /// Every device, revoked ones included.
     public func all() throws -> [DeviceRecord] {
-        try app.onRecords { try $0.devices.all() }
+        try app.onRecords(only: ["devices"]) { try $0.devices.all() }
     }
 
     /// The devices that may call the API.
     public func active() throws -> [DeviceRecord] {
-        try app.onRecords { try $0.devices.active() }
+        try app.onRecords(only: ["devices"]) { try $0.devices.active() }
     }
 
     /// Renames a paired device.
     public func rename(_ id: String, to name: String) throws -> DeviceRecord {
-        try app.onRecords { try $0.devices.rename(id, to: name) }
+        try app.onRecords(only: ["devices"]) { try $0.devices.rename(id, to: name) }
     }
 
     /// Revokes a device by id or name; its token stops working at once.
     public func revoke(_ idOrName: String) throws -> DeviceRecord {
-        try app.onRecords { try $0.devices.revoke(idOrName, clock: app.clock) }
+        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.devices.revoke(idOrName, clock: app.clock) }
     }
 
     /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
     public func isActive(_ id: String) throws -> Bool {
-        try app.onRecords { try $0.devices.active() }.contains { $0.id == id }
+        try app.onRecords(only: ["devices"]) { try $0.devices.active() }.contains { $0.id == id }
     }
 
     /// The stored answer to a device's idempotency key, if any.
     public func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        try app.onRecords { try $0.devices.storedResponse(device: device, key: key) }
+        try app.onRecords(only: ["idempotency_keys"]) { try $0.devices.storedResponse(device: device, key: key) }
     }
 
     /// Stores the answer to a request made with an idempotency key.
     public func storeResponse(device: String, key: String, _ response: StoredResponse) throws {
-        try app.onRecords { try $0.devices.storeResponse(device: device, key: key, response, clock: app.clock) }
+        try app.onRecords(only: ["idempotency_keys"]) { try $0.devices.storeResponse(device: device, key: key, response, clock: app.clock) }
     }
 
     /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).
     public func linkSecret() throws -> String {
-        try app.onRecords { try $0.serverKeys.actionLinkSecret(clock: app.clock) }
+        try app.onRecords(only: ["server_keys"]) { try $0.serverKeys.actionLinkSecret(clock: app.clock) }
     }
 }

@@ -171,7 +171,7 @@ struct WorkspaceTable: Sendable {
     var name: String
     var columns: [String]
     var key: [String]
-    /// PostgreSQL's `data_type` of each column.
+    /// PostgreSQL's type of each column, as `format_type` names it.
     var types: [String: String]
     var scope: Scope
 
@@ -241,7 +241,7 @@ extension PostgresStore {
     /// SQLite has and PostgreSQL lacks is a schema out of step, refused rather than silently dropped.
     func workspaceTables() throws -> [WorkspaceTable] {
         if let known = tables.withLockedValue({ $0 }) { return known }
-        let sqlite = try AppDatabase.inMemory().writer.read { db in
+        let sqlite = try AppDatabase.migratedQueue().read { db in
             try AppDatabase.dataTables.reversed().map { table -> (String, [String], [String]) in
                 let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?)", arguments: [table])
                 let key = info.filter { ($0["pk"] as Int) > 0 }.sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }.map { $0["name"] as String }
@@ -250,7 +250,10 @@ extension PostgresStore {
         }
         let types = try transaction(readOnly: true) { session in
             try session.rows(
-                "SELECT table_name::text, column_name::text, data_type::text FROM information_schema.columns WHERE table_schema = current_schema()"
+                """
+                SELECT c.relname::text, a.attname::text, format_type(a.atttypid, NULL) FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
+                WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+                """
             ).map { try $0.decode((String, String, String).self) }
         }
         var byTable: [String: [String: String]] = [:]
