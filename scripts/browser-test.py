@@ -918,12 +918,127 @@ def deleting_nights(driver, binary, work, out):
         process.wait()
 
 
+def on_postgres(base):
+    """Every dosetap started from here with --db PATH runs on a PostgreSQL schema of that path's own, through
+    DOSETAP_DATABASE_URL (which wins over --db): the same walk, on the other store."""
+    real_run, real_popen = subprocess.run, subprocess.Popen
+
+    def with_store(arguments, kwargs):
+        if isinstance(arguments, list) and "--db" in arguments:
+            path = arguments[arguments.index("--db") + 1]
+            schema = "b" + re.sub(r"[^a-z0-9]", "_", path.lower())[-55:]
+            kwargs["env"] = {**(kwargs.get("env") or os.environ), "DOSETAP_DATABASE_URL": base + ("&" if "?" in base else "?") + "search_path=" + schema}
+        return kwargs
+
+    subprocess.run = lambda arguments, *rest, **kwargs: real_run(arguments, *rest, **with_store(arguments, kwargs))
+    subprocess.Popen = lambda arguments, *rest, **kwargs: real_popen(arguments, *rest, **with_store(arguments, kwargs))
+
+
+def live_night(driver, wait, binary, work, out):
+    """A live night on the real clock, from pairing and setup through Dose 1, undo, an early Dose 2 and a refusal."""
+    # 1. A live night on the real clock.
+    # A local CA beside the database, so /setup shows its fingerprint and the steps to trust it.
+    subprocess.run([binary, "tls", "init", "localhost", "--db", os.path.join(work, "live.sqlite")], check=True, capture_output=True)
+    process, info = serve(binary, os.path.join(work, "live.sqlite"), zone=evening_zone(datetime.datetime.now(datetime.timezone.utc)))
+    try:
+        driver.get(info["pairing_url"])
+        first_run_setup(driver, wait, info, out)
+        check("Take Dose 1" in primary(driver).text, "paired browser sees Take Dose 1")
+        check(fits(driver), "Tonight (no Dose 1) fits 390x844 without scrolling")
+        driver.save_screenshot(os.path.join(out, "tonight-no_dose1.png"))
+        primary(driver).click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-undo-until]")))
+        check("Dose 1 recorded" in driver.find_element(By.CSS_SELECTOR, ".snackbar").text, "undo snackbar after Dose 1")
+        first = driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text
+        # The countdown ticks every second: wait (up to 10 s) for the text to change rather than sleeping.
+        wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-countdown]").text != first)
+        second = driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text
+        check(first != second, f"the countdown is live ({first} → {second})")
+        check(driver.find_element(By.ID, "announcer").get_attribute("aria-live") == "assertive", "changes are announced to screen readers")
+        # Undo answers its first tap at any moment of its window: no settle time stands in front of it.
+        tapped = driver.execute_script("return Date.now()")
+        driver.find_element(By.CSS_SELECTOR, ".snackbar button").click()
+        wait.until(lambda d: "Take Dose 1" in primary(d).text)
+        check(driver.execute_script("return Date.now()") - tapped < 2000, "Undo tapped at once after Dose 1 works the first time, without dead time")
+        settled(driver)
+        primary(driver).click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-ring]")))
+        check(fits(driver), "Tonight (before the window) fits without scrolling")
+        audit(driver, "tonight-before_window", out)
+        check(not driver.find_elements(By.CSS_SELECTOR, "[data-variant]:not([hidden]) [data-spot] .primary"),
+              "before the window there is no filled Dose 2 button: the countdown and the opening time are the focus")
+        spot = driver.find_element(By.CSS_SELECTOR, "[data-variant]:not([hidden]) .spot-text").text
+        check(spot.startswith("Dose 2 opens at"), f"the big button's spot says when the window opens ({spot!r})")
+        settled(driver)
+        driver.find_element(By.XPATH, "//button[text()='Take Dose 2 early…']").click()
+        dialog = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog")))
+        check("before then is unsafe" in dialog.text, "an early Dose 2 is only an outlined choice, and its dialog names the risk: "
+              + dialog.find_element(By.CSS_SELECTOR, "[data-risk-text]").text)
+        check("primary" in dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").get_attribute("class")
+              and "primary" not in dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").get_attribute("class"),
+              "in the dialog Cancel is the filled button and Take it anyway the outlined one")
+        check(not dialog.find_element(By.CSS_SELECTOR, "[data-risk-skip]").is_displayed(), "before the window the dialog offers no Skip button")
+        apart(driver)
+        dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").click()
+        wait.until(lambda d: "Dose 2 was taken early tonight" in d.page_source)
+        check(True, "early Dose 2 recorded after confirming, with its warning")
+        outcome = driver.find_element(By.CSS_SELECTOR, "[data-outcome]")
+        check("early (before the window)" in outcome.text and "✓" not in outcome.text and "warning" in outcome.get_attribute("class"),
+              f"an early Dose 2 is worded early, as a warning, never with a tick ({outcome.text!r})")
+        settled(driver)
+        driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Bathroom']").click()
+        try:
+            wait.until(lambda d: "Bathroom recorded" in d.page_source)
+        except Exception:
+            print(driver.current_url, driver.find_element(By.TAG_NAME, "main").text[:600]); driver.save_screenshot(os.path.join(out, "debug-bathroom.png")); raise
+        check(True, "bathroom trip logged from the grid")
+        settled(driver)
+        driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Bathroom']").click()
+        banner = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-banner]")))
+        check("Bathroom was just logged. Wait" in banner.text and driver.find_elements(By.CSS_SELECTOR, "[data-ring], [data-outcome]"),
+              f"a second bathroom tap is refused inline on Tonight ({banner.text!r})")
+        wait.until(lambda d: "Bathroom was just logged" in d.find_element(By.ID, "announcer").get_attribute("textContent"))
+        check(True, "and the refusal is announced")
+        audit(driver, "tonight-refused", out)
+        driver.get(info["listening"] + "/")
+        check(fits(driver), "Tonight (night complete) fits without scrolling")
+        audit(driver, "tonight-completed", out)
+        driver.get(info["listening"] + "/settings")
+        driver.find_element(By.LINK_TEXT, "Run setup again").click()
+        wait.until(lambda d: "Step 1 of 5" in d.page_source)
+        check(driver.current_url.endswith("/welcome"), "Settings → Run setup again opens setup at step 1")
+        supply_page(driver, wait, info, out)
+        for page in ["details", "history", "insights", "settings", "checkin", "presleep", "medications", "setup"]:
+            driver.get(info["listening"] + "/" + page)
+            audit(driver, f"page-{page}", out)
+
+        # Medications: a dose is chosen, never assumed; XYWAV and Xyrem are not "other medications".
+        driver.get(info["listening"] + "/medications")
+        options = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#medication option")]
+        check("xywav" not in options and "xyrem" not in options and "modafinil" in options, "oxybate is kept out of the medication list")
+        Select(driver.find_element(By.ID, "medication")).select_by_value("modafinil")
+        driver.find_element(By.CSS_SELECTOR, "form[action='/medications'] button[type=submit]").click()
+        wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "form[action='/ui/medications']")))
+        check(not driver.find_elements(By.CSS_SELECTOR, "input[name=amount]:checked"), "no dose is chosen for the person")
+        audit(driver, "medications-modafinil", out)
+        driver.find_element(By.XPATH, "//label[@class='chip'][span='100 mg']").click()
+        driver.find_element(By.CSS_SELECTOR, "form[action='/ui/medications'] button[type=submit]").click()
+        wait.until(lambda d: "Modafinil 100 mg logged" in d.page_source)
+        check(True, "Modafinil 100 mg logged as chosen, with a confirmation")
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("binary", nargs="?", default=".build/debug/dosetap")
     parser.add_argument("--out", default=os.path.join(tempfile.gettempdir(), "dosetap-screens"))
-    parser.add_argument("--only", choices=["insights", "history", "sleep", "night"], help="run one part only")
+    parser.add_argument("--only", choices=["insights", "history", "sleep", "night", "live"], help="run one part only")
+    parser.add_argument("--database-url", help="run every command on PostgreSQL: each --db PATH becomes a schema of its own at this URL")
     args = parser.parse_args()
+    if args.database_url:
+        on_postgres(args.database_url)
     os.makedirs(args.out, exist_ok=True)
     work = tempfile.mkdtemp(prefix="dosetap-browser-")
     driver = browser()
@@ -935,7 +1050,9 @@ def main():
     wait = WebDriverWait(driver, 10, ignored_exceptions=settle)
     if args.only:
         try:
-            if args.only == "night":
+            if args.only == "live":
+                live_night(driver, wait, args.binary, work, args.out)
+            elif args.only == "night":
                 for part in (offline_boundary, midnight_checkin, late_night, offline, offline_confirmations):
                     part(driver, args.binary, work, args.out)
             else:
@@ -945,98 +1062,7 @@ def main():
         print("PASS" if not failures else f"FAIL ({len(failures)})")
         return 0 if not failures else 1
     try:
-        # 1. A live night on the real clock.
-        # A local CA beside the database, so /setup shows its fingerprint and the steps to trust it.
-        subprocess.run([args.binary, "tls", "init", "localhost", "--db", os.path.join(work, "live.sqlite")], check=True, capture_output=True)
-        process, info = serve(args.binary, os.path.join(work, "live.sqlite"), zone=evening_zone(datetime.datetime.now(datetime.timezone.utc)))
-        try:
-            driver.get(info["pairing_url"])
-            first_run_setup(driver, wait, info, args.out)
-            check("Take Dose 1" in primary(driver).text, "paired browser sees Take Dose 1")
-            check(fits(driver), "Tonight (no Dose 1) fits 390x844 without scrolling")
-            driver.save_screenshot(os.path.join(args.out, "tonight-no_dose1.png"))
-            primary(driver).click()
-            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-undo-until]")))
-            check("Dose 1 recorded" in driver.find_element(By.CSS_SELECTOR, ".snackbar").text, "undo snackbar after Dose 1")
-            first = driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text
-            # The countdown ticks every second: wait (up to 10 s) for the text to change rather than sleeping.
-            wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-countdown]").text != first)
-            second = driver.find_element(By.CSS_SELECTOR, "[data-countdown]").text
-            check(first != second, f"the countdown is live ({first} → {second})")
-            check(driver.find_element(By.ID, "announcer").get_attribute("aria-live") == "assertive", "changes are announced to screen readers")
-            # Undo answers its first tap at any moment of its window: no settle time stands in front of it.
-            tapped = driver.execute_script("return Date.now()")
-            driver.find_element(By.CSS_SELECTOR, ".snackbar button").click()
-            wait.until(lambda d: "Take Dose 1" in primary(d).text)
-            check(driver.execute_script("return Date.now()") - tapped < 2000, "Undo tapped at once after Dose 1 works the first time, without dead time")
-            settled(driver)
-            primary(driver).click()
-            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-ring]")))
-            check(fits(driver), "Tonight (before the window) fits without scrolling")
-            audit(driver, "tonight-before_window", args.out)
-            check(not driver.find_elements(By.CSS_SELECTOR, "[data-variant]:not([hidden]) [data-spot] .primary"),
-                  "before the window there is no filled Dose 2 button: the countdown and the opening time are the focus")
-            spot = driver.find_element(By.CSS_SELECTOR, "[data-variant]:not([hidden]) .spot-text").text
-            check(spot.startswith("Dose 2 opens at"), f"the big button's spot says when the window opens ({spot!r})")
-            settled(driver)
-            driver.find_element(By.XPATH, "//button[text()='Take Dose 2 early…']").click()
-            dialog = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog")))
-            check("before then is unsafe" in dialog.text, "an early Dose 2 is only an outlined choice, and its dialog names the risk: "
-                  + dialog.find_element(By.CSS_SELECTOR, "[data-risk-text]").text)
-            check("primary" in dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").get_attribute("class")
-                  and "primary" not in dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").get_attribute("class"),
-                  "in the dialog Cancel is the filled button and Take it anyway the outlined one")
-            check(not dialog.find_element(By.CSS_SELECTOR, "[data-risk-skip]").is_displayed(), "before the window the dialog offers no Skip button")
-            apart(driver)
-            dialog.find_element(By.CSS_SELECTOR, "[data-risk-yes]").click()
-            wait.until(lambda d: "Dose 2 was taken early tonight" in d.page_source)
-            check(True, "early Dose 2 recorded after confirming, with its warning")
-            outcome = driver.find_element(By.CSS_SELECTOR, "[data-outcome]")
-            check("early (before the window)" in outcome.text and "✓" not in outcome.text and "warning" in outcome.get_attribute("class"),
-                  f"an early Dose 2 is worded early, as a warning, never with a tick ({outcome.text!r})")
-            settled(driver)
-            driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Bathroom']").click()
-            try:
-                wait.until(lambda d: "Bathroom recorded" in d.page_source)
-            except Exception:
-                print(driver.current_url, driver.find_element(By.TAG_NAME, "main").text[:600]); driver.save_screenshot(os.path.join(args.out, "debug-bathroom.png")); raise
-            check(True, "bathroom trip logged from the grid")
-            settled(driver)
-            driver.find_element(By.CSS_SELECTOR, "button[aria-label='Log Bathroom']").click()
-            banner = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-banner]")))
-            check("Bathroom was just logged. Wait" in banner.text and driver.find_elements(By.CSS_SELECTOR, "[data-ring], [data-outcome]"),
-                  f"a second bathroom tap is refused inline on Tonight ({banner.text!r})")
-            wait.until(lambda d: "Bathroom was just logged" in d.find_element(By.ID, "announcer").get_attribute("textContent"))
-            check(True, "and the refusal is announced")
-            audit(driver, "tonight-refused", args.out)
-            driver.get(info["listening"] + "/")
-            check(fits(driver), "Tonight (night complete) fits without scrolling")
-            audit(driver, "tonight-completed", args.out)
-            driver.get(info["listening"] + "/settings")
-            driver.find_element(By.LINK_TEXT, "Run setup again").click()
-            wait.until(lambda d: "Step 1 of 5" in d.page_source)
-            check(driver.current_url.endswith("/welcome"), "Settings → Run setup again opens setup at step 1")
-            supply_page(driver, wait, info, args.out)
-            for page in ["details", "history", "insights", "settings", "checkin", "presleep", "medications", "setup"]:
-                driver.get(info["listening"] + "/" + page)
-                audit(driver, f"page-{page}", args.out)
-
-            # Medications: a dose is chosen, never assumed; XYWAV and Xyrem are not "other medications".
-            driver.get(info["listening"] + "/medications")
-            options = [o.get_attribute("value") for o in driver.find_elements(By.CSS_SELECTOR, "#medication option")]
-            check("xywav" not in options and "xyrem" not in options and "modafinil" in options, "oxybate is kept out of the medication list")
-            Select(driver.find_element(By.ID, "medication")).select_by_value("modafinil")
-            driver.find_element(By.CSS_SELECTOR, "form[action='/medications'] button[type=submit]").click()
-            wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "form[action='/ui/medications']")))
-            check(not driver.find_elements(By.CSS_SELECTOR, "input[name=amount]:checked"), "no dose is chosen for the person")
-            audit(driver, "medications-modafinil", args.out)
-            driver.find_element(By.XPATH, "//label[@class='chip'][span='100 mg']").click()
-            driver.find_element(By.CSS_SELECTOR, "form[action='/ui/medications'] button[type=submit]").click()
-            wait.until(lambda d: "Modafinil 100 mg logged" in d.page_source)
-            check(True, "Modafinil 100 mg logged as chosen, with a confirmation")
-        finally:
-            process.terminate()
-            process.wait(10)
+        live_night(driver, wait, args.binary, work, args.out)
 
         # 2. The phases that need the clock moved: one server per instant, on the same night.
         database = os.path.join(work, "phases.sqlite")
