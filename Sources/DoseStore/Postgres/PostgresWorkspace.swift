@@ -48,22 +48,22 @@ struct PostgresWorkspace {
     }
 
     /// Copies the person's rows of every table into `copy`, as the SQLite store keeps them (instants as fixed-width UTC
-    /// text, dates as text, flags as 0 and 1; SQLite's column affinity turns numbers back into numbers).
+    /// text, dates as text, flags as 0 and 1; SQLite's column affinity turns numbers back into numbers). One round trip
+    /// brings every table as a JSON array of rows, and SQLite's `json_each` inserts each table in one statement, so no
+    /// row passes through Swift.
     private func load(_ tables: [WorkspaceTable], from session: PostgresSession, into copy: DatabaseQueue) throws {
+        guard !tables.isEmpty else { return }
+        var binds = PostgresBindings()
+        binds.append(person)
+        let query = "SELECT " + tables.map(\.selectJSON).joined(separator: ", ")
+        guard let row = try session.rows(PostgresQuery(unsafeSQL: query, binds: binds)).first else { return }
+        let arrays = try row.map { try $0.decode(String.self) }
         try copy.writeWithoutTransaction { db in
             // Rows arrive table by table; their keys were checked where they were written.
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try db.inTransaction {
-                for table in tables {
-                    var binds = PostgresBindings()
-                    if table.scope != .service { binds.append(person) }
-                    let rows = try session.rows(PostgresQuery(unsafeSQL: table.selectSQL, binds: binds))
-                    guard !rows.isEmpty else { continue }
-                    let insert = try db.makeStatement(sql: table.insertSQL)
-                    for row in rows {
-                        let values = try row.map { cell -> (any DatabaseValueConvertible)? in try cell.decode(String?.self) }
-                        try insert.execute(arguments: StatementArguments(values))
-                    }
+                for (table, rows) in zip(tables, arrays) where rows != "[]" {
+                    try db.execute(sql: table.insertFromJSONSQL, arguments: [rows])
                 }
                 return .commit
             }
@@ -175,8 +175,9 @@ struct WorkspaceTable: Sendable {
     var types: [String: String]
     var scope: Scope
 
-    /// The person's rows, every column as text in the SQLite store's form.
-    var selectSQL: String {
+    /// The person's rows as one JSON array of arrays, every value as text in the SQLite store's form (`$1`, the person,
+    /// unused by the service's tables).
+    var selectJSON: String {
         let expressions = columns.map { column -> String in
             let name = column.quoted
             switch types[column] {
@@ -190,14 +191,15 @@ struct WorkspaceTable: Sendable {
             switch scope {
             case .person: " WHERE person_id = $1"
             case .night: " WHERE session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
-            case .service: ""
+            case .service: " WHERE $1::text IS NOT NULL"
             }
-        return "SELECT \(expressions.joined(separator: ", ")) FROM \(name.quoted)\(filter)"
+        return "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM \(name.quoted)\(filter))"
     }
 
-    /// The SQLite statement that puts one row into the copy.
-    var insertSQL: String {
-        "INSERT INTO \(name.quoted) (\(columns.map(\.quoted).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+    /// The SQLite statement that puts the rows of one such JSON array (`?`) into the copy.
+    var insertFromJSONSQL: String {
+        let values = columns.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
+        return "INSERT INTO \(name.quoted) (\(columns.map(\.quoted).joined(separator: ", "))) SELECT \(values) FROM json_each(?)"
     }
 
     /// The rows of `$1` (a JSON array) as records of this table, and how a stored row matches one of them.
