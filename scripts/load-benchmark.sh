@@ -5,7 +5,9 @@
 #   2. GET /v1/status (aim: at least 50 % of the trivial route's requests per second);
 #   3. POST /v1/events/log into an open night (aim: at least 3,000 requests per second, p99 at most 20 ms, no refusals);
 #   4. resident memory of the idle server after start and after the load (aim: idle under 60 MB).
-# Usage: scripts/load-benchmark.sh   (DURATION=10s CONNECTIONS=16 THREADS=2; installs wrk from Debian if missing)
+# Usage: scripts/load-benchmark.sh [--database postgres://USER@HOST:PORT/DATABASE]
+#        (DURATION=10s CONNECTIONS=16 THREADS=2; installs wrk from Debian if missing). With --database the server runs on
+#        a fresh schema of that PostgreSQL (issue 33), and the same aims apply.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,13 +24,17 @@ trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$WORK"' EXIT
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-2}
-DB="$WORK/load.sqlite"
+STORE=(--db "$WORK/load.sqlite")
+if [ "${1:-}" = "--database" ]; then
+  PG_URL="${2:?--database needs a postgres:// URL}"
+  STORE=(--database "$PG_URL$( [[ "$PG_URL" == *\?* ]] && echo '&' || echo '?' )search_path=load_$$")
+fi
 
 # Water without its cooldown, so every logged request is a real write, not a refusal.
-"$BIN" settings set cooldown.water 0 --db "$DB" --tz UTC >/dev/null
-TOKEN=$("$BIN" device add load --db "$DB" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+"$BIN" settings set cooldown.water 0 "${STORE[@]}" --tz UTC >/dev/null
+TOKEN=$("$BIN" device add load "${STORE[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 # The per-device limit (240/min) would answer 429 within a second; the benchmark measures the work behind it.
-"$BIN" serve --db "$DB" --tz UTC --port 0 --json --rate-limit 1000000 >"$WORK/serve.out" 2>"$WORK/serve.err" &
+"$BIN" serve "${STORE[@]}" --tz UTC --port 0 --json --rate-limit 1000000 >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SERVER=$!
 for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
 PORT=$(head -1 "$WORK/serve.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["port"])')
@@ -53,7 +59,7 @@ run trivial "$URL/health"
 run status -H "Authorization: Bearer $TOKEN" "$URL/v1/status"
 run log -s "$WORK/log.lua" "$URL/v1/events/log"
 AFTER=$(rss_mb)
-STORED=$("$BIN" history --db "$DB" --tz UTC --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(len(n.get("events", [])) for g in d.get("groups", []) for n in g.get("nights", [])))' 2>/dev/null || echo "?")
+STORED=$("$BIN" history "${STORE[@]}" --tz UTC --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(len(n.get("events", [])) for g in d.get("groups", []) for n in g.get("nights", [])))' 2>/dev/null || echo "?")
 
 python3 - "$WORK" "$IDLE" "$AFTER" "$CONNECTIONS" "$THREADS" "$DURATION" <<'PY'
 import re, sys

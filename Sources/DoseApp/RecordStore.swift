@@ -47,6 +47,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// The paired devices that may call the API (checked on every request, so read directly on either store).
+    public func activeDevices() throws -> [DeviceRecord] {
+        switch self {
+        case .sqlite(let database): try database.devices.active()
+        case .postgres(let store, let person): try store.activeDevices(of: person)
+        }
+    }
+
     /// The imports under way on this store, so graceful shutdown can stop them.
     public var imports: ImportStops {
         switch self {

@@ -1,4 +1,4 @@
-public import DoseCore
+import DoseCore
 public import DoseStore
 import Foundation
 

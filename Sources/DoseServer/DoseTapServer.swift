@@ -24,6 +24,7 @@ public enum DoseTapServer {
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
+        if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))

@@ -69,7 +69,7 @@ struct RecordKeepingCLITests {
     }
 
     @Test(
-        "bad check-in and pre-sleep answers are refused by name",
+        "bad check-in and pre-sleep answers are refused by name", .readsSQLiteFile,
         arguments: [
             (["checkin", "--mood", "ecstatic"], "mood"), (["checkin", "--pain-severity", "11"], "pain_severity"),
             (["checkin", "--sleep-aid", "fan", "--screen-time", "0_15"], "screen_in_bed_minutes_bucket"),

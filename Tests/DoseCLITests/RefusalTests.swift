@@ -130,7 +130,7 @@ struct RefusalTests {
         #expect(!FileManager.default.fileExists(atPath: folder.path))
     }
 
-    @Test("bad input gets a clear error and the right exit code, and leaves the data untouched", arguments: 0..<badInputCases.count)
+    @Test("bad input gets a clear error and the right exit code, and leaves the data untouched", .readsSQLiteFile, arguments: 0..<badInputCases.count)
     func badInput(index: Int) throws {
         let item = badInputCases[index]
         let cli = try CLI()

@@ -24,7 +24,7 @@ public struct AlarmService: Sendable {
 
     /// Forgets a subscription the push service said is gone (404 or 410).
     public func forget(endpoint: String) throws {
-        try app.onRecords(only: ["push_subscriptions"]) { try $0.alarms.remove(endpointOrID: endpoint) }
+        _ = try app.onRecords(only: ["push_subscriptions"]) { try $0.alarms.remove(endpointOrID: endpoint) }
     }
 
     /// The subscriptions of paired devices, with their device names.

@@ -62,7 +62,7 @@ public struct DeviceService: Sendable {
 
     /// The devices that may call the API.
     public func active() throws -> [DeviceRecord] {
-        try app.onRecords(only: ["devices"]) { try $0.devices.active() }
+        try app.store.activeDevices()
     }
 
     /// Renames a paired device.
@@ -77,7 +77,7 @@ public struct DeviceService: Sendable {
 
     /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
     public func isActive(_ id: String) throws -> Bool {
-        try app.onRecords(only: ["devices"]) { try $0.devices.active() }.contains { $0.id == id }
+        try app.store.activeDevices().contains { $0.id == id }
     }
 
     /// The stored answer to a device's idempotency key, if any.

@@ -18,7 +18,7 @@ public struct PostgresNightRepository: NightRepository {
     }
 
     public func write<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
-        try store.transaction { session in try body(PostgresNightTransaction(session: session, person: person)) }
+        try store.transaction(writingFor: person) { session in try body(PostgresNightTransaction(session: session, person: person)) }
     }
 
     public func read<T>(_ body: (any NightTransaction) throws -> T) throws -> T {

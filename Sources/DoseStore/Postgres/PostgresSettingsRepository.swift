@@ -16,7 +16,7 @@ public struct PostgresSettingsRepository: SettingsRepository {
     }
 
     public func write<T>(_ body: (any SettingsTransaction) throws -> T) throws -> T {
-        try store.transaction { session in try body(PostgresSettingsTransaction(session: session, person: person)) }
+        try store.transaction(writingFor: person) { session in try body(PostgresSettingsTransaction(session: session, person: person)) }
     }
 
     public func read<T>(_ body: (any SettingsTransaction) throws -> T) throws -> T {

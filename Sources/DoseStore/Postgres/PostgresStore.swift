@@ -23,6 +23,9 @@ public final class PostgresStore: Sendable {
     /// Imports under way on this store's workspaces, so shutdown can stop them before they write anything back.
     public let imports = ImportStops()
 
+    /// The first key of every person's write lock (`pg_advisory_xact_lock(class, hashtext(person))`): "DOSE".
+    static let personLockClass: Int32 = 0x444F_5345
+
     /// Connections kept open for reuse; more are opened when all are busy, and closed when returned past this count.
     static let keptConnections = 8
     /// How many times a transaction PostgreSQL aborted for a conflict with another is run again before answering busy.
@@ -102,17 +105,28 @@ public final class PostgresStore: Sendable {
         try? (connection.close() as EventLoopFuture<Void>).wait()
     }
 
-    /// Runs `body` in one transaction. A write is SERIALIZABLE, so whatever SQLite's single writer made safe stays safe
-    /// here: a conflict with a concurrent transaction aborts one of them (or a unique key catches a duplicate), and the
-    /// aborted one runs again from the start, never half-kept. A read is one consistent snapshot.
-    public func transaction<T>(readOnly: Bool = false, _ body: (PostgresSession) throws -> T) throws -> T {
+    /// Runs `body` in one transaction. A read is one consistent snapshot.
+    ///
+    /// A write for a person (`writingFor`) is what SQLite's single writer was, per person: it takes the person's lock
+    /// first, then reads and writes at READ COMMITTED, so every statement sees what the writers before it committed and
+    /// the writes of one person run one after another, never aborted for each other (several people write at once). Any
+    /// other write is SERIALIZABLE. Either way a conflict PostgreSQL still reports (a unique key two writers raced for,
+    /// a serialization failure) rolls the transaction back and runs it again from the start, never half-kept.
+    public func transaction<T>(readOnly: Bool = false, writingFor person: String? = nil, _ body: (PostgresSession) throws -> T) throws -> T {
         var attempt = 0
         while true {
             attempt += 1
             let connection = try take()
             let session = PostgresSession(connection: connection, logger: logger)
             do {
-                try session.execute(readOnly ? "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY" : "BEGIN ISOLATION LEVEL SERIALIZABLE")
+                if readOnly {
+                    try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                } else if let person {
+                    try session.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+                    try session.execute("SELECT pg_advisory_xact_lock(\(Self.personLockClass), hashtext(\(person)))")
+                } else {
+                    try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
+                }
                 let result = try body(session)
                 try session.execute("COMMIT")
                 giveBack(connection)

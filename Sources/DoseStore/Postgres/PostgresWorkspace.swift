@@ -22,7 +22,7 @@ struct PostgresWorkspace {
     /// just those tables are copied (the rest are empty in the copy): for small, frequent work that names what it reads.
     func run<T>(only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
         let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
-        return try store.transaction { session in
+        return try store.transaction(writingFor: person) { session in
             let copy = try Self.emptyCopy()
             try load(tables, from: session, into: copy)
             try Self.trackChanges(tables, in: copy)
