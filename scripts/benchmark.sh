@@ -5,8 +5,8 @@
 #   2. with ten years of nights (3,650 sessions, ~60,000 events): status < 20 ms, a 30-night history page
 #      < 30 ms, a full events.csv export < 1 s, peak memory < 50 MB;
 #   3. (issue 15) over the same ten years: insights < 50 ms (JSON and text), the clinician report < 1 s, each < 60 MB.
-#   4. (issue 33, with --database postgres://…) the same ten years copied into PostgreSQL, beside the SQLite figures:
-#      a cold-process `log` and `status` (< 20 ms, < 50 MB), the commands that run on PostgreSQL so far.
+#   4. (issue 33, with --database postgres://…) the same ten years copied into PostgreSQL by `dosetap store copy`
+#      (timed), then the same commands against the same aims, beside the SQLite figures, and a cold-process `log`.
 # Usage: scripts/benchmark.sh [--database postgres://USER@HOST:PORT/DATABASE]
 #        (installs hyperfine, sqlite3 and psql from Debian's packages if missing)
 set -euo pipefail
@@ -80,28 +80,41 @@ MS=$(peak $STATUS); MH=$(peak $HISTORY); ME=$(peak $EXPORT); MI=$(peak $INSIGHTS
 ls -l "$WORK/report.html" | awk '{printf "report.html: %.1f MB\n", $5/1048576}'
 echo "events.csv rows: $(($(wc -l < "$WORK/events.csv") - 1))"
 
-PG_FIGURES="0 0 0 0"
+PG_FIGURES="0 0 0 0 0 0 0 0 0 0 0 0 0"
 if [ -n "$PG_URL" ]; then
   echo "== 4. the same ten years on PostgreSQL =="
   command -v psql >/dev/null || apt-get install -y postgresql-client >/dev/null
   SCHEMA="bench_$$"
   STORE="$PG_URL$( [[ "$PG_URL" == *\?* ]] && echo '&' || echo '?' )search_path=$SCHEMA"
-  "$BIN" status --database "$STORE" --tz UTC --now "$NOW" --json >/dev/null
-  python3 scripts/seed-postgres-from-sqlite.py "$DB" "$PG_URL" "$SCHEMA"
+  COPY_STARTED=$(date +%s.%N)
+  "$BIN" store copy --from "$DB" --to "$STORE" | head -1
+  COPY_MS=$(python3 -c "import sys; print('%.0f' % ((float(sys.argv[2]) - float(sys.argv[1])) * 1000))" "$COPY_STARTED" "$(date +%s.%N)")
+  echo "store copy of the ten years into PostgreSQL, verified: $COPY_MS ms"
   PG_STATUS="$BIN status --database $STORE --tz America/New_York --now 2026-11-22T03:00:00.000Z --json"
+  PG_HISTORY="${HISTORY/--db $DB/--database $STORE}"
+  PG_EXPORT="${EXPORT/--db $DB/--database $STORE}"
+  PG_INSIGHTS="${INSIGHTS/--db $DB/--database $STORE}"
+  PG_REPORT="${REPORT/--db $DB/--database $STORE}"
   [ "$($PG_STATUS)" = "$($STATUS)" ] && echo "status on PostgreSQL: the same JSON as on SQLite" || { echo "status differs between the stores"; exit 1; }
+  [ "$($PG_INSIGHTS)" = "$($INSIGHTS)" ] && echo "insights on PostgreSQL: the same JSON as on SQLite" || { echo "insights differ between the stores"; exit 1; }
   "$BIN" settings set cooldown.water 0 --database "$STORE" --tz UTC --now "$NOW" >/dev/null
   hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/pg-status.json" "$PG_STATUS" >/dev/null
+  hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/pg-history.json" "$PG_HISTORY" >/dev/null
+  hyperfine -N --warmup 1 --runs 5 --export-json "$WORK/pg-export.json" "$PG_EXPORT" >/dev/null
+  hyperfine -N --warmup 1 --runs 5 --export-json "$WORK/pg-insights.json" "$PG_INSIGHTS" >/dev/null
+  hyperfine -N --warmup 1 --runs 5 --export-json "$WORK/pg-report.json" "$PG_REPORT" >/dev/null
   hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/pg-log.json" \
     "$BIN log water --database $STORE --tz UTC --now 2026-11-22T12:00:00.000Z" >/dev/null
   PG_FIGURES="$(median_ms "$WORK/pg-status.json") $(peak $PG_STATUS) $(median_ms "$WORK/pg-log.json") 1"
-  psql "$PG_URL" -q -c "DROP SCHEMA $SCHEMA CASCADE" >/dev/null
+  PG_FIGURES="$PG_FIGURES $(median_ms "$WORK/pg-history.json") $(median_ms "$WORK/pg-export.json") $(median_ms "$WORK/pg-insights.json")"
+  PG_FIGURES="$PG_FIGURES $(median_ms "$WORK/pg-report.json") $(peak $PG_HISTORY) $(peak $PG_EXPORT) $(peak $PG_INSIGHTS) $(peak $PG_REPORT) $COPY_MS"
+  psql "$PG_URL" -q -c "DROP SCHEMA $SCHEMA CASCADE" >/dev/null 2>&1
 fi
 
 python3 - "$RATIO" "$S" "$H" "$E" "$MS" "$MH" "$ME" "$I" "$IT" "$R" "$MI" "$MR" "$IS" "$LOG" $PG_FIGURES <<'PY'
 import sys
 ratio, status, history, export, ms, mh, me, insights, insights_text, report, mi, mr, insights_served, log = map(float, sys.argv[1:15])
-pg_status, pg_memory, pg_log, on_postgres = map(float, sys.argv[15:19])
+pg_status, pg_memory, pg_log, on_postgres, pg_history, pg_export, pg_insights, pg_report, pmh, pme, pmi, pmr, pg_copy = map(float, sys.argv[15:28])
 rows = [
     ("log water / sqlite3 insert (ratio of medians)", ratio, 3, ""),
     ("status, median", status, 20, "ms"),
@@ -120,8 +133,17 @@ rows = [
 if on_postgres:
     rows += [
         ("PostgreSQL: status, median", pg_status, 20, "ms"),
+        ("PostgreSQL: history, 30 nights, median", pg_history, 30, "ms"),
+        ("PostgreSQL: events.csv export, median", pg_export, 1000, "ms"),
+        ("PostgreSQL: insights --json, median", pg_insights, 50, "ms"),
+        ("PostgreSQL: clinician report, median", pg_report, 1000, "ms"),
         ("PostgreSQL: peak memory, status", pg_memory / 1024, 50, "MB"),
+        ("PostgreSQL: peak memory, history", pmh / 1024, 50, "MB"),
+        ("PostgreSQL: peak memory, export", pme / 1024, 50, "MB"),
+        ("PostgreSQL: peak memory, insights", pmi / 1024, 60, "MB"),
+        ("PostgreSQL: peak memory, report", pmr / 1024, 60, "MB"),
     ]
+    print(f"store copy of the ten years into PostgreSQL (verified): {pg_copy:.0f} ms")
     print(f"side by side, ten years:  SQLite status {status:.2f} ms, {ms / 1024:.1f} MB; log water {log:.2f} ms")
     print(f"                          PostgreSQL status {pg_status:.2f} ms, {pg_memory / 1024:.1f} MB; log water {pg_log:.2f} ms")
 missed = 0

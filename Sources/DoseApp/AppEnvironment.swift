@@ -8,8 +8,8 @@ public import Foundation
 public struct AppEnvironment: Sendable {
     /// Where the records are kept.
     public var store: RecordStore
-    /// The SQLite database, for what has not moved onto repositories yet; on PostgreSQL, a refusal.
-    public var database: AppDatabase { get throws { try store.sqlite } }
+    /// The SQLite database, for what only a file on this machine has (the folder beside it); nil on PostgreSQL.
+    public var database: AppDatabase? { store.sqliteFile }
     /// The current instant.
     public var now: @Sendable () -> Date
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
@@ -76,8 +76,6 @@ public struct AppEnvironment: Sendable {
 public struct UseCases: Sendable {
     /// Where the records are kept.
     public let store: RecordStore
-    /// The SQLite database, for what has not moved onto repositories yet; on PostgreSQL, a refusal.
-    var database: AppDatabase { get throws { try store.sqlite } }
     /// The instant, zone, ids and randomness of this call.
     public let clock: StoreClock
     /// Where requests a paired device chose may go.

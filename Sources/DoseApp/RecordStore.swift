@@ -6,8 +6,7 @@ import Foundation
 ///
 /// On PostgreSQL, tonight's actions and status, due reminders, settings and corrections of recorded events run on
 /// repositories of their own; everything else runs the SQLite store's code on a copy of the person's records
-/// (`onRecords`). Only what needs a file on this machine (the server's certificates, the raw database in a support
-/// bundle) still needs the SQLite store and says so (`sqlite`).
+/// (`onRecords`).
 public enum RecordStore: Sendable {
     case sqlite(AppDatabase)
     /// A PostgreSQL store and the person whose records these are.
@@ -29,12 +28,10 @@ public enum RecordStore: Sendable {
         }
     }
 
-    /// The SQLite database, for what has not moved onto repositories yet; on PostgreSQL, a refusal that says so.
-    public var sqlite: AppDatabase {
-        get throws {
-            guard case .sqlite(let database) = self else { throw Self.refusalOffSQLite() }
-            return database
-        }
+    /// The SQLite database, for what only a file on this machine has (its size, the folder beside it); nil on PostgreSQL.
+    public var sqliteFile: AppDatabase? {
+        guard case .sqlite(let database) = self else { return nil }
+        return database
     }
 
     /// Runs work written for the SQLite store: on SQLite, on the database itself; on PostgreSQL, on the person's records
@@ -55,20 +52,28 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Whether first-run setup was completed (asked after every night command, so read directly on either store).
+    public func setupComplete() throws -> Bool {
+        switch self {
+        case .sqlite(let database): try database.setup.isComplete()
+        case .postgres(let store, let person): try store.setupComplete(of: person)
+        }
+    }
+
+    /// True the first time `notice` is asked for, false ever after (until Clear All Data).
+    public func firstShowing(of notice: String, clock: StoreClock) throws -> Bool {
+        switch self {
+        case .sqlite(let database): try database.setup.firstShowing(of: notice, clock: clock)
+        case .postgres(let store, let person): try store.firstShowing(of: notice, to: person, at: clock.now)
+        }
+    }
+
     /// The imports under way on this store, so graceful shutdown can stop them.
     public var imports: ImportStops {
         switch self {
         case .sqlite(let database): database.imports
         case .postgres(let store, _): store.imports
         }
-    }
-
-    /// What a command that needs the SQLite file answers on PostgreSQL.
-    public static func refusalOffSQLite() -> DoseError {
-        .invalidInput(
-            field: "database", problem: "this command does not run on PostgreSQL yet",
-            allowed: "on PostgreSQL: tonight's actions and status, log, undo, check-in, settings, and event edit/delete; "
-                + "everything else on a SQLite database (--db)")
     }
 
     /// Opens the PostgreSQL store at `location` for the one person it holds (made on first use, with `newID`; `isNew`

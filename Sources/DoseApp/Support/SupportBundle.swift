@@ -67,7 +67,7 @@ public struct SupportService: Sendable {
         let metadata = SupportMetadata(
             app: "dosetap", version: version, schemaVersion: records.schemaVersion, createdAt: moved(app.clock.now),
             settings: Self.settingsWithoutSecrets(records.settings), counts: records.counts,
-            databaseBytes: (try? app.store.sqlite)?.transfer.databaseBytes ?? 0,
+            databaseBytes: app.store.sqliteFile?.transfer.databaseBytes ?? 0,
             firstNight: Self.firstNight.description, redaction: Self.redaction)
         let files = [
             SupportBundle.File(name: "readme.txt", text: Self.readme),

@@ -95,7 +95,7 @@ public struct SetupService: Sendable {
 
     /// Whether setup has been completed.
     public func isComplete() throws -> Bool {
-        try app.onRecords(only: ["setup_runs"]) { try $0.setup.isComplete() }
+        try app.store.setupComplete()
     }
 
     /// Applies one step's answers; the privacy step, once its disclaimer is accepted, completes setup from `surface`.
@@ -127,7 +127,7 @@ public struct SetupService: Sendable {
 
     /// True once per database while setup has never been completed: the moment to say how to run it.
     public func shouldShowHint() throws -> Bool {
-        try !isComplete() && app.onRecords(only: ["notices_shown"]) { try $0.setup.firstShowing(of: Self.hintNotice, clock: app.clock) }
+        try !isComplete() && app.store.firstShowing(of: Self.hintNotice, clock: app.clock)
     }
 }
 

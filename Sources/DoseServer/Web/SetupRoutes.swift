@@ -17,7 +17,7 @@ struct SetupRoutes {
         router.get("/setup/ca") { _, _ in try authorityCertificate() }
     }
 
-    var certificates: LocalCertificates? { (try? environment.database)?.path.map { LocalCertificates(besideDatabase: $0) } }
+    var certificates: LocalCertificates? { environment.database?.path.map { LocalCertificates(besideDatabase: $0) } }
 
     struct SetupView {
         let frame = Frame("Phone setup", current: "/settings")

@@ -26,7 +26,7 @@ extension WebRoutes {
 
     /// The diagnostic log's folder: beside the database, as `dosetap serve` writes it.
     private var logFolder: URL? {
-        (try? environment.database)?.transfer.databasePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
+        environment.database?.transfer.databasePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
     }
 
     private func redactedBundle() throws -> SupportBundle {
