@@ -1,0 +1,112 @@
+import DoseCore
+import Foundation
+import GRDB
+import Testing
+
+@testable import DoseStore
+
+/// The PostgreSQL workspace: work written for SQLite, run on a copy of one person's rows, must leave PostgreSQL holding
+/// exactly what the same work leaves in a SQLite file: every type, every awkward value, inserts, updates, deletes,
+/// cascades and replacements, and nothing at all when the work fails.
+@Suite("PostgreSQL workspaces keep what SQLite keeps, value for value", .needsPostgres)
+struct PostgresWorkspaceTests {
+    static let instant = "2026-11-21T23:00:00.000Z"
+
+    /// Rows with the values a careless conversion would bend: fractions, tiny and negative reals, text with quotes,
+    /// newlines, emoji and JSON inside, empty text beside NULL, dates, flags.
+    static func fill(_ db: Database) throws {
+        let at = instant
+        try db.execute(
+            sql: """
+                INSERT INTO sleep_sessions (id, session_date, started_at, time_zone, ended_at, end_reason, terminal_state, dose1_at,
+                    dose2_at, dose2_skipped, extra_dose_count, snooze_count, interval_minutes)
+                VALUES ('night-1', '2026-11-21', ?, 'America/New_York', ?, 'checkin', 'completed', ?, NULL, 1, 0, 2, NULL);
+                INSERT INTO dose_events (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note, event_type, metadata)
+                VALUES ('dose-1', 'night-1', ?, ?, -300, 'America/New_York', 'user', 'it''s "fine"' || char(10) || 'then 😴', 'dose1',
+                    '{"amount_mg":2250.5,"note":"a \\"quoted\\" word"}');
+                INSERT INTO sleep_events (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note, event_type, category)
+                VALUES ('sleep-1', 'night-1', ?, ?, 345, 'Asia/Kathmandu', 'button', '', 'bathroom', 'physical');
+                INSERT INTO night_summaries (session_id, dose1_time_zone, dose2_time_zone, extra_doses, skip_reason, slept_through, awakenings)
+                VALUES ('night-1', 'America/New_York', NULL, ?, 'felt fine', 1, 3);
+                INSERT INTO medication_events (id, session_id, session_date, medication_id, dose_mg, dose_amount, dose_unit, formulation, taken_at,
+                    recorded_at, utc_offset_minutes, time_zone, source, notes, confirmed_duplicate, batch_id)
+                VALUES ('med-1', 'night-1', '2026-11-21', 'modafinil', 0.1, 1e-7, 'mg', 'tablet', ?, ?, -300, 'America/New_York', 'user', NULL, 1, 'b');
+                INSERT INTO inventory_events (id, kind, occurred_at, recorded_at, time_zone, change_ml, counted_ml, bottles, reason)
+                VALUES ('inv-1', 'inventory_adjustment', ?, ?, 'UTC', -0.3333333333333333, NULL, NULL, 'spilt ½ a cap');
+                INSERT INTO wearable_summaries (id, provider, source, start_at, end_at, offset_minutes, nap, in_bed_minutes, asleep_minutes, light_minutes,
+                    deep_minutes, rem_minutes, awake_minutes, recovery_percent, sleep_performance_percent, sleep_efficiency_percent, resting_heart_rate,
+                    hrv_ms, respiratory_rate, oxygen_saturation_percent, skin_temp_celsius, imported_at)
+                VALUES ('w-1', 'whoop', 'WHOOP 4.0', ?, '2026-11-22T07:00:00.000Z', -300, 0, 479.99999999999994, 0.1, NULL, 1439.9999999999998, 0, 0,
+                    33.333333333333336, 100, 99.99, 20, 0.000001, 60, 50, 36.6, ?);
+                INSERT INTO devices (id, name, token_hash, created_at, revoked_at) VALUES ('dev-1', 'Mum''s phone', ?, ?, NULL);
+                INSERT INTO push_subscriptions (id, device_id, endpoint, p256dh, auth, expires_at, role, created_at)
+                VALUES ('sub-1', 'dev-1', 'https://push.example/abc', ?, ?, NULL, 'alarm', ?);
+                INSERT INTO settings (key, value, updated_at) VALUES ('time_zone', '"Europe/Zürich"', ?);
+                INSERT INTO audit_log (id, at, action, session_id, entity_id, details) VALUES ('audit-1', ?, 'setting', NULL, 'time_zone', '{"old":"a\\nb"}');
+                INSERT INTO notices_shown (name, shown_at) VALUES ('hint', ?);
+                INSERT INTO refill_reminders (day, sent_at, nights_left) VALUES ('2026-11-21', ?, -2);
+                INSERT INTO server_keys (purpose, secret, created_at) VALUES ('links', ?, ?);
+                """,
+            arguments: [
+                at, "2026-11-22T12:00:00.000Z", at, at, at, at, at, "\(at) America/New_York\n\(at) UTC", at, at, at, at, at, at,
+                String(repeating: "a", count: 64), at, String(repeating: "p", count: 87), String(repeating: "q", count: 22), at, at, at, at, at,
+                String(repeating: "f", count: 64), at,
+            ])
+    }
+
+    /// Updates, deletes (one cascading to its children), and a replacement that removes a row under another key.
+    static func change(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                UPDATE wearable_summaries SET asleep_minutes = 0.30000000000000004, light_minutes = 12.5 WHERE id = 'w-1';
+                UPDATE dose_events SET note = NULL WHERE id = 'dose-1';
+                DELETE FROM devices WHERE id = 'dev-1';
+                INSERT OR REPLACE INTO notices_shown (name, shown_at) VALUES ('hint', '2026-11-23T00:00:00.000Z');
+                INSERT INTO refill_reminders (day, sent_at, nights_left) VALUES ('2026-11-22', '2026-11-22T09:00:00.000Z', 0);
+                DELETE FROM sleep_sessions WHERE id = 'night-1';
+                """)
+    }
+
+    @Test("raw rows of every kind, then updates, deletes, cascades and a replacement: the same digests as on SQLite")
+    func sameRowsAsSQLite() throws {
+        let sqlite = try AppDatabase.inMemory()
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        try sqlite.write { try Self.fill($0) }
+        try store.onRecords(of: "local") { copy in try copy.write { try Self.fill($0) } }
+        let filled = try sqlite.contents().digests()
+        #expect(try store.contents(of: "local").digests() == filled)
+        #expect(try sqlite.contents().rowCount() == 14)
+
+        try sqlite.write { try Self.change($0) }
+        try store.onRecords(of: "local") { copy in try copy.write { try Self.change($0) } }
+        let changed = try sqlite.contents().digests()
+        #expect(changed != filled)
+        #expect(try store.contents(of: "local").digests() == changed)
+        // The session's events, summary and medication went with it; the device's subscription with the device.
+        #expect(changed["dose_events"]?.rows == 0 && changed["push_subscriptions"]?.rows == 0 && changed["medication_events"]?.rows == 0)
+    }
+
+    @Test("work that fails keeps nothing, and another person's rows are neither read nor touched")
+    func failureAndIsolation() throws {
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        try store.addPerson("other")
+        try store.onRecords(of: "other") { copy in try copy.write { try Self.fill($0) } }
+        let before = try store.contents(of: "local").digests()
+        #expect(try store.contents(of: "local").rowCount() == 1, "only the service's rows (the key) are shared")
+
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try store.onRecords(of: "local") { copy in
+                try copy.write { db in try db.execute(sql: "INSERT INTO notices_shown (name, shown_at) VALUES ('x', ?)", arguments: [Self.instant]) }
+                throw Refused()
+            }
+        }
+        #expect(try store.contents(of: "local").digests() == before, "the failed work left nothing")
+        let seen = try store.onRecords(of: "local") { copy in try copy.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM dose_events") } }
+        #expect(seen == 0, "another person's night is not in this person's copy")
+        try store.onRecords(of: "local") { copy in try copy.write { try $0.execute(sql: "DELETE FROM sleep_sessions; DELETE FROM devices") } }
+        #expect(try store.contents(of: "other").rowCount() == 14, "deleting everything of one person leaves the other's rows")
+    }
+}
