@@ -63,7 +63,7 @@ public struct PostgresLocation: Sendable, Equatable {
 
     /// The URL without its password, for messages and logs.
     public var redacted: String {
-        "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)"
+        "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)" + (schema.map { "?search_path=\($0)" } ?? "")
     }
 
     /// A lowercase identifier PostgreSQL needs no quoting for.
