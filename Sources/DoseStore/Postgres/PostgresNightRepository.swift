@@ -2,9 +2,9 @@ import DoseCore
 import Foundation
 import PostgresNIO
 
-/// One person's night tables in a PostgreSQL store. Each write is one SERIALIZABLE transaction (run again on a
-/// conflict), which gives what SQLite's single writer gave: two actions on one night can never both act on the same
-/// state.
+/// One person's night tables in a PostgreSQL store. Each write is one transaction under the person's lock
+/// (`PostgresStore.transaction(writingFor:)`), which gives what SQLite's single writer gave: two actions on one night
+/// can never both act on the same state.
 public struct PostgresNightRepository: NightRepository {
     /// The store.
     public let store: PostgresStore

@@ -8,10 +8,11 @@ import PostgresNIO
 ///
 /// Tonight's actions, settings and corrections have PostgreSQL repositories of their own. Everything else (history,
 /// the journal, medications, the supply, devices, alarms, exports and imports, Clear All Data) runs here, unchanged:
-/// inside one SERIALIZABLE transaction the person's rows are loaded into a private in-memory SQLite database, the work
-/// runs on it, and every row it inserted, changed or removed (recorded by temporary triggers as it works) is written
-/// back before the transaction commits. So a refusal, an export or an import is the SQLite store's to the byte, and
-/// nothing is half-kept: a conflict with another writer aborts the transaction and the work runs again on a fresh copy.
+/// inside one transaction under the person's lock, the person's rows are loaded into a private in-memory SQLite
+/// database, the work runs on it, and every row it inserted, changed or removed (recorded by temporary triggers as it
+/// works) is written back before the transaction commits. So a refusal, an export or an import is the SQLite store's to
+/// the byte, and nothing is half-kept: a failure rolls everything back, and a conflict PostgreSQL still reports runs the
+/// work again on a fresh copy.
 ///
 /// The price is a load of the person's records per call, paid only by these less frequent commands.
 struct PostgresWorkspace {
