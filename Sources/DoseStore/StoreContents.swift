@@ -19,8 +19,7 @@ public struct StoreContents: Sendable {
         try copy.read { db in
             var result: [String: TableDigest] = [:]
             for table in AppDatabase.dataTables {
-                let key = try Row.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", arguments: [table])
-                    .map { "\"\($0["name"] as String)\"" }
+                let key = try TableLayout(table, db).key.map(\.sqlIdentifier)
                 var hash = SHA256()
                 var rows = 0
                 let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(table) ORDER BY \(key.joined(separator: ", "))")
@@ -53,7 +52,7 @@ public struct StoreContents: Sendable {
     func insert(into target: Database) throws {
         try copy.read { source in
             for table in AppDatabase.dataTables.reversed() {
-                let columns = try Row.fetchAll(source, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { "\"\($0["name"] as String)\"" }
+                let columns = try TableLayout(table, source).columns.map(\.sqlIdentifier)
                 let insert = try target.makeStatement(
                     sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
                 let cursor = try Row.fetchCursor(source, sql: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")

@@ -39,12 +39,12 @@ public struct RecordService: Sendable {
 
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        return try app.onSettledRecords { try $0.history.page(query, clock: app.clock) }
+        try app.onSettledRecords { try $0.history.page(query, clock: app.clock) }
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        return try app.onSettledRecords { try $0.history.nights(on: date, clock: app.clock) }
+        try app.onSettledRecords { try $0.history.nights(on: date, clock: app.clock) }
     }
 
     /// One night by its id.
@@ -77,12 +77,12 @@ public struct RecordService: Sendable {
 
     /// What deleting `selection` would remove (nights, events, dates), removing nothing.
     public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
-        return try app.onSettledRecords { try $0.history.deletionPreview(selection, clock: app.clock) }
+        try app.onSettledRecords { try $0.history.deletionPreview(selection, clock: app.clock) }
     }
 
     /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
     public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
-        return try app.onSettledRecords { try $0.history.deleteNights(selection, surface: surface, clock: app.clock) }
+        try app.onSettledRecords { try $0.history.deleteNights(selection, surface: surface, clock: app.clock) }
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.

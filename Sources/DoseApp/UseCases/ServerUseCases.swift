@@ -8,12 +8,12 @@ public struct TransferService: Sendable {
 
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
-        return try app.onSettledRecords { try $0.transfer.eventsCSV(clock: app.clock) }
+        try app.onSettledRecords { try $0.transfer.eventsCSV(clock: app.clock) }
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        return try app.onSettledRecords { try $0.transfer.analyticsCSV(from: from, to: to, clock: app.clock) }
+        try app.onSettledRecords { try $0.transfer.analyticsCSV(from: from, to: to, clock: app.clock) }
     }
 
     /// `sessions.csv`: one row per night with the insights columns.
@@ -28,7 +28,7 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        return try app.onSettledRecords { try $0.transfer.exportBundle(to: path, clock: app.clock) }
+        try app.onSettledRecords { try $0.transfer.exportBundle(to: path, clock: app.clock) }
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.

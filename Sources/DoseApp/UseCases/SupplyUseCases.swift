@@ -20,9 +20,15 @@ public struct SupplyService: Sendable {
     /// An entry may be dated this far ahead of now at most (clocks disagree a little; the future does not happen).
     static let futureSlack: TimeInterval = 300
 
+    /// What the supply's status and its refill reminder read (the ledger, the doses, tonight's night, the settings): all a
+    /// PostgreSQL workspace copies for them.
+    static let supplyTables: Set<String> = [
+        "settings", "inventory_events", "refill_reminders", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins",
+    ]
+
     /// The supply now.
     public func report() throws -> SupplyReport {
-        let (status, entries, settings, zone) = try app.onRecords { try $0.supply.status(clock: app.clock) }
+        let (status, entries, settings, zone) = try app.onRecords(only: Self.supplyTables) { try $0.supply.status(clock: app.clock) }
         return SupplyReport(status: status, entries: entries, settings: settings, timeZone: zone)
     }
 
@@ -81,7 +87,8 @@ public struct SupplyService: Sendable {
 
     /// Claims today's refill reminder when it is due (at most one a day); the reminder engine sends it.
     public func claimRefillReminder() throws -> (status: SupplyStatus, settings: DoseSettings)? {
-        try app.onRecords { try $0.supply.claimRefillReminder(clock: app.clock) }
+        // Asked every minute by the reminder engine: on PostgreSQL only what the supply's figures read is copied.
+        try app.onRecords(only: Self.supplyTables) { try $0.supply.claimRefillReminder(clock: app.clock) }
     }
 }
 

@@ -99,8 +99,8 @@ struct StagedImport {
         var inserts: String { "_staged_insert_\(table)" }
         var updates: String { "_staged_update_\(table)" }
         var deletes: String { "_staged_delete_\(table)" }
-        var keyList: String { key.map(\.quoted).joined(separator: ", ") }
-        var columnList: String { columns.map(\.quoted).joined(separator: ", ") }
+        var keyList: String { key.map(\.sqlIdentifier).joined(separator: ", ") }
+        var columnList: String { columns.map(\.sqlIdentifier).joined(separator: ", ") }
     }
 
     /// Works out, on the staging connection, what the import changed, into side tables of the staged copy.
@@ -112,22 +112,21 @@ struct StagedImport {
                 db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name")
             var changes: [TableChange] = []
             for table in tables {
-                let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?)", arguments: [table])
-                let columns: [String] = info.map { $0["name"] }
-                let key: [String] = info.filter { ($0["pk"] as Int) > 0 }.sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }.map { $0["name"] }
+                let layout = try TableLayout(table, db)
+                let (columns, key) = (layout.columns, layout.key)
                 guard !key.isEmpty else { throw DoseError.invalidFile(problem: "table \(table) has no primary key to import by") }
                 let change = TableChange(table: table, columns: columns, key: key)
-                let (name, keys) = (table.quoted, change.keyList)
+                let (name, keys) = (table.sqlIdentifier, change.keyList)
                 // Split here, before the writer is taken, so the swap does only what it must: check the few rows
                 // that existed before (an insert that clashes fails on its primary key), and write.
                 try db.execute(
                     sql: """
-                        CREATE TABLE main.\(change.updates.quoted) AS SELECT * FROM main.\(name) WHERE (\(keys)) IN (SELECT \(keys) FROM base.\(name))
+                        CREATE TABLE main.\(change.updates.sqlIdentifier) AS SELECT * FROM main.\(name) WHERE (\(keys)) IN (SELECT \(keys) FROM base.\(name))
                         EXCEPT SELECT * FROM base.\(name);
-                        CREATE TABLE main.\(change.inserts.quoted) AS SELECT * FROM main.\(name) WHERE (\(keys)) NOT IN (SELECT \(keys) FROM base.\(name));
-                        CREATE TABLE main.\(change.deletes.quoted) AS SELECT \(keys) FROM base.\(name) EXCEPT SELECT \(keys) FROM main.\(name);
+                        CREATE TABLE main.\(change.inserts.sqlIdentifier) AS SELECT * FROM main.\(name) WHERE (\(keys)) NOT IN (SELECT \(keys) FROM base.\(name));
+                        CREATE TABLE main.\(change.deletes.sqlIdentifier) AS SELECT \(keys) FROM base.\(name) EXCEPT SELECT \(keys) FROM main.\(name);
                         """)
-                let counts = [change.inserts, change.updates, change.deletes].map { "(SELECT count(*) FROM main.\($0.quoted))" }
+                let counts = [change.inserts, change.updates, change.deletes].map { "(SELECT count(*) FROM main.\($0.sqlIdentifier))" }
                 let count = try Int.fetchOne(db, sql: "SELECT " + counts.joined(separator: " + ")) ?? 0
                 if count > 0 { changes.append(change) }
             }
@@ -166,9 +165,9 @@ struct StagedImport {
 
     /// Whether another write changed or removed a row this import changes or removes.
     private static func clashes(_ change: TableChange, _ db: Database) throws -> Bool {
-        let table = change.table.quoted
+        let table = change.table.sqlIdentifier
         let keys = change.keyList
-        let touched = "SELECT \(keys) FROM staged.\(change.updates.quoted) UNION ALL SELECT \(keys) FROM staged.\(change.deletes.quoted)"
+        let touched = "SELECT \(keys) FROM staged.\(change.updates.sqlIdentifier) UNION ALL SELECT \(keys) FROM staged.\(change.deletes.sqlIdentifier)"
         return try Bool.fetchOne(
             db,
             sql: """
@@ -179,27 +178,22 @@ struct StagedImport {
     }
 
     private static func write(_ change: TableChange, _ db: Database) throws {
-        let table = change.table.quoted
+        let table = change.table.sqlIdentifier
         let keys = change.keyList
         let columns = change.columnList
-        try db.execute(sql: "DELETE FROM main.\(table) WHERE (\(keys)) IN (SELECT \(keys) FROM staged.\(change.deletes.quoted))")
+        try db.execute(sql: "DELETE FROM main.\(table) WHERE (\(keys)) IN (SELECT \(keys) FROM staged.\(change.deletes.sqlIdentifier))")
         let others = change.columns.filter { !change.key.contains($0) }
         if !others.isEmpty {
             try db.execute(
                 sql: """
-                    INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM staged.\(change.updates.quoted) WHERE true
-                    ON CONFLICT (\(keys)) DO UPDATE SET \(others.map { "\($0.quoted) = excluded.\($0.quoted)" }.joined(separator: ", "))
+                    INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM staged.\(change.updates.sqlIdentifier) WHERE true
+                    ON CONFLICT (\(keys)) DO UPDATE SET \(others.map { "\($0.sqlIdentifier) = excluded.\($0.sqlIdentifier)" }.joined(separator: ", "))
                     """)
         }
         // A row another surface added meanwhile under the same key fails here, and the import runs again.
-        try db.execute(sql: "INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM staged.\(change.inserts.quoted) ORDER BY \(keys)")
+        try db.execute(sql: "INSERT INTO main.\(table) (\(columns)) SELECT \(columns) FROM staged.\(change.inserts.sqlIdentifier) ORDER BY \(keys)")
     }
 
     /// The URI of a named in-memory database, which other connections of this process can attach.
     private static func uri(_ name: String) -> String { "file:\(name)?mode=memory&cache=shared" }
-}
-
-extension String {
-    /// The name as an SQL identifier.
-    fileprivate var quoted: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }

@@ -24,7 +24,7 @@ struct PostgresWorkspace {
     func run<T>(only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
         let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
         return try store.transaction(writingFor: person) { session in
-            let copy = try Self.emptyCopy()
+            let copy = try AppDatabase.migratedQueue()
             try load(tables, from: session, into: copy)
             try Self.trackChanges(tables, in: copy)
             let result = try work(AppDatabase(workspace: copy, imports: store.imports))
@@ -37,15 +37,10 @@ struct PostgresWorkspace {
     func snapshot() throws -> DatabaseQueue {
         let tables = try store.workspaceTables()
         return try store.transaction(readOnly: true) { session in
-            let copy = try Self.emptyCopy()
+            let copy = try AppDatabase.migratedQueue()
             try load(tables, from: session, into: copy)
             return copy
         }
-    }
-
-    /// A migrated, empty in-memory SQLite database.
-    static func emptyCopy() throws -> DatabaseQueue {
-        try AppDatabase.migratedQueue()
     }
 
     /// Copies the person's rows of every table into `copy`, as the SQLite store keeps them (instants as fixed-width UTC
@@ -79,14 +74,14 @@ struct PostgresWorkspace {
             try db.execute(sql: "CREATE TEMP TABLE dosetap_changed (tbl TEXT NOT NULL, k1, k2, k3)")
             for table in tables {
                 func keys(_ row: String) -> String {
-                    (0..<3).map { $0 < table.key.count ? "\(row).\(table.key[$0].quoted)" : "NULL" }.joined(separator: ", ")
+                    (0..<3).map { $0 < table.key.count ? "\(row).\(table.key[$0].sqlIdentifier)" : "NULL" }.joined(separator: ", ")
                 }
                 let record = { (row: String) in "INSERT INTO dosetap_changed VALUES ('\(table.name)', \(keys(row)));" }
                 try db.execute(
                     sql: """
-                        CREATE TEMP TRIGGER \("changed_insert_" + table.name) AFTER INSERT ON main.\(table.name.quoted) BEGIN \(record("NEW")) END;
-                        CREATE TEMP TRIGGER \("changed_update_" + table.name) AFTER UPDATE ON main.\(table.name.quoted) BEGIN \(record("OLD")) \(record("NEW")) END;
-                        CREATE TEMP TRIGGER \("changed_delete_" + table.name) AFTER DELETE ON main.\(table.name.quoted) BEGIN \(record("OLD")) END;
+                        CREATE TEMP TRIGGER \("changed_insert_" + table.name) AFTER INSERT ON main.\(table.name.sqlIdentifier) BEGIN \(record("NEW")) END;
+                        CREATE TEMP TRIGGER \("changed_update_" + table.name) AFTER UPDATE ON main.\(table.name.sqlIdentifier) BEGIN \(record("OLD")) \(record("NEW")) END;
+                        CREATE TEMP TRIGGER \("changed_delete_" + table.name) AFTER DELETE ON main.\(table.name.sqlIdentifier) BEGIN \(record("OLD")) END;
                         """)
             }
         }
@@ -114,13 +109,13 @@ struct PostgresWorkspace {
     }
 
     private func changes(of table: WorkspaceTable, _ db: Database) throws -> TableChange? {
-        let join = table.key.enumerated().map { "t.\($1.quoted) IS c.k\($0 + 1)" }.joined(separator: " AND ")
+        let join = table.key.enumerated().map { "t.\($1.sqlIdentifier) IS c.k\($0 + 1)" }.joined(separator: " AND ")
         let keys = (1...3).map { "k\($0)" }.joined(separator: ", ")
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT t.\(table.key[0].quoted) IS NULL AS dosetap_gone, \(keys), t.*
-                FROM (SELECT DISTINCT \(keys) FROM temp.dosetap_changed WHERE tbl = ?) AS c LEFT JOIN main.\(table.name.quoted) AS t ON \(join)
+                SELECT t.\(table.key[0].sqlIdentifier) IS NULL AS dosetap_gone, \(keys), t.*
+                FROM (SELECT DISTINCT \(keys) FROM temp.dosetap_changed WHERE tbl = ?) AS c LEFT JOIN main.\(table.name.sqlIdentifier) AS t ON \(join)
                 """, arguments: [table.name])
         guard !rows.isEmpty else { return nil }
         var change = TableChange(table: table)
@@ -180,7 +175,7 @@ struct WorkspaceTable: Sendable {
     /// unused by the service's tables).
     var selectJSON: String {
         let expressions = columns.map { column -> String in
-            let name = column.quoted
+            let name = column.sqlIdentifier
             switch types[column] {
             case "timestamp with time zone": return "dosetap_instant(\(name))"
             case "date": return "to_char(\(name), 'YYYY-MM-DD')"
@@ -194,42 +189,42 @@ struct WorkspaceTable: Sendable {
             case .night: " WHERE session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
             case .service: " WHERE $1::text IS NOT NULL"
             }
-        return "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM \(name.quoted)\(filter))"
+        return "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM \(name.sqlIdentifier)\(filter))"
     }
 
     /// The SQLite statement that puts the rows of one such JSON array (`?`) into the copy.
     var insertFromJSONSQL: String {
         let values = columns.indices.map { "json_extract(value, '$[\($0)]')" }.joined(separator: ", ")
-        return "INSERT INTO \(name.quoted) (\(columns.map(\.quoted).joined(separator: ", "))) SELECT \(values) FROM json_each(?)"
+        return "INSERT INTO \(name.sqlIdentifier) (\(columns.map(\.sqlIdentifier).joined(separator: ", "))) SELECT \(values) FROM json_each(?)"
     }
 
     /// The rows of `$1` (a JSON array) as records of this table, and how a stored row matches one of them.
-    private var rows: String { "json_populate_recordset(NULL::\(name.quoted), $1::json) AS r" }
+    private var rows: String { "json_populate_recordset(NULL::\(name.sqlIdentifier), $1::json) AS r" }
     private func matching(_ row: String) -> String {
-        let keys = key.map { "\(row).\($0.quoted) = r.\($0.quoted)" }
+        let keys = key.map { "\(row).\($0.sqlIdentifier) = r.\($0.sqlIdentifier)" }
         return (keys + (scope == .person ? ["\(row).person_id = $2"] : [])).joined(separator: " AND ")
     }
     /// Every statement is sent the person as `$2`; one that does not scope by it still names it, so its type is known.
     private var personUnused: String { scope == .person ? "" : " AND $2::text IS NOT NULL" }
 
     /// Removes the stored rows whose keys are in `$1`.
-    var deleteSQL: String { "DELETE FROM \(name.quoted) AS t USING \(rows) WHERE \(matching("t"))\(personUnused)" }
+    var deleteSQL: String { "DELETE FROM \(name.sqlIdentifier) AS t USING \(rows) WHERE \(matching("t"))\(personUnused)" }
 
     /// Rewrites the stored rows that are in `$1`; nil when every column is in the key.
     var updateSQL: String? {
         let others = columns.filter { !key.contains($0) }
         guard !others.isEmpty else { return nil }
-        let assignments = others.map { "\($0.quoted) = r.\($0.quoted)" }.joined(separator: ", ")
-        return "UPDATE \(name.quoted) AS t SET \(assignments) FROM \(rows) WHERE \(matching("t"))\(personUnused)"
+        let assignments = others.map { "\($0.sqlIdentifier) = r.\($0.sqlIdentifier)" }.joined(separator: ", ")
+        return "UPDATE \(name.sqlIdentifier) AS t SET \(assignments) FROM \(rows) WHERE \(matching("t"))\(personUnused)"
     }
 
     /// Adds the rows of `$1` not stored yet.
     var insertMissingSQL: String {
         let stored = columns + (scope == .person ? ["person_id"] : [])
         return """
-            INSERT INTO \(name.quoted) (\(stored.map(\.quoted).joined(separator: ", ")))
-            SELECT \(stored.map { "r." + $0.quoted }.joined(separator: ", "))
-            FROM \(rows) WHERE NOT EXISTS (SELECT 1 FROM \(name.quoted) AS t WHERE \(matching("t")))\(personUnused)
+            INSERT INTO \(name.sqlIdentifier) (\(stored.map(\.sqlIdentifier).joined(separator: ", ")))
+            SELECT \(stored.map { "r." + $0.sqlIdentifier }.joined(separator: ", "))
+            FROM \(rows) WHERE NOT EXISTS (SELECT 1 FROM \(name.sqlIdentifier) AS t WHERE \(matching("t")))\(personUnused)
             """
     }
 }
@@ -245,11 +240,7 @@ extension PostgresStore {
     func workspaceTables() throws -> [WorkspaceTable] {
         if let known = tables.withLockedValue({ $0 }) { return known }
         let sqlite = try AppDatabase.migratedQueue().read { db in
-            try AppDatabase.dataTables.reversed().map { table -> (String, [String], [String]) in
-                let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?)", arguments: [table])
-                let key = info.filter { ($0["pk"] as Int) > 0 }.sorted { ($0["pk"] as Int) < ($1["pk"] as Int) }.map { $0["name"] as String }
-                return (table, info.map { $0["name"] }, key)
-            }
+            try AppDatabase.dataTables.reversed().map { try TableLayout($0, db) }
         }
         let types = try transaction(readOnly: true) { session in
             try session.rows(
@@ -261,19 +252,15 @@ extension PostgresStore {
         }
         var byTable: [String: [String: String]] = [:]
         for (table, column, type) in types { byTable[table, default: [:]][column] = type }
-        let result = try sqlite.map { name, columns, key -> WorkspaceTable in
-            guard let pg = byTable[name], columns.allSatisfy({ pg[$0] != nil }), !key.isEmpty, key.count <= 3 else {
-                throw PostgresFailure(state: "DT001", message: "PostgreSQL's \(name) does not match the SQLite store's; the migrations are out of step")
+        let result = try sqlite.map { layout -> WorkspaceTable in
+            guard let pg = byTable[layout.name], layout.columns.allSatisfy({ pg[$0] != nil }), !layout.key.isEmpty, layout.key.count <= 3 else {
+                throw PostgresFailure(
+                    state: "DT001", message: "PostgreSQL's \(layout.name) does not match the SQLite store's; the migrations are out of step")
             }
             let scope: WorkspaceTable.Scope = pg["person_id"] != nil ? .person : pg["session_id"] != nil ? .night : .service
-            return WorkspaceTable(name: name, columns: columns, key: key, types: pg, scope: scope)
+            return WorkspaceTable(name: layout.name, columns: layout.columns, key: layout.key, types: pg, scope: scope)
         }
         tables.withLockedValue { $0 = result }
         return result
     }
-}
-
-extension String {
-    /// The name as an SQL identifier.
-    fileprivate var quoted: String { "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 }
