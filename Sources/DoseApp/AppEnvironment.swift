@@ -8,14 +8,15 @@ public import Foundation
 public struct AppEnvironment: Sendable {
     /// Where the records are kept.
     public var store: RecordStore
-    /// The SQLite database, for what only a file on this machine has (the folder beside it); nil on PostgreSQL.
-    public var database: AppDatabase? { store.sqliteFile }
     /// The current instant.
     public var now: @Sendable () -> Date
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
     private var template: StoreClock
     /// Where requests a paired device chose may go (push endpoints, the escalation contact).
     public var outbound = OutboundTargets()
+    /// The folder for the files kept beside the store (the local certificates, the diagnostic log): the SQLite file's
+    /// folder; on PostgreSQL the one the edge chose (nil: none).
+    public var filesFolder: URL?
 
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
     /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
@@ -35,6 +36,7 @@ public struct AppEnvironment: Sendable {
     ) {
         self.store = store
         self.now = now
+        filesFolder = store.sqliteFile?.path.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
         template = StoreClock(
             now: .distantPast, timeZoneOverride: timeZoneOverride, machineTimeZoneID: machineTimeZoneID, makeID: makeID, random: random)
     }

@@ -68,6 +68,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Where the records are, as the privacy step of setup says it: short enough to read on a phone, so no URL.
+    public var place: String {
+        switch self {
+        case .sqlite: SetupWizard.sqlitePlace
+        case .postgres(let store, _): "the PostgreSQL database \(store.location.database) on \(store.location.host)"
+        }
+    }
+
     /// The imports under way on this store, so graceful shutdown can stop them.
     public var imports: ImportStops {
         switch self {

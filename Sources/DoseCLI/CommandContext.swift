@@ -55,15 +55,11 @@ struct CommandContext {
     let environment: AppEnvironment
     /// The command's clock: one instant for the whole command.
     let clock: StoreClock
-    /// The SQLite file; nil on PostgreSQL.
-    let sqlitePath: String?
 
-    /// The folder for the files kept beside the store (the diagnostic log, the local certificates): the SQLite file's
-    /// folder; on PostgreSQL the folder `--db`/`DOSETAP_DB` would name, else this user's default data folder.
+    /// The folder for the files kept beside the store (`AppEnvironment.filesFolder`), made if missing.
     var dataFolder: URL {
         get throws {
-            let path = sqlitePath ?? DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
-            let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let folder = environment.filesFolder ?? FileManager.default.temporaryDirectory
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return folder
         }
@@ -85,8 +81,11 @@ struct CommandContext {
             let location = try PostgresLocation(url: url)
             let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased())
             if isNew && !options.json { disclaim(where: location.redacted) }
-            let environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone)
-            return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: nil, storeName: location.redacted)
+            var environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone)
+            // No file to keep them beside: the folder `--db`/`DOSETAP_DB` would name, else this user's data folder.
+            let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
+            environment.filesFolder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: location.redacted)
         }
         let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
@@ -103,7 +102,7 @@ struct CommandContext {
         let database = try AppDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json { disclaim(where: path) }
         let environment = AppEnvironment.system(database: database, fixedNow: fixedNow, timeZoneOverride: zone)
-        return CommandContext(options: options, environment: environment, clock: environment.clock(), sqlitePath: path, storeName: path)
+        return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: path)
     }
 
     /// Said once, when a new store is made: where the log is kept, and that DoseTap is not medical advice.

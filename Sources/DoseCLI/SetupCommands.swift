@@ -89,7 +89,7 @@ struct SetupConversation {
         var settings = try app.settings.current()
         for step in SetupStep.allCases {
             print("Step \(step.rawValue) of 5 — \(step.title)")
-            for line in SetupText.explanation(step) { print("  " + line) }
+            for line in SetupText.explanation(step, place: app.store.place) { print("  " + line) }
             while true {
                 var answers = prefilled[step] ?? [:]
                 for name in step.answers where answers[name] == nil {
@@ -147,7 +147,7 @@ enum SetupText {
         }
     }
 
-    static func explanation(_ step: SetupStep) -> [String] {
+    static func explanation(_ step: SetupStep, place: String) -> [String] {
         switch step {
         case .sleepSchedule: ["Nights are dated by the evening they start; the time zone dates them and shows every time."]
         case .medication: ["The amounts count your supply down; they never change when a dose may be taken."]
@@ -163,7 +163,7 @@ enum SetupText {
                 "Reminders ring through `dosetap serve`: open pages, Web Push, ntfy, webhooks.",
                 "Test every channel any time with `dosetap alarm test` (or Settings → Test alarm in the web app).",
             ]
-        case .privacy: SetupWizard.privacy + ["", "Disclaimer:"] + SetupWizard.disclaimer.map { "- " + $0 }
+        case .privacy: SetupWizard.privacy(storedIn: place) + ["", "Disclaimer:"] + SetupWizard.disclaimer.map { "- " + $0 }
         }
     }
 

@@ -57,12 +57,17 @@ public enum SetupWizard {
         "Check the amounts and times you enter against your prescription.",
     ]
 
-    /// What stays on this machine and what can leave it.
-    public static let privacy = [
-        "Everything is stored in one SQLite file on this machine; nothing is sent anywhere by default.",
-        "Only what you configure leaves it: reminders to the channels you set up (push, ntfy, webhook), the escalation contact, "
-            + "and files you export, report or bundle yourself.",
-    ]
+    /// Where the records are kept, as the privacy step says it, for the embedded store.
+    public static let sqlitePlace = "one SQLite file on this machine"
+
+    /// Where everything is kept (`place`: `sqlitePlace`, or the PostgreSQL database that holds it) and what can leave it.
+    public static func privacy(storedIn place: String = sqlitePlace) -> [String] {
+        [
+            "Everything is stored in \(place); nothing is sent anywhere by default.",
+            "Only what you configure leaves it: reminders to the channels you set up (push, ntfy, webhook), the escalation contact, "
+                + "and files you export, report or bundle yourself.",
+        ]
+    }
 
     /// The changes a step's answers make, checked against the current settings: all valid, or an error naming the
     /// first answer that is not.

@@ -74,11 +74,6 @@ public struct LocalCertificates: Sendable {
     /// The certificates in `directory`.
     public init(directory: String) { self.directory = directory }
 
-    /// The folder beside a database: `<folder of the database>/tls`.
-    public init(besideDatabase databasePath: String) {
-        directory = URL(fileURLWithPath: databasePath).deletingLastPathComponent().appendingPathComponent("tls").path
-    }
-
     /// The paths `tls init` reports and `serve` reads.
     public struct Files: Sendable, Hashable {
         public var authorityCertificate: String

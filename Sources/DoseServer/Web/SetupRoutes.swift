@@ -17,7 +17,7 @@ struct SetupRoutes {
         router.get("/setup/ca") { _, _ in try authorityCertificate() }
     }
 
-    var certificates: LocalCertificates? { environment.database?.path.map { LocalCertificates(besideDatabase: $0) } }
+    var certificates: LocalCertificates? { environment.filesFolder.map { LocalCertificates(directory: $0.appendingPathComponent("tls").path) } }
 
     struct SetupView {
         let frame = Frame("Phone setup", current: "/settings")

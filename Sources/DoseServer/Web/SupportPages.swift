@@ -24,10 +24,8 @@ extension WebRoutes {
         let databaseWarning = SupportService.databaseWarning
     }
 
-    /// The diagnostic log's folder: beside the database, as `dosetap serve` writes it.
-    private var logFolder: URL? {
-        environment.database?.transfer.databasePath.map { URL(fileURLWithPath: $0).deletingLastPathComponent() }
-    }
+    /// The diagnostic log's folder, where `dosetap serve` writes it.
+    private var logFolder: URL? { environment.filesFolder }
 
     private func redactedBundle() throws -> SupportBundle {
         try environment.useCases().support.bundle(diagnosticLog: logFolder.map(DiagnosticLogFile.read(in:)) ?? "", version: AppVersion.current)

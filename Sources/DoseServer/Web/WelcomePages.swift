@@ -131,7 +131,7 @@ extension WebRoutes {
             isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
             channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
             hasTestReport: test != nil,
-            privacy: SetupWizard.privacy, disclaimer: SetupWizard.disclaimer, switches: switches,
+            privacy: SetupWizard.privacy(storedIn: environment.store.place), disclaimer: SetupWizard.disclaimer, switches: switches,
             submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
         return Templates.page("welcome", view, status: status)
     }
