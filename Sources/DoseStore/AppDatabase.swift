@@ -11,6 +11,8 @@ public final class AppDatabase: Sendable {
     public let path: String?
     /// The open night as the writer last committed it (actions only; see `OpenNightCache`).
     let openNight = OpenNightCache()
+    /// Night actions that arrive while another commits go in one transaction with it.
+    let nightWrites = GroupCommit()
     /// Imports under way on this database, so shutdown can stop them.
     public let imports: ImportStops
 

@@ -234,7 +234,7 @@ struct NightRepositoryTests {
     }
 
     /// The PostgreSQL migrations are frozen like SQLite's: the fixture is the schema they build (tables, columns,
-    /// constraints, indexes, functions), with the test's own schema name folded out.
+    /// constraints, indexes, functions, triggers, sequences), with the test's own schema name folded out.
     @Test(
         "a new PostgreSQL store has exactly the schema the shipped migrations made",
         .needsPostgres)
@@ -258,6 +258,13 @@ struct NightRepositoryTests {
                 """
                 SELECT format('function %s', pg_get_functiondef(p.oid)) FROM pg_proc p WHERE pronamespace = current_schema()::regnamespace
                 ORDER BY proname
+                """,
+                """
+                SELECT format('trigger %s', pg_get_triggerdef(t.oid)) FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+                WHERE c.relnamespace = current_schema()::regnamespace AND NOT t.tgisinternal ORDER BY t.tgname
+                """,
+                """
+                SELECT format('sequence %s', sequencename) FROM pg_sequences WHERE schemaname = current_schema() ORDER BY sequencename
                 """,
             ]
             for query in queries {

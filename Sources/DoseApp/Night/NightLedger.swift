@@ -37,14 +37,14 @@ public struct IdempotentRequest: Sendable {
 /// Thrown by `perform` when its idempotency key already has a stored answer (a concurrent request with the same key
 /// committed first). Nothing was written; the caller answers with the stored response, or a mismatch if the requests
 /// differ.
-public struct AlreadyAnswered: Error, Sendable {
+public struct AlreadyAnswered: ActionReplay, Sendable {
     /// What the first request was answered.
     public var response: StoredResponse
 }
 
 /// Thrown by `perform` when the client's event id is already recorded (a concurrent replay committed first). Nothing
 /// was written.
-public struct EventAlreadyRecorded: Error, Sendable {
+public struct EventAlreadyRecorded: ActionReplay, Sendable {
     /// The id the client sent.
     public var id: EventID
 }
@@ -74,7 +74,8 @@ public struct NightLedger: Sendable {
     /// The ledger of a store's night tables.
     public init(repository: any NightRepository) { self.repository = repository }
 
-    /// Performs an action. A refusal throws its `DoseError` and leaves the store exactly as it was.
+    /// Performs an action. A refusal throws its `DoseError` and leaves the store exactly as it was. Actions of one
+    /// person that arrive together commit together (`GroupCommit`), each as if it had run alone, in arrival order.
     ///
     /// - Parameters:
     ///   - eventID: a client's id for the recorded event (the API's `id`), so a replay is recognised.
@@ -85,7 +86,8 @@ public struct NightLedger: Sendable {
     public func perform(
         _ action: NightAction, clock: StoreClock, eventID: EventID? = nil, idempotency: IdempotentRequest? = nil, surface: AlarmSurface? = nil
     ) throws -> ActionOutcome {
-        try repository.write { night in
+        // Actions that arrive while another commits share its transaction, each in a savepoint: one commit answers all.
+        try repository.writeTogether { night in
             if let idempotency, let stored = try night.storedResponse(device: idempotency.device, key: idempotency.key) {
                 // The same key arrived twice at once and the other request committed first: its answer is the answer.
                 // Checked inside the write transaction, which the store serialises, so two requests can never both act.

@@ -65,12 +65,17 @@ public protocol NightTransaction {
     func logReminder(_ reminder: Reminder, night: SessionID, missed: Bool, at instant: Date) throws
     /// The night that stays open once this transaction commits (nil: none), which a store may remember.
     func keepOpenNight(_ night: NightSession?)
+    /// Runs `body` in a savepoint: if it throws, what it wrote is undone and the rest of the transaction stays.
+    func savepoint<T>(_ body: () throws -> T) throws -> T
 }
 
 /// The night tables of one store: every read and write runs in one transaction.
 public protocol NightRepository: Sendable {
     /// Runs `body` in one write transaction: all of it is kept, or none.
     func write<T>(_ body: (any NightTransaction) throws -> T) throws -> T
+    /// Runs `body` in a write transaction shared with the writes that arrive while another commits (`GroupCommit`):
+    /// each in a savepoint, one commit for all, each answered only after it.
+    func writeTogether<T>(_ body: @escaping (any NightTransaction) throws -> T) throws -> T
     /// Runs `body` in one read transaction, which never waits for a writer.
     func read<T>(_ body: (any NightTransaction) throws -> T) throws -> T
 }

@@ -27,6 +27,10 @@ public struct SQLiteNightRepository: NightRepository {
         return result
     }
 
+    public func writeTogether<T>(_ body: @escaping (any NightTransaction) throws -> T) throws -> T {
+        try database.nightWrites.write(self, body)
+    }
+
     public func read<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
         try database.read { db in try body(SQLiteNightTransaction(db: db, cache: nil)) }
     }
@@ -38,6 +42,8 @@ final class SQLiteNightTransaction: NightTransaction {
     let cache: OpenNightCache?
     /// What `keepOpenNight` was told: `.some(nil)` is "no night stays open".
     private(set) var kept: NightSession??
+    /// The night an action of this transaction left open, and the key when it did, for the next action of a batch.
+    private var keptAt: (night: NightSession?, key: OpenNightCache.Key)?
     /// The open night as the cache handed it over, and the database's key when it did.
     private(set) var borrowed: (night: NightSession?, key: OpenNightCache.Key)?
 
@@ -52,6 +58,11 @@ final class SQLiteNightTransaction: NightTransaction {
 
     func openNight() throws -> NightSession? {
         guard let cache else { return try NightRecords.openSession(db) }
+        if let (night, key) = keptAt, try OpenNightCache.key(db) == key {
+            // The night an earlier action of this transaction left open, with nothing written since.
+            keptAt = nil
+            return night
+        }
         let (night, key) = try cache.openSession(db)
         if borrowed == nil { borrowed = (night, key) }
         return night
@@ -148,7 +159,25 @@ final class SQLiteNightTransaction: NightTransaction {
         ).insert(db)
     }
 
-    func keepOpenNight(_ night: NightSession?) { kept = .some(night) }
+    func keepOpenNight(_ night: NightSession?) {
+        kept = .some(night)
+        keptAt = (try? OpenNightCache.key(db)).map { (night, $0) }
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let before = (kept, keptAt)
+        var result: T?
+        do {
+            try db.inSavepoint {
+                result = try body()
+                return .commit
+            }
+        } catch {
+            (kept, keptAt) = before
+            throw error
+        }
+        return result!
+    }
 }
 
 extension AppDatabase {

@@ -18,12 +18,55 @@ public struct PostgresNightRepository: NightRepository {
     }
 
     public func write<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
-        try store.transaction(writingFor: person) { session in try body(PostgresNightTransaction(session: session, person: person)) }
+        var ending: (NightWriting, PendingRows?)?
+        let result = try store.transaction(writingFor: person) { session in
+            let writing = NightWriting()
+            let transaction = PostgresNightTransaction(session: session, person: person, openNights: store.openNights, writing: writing)
+            // The person's row lock, before any savepoint (rolling one back would release it), held to the commit: from
+            // here on no one else writes a night of this person, so every version this transaction reads is exact.
+            writing.version = try transaction.nightVersion(lockingRow: true)
+            let result = try body(transaction)
+            // The version after this transaction's writes, sent to run with the commit.
+            ending = (writing, writing.kept != nil || writing.borrowed != nil ? transaction.sendNightVersion() : nil)
+            return result
+        }
+        // Remembered only once committed: a night of a rolled-back action must never be used.
+        if let (writing, pending) = ending, let pending, let version = try? pending.future.wait().rows.first?.decode(Int64.self) {
+            if let night = writing.kept {
+                store.openNights.remember(night, of: person, at: version)
+            } else if let borrowed = writing.borrowed, borrowed.version == version {
+                // A write that only settled and found nothing due gives back the night it borrowed.
+                store.openNights.remember(borrowed.night, of: person, at: version)
+            }
+        }
+        return result
+    }
+
+    public func writeTogether<T>(_ body: @escaping (any NightTransaction) throws -> T) throws -> T {
+        try store.nightWrites(of: person).write(self, body)
     }
 
     public func read<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
-        try store.transaction(readOnly: true) { session in try body(PostgresNightTransaction(session: session, person: person)) }
+        try store.transaction(readOnly: true) { session in
+            var transaction = PostgresNightTransaction(session: session, person: person, openNights: store.openNights, writing: nil)
+            // Sent with the snapshot's BEGIN: the open night it decides on costs no wait of its own.
+            transaction.snapshotVersion = transaction.sendNightVersion()
+            return try body(transaction)
+        }
     }
+}
+
+/// What a write transaction, which holds the person's row lock, knows of the person's open night.
+final class NightWriting {
+    /// The person's night version as of the last statement, while this transaction has not changed a night since
+    /// (nil: read it again).
+    var version: Int64?
+    /// What the last action left open (`.some(nil)`: no night).
+    var kept: NightSession??
+    /// The settings, read once per transaction, for the machine zone they were read with.
+    var settings: (zone: String, settings: DoseSettings)?
+    /// The open night as first read, and the version it was read at.
+    var borrowed: (version: Int64, night: NightSession?)?
 }
 
 /// One PostgreSQL transaction seen as a `NightTransaction`. Instants go in as the same fixed-width UTC text SQLite keeps
@@ -31,17 +74,69 @@ public struct PostgresNightRepository: NightRepository {
 struct PostgresNightTransaction: NightTransaction {
     let session: PostgresSession
     let person: String
+    /// The process's remembered open nights.
+    let openNights: OpenNights
+    /// Set in a write transaction, nil in a read.
+    let writing: NightWriting?
+    /// A read's night version, sent with its BEGIN.
+    var snapshotVersion: PendingRows?
 
     /// The columns of a `sleep_sessions` row a night is built from, in `night(from:)` order.
     static let nightColumns =
         "id, to_char(session_date, 'YYYY-MM-DD'), dosetap_instant(started_at), dosetap_instant(ended_at), end_reason"
 
     func settings(machineTimeZoneID: String) throws -> DoseSettings {
+        // No night action writes a setting, so the actions of one batch read them once.
+        if let stored = writing?.settings, stored.zone == machineTimeZoneID { return stored.settings }
         let stored = try PostgresSettingsTransaction(session: session, person: person).storedSettings()
-        return try SettingsStore.settings(from: stored, machineTimeZoneID: machineTimeZoneID)
+        let settings = try SettingsStore.settings(from: stored, machineTimeZoneID: machineTimeZoneID)
+        writing?.settings = (machineTimeZoneID, settings)
+        return settings
     }
 
     func openNight() throws -> NightSession? {
+        if let writing {
+            if let kept = writing.kept {
+                // An earlier action of this batch left it open, and under the lock only this transaction writes.
+                writing.kept = nil
+                return kept
+            }
+            if let version = try writing.version ?? nightVersion(lockingRow: false) {
+                writing.version = version
+                let night = try openNights.take(person, at: version) ?? loadOpenNight()
+                if writing.borrowed == nil { writing.borrowed = (version, night) }
+                return night
+            }
+        } else if let version = try snapshotVersion.map({ try session.rows(of: $0).first?.decode(Int64.self) }) ?? nightVersion(lockingRow: false) {
+            // A snapshot that reads a version holds exactly the nights of the commit that set it.
+            if let remembered = openNights.peek(person, at: version) { return remembered }
+            let night = try loadOpenNight()
+            openNights.remember(night, of: person, at: version, unlessNewer: true)
+            return night
+        }
+        return try loadOpenNight()
+    }
+
+    /// The person's `night_version`, which every change to a night table of theirs replaces.
+    func nightVersion(lockingRow: Bool) throws -> Int64? {
+        let lock = lockingRow ? " FOR NO KEY UPDATE" : ""
+        let rows = try session.rows(PostgresQuery(unsafeSQL: "SELECT night_version FROM people WHERE id = $1\(lock)", binds: binds(person)))
+        return try rows.first?.decode(Int64.self)
+    }
+
+    /// Sends the read of the person's night version without waiting for it.
+    func sendNightVersion() -> PendingRows {
+        session.send(PostgresQuery(unsafeSQL: "SELECT night_version FROM people WHERE id = $1", binds: binds(person)))
+    }
+
+    /// Sends a write without waiting: its error comes with the next statement waited for, at the latest the commit (or
+    /// a savepoint's release). A write to a night table makes the known version stale.
+    private func write(_ query: PostgresQuery, changingNights: Bool = true) {
+        if changingNights { writing?.version = nil }
+        session.send(query)
+    }
+
+    private func loadOpenNight() throws -> NightSession? {
         let rows = try session.rows(
             PostgresQuery(unsafeSQL: "SELECT \(Self.nightColumns) FROM sleep_sessions WHERE person_id = $1 AND ended_at IS NULL", binds: binds(person)))
         return try nights(from: rows).first
@@ -137,12 +232,19 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func unansweredAlarms(night: SessionID, at now: Date) throws -> [LoggedReminder] {
-        let rows = try session.rows("SELECT kind, dosetap_instant(fire_at), outcome FROM reminder_log WHERE session_id = \(night.rawValue)")
+        // One round trip: the logged reminders, each with the night's last answer (no rows: nothing rang).
+        let rows = try session.rows(
+            """
+            SELECT kind, dosetap_instant(fire_at), outcome, (SELECT dosetap_instant(max(at)) FROM alarm_acknowledgements WHERE session_id = \(night.rawValue))
+            FROM reminder_log WHERE session_id = \(night.rawValue)
+            """)
+        var lastAnswer: Date?
         let logged = try rows.map { row in
-            let (kind, fireAt, outcome) = try row.decode((String, String, String).self)
+            let (kind, fireAt, outcome, answered) = try row.decode((String, String, String, String?).self)
+            lastAnswer = answered.map(NightRecords.instant)
             return LoggedReminder(kind: kind, fireAt: NightRecords.instant(fireAt), outcome: outcome)
         }
-        return LoggedReminder.unanswered(logged, lastAnswer: try alarmAnswers(night: night).max(), at: now)
+        return LoggedReminder.unanswered(logged, lastAnswer: lastAnswer, at: now)
     }
 
     func loggedReminders(night: SessionID) throws -> Set<String> {
@@ -155,7 +257,7 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func insertNight(_ night: NightSession, timeZone: TimeZone) throws {
-        try session.execute(
+        write(
             """
             INSERT INTO sleep_sessions (id, person_id, session_date, started_at, time_zone)
             VALUES (\(night.id.rawValue), \(person), \(night.date.description)::date, \(text(night.startedAt))::timestamptz, \(timeZone.identifier))
@@ -175,18 +277,18 @@ struct PostgresNightTransaction: NightTransaction {
         case .dose1, .dose2, .extraDose, .dose2Skipped, .snooze:
             binds.append(event.kind.wireName)
             binds.append(String(decoding: try NightRecords.metadataEncoder.encode(event.metadata), as: UTF8.self))
-            try session.execute(
+            write(
                 PostgresQuery(unsafeSQL: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (\(values), $10, $11)", binds: binds))
         case .sleep(let type):
             binds.append(type.rawValue)
             binds.append((SleepEventCatalogue.standard.definition(of: type)?.category ?? .custom).rawValue)
-            try session.execute(
+            write(
                 PostgresQuery(unsafeSQL: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (\(values), $10, $11)", binds: binds))
         case .checkIn:
             let answers = CheckInColumns(checkIn ?? MorningCheckIn())
             for value in try answers.values() { value.append(to: &binds) }
             let marks = (10..<(10 + CheckInColumns.names.count)).map { "$\($0)" }.joined(separator: ", ")
-            try session.execute(
+            write(
                 PostgresQuery(
                     unsafeSQL: "INSERT INTO morning_checkins (\(columns), \(CheckInColumns.names.joined(separator: ", "))) VALUES (\(values), \(marks))",
                     binds: binds))
@@ -205,7 +307,7 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func delete(_ event: NightEvent) throws {
-        try session.execute(PostgresQuery(unsafeSQL: "DELETE FROM \(NightRecords.table(of: event.kind)) WHERE id = $1", binds: binds(event.id.rawValue)))
+        write(PostgresQuery(unsafeSQL: "DELETE FROM \(NightRecords.table(of: event.kind)) WHERE id = $1", binds: binds(event.id.rawValue)))
     }
 
     func update(_ event: NightEvent) throws {
@@ -214,37 +316,36 @@ struct PostgresNightTransaction: NightTransaction {
         binds.append(event.utcOffsetMinutes)
         binds.append(event.note)
         binds.append(event.id.rawValue)
-        try session.execute(
+        write(
             PostgresQuery(
                 unsafeSQL: "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE id = $4",
                 binds: binds))
         if event.kind.isDoseEvent {
             let metadata = String(decoding: try NightRecords.metadataEncoder.encode(event.metadata), as: UTF8.self)
-            try session.execute("UPDATE dose_events SET metadata = \(metadata) WHERE id = \(event.id.rawValue)")
+            write("UPDATE dose_events SET metadata = \(metadata) WHERE id = \(event.id.rawValue)")
         }
     }
 
     func audit(_ change: EventChange, of event: NightEvent, night: SessionID, auditID: String, at instant: Date) throws {
         let (action, details) = NightRecords.audit(change, of: event)
         let json = String(decoding: try NightRecords.metadataEncoder.encode(details), as: UTF8.self)
-        try session.execute(
+        write(
             """
             INSERT INTO audit_log (id, person_id, at, action, session_id, entity_id, details)
             VALUES (\(auditID), \(person), \(text(instant))::timestamptz, \(action.rawValue), \(night.rawValue), \(event.id.rawValue), \(json))
-            """)
+            """, changingNights: false)
     }
 
     func saveNight(_ night: NightSession, closure: SessionClosure?) throws {
         let summary = NightSummary(night)
-        try session.execute(
+        // One round trip for both tables.
+        write(
             """
-            UPDATE sleep_sessions SET dose1_at = \(summary.dose1.map { text($0.at) })::timestamptz,
-                dose2_at = \(summary.dose2.map { text($0.at) })::timestamptz, dose2_skipped = \(summary.skip != nil),
-                extra_dose_count = \(summary.extraDoses.count), snooze_count = \(summary.snoozes), interval_minutes = \(summary.intervalMinutes)
-            WHERE id = \(night.id.rawValue)
-            """)
-        try session.execute(
-            """
+            WITH derived AS (
+                UPDATE sleep_sessions SET dose1_at = \(summary.dose1.map { text($0.at) })::timestamptz,
+                    dose2_at = \(summary.dose2.map { text($0.at) })::timestamptz, dose2_skipped = \(summary.skip != nil),
+                    extra_dose_count = \(summary.extraDoses.count), snooze_count = \(summary.snoozes), interval_minutes = \(summary.intervalMinutes)
+                WHERE id = \(night.id.rawValue))
             INSERT INTO night_summaries (session_id, dose1_time_zone, dose2_time_zone, extra_doses, skip_reason, slept_through, awakenings)
             VALUES (\(night.id.rawValue), \(summary.dose1?.timeZoneID), \(summary.dose2?.timeZoneID),
                 \(NightSummaries.extraDosesText(summary.extraDoses)), \(summary.skip?.reason), \(summary.skip?.sleptThrough ?? false),
@@ -254,7 +355,7 @@ struct PostgresNightTransaction: NightTransaction {
                 awakenings = excluded.awakenings
             """)
         if let closure {
-            try session.execute(
+            write(
                 """
                 UPDATE sleep_sessions SET ended_at = \(text(closure.endedAt))::timestamptz, end_reason = \(closure.reason.rawValue),
                     terminal_state = \(closure.terminalState.rawValue) WHERE id = \(night.id.rawValue)
@@ -262,37 +363,55 @@ struct PostgresNightTransaction: NightTransaction {
         } else if let endedAt = night.endedAt {
             // A corrected past night: its outcome follows its events.
             let state = NightFacts(night.events).terminalState(at: endedAt).rawValue
-            try session.execute("UPDATE sleep_sessions SET terminal_state = \(state) WHERE id = \(night.id.rawValue)")
+            write("UPDATE sleep_sessions SET terminal_state = \(state) WHERE id = \(night.id.rawValue)")
         }
     }
 
     func insertAlarmAnswer(id: String, night: SessionID, at instant: Date, surface: AlarmSurface, eventID: EventID?) throws {
-        try session.execute(
+        write(
             """
             INSERT INTO alarm_acknowledgements (id, session_id, at, surface, event_id)
             VALUES (\(id), \(night.rawValue), \(text(instant))::timestamptz, \(surface.rawValue), \(eventID?.rawValue))
-            """)
+            """, changingNights: false)
     }
 
     func storeResponse(_ response: StoredResponse, device: String, key: String, at instant: Date) throws {
-        try session.execute(
+        write(
             """
             INSERT INTO idempotency_keys (person_id, device_id, key, request_hash, status, response, created_at)
             VALUES (\(person), \(device), \(key), \(response.requestHash), \(response.status), \(response.body), \(text(instant))::timestamptz)
-            """)
+            """, changingNights: false)
     }
 
     func logReminder(_ reminder: Reminder, night: SessionID, missed: Bool, at instant: Date) throws {
-        try session.execute(
+        write(
             """
             INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at)
             VALUES (\(night.rawValue), \(reminder.kind.rawValue), \(text(reminder.fireAt))::timestamptz, \(missed ? "missed" : "fired"),
                 \(text(instant))::timestamptz)
-            """)
+            """, changingNights: false)
     }
 
-    /// Nothing to remember: every instance may write, so the open night is always read from the database.
-    func keepOpenNight(_ night: NightSession?) {}
+    /// Keeps the night an action left open (this transaction holds the person's row lock, so no one else can have
+    /// written since it read the night); its version is read once, at the end of the transaction.
+    func keepOpenNight(_ night: NightSession?) {
+        writing?.kept = .some(night)
+    }
+
+    func savepoint<T>(_ body: () throws -> T) throws -> T {
+        let kept = writing.map { ($0.kept, $0.borrowed) }
+        try session.execute("SAVEPOINT action")
+        do {
+            let result = try body()
+            try session.execute("RELEASE SAVEPOINT action")
+            return result
+        } catch {
+            try session.execute("ROLLBACK TO SAVEPOINT action")
+            // The nights are again what they were before this action.
+            if let writing, let kept { (writing.kept, writing.borrowed) = kept }
+            throw error
+        }
+    }
 
     // MARK: Reading rows
 

@@ -11,7 +11,9 @@ import PostgresNIO
 /// back exactly the bytes written. Every row that belongs to a person carries `person_id`.
 enum PostgresSchema {
     /// The migrations, oldest first.
-    static let migrations: [(name: String, sql: String)] = [("v1_nights", v1Nights), ("v2_records", v2Records)]
+    static let migrations: [(name: String, sql: String)] = [
+        ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions),
+    ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
     static let lockKey: Int64 = 0x444F_5345_5441_50
@@ -396,5 +398,39 @@ enum PostgresSchema {
             imported_at timestamptz NOT NULL
         );
         CREATE INDEX wearable_summaries_by_time ON wearable_summaries (person_id, start_at);
+        """
+
+    /// A version of each person's nights, for the open night a server keeps in memory (`OpenNights`): every statement
+    /// that changes a night table gives the person a new value from one sequence, so a value is never seen twice, not
+    /// even after Clear All or a removed and re-added person. Triggers do it, so no writer (a workspace, a correction,
+    /// a command of another version) can forget to.
+    static let v3NightVersions = """
+        CREATE SEQUENCE dosetap_night_versions;
+        ALTER TABLE people ADD COLUMN night_version bigint NOT NULL DEFAULT nextval('dosetap_night_versions');
+        CREATE FUNCTION dosetap_night_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE people SET night_version = nextval('dosetap_night_versions') WHERE id IN (SELECT DISTINCT person_id FROM changed); RETURN NULL; END $$;
+        CREATE TRIGGER sleep_sessions_inserted AFTER INSERT ON sleep_sessions REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER sleep_sessions_updated AFTER UPDATE ON sleep_sessions REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER sleep_sessions_deleted AFTER DELETE ON sleep_sessions REFERENCING OLD TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER dose_events_inserted AFTER INSERT ON dose_events REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER dose_events_updated AFTER UPDATE ON dose_events REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER dose_events_deleted AFTER DELETE ON dose_events REFERENCING OLD TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER sleep_events_inserted AFTER INSERT ON sleep_events REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER sleep_events_updated AFTER UPDATE ON sleep_events REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER sleep_events_deleted AFTER DELETE ON sleep_events REFERENCING OLD TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER morning_checkins_inserted AFTER INSERT ON morning_checkins REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER morning_checkins_updated AFTER UPDATE ON morning_checkins REFERENCING NEW TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        CREATE TRIGGER morning_checkins_deleted AFTER DELETE ON morning_checkins REFERENCING OLD TABLE AS changed
+            FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
         """
 }

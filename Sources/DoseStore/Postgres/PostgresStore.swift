@@ -20,6 +20,10 @@ public final class PostgresStore: Sendable {
     private let logger: Logger
     /// The tables a workspace copies, read from both schemas on first use (`workspaceTables`).
     let tables = NIOLockedValueBox<[WorkspaceTable]?>(nil)
+    /// The open night of each person as this process last committed it.
+    let openNights = OpenNights()
+    /// Each person's night actions that arrive while another commits go in one transaction with it.
+    private let nightWrites = NIOLockedValueBox<[String: GroupCommit]>([:])
     /// Imports under way on this store's workspaces, so shutdown can stop them before they write anything back.
     public let imports = ImportStops()
 
@@ -27,7 +31,7 @@ public final class PostgresStore: Sendable {
     static let personLockClass: Int32 = 0x444F_5345
 
     /// Connections kept open for reuse; more are opened when all are busy, and closed when returned past this count.
-    static let keptConnections = 8
+    static let keptConnections = 16
     /// How many times a transaction PostgreSQL aborted for a conflict with another is run again before answering busy.
     static let attempts = 8
 
@@ -58,6 +62,16 @@ public final class PostgresStore: Sendable {
         let store = PostgresStore(location: location)
         try PostgresSchema.migrate(store)
         return store
+    }
+
+    /// The group commit of a person's night actions.
+    func nightWrites(of person: String) -> GroupCommit {
+        nightWrites.withLockedValue { groups in
+            if let group = groups[person] { return group }
+            let group = GroupCommit()
+            groups[person] = group
+            return group
+        }
     }
 
     /// Adds a person's row if it is missing.
@@ -120,9 +134,11 @@ public final class PostgresStore: Sendable {
             let session = PostgresSession(connection: connection, logger: logger)
             do {
                 if readOnly {
-                    try session.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                    // Waited for with the body's first read: a read cannot half-write anything.
+                    session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 } else if let person {
-                    try session.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+                    // Both confirmed, with one wait, before the body can write.
+                    session.send("BEGIN ISOLATION LEVEL READ COMMITTED")
                     try session.execute("SELECT pg_advisory_xact_lock(\(Self.personLockClass), hashtext(\(person)))")
                 } else {
                     try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
@@ -132,6 +148,7 @@ public final class PostgresStore: Sendable {
                 giveBack(connection)
                 return result
             } catch {
+                session.abandon()
                 _ = try? session.execute("ROLLBACK")
                 giveBack(connection)
                 if Self.isConflict(error) {
@@ -207,20 +224,67 @@ public final class PostgresStore: Sendable {
     }
 }
 
-/// One connection's queries, waited for in turn.
-public struct PostgresSession {
+/// One connection's queries. A statement can be sent without waiting for it (`send`): postgres-nio runs a
+/// connection's statements in the order they were sent, so the next statement that is waited for (`rows`, `execute`)
+/// also waits for those before it, and throws the first of their errors. A waiting thread is woken once for several
+/// statements instead of once each, which is most of what a statement costs a server here.
+public final class PostgresSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Statements sent and not yet waited for, oldest first.
+    private var unconfirmed: [EventLoopFuture<PostgresQueryResult>] = []
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    /// Sends a statement without waiting; its rows come with `rows(of:)`, and its error with the next wait.
+    @discardableResult
+    func send(_ query: PostgresQuery) -> PendingRows {
+        let future = connection.query(query, logger: logger)
+        unconfirmed.append(future)
+        return PendingRows(future: future)
+    }
 
     /// Runs a statement that returns no rows.
     func execute(_ query: PostgresQuery) throws {
-        _ = try connection.query(query, logger: logger).wait()
+        _ = try rows(query)
     }
 
     /// Runs a query and returns its rows.
     func rows(_ query: PostgresQuery) throws -> [PostgresRow] {
-        try connection.query(query, logger: logger).wait().rows
+        try rows(of: send(query))
     }
+
+    /// The rows of a statement sent before, once it and every statement sent before it have run.
+    func rows(of pending: PendingRows) throws -> [PostgresRow] {
+        let result = Result { try pending.future.wait() }
+        try confirm()
+        return try result.get().rows
+    }
+
+    /// Waits for every statement sent, and throws the first error among them.
+    func confirm() throws {
+        let sent = unconfirmed
+        unconfirmed = []
+        var first: (any Error)?
+        for future in sent {
+            do { _ = try future.wait() } catch { if first == nil { first = error } }
+        }
+        if let first { throw first }
+    }
+
+    /// Forgets the statements sent (a rollback follows, which answers for all of them).
+    func abandon() {
+        for future in unconfirmed { _ = try? future.wait() }
+        unconfirmed = []
+    }
+}
+
+/// A statement sent and not yet waited for.
+struct PendingRows {
+    let future: EventLoopFuture<PostgresQueryResult>
 }
 
 /// An error PostgreSQL answered a statement with that no refusal explains (a broken constraint, a bug): its SQLSTATE and
