@@ -27,6 +27,28 @@ struct PostgresCLITests {
             .joined(separator: "\n")
     }
 
+    /// An Apple Health export of the night of 2026-11-21: sleep stages and vitals, so history, insights and the report
+    /// read the wearable tables on both stores.
+    static let healthExport: String = {
+        let sleep = { (value: String, start: String, end: String) in
+            #"<Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="Apple Watch" startDate="\#(start)" endDate="\#(end)" value="HKCategoryValueSleepAnalysis\#(value)"/>"#
+        }
+        let vital = { (type: String, unit: String, at: String, value: String) in
+            #"<Record type="HKQuantityTypeIdentifier\#(type)" sourceName="Apple Watch" unit="\#(unit)" startDate="\#(at)" endDate="\#(at)" value="\#(value)"/>"#
+        }
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <HealthData locale="en_US">
+            \(sleep("AsleepCore", "2026-11-21 22:40:00 -0500", "2026-11-22 00:10:00 -0500"))
+            \(sleep("AsleepDeep", "2026-11-22 00:10:00 -0500", "2026-11-22 01:20:00 -0500"))
+            \(sleep("Awake", "2026-11-22 01:20:00 -0500", "2026-11-22 01:40:00 -0500"))
+            \(sleep("AsleepREM", "2026-11-22 01:40:00 -0500", "2026-11-22 06:50:00 -0500"))
+            \(vital("HeartRate", "count/min", "2026-11-22 02:00:00 -0500", "54"))
+            \(vital("RespiratoryRate", "count/min", "2026-11-22 03:00:00 -0500", "14.5"))
+            </HealthData>
+            """
+    }()
+
     /// Runs `steps` on a fresh SQLite file and a fresh PostgreSQL store, with and without `--json`, and expects the same
     /// stdout, stderr and exit status from both (ids and each store's own folder masked). `FOLDER` in an argument is the
     /// store's own scratch folder.
@@ -118,6 +140,7 @@ struct PostgresCLITests {
                 (["log", "bathroom"], "2026-11-21 23:00"),
                 (["dose2"], "2026-11-22 01:35"),
                 (["checkin"], "2026-11-22 07:00"),
+                (["import", "FOLDER/health.xml"], "2026-11-22 07:02"),
                 (["history"], "2026-11-22 07:05"),
                 (["session", "show", "2026-11-21"], "2026-11-22 07:05"),
                 (["supply", "log", "--bottles", "1"], "2026-11-22 08:00"),
@@ -140,7 +163,10 @@ struct PostgresCLITests {
                 (["history"], "2026-11-22 10:21"),
                 (["supply"], "2026-11-22 10:21"),
             ],
-            setUp: { folder in try Data("{}".utf8).write(to: folder.appendingPathComponent("presleep.json")) })
+            setUp: { folder in
+                try Data("{}".utf8).write(to: folder.appendingPathComponent("presleep.json"))
+                try Self.healthExport.write(to: folder.appendingPathComponent("health.xml"), atomically: true, encoding: .utf8)
+            })
         // Every step succeeds but the second medication (the duplicate guard refuses it, exit 3) and the second import
         // (which adds nothing and says so).
         #expect(statuses.enumerated().filter { $0.element != 0 }.map(\.offset) == [5], "\(statuses)")
