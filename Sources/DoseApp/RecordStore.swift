@@ -44,6 +44,15 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Runs a read of past nights: on SQLite in place; on PostgreSQL on a copy of just the tables `only` names (nil:
+    /// all) and, of the tables that hold a night's rows, only those of `nights` (nil: every night), in one snapshot.
+    public func readRecords<T>(only tables: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
+        switch self {
+        case .sqlite(let database): try work(database)
+        case .postgres(let store, let person): try store.readRecords(of: person, only: tables, nights: nights, work)
+        }
+    }
+
     /// The paired devices that may call the API (checked on every request, so read directly on either store).
     public func activeDevices() throws -> [DeviceRecord] {
         switch self {

@@ -284,6 +284,11 @@ public struct HistoryStore: Sendable {
         }
     }
 
+    /// The tables `insightNights` reads: a PostgreSQL workspace copies only these for it.
+    public static let insightTables: Set<String> = [
+        "sleep_sessions", "night_summaries", "morning_checkins", "pre_sleep_logs", "medication_events", "wearable_sleep", "wearable_summaries",
+    ]
+
     /// Every night dated `from` through `to` as insights read it: its summary and what was answered about it, oldest
     /// first. One row a night from each table, not every event: ten years of nights in milliseconds.
     public func insightNights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [InsightNight] {

@@ -109,4 +109,20 @@ struct PostgresWorkspaceTests {
         try store.onRecords(of: "local") { copy in try copy.write { try $0.execute(sql: "DELETE FROM sleep_sessions; DELETE FROM devices") } }
         #expect(try store.contents(of: "other").rowCount() == 14, "deleting everything of one person leaves the other's rows")
     }
+
+    @Test("a read of past nights on a narrowed copy may not write: the copy is refused and nothing is kept", .needsPostgres)
+    func readsDoNotWrite() throws {
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        let before = try PostgresTestDatabase.snapshot(store)
+        #expect(throws: PostgresFailure.self) {
+            try store.readRecords(of: "local", nights: .dated(from: SessionKey(year: 2026, month: 11, day: 1)!, to: SessionKey(year: 2026, month: 11, day: 2)!)) {
+                database in
+                try database.writer.write { db in
+                    try db.execute(sql: "INSERT INTO audit_log (id, at, action, details) VALUES ('a', '2026-11-01T00:00:00.000Z', 'setting', '{}')")
+                }
+            }
+        }
+        #expect(try PostgresTestDatabase.snapshot(store) == before)
+    }
 }

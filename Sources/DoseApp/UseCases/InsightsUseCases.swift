@@ -24,14 +24,18 @@ public struct InsightsService: Sendable {
         let settings = try app.settings.current()
         let today = SessionKey(for: app.clock.now, in: app.clock.zone(settings))
         let period = try InsightsPeriod.choose(nights: nights, from: from, to: to, today: today)
-        let nights = try app.onSettledRecords { try $0.history.insightNights(from: period.from, to: period.to, clock: app.clock) }
+        let nights = try app.readSettledRecords(only: HistoryStore.insightTables, nights: .dated(from: period.from, to: period.to)) {
+            try $0.history.insightNights(from: period.from, to: period.to, clock: app.clock)
+        }
         let target = settings.targetIntervalMinutes
         let recent: [InsightNight]
         let plannerFrom = today.adding(days: -(Self.plannerLookback - 1))
         if period.to == today, period.from <= plannerFrom {
             recent = nights.filter { $0.summary.date >= plannerFrom }
         } else {
-            recent = try app.onRecords { try $0.history.insightNights(from: plannerFrom, to: today, clock: app.clock) }
+            recent = try app.store.readRecords(only: HistoryStore.insightTables, nights: .dated(from: plannerFrom, to: today)) {
+                try $0.history.insightNights(from: plannerFrom, to: today, clock: app.clock)
+            }
         }
         let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.summary, targetMinutes: target) }, targetMinutes: target)
         return InsightsResult(insights: Insights(nights, period: period, targetMinutes: target), planner: planner, settings: settings)
@@ -45,7 +49,7 @@ public struct InsightsService: Sendable {
         let result = try insights(nights: nights, from: from, to: to)
         let period = result.insights.period
         var rows: [Row] = []
-        try app.onSettledRecords { database in
+        try app.readSettledRecords(nights: .dated(from: period.from, to: period.to)) { database in
             try database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
         }
         return (result, rows)

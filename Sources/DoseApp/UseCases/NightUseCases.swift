@@ -39,12 +39,13 @@ public struct RecordService: Sendable {
 
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
-        try app.onSettledRecords { try $0.history.page(query, clock: app.clock) }
+        let query = try query.validated()
+        return try app.readSettledRecords(nights: .history(query)) { try $0.history.page(query, clock: app.clock) }
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try app.onSettledRecords { try $0.history.nights(on: date, clock: app.clock) }
+        try app.readSettledRecords(nights: .dated(from: date, to: date)) { try $0.history.nights(on: date, clock: app.clock) }
     }
 
     /// One night by its id.

@@ -33,6 +33,24 @@ struct PostgresWorkspace {
         }
     }
 
+    /// Runs a read on a copy of the person's records in one snapshot, without the person's lock: the tables `only`
+    /// names (nil: all), and of the tables that hold a night's rows only those of `nights` (nil: every night). The read
+    /// must not write: a copy that was changed is refused, since nothing of it would be kept.
+    func read<T>(only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
+        let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
+        return try store.transaction(readOnly: true) { session in
+            let copy = try AppDatabase.migratedQueue()
+            try load(tables, nights: nights, from: session, into: copy)
+            let changes = { try copy.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? 0 } }
+            let before = try changes()
+            let result = try work(AppDatabase(workspace: copy, imports: store.imports))
+            guard try changes() == before else {
+                throw PostgresFailure(state: "DT002", message: "a read of past nights changed its copy of the records; nothing was kept")
+            }
+            return result
+        }
+    }
+
     /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
     func snapshot() throws -> DatabaseQueue {
         let tables = try store.workspaceTables()
@@ -47,11 +65,13 @@ struct PostgresWorkspace {
     /// text, dates as text, flags as 0 and 1; SQLite's column affinity turns numbers back into numbers). One round trip
     /// brings every table as a JSON array of rows, and SQLite's `json_each` inserts each table in one statement, so no
     /// row passes through Swift.
-    private func load(_ tables: [WorkspaceTable], from session: PostgresSession, into copy: DatabaseQueue) throws {
+    private func load(_ tables: [WorkspaceTable], nights: NightsRead? = nil, from session: PostgresSession, into copy: DatabaseQueue) throws {
         guard !tables.isEmpty else { return }
         var binds = PostgresBindings()
         binds.append(person)
-        let query = "SELECT " + tables.map(\.selectJSON).joined(separator: ", ")
+        let nightFilter = nights.map { " AND session_id IN (SELECT s.id FROM sleep_sessions AS s WHERE s.person_id = $1 AND \($0.condition))" }
+        let query =
+            "SELECT " + tables.map { $0.selectJSON(nightFilter: WorkspaceTable.perNight.contains($0.name) ? nightFilter : nil) }.joined(separator: ", ")
         guard let row = try session.rows(PostgresQuery(unsafeSQL: query, binds: binds)).first else { return }
         let arrays = try row.map { try $0.decode(String.self) }
         try copy.writeWithoutTransaction { db in
@@ -171,9 +191,16 @@ struct WorkspaceTable: Sendable {
     var types: [String: String]
     var scope: Scope
 
+    /// The tables that hold rows of one night each, found by `session_id` wherever they are read: a read of some nights
+    /// copies only theirs.
+    static let perNight: Set<String> = [
+        "dose_events", "sleep_events", "morning_checkins", "night_summaries", "pre_sleep_logs", "medication_events", "reminder_log",
+        "alarm_acknowledgements",
+    ]
+
     /// The person's rows as one JSON array of arrays, every value as text in the SQLite store's form (`$1`, the person,
-    /// unused by the service's tables).
-    var selectJSON: String {
+    /// unused by the service's tables), narrowed by `nightFilter` (a condition on `session_id`) when given.
+    func selectJSON(nightFilter: String? = nil) -> String {
         let expressions = columns.map { column -> String in
             let name = column.sqlIdentifier
             switch types[column] {
@@ -189,7 +216,8 @@ struct WorkspaceTable: Sendable {
             case .night: " WHERE session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
             case .service: " WHERE $1::text IS NOT NULL"
             }
-        return "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM \(name.sqlIdentifier)\(filter))"
+        return
+            "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM \(name.sqlIdentifier)\(filter)\(nightFilter ?? ""))"
     }
 
     /// The SQLite statement that puts the rows of one such JSON array (`?`) into the copy.
@@ -235,6 +263,11 @@ extension PostgresStore {
         try PostgresWorkspace(store: self, person: person).run(only: only, work)
     }
 
+    /// Runs a read written for the SQLite store on a copy of `person`'s records narrowed to `only` and `nights`.
+    public func readRecords<T>(of person: String, only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
+        try PostgresWorkspace(store: self, person: person).read(only: only, nights: nights, work)
+    }
+
     /// Every table the SQLite store has, parents first, matched with PostgreSQL's: read once per store. A table or column
     /// SQLite has and PostgreSQL lacks is a schema out of step, refused rather than silently dropped.
     func workspaceTables() throws -> [WorkspaceTable] {
@@ -262,5 +295,26 @@ extension PostgresStore {
         }
         tables.withLockedValue { $0 = result }
         return result
+    }
+}
+
+extension NightsRead {
+    /// The nights as a condition on `sleep_sessions AS s` (`$1`, the person). A page is widened to whole dates, so a
+    /// night that ties with the page's last one in date is copied too, whichever of them a store's order puts first.
+    var condition: String {
+        switch self {
+        case .dated(let from, let to):
+            return "s.session_date BETWEEN '\(from)'::date AND '\(to)'::date"
+        case .page(let query):
+            // The same nights History.page selects: dated within from…to, in its order, its page of its size.
+            let order = query.sort == .oldest ? "ASC" : "DESC"
+            let within = [query.from.map { " AND session_date >= '\($0)'::date" }, query.to.map { " AND session_date <= '\($0)'::date" }]
+                .compactMap { $0 }.joined()
+            let page = """
+                SELECT session_date FROM sleep_sessions WHERE person_id = $1\(within)
+                ORDER BY session_date \(order), started_at \(order) LIMIT \(query.limit) OFFSET \((query.page - 1) * query.limit)
+                """
+            return "s.session_date BETWEEN (SELECT min(session_date) FROM (\(page)) AS p) AND (SELECT max(session_date) FROM (\(page)) AS p)"
+        }
     }
 }
