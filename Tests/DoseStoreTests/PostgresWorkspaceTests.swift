@@ -115,9 +115,9 @@ struct PostgresWorkspaceTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         let before = try PostgresTestDatabase.snapshot(store)
+        let november = (from: SessionKey(year: 2026, month: 11, day: 1)!, to: SessionKey(year: 2026, month: 11, day: 2)!)
         #expect(throws: PostgresFailure.self) {
-            try store.readRecords(of: "local", nights: .dated(from: SessionKey(year: 2026, month: 11, day: 1)!, to: SessionKey(year: 2026, month: 11, day: 2)!)) {
-                database in
+            try store.readRecords(of: "local", nights: .dated(from: november.from, to: november.to)) { database in
                 try database.writer.write { db in
                     try db.execute(sql: "INSERT INTO audit_log (id, at, action, details) VALUES ('a', '2026-11-01T00:00:00.000Z', 'setting', '{}')")
                 }
