@@ -33,6 +33,11 @@ public struct DataTransfer: Sendable {
     /// The analytics CSV header (D10).
     public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
 
+    /// The tables `eventsCSV` reads: a PostgreSQL workspace copies only these for it.
+    public static let eventsCSVTables: Set<String> = ["dose_events", "sleep_events", "audit_log"]
+    /// The tables `analyticsCSV` reads.
+    public static let analyticsCSVTables: Set<String> = ["sleep_sessions", "settings"]
+
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV(clock: StoreClock) throws -> String {
         return try database.read { db in

@@ -2,6 +2,7 @@ import Crypto
 import DoseCore
 import Foundation
 import GRDB
+import PostgresNIO
 
 /// Every record of one store (a SQLite file, or one person on PostgreSQL), held in memory in the SQLite store's form:
 /// what `dosetap store copy` reads from its source, writes to its target, and compares.
@@ -100,6 +101,10 @@ extension PostgresStore {
             }
             try copy.write { db in try contents.insert(into: db) }
         }
+        // Fresh statistics for the planner: a store just filled from nothing would otherwise be read with plans made
+        // for empty tables (a page of history scanned every event of ten years) until autovacuum came round.
+        let tables = try workspaceTables().map(\.name.sqlIdentifier).joined(separator: ", ")
+        try withConnection { session in try session.execute(PostgresQuery(unsafeSQL: "ANALYZE \(tables)")) }
     }
 
     /// Deletes every record of `person` (what a failed copy leaves behind).

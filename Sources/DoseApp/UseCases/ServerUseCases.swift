@@ -8,12 +8,14 @@ public struct TransferService: Sendable {
 
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
-        try app.onSettledRecords { try $0.transfer.eventsCSV(clock: app.clock) }
+        try app.readSettledRecords(only: DataTransfer.eventsCSVTables, nights: nil) { try $0.transfer.eventsCSV(clock: app.clock) }
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try app.onSettledRecords { try $0.transfer.analyticsCSV(from: from, to: to, clock: app.clock) }
+        try app.readSettledRecords(only: DataTransfer.analyticsCSVTables, nights: nil) {
+            try $0.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
+        }
     }
 
     /// `sessions.csv`: one row per night with the insights columns.
