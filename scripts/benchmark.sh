@@ -97,6 +97,10 @@ if [ -n "$PG_URL" ]; then
   PG_REPORT="${REPORT/--db $DB/--database $STORE}"
   [ "$($PG_STATUS)" = "$($STATUS)" ] && echo "status on PostgreSQL: the same JSON as on SQLite" || { echo "status differs between the stores"; exit 1; }
   [ "$($PG_INSIGHTS)" = "$($INSIGHTS)" ] && echo "insights on PostgreSQL: the same JSON as on SQLite" || { echo "insights differ between the stores"; exit 1; }
+  [ "$($PG_HISTORY)" = "$($HISTORY)" ] && echo "history on PostgreSQL: the same JSON as on SQLite" || { echo "history differs between the stores"; exit 1; }
+  cmp -s <("$BIN" export --database "$STORE" --tz America/New_York --now 2026-11-22T03:00:00.000Z) \
+    <("$BIN" export --db "$DB" --tz America/New_York --now 2026-11-22T03:00:00.000Z) \
+    && echo "events.csv on PostgreSQL: the same bytes as on SQLite" || { echo "events.csv differs between the stores"; exit 1; }
   "$BIN" settings set cooldown.water 0 --database "$STORE" --tz UTC --now "$NOW" >/dev/null
   hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$WORK/pg-status.json" "$PG_STATUS" >/dev/null
   hyperfine -N --warmup 1 --runs 10 --export-json "$WORK/pg-history.json" "$PG_HISTORY" >/dev/null

@@ -53,6 +53,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// events.csv: every event and undo, oldest first, read in place on either store.
+    public func eventsCSV(clock: StoreClock) throws -> String {
+        switch self {
+        case .sqlite(let database): try database.transfer.eventsCSV(clock: clock)
+        case .postgres(let store, let person): try store.eventsCSV(of: person)
+        }
+    }
+
     /// The paired devices that may call the API (checked on every request, so read directly on either store).
     public func activeDevices() throws -> [DeviceRecord] {
         switch self {

@@ -33,9 +33,7 @@ public struct DataTransfer: Sendable {
     /// The analytics CSV header (D10).
     public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
 
-    /// The tables `eventsCSV` reads: a PostgreSQL workspace copies only these for it.
-    public static let eventsCSVTables: Set<String> = ["dose_events", "sleep_events", "audit_log"]
-    /// The tables `analyticsCSV` reads.
+    /// The tables `analyticsCSV` reads: a PostgreSQL workspace copies only these for it.
     public static let analyticsCSVTables: Set<String> = ["sleep_sessions", "settings"]
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
@@ -44,11 +42,10 @@ public struct DataTransfer: Sendable {
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
             let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)
             while let row = try rows.next() {
-                let type: String = row["event_type"]
-                out += CSV.row([
-                    CSV.field(row["id"]), CSV.field(Self.csvEventType(type)), CSV.field(row["source"]), CSV.field(row["occurred_at"]),
-                    CSV.field(row["time_zone"]), Self.doseSequence(type: type, metadata: row["metadata"]), CSV.field(row["note"], freeText: true),
-                ])
+                out += Self.eventsCSVLine(
+                    EventRow(
+                        id: row["id"], type: row["event_type"], source: row["source"], occurredAt: row["occurred_at"], timeZone: row["time_zone"],
+                        metadata: row["metadata"], note: row["note"]))
             }
             return out
         }
@@ -92,6 +89,25 @@ public struct DataTransfer: Sendable {
             }
             return out
         }
+    }
+
+    /// One row of `everyEventSQL`, as either store reads it.
+    struct EventRow: Sendable {
+        var id: String
+        var type: String
+        var source: String
+        var occurredAt: String
+        var timeZone: String?
+        var metadata: String?
+        var note: String?
+    }
+
+    /// One line of events.csv: the same bytes from either store.
+    static func eventsCSVLine(_ event: EventRow) -> String {
+        CSV.row([
+            CSV.field(event.id), CSV.field(Self.csvEventType(event.type)), CSV.field(event.source), CSV.field(event.occurredAt),
+            CSV.field(event.timeZone), Self.doseSequence(type: event.type, metadata: event.metadata), CSV.field(event.note, freeText: true),
+        ])
     }
 
     static func csvEventType(_ stored: String) -> String {

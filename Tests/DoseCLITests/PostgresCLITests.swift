@@ -179,17 +179,22 @@ struct PostgresCLITests {
         var steps: [(arguments: [String], now: String)] = []
         for day in 16...21 {
             let next = day + 1
-            steps += [
-                (["dose1"], "2026-11-\(day) 22:30"), (["log", "bathroom"], "2026-11-\(day) 23:10"), (["dose2"], "2026-11-\(next) 01:35"),
-                (["log", "wake_final"], "2026-11-\(next) 07:00"), (["checkin"], "2026-11-\(next) 07:05"),
-            ]
+            steps += [(["dose1"], "2026-11-\(day) 22:30"), (["log", "bathroom"], "2026-11-\(day) 23:10")]
+            if day == 16 {
+                // An undo, and notes a spreadsheet could take for a formula: events.csv writes both the same from either store.
+                steps += [
+                    (["log", "water", "--note", "=SUM(1,2), \"quoted\""], "2026-11-16 23:30"), (["undo"], "2026-11-16 23:30"),
+                    (["log", "water", "--note", "+1, then -1"], "2026-11-16 23:40"),
+                ]
+            }
+            steps += [(["dose2"], "2026-11-\(next) 01:35"), (["log", "wake_final"], "2026-11-\(next) 07:00"), (["checkin"], "2026-11-\(next) 07:05")]
         }
         let reads: [[String]] = [
             ["history"], ["history", "--limit", "1", "--page", "2"], ["history", "--limit", "2", "--page", "2", "--sort", "oldest"],
             ["history", "--limit", "4", "--page", "2", "--sort", "za"], ["history", "--from", "2026-11-18", "--to", "2026-11-20", "--limit", "2"],
             ["history", "--type", "bathroom", "--limit", "1", "--page", "3"], ["history", "--limit", "3", "--page", "9"],
             ["history", "--group", "week", "--limit", "3"], ["session", "show", "2026-11-18"], ["insights", "--from", "2026-11-17", "--to", "2026-11-19"],
-            ["insights", "--nights", "7"], ["planner"], ["report", "--from", "2026-11-18", "--to", "2026-11-20", "--out", "FOLDER/report.html"],
+            ["insights", "--nights", "7"], ["planner"], ["export"], ["report", "--from", "2026-11-18", "--to", "2026-11-20", "--out", "FOLDER/report.html"],
         ]
         steps += reads.map { ($0, "2026-11-22 12:00") }
         let statuses = try Self.expectSame(steps)

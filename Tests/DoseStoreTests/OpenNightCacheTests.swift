@@ -20,37 +20,54 @@ struct OpenNightCacheTests {
         }
     }
 
-    @Test("after every kind of action, at instants finer than a millisecond, the remembered night equals a reload")
-    func equalsReload() throws {
-        let ledger = try F.ledger()
+    /// The remembered night if still valid, and a fresh load, on either store.
+    typealias Compare = () throws -> (remembered: NightSession??, stored: NightSession?)
+
+    /// Every kind of action, at instants finer than a millisecond (the store keeps milliseconds, so the copy must too),
+    /// each followed by `check`.
+    static func equalsReload(
+        _ ledger: NightLedger, _ compare: Compare, check: (NightAction.Kind, Date, NightSession?) throws -> Void = { _, _, _ in }
+    ) throws {
         let clock = TestClock(F.dose1)
-        // Sub-millisecond instants: the store keeps milliseconds, so the copy must too.
         let steps: [(NightAction.Kind, Double)] = [
             (.dose1, 0.000_4), (.log(event: "bathroom"), 60.000_7), (.undo, 62.3), (.log(event: "water"), 600.123_456),
             (.snooze, 160 * 60 + 0.000_9), (.dose2, 175 * 60 + 0.5), (.log(event: "wake_final"), 480 * 60 + 0.25),
             (.checkIn(MorningCheckIn()), 490 * 60 + 0.000_1), (.log(event: "water"), 20 * 3600 + 0.7),
         ]
         for (kind, seconds) in steps {
-            try F.act(ledger, kind, at: F.dose1.addingTimeInterval(seconds), clock: clock)
-            let (remembered, stored) = try Self.compare(ledger)
+            let at = F.dose1.addingTimeInterval(seconds)
+            try F.act(ledger, kind, at: at, clock: clock)
+            let (remembered, stored) = try compare()
             #expect(remembered == .some(stored), "after \(kind)")
+            try check(kind, at, stored)
         }
+    }
+
+    /// A settle with nothing due keeps the remembered night; one that closes the night does not keep it open.
+    static func settleKeepsOrDrops(_ ledger: NightLedger, _ compare: Compare) throws {
+        let clock = TestClock(F.dose1)
+        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
+        clock.set(F.minutes(30))
+        try ledger.settle(clock: clock.store)
+        let (remembered, stored) = try compare()
+        #expect(stored != nil && remembered == .some(stored), "nothing was due, so the copy is still the stored night")
+        clock.set(F.minutes(24 * 60))
+        try ledger.settle(clock: clock.store)
+        let (afterClose, reloaded) = try compare()
+        #expect(reloaded == nil, "the night closed at its cutoff")
+        #expect(afterClose == nil || afterClose == .some(nil), "never the night as open: \(String(describing: afterClose))")
+    }
+
+    @Test("after every kind of action, at instants finer than a millisecond, the remembered night equals a reload")
+    func equalsReload() throws {
+        let ledger = try F.ledger()
+        try Self.equalsReload(ledger) { try Self.compare(ledger) }
     }
 
     @Test("a settle with nothing due keeps the remembered night; one that closes the night does not keep it open")
     func settleKeepsOrDrops() throws {
         let ledger = try F.ledger()
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
-        clock.set(F.minutes(30))
-        try ledger.settle(clock: clock.store)
-        let (remembered, stored) = try Self.compare(ledger)
-        #expect(stored != nil && remembered == .some(stored), "nothing was due, so the copy is still the stored night")
-        clock.set(F.minutes(24 * 60))
-        try ledger.settle(clock: clock.store)
-        let (afterClose, reloaded) = try Self.compare(ledger)
-        #expect(reloaded == nil, "the night closed at its cutoff")
-        #expect(afterClose == nil || afterClose == .some(nil), "never the night as open: \(String(describing: afterClose))")
+        try Self.settleKeepsOrDrops(ledger) { try Self.compare(ledger) }
     }
 
     @Test("another connection's write is seen: undo removes its event, not the remembered night's last one")

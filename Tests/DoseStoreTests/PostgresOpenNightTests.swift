@@ -36,18 +36,10 @@ struct PostgresOpenNightTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         let ledger = Self.ledger(store)
-        let clock = TestClock(F.dose1)
-        let steps: [(NightAction.Kind, Double)] = [
-            (.dose1, 0.000_4), (.log(event: "bathroom"), 60.000_7), (.undo, 62.3), (.log(event: "water"), 600.123_456),
-            (.snooze, 160 * 60 + 0.000_9), (.dose2, 175 * 60 + 0.5), (.log(event: "wake_final"), 480 * 60 + 0.25),
-            (.checkIn(MorningCheckIn()), 490 * 60 + 0.000_1), (.log(event: "water"), 20 * 3600 + 0.7),
-        ]
-        for (kind, seconds) in steps {
-            try F.act(ledger, kind, at: F.dose1.addingTimeInterval(seconds), clock: clock)
-            let (remembered, stored) = try Self.compare(store)
-            #expect(remembered == .some(stored), "after \(kind)")
-            // A status read answers from the same night.
-            #expect(try ledger.status(clock: clock.store).session == stored, "status after \(kind)")
+        try OpenNightCacheTests.equalsReload(ledger, { try Self.compare(store) }) { kind, at, stored in
+            // A status read at the same instant answers from the same night.
+            let status = try ledger.status(clock: TestClock(at).store)
+            #expect(status.session == stored, "status after \(kind)")
         }
     }
 
@@ -55,18 +47,7 @@ struct PostgresOpenNightTests {
     func settleKeepsOrDrops() throws {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
-        let ledger = Self.ledger(store)
-        let clock = TestClock(F.dose1)
-        try F.act(ledger, .dose1, at: F.dose1, clock: clock)
-        clock.set(F.minutes(30))
-        try ledger.settle(clock: clock.store)
-        let (remembered, stored) = try Self.compare(store)
-        #expect(stored != nil && remembered == .some(stored), "nothing was due, so the copy is still the stored night")
-        clock.set(F.minutes(24 * 60))
-        try ledger.settle(clock: clock.store)
-        let (afterClose, reloaded) = try Self.compare(store)
-        #expect(reloaded == nil, "the night closed at its cutoff")
-        #expect(afterClose == nil || afterClose == .some(nil), "never the night as open: \(String(describing: afterClose))")
+        try OpenNightCacheTests.settleKeepsOrDrops(Self.ledger(store)) { try Self.compare(store) }
     }
 
     @Test("another instance's write is seen: undo removes its event, not the remembered night's last one")

@@ -8,7 +8,8 @@ public struct TransferService: Sendable {
 
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
-        try app.readSettledRecords(only: DataTransfer.eventsCSVTables, nights: nil) { try $0.transfer.eventsCSV(clock: app.clock) }
+        try app.night.settle()
+        return try app.store.eventsCSV(clock: app.clock)
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.
