@@ -36,11 +36,12 @@ struct PostgresOpenNightTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         let ledger = Self.ledger(store)
-        try OpenNightCacheTests.equalsReload(ledger, { try Self.compare(store) }) { kind, at, stored in
-            // A status read at the same instant answers from the same night.
+        // A status read at the same instant answers from the same night.
+        let statusAgrees = { (kind: NightAction.Kind, at: Date, stored: NightSession?) throws in
             let status = try ledger.status(clock: TestClock(at).store)
             #expect(status.session == stored, "status after \(kind)")
         }
+        try OpenNightCacheTests.equalsReload(ledger, { try Self.compare(store) }, check: statusAgrees)
     }
 
     @Test("a settle with nothing due keeps the remembered night; one that closes the night does not keep it open")
