@@ -131,12 +131,18 @@ public struct AlarmStore: Sendable {
         try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == session).fetchAll(db).map(\.at)
     }
 
-    /// The ringing reminders that fired since the night's last answer.
-    static func unanswered(session: String, at now: Date, _ db: Database) throws -> [LoggedReminder] {
+    /// The night's logged reminders and when its alarms were last answered.
+    static func alarmLog(session: String, _ db: Database) throws -> (reminders: [LoggedReminder], lastAnswer: Date?) {
         let lastAnswer = try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == session)
             .order(AlarmAcknowledgementRecord.Columns.at.desc).fetchOne(db)?.at
         let logged = try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session).fetchAll(db).map(\.entry)
-        return LoggedReminder.unanswered(logged, lastAnswer: lastAnswer, at: now)
+        return (logged, lastAnswer)
+    }
+
+    /// The ringing reminders that fired since the night's last answer.
+    static func unanswered(session: String, at now: Date, _ db: Database) throws -> [LoggedReminder] {
+        let log = try alarmLog(session: session, db)
+        return LoggedReminder.unanswered(log.reminders, lastAnswer: log.lastAnswer, at: now)
     }
 }
 

@@ -101,7 +101,7 @@ public struct NightLedger: Sendable {
             if action.surface == nil { action.surface = surface }
             var outcome = try Self.perform(action, clock: clock, eventID: eventID, night)
             let session = outcome.decision.session
-            if let surface, action.source.isPerson, try !night.unansweredAlarms(night: session.id, at: clock.now).isEmpty {
+            if let surface, action.source.isPerson, try Self.alarmsRinging(night: session.id, at: clock.now, night) {
                 // A person's action answers the alarms that rang since the last answer, from where it came.
                 try night.insertAlarmAnswer(
                     id: clock.makeID(), night: session.id, at: clock.now, surface: surface, eventID: outcome.decision.recorded.last?.id)
@@ -116,6 +116,12 @@ public struct NightLedger: Sendable {
             night.keepOpenNight(session.isOpen ? session : nil)
             return outcome
         }
+    }
+
+    /// Whether the night's alarms rang since they were last answered (DoseCore decides from the log).
+    static func alarmsRinging(night id: SessionID, at now: Date, _ night: any NightTransaction) throws -> Bool {
+        let log = try night.alarmLog(night: id)
+        return !LoggedReminder.unanswered(log.reminders, lastAnswer: log.lastAnswer, at: now).isEmpty
     }
 
     static func perform(_ action: NightAction, clock: StoreClock, eventID: EventID?, _ night: any NightTransaction) throws -> ActionOutcome {

@@ -40,8 +40,8 @@ public protocol NightTransaction {
     func storedResponse(device: String, key: String) throws -> StoredResponse?
     /// When the night's alarms were answered.
     func alarmAnswers(night: SessionID) throws -> [Date]
-    /// The ringing reminders of the night that fired by `now`, since its last answer.
-    func unansweredAlarms(night: SessionID, at now: Date) throws -> [LoggedReminder]
+    /// The night's reminder log and when its alarms were last answered (what `LoggedReminder.unanswered` decides on).
+    func alarmLog(night: SessionID) throws -> (reminders: [LoggedReminder], lastAnswer: Date?)
     /// The reminder log's keys for the night (`Reminder.logKey`).
     func loggedReminders(night: SessionID) throws -> Set<String>
 

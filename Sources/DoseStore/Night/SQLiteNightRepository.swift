@@ -113,8 +113,8 @@ final class SQLiteNightTransaction: NightTransaction {
 
     func alarmAnswers(night: SessionID) throws -> [Date] { try AlarmStore.acknowledgedAt(session: night.rawValue, db) }
 
-    func unansweredAlarms(night: SessionID, at now: Date) throws -> [LoggedReminder] {
-        try AlarmStore.unanswered(session: night.rawValue, at: now, db)
+    func alarmLog(night: SessionID) throws -> (reminders: [LoggedReminder], lastAnswer: Date?) {
+        try AlarmStore.alarmLog(session: night.rawValue, db)
     }
 
     func loggedReminders(night: SessionID) throws -> Set<String> {

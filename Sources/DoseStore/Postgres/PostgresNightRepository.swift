@@ -231,7 +231,7 @@ struct PostgresNightTransaction: NightTransaction {
         return try rows.map { NightRecords.instant(try $0.decode(String.self)) }
     }
 
-    func unansweredAlarms(night: SessionID, at now: Date) throws -> [LoggedReminder] {
+    func alarmLog(night: SessionID) throws -> (reminders: [LoggedReminder], lastAnswer: Date?) {
         // One round trip: the logged reminders, each with the night's last answer (no rows: nothing rang).
         let rows = try session.rows(
             """
@@ -244,7 +244,7 @@ struct PostgresNightTransaction: NightTransaction {
             lastAnswer = answered.map(NightRecords.instant)
             return LoggedReminder(kind: kind, fireAt: NightRecords.instant(fireAt), outcome: outcome)
         }
-        return LoggedReminder.unanswered(logged, lastAnswer: lastAnswer, at: now)
+        return (logged, lastAnswer)
     }
 
     func loggedReminders(night: SessionID) throws -> Set<String> {
