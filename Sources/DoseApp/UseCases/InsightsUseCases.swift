@@ -24,21 +24,25 @@ public struct InsightsService: Sendable {
         let settings = try app.settings.current()
         let today = SessionKey(for: app.clock.now, in: app.clock.zone(settings))
         let period = try InsightsPeriod.choose(nights: nights, from: from, to: to, today: today)
-        let nights = try app.readSettledRecords(only: HistoryStore.insightTables, nights: .dated(from: period.from, to: period.to)) {
-            try $0.history.insightNights(from: period.from, to: period.to, clock: app.clock)
-        }
+        try app.night.settle()
+        let nights = try insightNights(from: period.from, to: period.to)
         let target = settings.targetIntervalMinutes
         let recent: [InsightNight]
         let plannerFrom = today.adding(days: -(Self.plannerLookback - 1))
         if period.to == today, period.from <= plannerFrom {
             recent = nights.filter { $0.summary.date >= plannerFrom }
         } else {
-            recent = try app.store.readRecords(only: HistoryStore.insightTables, nights: .dated(from: plannerFrom, to: today)) {
-                try $0.history.insightNights(from: plannerFrom, to: today, clock: app.clock)
-            }
+            recent = try insightNights(from: plannerFrom, to: today)
         }
         let planner = WeeklyPlanner.suggest(recent.compactMap { Adherence.Night($0.summary, targetMinutes: target) }, targetMinutes: target)
         return InsightsResult(insights: Insights(nights, period: period, targetMinutes: target), planner: planner, settings: settings)
+    }
+
+    /// The nights dated `from` through `to` as insights read them, from a copy of just what that reads.
+    private func insightNights(from: SessionKey, to: SessionKey) throws -> [InsightNight] {
+        try app.store.readRecords(only: HistoryStore.insightTables, nights: .dated(from: from, to: to)) {
+            try $0.history.insightNights(from: from, to: to, clock: app.clock)
+        }
     }
 
     /// The report of the period chosen as for `insights`: its figures, and each of its nights with every event, oldest

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// There is no thread of its own: the first writer leads, runs one batch (its own action and whatever is waiting),
 /// and hands the lead to the next waiter, so no caller serves others for longer than one batch.
-public final class GroupCommit: @unchecked Sendable {
+final class GroupCommit: @unchecked Sendable {
     /// One waiting write.
     final class Job {
         let body: (any NightTransaction) throws -> Any
@@ -29,9 +29,6 @@ public final class GroupCommit: @unchecked Sendable {
 
     /// How many writes wait for the lead, and how many batches have run (tests line writes up with these).
     var counts: (waiting: Int, batches: Int) { lock.withLock { (waiting.count, batches) } }
-
-    /// A group commit with nothing waiting.
-    public init() {}
 
     /// Runs `body` in a transaction of `repository`, together with the writes that arrive while another commits.
     func write<T>(_ repository: some NightRepository, _ body: @escaping (any NightTransaction) throws -> T) throws -> T {

@@ -20,7 +20,8 @@ public struct SQLiteNightRepository: NightRepository {
             // A write that only settled and found nothing due gives back the night it borrowed: equal keys mean
             // nothing was written since it was read.
             let unchanged = transaction.borrowed.flatMap { $0.key == key ? .some($0.night) : nil }
-            return (result, transaction.kept ?? unchanged, key)
+            let kept: NightSession?? = if let kept = transaction.kept { .some(kept.night) } else { unchanged }
+            return (result, kept, key)
         }
         // Only now, after the commit: a rolled-back write must never be remembered.
         if let kept { cache.remember(kept, at: key) }
@@ -40,10 +41,9 @@ public struct SQLiteNightRepository: NightRepository {
 final class SQLiteNightTransaction: NightTransaction {
     let db: Database
     let cache: OpenNightCache?
-    /// What `keepOpenNight` was told: `.some(nil)` is "no night stays open".
-    private(set) var kept: NightSession??
-    /// The night an action of this transaction left open, and the key when it did, for the next action of a batch.
-    private var keptAt: (night: NightSession?, key: OpenNightCache.Key)?
+    /// What `keepOpenNight` was told (a nil night: none stays open), and the key when it was, so the next action of a
+    /// batch can take it over while nothing has been written since.
+    private(set) var kept: (night: NightSession?, key: OpenNightCache.Key?)?
     /// The open night as the cache handed it over, and the database's key when it did.
     private(set) var borrowed: (night: NightSession?, key: OpenNightCache.Key)?
 
@@ -58,10 +58,10 @@ final class SQLiteNightTransaction: NightTransaction {
 
     func openNight() throws -> NightSession? {
         guard let cache else { return try NightRecords.openSession(db) }
-        if let (night, key) = keptAt, try OpenNightCache.key(db) == key {
+        if let kept, let key = kept.key, try OpenNightCache.key(db) == key {
             // The night an earlier action of this transaction left open, with nothing written since.
-            keptAt = nil
-            return night
+            self.kept = nil
+            return kept.night
         }
         let (night, key) = try cache.openSession(db)
         if borrowed == nil { borrowed = (night, key) }
@@ -160,12 +160,11 @@ final class SQLiteNightTransaction: NightTransaction {
     }
 
     func keepOpenNight(_ night: NightSession?) {
-        kept = .some(night)
-        keptAt = (try? OpenNightCache.key(db)).map { (night, $0) }
+        kept = (night, try? OpenNightCache.key(db))
     }
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
-        let before = (kept, keptAt)
+        let before = kept
         var result: T?
         do {
             try db.inSavepoint {
@@ -173,7 +172,7 @@ final class SQLiteNightTransaction: NightTransaction {
                 return .commit
             }
         } catch {
-            (kept, keptAt) = before
+            kept = before
             throw error
         }
         return result!

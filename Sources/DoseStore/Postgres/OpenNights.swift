@@ -35,9 +35,4 @@ final class OpenNights: Sendable {
             entries[person] = (version, night)
         }
     }
-
-    /// Forgets every remembered night (tests compare with a reload).
-    func forget() {
-        entries.withLockedValue { $0 = [:] }
-    }
 }

@@ -18,7 +18,7 @@ public struct PostgresNightRepository: NightRepository {
     }
 
     public func write<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
-        var ending: (NightWriting, PendingRows?)?
+        var ending: (writing: NightWriting, version: PendingRows)?
         let result = try store.transaction(writingFor: person) { session in
             let writing = NightWriting()
             let transaction = PostgresNightTransaction(session: session, person: person, openNights: store.openNights, writing: writing)
@@ -27,11 +27,11 @@ public struct PostgresNightRepository: NightRepository {
             writing.version = try transaction.nightVersion(lockingRow: true)
             let result = try body(transaction)
             // The version after this transaction's writes, sent to run with the commit.
-            ending = (writing, writing.kept != nil || writing.borrowed != nil ? transaction.sendNightVersion() : nil)
+            ending = writing.kept != nil || writing.borrowed != nil ? (writing, transaction.sendNightVersion()) : nil
             return result
         }
         // Remembered only once committed: a night of a rolled-back action must never be used.
-        if let (writing, pending) = ending, let pending, let version = try? pending.future.wait().rows.first?.decode(Int64.self) {
+        if let (writing, pending) = ending, let version = try? pending.future.wait().rows.first?.decode(Int64.self) {
             if let night = writing.kept {
                 store.openNights.remember(night, of: person, at: version)
             } else if let borrowed = writing.borrowed, borrowed.version == version {
