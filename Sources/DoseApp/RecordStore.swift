@@ -1,4 +1,4 @@
-public import DoseCore
+import DoseCore
 public import DoseStore
 import Foundation
 
@@ -50,6 +50,14 @@ public enum RecordStore: Sendable {
         switch self {
         case .sqlite(let database): try work(database)
         case .postgres(let store, let person): try store.readRecords(of: person, only: tables, nights: nights, work)
+        }
+    }
+
+    /// One page of history: on SQLite in place; on PostgreSQL its nights chosen there and only those copied.
+    public func historyPage(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
+        switch self {
+        case .sqlite(let database): try database.history.page(query, clock: clock)
+        case .postgres(let store, let person): try store.historyPage(of: person, query)
         }
     }
 

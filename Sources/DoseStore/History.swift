@@ -137,6 +137,18 @@ public struct HistoryGroup: Sendable {
 }
 
 /// One page of history.
+/// Which nights make one page of history, in its order, and how many nights the query matches in all.
+public struct HistoryPageNights: Sendable {
+    public var total: Int
+    public var ids: [String]
+
+    /// The nights of a page.
+    public init(total: Int, ids: [String]) {
+        self.total = total
+        self.ids = ids
+    }
+}
+
 public struct HistoryPage: Sendable {
     public var groups: [HistoryGroup]
     /// Nights matching the filters, all pages.
@@ -153,33 +165,67 @@ public struct HistoryStore: Sendable {
     public func page(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
         let query = try query.validated()
         return try database.read { db in
-            var conditions: [String] = []
-            var arguments: [any DatabaseValueConvertible] = []
-            if let from = query.from {
-                conditions.append("session_date >= ?")
-                arguments.append(from.description)
-            }
-            if let to = query.to {
-                conditions.append("session_date <= ?")
-                arguments.append(to.description)
-            }
-            if let filter = Self.eventFilterSQL(query) {
-                conditions.append(filter.sql)
-                arguments += filter.arguments
-            }
-            let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions s \(whereClause)", arguments: StatementArguments(arguments)) ?? 0
-            let order = query.sort == .oldest ? "ASC" : "DESC"
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT * FROM sleep_sessions s \(whereClause) ORDER BY session_date \(order), started_at \(order) LIMIT ? OFFSET ?
-                    """, arguments: StatementArguments(arguments + [query.limit, (query.page - 1) * query.limit]))
-            let records = try Self.records(from: rows, query: query, db)
-            return HistoryPage(
-                groups: Self.group(records, by: query.grouping), totalNights: total, page: query.page,
-                pageCount: max(1, (total + query.limit - 1) / query.limit))
+            let matching = Self.matching(query)
+            let arguments = StatementArguments(matching.arguments)
+            let total = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions s WHERE \(matching.sql)", arguments: arguments) ?? 0
+            let ids = try String.fetchAll(
+                db, sql: "SELECT id FROM sleep_sessions s WHERE \(matching.sql) ORDER BY \(Self.order(query)) LIMIT ? OFFSET ?",
+                arguments: arguments + [query.limit, (query.page - 1) * query.limit])
+            return try Self.page(query, of: HistoryPageNights(total: total, ids: ids), db)
         }
+    }
+
+    /// A page of the nights another store chose for it (`HistoryStore.matching`, `order`), from a copy holding those.
+    public func page(_ query: HistoryQuery, of nights: HistoryPageNights) throws -> HistoryPage {
+        try database.read { db in try Self.page(query, of: nights, db) }
+    }
+
+    private static func page(_ query: HistoryQuery, of nights: HistoryPageNights, _ db: Database) throws -> HistoryPage {
+        var rows: [Row] = []
+        let sessions = { (marks: String) in "SELECT * FROM sleep_sessions WHERE id IN (\(marks))" }
+        try NightRecords.forEachRow(of: nights.ids, sql: sessions, db) { rows.append($0.copy()) }
+        let position = Dictionary(uniqueKeysWithValues: nights.ids.enumerated().map { ($1, $0) })
+        rows.sort { position[$0["id"] as String] ?? 0 < position[$1["id"] as String] ?? 0 }
+        let records = try Self.records(from: rows, query: query, db)
+        return HistoryPage(
+            groups: Self.group(records, by: query.grouping), totalNights: nights.total, page: query.page,
+            pageCount: max(1, (nights.total + query.limit - 1) / query.limit))
+    }
+
+    /// The tables the record of a night is read from (a page of history, the report's nights), and the settings (which
+    /// wearable's sleep comes first): a PostgreSQL copy holds only these, and of them only the nights read.
+    public static let recordTables: Set<String> = [
+        "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "pre_sleep_logs", "medication_events", "wearable_sleep",
+        "wearable_summaries", "settings",
+    ]
+    /// `recordTables` and the wearable's vitals, which the record of one night or one date's nights shows too.
+    public static let recordTablesWithVitals = recordTables.union(["wearable_vitals"])
+
+    /// The condition on `sleep_sessions AS s` that picks the nights a query matches, with `?` for each argument in order
+    /// (`date` for one that is a date): SQL both stores speak, so PostgreSQL counts and chooses a page as the file does.
+    public static func matching(_ query: HistoryQuery, date: String = "?") -> (sql: String, arguments: [String]) {
+        var conditions: [String] = []
+        var arguments: [String] = []
+        if let from = query.from {
+            conditions.append("s.session_date >= \(date)")
+            arguments.append(from.description)
+        }
+        if let to = query.to {
+            conditions.append("s.session_date <= \(date)")
+            arguments.append(to.description)
+        }
+        if let filter = eventFilterSQL(query) {
+            conditions.append(filter.sql)
+            arguments += filter.arguments
+        }
+        return (conditions.isEmpty ? "TRUE" : conditions.joined(separator: " AND "), arguments)
+    }
+
+    /// The order of a page's nights: by date, then start, then id (so two nights that tie in both still have one order);
+    /// `id` is how a store compares ids byte by byte, as SQLite's `BINARY` does.
+    public static func order(_ query: HistoryQuery, id: String = "s.id") -> String {
+        let order = query.sort == .oldest ? "ASC" : "DESC"
+        return "s.session_date \(order), s.started_at \(order), \(id) \(order)"
     }
 
     /// The rows of every night with that session date, oldest first.
@@ -229,13 +275,13 @@ public struct HistoryStore: Sendable {
         }
     }
 
-    private static func eventFilterSQL(_ query: HistoryQuery) -> (sql: String, arguments: [any DatabaseValueConvertible])? {
+    private static func eventFilterSQL(_ query: HistoryQuery) -> (sql: String, arguments: [String])? {
         guard !query.types.isEmpty || !query.categories.isEmpty else { return nil }
         let doseTypes = query.types.filter { ["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze"].contains($0) }.sorted()
         let sleepTypes = query.types.filter { !["dose1", "dose2", "extra_dose", "dose2_skipped", "snooze", "checkin"].contains($0) }.sorted()
         let sleepCategories = query.categories.subtracting([.dose, .checkin]).map(\.rawValue).sorted()
         var clauses: [String] = []
-        var arguments: [any DatabaseValueConvertible] = []
+        var arguments: [String] = []
         if query.categories.contains(.dose) {
             clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id)")
         } else if !doseTypes.isEmpty {

@@ -6,12 +6,6 @@ public import DoseCore
 public enum NightsRead: Sendable {
     /// Every night dated `from` through `to`.
     case dated(from: SessionKey, to: SessionKey)
-    /// The nights of one page of history. Only for a query without event filters: with them, which nights make the page
-    /// depends on every night's events.
-    case page(HistoryQuery)
-
-    /// The nights a history query's page needs: its page, or every night when it filters by events.
-    public static func history(_ query: HistoryQuery) -> NightsRead? {
-        query.types.isEmpty && query.categories.isEmpty ? .page(query) : nil
-    }
+    /// These nights only (a page of history, chosen in PostgreSQL's own SQL).
+    case ids([String])
 }

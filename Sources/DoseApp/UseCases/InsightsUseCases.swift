@@ -53,7 +53,7 @@ public struct InsightsService: Sendable {
         let result = try insights(nights: nights, from: from, to: to)
         let period = result.insights.period
         var rows: [Row] = []
-        try app.readSettledRecords(nights: .dated(from: period.from, to: period.to)) { database in
+        try app.readSettledRecords(only: HistoryStore.recordTables, nights: .dated(from: period.from, to: period.to)) { database in
             try database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
         }
         return (result, rows)

@@ -40,17 +40,21 @@ public struct RecordService: Sendable {
     /// One page of history.
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
         let query = try query.validated()
-        return try app.readSettledRecords(nights: .history(query)) { try $0.history.page(query, clock: app.clock) }
+        try app.night.settle()
+        return try app.store.historyPage(query, clock: app.clock)
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try app.readSettledRecords(nights: .dated(from: date, to: date)) { try $0.history.nights(on: date, clock: app.clock) }
+        try app.readSettledRecords(only: HistoryStore.recordTablesWithVitals, nights: .dated(from: date, to: date)) {
+            try $0.history.nights(on: date, clock: app.clock)
+        }
     }
 
     /// One night by its id.
     public func night(id: SessionID) throws -> NightRecord {
-        guard let record = try app.onSettledRecords({ try $0.history.night(id: id, clock: app.clock) }) else {
+        let night = { (database: AppDatabase) in try database.history.night(id: id, clock: app.clock) }
+        guard let record = try app.readSettledRecords(only: HistoryStore.recordTablesWithVitals, nights: .ids([id.rawValue]), night) else {
             throw DoseError.notFound(what: "A night with the id '\(id)'")
         }
         return record

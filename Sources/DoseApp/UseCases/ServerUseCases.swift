@@ -31,7 +31,7 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        try app.onSettledRecords { try $0.transfer.exportBundle(to: path, clock: app.clock) }
+        try app.readSettledRecords(nights: nil) { try $0.transfer.exportBundle(to: path, clock: app.clock) }
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.

@@ -37,13 +37,21 @@ struct PostgresWorkspace {
     /// names (nil: all), and of the tables that hold a night's rows only those of `nights` (nil: every night). The read
     /// must not write: a copy that was changed is refused, since nothing of it would be kept.
     func read<T>(only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
+        try read(only: only, choosing: { _ in (nights, ()) }, { database, _ in try work(database) })
+    }
+
+    /// `read`, with the nights chosen in the same snapshot by `choose`, which also hands `work` what it found.
+    func read<Choice, T>(
+        only: Set<String>? = nil, choosing choose: (PostgresSession) throws -> (NightsRead?, Choice), _ work: (AppDatabase, Choice) throws -> T
+    ) throws -> T {
         let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
         return try store.transaction(readOnly: true) { session in
+            let (nights, choice) = try choose(session)
             let copy = try AppDatabase.migratedQueue()
             try load(tables, nights: nights, from: session, into: copy)
             let changes = { try copy.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? 0 } }
             let before = try changes()
-            let result = try work(AppDatabase(workspace: copy, imports: store.imports))
+            let result = try work(AppDatabase(workspace: copy, imports: store.imports), choice)
             guard try changes() == before else {
                 throw PostgresFailure(state: "DT002", message: "a read of past nights changed its copy of the records; nothing was kept")
             }
@@ -69,9 +77,9 @@ struct PostgresWorkspace {
         guard !tables.isEmpty else { return }
         var binds = PostgresBindings()
         binds.append(person)
-        let nightFilter = nights.map { " AND session_id IN (SELECT s.id FROM sleep_sessions AS s WHERE s.person_id = $1 AND \($0.condition))" }
-        let query =
-            "SELECT " + tables.map { $0.selectJSON(nightFilter: WorkspaceTable.perNight.contains($0.name) ? nightFilter : nil) }.joined(separator: ", ")
+        let query = "SELECT " + tables.map { table in table.selectJSON(nightFilter: nights?.filter(of: table)) }.joined(separator: ", ")
+        // The ids are sent only when a filter names them: PostgreSQL refuses a parameter it cannot give a type.
+        if case .ids(let ids) = nights, query.contains("$2") { binds.append(ids) }
         guard let row = try session.rows(PostgresQuery(unsafeSQL: query, binds: binds)).first else { return }
         let arrays = try row.map { try $0.decode(String.self) }
         try copy.writeWithoutTransaction { db in
@@ -299,22 +307,17 @@ extension PostgresStore {
 }
 
 extension NightsRead {
-    /// The nights as a condition on `sleep_sessions AS s` (`$1`, the person). A page is widened to whole dates, so a
-    /// night that ties with the page's last one in date is copied too, whichever of them a store's order puts first.
-    var condition: String {
+    /// The condition that narrows `table` to these nights (`$1`, the person; `$2`, the ids), or nil when it keeps all.
+    func filter(of table: WorkspaceTable) -> String? {
         switch self {
         case .dated(let from, let to):
-            return "s.session_date BETWEEN '\(from)'::date AND '\(to)'::date"
-        case .page(let query):
-            // The same nights History.page selects: dated within from…to, in its order, its page of its size.
-            let order = query.sort == .oldest ? "ASC" : "DESC"
-            let within = [query.from.map { " AND session_date >= '\($0)'::date" }, query.to.map { " AND session_date <= '\($0)'::date" }]
-                .compactMap { $0 }.joined()
-            let page = """
-                SELECT session_date FROM sleep_sessions WHERE person_id = $1\(within)
-                ORDER BY session_date \(order), started_at \(order) LIMIT \(query.limit) OFFSET \((query.page - 1) * query.limit)
+            guard WorkspaceTable.perNight.contains(table.name) else { return nil }
+            return """
+                 AND session_id IN (SELECT s.id FROM sleep_sessions AS s WHERE s.person_id = $1 AND s.session_date BETWEEN '\(from)'::date AND '\(to)'::date)
                 """
-            return "s.session_date BETWEEN (SELECT min(session_date) FROM (\(page)) AS p) AND (SELECT max(session_date) FROM (\(page)) AS p)"
+        case .ids:
+            if table.name == "sleep_sessions" { return " AND id = ANY($2::text[])" }
+            return WorkspaceTable.perNight.contains(table.name) ? " AND session_id = ANY($2::text[])" : nil
         }
     }
 }
