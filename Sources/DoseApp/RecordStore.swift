@@ -54,17 +54,17 @@ public enum RecordStore: Sendable {
     }
 
     /// One page of history: on SQLite in place; on PostgreSQL its nights chosen there and only those copied.
-    public func historyPage(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
+    public func historyPage(_ query: HistoryQuery) throws -> HistoryPage {
         switch self {
-        case .sqlite(let database): try database.history.page(query, clock: clock)
+        case .sqlite(let database): try database.history.page(query)
         case .postgres(let store, let person): try store.historyPage(of: person, query)
         }
     }
 
     /// events.csv: every event and undo, oldest first, read in place on either store.
-    public func eventsCSV(clock: StoreClock) throws -> String {
+    public func eventsCSV() throws -> String {
         switch self {
-        case .sqlite(let database): try database.transfer.eventsCSV(clock: clock)
+        case .sqlite(let database): try database.transfer.eventsCSV()
         case .postgres(let store, let person): try store.eventsCSV(of: person)
         }
     }

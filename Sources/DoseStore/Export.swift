@@ -37,7 +37,7 @@ public struct DataTransfer: Sendable {
     public static let analyticsCSVTables: Set<String> = ["sleep_sessions", "settings"]
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
-    public func eventsCSV(clock: StoreClock) throws -> String {
+    public func eventsCSV() throws -> String {
         return try database.read { db in
             var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
             let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)

@@ -162,7 +162,7 @@ public struct HistoryStore: Sendable {
     let database: AppDatabase
 
     /// A page of past and current nights, filtered, ordered and grouped.
-    public func page(_ query: HistoryQuery, clock: StoreClock) throws -> HistoryPage {
+    public func page(_ query: HistoryQuery) throws -> HistoryPage {
         let query = try query.validated()
         return try database.read { db in
             let matching = Self.matching(query)
@@ -234,7 +234,7 @@ public struct HistoryStore: Sendable {
     }
 
     /// Every night with that session date (usually one), with all events.
-    public func nights(on date: SessionKey, clock: StoreClock) throws -> [NightRecord] {
+    public func nights(on date: SessionKey) throws -> [NightRecord] {
         return try database.read { db in
             let rows = try Self.sessionRows(on: date, db)
             return try Self.records(from: rows, query: HistoryQuery(), vitals: true, db)
@@ -242,7 +242,7 @@ public struct HistoryStore: Sendable {
     }
 
     /// One night by its id, with all events, or nil (D18: every night is reachable by its own id, even when two share a date).
-    public func night(id: SessionID, clock: StoreClock) throws -> NightRecord? {
+    public func night(id: SessionID) throws -> NightRecord? {
         return try database.read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM sleep_sessions WHERE id = ?", arguments: [id.rawValue])
             return try Self.records(from: rows, query: HistoryQuery(), vitals: true, db).first
@@ -250,15 +250,15 @@ public struct HistoryStore: Sendable {
     }
 
     /// Every night dated `from` through `to`, oldest first, with all events.
-    public func nights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [NightRecord] {
+    public func nights(from: SessionKey, to: SessionKey) throws -> [NightRecord] {
         var records: [NightRecord] = []
-        try forEachNight(from: from, to: to, clock: clock) { records.append($0) }
+        try forEachNight(from: from, to: to) { records.append($0) }
         return records
     }
 
     /// Calls `body` with every night dated `from` through `to`, oldest first, with all events, reading a few hundred
     /// nights at a time inside one read, so ten years of events never sit in memory at once (the report's table).
-    public func forEachNight(from: SessionKey, to: SessionKey, clock: StoreClock, _ body: (NightRecord) throws -> Void) throws {
+    public func forEachNight(from: SessionKey, to: SessionKey, _ body: (NightRecord) throws -> Void) throws {
         try database.read { db in
             let ids = try String.fetchAll(
                 db, sql: "SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ? ORDER BY session_date, started_at",
@@ -337,7 +337,7 @@ public struct HistoryStore: Sendable {
 
     /// Every night dated `from` through `to` as insights read it: its summary and what was answered about it, oldest
     /// first. One row a night from each table, not every event: ten years of nights in milliseconds.
-    public func insightNights(from: SessionKey, to: SessionKey, clock: StoreClock) throws -> [InsightNight] {
+    public func insightNights(from: SessionKey, to: SessionKey) throws -> [InsightNight] {
         return try database.read { db in
             let summaries = try NightSummaries.read(from: from, to: to, db)
             let answers = try NightAnswers(of: .dated(from: from, to: to), expecting: summaries.count, db)

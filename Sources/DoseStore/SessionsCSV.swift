@@ -42,7 +42,7 @@ extension DataTransfer {
     public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
         let settings = try database.settings.current(clock: clock)
         let records = try database.history.nights(
-            from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!, clock: clock)
+            from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!)
         return Self.sessionsCSV(records, targetMinutes: settings.targetIntervalMinutes)
     }
 

@@ -399,7 +399,7 @@ struct AppleHealthImportTests {
         defer { try? FileManager.default.removeItem(atPath: newer) }
         let later = try database.transfer.importFile(at: newer, clock: clock.store)
         #expect(later.imported["sleep"] == 1 && later.skipped["sleep"] == 5)
-        let night = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 1)!, clock: clock.store).first)
+        let night = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 1)!).first)
         let figures = try #require(night.sleep?.figures)
         #expect(figures.minutesAsleep == 495 && figures.wasoMinutes == 15 && figures.wakeCount == 1)
         #expect(figures.stageMinutes[.inBed] == 30, "the phone fills only where the watch is silent")

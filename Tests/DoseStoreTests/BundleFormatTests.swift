@@ -51,7 +51,7 @@ struct BundleFormatTests {
             #expect(before[name] != nil && before[name] == after[name], "\(name) of the schema \(schema) bundle changed on import")
         }
         // A few facts read back through the rules, not just the files.
-        let nights = try ledger.database.history.page(HistoryQuery(), clock: clock.store).groups.flatMap(\.nights)
+        let nights = try ledger.database.history.page(HistoryQuery()).groups.flatMap(\.nights)
         let late = try #require(nights.first { $0.session.date.description == "2026-11-01" && $0.intervalMinutes != nil })
         #expect(late.intervalMinutes == 245 && late.session.events.contains { $0.kind == .dose2 && $0.metadata.isLate })
         #expect(nights.contains { $0.session.date.description == "2026-11-03" && $0.terminalState == .expired })

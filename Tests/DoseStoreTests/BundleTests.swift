@@ -80,7 +80,7 @@ struct BundleRoundTripTests {
         #expect(report.imported["events.csv"] == 3)
         #expect(report.skipped["events.csv"] == 1)
         #expect(report.rejected.map(\.row) == [5, 6])
-        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-09-06")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-09-06")!).first)
         #expect(!night.session.isOpen)
         #expect(night.intervalMinutes == 134)
         #expect(NightFacts(night.session.events).dose2?.metadata.isEarly == true)

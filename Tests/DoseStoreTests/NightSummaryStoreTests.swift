@@ -30,7 +30,7 @@ struct NightSummaryStoreTests {
 
         clock.set(WallClock.date(2026, 11, 12, 12, 0))
         let records = try ledger.database.history.nights(
-            from: SessionKey(year: 2026, month: 10, day: 1)!, to: SessionKey(year: 2026, month: 11, day: 10)!, clock: clock.store)
+            from: SessionKey(year: 2026, month: 10, day: 1)!, to: SessionKey(year: 2026, month: 11, day: 10)!)
         let early = try #require(records.first { DoseTiming.of(NightFacts($0.session.events), targetMinutes: 180) == .early })
         let dose2 = try #require(NightFacts(early.session.events).dose2)
         _ = try ledger.database.journal.editEvent(dose2.id, occurredAt: dose2.occurredAt.addingTimeInterval(45 * 60), note: nil, clock: clock.store)
@@ -44,8 +44,8 @@ struct NightSummaryStoreTests {
 
     /// Every night's stored summary against the one its events give, and the figures both ways.
     static func expectAgreement(_ database: AppDatabase, clock: TestClock, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let records = try database.history.nights(from: from, to: to, clock: clock.store)
-        let stored = try database.history.insightNights(from: from, to: to, clock: clock.store)
+        let records = try database.history.nights(from: from, to: to)
+        let stored = try database.history.insightNights(from: from, to: to)
         #expect(records.count == stored.count, sourceLocation: sourceLocation)
         #expect(records.count > 30, sourceLocation: sourceLocation)
         for (record, night) in zip(records, stored) {
@@ -62,7 +62,7 @@ struct NightSummaryStoreTests {
     func agreeAfterWrites() throws {
         let (ledger, clock) = try Self.correctedLedger()
         try Self.expectAgreement(ledger.database, clock: clock)
-        let stored = try ledger.database.history.insightNights(from: Self.from, to: Self.to, clock: clock.store)
+        let stored = try ledger.database.history.insightNights(from: Self.from, to: Self.to)
         let extra = try #require(stored.first { $0.summary.date == SessionKey(year: 2026, month: 11, day: 10)! }?.summary)
         #expect(extra.extraDoses.count == 1)
         #expect(extra.awakenings == 2)

@@ -151,7 +151,7 @@ struct OriginalImportTests {
         #expect(report.rejected.contains { $0.reason.contains("teleport") })
         #expect(report.rejected.contains { $0.reason.contains("dose recorded as a sleep event") })
         #expect(report.rejected.contains { $0.reason.contains("without a Dose 1") })
-        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2024-10-05")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2024-10-05")!).first)
         let kinds = night.session.events.map(\.kind.wireName)
         #expect(kinds.contains("lights_out") && kinds.contains("wake_temp") && kinds.contains("wake_final"))
         #expect(night.intervalMinutes == 170)
@@ -162,7 +162,7 @@ struct OriginalImportTests {
         #expect(night.preSleep?.stressLevel == 4)
         #expect(night.preSleep?.exercise == .moderate)
         #expect(night.terminalState == .completed)
-        let v1Night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2024-10-01")!, clock: clock.store).first)
+        let v1Night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2024-10-01")!).first)
         #expect(v1Night.intervalMinutes == 165)
     }
 
@@ -174,7 +174,7 @@ struct OriginalImportTests {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(WallClock.date(2026, 1, 15, 12, 0))
         let report = try ledger.database.transfer.importFile(at: path, clock: clock.store)
-        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2025-12-26")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2025-12-26")!).first)
         #expect(night.session.id.rawValue == "ad495b67-0587-54a8-891e-5e8b83d23289")
         let checkIn = try #require(night.checkIn)
         #expect(checkIn.feelRested == .moderate)

@@ -105,7 +105,7 @@ struct RecordKeepingTests {
         clock.set(F.minutes(600))
         let edit = try ledger.database.journal.editEvent(dose2.id, occurredAt: F.minutes(140), note: .some("really took it early"), clock: clock.store)
         #expect(edit.after?.metadata.isEarly == true)
-        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!).first)
         #expect(night.intervalMinutes == 140)
         #expect(night.session.events.first { $0.kind == .dose2 }?.note == "really took it early")
         try ledger.database.read { (db: Database) throws in
@@ -143,7 +143,7 @@ struct RecordKeepingTests {
         environment.roomDarkness = .dark
         answers.environment = environment
         try F.act(ledger, .checkIn(answers), at: F.minutes(540), clock: clock)
-        let stored = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first?.checkIn)
+        let stored = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!).first?.checkIn)
         #expect(stored == (try answers.validated()))
         var changed = stored
         changed.sleepQuality = 5

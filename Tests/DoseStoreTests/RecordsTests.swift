@@ -28,18 +28,18 @@ private func tenNights() throws -> (NightLedger, TestClock) {
 struct HistoryTests {
     @Test("newest first by default, paged; oldest reverses")
     func paging() throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         var query = HistoryQuery()
         query.limit = 4
-        let first = try ledger.database.history.page(query, clock: clock.store)
+        let first = try ledger.database.history.page(query)
         #expect(first.totalNights == 10)
         #expect(first.pageCount == 3)
         #expect(first.groups.flatMap(\.nights).map(\.session.date.description) == ["2026-11-10", "2026-11-09", "2026-11-08", "2026-11-07"])
         query.page = 3
-        #expect(try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [2, 1])
+        #expect(try ledger.database.history.page(query).groups.flatMap(\.nights).map(\.session.date.day) == [2, 1])
         query.page = 1
         query.sort = .oldest
-        #expect(try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights).first?.session.date.day == 1)
+        #expect(try ledger.database.history.page(query).groups.flatMap(\.nights).first?.session.date.day == 1)
     }
 
     @Test(
@@ -49,11 +49,11 @@ struct HistoryTests {
             (["Brief Wake"], [], 0), (["checkin"], [], 10), (["water", "dream"], [], 10),
         ])
     func filters(types: [String], categories: [String], nights: Int) throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         var query = HistoryQuery()
         query.types = Set(types)
         query.categories = Set(try categories.map { name throws(DoseError) in try HistoryCategory.named(name) })
-        let page = try ledger.database.history.page(query, clock: clock.store)
+        let page = try ledger.database.history.page(query)
         #expect(page.totalNights == nights)
         for night in page.groups.flatMap(\.nights) {
             #expect(!night.shownEvents.isEmpty)
@@ -63,20 +63,20 @@ struct HistoryTests {
 
     @Test("a date range includes both ends")
     func range() throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         var query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-03")
         query.to = SessionKey(parsing: "2026-11-05")
-        #expect(try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
+        #expect(try ledger.database.history.page(query).groups.flatMap(\.nights).map(\.session.date.day) == [5, 4, 3])
     }
 
     @Test("newest and oldest order the nights; inside a night events always read by time")
     func eventsByTime() throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         for sort in [HistorySort.newest, .oldest] {
             var query = HistoryQuery()
             query.sort = sort
-            for night in try ledger.database.history.page(query, clock: clock.store).groups.flatMap(\.nights) {
+            for night in try ledger.database.history.page(query).groups.flatMap(\.nights) {
                 let times = night.shownEvents.map(\.occurredAt)
                 #expect(times == times.sorted() && times.count > 2)
             }
@@ -85,13 +85,13 @@ struct HistoryTests {
 
     @Test("A–Z orders events by name, Z–A reverses")
     func alphabetical() throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         var query = HistoryQuery()
         query.sort = .az
-        let labels = try ledger.database.history.page(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label)
+        let labels = try ledger.database.history.page(query).groups[0].nights[0].shownEvents.map(\.kind.label)
         #expect(labels == ["Dose 1", "Dose 2", "Morning check-in", "Water"])
         query.sort = .za
-        #expect(try ledger.database.history.page(query, clock: clock.store).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
+        #expect(try ledger.database.history.page(query).groups[0].nights[0].shownEvents.map(\.kind.label) == labels.reversed())
     }
 
     @Test(
@@ -100,24 +100,24 @@ struct HistoryTests {
             (HistoryGrouping.week, ["2026-W45", "2026-W44"]), (.month, ["2026-11"]), (.none, [""]),
         ])
     func grouping(by grouping: HistoryGrouping, labels: [String]) throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         var query = HistoryQuery()
         query.grouping = grouping
         query.to = SessionKey(parsing: "2026-11-08")
-        #expect(try ledger.database.history.page(query, clock: clock.store).groups.map(\.label) == labels)
+        #expect(try ledger.database.history.page(query).groups.map(\.label) == labels)
     }
 
     @Test("bad queries are refused with what is allowed")
     func badQueries() throws {
-        let (ledger, clock) = try tenNights()
+        let (ledger, _) = try tenNights()
         #expect(StoreFixture.refusal { _ = try HistoryCategory.named("sleepy") }?.message.contains("physical") == true)
         var query = HistoryQuery()
         query.from = SessionKey(parsing: "2026-11-05")
         query.to = SessionKey(parsing: "2026-11-01")
-        #expect(StoreFixture.refusal { _ = try ledger.database.history.page(query, clock: clock.store) }?.code == .invalidInput)
+        #expect(StoreFixture.refusal { _ = try ledger.database.history.page(query) }?.code == .invalidInput)
         query = HistoryQuery()
         query.limit = 0
-        #expect(StoreFixture.refusal { _ = try ledger.database.history.page(query, clock: clock.store) }?.code == .invalidInput)
+        #expect(StoreFixture.refusal { _ = try ledger.database.history.page(query) }?.code == .invalidInput)
     }
 
     @Test("naps are paired start to end")
@@ -127,7 +127,7 @@ struct HistoryTests {
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 13, 0), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_end"), at: WallClock.date(2026, 11, 22, 13, 40), clock: clock)
         try StoreFixture.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 15, 0), clock: clock)
-        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!, clock: clock.store).first)
+        let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!).first)
         #expect(
             night.naps == [
                 NapInterval(start: WallClock.date(2026, 11, 22, 13, 0), end: WallClock.date(2026, 11, 22, 13, 40)),
@@ -148,7 +148,7 @@ struct HistoryTests {
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM morning_checkins") == 9)
             #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM audit_log WHERE action = 'delete_session'") == 1)
         }
-        #expect(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-04")!, clock: clock.store).isEmpty)
+        #expect(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-04")!).isEmpty)
         let missing = StoreFixture.refusal {
             _ = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", clock: clock.store)
         }
@@ -193,7 +193,7 @@ struct ExportTests {
     func emptyExport() throws {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.dose1)
-        #expect(try ledger.database.transfer.eventsCSV(clock: clock.store) == DataTransfer.eventsCSVHeader + "\r\n")
+        #expect(try ledger.database.transfer.eventsCSV() == DataTransfer.eventsCSVHeader + "\r\n")
         #expect(try ledger.database.transfer.analyticsCSV(clock: clock.store) == DataTransfer.analyticsCSVHeader + "\r\n")
     }
 
@@ -204,7 +204,7 @@ struct ExportTests {
         try StoreFixture.act(ledger, .dose1, at: dose1, clock: clock)
         try StoreFixture.act(ledger, .log(event: "dream"), at: StoreFixture.minutes(1, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .undo, at: StoreFixture.minutes(1, after: dose1).addingTimeInterval(2), clock: clock)
-        let csv = try ledger.database.transfer.eventsCSV(clock: clock.store)
+        let csv = try ledger.database.transfer.eventsCSV()
         let lines = csv.components(separatedBy: "\r\n").dropLast()
         #expect(lines.first == DataTransfer.eventsCSVHeader)
         #expect(lines.filter { $0.contains(",dose1_taken,") }.count == 11)
@@ -267,7 +267,7 @@ struct ClearAllTests {
         let report = try ledger.database.clearAll(confirmation: AppDatabase.clearAllPhrase)
         #expect(report.deleted["sleep_events"] == 200)
         #expect(report.remaining.values.allSatisfy { $0 == 0 })
-        #expect(try ledger.database.transfer.eventsCSV(clock: clock.store) == DataTransfer.eventsCSVHeader + "\r\n")
+        #expect(try ledger.database.transfer.eventsCSV() == DataTransfer.eventsCSVHeader + "\r\n")
         #expect(try ledger.database.settings.current(clock: clock.store).targetIntervalMinutes == 165)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         for file in files {

@@ -139,7 +139,7 @@ struct WhoopImportTests {
         let sleeps = try WhoopFixture.write(WhoopFixture.sleeps())
         let first = try database.transfer.importFile(at: sleeps, clock: clock.store)
         #expect(try first.imported["sleeps"] == 2 && WhoopFixture.count(database) == 2)
-        let night = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 20)!, clock: clock.store).first)
+        let night = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 20)!).first)
         #expect(night.sleep?.figures.recovery?.recoveryPercent == nil && night.sleep?.figures.minutesAsleep == 420)
         #expect(try database.transfer.importFile(at: sleeps, clock: clock.store).skipped["sleeps"] == 2)
         let cycles = try WhoopFixture.write(WhoopFixture.cycles(), name: "physiological_cycles.csv")
@@ -147,7 +147,7 @@ struct WhoopImportTests {
         #expect(try later.imported["sleeps filled in"] == 1 && later.imported["sleeps", default: 0] == 0 && WhoopFixture.count(database) == 2)
         #expect(later.notes.contains { $0.hasPrefix("1 cycles without a sleep") })
         #expect(try database.transfer.importFile(at: cycles, clock: clock.store).skipped["sleeps"] == 1)
-        let filled = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 20)!, clock: clock.store).first?.sleep?.figures)
+        let filled = try #require(database.history.nights(on: SessionKey(year: 2026, month: 11, day: 20)!).first?.sleep?.figures)
         #expect(filled.recovery?.recoveryPercent == 62 && filled.wasoMinutes == 45 && filled.wakeCount == nil && !filled.hasTimeline)
         // The zip of both, at the root or in a folder, adds nothing more.
         for folder in ["", "my_whoop_data_2026_11_21/"] {
@@ -171,15 +171,15 @@ struct WhoopImportTests {
         let health = try HealthFixture.write(HealthFixture.export(watch.joined(separator: "\n")))
         _ = try database.transfer.importFile(at: health, clock: clock.store)
         let date = SessionKey(year: 2026, month: 11, day: 20)!
-        let byWatch = try #require(database.history.nights(on: date, clock: clock.store).first?.sleep?.figures)
+        let byWatch = try #require(database.history.nights(on: date).first?.sleep?.figures)
         // 90 + 50 + 320 = 460 minutes asleep; Dose 2 at 01:50 local, in REM, 30 min after deep ended at 01:20.
         #expect(byWatch.sources == ["Alice’s Apple Watch"] && byWatch.minutesAsleep == 460 && byWatch.stageAtDose2 == .rem)
         #expect(byWatch.minutesFromDeepToDose2 == 30 && byWatch.recovery?.recoveryPercent == 62)
         _ = try database.settings.update("sleep_source_priority", to: "whoop,watch", clock: clock.store)
-        let byWhoop = try #require(database.history.nights(on: date, clock: clock.store).first?.sleep?.figures)
+        let byWhoop = try #require(database.history.nights(on: date).first?.sleep?.figures)
         #expect(byWhoop.sources == ["WHOOP"] && byWhoop.minutesAsleep == 420 && byWhoop.stageAtDose2 == nil)
         // Insights read the same night the same way.
-        let insight = try #require(database.history.insightNights(from: date, to: date, clock: clock.store).first)
+        let insight = try #require(database.history.insightNights(from: date, to: date).first)
         #expect(insight.sleep == byWhoop)
         // sessions.csv carries the figures WHOOP gave and leaves what it does not tell empty.
         let csv = try database.transfer.sessionsCSV(clock: clock.store)

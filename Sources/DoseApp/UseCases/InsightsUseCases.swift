@@ -41,7 +41,7 @@ public struct InsightsService: Sendable {
     /// The nights dated `from` through `to` as insights read them, from a copy of just what that reads.
     private func insightNights(from: SessionKey, to: SessionKey) throws -> [InsightNight] {
         try app.store.readRecords(only: HistoryStore.insightTables, nights: .dated(from: from, to: to)) {
-            try $0.history.insightNights(from: from, to: to, clock: app.clock)
+            try $0.history.insightNights(from: from, to: to)
         }
     }
 
@@ -54,7 +54,7 @@ public struct InsightsService: Sendable {
         let period = result.insights.period
         var rows: [Row] = []
         try app.readSettledRecords(only: HistoryStore.recordTables, nights: .dated(from: period.from, to: period.to)) { database in
-            try database.history.forEachNight(from: period.from, to: period.to, clock: app.clock) { rows.append(try row($0, result)) }
+            try database.history.forEachNight(from: period.from, to: period.to) { rows.append(try row($0, result)) }
         }
         return (result, rows)
     }

@@ -41,19 +41,19 @@ public struct RecordService: Sendable {
     public func history(_ query: HistoryQuery) throws -> HistoryPage {
         let query = try query.validated()
         try app.night.settle()
-        return try app.store.historyPage(query, clock: app.clock)
+        return try app.store.historyPage(query)
     }
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
         try app.readSettledRecords(only: HistoryStore.recordTablesWithVitals, nights: .dated(from: date, to: date)) {
-            try $0.history.nights(on: date, clock: app.clock)
+            try $0.history.nights(on: date)
         }
     }
 
     /// One night by its id.
     public func night(id: SessionID) throws -> NightRecord {
-        let night = { (database: AppDatabase) in try database.history.night(id: id, clock: app.clock) }
+        let night = { (database: AppDatabase) in try database.history.night(id: id) }
         guard let record = try app.readSettledRecords(only: HistoryStore.recordTablesWithVitals, nights: .ids([id.rawValue]), night) else {
             throw DoseError.notFound(what: "A night with the id '\(id)'")
         }

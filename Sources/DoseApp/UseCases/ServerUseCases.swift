@@ -9,7 +9,7 @@ public struct TransferService: Sendable {
     /// events.csv (SSOT CSV v1): every event, oldest first.
     public func eventsCSV() throws -> String {
         try app.night.settle()
-        return try app.store.eventsCSV(clock: app.clock)
+        return try app.store.eventsCSV()
     }
 
     /// The analytics CSV, one row per night with Dose 1, in the call's zone.

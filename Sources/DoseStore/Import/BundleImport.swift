@@ -7,7 +7,7 @@ extension DataTransfer {
     /// Imports an export bundle. Anything malformed refuses the whole import before anything is kept; rows that
     /// already exist (same id) are skipped, so importing the same bundle twice changes nothing; rows that clash
     /// with what is stored (a second open night, a second check-in for a night) are rejected with their reason.
-    func importBundle(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importBundle(at path: String) throws -> ImportReport {
         var files = try BundleReader.read(path: path)
         try BundleFormats.upgrade(&files, from: try BundleReader.checkVersion(files["schema_version.json"]))
         return try database.write { db in

@@ -157,7 +157,7 @@ extension DataTransfer {
             files.append(("readme.txt", ExportBundle.readme(columns: described)))
             return (files, counts)
         }
-        let events = try eventsCSV(clock: clock)
+        let events = try eventsCSV()
         let analytics = try sessionsCSV(clock: clock)
         try SafeZip.write((files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)]).map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
         return counts

@@ -17,7 +17,7 @@ extension DataTransfer {
         try? handle.close()
         if head.starts(with: [0x50, 0x4B]) {
             if Self.isHealthExportZip(path) { return try importAppleHealth(at: path, clock: clock) }
-            return Self.isWhoopExportZip(path) ? try importWhoop(at: path, clock: clock) : try importBundle(at: path, clock: clock)
+            return Self.isWhoopExportZip(path) ? try importWhoop(at: path, clock: clock) : try importBundle(at: path)
         }
         if Self.isWhoopCSV(head) { return try importWhoop(at: path, clock: clock) }
         if head.starts(with: Data("<?xml".utf8)) || head.starts(with: Data("<HealthData".utf8)) || path.hasSuffix("export.xml") {
