@@ -28,8 +28,8 @@ struct InventoryRecord: StoredRecord {
     }
 }
 
-/// The supply ledger and what it shows: refills and adjustments (each audited), the figures worked out by DoseCore
-/// from them and the doses taken, and the days a refill reminder went out.
+/// The supply ledger: refills and adjustments (each audited), what its figures are worked out from, and the days a
+/// refill reminder went out.
 public struct SupplyStore: Sendable {
     let database: AppDatabase
 
@@ -78,18 +78,14 @@ public struct SupplyStore: Sendable {
         return details
     }
 
-    /// The supply now, with the entries it was worked out from.
-    public func status(clock: StoreClock) throws -> (status: SupplyStatus, entries: [InventoryEntry], settings: DoseSettings, timeZone: TimeZone) {
-        try database.read { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.zone(settings)
-            let entries = try Self.entries(db)
-            return (try Self.status(entries: entries, settings: settings, zone: zone, clock: clock, db), entries, settings, zone)
-        }
+    /// What the supply's figures are worked out from, read in one transaction.
+    public func facts(machineTimeZoneID: String) throws -> SupplyFacts {
+        try database.read { db in try Self.facts(machineTimeZoneID: machineTimeZoneID, db) }
     }
 
-    static func status(entries: [InventoryEntry], settings: DoseSettings, zone: TimeZone, clock: StoreClock, _ db: Database) throws -> SupplyStatus {
-        var doses: [DoseUse] = []
+    static func facts(machineTimeZoneID: String, _ db: Database) throws -> SupplyFacts {
+        let entries = try Self.entries(db)
+        var taken: [TakenDose] = []
         if let start = entries.first?.occurredAt {
             let rows = try Row.fetchAll(
                 db,
@@ -99,44 +95,40 @@ public struct SupplyStore: Sendable {
                     """, arguments: [ISO8601.string(start)])
             for row in rows {
                 guard let at = (row["occurred_at"] as String?).flatMap(ISO8601.parse) else { continue }
-                let fallback = row["event_type"] as String == "dose1" ? settings.dose1Milligrams : settings.dose2Milligrams
-                doses.append(DoseUse(at: at, milligrams: row["amount"] as Int? ?? fallback))
+                taken.append(TakenDose(at: at, kind: EventKind(wireName: row["event_type"]), recordedMilligrams: row["amount"]))
             }
         }
-        let open = try NightRecords.openSession(db)
-        let tonight = Supply.tonight(open: open.map { ($0.date, NightFacts($0.events)) }, at: clock.now, settings: settings, timeZone: zone)
-        return Supply.status(
-            entries: entries, doses: doses, settings: settings, firstNight: tonight.firstNight, pendingTonightMilligrams: tonight.pendingMilligrams)
+        return SupplyFacts(
+            entries: entries, taken: taken, openNight: try NightRecords.openSession(db),
+            settings: try SettingsStore.load(db, machineTimeZoneID: machineTimeZoneID),
+            lastReminderDay: try String.fetchOne(db, sql: "SELECT max(day) FROM refill_reminders").flatMap(SessionKey.init(parsing:)))
     }
 
-    /// The last day a refill reminder went out.
-    public func lastReminderDay() throws -> SessionKey? {
-        try database.read { db in try String.fetchOne(db, sql: "SELECT max(day) FROM refill_reminders").flatMap(SessionKey.init(parsing:)) }
-    }
-
-    /// Claims today's refill reminder if it is due: decided and recorded in one transaction, so two servers or a
-    /// restart never send a day's reminder twice. Returns the status it was due for and the settings, or nil.
-    public func claimRefillReminder(clock: StoreClock) throws -> (status: SupplyStatus, settings: DoseSettings)? {
+    /// Records today's refill reminder when `due` finds it due in the facts, deciding and recording in one transaction,
+    /// so two servers or a restart never send a day's reminder twice. Returns what `due` gave with the day, or nil.
+    public func claimRefillReminder<Due>(
+        at now: Date, machineTimeZoneID: String, due: (SupplyFacts) throws -> (day: SessionKey, nightsLeft: Int, claim: Due)?
+    ) throws -> Due? {
         // Nearly always nothing is due: decided on a reader, so the engine's check never writes.
-        guard try database.read({ db in try Self.dueRefillReminder(clock: clock, db) }) != nil else { return nil }
+        guard try database.read({ db in try due(Self.facts(machineTimeZoneID: machineTimeZoneID, db)) }) != nil else { return nil }
         return try database.write { db in
-            guard let (day, status, settings) = try Self.dueRefillReminder(clock: clock, db) else { return nil }
+            guard let found = try due(Self.facts(machineTimeZoneID: machineTimeZoneID, db)) else { return nil }
             try db.execute(
                 sql: "INSERT INTO refill_reminders (day, sent_at, nights_left) VALUES (?, ?, ?)",
-                arguments: [day.description, ISO8601.string(clock.now), status.nightsLeft])
-            return (status, settings)
+                arguments: [found.day.description, ISO8601.string(now), found.nightsLeft])
+            return found.claim
         }
     }
+}
 
-    static func dueRefillReminder(clock: StoreClock, _ db: Database) throws -> (SessionKey, SupplyStatus, DoseSettings)? {
-        let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-        guard settings.remindersEnabled else { return nil }
-        let zone = clock.zone(settings)
-        let status = try Self.status(entries: try Self.entries(db), settings: settings, zone: zone, clock: clock, db)
-        let last = try String.fetchOne(db, sql: "SELECT max(day) FROM refill_reminders").flatMap(SessionKey.init(parsing:))
-        guard let day = Supply.refillReminderDue(status, at: clock.now, settings: settings, timeZone: zone, lastSentOn: last) else { return nil }
-        return (day, status, settings)
-    }
+/// What the supply's figures are worked out from: the ledger, the doses taken since it began, the open night, the
+/// settings, and the last day a refill reminder went out.
+public struct SupplyFacts: Sendable {
+    public var entries: [InventoryEntry]
+    public var taken: [TakenDose]
+    public var openNight: NightSession?
+    public var settings: DoseSettings
+    public var lastReminderDay: SessionKey?
 }
 
 /// Whether first-run setup was completed, and notices shown once.

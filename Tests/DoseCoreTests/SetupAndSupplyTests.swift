@@ -226,6 +226,33 @@ struct SupplyTests {
         }
     }
 
+    static let taken: [(kind: EventKind, recorded: Int?, counted: Int)] = [
+        (.dose1, 3000, 3000), (.dose2, 2000, 2000), (.extraDose, 1000, 1000),
+        (.dose1, nil, 2500), (.dose2, nil, 2250), (.extraDose, nil, 2250),
+    ]
+
+    @Test("a dose counts the amount recorded with it, else the profile's for its kind", arguments: taken)
+    func takenAmount(kind: EventKind, recorded: Int?, counted: Int) throws {
+        let settings = try Fixture.settings().setting("dose1_mg", to: "2500").setting("dose2_mg", to: "2250")
+        #expect(TakenDose(at: Self.start, kind: kind, recordedMilligrams: recorded).use(settings: settings).milligrams == counted)
+    }
+
+    @Test("the supply from what is stored: doses at their amounts, and tonight's owed Dose 2 set aside")
+    func fromStoredFacts() throws {
+        let settings = Fixture.settings()
+        let dose1 = WallClock.date(2026, 11, 21, 22, 0)
+        let night = try Fixture.afterDose1(at: dose1, settings: settings)
+        let taken = [TakenDose(at: dose1, kind: .dose1, recordedMilligrams: 2250)]
+        let evening = dose1.addingTimeInterval(600)
+        let status = Supply.status(
+            entries: [Self.refill(360)], taken: taken, openNight: (night.date, NightFacts(night.events)), at: evening, settings: settings,
+            timeZone: Self.zone)
+        #expect(status.remainingML == 355.5 && status.pendingTonightMilligrams == 2250 && status.nightsLeft == 39)
+        #expect(status.runsOutOn?.description == "2026-12-31", "counted from tomorrow: tonight is taken care of")
+        let closed = Supply.status(entries: [Self.refill(360)], taken: taken, openNight: nil, at: evening, settings: settings, timeZone: Self.zone)
+        #expect(closed.pendingTonightMilligrams == 0 && closed.nightsLeft == 39 && closed.runsOutOn?.description == "2026-12-30")
+    }
+
     @Test("a dose records the profile's amount, so a later profile change leaves past doses as they were")
     func doseAmounts() throws {
         let settings = try Fixture.settings().setting("dose1_mg", to: "3000").setting("dose2_mg", to: "2500")

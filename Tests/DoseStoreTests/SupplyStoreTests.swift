@@ -19,7 +19,12 @@ struct SupplyStoreTests {
     }
 
     static func remaining(_ database: AppDatabase, _ clock: TestClock) throws -> Double {
-        try database.supply.status(clock: clock.store).status.remainingML
+        try status(database, clock).remainingML
+    }
+
+    /// The supply as every surface sees it: the store's facts, worked out by DoseCore.
+    static func status(_ database: AppDatabase, _ clock: TestClock) throws -> SupplyStatus {
+        try UseCases(store: .sqlite(database), clock: clock.store).supply.report().status
     }
 
     @Test("each dose lowers the supply; undo, an edit before the ledger began, and a deletion give it back")
@@ -31,7 +36,7 @@ struct SupplyStoreTests {
         let dose1 = try StoreFixture.act(ledger, .dose1, at: StoreFixture.dose1, clock: clock).decision.recorded[0]
         #expect(try Self.remaining(database, clock) == 355.5)
         // Tonight's Dose 2 is owed: 355.5 mL is 177.75 g, less 2.25 g for tonight, is 39 full nights from tomorrow.
-        let status = try database.supply.status(clock: clock.store).status
+        let status = try Self.status(database, clock)
         #expect(status.pendingTonightMilligrams == 2250 && status.nightsLeft == 39 && status.runsOutOn?.description == "2026-12-31")
         try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(170), clock: clock)
         #expect(try Self.remaining(database, clock) == 351)
@@ -99,7 +104,7 @@ struct SupplyStoreTests {
         #expect(try target.supply.entries() == source.supply.entries())
         _ = try target.transfer.importFile(at: path, clock: clock.store)
         #expect(try target.supply.entries().count == 2)
-        #expect(try target.supply.status(clock: clock.store).status.remainingML == 300)
+        #expect(try Self.status(target, clock).remainingML == 300)
     }
 
     @Test("schema 8 counts a database that already holds doses as set up, and a new one as not")

@@ -28,8 +28,16 @@ public struct SupplyService: Sendable {
 
     /// The supply now.
     public func report() throws -> SupplyReport {
-        let (status, entries, settings, zone) = try app.onRecords(only: Self.supplyTables) { try $0.supply.status(clock: app.clock) }
-        return SupplyReport(status: status, entries: entries, settings: settings, timeZone: zone)
+        let facts = try app.onRecords(only: Self.supplyTables) { try $0.supply.facts(machineTimeZoneID: app.clock.machineTimeZoneID) }
+        let zone = app.clock.zone(facts.settings)
+        return SupplyReport(status: status(facts, timeZone: zone), entries: facts.entries, settings: facts.settings, timeZone: zone)
+    }
+
+    /// The supply's figures now, by DoseCore's rule.
+    private func status(_ facts: SupplyFacts, timeZone: TimeZone) -> SupplyStatus {
+        Supply.status(
+            entries: facts.entries, taken: facts.taken, openNight: facts.openNight.map { ($0.date, NightFacts($0.events)) }, at: app.clock.now,
+            settings: facts.settings, timeZone: timeZone)
     }
 
     /// Logs a refill of `bottles` bottles (of the `bottle_ml` setting) or of `ml` mL: exactly one of them.
@@ -88,7 +96,18 @@ public struct SupplyService: Sendable {
     /// Claims today's refill reminder when it is due (at most one a day); the reminder engine sends it.
     public func claimRefillReminder() throws -> (status: SupplyStatus, settings: DoseSettings)? {
         // Asked every minute by the reminder engine: on PostgreSQL only what the supply's figures read is copied.
-        try app.onRecords(only: Self.supplyTables) { try $0.supply.claimRefillReminder(clock: app.clock) }
+        try app.onRecords(only: Self.supplyTables) { database in
+            try database.supply.claimRefillReminder(at: app.clock.now, machineTimeZoneID: app.clock.machineTimeZoneID) { facts in
+                guard facts.settings.remindersEnabled else { return nil }
+                let zone = app.clock.zone(facts.settings)
+                let status = status(facts, timeZone: zone)
+                guard
+                    let day = Supply.refillReminderDue(
+                        status, at: app.clock.now, settings: facts.settings, timeZone: zone, lastSentOn: facts.lastReminderDay)
+                else { return nil }
+                return (day, status.nightsLeft, (status, facts.settings))
+            }
+        }
     }
 }
 

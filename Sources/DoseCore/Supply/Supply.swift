@@ -87,6 +87,24 @@ public struct DoseUse: Hashable, Sendable {
     }
 }
 
+/// A dose as it was recorded: when, which, and the amount recorded with it (nil for a dose logged before amounts were).
+public struct TakenDose: Hashable, Sendable {
+    public var at: Date
+    public var kind: EventKind
+    public var recordedMilligrams: Int?
+
+    public init(at: Date, kind: EventKind, recordedMilligrams: Int?) {
+        self.at = at
+        self.kind = kind
+        self.recordedMilligrams = recordedMilligrams
+    }
+
+    /// The amount the supply counts: the one recorded with it, else the profile's for its kind.
+    public func use(settings: DoseSettings) -> DoseUse {
+        DoseUse(at: at, milligrams: recordedMilligrams ?? (kind == .dose1 ? settings.dose1Milligrams : settings.dose2Milligrams))
+    }
+}
+
 /// The supply now, worked out from the ledger and the doses taken since it began.
 public struct SupplyStatus: Hashable, Sendable {
     /// Whether anything was ever logged; without an entry there is nothing to count down from.
@@ -168,6 +186,18 @@ public enum Supply {
             nightlyMilligrams: settings.nightlyMilligrams, pendingTonightMilligrams: pendingTonightMilligrams, nightsLeft: nights,
             runsOutOn: tracked ? firstNight.adding(days: nights) : nil, lowThresholdNights: settings.pharmacyLeadDays + settings.refillMarginDays,
             dosesCounted: counted, trackedSince: ordered.first?.occurredAt)
+    }
+
+    /// The supply at `now` from what is stored: the ledger, the doses taken since it began, and the open night (what it
+    /// still owes tonight is set aside).
+    public static func status(
+        entries: [InventoryEntry], taken: [TakenDose], openNight: (date: SessionKey, facts: NightFacts)?, at now: Date, settings: DoseSettings,
+        timeZone: TimeZone
+    ) -> SupplyStatus {
+        let tonight = Self.tonight(open: openNight, at: now, settings: settings, timeZone: timeZone)
+        return status(
+            entries: entries, doses: taken.map { $0.use(settings: settings) }, settings: settings, firstNight: tonight.firstNight,
+            pendingTonightMilligrams: tonight.pendingMilligrams)
     }
 
     /// The calendar day of an instant in a zone (midnight to midnight, unlike a night's session date).
