@@ -126,16 +126,15 @@ enum NightRecords {
         }
     }
 
-    /// Oxybate doses of every night taken less than 8 hours from `instant`, either side (D14).
-    static func doses(near instant: Date, _ db: Database) throws -> [RecordedDose] {
-        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
+    /// Oxybate doses of every night taken strictly inside `span`.
+    static func doses(within span: InstantSpan, _ db: Database) throws -> [RecordedDose] {
         // Stored instants share one fixed-width UTC form, so text order is time order and the index serves the range.
         let rows = try Row.fetchAll(
             db,
             sql: """
                 SELECT event_type, occurred_at, session_id FROM dose_events
                 WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at < ?
-                """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant.addingTimeInterval(spacing))])
+                """, arguments: [ISO8601.string(span.after), ISO8601.string(span.before)])
         return rows.map(recordedDose)
     }
 
@@ -146,10 +145,8 @@ enum NightRecords {
             night: (row["session_id"] as String?).map(SessionID.init(rawValue:)))
     }
 
-    /// Every dose of the nights with a dose in the 8 hours up to `instant`, with their nights: what holds a new Dose 1
-    /// back, and the rest of that night for Tonight to show (D17).
-    static func dosesOfNights(before instant: Date, _ db: Database) throws -> [RecordedDose] {
-        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
+    /// Every oxybate dose of the nights with one taken after `start` and up to `end`, with their nights, oldest first.
+    static func dosesOfNights(withDoseAfter start: Date, through end: Date, _ db: Database) throws -> [RecordedDose] {
         let rows = try Row.fetchAll(
             db,
             sql: """
@@ -158,7 +155,7 @@ enum NightRecords {
                     SELECT session_id FROM dose_events
                     WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND occurred_at > ? AND occurred_at <= ?)
                 ORDER BY occurred_at
-                """, arguments: [ISO8601.string(instant.addingTimeInterval(-spacing)), ISO8601.string(instant)])
+                """, arguments: [ISO8601.string(start), ISO8601.string(end)])
         return rows.map(recordedDose)
     }
 

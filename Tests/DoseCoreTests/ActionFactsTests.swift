@@ -18,8 +18,11 @@ struct ActionFactsTests {
 
     /// An action, when it happened, and what it needs: doses near, same-type taps (type and seconds), "same as usual".
     static let cases: [(String, NightAction, ActionFacts)] = [
-        ("Dose 1 now", NightAction(.dose1), ActionFacts(dosesNear: now)),
-        ("Dose 1 back-dated", NightAction(.dose1, at: earlier), ActionFacts(dosesNear: earlier)),
+        ("Dose 1 now", NightAction(.dose1), ActionFacts(dosesWithin: InstantSpan(after: now - 480 * 60, before: now + 480 * 60))),
+        (
+            "Dose 1 back-dated", NightAction(.dose1, at: earlier),
+            ActionFacts(dosesWithin: InstantSpan(after: earlier - 480 * 60, before: earlier + 480 * 60))
+        ),
         ("Dose 2", NightAction(.dose2), ActionFacts()),
         ("skip", NightAction(.skip(reason: nil)), ActionFacts()),
         ("snooze", NightAction(.snooze), ActionFacts()),

@@ -132,7 +132,7 @@ public struct NightLedger: Sendable {
         var action = action
         action.occurredAt = action.occurredAt.map(ISO8601.wholeMilliseconds)
         let facts = NightRules.factsNeeded(for: action, now: clock.now, settings: settings, catalogue: context.catalogue)
-        if let instant = facts.dosesNear { context.nearbyDoses = try night.doses(near: instant) }
+        if let span = facts.dosesWithin { context.nearbyDoses = try night.doses(within: span) }
         if let same = facts.sameEvents { context.nearbySameEvents = try night.sleepEvents(same.type, within: same.seconds, of: same.instant) }
         if let before = facts.usualEnvironmentBefore, case .checkIn(let answers) = action.kind {
             action.kind = .checkIn(try answers.resolvingSameAsUsual(with: try night.usualSleepEnvironment(before: before)))
@@ -179,7 +179,7 @@ public struct NightLedger: Sendable {
         let answers = if let open, settings.wakeAlarmRefireMinutes > 0 { try night.alarmAnswers(night: open.id) } else { [Date]() }
         return NightStatus.derive(
             session: open, at: clock.now, settings: settings, timeZone: zone, acknowledgedAt: answers,
-            recentDoses: hasDose1 ? [] : try night.dosesOfNights(before: clock.now))
+            recentDoses: hasDose1 ? [] : try night.dosesOfNights(withDoseAfter: NightRules.redoseLookback(before: clock.now), through: clock.now))
     }
 
     /// Applies what time has made due (expiry, close) before a read of history or an export, so a night past

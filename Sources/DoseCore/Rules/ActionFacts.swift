@@ -4,8 +4,8 @@ public import Foundation
 /// check-in's "same as usual" must be filled in. The rules say it, so a store of any kind loads exactly this and no
 /// store has to know why.
 public struct ActionFacts: Sendable, Equatable {
-    /// Oxybate doses of any night less than `DoseWindow.redoseSpacingMinutes` from this instant, either side (D14).
-    public var dosesNear: Date?
+    /// Oxybate doses of any night strictly inside this span: the redose spacing either side of a Dose 1 (D14).
+    public var dosesWithin: InstantSpan?
     /// Taps of one sleep-event type in any night within its cooldown of an instant (a double tap is one tap).
     public var sameEvents: SameEvents?
     /// A check-in's "same as usual" sleep environment, copied from the latest check-in before this instant.
@@ -26,14 +26,38 @@ public struct ActionFacts: Sendable, Equatable {
     }
 
     /// Facts to load; nothing by default.
-    public init(dosesNear: Date? = nil, sameEvents: SameEvents? = nil, usualEnvironmentBefore: Date? = nil) {
-        self.dosesNear = dosesNear
+    public init(dosesWithin: InstantSpan? = nil, sameEvents: SameEvents? = nil, usualEnvironmentBefore: Date? = nil) {
+        self.dosesWithin = dosesWithin
         self.sameEvents = sameEvents
         self.usualEnvironmentBefore = usualEnvironmentBefore
     }
 }
 
+/// The instants strictly after `after` and strictly before `before`: what a store is asked for, so it needs no rule to
+/// know how far to look.
+public struct InstantSpan: Sendable, Equatable {
+    public var after: Date
+    public var before: Date
+
+    /// A span of instants, both ends left out.
+    public init(after: Date, before: Date) {
+        self.after = after
+        self.before = before
+    }
+}
+
 extension NightRules {
+    /// The doses that matter to a Dose 1 at `instant`: those less than the redose spacing from it, either side (D14).
+    public static func redoseSpan(around instant: Date) -> InstantSpan {
+        let spacing = DoseWindow.minutes(DoseWindow.redoseSpacingMinutes)
+        return InstantSpan(after: instant.addingTimeInterval(-spacing), before: instant.addingTimeInterval(spacing))
+    }
+
+    /// The start of the span whose doses may still hold a new Dose 1 back at `now` (D17): the redose spacing before it.
+    public static func redoseLookback(before now: Date) -> Date {
+        now.addingTimeInterval(-DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
+    }
+
     /// The facts `decide` needs for `action` beyond the night itself, at `now` under `settings`.
     public static func factsNeeded(
         for action: NightAction, now: Date, settings: DoseSettings, catalogue: SleepEventCatalogue = .standard
@@ -42,7 +66,7 @@ extension NightRules {
         var facts = ActionFacts()
         switch action.kind {
         case .dose1:
-            facts.dosesNear = at
+            facts.dosesWithin = NightRules.redoseSpan(around: at)
         case .checkIn(let answers) where answers.environment?.sameAsUsual == true:
             facts.usualEnvironmentBefore = at
         default:

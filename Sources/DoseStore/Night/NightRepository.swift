@@ -20,10 +20,10 @@ public protocol NightTransaction {
     func settings(machineTimeZoneID: String) throws -> DoseSettings
     /// The open night with its events, if any.
     func openNight() throws -> NightSession?
-    /// Oxybate doses of every night less than the redose spacing from `instant`, either side (D14).
-    func doses(near instant: Date) throws -> [RecordedDose]
-    /// Every dose of the nights with a dose in the redose spacing up to `instant` (D17).
-    func dosesOfNights(before instant: Date) throws -> [RecordedDose]
+    /// Oxybate doses of every night taken strictly inside `span`.
+    func doses(within span: InstantSpan) throws -> [RecordedDose]
+    /// Every oxybate dose of the nights with one taken after `start` and up to `end`, oldest first.
+    func dosesOfNights(withDoseAfter start: Date, through end: Date) throws -> [RecordedDose]
     /// When taps of `type` were logged in any night less than `seconds` from `instant`, either side.
     func sleepEvents(_ type: SleepEventType, within seconds: TimeInterval, of instant: Date) throws -> [Date]
     /// The sleep environment of the latest check-in before `instant` that has one.

@@ -68,9 +68,11 @@ final class SQLiteNightTransaction: NightTransaction {
         return night
     }
 
-    func doses(near instant: Date) throws -> [RecordedDose] { try NightRecords.doses(near: instant, db) }
+    func doses(within span: InstantSpan) throws -> [RecordedDose] { try NightRecords.doses(within: span, db) }
 
-    func dosesOfNights(before instant: Date) throws -> [RecordedDose] { try NightRecords.dosesOfNights(before: instant, db) }
+    func dosesOfNights(withDoseAfter start: Date, through end: Date) throws -> [RecordedDose] {
+        try NightRecords.dosesOfNights(withDoseAfter: start, through: end, db)
+    }
 
     func sleepEvents(_ type: SleepEventType, within seconds: TimeInterval, of instant: Date) throws -> [Date] {
         try NightRecords.sleepEvents(type, within: seconds, of: instant, db)

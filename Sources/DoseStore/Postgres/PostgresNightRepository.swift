@@ -142,27 +142,24 @@ struct PostgresNightTransaction: NightTransaction {
         return try nights(from: rows).first
     }
 
-    func doses(near instant: Date) throws -> [RecordedDose] {
-        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
-        return try recordedDoses(
+    func doses(within span: InstantSpan) throws -> [RecordedDose] {
+        try recordedDoses(
             """
             SELECT event_type, dosetap_instant(occurred_at), session_id FROM dose_events
             WHERE person_id = \(person) AND event_type IN ('dose1', 'dose2', 'extra_dose')
-                AND occurred_at > \(text(instant.addingTimeInterval(-spacing)))::timestamptz
-                AND occurred_at < \(text(instant.addingTimeInterval(spacing)))::timestamptz
+                AND occurred_at > \(text(span.after))::timestamptz AND occurred_at < \(text(span.before))::timestamptz
             ORDER BY occurred_at, id
             """)
     }
 
-    func dosesOfNights(before instant: Date) throws -> [RecordedDose] {
-        let spacing = TimeInterval(DoseWindow.redoseSpacingMinutes * 60)
-        return try recordedDoses(
+    func dosesOfNights(withDoseAfter start: Date, through end: Date) throws -> [RecordedDose] {
+        try recordedDoses(
             """
             SELECT event_type, dosetap_instant(occurred_at), session_id FROM dose_events
             WHERE event_type IN ('dose1', 'dose2', 'extra_dose') AND session_id IN (
                 SELECT session_id FROM dose_events
                 WHERE person_id = \(person) AND event_type IN ('dose1', 'dose2', 'extra_dose')
-                    AND occurred_at > \(text(instant.addingTimeInterval(-spacing)))::timestamptz AND occurred_at <= \(text(instant))::timestamptz)
+                    AND occurred_at > \(text(start))::timestamptz AND occurred_at <= \(text(end))::timestamptz)
             ORDER BY occurred_at, id
             """)
     }
