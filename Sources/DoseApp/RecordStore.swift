@@ -1,6 +1,6 @@
 import DoseCore
 public import DoseStore
-import Foundation
+public import Foundation
 
 /// Where the program keeps its records: the embedded SQLite file (the default), or a PostgreSQL server (SPEC §5.6).
 ///
@@ -86,10 +86,10 @@ public enum RecordStore: Sendable {
     }
 
     /// True the first time `notice` is asked for, false ever after (until Clear All Data).
-    public func firstShowing(of notice: String, clock: StoreClock) throws -> Bool {
+    public func firstShowing(of notice: String, at now: Date) throws -> Bool {
         switch self {
-        case .sqlite(let database): try database.setup.firstShowing(of: notice, clock: clock)
-        case .postgres(let store, let person): try store.firstShowing(of: notice, to: person, at: clock.now)
+        case .sqlite(let database): try database.setup.firstShowing(of: notice, at: now)
+        case .postgres(let store, let person): try store.firstShowing(of: notice, to: person, at: now)
         }
     }
 

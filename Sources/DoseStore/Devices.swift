@@ -73,14 +73,14 @@ public struct DeviceStore: Sendable {
     }
 
     /// Revokes a device by id or name.
-    public func revoke(_ idOrName: String, clock: StoreClock) throws -> DeviceRecord {
+    public func revoke(_ idOrName: String, at now: Date) throws -> DeviceRecord {
         try database.write { db in
             let columns = DeviceRecord.Columns.self
             guard var record = try DeviceRecord.filter((columns.id == idOrName || columns.name == idOrName) && columns.revokedAt == nil).fetchOne(db)
             else {
                 throw DoseError.notFound(what: "A paired device '\(idOrName)'")
             }
-            record.revokedAt = clock.now
+            record.revokedAt = now
             try record.update(db, columns: [columns.revokedAt])
             // An unpaired phone gets no more alarms, and no more action links.
             try PushSubscriptionRecord.filter(PushSubscriptionRecord.Columns.deviceID == record.id).deleteAll(db)
@@ -94,11 +94,11 @@ public struct DeviceStore: Sendable {
     }
 
     /// Records the response of a request made with an idempotency key; records older than the retention are dropped.
-    public func storeResponse(device: String, key: String, _ response: StoredResponse, clock: StoreClock) throws {
+    public func storeResponse(device: String, key: String, _ response: StoredResponse, at now: Date) throws {
         try database.write { db in
-            try IdempotencyRecord.filter(IdempotencyRecord.Columns.createdAt < ISO8601.string(clock.now.addingTimeInterval(-Self.idempotencyRetention)))
+            try IdempotencyRecord.filter(IdempotencyRecord.Columns.createdAt < ISO8601.string(now.addingTimeInterval(-Self.idempotencyRetention)))
                 .deleteAll(db)
-            try IdempotencyRecord(deviceID: device, key: key, response: response, at: clock.now).insert(db, onConflict: .ignore)
+            try IdempotencyRecord(deviceID: device, key: key, response: response, at: now).insert(db, onConflict: .ignore)
         }
     }
 }

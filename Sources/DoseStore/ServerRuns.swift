@@ -33,11 +33,11 @@ public struct ServerRuns: Sendable {
     }
 
     /// Records that the run is alive (or, with `stopped`, that it stopped cleanly).
-    public func alive(_ run: String, stopped: Bool = false, clock: StoreClock) throws {
+    public func alive(_ run: String, stopped: Bool = false, at now: Date) throws {
         try database.write { db in
             guard var record = try ServerRunRecord.fetchOne(db, key: run) else { return }
-            record.lastSeenAt = clock.now
-            record.stoppedAt = stopped ? clock.now : nil
+            record.lastSeenAt = now
+            record.stoppedAt = stopped ? now : nil
             try record.update(db)
         }
     }

@@ -40,7 +40,7 @@ extension DataTransfer {
 
     /// `sessions.csv` for the nights dated `from` through `to` (all when nil), against the target in force.
     public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
-        let settings = try database.settings.current(clock: clock)
+        let settings = try database.settings.current(machineTimeZoneID: clock.machineTimeZoneID)
         let records = try database.history.nights(
             from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!)
         return Self.sessionsCSV(records, targetMinutes: settings.targetIntervalMinutes)

@@ -27,7 +27,7 @@ public struct SettingsStore: Sendable {
     }
 
     /// The settings in force.
-    public func current(clock: StoreClock) throws -> DoseSettings {
-        try database.read { db in try Self.load(db, machineTimeZoneID: clock.machineTimeZoneID) }
+    public func current(machineTimeZoneID: String) throws -> DoseSettings {
+        try database.read { db in try Self.load(db, machineTimeZoneID: machineTimeZoneID) }
     }
 }

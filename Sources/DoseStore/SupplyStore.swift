@@ -156,10 +156,9 @@ public struct SetupState: Sendable {
     }
 
     /// True the first time it is asked for a notice, false ever after (until Clear All).
-    public func firstShowing(of notice: String, clock: StoreClock) throws -> Bool {
+    public func firstShowing(of notice: String, at now: Date) throws -> Bool {
         try database.write { db in
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO notices_shown (name, shown_at) VALUES (?, ?)", arguments: [notice, ISO8601.string(clock.now)])
+            try db.execute(sql: "INSERT OR IGNORE INTO notices_shown (name, shown_at) VALUES (?, ?)", arguments: [notice, ISO8601.string(now)])
             return db.changesCount > 0
         }
     }

@@ -35,7 +35,7 @@ public struct SupportRecords: Sendable {
 
 extension DataTransfer {
     /// The records a support bundle redacts, oldest first.
-    public func supportRecords(clock: StoreClock) throws -> SupportRecords {
+    public func supportRecords(machineTimeZoneID: String) throws -> SupportRecords {
         return try database.read { db in
             var events: [SupportRecords.Event] = []
             // The rows events.csv is made of; the note (the last column) is never read.
@@ -56,7 +56,7 @@ extension DataTransfer {
             }
             return SupportRecords(
                 events: events, medications: medications, inventory: try SupplyStore.entries(db),
-                settings: try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID),
+                settings: try SettingsStore.load(db, machineTimeZoneID: machineTimeZoneID),
                 counts: counts, schemaVersion: Schema.version)
         }
     }

@@ -55,7 +55,7 @@ struct BundleFormatTests {
         let late = try #require(nights.first { $0.session.date.description == "2026-11-01" && $0.intervalMinutes != nil })
         #expect(late.intervalMinutes == 245 && late.session.events.contains { $0.kind == .dose2 && $0.metadata.isLate })
         #expect(nights.contains { $0.session.date.description == "2026-11-03" && $0.terminalState == .expired })
-        #expect(try ledger.database.settings.current(clock: clock.store).targetIntervalMinutes == 180)
+        #expect(try ledger.database.settings.current(machineTimeZoneID: clock.store.machineTimeZoneID).targetIntervalMinutes == 180)
         let version = try JSONSerialization.jsonObject(with: after["schema_version.json"]!) as? [String: Any]
         #expect(version?["schema_version"] as? String == String(Schema.version) && version?["format"] as? String == BundleFormats.format)
 

@@ -182,7 +182,7 @@ struct LedgerTests {
     func settings() throws {
         let ledger = try F.ledger()
         let clock = TestClock(F.dose1)
-        #expect(try ledger.database.settings.current(clock: clock.store).timeZoneID == "America/New_York")
+        #expect(try ledger.database.settings.current(machineTimeZoneID: clock.store.machineTimeZoneID).timeZoneID == "America/New_York")
         let updated = try ledger.database.settings.update("cooldown.Brief Wake", to: "30", clock: clock.store)
         #expect(try updated.value(of: "cooldown.wake_temp") == "30")
         let refused = F.refusal { _ = try ledger.database.settings.update("target_interval", to: "200", clock: clock.store) }
@@ -195,7 +195,7 @@ struct LedgerTests {
             #expect(details == "{\"from\":\"165\",\"to\":\"180\"}")
         }
         try ledger.database.writer.write { try $0.execute(sql: "UPDATE settings SET value = '999' WHERE key = 'target_interval'") }
-        let broken = F.refusal { _ = try ledger.database.settings.current(clock: clock.store) }
+        let broken = F.refusal { _ = try ledger.database.settings.current(machineTimeZoneID: clock.store.machineTimeZoneID) }
         #expect(StoreFixture.isFileProblem(broken))
     }
 

@@ -268,7 +268,7 @@ struct ClearAllTests {
         #expect(report.deleted["sleep_events"] == 200)
         #expect(report.remaining.values.allSatisfy { $0 == 0 })
         #expect(try ledger.database.transfer.eventsCSV() == DataTransfer.eventsCSVHeader + "\r\n")
-        #expect(try ledger.database.settings.current(clock: clock.store).targetIntervalMinutes == 165)
+        #expect(try ledger.database.settings.current(machineTimeZoneID: clock.store.machineTimeZoneID).targetIntervalMinutes == 165)
         let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         for file in files {
             let data = try Data(contentsOf: directory.appendingPathComponent(file))

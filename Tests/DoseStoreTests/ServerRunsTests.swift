@@ -18,13 +18,13 @@ struct ServerRunsTests {
         let clock = TestClock(start)
         let first = try ledger.database.serverRuns.started(clock: clock.store)
         clock.set(minutes(0.5))
-        try ledger.database.serverRuns.alive(first, clock: clock.store)
+        try ledger.database.serverRuns.alive(first, at: clock.store.now)
         // Killed at about 00:01; the supervisor is slow and it is back at 00:10.
         clock.set(minutes(10))
         let second = try ledger.database.serverRuns.started(clock: clock.store)
         // Stopped cleanly at 00:20 and started again 30 s later: a restart, not an outage.
         clock.set(minutes(20))
-        try ledger.database.serverRuns.alive(second, stopped: true, clock: clock.store)
+        try ledger.database.serverRuns.alive(second, stopped: true, at: clock.store.now)
         clock.set(minutes(20.5))
         let third = try ledger.database.serverRuns.started(clock: clock.store)
         // Dies at once, again at once: 00:20:30 → 00:40 and 00:40 → 01:00 are one outage to a person.

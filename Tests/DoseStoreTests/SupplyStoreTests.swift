@@ -133,12 +133,12 @@ struct SupplyStoreTests {
         let database = try AppDatabase.inMemory()
         let clock = TestClock(Self.refillAt)
         #expect(try !database.setup.isComplete())
-        #expect(try database.setup.firstShowing(of: "setup_hint", clock: clock.store))
-        #expect(try !database.setup.firstShowing(of: "setup_hint", clock: clock.store))
+        #expect(try database.setup.firstShowing(of: "setup_hint", at: clock.store.now))
+        #expect(try !database.setup.firstShowing(of: "setup_hint", at: clock.store.now))
         try database.setup.complete(surface: "web", clock: clock.store)
         #expect(try database.setup.isComplete())
         _ = try database.clearAll(confirmation: AppDatabase.clearAllPhrase)
         #expect(try !database.setup.isComplete())
-        #expect(try database.setup.firstShowing(of: "setup_hint", clock: clock.store))
+        #expect(try database.setup.firstShowing(of: "setup_hint", at: clock.store.now))
     }
 }

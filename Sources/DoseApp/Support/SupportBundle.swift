@@ -36,7 +36,7 @@ public struct SupportService: Sendable {
 
     /// The redacted files, from the stored records and the diagnostic log's text.
     public func bundle(diagnosticLog: String, version: String) throws -> SupportBundle {
-        let records = try app.onSettledRecords { try $0.transfer.supportRecords(clock: app.clock) }
+        let records = try app.onSettledRecords { try $0.transfer.supportRecords(machineTimeZoneID: app.clock.machineTimeZoneID) }
         let salt = app.clock.random.bytes(32)
         let pseudonym = { (id: String) -> String in
             var hash = SHA256()

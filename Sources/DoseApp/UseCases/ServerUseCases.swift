@@ -72,6 +72,6 @@ public struct ReminderService: Sendable {
 
     /// Records that the run is alive, or that it stopped cleanly.
     public func serverAlive(_ run: String, stopped: Bool = false) throws {
-        try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.alive(run, stopped: stopped, clock: app.clock) }
+        try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.alive(run, stopped: stopped, at: app.clock.now) }
     }
 }

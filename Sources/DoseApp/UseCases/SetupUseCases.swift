@@ -72,7 +72,7 @@ public struct DeviceService: Sendable {
 
     /// Revokes a device by id or name; its token stops working at once.
     public func revoke(_ idOrName: String) throws -> DeviceRecord {
-        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.devices.revoke(idOrName, clock: app.clock) }
+        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.devices.revoke(idOrName, at: app.clock.now) }
     }
 
     /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
@@ -87,7 +87,7 @@ public struct DeviceService: Sendable {
 
     /// Stores the answer to a request made with an idempotency key.
     public func storeResponse(device: String, key: String, _ response: StoredResponse) throws {
-        try app.onRecords(only: ["idempotency_keys"]) { try $0.devices.storeResponse(device: device, key: key, response, clock: app.clock) }
+        try app.onRecords(only: ["idempotency_keys"]) { try $0.devices.storeResponse(device: device, key: key, response, at: app.clock.now) }
     }
 
     /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).

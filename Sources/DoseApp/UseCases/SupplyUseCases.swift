@@ -153,7 +153,7 @@ public struct SetupService: Sendable {
 
     /// True once per database while setup has never been completed: the moment to say how to run it.
     public func shouldShowHint() throws -> Bool {
-        try !isComplete() && app.store.firstShowing(of: Self.hintNotice, clock: app.clock)
+        try !isComplete() && app.store.firstShowing(of: Self.hintNotice, at: app.clock.now)
     }
 }
 
