@@ -1,4 +1,4 @@
-import DoseCore
+public import DoseCore
 public import DoseStore
 public import Foundation
 
@@ -58,6 +58,14 @@ public enum RecordStore: Sendable {
         switch self {
         case .sqlite(let database): try database.history.page(query)
         case .postgres(let store, let person): try store.historyPage(of: person, query)
+        }
+    }
+
+    /// Calls `body` with every night dated `from` through `to`, oldest first, with all events, a few hundred at a time.
+    public func forEachNight(from: SessionKey, to: SessionKey, _ body: (NightRecord) throws -> Void) throws {
+        switch self {
+        case .sqlite(let database): try database.history.forEachNight(from: from, to: to, body)
+        case .postgres(let store, let person): try store.forEachNight(of: person, from: from, to: to, body)
         }
     }
 

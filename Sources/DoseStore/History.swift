@@ -261,14 +261,15 @@ public struct HistoryStore: Sendable {
     public func forEachNight(from: SessionKey, to: SessionKey, _ body: (NightRecord) throws -> Void) throws {
         try database.read { db in
             let ids = try String.fetchAll(
-                db, sql: "SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ? ORDER BY session_date, started_at",
+                db, sql: "SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ? ORDER BY session_date, started_at, id",
                 arguments: [from.description, to.description])
             var query = HistoryQuery()
             query.sort = .oldest
             for start in stride(from: 0, to: ids.count, by: NightRecords.sessionsPerQuery) {
                 let chunk = Array(ids[start..<min(ids.count, start + NightRecords.sessionsPerQuery)])
                 let rows = try Row.fetchAll(
-                    db, sql: "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, started_at",
+                    db,
+                    sql: "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, started_at, id",
                     arguments: StatementArguments(chunk))
                 for record in try Self.records(from: rows, query: query, db) { try body(record) }
             }

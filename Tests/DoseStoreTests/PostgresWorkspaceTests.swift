@@ -1,4 +1,5 @@
 import DoseCore
+import DoseTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -124,5 +125,30 @@ struct PostgresWorkspaceTests {
             }
         }
         #expect(try PostgresTestDatabase.snapshot(store) == before)
+    }
+
+    @Test("the report's nights, copied a chunk at a time in one snapshot, are the file's nights in the file's order", .needsPostgres)
+    func nightsInChunks() throws {
+        let sqlite = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 1, 22, 0))
+        for day in 1...7 {
+            let dose1 = WallClock.date(2026, 11, day, 22, 0)
+            try StoreFixture.act(sqlite.ledger, .dose1, at: dose1, clock: clock)
+            try StoreFixture.act(sqlite.ledger, .log(event: "bathroom"), at: StoreFixture.minutes(Double(20 + day), after: dose1), clock: clock)
+            try StoreFixture.act(sqlite.ledger, .dose2, at: StoreFixture.minutes(Double(150 + 5 * day), after: dose1), clock: clock)
+        }
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        try store.fill("local", with: try sqlite.contents())
+        let (from, to) = (SessionKey(year: 2026, month: 11, day: 2)!, SessionKey(year: 2026, month: 11, day: 6)!)
+        let expected = try sqlite.history.nights(from: from, to: to).map { ($0.session.id, $0.session.events.map(\.id), $0.intervalMinutes) }
+        #expect(expected.count == 5)
+        for chunk in [1, 2, 5, 366] {
+            var seen: [(SessionID, [EventID], Int?)] = []
+            try store.forEachNight(of: "local", from: from, to: to, chunksOf: chunk) {
+                seen.append(($0.session.id, $0.session.events.map(\.id), $0.intervalMinutes))
+            }
+            #expect(seen.map(\.0) == expected.map(\.0) && seen.map(\.1) == expected.map(\.1) && seen.map(\.2) == expected.map(\.2), "chunks of \(chunk)")
+        }
     }
 }

@@ -53,9 +53,8 @@ public struct InsightsService: Sendable {
         let result = try insights(nights: nights, from: from, to: to)
         let period = result.insights.period
         var rows: [Row] = []
-        try app.readSettledRecords(only: HistoryStore.recordTables, nights: .dated(from: period.from, to: period.to)) { database in
-            try database.history.forEachNight(from: period.from, to: period.to) { rows.append(try row($0, result)) }
-        }
+        try app.night.settle()
+        try app.store.forEachNight(from: period.from, to: period.to) { rows.append(try row($0, result)) }
         return (result, rows)
     }
 

@@ -1,4 +1,4 @@
-import DoseCore
+public import DoseCore
 import PostgresNIO
 
 extension PostgresStore {
@@ -12,6 +12,27 @@ extension PostgresStore {
         }
         return try PostgresWorkspace(store: self, person: person).read(only: HistoryStore.recordTables, choosing: choose) { database, nights in
             try database.history.page(query, of: nights)
+        }
+    }
+
+    /// Calls `body` with every night dated `from` through `to`, oldest first, with all events: in one snapshot, `chunk`
+    /// nights (a year) copied at a time, so ten years of events never sit in memory at once (the report's table).
+    public func forEachNight(
+        of person: String, from: SessionKey, to: SessionKey, chunksOf chunk: Int = 366, _ body: (NightRecord) throws -> Void
+    ) throws {
+        let ids = { (session: PostgresSession) in
+            var binds = PostgresBindings()
+            binds.append(person)
+            binds.append(from.description)
+            binds.append(to.description)
+            let sql = """
+                SELECT id FROM sleep_sessions WHERE person_id = $1 AND session_date BETWEEN $2::date AND $3::date
+                ORDER BY session_date, started_at, id COLLATE "C"
+                """
+            return try session.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { try $0.decode(String.self) }
+        }
+        try PostgresWorkspace(store: self, person: person).readEach(only: HistoryStore.recordTables, chunksOf: chunk, ids: ids) { database in
+            try database.history.forEachNight(from: from, to: to, body)
         }
     }
 

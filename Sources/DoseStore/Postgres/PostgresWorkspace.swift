@@ -59,6 +59,20 @@ struct PostgresWorkspace {
         }
     }
 
+    /// Runs `work` on one copy after another in one snapshot, each holding the nights of one chunk of `ids` (chosen in
+    /// the snapshot by `choose`) and the tables `only` names: a read of many nights never holds them all at once.
+    func readEach(only: Set<String>, chunksOf size: Int, ids choose: (PostgresSession) throws -> [String], _ work: (AppDatabase) throws -> Void) throws {
+        let tables = try store.workspaceTables().filter { only.contains($0.name) }
+        try store.transaction(readOnly: true) { session in
+            let ids = try choose(session)
+            for start in stride(from: 0, to: ids.count, by: size) {
+                let copy = try AppDatabase.migratedQueue()
+                try load(tables, nights: .ids(Array(ids[start..<min(ids.count, start + size)])), from: session, into: copy)
+                try work(AppDatabase(workspace: copy, imports: store.imports))
+            }
+        }
+    }
+
     /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
     func snapshot() throws -> DatabaseQueue {
         let tables = try store.workspaceTables()
