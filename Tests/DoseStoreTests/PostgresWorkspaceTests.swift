@@ -151,4 +151,24 @@ struct PostgresWorkspaceTests {
             #expect(seen.map(\.0) == expected.map(\.0) && seen.map(\.1) == expected.map(\.1) && seen.map(\.2) == expected.map(\.2), "chunks of \(chunk)")
         }
     }
+
+    @Test("events.csv through a cursor: every event once, in order, whatever the person's id holds", .needsPostgres)
+    func eventsThroughCursor() throws {
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        let header = DataTransfer.eventsCSVHeader + "\r\n"
+        #expect(try store.eventsCSV(of: "it's') OR true --") == header, "a quote in the id is a quote, not SQL")
+        let sqlite = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 1, 22, 0))
+        for day in 1...3 {
+            try StoreFixture.act(sqlite.ledger, .dose1, at: WallClock.date(2026, 11, day, 22, 0), clock: clock)
+        }
+        try store.fill("local", with: try sqlite.contents())
+        // Three Dose 1s, and the two Dose 2s skipped when their nights closed: five rows, fetched two and one at a time too.
+        let file = try sqlite.transfer.eventsCSV()
+        #expect(file.components(separatedBy: "\r\n").count == 7, "\(file)")
+        for rowsPerFetch in [1, 2, 4000] {
+            #expect(try store.eventsCSV(of: "local", rowsPerFetch: rowsPerFetch) == file, "\(rowsPerFetch) a fetch")
+        }
+    }
 }
