@@ -1,5 +1,5 @@
 public import DoseCore
-import Foundation
+public import Foundation
 import GRDB
 
 /// The export formats of this issue (SPEC §5.2, D10).
@@ -30,11 +30,8 @@ public struct DataTransfer: Sendable {
             FROM audit_log WHERE action = 'undo'
         ORDER BY occurred_at, id
         """
-    /// The analytics CSV header (D10).
-    public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
-
-    /// The tables `analyticsCSV` reads: a PostgreSQL workspace copies only these for it.
-    public static let analyticsCSVTables: Set<String> = ["sleep_sessions", "settings"]
+    /// The tables `dosedNights` reads: a PostgreSQL workspace copies only these for it.
+    public static let dosedNightTables: Set<String> = ["sleep_sessions"]
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV() throws -> String {
@@ -51,14 +48,9 @@ public struct DataTransfer: Sendable {
         }
     }
 
-    /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the call's zone.
-    /// `OnTime`: |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang
-    /// (before the target time, with no snooze), i.e. the person woke without the alarm.
-    public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
+    /// The nights with a Dose 1 dated `from` through `to` (all when nil), oldest first, as the analytics CSV reads them.
+    public func dosedNights(from: SessionKey? = nil, to: SessionKey? = nil) throws -> [DosedNight] {
         return try database.read { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let timeZone = clock.zone(settings)
-            var out = CSV.row(Self.analyticsCSVHeader.split(separator: ",").map(String.init))
             var conditions = ["dose1_at IS NOT NULL"]
             var arguments: [any DatabaseValueConvertible] = []
             if let from {
@@ -73,21 +65,16 @@ public struct DataTransfer: Sendable {
                 db,
                 sql: """
                     SELECT session_date, dose1_at, dose2_at, interval_minutes, snooze_count FROM sleep_sessions
-                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY session_date, started_at
+                    WHERE \(conditions.joined(separator: " AND ")) ORDER BY session_date, started_at, id
                     """, arguments: StatementArguments(arguments))
-            let target = settings.targetIntervalMinutes
+            var nights: [DosedNight] = []
             while let row = try rows.next() {
-                let dose1 = NightRecords.instant(row["dose1_at"])
-                let dose2 = (row["dose2_at"] as String?).map(NightRecords.instant)
-                let interval: Int? = row["interval_minutes"]
-                let onTime = interval.map { DoseWindow.isOnTime(intervalMinutes: $0, targetMinutes: target) } ?? false
-                let natural = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: target, snoozes: row["snooze_count"]) } ?? false
-                out += CSV.row([
-                    row["session_date"], LocalClock.hourMinuteSecond(dose1, in: timeZone), dose2.map { LocalClock.hourMinuteSecond($0, in: timeZone) } ?? "",
-                    interval.map(String.init) ?? "", String(onTime), String(natural),
-                ])
+                nights.append(
+                    DosedNight(
+                        date: row["session_date"], dose1: NightRecords.instant(row["dose1_at"]), dose2: (row["dose2_at"] as String?).map(NightRecords.instant),
+                        intervalMinutes: row["interval_minutes"], snoozes: row["snooze_count"]))
             }
-            return out
+            return nights
         }
     }
 
@@ -168,4 +155,13 @@ public enum SafeFile {
             close(directoryDescriptor)
         }
     }
+}
+
+/// A night with a Dose 1 as the analytics CSV reads it: its date, its doses, its interval and its snoozes.
+public struct DosedNight: Sendable {
+    public var date: String
+    public var dose1: Date
+    public var dose2: Date?
+    public var intervalMinutes: Int?
+    public var snoozes: Int
 }

@@ -194,7 +194,7 @@ struct ExportTests {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.dose1)
         #expect(try ledger.database.transfer.eventsCSV() == DataTransfer.eventsCSVHeader + "\r\n")
-        #expect(try ledger.database.transfer.analyticsCSV(clock: clock.store) == DataTransfer.analyticsCSVHeader + "\r\n")
+        #expect(try UseCases(store: .sqlite(ledger.database), clock: clock.store).transfer.analyticsCSV() == TransferService.analyticsCSVHeader + "\r\n")
     }
 
     @Test("events.csv: v1 names, dose sequence, undo rows, time order, guarded notes")
@@ -222,19 +222,20 @@ struct ExportTests {
     @Test("analytics: local times, interval, OnTime within ±10 min of target, NaturalWake before the alarm")
     func analytics() throws {
         let (ledger, clock) = try tenNights()
-        let rows = try ledger.database.transfer.analyticsCSV(clock: clock.store).components(separatedBy: "\r\n").dropLast()
+        let transfer = UseCases(store: .sqlite(ledger.database), clock: clock.store).transfer
+        let rows = try transfer.analyticsCSV().components(separatedBy: "\r\n").dropLast()
         #expect(rows.count == 11)
         // Intervals 155…200 against target 165: on time for 155–175.
         #expect(rows[1] == "2026-11-01,22:00:00,00:35:00,155,true,true")
         #expect(rows[3] == "2026-11-03,22:00:00,00:45:00,165,true,false")
         #expect(rows[5] == "2026-11-05,22:00:00,00:55:00,175,true,false")
         #expect(rows[6] == "2026-11-06,22:00:00,01:00:00,180,false,false")
-        var range = try ledger.database.transfer.analyticsCSV(from: SessionKey(parsing: "2026-11-09"), clock: clock.store)
+        var range = try transfer.analyticsCSV(from: SessionKey(parsing: "2026-11-09"))
         #expect(range.components(separatedBy: "\r\n").count == 4)
         // `--tz Europe/Paris`: the same nights in the call's zone.
         var paris = clock.store
         paris.timeZoneOverride = TimeZone(identifier: "Europe/Paris")
-        range = try ledger.database.transfer.analyticsCSV(clock: paris)
+        range = try UseCases(store: .sqlite(ledger.database), clock: paris).transfer.analyticsCSV()
         #expect(range.contains("2026-11-01,04:00:00,06:35:00,155"))
     }
 }

@@ -12,11 +12,30 @@ public struct TransferService: Sendable {
         return try app.store.eventsCSV()
     }
 
-    /// The analytics CSV, one row per night with Dose 1, in the call's zone.
+    /// The analytics CSV header (D10).
+    public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
+
+    /// The analytics CSV: one row per night with Dose 1, oldest first, local times in the call's zone. `OnTime`:
+    /// |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang (before the target time,
+    /// with no snooze), i.e. the person woke without the alarm. Both judged by DoseCore's window.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try app.readSettledRecords(only: DataTransfer.analyticsCSVTables, nights: nil) {
-            try $0.transfer.analyticsCSV(from: from, to: to, clock: app.clock)
+        let nights = try app.readSettledRecords(only: DataTransfer.dosedNightTables, nights: nil) {
+            try $0.transfer.dosedNights(from: from, to: to)
         }
+        let settings = try app.settings.current()
+        let zone = app.clock.zone(settings)
+        let target = settings.targetIntervalMinutes
+        var out = CSV.row(Self.analyticsCSVHeader.split(separator: ",").map(String.init))
+        for night in nights {
+            let onTime = night.intervalMinutes.map { DoseWindow.isOnTime(intervalMinutes: $0, targetMinutes: target) } ?? false
+            let natural =
+                night.dose2.map { DoseWindow.isNaturalWake(dose1: night.dose1, dose2: $0, targetMinutes: target, snoozes: night.snoozes) } ?? false
+            out += CSV.row([
+                night.date, LocalClock.hourMinuteSecond(night.dose1, in: zone), night.dose2.map { LocalClock.hourMinuteSecond($0, in: zone) } ?? "",
+                night.intervalMinutes.map(String.init) ?? "", String(onTime), String(natural),
+            ])
+        }
+        return out
     }
 
     /// `sessions.csv`: one row per night with the insights columns.
