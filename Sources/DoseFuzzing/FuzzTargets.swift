@@ -172,7 +172,7 @@ public enum FuzzFixture {
             }
         }
         let path = directory.appendingPathComponent("valid.zip").path
-        _ = try database.transfer.exportBundle(to: path, clock: clock())
+        _ = try UseCases(store: .sqlite(database), clock: clock()).transfer.exportBundle(to: path)
         guard let archive = try? Archive(url: URL(fileURLWithPath: path), accessMode: .read, pathEncoding: nil) else { return [] }
         var entries: [(name: String, data: Data)] = []
         for entry in archive {

@@ -1,4 +1,4 @@
-public import DoseCore
+import DoseCore
 import Foundation
 
 extension DataTransfer {
@@ -12,7 +12,7 @@ extension DataTransfer {
         ] + sleepColumns
 
     /// The wearable's figures of the night, empty where no wearable was imported or the source does not tell them.
-    static let sleepColumns = [
+    public static let sleepColumns = [
         "sleep_source", "sleep_onset_local", "final_wake_local", "minutes_asleep", "waso_minutes", "wake_count", "deep_minutes", "rem_minutes",
         "light_minutes", "awake_minutes", "stage_at_dose2", "minutes_from_deep_to_dose2", "recovery_percent", "resting_heart_rate", "hrv_ms",
     ]
@@ -37,52 +37,4 @@ extension DataTransfer {
         "minutes_from_deep_to_dose2": "minutes from the last deep sleep to Dose 2", "recovery_percent": "WHOOP's recovery, 0–100",
         "resting_heart_rate": "WHOOP's resting heart rate", "hrv_ms": "WHOOP's heart-rate variability (RMSSD), ms",
     ]
-
-    /// `sessions.csv` for the nights dated `from` through `to` (all when nil), against the target in force.
-    public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil, clock: StoreClock) throws -> String {
-        let settings = try database.settings.current(machineTimeZoneID: clock.machineTimeZoneID)
-        let records = try database.history.nights(
-            from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!)
-        return Self.sessionsCSV(records, targetMinutes: settings.targetIntervalMinutes)
-    }
-
-    /// The night's sleep columns; every one empty without a wearable's sleep.
-    static func sleepFields(_ figures: SleepFigures?, zone: TimeZone) -> [String] {
-        guard let figures else { return Array(repeating: "", count: sleepColumns.count) }
-        func minutes(_ value: Double?) -> String { value.map(NumberText.tenths) ?? "" }
-        func clock(_ instant: Date?) -> String { instant.map { LocalClock.hourMinute($0, in: zone) } ?? "" }
-        let staged = figures.hasStages
-        return [
-            CSV.field(figures.sources.joined(separator: "; "), freeText: true), clock(figures.sleepOnset), clock(figures.finalWake),
-            minutes(figures.minutesAsleep), minutes(figures.wasoMinutes), figures.wakeCount.map(String.init) ?? "",
-            staged ? minutes(figures.stageMinutes[.deep]) : "", staged ? minutes(figures.stageMinutes[.rem]) : "",
-            staged ? minutes(figures.stageMinutes[.core]) : "", minutes(figures.stageMinutes[.awake]), figures.stageAtDose2?.rawValue ?? "",
-            minutes(figures.minutesFromDeepToDose2), minutes(figures.recovery?.recoveryPercent), minutes(figures.recovery?.restingHeartRate),
-            minutes(figures.recovery?.hrvMilliseconds),
-        ]
-    }
-
-    static func sessionsCSV(_ records: [NightRecord], targetMinutes: Int) -> String {
-        var out = CSV.row(sessionsCSVColumns)
-        for record in records {
-            let facts = NightFacts(record.session.events)
-            let night = Adherence.Night(record.session, targetMinutes: targetMinutes)
-            func local(_ event: NightEvent?) -> String {
-                guard let event else { return "" }
-                return LocalClock.hourMinute(event.occurredAt, in: TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!)
-            }
-            let zone = facts.dose1?.timeZoneID ?? record.session.events.first?.timeZoneID ?? ""
-            out += CSV.row(
-                [
-                    record.session.date.description, record.session.id.rawValue, zone, local(facts.dose1), local(facts.dose2),
-                    night?.intervalMinutes.map(String.init) ?? "", String(targetMinutes), night?.timing.rawValue ?? "",
-                    night.map { String($0.timing == .onTarget) } ?? "", night.map { String($0.insideWindow) } ?? "",
-                    night.map { String($0.naturalWake) } ?? "", String(facts.snoozes.count), String(facts.extraDoses.count),
-                    night.map { String($0.awakenings) } ?? "", night.map { String($0.wasoEstimateMinutes) } ?? "",
-                    record.checkIn.map { String($0.sleepQuality) } ?? "", record.checkIn.map { String($0.wellnessScore) } ?? "",
-                    CSV.field(Array(Set(record.medications.map(\.name))).sorted().joined(separator: "; "), freeText: true),
-                ] + sleepFields(record.sleep?.figures, zone: TimeZone(identifier: zone) ?? TimeZone(secondsFromGMT: 0)!))
-        }
-        return out
-    }
 }

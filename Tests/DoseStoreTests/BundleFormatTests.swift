@@ -41,7 +41,7 @@ struct BundleFormatTests {
         #expect(report.imported["sessions.csv"] == 5 && report.imported["dose_events.csv"] == 10, "\(report.imported)")
 
         let again = directory.appendingPathComponent("again.zip")
-        try ledger.database.transfer.exportBundle(to: again.path, clock: clock.store)
+        _ = try UseCases(store: .sqlite(ledger.database), clock: clock.store).transfer.exportBundle(to: again.path)
         // The fixture as this build reads it: its files brought to today's schema by the upgrade steps.
         var upgraded = try BundleFixture.entries(of: source).mapValues { String(decoding: $0, as: UTF8.self) }
         try BundleFormats.upgrade(&upgraded, from: schema)

@@ -16,7 +16,7 @@ struct BundleRoundTripTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (source, clock) = try BundleFixture.variedLedger()
         let first = directory.appendingPathComponent("first.zip")
-        let counts = try source.database.transfer.exportBundle(to: first.path, clock: clock.store)
+        let counts = try UseCases(store: .sqlite(source.database), clock: clock.store).transfer.exportBundle(to: first.path)
         #expect(counts["sessions.csv"] == 21)
         #expect((counts["dose_events.csv"] ?? 0) > 40)
         #expect(try FileManager.default.attributesOfItem(atPath: first.path)[.posixPermissions] as? Int == 0o600)
@@ -27,7 +27,7 @@ struct BundleRoundTripTests {
         #expect(report.skippedTotal == 0)
         #expect(report.importedTotal == counts.values.reduce(0, +))
         let second = directory.appendingPathComponent("second.zip")
-        _ = try target.database.transfer.exportBundle(to: second.path, clock: clock.store)
+        _ = try UseCases(store: .sqlite(target.database), clock: clock.store).transfer.exportBundle(to: second.path)
         let a = try BundleFixture.entries(of: first)
         let b = try BundleFixture.entries(of: second)
         #expect(Set(a.keys) == Set(b.keys))
@@ -50,7 +50,7 @@ struct BundleRoundTripTests {
         let clock = TestClock(StoreFixture.dose1)
         try StoreFixture.act(source, .dose1, at: StoreFixture.dose1, clock: clock)
         let path = directory.appendingPathComponent("open.zip").path
-        _ = try source.database.transfer.exportBundle(to: path, clock: clock.store)
+        _ = try UseCases(store: .sqlite(source.database), clock: clock.store).transfer.exportBundle(to: path)
         let target = try StoreFixture.ledger()
         try StoreFixture.act(target, .dose1, at: StoreFixture.minutes(5), clock: clock)
         let report = try target.database.transfer.importFile(at: path, clock: clock.store)

@@ -110,7 +110,7 @@ struct HostileImportTests {
         try! FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let (ledger, clock) = try! BundleFixture.variedLedger(weeks: 1)
         let url = directory.appendingPathComponent("valid.zip")
-        try! ledger.database.transfer.exportBundle(to: url.path, clock: clock.store)
+        _ = try! UseCases(store: .sqlite(ledger.database), clock: clock.store).transfer.exportBundle(to: url.path)
         return (try! BundleFixture.entries(of: url), directory)
     }()
 

@@ -76,7 +76,7 @@ struct NightSummaryStoreTests {
         let directory = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bundle = directory.appendingPathComponent("b.zip").path
-        _ = try source.database.transfer.exportBundle(to: bundle, clock: clock.store)
+        _ = try UseCases(store: .sqlite(source.database), clock: clock.store).transfer.exportBundle(to: bundle)
         let target = try AppDatabase.inMemory()
         _ = try target.transfer.importFile(at: bundle, clock: clock.store)
         try Self.expectAgreement(target, clock: clock)

@@ -97,7 +97,7 @@ struct SupplyStoreTests {
                 id: clock.nextID(), kind: .adjustment, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: nil, countedML: 300, reason: "counted"),
             clock: clock.store)
         let path = directory.appendingPathComponent("bundle.zip").path
-        let counts = try source.transfer.exportBundle(to: path, clock: clock.store)
+        let counts = try UseCases(store: .sqlite(source), clock: clock.store).transfer.exportBundle(to: path)
         #expect(counts["inventory.csv"] == 2)
         let target = try AppDatabase.inMemory()
         _ = try target.transfer.importFile(at: path, clock: clock.store)

@@ -182,7 +182,7 @@ struct WhoopImportTests {
         let insight = try #require(database.history.insightNights(from: date, to: date).first)
         #expect(insight.sleep == byWhoop)
         // sessions.csv carries the figures WHOOP gave and leaves what it does not tell empty.
-        let csv = try database.transfer.sessionsCSV(clock: clock.store)
+        let csv = try UseCases(store: .sqlite(database), clock: clock.store).transfer.sessionsCSV()
         #expect(csv.contains(",WHOOP,23:10,06:55,420,45,,95,115,210,45,,,62,54,48.5\r\n"), "\(csv)")
     }
 

@@ -40,7 +40,9 @@ public struct TransferService: Sendable {
 
     /// `sessions.csv`: one row per night with the insights columns.
     public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try app.onRecords { try $0.transfer.sessionsCSV(from: from, to: to, clock: app.clock) }
+        try app.readSettledRecords(only: HistoryStore.recordTables, nights: nil) { database in
+            try SessionsCSV.text(database, from: from, to: to, machineTimeZoneID: app.clock.machineTimeZoneID)
+        }
     }
 
     /// The bundle's file name for today, in the call's zone.
@@ -50,7 +52,10 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        try app.readSettledRecords(nights: nil) { try $0.transfer.exportBundle(to: path, clock: app.clock) }
+        try app.readSettledRecords(nights: nil) { database in
+            let analytics = try SessionsCSV.text(database, machineTimeZoneID: app.clock.machineTimeZoneID)
+            return try database.transfer.exportBundle(to: path, analytics: analytics, clock: app.clock)
+        }
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.

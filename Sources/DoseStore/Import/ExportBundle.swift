@@ -133,7 +133,7 @@ extension DataTransfer {
     /// Writes the export bundle to `path`: a temporary name in the same folder, owner-only, synced, then renamed.
     /// Returns the number of data rows per file.
     @discardableResult
-    public func exportBundle(to path: String, clock: StoreClock) throws -> [String: Int] {
+    public func exportBundle(to path: String, analytics: String, clock: StoreClock) throws -> [String: Int] {
         let (files, counts) = try database.read { db -> ([(String, String)], [String: Int]) in
             var files: [(String, String)] = []
             var counts: [String: Int] = [:]
@@ -158,7 +158,6 @@ extension DataTransfer {
             return (files, counts)
         }
         let events = try eventsCSV()
-        let analytics = try sessionsCSV(clock: clock)
         try SafeZip.write((files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)]).map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
         return counts
     }
