@@ -39,6 +39,11 @@ final class Server: @unchecked Sendable {
 
     var base: String { "http://127.0.0.1:\(port)" }
 
+    // A test that fails, or ends, before stopping its server must not leave it running after the suite.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// Sends SIGKILL, as a crash or the kernel's OOM killer would, and waits for the process to be gone.
     func kill9() async throws {
         kill(process.processIdentifier, SIGKILL)
