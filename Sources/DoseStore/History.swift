@@ -136,7 +136,6 @@ public struct HistoryGroup: Sendable {
     public var nights: [NightRecord]
 }
 
-/// One page of history.
 /// Which nights make one page of history, in its order, and how many nights the query matches in all.
 public struct HistoryPageNights: Sendable {
     public var total: Int
@@ -149,6 +148,7 @@ public struct HistoryPageNights: Sendable {
     }
 }
 
+/// One page of history.
 public struct HistoryPage: Sendable {
     public var groups: [HistoryGroup]
     /// Nights matching the filters, all pages.

@@ -47,17 +47,6 @@ public struct InstantSpan: Sendable, Equatable {
 }
 
 extension NightRules {
-    /// The doses that matter to a Dose 1 at `instant`: those less than the redose spacing from it, either side (D14).
-    public static func redoseSpan(around instant: Date) -> InstantSpan {
-        let spacing = DoseWindow.minutes(DoseWindow.redoseSpacingMinutes)
-        return InstantSpan(after: instant.addingTimeInterval(-spacing), before: instant.addingTimeInterval(spacing))
-    }
-
-    /// The start of the span whose doses may still hold a new Dose 1 back at `now` (D17): the redose spacing before it.
-    public static func redoseLookback(before now: Date) -> Date {
-        now.addingTimeInterval(-DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
-    }
-
     /// The facts `decide` needs for `action` beyond the night itself, at `now` under `settings`.
     public static func factsNeeded(
         for action: NightAction, now: Date, settings: DoseSettings, catalogue: SleepEventCatalogue = .standard

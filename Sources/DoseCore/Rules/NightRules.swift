@@ -42,14 +42,25 @@ public enum NightRules {
     /// The most recent oxybate dose less than 8 hours from `instant` (either side: a back-dated Dose 1 may fall before
     /// one), or nil when a new Dose 1 at `instant` keeps D14's spacing.
     public static func nearestDose(_ doses: [RecordedDose], to instant: Date) -> RecordedDose? {
-        let spacing = DoseWindow.minutes(DoseWindow.redoseSpacingMinutes)
-        return doses.filter { abs(instant.timeIntervalSince($0.at)) < spacing && $0.kind.isOxybateDose }.max { $0.at < $1.at }
+        doses.filter { abs(instant.timeIntervalSince($0.at)) < redoseSpacing && $0.kind.isOxybateDose }.max { $0.at < $1.at }
     }
 
     /// When `dose` stops counting for D14: a new Dose 1 is not refused for it from this instant on.
     public static func redoseSpacingEnds(after dose: RecordedDose) -> Date {
-        dose.at.addingTimeInterval(DoseWindow.minutes(DoseWindow.redoseSpacingMinutes))
+        dose.at.addingTimeInterval(redoseSpacing)
     }
+
+    /// The doses a store loads for a Dose 1 at `instant`: those less than the redose spacing from it, either side (D14).
+    public static func redoseSpan(around instant: Date) -> InstantSpan {
+        InstantSpan(after: instant.addingTimeInterval(-redoseSpacing), before: instant.addingTimeInterval(redoseSpacing))
+    }
+
+    /// The start of the span whose doses may still hold a new Dose 1 back at `now` (D17): the redose spacing before it.
+    public static func redoseLookback(before now: Date) -> Date {
+        now.addingTimeInterval(-redoseSpacing)
+    }
+
+    private static var redoseSpacing: TimeInterval { DoseWindow.minutes(DoseWindow.redoseSpacingMinutes) }
 
     /// Whether a snooze would be allowed at `instant`, and if not, the refusal.
     public static func snoozeRefusal(_ facts: NightFacts, at instant: Date, settings: DoseSettings) -> DoseError? {

@@ -47,15 +47,7 @@ struct PostgresWorkspace {
         let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
         return try store.transaction(readOnly: true) { session in
             let (nights, choice) = try choose(session)
-            let copy = try AppDatabase.migratedQueue()
-            try load(tables, nights: nights, from: session, into: copy)
-            let changes = { try copy.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? 0 } }
-            let before = try changes()
-            let result = try work(AppDatabase(workspace: copy, imports: store.imports), choice)
-            guard try changes() == before else {
-                throw PostgresFailure(state: "DT002", message: "a read of past nights changed its copy of the records; nothing was kept")
-            }
-            return result
+            return try readCopy(of: tables, nights: nights, session) { try work($0, choice) }
         }
     }
 
@@ -66,11 +58,23 @@ struct PostgresWorkspace {
         try store.transaction(readOnly: true) { session in
             let ids = try choose(session)
             for start in stride(from: 0, to: ids.count, by: size) {
-                let copy = try AppDatabase.migratedQueue()
-                try load(tables, nights: .ids(Array(ids[start..<min(ids.count, start + size)])), from: session, into: copy)
-                try work(AppDatabase(workspace: copy, imports: store.imports))
+                try readCopy(of: tables, nights: .ids(Array(ids[start..<min(ids.count, start + size)])), session, work)
             }
         }
+    }
+
+    /// Runs `work` on a fresh copy of `tables` narrowed to `nights`, loaded in `session`'s snapshot. The read must not
+    /// write: a copy that was changed is refused, since nothing of it would be kept.
+    private func readCopy<T>(of tables: [WorkspaceTable], nights: NightsRead?, _ session: PostgresSession, _ work: (AppDatabase) throws -> T) throws -> T {
+        let copy = try AppDatabase.migratedQueue()
+        try load(tables, nights: nights, from: session, into: copy)
+        let changes = { try copy.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? 0 } }
+        let before = try changes()
+        let result = try work(AppDatabase(workspace: copy, imports: store.imports))
+        guard try changes() == before else {
+            throw PostgresFailure(state: "DT002", message: "a read of past nights changed its copy of the records; nothing was kept")
+        }
+        return result
     }
 
     /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
