@@ -124,12 +124,40 @@ struct GroupCommitTests {
         #expect(night.events.map(\.kind.wireName) == ["dose1", "bathroom"])
     }
 
+    /// A write that fails, then at once an action refused before it waits on the store: on PostgreSQL the failure is
+    /// still unread when the refusal comes (a batch's writes, savepoints and releases are not waited for one by one).
+    /// The batch must still run each action alone: the failed one is never answered as kept, the refusal is its own.
+    static func refusalAfterFailure(_ store: Store) throws {
+        defer { store.close() }
+        let results = Self.lineUp(
+            store,
+            [
+                Step(kind: .dose1, minutes: 0, key: "a"), Step(kind: .log(event: "water"), minutes: 1, key: String(repeating: "k", count: 201)),
+                Step(kind: .snooze, minutes: 1.5), Step(kind: .log(event: "bathroom"), minutes: 2),
+            ])
+        #expect((try? results[0].get()) != nil)
+        #expect((try? results[1].get()) == nil, "the failing action is refused")
+        if case .failure(let error as DoseError) = results[2] {
+            #expect(error.code == .snoozeUnavailable)
+        } else {
+            Issue.record("the snooze before the window is refused for itself, not answered \(results[2])")
+        }
+        #expect((try? results[3].get()) != nil)
+        let night = try #require(try store.ledger.status(clock: TestClock(F.minutes(5)).store).session)
+        #expect(night.events.map(\.kind.wireName) == ["dose1", "bathroom"])
+    }
+
     @Test("SQLite: eight actions in one batch are answered as one by one") func sqliteBatch() throws { try Self.oneBatch(try Self.sqlite()) }
     @Test("PostgreSQL: eight actions in one batch are answered as one by one", .needsPostgres)
     func postgresBatch() throws { try Self.oneBatch(try Self.postgres()) }
     @Test("SQLite: a store failure in a batch costs only its own action") func sqliteFailure() throws { try Self.failureInBatch(try Self.sqlite()) }
     @Test("PostgreSQL: a store failure in a batch costs only its own action", .needsPostgres)
     func postgresFailure() throws { try Self.failureInBatch(try Self.postgres()) }
+    @Test("SQLite: a refusal right after a store failure in a batch is its own answer") func sqliteRefusalAfterFailure() throws {
+        try Self.refusalAfterFailure(try Self.sqlite())
+    }
+    @Test("PostgreSQL: a refusal right after a store failure in a batch is its own answer", .needsPostgres)
+    func postgresRefusalAfterFailure() throws { try Self.refusalAfterFailure(try Self.postgres()) }
 
     @Test("SQLite: 32 threads logging at once each get their own event, and all are stored")
     func manyAtOnce() throws {

@@ -67,11 +67,12 @@ public struct NightSummary: Sendable, Hashable {
     public init(_ session: NightSession) {
         let facts = NightFacts(session.events)
         let end = facts.wake?.occurredAt ?? .distantFuture
+        // Counted in place: a night's summary is rewritten with every action, and a long night's events are not copied.
         let awakenings = facts.dose1.map { dose1 in
-            facts.events.filter { event in
-                guard case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) else { return false }
-                return event.occurredAt > dose1.occurredAt && event.occurredAt < end
-            }.count
+            facts.events.reduce(0) { count, event in
+                guard case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) else { return count }
+                return event.occurredAt > dose1.occurredAt && event.occurredAt < end ? count + 1 : count
+            }
         }
         self.init(
             date: session.date, startedAt: session.startedAt, dose1: facts.dose1.map(Moment.init), dose2: facts.dose2.map(Moment.init),

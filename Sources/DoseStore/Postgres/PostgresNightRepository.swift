@@ -67,6 +67,9 @@ final class NightWriting {
     var settings: (zone: String, settings: DoseSettings)?
     /// The open night as first read, and the version it was read at.
     var borrowed: (version: Int64, night: NightSession?)?
+    /// The alarm log of a night as this transaction last read it. Only a write under the person's lock adds to the log,
+    /// so it holds until this transaction adds to it (`insertAlarmAnswer`, `logReminder`) or rolls an action back.
+    var alarmLog: (night: SessionID, reminders: [LoggedReminder], lastAnswer: Date?)?
 }
 
 /// One PostgreSQL transaction seen as a `NightTransaction`. Instants go in as the same fixed-width UTC text SQLite keeps
@@ -229,6 +232,14 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func alarmLog(night: SessionID) throws -> (reminders: [LoggedReminder], lastAnswer: Date?) {
+        // The actions of one batch each ask whether the night's alarms ring: one read answers them all.
+        if let known = writing?.alarmLog, known.night == night { return (known.reminders, known.lastAnswer) }
+        let log = try readAlarmLog(night: night)
+        writing?.alarmLog = (night, log.reminders, log.lastAnswer)
+        return log
+    }
+
+    private func readAlarmLog(night: SessionID) throws -> (reminders: [LoggedReminder], lastAnswer: Date?) {
         // One round trip: the logged reminders, each with the night's last answer (no rows: nothing rang).
         let rows = try session.rows(
             """
@@ -365,6 +376,7 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func insertAlarmAnswer(id: String, night: SessionID, at instant: Date, surface: AlarmSurface, eventID: EventID?) throws {
+        writing?.alarmLog = nil
         write(
             """
             INSERT INTO alarm_acknowledgements (id, session_id, at, surface, event_id)
@@ -381,6 +393,7 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func logReminder(_ reminder: Reminder, night: SessionID, missed: Bool, at instant: Date) throws {
+        writing?.alarmLog = nil
         write(
             """
             INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at)
@@ -397,15 +410,19 @@ struct PostgresNightTransaction: NightTransaction {
 
     func savepoint<T>(_ body: () throws -> T) throws -> T {
         let kept = writing.map { ($0.kept, $0.borrowed) }
-        try session.execute("SAVEPOINT action")
+        // Neither the savepoint nor its release is waited for: a statement of the batch that fails shows with a later
+        // wait, at the latest the commit, and then the whole batch is rolled back and each action runs alone
+        // (`GroupCommit.run`), so no action is ever answered with a write that did not happen.
+        session.send("SAVEPOINT action")
         do {
             let result = try body()
-            try session.execute("RELEASE SAVEPOINT action")
+            session.send("RELEASE SAVEPOINT action")
             return result
         } catch {
             try session.execute("ROLLBACK TO SAVEPOINT action")
-            // The nights are again what they were before this action.
+            // The nights are again what they were before this action; the alarm log is read again.
             if let writing, let kept { (writing.kept, writing.borrowed) = kept }
+            writing?.alarmLog = nil
             throw error
         }
     }
