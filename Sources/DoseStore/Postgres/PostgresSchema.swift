@@ -1,5 +1,6 @@
 import DoseCore
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 
 /// The PostgreSQL schema: named migrations that are never edited once landed, applied in order under an advisory lock
@@ -20,9 +21,17 @@ enum PostgresSchema {
 
     /// Applies the migrations the store lacks, each in its own transaction with its record.
     static func migrate(_ store: PostgresStore) throws {
-        // Almost always every migration has run: one read, no lock. A store without the table takes the locked path.
-        let applied = try? store.withConnection { session in try session.rows("SELECT name FROM dosetap_migrations").map { try $0.decode(String.self) } }
-        if let applied, Set(applied).isSuperset(of: migrations.map(\.name)) { return }
+        // Almost always every migration has run: one read, no lock, which also brings the store's first two people for
+        // `soloPerson`. A store without the table takes the locked path.
+        let opening = try? store.withConnection { session in
+            try session.rows(
+                "SELECT name, (SELECT array_agg(id) FROM (SELECT id FROM people ORDER BY id LIMIT 2) AS first) FROM dosetap_migrations"
+            ).map { try $0.decode((String, [String]?).self) }
+        }
+        if let opening, Set(opening.map(\.0)).isSuperset(of: migrations.map(\.name)) {
+            store.peopleAtOpening.withLockedValue { $0 = opening.first?.1 ?? [] }
+            return
+        }
         try store.transaction { session in
             try session.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             if let schema = store.location.schema { try session.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)")) }

@@ -26,6 +26,8 @@ public final class PostgresStore: Sendable {
     private let nightWrites = NIOLockedValueBox<[String: GroupCommit]>([:])
     /// Imports under way on this store's workspaces, so shutdown can stop them before they write anything back.
     public let imports = ImportStops()
+    /// The store's first two people, as read with the migrations when it opened (nil: not read, or used already).
+    let peopleAtOpening = NIOLockedValueBox<[String]?>(nil)
 
     /// The first key of every person's write lock (`pg_advisory_xact_lock(class, hashtext(person))`): "DOSE".
     static let personLockClass: Int32 = 0x444F_5345
@@ -83,7 +85,14 @@ public final class PostgresStore: Sendable {
     /// several people needs the person named (accounts come with SPEC §5.6's people).
     /// `newID` is the id a person made now gets; `created` says it was made now.
     public func soloPerson(newID: String) throws -> (id: String, created: Bool) {
-        // Almost always the person is there: one read, no lock.
+        // Almost always the person is there: read with the migrations when the store opened, or one read, no lock.
+        // People are never removed from a store of one, so the person found at opening is still its person.
+        if let opened = peopleAtOpening.withLockedValue({ list in
+            defer { list = nil }
+            return list
+        }), opened.count == 1 {
+            return (opened[0], false)
+        }
         let known = try withConnection { session in try session.rows("SELECT id FROM people ORDER BY id LIMIT 2").map { try $0.decode(String.self) } }
         if known.count == 1 { return (known[0], false) }
         return try transaction { session in
@@ -137,9 +146,10 @@ public final class PostgresStore: Sendable {
                     // Waited for with the body's first read: a read cannot half-write anything.
                     session.send("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 } else if let person {
-                    // Both confirmed, with one wait, before the body can write.
+                    // Confirmed with the body's first wait: a connection runs its statements in the order sent, so
+                    // nothing the body sends can run before the lock is held.
                     session.send("BEGIN ISOLATION LEVEL READ COMMITTED")
-                    try session.execute("SELECT pg_advisory_xact_lock(\(Self.personLockClass), hashtext(\(person)))")
+                    session.send("SELECT pg_advisory_xact_lock(\(Self.personLockClass), hashtext(\(person)))")
                 } else {
                     try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 }
