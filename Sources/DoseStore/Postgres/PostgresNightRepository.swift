@@ -140,9 +140,12 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     private func loadOpenNight() throws -> NightSession? {
-        let rows = try session.rows(
-            PostgresQuery(unsafeSQL: "SELECT \(Self.nightColumns) FROM sleep_sessions WHERE person_id = $1 AND ended_at IS NULL", binds: binds(person)))
-        return try nights(from: rows).first
+        // The night and its events with one wait: both statements are sent before either is waited for.
+        let open = "FROM sleep_sessions WHERE person_id = $1 AND ended_at IS NULL"
+        let heads = session.send(PostgresQuery(unsafeSQL: "SELECT \(Self.nightColumns) \(open)", binds: binds(person)))
+        let events = sendEvents(where: "session_id IN (SELECT id \(open))", binds: binds(person))
+        let rows = try session.rows(of: heads)
+        return try nights(from: rows, events: try self.events(from: try session.rows(of: events))).first
     }
 
     func doses(within span: InstantSpan) throws -> [RecordedDose] {
@@ -444,8 +447,8 @@ struct PostgresNightTransaction: NightTransaction {
         }
     }
 
-    /// Nights from rows that start with `nightColumns`, with their events loaded in one query per table.
-    private func nights(from rows: [PostgresRow]) throws -> [NightSession] {
+    /// Nights from rows that start with `nightColumns`, with their events (nil: loaded in one query for all).
+    private func nights(from rows: [PostgresRow], events known: [String: [NightEvent]]? = nil) throws -> [NightSession] {
         let heads = try rows.map { row in
             let cells = row.makeRandomAccess()
             return (
@@ -453,7 +456,7 @@ struct PostgresNightTransaction: NightTransaction {
                 ended: try cells[3].decode(String?.self), reason: try cells[4].decode(String?.self)
             )
         }
-        let events = try self.events(ofNights: heads.map(\.id))
+        let events = try known ?? self.events(ofNights: heads.map(\.id))
         return heads.map { head in
             NightSession(
                 id: SessionID(rawValue: head.id), date: SessionKey(parsing: head.date) ?? SessionKey(year: 1970, month: 1, day: 1)!,
@@ -465,9 +468,28 @@ struct PostgresNightTransaction: NightTransaction {
     /// The events of the given nights, grouped by night id (unordered; `NightSession` sorts them).
     private func events(ofNights ids: [String]) throws -> [String: [NightEvent]] {
         guard !ids.isEmpty else { return [:] }
-        var result: [String: [NightEvent]] = [:]
+        var idBinds = PostgresBindings()
+        idBinds.append(ids)
+        return try events(from: try session.rows(of: sendEvents(where: "session_id = ANY($1)", binds: idBinds)))
+    }
+
+    /// Sends the read of the events of the nights `condition` picks, from the three tables in one statement: the
+    /// table's name first, then the id and type, the shared columns (session_id last) and dose metadata.
+    private func sendEvents(where condition: String, binds: PostgresBindings) -> PendingRows {
         let shared =
             "dosetap_instant(occurred_at), dosetap_instant(recorded_at), time_zone, utc_offset_minutes, source, note, session_id"
+        return session.send(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT 'dose', id, event_type, \(shared), metadata FROM dose_events WHERE \(condition)
+                    UNION ALL SELECT 'sleep', id, event_type, \(shared), NULL FROM sleep_events WHERE \(condition)
+                    UNION ALL SELECT 'checkin', id, NULL, \(shared), NULL FROM morning_checkins WHERE \(condition)
+                    """, binds: binds))
+    }
+
+    /// Events from the rows of `sendEvents`, grouped by night id.
+    private func events(from rows: [PostgresRow]) throws -> [String: [NightEvent]] {
+        var result: [String: [NightEvent]] = [:]
         // Columns after the table's name: id, type, the shared columns (session_id last), metadata.
         func event(_ cells: PostgresRandomAccessRow, kind: EventKind) throws -> NightEvent {
             NightEvent(
@@ -476,15 +498,7 @@ struct PostgresNightTransaction: NightTransaction {
                 utcOffsetMinutes: try cells[6].decode(Int.self), source: EventSource(rawValue: try cells[7].decode(String.self)) ?? .imported,
                 note: try cells[8].decode(String?.self))
         }
-        var idBinds = PostgresBindings()
-        idBinds.append(ids)
-        // One round trip for the three tables: the table's name first, then the shared columns, then dose metadata.
-        let query = """
-            SELECT 'dose', id, event_type, \(shared), metadata FROM dose_events WHERE session_id = ANY($1)
-            UNION ALL SELECT 'sleep', id, event_type, \(shared), NULL FROM sleep_events WHERE session_id = ANY($1)
-            UNION ALL SELECT 'checkin', id, NULL, \(shared), NULL FROM morning_checkins WHERE session_id = ANY($1)
-            """
-        for row in try session.rows(PostgresQuery(unsafeSQL: query, binds: idBinds)) {
+        for row in rows {
             let cells = row.makeRandomAccess()
             var recorded: NightEvent
             switch try cells[0].decode(String.self) {

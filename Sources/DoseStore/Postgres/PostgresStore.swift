@@ -154,7 +154,13 @@ public final class PostgresStore: Sendable {
                     try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 }
                 let result = try body(session)
-                try session.execute("COMMIT")
+                if readOnly {
+                    // Not waited for: a read has nothing to keep, and the connection runs it before anything its next
+                    // user sends.
+                    session.send("COMMIT")
+                } else {
+                    try session.execute("COMMIT")
+                }
                 giveBack(connection)
                 return result
             } catch {
