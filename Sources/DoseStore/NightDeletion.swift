@@ -36,23 +36,29 @@ public struct NightDeletionSummary: Sendable, Hashable {
     }
 }
 
+/// Decides whether the chosen nights may be deleted (DoseCore's `NightRules.refuseDeletion`), inside the deletion's
+/// transaction: throws to refuse.
+public typealias NightDeletionCheck = ([NightToDelete]) throws -> Void
+
 extension HistoryStore {
     /// The most dates one multi-select deletion may name.
     public static let maximumSelectedDates = 400
 
     /// What deleting `selection` would remove, without removing anything; refused as the deletion itself would be.
-    public func deletionPreview(_ selection: NightSelection, clock: StoreClock) throws -> NightDeletionSummary {
-        return try database.read { db in try Self.selected(selection, clock: clock, db).summary }
+    public func deletionPreview(_ selection: NightSelection, refusing: NightDeletionCheck) throws -> NightDeletionSummary {
+        return try database.read { db in try Self.selected(selection, refusing: refusing, db).summary }
     }
 
     /// Deletes the selected nights in one transaction: their events, check-ins, pre-sleep logs, medication entries,
     /// summaries, reminders and alarm records, the audit entries that held old values of them, and stored replies that
     /// quoted them. Each night leaves one audit entry naming its date, when and from which `surface`, never its
     /// content. Then the files are checkpointed and vacuumed so no deleted byte stays in the database, its WAL or free
-    /// pages. All or nothing: an open night, an unknown date or an empty selection changes nothing.
-    public func deleteNights(_ selection: NightSelection, surface: String, clock: StoreClock) throws -> NightDeletionSummary {
+    /// pages. All or nothing: an unknown date, an empty selection or nights `refusing` refuses change nothing.
+    public func deleteNights(_ selection: NightSelection, surface: String, refusing: NightDeletionCheck, clock: StoreClock) throws
+        -> NightDeletionSummary
+    {
         let summary = try database.write { db in
-            let selected = try Self.selected(selection, clock: clock, db)
+            let selected = try Self.selected(selection, refusing: refusing, db)
             let batch = clock.makeID()
             for night in selected.nights {
                 // Whatever the log held about the night (old values of edited, undone or deleted events) goes with it.
@@ -80,10 +86,9 @@ extension HistoryStore {
         let otherEvents: Int
     }
 
-    /// The selected nights, oldest first; refused when the selection is empty, names a date with no night, holds the
-    /// open night, or holds an oxybate dose taken less than 8 hours ago: that dose is what refuses a new Dose 1 too
-    /// soon (D14), and deleting it would let one through.
-    private static func selected(_ selection: NightSelection, clock: StoreClock, _ db: Database) throws -> (
+    /// The selected nights, oldest first; refused when the selection is empty or names a date with no night, and
+    /// whenever `refusing` refuses them.
+    private static func selected(_ selection: NightSelection, refusing: NightDeletionCheck, _ db: Database) throws -> (
         nights: [SelectedNight], summary: NightDeletionSummary
     ) {
         let filter: String
@@ -121,23 +126,14 @@ extension HistoryStore {
             if let missing = dates.first(where: { !found.contains($0) }) { throw DoseError.notFound(what: "A night dated \(missing)") }
         }
         guard !nights.isEmpty else { throw DoseError.notFound(what: "Any of \(selection.words)") }
-        if let open = zip(rows, nights).first(where: { $0.0[2] as Bool })?.1 {
-            throw DoseError.invalidInput(
-                field: "dates", problem: "the night of \(open.date) is still open (it is tonight's)",
-                allowed: "nights that have ended; use undo for a mistake made seconds ago")
-        }
-        // D14 decides: the night's latest dose, if DoseCore would still refuse a new Dose 1 for it now.
-        for (row, night) in zip(rows, nights) {
-            guard let latest = (row[5] as String?)?.split(separator: " ", maxSplits: 1), latest.count == 2 else { continue }
-            let dose = RecordedDose(kind: EventKind(wireName: String(latest[0])), at: NightRecords.instant(String(latest[1])))
-            guard NightRules.nearestDose([dose], to: clock.now) != nil else { continue }
-            let zone = clock.zone(try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID))
-            throw DoseError.invalidInput(
-                field: "dates", problem: "the night of \(night.date) holds a dose taken at \(LocalClock.hourMinute(dose.at, in: zone)), less than 8 hours ago",
-                allowed:
-                    "nights whose last dose is at least 8 hours old (this one from \(LocalClock.hourMinute(NightRules.redoseSpacingEnds(after: dose), in: zone))), "
-                    + "since that dose is what stops a new Dose 1 too soon")
-        }
+        try refusing(
+            zip(rows, nights).map { row, night in
+                let latest = (row[5] as String?)?.split(separator: " ", maxSplits: 1)
+                let dose = latest.flatMap {
+                    $0.count == 2 ? RecordedDose(kind: EventKind(wireName: String($0[0])), at: NightRecords.instant(String($0[1]))) : nil
+                }
+                return NightToDelete(date: night.date, isOpen: row[2], latestDose: dose)
+            })
         return (nights, NightDeletionSummary(dates: nights.map(\.date), events: nights.reduce(0) { $0 + $1.doseEvents + $1.otherEvents }))
     }
 }

@@ -135,10 +135,16 @@ struct HistoryTests {
             ])
     }
 
+    /// DoseCore's refusals of a deletion at `now`, as DoseApp hands them to the store.
+    static func refusals(at now: Date) -> NightDeletionCheck {
+        { nights in try NightRules.refuseDeletion(of: nights, now: now, timeZone: TimeZone(identifier: "UTC")!) }
+    }
+
     @Test("deleting a night removes it and everything in it, atomically, with an audit entry")
     func delete() throws {
         let (ledger, clock) = try tenNights()
-        let deleted = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", clock: clock.store)
+        let deleted = try ledger.database.history.deleteNights(
+            .dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", refusing: Self.refusals(at: clock.store.now), clock: clock.store)
         #expect(deleted.nights == 1)
         #expect(deleted.events == 3)
         try ledger.database.read { (db: Database) throws in
@@ -150,7 +156,8 @@ struct HistoryTests {
         }
         #expect(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-04")!).isEmpty)
         let missing = StoreFixture.refusal {
-            _ = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", clock: clock.store)
+            _ = try ledger.database.history.deleteNights(
+                .dates([SessionKey(parsing: "2026-11-04")!]), surface: "test", refusing: Self.refusals(at: clock.store.now), clock: clock.store)
         }
         #expect(missing?.code == .notFound)
     }
@@ -160,7 +167,8 @@ struct HistoryTests {
         let (ledger, clock) = try StoreFixture.afterDose1()
         let before = try StoreFixture.snapshot(ledger)
         let error = StoreFixture.refusal {
-            _ = try ledger.database.history.deleteNights(.dates([SessionKey(parsing: "2026-11-21")!]), surface: "test", clock: clock.store)
+            _ = try ledger.database.history.deleteNights(
+                .dates([SessionKey(parsing: "2026-11-21")!]), surface: "test", refusing: Self.refusals(at: clock.store.now), clock: clock.store)
         }
         #expect(error?.code == .invalidInput)
         #expect(try StoreFixture.snapshot(ledger) == before)

@@ -82,12 +82,21 @@ public struct RecordService: Sendable {
 
     /// What deleting `selection` would remove (nights, events, dates), removing nothing.
     public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
-        try app.onSettledRecords { try $0.history.deletionPreview(selection, clock: app.clock) }
+        let refusing = try deletionRefusals()
+        return try app.onSettledRecords { try $0.history.deletionPreview(selection, refusing: refusing) }
     }
 
     /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
     public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
-        try app.onSettledRecords { try $0.history.deleteNights(selection, surface: surface, clock: app.clock) }
+        let refusing = try deletionRefusals()
+        return try app.onSettledRecords { try $0.history.deleteNights(selection, surface: surface, refusing: refusing, clock: app.clock) }
+    }
+
+    /// DoseCore's refusals of a deletion as of now: tonight's night, and a night whose dose still holds back a new
+    /// Dose 1 (D14), in the person's zone.
+    private func deletionRefusals() throws -> NightDeletionCheck {
+        let (now, zone) = (app.clock.now, try app.settings.zone())
+        return { nights in try NightRules.refuseDeletion(of: nights, now: now, timeZone: zone) }
     }
 
     /// Moves a recorded event or changes its note; the night's rules are checked again.

@@ -113,7 +113,7 @@ extension DataTransfer {
         var accepted: [NightEvent] = []
         var night = JoiningNight(NightFacts(session.events))
         for item in items {
-            switch Self.joining(item.event, &night) {
+            switch night.join(item.event) {
             case .success(let event): accepted.append(event)
             case .failure(let refusal): report.reject(file, row: item.row, refusal.reason)
             }
@@ -142,72 +142,6 @@ extension DataTransfer {
         }
         if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
         try NightRecords.refreshSession(SessionLifecycle.apply(update, to: joined), closure: update.closure, db)
-    }
-
-    /// Why an imported event cannot join a night.
-    struct Refusal: Error { let reason: String }
-
-    /// What an imported event needs to know of the night it joins, kept up to date as events join, so a night of
-    /// many rows is checked in one pass rather than re-read for every row.
-    struct JoiningNight {
-        var dose1At: Date?
-        var hasDose2: Bool
-        var doseCount: Int
-        var snoozeCount: Int
-
-        init(_ facts: NightFacts) {
-            dose1At = facts.dose1?.occurredAt
-            hasDose2 = facts.dose2 != nil
-            doseCount = facts.doseCount
-            snoozeCount = facts.snoozes.count
-        }
-
-        mutating func add(_ event: NightEvent) {
-            switch event.kind {
-            case .dose1 where dose1At == nil:
-                dose1At = event.occurredAt
-                doseCount += 1
-            case .dose2 where !hasDose2:
-                hasDose2 = true
-                doseCount += 1
-            case .extraDose: doseCount += 1
-            case .snooze: snoozeCount += 1
-            default: break
-            }
-        }
-    }
-
-    /// An imported event as it joins a night: Dose 2's early/late flags and dose indexes come from the night's own
-    /// doses, whatever the source said; or the reason it cannot join. A joining event is added to `night`.
-    static func joining(_ imported: NightEvent, _ night: inout JoiningNight) -> Result<NightEvent, Refusal> {
-        if let reason = conflict(of: imported, with: night) { return .failure(Refusal(reason: reason)) }
-        var event = imported
-        switch event.kind {
-        case .dose1: event.metadata.doseIndex = 1
-        case .dose2:
-            if let dose1 = night.dose1At { event.metadata.classifyDose2(at: event.occurredAt, dose1: dose1) }
-            event.metadata.doseIndex = 2
-        case .extraDose where event.metadata.doseIndex == nil: event.metadata.doseIndex = night.doseCount + 1
-        case .snooze where event.metadata.snoozeCount == nil: event.metadata.snoozeCount = night.snoozeCount + 1
-        default: break
-        }
-        night.add(event)
-        return .success(event)
-    }
-
-    /// Why an imported dose event cannot join the night, if it cannot.
-    static func conflict(of event: NightEvent, with night: JoiningNight) -> String? {
-        switch event.kind {
-        case .dose1:
-            return night.dose1At != nil ? "that night already has Dose 1" : nil
-        case .dose2, .dose2Skipped, .snooze, .extraDose:
-            guard let dose1 = night.dose1At else { return "\(event.kind.label) without a Dose 1 that night" }
-            if event.occurredAt < dose1 { return "\(event.kind.label) before that night's Dose 1" }
-            if event.kind == .dose2, night.hasDose2 { return "that night already has Dose 2" }
-            return nil
-        default:
-            return nil
-        }
     }
 
     static func readText(_ path: String, limit: Int) throws -> String {

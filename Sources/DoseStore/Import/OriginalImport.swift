@@ -418,13 +418,13 @@ struct OriginalImporter {
             isNew = true
         }
         var accepted: [NightEvent] = []
-        var joining = DataTransfer.JoiningNight(NightFacts(session.events))
+        var joining = JoiningNight(NightFacts(session.events))
         for item in items {
             if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
                 continue
             }
-            switch DataTransfer.joining(item.event, &joining) {
+            switch joining.join(item.event) {
             case .success(let event): accepted.append(event)
             case .failure(let refusal): report.reject(item.table, row: item.row, refusal.reason)
             }
