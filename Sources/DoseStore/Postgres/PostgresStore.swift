@@ -154,13 +154,7 @@ public final class PostgresStore: Sendable {
                     try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 }
                 let result = try body(session)
-                if readOnly {
-                    // Not waited for: a read has nothing to keep, and the connection runs it before anything its next
-                    // user sends.
-                    session.send("COMMIT")
-                } else {
-                    try session.execute("COMMIT")
-                }
+                try session.execute("COMMIT")
                 giveBack(connection)
                 return result
             } catch {
