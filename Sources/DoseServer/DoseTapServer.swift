@@ -29,10 +29,18 @@ public enum DoseTapServer {
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         router.add(middleware: QueryMiddleware())
-        APIRoutes(environment: environment, hub: hub).register(on: router)
+        router.get("/health") { _, _ in Reply.json(HealthResponse()) }
+        router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }
+        // The JSON API of SPEC §5.3, one controller per concern; each reaches the use cases, never a store.
+        for controller in [
+            NightController(environment: environment, hub: hub).routes, RecordsController(environment: environment).routes,
+            SettingsController(environment: environment).routes, TransferController(environment: environment).routes,
+            SupplyController(environment: environment).routes, AlarmController(environment: environment, channels: channels).routes,
+        ] {
+            router.addRoutes(controller, atPath: "/v1")
+        }
         WebRoutes(environment: environment, pairing: pairing, channels: channels).register(on: router)
         ActionLinkRoutes(environment: environment).register(on: router)
-        AlarmRoutes(environment: environment, channels: channels).register(on: router)
         SetupRoutes(environment: environment).register(on: router)
         AppShell.register(on: router)
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })

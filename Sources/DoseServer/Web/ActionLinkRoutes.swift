@@ -86,7 +86,7 @@ struct ActionLinkRoutes {
         if try Self.isSpent(link, app) { return Self.alreadyDone(json: wantsJSON) }
         _ = try Self.tonight(of: link, app)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
-            (200, APIRoutes.render(outcome).rendered())
+            (200, NightController.render(outcome).rendered())
         }
         do {
             let outcome = try app.night.perform(link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)

@@ -16,7 +16,7 @@ extension WebRoutes {
     }
 
     func insights(_ request: Request, _ context: DoseRequestContext, flash: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
-        let (nights, from, to) = try APIRoutes.period(request, form: true)
+        let (nights, from, to) = try APIInput.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
         return Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: flash), status: status)
     }
@@ -41,14 +41,14 @@ extension WebRoutes {
     }
 
     func reportPage(_ request: Request) throws -> Response {
-        let (nights, from, to) = try APIRoutes.period(request, form: true)
+        let (nights, from, to) = try APIInput.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
         return Templates.page("report-page", ReportPageView(result))
     }
 
     /// The self-contained report: opened in the browser to print, or downloaded with `download=1`.
     func reportFile(_ request: Request) throws -> Response {
-        let (nights, from, to) = try APIRoutes.period(request, form: true)
+        let (nights, from, to) = try APIInput.period(request, form: true)
         let parameters = request.uri.queryParameters
         let paper = try ClinicianReport.Paper.named(parameters["paper"].map(String.init) ?? "a4")
         let app = environment.useCases()

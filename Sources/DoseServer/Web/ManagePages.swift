@@ -66,8 +66,8 @@ extension WebRoutes {
         let parameters = request.uri.queryParameters
         func value(_ name: String) -> String? { parameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
         var query = HistoryQuery()
-        query.from = try value("from").map { try APIRoutes.date($0, field: "from") }
-        query.to = try value("to").map { try APIRoutes.date($0, field: "to") }
+        query.from = try value("from").map { try APIInput.date($0, field: "from") }
+        query.to = try value("to").map { try APIInput.date($0, field: "to") }
         if let filter = value("filter") {
             if let category = HistoryCategory(rawValue: filter) { query.categories = [category] } else { query.types = [filter] }
         }
@@ -157,7 +157,7 @@ extension WebRoutes {
         guard !dates.isEmpty else {
             throw DoseError.invalidInput(field: "date", problem: "no night was chosen", allowed: "tick one or more nights on History")
         }
-        return .dates(try dates.map { try APIRoutes.date($0, field: "date") })
+        return .dates(try dates.map { try APIInput.date($0, field: "date") })
     }
 
     func confirmDelete(_ request: Request, _ context: DoseRequestContext) throws -> Response {
@@ -177,7 +177,7 @@ extension WebRoutes {
         let fields = try await form(request, context)
         let selection: NightSelection =
             if let before = fields["before"], !before.isEmpty {
-                .before(try APIRoutes.date(before, field: "before"))
+                .before(try APIInput.date(before, field: "before"))
             } else {
                 try nightSelection(dates: FormLists.values(fields, "date"), olderThan: nil)
             }
@@ -221,7 +221,7 @@ extension WebRoutes {
             if let byID {
                 record = try app.records.night(id: SessionID(rawValue: byID))
             } else {
-                let date = try APIRoutes.date(byDate ?? "", field: "date")
+                let date = try APIInput.date(byDate ?? "", field: "date")
                 guard let last = try app.records.nights(on: date).last else { throw DoseError.notFound(what: "A night dated \(date)") }
                 record = last
             }

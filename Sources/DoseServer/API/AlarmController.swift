@@ -4,19 +4,21 @@ import DoseStore
 import Foundation
 import Hummingbird
 
-/// The alarm routes: Web Push subscriptions, "I'm up", a night's alarm log and the test alarm.
-struct AlarmRoutes {
+/// The alarms (SPEC §3.5): Web Push subscriptions, "I'm up", a night's alarm log and the test alarm.
+struct AlarmController {
     let environment: AppEnvironment
     let channels: AlarmChannels
 
-    func register(on router: Router<DoseRequestContext>) {
-        let v1 = router.group("v1")
-        v1.get("push/subscriptions") { _, _ in try subscriptions() }
-        v1.post("push/subscriptions") { request, context in try await subscribe(request, context) }
-        v1.delete("push/subscriptions") { request, _ in try await unsubscribe(request) }
-        v1.post("alarm/ack") { request, context in try await acknowledge(request, context) }
-        v1.post("alarm/test") { request, _ in try await test(request) }
-        v1.get("alarm/log") { request, _ in try log(request) }
+    /// The routes, under `/v1`.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("push/subscriptions") { _, _ in try subscriptions() }
+        routes.post("push/subscriptions") { request, context in try await subscribe(request, context) }
+        routes.delete("push/subscriptions") { request, _ in try await unsubscribe(request) }
+        routes.post("alarm/ack") { request, context in try await acknowledge(request, context) }
+        routes.post("alarm/test") { request, _ in try await test(request) }
+        routes.get("alarm/log") { request, _ in try log(request) }
+        return routes
     }
 
     func subscriptions() throws -> Response {
@@ -56,7 +58,7 @@ struct AlarmRoutes {
     }
 
     func log(_ request: Request) throws -> Response {
-        let date = try request.uri.queryParameters["date"].map { try APIRoutes.date(String($0), field: "date") }
+        let date = try request.uri.queryParameters["date"].map { try APIInput.date(String($0), field: "date") }
         return Reply.json(JSONValue(response: try environment.useCases().alarms.logs(on: date)))
     }
 }

@@ -1,0 +1,61 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Reading what a request sends: dates and periods in its query, and its body within the size limit.
+enum APIInput {
+    static func date(_ text: String, field: String) throws -> SessionKey {
+        guard let key = SessionKey(parsing: text) else {
+            throw DoseError.invalidInput(field: field, problem: "'\(text)' is not a date", allowed: "YYYY-MM-DD")
+        }
+        return key
+    }
+
+    /// The period a query asks for: `nights`, or `from`/`to`. From a page's form (`form`), an empty field is absent;
+    /// through the API it is an error like any other bad date.
+    static func period(_ request: Request, form: Bool = false) throws -> (nights: Int?, from: SessionKey?, to: SessionKey?) {
+        let parameters = request.uri.queryParameters
+        func value(_ name: Substring) -> String? { parameters[name].map(String.init).flatMap { form && $0.isEmpty ? nil : $0 } }
+        let nights = try value("nights").map { text in
+            guard let number = Int(text) else { throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90") }
+            return number
+        }
+        return (nights, try value("from").map { try APIInput.date($0, field: "from") }, try value("to").map { try APIInput.date($0, field: "to") })
+    }
+}
+
+/// The published contract of these routes: OpenAPI 3.1, written beside the handlers and checked against them by tests
+/// (every route of the router is described, and every enumeration matches the rules') and by schemathesis in CI.
+enum APIContract {
+    /// The document served at `/openapi.json`.
+    static let document = String(decoding: PackageResources.openapi_json, as: UTF8.self)
+}
+
+/// Reading a request's body within the size limit.
+extension JSONBody {
+    static func collect(_ request: Request, limit: Int = ServerLimits.body) async throws -> Data {
+        let buffer = try await request.body.collect(upTo: limit)
+        return Data(buffer.readableBytesView)
+    }
+
+    /// The body of a JSON route: a body of any other media type is refused before it is read as JSON, so a form or
+    /// text a client did not mean as JSON is never acted on. An empty body needs no type.
+    static func collectJSON(_ request: Request) async throws -> Data {
+        let data = try await collect(request)
+        guard !data.isEmpty else { return data }
+        let sent = request.headers[.contentType] ?? ""
+        let mediaType = sent.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard mediaType == "application/json" else {
+            throw DoseError.unsupportedMediaType(sent: sent.isEmpty ? "no Content-Type" : sent, accepted: "application/json")
+        }
+        return data
+    }
+
+    static func read(_ request: Request) async throws -> JSONBody {
+        try JSONBody(data: try await collectJSON(request))
+    }
+}

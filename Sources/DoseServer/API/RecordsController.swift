@@ -1,0 +1,109 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The record of past nights (SPEC §5.3): history, one night or one date's nights, deleting a night, corrections of events
+/// and check-ins, the pre-sleep log and other medications.
+struct RecordsController {
+    let environment: AppEnvironment
+
+    /// The routes, under `/v1`.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("sessions") { request, _ in try sessions(request) }
+        routes.get("sessions/:date") { _, context in try session(context) }
+        routes.get("nights/:id") { _, context in try night(context) }
+        routes.delete("sessions/:date") { _, context in try deleteSession(context) }
+        routes.patch("checkins/:date") { request, context in try await editCheckIn(request, context) }
+        routes.post("presleep") { request, _ in try await preSleep(request) }
+        routes.patch("events/:id") { request, context in try await editEvent(request, context) }
+        routes.delete("events/:id") { _, context in try deleteEvent(context) }
+        routes.get("medications") { request, _ in try medications(request) }
+        routes.post("medications") { request, _ in try await logMedications(request) }
+        routes.delete("medications/:id") { _, context in try deleteMedication(context) }
+        return routes
+    }
+
+    func sessions(_ request: Request) throws -> Response {
+        var query = HistoryQuery()
+        let parameters = request.uri.queryParameters
+        query.from = try parameters["from"].map { try APIInput.date(String($0), field: "from") }
+        query.to = try parameters["to"].map { try APIInput.date(String($0), field: "to") }
+        if let limit = parameters["limit"] {
+            guard let value = Int(String(limit)) else { throw DoseError.invalidInput(field: "limit", problem: "'\(limit)' is not a number", allowed: "1–366") }
+            query.limit = value
+        }
+        if let page = parameters["page"] {
+            guard let value = Int(String(page)) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)' is not a number", allowed: "1 or more") }
+            query.page = value
+        }
+        return Reply.json(JSONValue(response: HistoryResponse(try environment.useCases().records.history(query))))
+    }
+
+    func session(_ context: DoseRequestContext) throws -> Response {
+        let date = try APIInput.date(context.parameters.get("date") ?? "", field: "date")
+        let nights = try environment.useCases().records.nights(on: date)
+        guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
+        return Reply.json(nights.map(NightResponse.init))
+    }
+
+    /// One night by its id (D18: reachable even when two nights share a date).
+    func night(_ context: DoseRequestContext) throws -> Response {
+        let id = context.parameters.get("id") ?? ""
+        guard (1...64).contains(id.unicodeScalars.count), SessionKey(parsing: id) == nil else {
+            throw DoseError.invalidInput(field: "id", problem: "'\(id.prefix(64))' is not a night's id", allowed: "a session_id as status and history give it")
+        }
+        return Reply.json(NightResponse(try environment.useCases().records.night(id: SessionID(rawValue: id))))
+    }
+
+    func deleteSession(_ context: DoseRequestContext) throws -> Response {
+        let date = try APIInput.date(context.parameters.get("date") ?? "", field: "date")
+        let deleted = try environment.useCases().records.deleteNights(.dates([date]), surface: "api")
+        return Reply.json(DeletedNightsResponse(deleted, asked: date))
+    }
+
+    func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let date = try APIInput.date(context.parameters.get("date") ?? "", field: "date")
+        let body = try await JSONBody.read(request)
+        let saved = try environment.useCases().records.editCheckIn(
+            on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed))
+        return Reply.json(CheckInResponse(saved))
+    }
+
+    func preSleep(_ request: Request) async throws -> Response {
+        let (log, at) = try RequestBodies.preSleep(try await JSONBody.read(request))
+        let saved = try environment.useCases().records.savePreSleep(log, at: at, note: nil)
+        return Reply.json(PreSleepResponse(saved))
+    }
+
+    func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let (occurredAt, note) = try RequestBodies.eventEdit(try await JSONBody.read(request))
+        let edit = try environment.useCases().records.editEvent(
+            EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
+            note: note)
+        return Reply.json(EventEditResponse(edit))
+    }
+
+    func deleteEvent(_ context: DoseRequestContext) throws -> Response {
+        Reply.json(EventEditResponse(try environment.useCases().records.deleteEvent(EventID(rawValue: context.parameters.get("id") ?? ""))))
+    }
+
+    func medications(_ request: Request) throws -> Response {
+        let date = try request.uri.queryParameters["date"].map { try APIInput.date(String($0), field: "date") }
+        return Reply.json(try environment.useCases().medications.list(on: date).map(MedicationResponse.init))
+    }
+
+    func logMedications(_ request: Request) async throws -> Response {
+        let (inputs, confirmations) = try RequestBodies.medications(try await JSONBody.read(request))
+        let records = try environment.useCases().medications.log(inputs, confirmations: confirmations)
+        return Reply.json(records.map(MedicationResponse.init))
+    }
+
+    func deleteMedication(_ context: DoseRequestContext) throws -> Response {
+        Reply.json(MedicationResponse(try environment.useCases().medications.delete(context.parameters.get("id") ?? "")))
+    }
+}

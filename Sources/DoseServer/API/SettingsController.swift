@@ -1,0 +1,39 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Settings and insights (SPEC §5.3): read and change the settings, the period's figures, and the weekly planner's apply.
+struct SettingsController {
+    let environment: AppEnvironment
+
+    /// The routes, under `/v1`.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("settings") { _, _ in Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.current()))) }
+        routes.patch("settings") { request, context in try await updateSettings(request, context) }
+        routes.get("insights") { request, _ in try insights(request) }
+        routes.post("insights/planner") { request, _ in try await applyPlanner(request) }
+        return routes
+    }
+
+    func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let changes = try RequestBodies.settingsChanges(try await JSONBody.read(request))
+        return Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.update(changes))))
+    }
+
+    func insights(_ request: Request) throws -> Response {
+        let (nights, from, to) = try APIInput.period(request)
+        let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
+        return Reply.json(InsightsResponse(result.insights, planner: result.planner))
+    }
+
+    func applyPlanner(_ request: Request) async throws -> Response {
+        let (minutes, confirmed) = try RequestBodies.plannerApply(try await JSONBody.read(request))
+        let applied = try environment.useCases().insights.applyPlanner(minutes: minutes, confirmed: confirmed)
+        return Reply.json(JSONValue(response: SettingsResponse(applied.settings)))
+    }
+}

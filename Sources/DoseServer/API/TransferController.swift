@@ -1,0 +1,79 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// What leaves and enters the store (SPEC §5.3): the CSV exports, the bundle, an import, and Clear All Data.
+struct TransferController {
+    let environment: AppEnvironment
+
+    /// The routes, under `/v1`.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("analytics/export") { request, _ in try analytics(request) }
+        routes.get("export/events.csv") { _, _ in csv(try environment.useCases().transfer.eventsCSV(), name: "events.csv") }
+        routes.get("export/sessions.csv") { request, _ in
+            let parameters = request.uri.queryParameters
+            let text = try environment.useCases().transfer.sessionsCSV(
+                from: try parameters["from"].map { try APIInput.date(String($0), field: "from") },
+                to: try parameters["to"].map { try APIInput.date(String($0), field: "to") })
+            return csv(text, name: "sessions.csv")
+        }
+        routes.get("export") { _, _ in try bundle() }
+        routes.post("import") { request, _ in try await importFile(request) }
+        routes.post("clear-all") { request, _ in try await clearAll(request) }
+        return routes
+    }
+
+    func analytics(_ request: Request) throws -> Response {
+        let parameters = request.uri.queryParameters
+        let text = try environment.useCases().transfer.analyticsCSV(
+            from: try parameters["start_date"].map { try APIInput.date(String($0), field: "start_date") },
+            to: try parameters["end_date"].map { try APIInput.date(String($0), field: "end_date") })
+        return csv(text, name: "analytics.csv")
+    }
+
+    func csv(_ text: String, name: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/csv; charset=utf-8"
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    func bundle() throws -> Response {
+        let transfer = environment.useCases().transfer
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-export-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let name = try transfer.bundleName()
+        let path = directory.appendingPathComponent(name).path
+        _ = try transfer.exportBundle(to: path)
+        var headers = HTTPFields()
+        headers[.contentType] = "application/zip"
+        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: path)))))
+    }
+
+    func importFile(_ request: Request) async throws -> Response {
+        let data = try await JSONBody.collect(request, limit: ServerLimits.importBody)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("upload").path
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
+        }
+        let transfer = environment.useCases().transfer
+        // Off the cooperative pool: a long import must not take one of its few threads from every other request.
+        let report = try await BlockingWork.run { try transfer.importFile(at: path) }
+        return Reply.json(ImportResponse(report))
+    }
+
+    func clearAll(_ request: Request) async throws -> Response {
+        let report = try environment.useCases().transfer.clearAll(confirmation: try RequestBodies.clearAll(try await JSONBody.read(request)))
+        return Reply.json(ClearAllResponse(report))
+    }
+}
