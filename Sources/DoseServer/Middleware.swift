@@ -63,7 +63,9 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             return try await next(request, context)
         } catch let error as DoseError {
-            if !request.uri.path.hasPrefix("/v1/") { return WebPages.errorPage(error) }
+            if !request.uri.path.hasPrefix("/v1/") {
+                do { return try WebPages.errorPage(error) } catch { return internalError(error, request, context) }
+            }
             return Reply.error(error)
         } catch is NIOTooManyBytesError {
             return Reply.error(.tooLarge(what: "The request body", limit: "64 KiB"))
@@ -320,8 +322,25 @@ struct QueryMiddleware: RouterMiddleware {
 }
 
 extension ErrorCode {
-    /// The HTTP status of a SPEC §4 code: the number it starts with. Mapped here, at the HTTP edge, once.
-    var httpStatus: HTTPResponse.Status { HTTPResponse.Status(code: Int(rawValue.prefix(3)) ?? 500) }
+    /// The HTTP status of a SPEC §4 code, mapped here, at the HTTP edge, once. (Each code's wire name starts with the
+    /// same number, and a test holds the two together; the status is never read back out of the name.)
+    var httpStatus: HTTPResponse.Status {
+        switch self {
+        case .invalidInput: .badRequest
+        case .deviceNotRegistered: .unauthorized
+        case .forbidden: .forbidden
+        case .notFound, .nothingToUndo: .notFound
+        case .methodNotAllowed: .methodNotAllowed
+        case .alreadyTaken, .alreadySkipped, .dose2Skipped, .sessionFinalizing, .napState, .duplicateMedication, .recentDose, .dose2Pending:
+            .conflict
+        case .tooLarge: .contentTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
+        case .dose1Required, .windowNotOpen, .windowExceeded, .snoozeLimit, .snoozeUnavailable, .undoExpired, .idempotencyMismatch:
+            .unprocessableContent
+        case .rateLimit: .tooManyRequests
+        case .storageBusy: .serviceUnavailable
+        }
+    }
 }
 
 extension DoseError {

@@ -268,6 +268,17 @@ struct WebSafetyTests {
         }
     }
 
+    @Test("every template file is in the library, and a page whose template is missing fails as a bug, never as an empty page")
+    func missingTemplate() throws {
+        let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/DoseServer/Resources/Templates")
+            .standardized
+        let files = try FileManager.default.contentsOfDirectory(atPath: templates.path).filter { $0.hasSuffix(".mustache") }
+        #expect(Set(files.map { String($0.dropLast(".mustache".count)) }) == Set(Templates.sources.map(\.0)))
+        #expect(throws: Templates.MissingTemplate.self) {
+            try Templates.page("no-such-page", NoticePage(frame: Frame("x", current: ""), heading: "x", message: "x", link: nil))
+        }
+    }
+
     @Test("the check-in form records a headache (severity, place, migraine) even when the pain switch was left off")
     func checkInHeadache() async throws {
         try await Self.afterDose1(at: WallClock.date(2026, 11, 22, 7, 30)) { fixture, client, cookie, headers, token in

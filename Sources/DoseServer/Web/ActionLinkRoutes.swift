@@ -45,10 +45,10 @@ struct ActionLinkRoutes {
     }
 
     /// The answer to a link already spent by an earlier tap of it: done, nothing more recorded.
-    static func alreadyDone(json: Bool) -> Response {
+    static func alreadyDone(json: Bool) throws -> Response {
         let message = "Already done: this reminder link was used a moment ago, and nothing more was recorded. Tonight shows the night."
         if json { return Reply.json(JSONValue(dictionaryLiteral: ("done", true), ("message", .string(message)))) }
-        return Templates.page(
+        return try Templates.page(
             "notice",
             NoticePage(frame: Frame("Done", current: ""), heading: "Already done", message: message, link: NoticePage.Link(href: "/", label: "Open Tonight")))
     }
@@ -71,7 +71,7 @@ struct ActionLinkRoutes {
         let zone = snapshot.timeZone
         let times =
             "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
-        return Templates.page("action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
+        return try Templates.page("action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
     }
 
     /// Performs the link's action. A notification's button (the service worker) adds `?via=push`, so the alarm log
@@ -83,7 +83,7 @@ struct ActionLinkRoutes {
         // A second tap of the same link (a double tap, or two at once) answers what the first did: it is done.
         let token = context.parameters.get("token") ?? ""
         let link = try Self.link(token, app)
-        if try Self.isSpent(link, app) { return Self.alreadyDone(json: wantsJSON) }
+        if try Self.isSpent(link, app) { return try Self.alreadyDone(json: wantsJSON) }
         _ = try Self.tonight(of: link, app)
         let spend = IdempotentRequest(device: Self.spender, key: link.nonce, requestHash: DeviceTokens.fingerprint(Data(token.utf8))) { outcome in
             (200, NightController.render(outcome).rendered())
@@ -96,19 +96,19 @@ struct ActionLinkRoutes {
                     return $0.kind == .dose2Skipped ? "Dose 2 skipped at \(at)." : "\($0.label) recorded at \(at)."
                 } ?? "Done."
             if wantsJSON { return Reply.json(JSONValue(dictionaryLiteral: ("done", true), ("message", .string(done + " Undo is on Tonight.")))) }
-            return Templates.page(
+            return try Templates.page(
                 "notice",
                 NoticePage(
                     frame: Frame("Done", current: ""), heading: "Done", message: done,
                     link: NoticePage.Link(href: "/", label: "Open Tonight (undo is there)")))
         } catch is AlreadyAnswered {
             // The other tap of the pair committed first.
-            return Self.alreadyDone(json: wantsJSON)
+            return try Self.alreadyDone(json: wantsJSON)
         } catch let error as DoseError where error.confirm != nil && wantsJSON {
             return Reply.error(error)
         } catch let error as DoseError where error.confirm != nil {
             // The risk in plain words, and no way to confirm from here: that decision is made awake, on the Tonight page.
-            return Templates.page(
+            return try Templates.page(
                 "notice",
                 NoticePage(
                     frame: Frame("Not done", current: ""), heading: "Not done",

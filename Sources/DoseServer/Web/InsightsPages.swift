@@ -18,7 +18,7 @@ extension WebRoutes {
     func insights(_ request: Request, _ context: DoseRequestContext, flash: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let (nights, from, to) = try APIInput.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
-        return Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: flash), status: status)
+        return try Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: flash), status: status)
     }
 
     func applyPlanner(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -43,7 +43,7 @@ extension WebRoutes {
     func reportPage(_ request: Request) throws -> Response {
         let (nights, from, to) = try APIInput.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
-        return Templates.page("report-page", ReportPageView(result))
+        return try Templates.page("report-page", ReportPageView(result))
     }
 
     /// The self-contained report: opened in the browser to print, or downloaded with `download=1`.

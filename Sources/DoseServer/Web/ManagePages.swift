@@ -17,7 +17,7 @@ extension WebRoutes {
         router.post("/ui/devices/revoke") { request, context in try await revokeDevice(request, context) }
         router.post("/ui/devices/rename") { request, context in try await renameDevice(request, context) }
         router.post("/ui/devices/pair") { request, context in try await pairAnother(request, context) }
-        router.get("/settings/clear") { _, context in Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: nil)) }
+        router.get("/settings/clear") { _, context in try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: nil)) }
         router.post("/ui/clear-all") { request, context in try await clearAll(request, context) }
     }
 
@@ -128,7 +128,7 @@ extension WebRoutes {
                     page: result.page, count: result.pageCount,
                     newer: result.page > 1 ? link(result.page - 1) : nil,
                     older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil, canChoose: nights.contains(where: \.selectable))
-        return Templates.page("history", view)
+        return try Templates.page("history", view)
     }
 
     struct DeleteNightsView {
@@ -166,7 +166,7 @@ extension WebRoutes {
         let selection = try nightSelection(dates: dates, olderThan: parameters["older_than"].map { String($0) })
         let preview = try environment.useCases().records.deletionPreview(selection)
         let before: String? = if case .before(let date) = selection { date.description } else { nil }
-        return Templates.page(
+        return try Templates.page(
             "delete-night",
             DeleteNightsView(
                 csrf: csrf(context), what: preview.words, dates: before == nil ? Set(preview.dates).sorted().map { $0.description } : [], before: before,
@@ -200,7 +200,7 @@ extension WebRoutes {
             let moved = (edit.after ?? edit.before).id.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             return WebPages.redirect("/details?night=\(night.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&corrected=\(moved)")
         } catch let error as DoseError {
-            return Templates.page(
+            return try Templates.page(
                 "notice",
                 NoticePage(
                     frame: Frame("Not corrected", current: ""), heading: "Not corrected", message: error.message { _ in nil },
@@ -238,11 +238,11 @@ extension WebRoutes {
                 view.frame = Frame(
                     "Details", current: "/details", flash: "Corrected: \(event.kind.label) now at \(WebPages.clock(event.occurredAt, snapshot.timeZone)).")
             }
-            return Templates.page("details", view)
+            return try Templates.page("details", view)
         }
         let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone) }
         let sleep = try snapshot.session.flatMap { try app.records.nights(on: $0.date).first { $0.session.id == snapshot.session?.id }?.sleep }
-        return Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep))
+        return try Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep))
     }
 
     func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil) throws -> Response {
@@ -253,7 +253,7 @@ extension WebRoutes {
             frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
             devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: zone, pairing: pairing,
             alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test))
-        return Templates.page("settings", view)
+        return try Templates.page("settings", view)
     }
 
     func revokeDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -288,10 +288,10 @@ extension WebRoutes {
     func clearAll(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         guard fields["phrase"] == AppDatabase.clearAllPhrase else {
-            return Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
+            return try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
         }
         let report = try environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
-        return Templates.page(
+        return try Templates.page(
             "notice",
             NoticePage(
                 frame: Frame("Cleared", current: ""), heading: "All data cleared",

@@ -32,7 +32,7 @@ struct SetupRoutes {
 
     func page(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let authority = try certificates?.authority().map { SetupView.Authority(name: $0.name, fingerprint: $0.fingerprint) }
-        return Templates.page("setup", SetupView(secure: WebRoutes.isSecureContext(request, context), authority: authority))
+        return try Templates.page("setup", SetupView(secure: WebRoutes.isSecureContext(request, context), authority: authority))
     }
 
     func authorityCertificate() throws -> Response {

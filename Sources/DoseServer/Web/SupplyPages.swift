@@ -79,7 +79,7 @@ extension WebRoutes {
             },
             bottleML: report.settings.bottleML, leadDays: report.settings.pharmacyLeadDays, marginDays: report.settings.refillMarginDays,
             reminderTime: report.settings.refillReminderTime.description, entries: entries, hasEntries: !entries.isEmpty)
-        return Templates.page("supply", view, status: status)
+        return try Templates.page("supply", view, status: status)
     }
 
     func saveSupply(_ request: Request, _ context: DoseRequestContext, kind: InventoryKind) async throws -> Response {

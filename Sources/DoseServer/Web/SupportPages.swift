@@ -33,7 +33,7 @@ extension WebRoutes {
 
     func supportReview(_ context: DoseRequestContext) throws -> Response {
         let bundle = try redactedBundle()
-        return Templates.page(
+        return try Templates.page(
             "support",
             SupportReviewView(csrf: csrf(context), files: bundle.files.map { .init(name: $0.name, text: $0.text, bytes: $0.text.utf8.count) }))
     }

@@ -40,11 +40,18 @@ enum Templates {
     static let javascript = String(decoding: PackageResources.app_js, as: UTF8.self)
 
     /// An HTML response from a template and its view model.
-    static func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) -> Response {
+    /// A template that is not in the library is DoseTap's bug: it is answered as one (a 500 with a request id in the
+    /// log), never as an empty page a half-asleep person could take for a working one.
+    static func page(_ template: String, _ model: Any, status: HTTPResponse.Status = .ok) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
-        let text = library.render(model, withTemplate: template) ?? ""
+        guard let text = library.render(model, withTemplate: template) else { throw MissingTemplate(name: template) }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A page asked for a template the library does not hold.
+    struct MissingTemplate: Error {
+        let name: String
     }
 }
 

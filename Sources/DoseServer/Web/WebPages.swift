@@ -14,7 +14,7 @@ enum WebPages {
         return Response(status: .seeOther, headers: headers)
     }
 
-    static func errorPage(_ error: DoseError) -> Response {
+    static func errorPage(_ error: DoseError) throws -> Response {
         let page =
             error.code == .deviceNotRegistered
             ? NoticePage(
@@ -25,7 +25,7 @@ enum WebPages {
             : NoticePage(
                 frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
                 link: NoticePage.Link(href: "/", label: "Back to Tonight"))
-        return Templates.page("notice", page, status: error.httpStatus)
+        return try Templates.page("notice", page, status: error.httpStatus)
     }
 
     static func clock(_ date: Date?, _ zone: TimeZone) -> String { date.map { LocalClock.hourMinute($0, in: zone) } ?? "—" }

@@ -29,7 +29,7 @@ struct WebRoutes {
         router.post("/ui/settings") { request, context in try await saveSettings(request, context) }
         router.get("/checkin") { _, context in try checkIn(context) }
         router.post("/ui/checkin") { request, context in try await saveCheckIn(request, context) }
-        router.get("/presleep") { _, context in preSleep(context) }
+        router.get("/presleep") { _, context in try preSleep(context) }
         router.post("/ui/presleep") { request, context in try await savePreSleep(request, context) }
         router.get("/medications") { request, context in try medications(request, context) }
         router.post("/ui/medications") { request, context in try await logMedication(request, context) }
@@ -122,7 +122,7 @@ struct WebRoutes {
             let supply = try app.supply.report()
             if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays) }
         }
-        return Templates.page("tonight", view, status: status)
+        return try Templates.page("tonight", view, status: status)
     }
 
     /// Whether the web app must run setup first: before the first Dose 1 of a database never set up. Setup never
@@ -219,7 +219,7 @@ struct WebRoutes {
                 PendingDose2(dose1: dose1, at: snapshot.status.asOf, zone: snapshot.timeZone).sentence
                 + " Saving a check-in now would end the night and cancel its Dose 2 alarms."
         }
-        return Templates.page(
+        return try Templates.page(
             "checkin",
             CheckInView(
                 frame: Frame("Check-in", current: ""), csrf: csrf(context),
@@ -244,7 +244,7 @@ struct WebRoutes {
                 question: CheckInView.Question(text: error.message { _ in nil }, answers: kept.map { CheckInView.Answer(name: $0.key, value: $0.value) }))
         }
         let score = outcome.decision.checkIn?.wellnessScore ?? answers.wellnessScore
-        return Templates.page(
+        return try Templates.page(
             "notice",
             NoticePage(
                 frame: Frame("Check-in saved", current: "", flash: "Check-in saved."), heading: "Good morning",
@@ -252,15 +252,15 @@ struct WebRoutes {
                 link: NoticePage.Link(href: "/history", label: "See History")))
     }
 
-    func preSleep(_ context: DoseRequestContext) -> Response {
-        Templates.page("presleep", FormPage(frame: Frame("Pre-sleep", current: ""), csrf: csrf(context), fields: PreSleepForm.fields()))
+    func preSleep(_ context: DoseRequestContext) throws -> Response {
+        try Templates.page("presleep", FormPage(frame: Frame("Pre-sleep", current: ""), csrf: csrf(context), fields: PreSleepForm.fields()))
     }
 
     func savePreSleep(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let log = try AnswerDecoding.decode(PreSleepLog.self, from: PreSleepForm.answers(fields), allowed: AnswerDecoding.preSleepAllowed)
         _ = try environment.useCases().records.savePreSleep(log, at: nil, note: nil)
-        return Templates.page(
+        return try Templates.page(
             "notice",
             NoticePage(
                 frame: Frame("Pre-sleep saved", current: "", flash: "Pre-sleep log saved."), heading: "Sleep well",
@@ -278,7 +278,7 @@ struct WebRoutes {
         let flash = recent.first { $0.id == logged }.map {
             "\($0.medication.name) \(NumberText.plain($0.doseMg)) mg logged at \(WebPages.clock($0.takenAt, zone))."
         }
-        return Templates.page(
+        return try Templates.page(
             "medications",
             MedicationsView(
                 frame: Frame("Medications", current: "", flash: flash), csrf: csrf(context),

@@ -133,7 +133,7 @@ extension WebRoutes {
             hasTestReport: test != nil,
             privacy: SetupWizard.privacy(storedIn: environment.store.place), disclaimer: SetupWizard.disclaimer, switches: switches,
             submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
-        return Templates.page("welcome", view, status: status)
+        return try Templates.page("welcome", view, status: status)
     }
 
     /// A refusal worded with the field's label as the page shows it ("Dose 1 (grams)"), not its stored name.
