@@ -10,6 +10,9 @@ public struct AppEnvironment: Sendable {
     public var store: RecordStore
     /// The current instant.
     public var now: @Sendable () -> Date
+    /// The real time, even when `now` is fixed (`--now`, a test's clock): for what another party checks against its own
+    /// clock, such as the expiry of a Web Push authorization.
+    public var wallClock: @Sendable () -> Date = { Date() }
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
     private var template: StoreClock
     /// Where requests a paired device chose may go (push endpoints, the escalation contact).

@@ -99,6 +99,23 @@ struct PushPeerTests {
         #expect(JSONValue(response: report)["all_accepted"] == false)
     }
 
+    @Test("the VAPID token expires by the environment's wall clock, not the night's: a wall clock two days back is refused")
+    func signedByWallClock() async throws {
+        let peer = try PushPeer(["phone=201"])
+        let fixture = try ServerFixture(now: Self.dose1)
+        try Self.subscribe(peer, "phone", device: "phone", fixture)
+        let options = PushOptions(backoff: [], sleep: { _ in })
+        // The night's clock is months from the real time either way; only the wall clock decides the token's expiry.
+        _ = await AlarmChannels(environment: fixture.environment, configured: [], push: options).test()
+        var stale = fixture.environment
+        stale.wallClock = { Date().addingTimeInterval(-2 * 86_400) }
+        _ = await AlarmChannels(environment: stale, configured: [], push: options).test()
+        let received = peer.requests(to: "phone")
+        #expect(received.count == 2)
+        #expect(received.first?["error"] == nil, "signed by the real time: verified")
+        #expect(received.last?["error"]?.stringValue?.contains("exp is not within 24 hours") == true, "\(received)")
+    }
+
     @Test("a service that keeps failing is retried only while the notice is useful, each TTL what is left of it")
     func usefulLife() async throws {
         let peer = try PushPeer(["down=500,500,500,500,500,500"])

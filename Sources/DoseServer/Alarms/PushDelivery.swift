@@ -93,7 +93,7 @@ public struct PushDelivery: ReminderDelivery {
                 request.headers.add(name: "Content-Type", value: "application/octet-stream")
                 // The push service checks the token's expiry against its own clock, which is the real one, whatever
                 // clock the night runs on (`--now`, a test's).
-                request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: Date()))
+                request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: environment.wallClock()))
                 request.body = .bytes(ByteBuffer(bytes: try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)))
                 (status, retryAfter) = try await OutboundHTTP.send(request, with: options.client, connection)
             } catch let error as WebPushError {
