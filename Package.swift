@@ -12,7 +12,8 @@ let strict: [SwiftSetting] = [
 let webResources =
     ["app.css", "app.js", "period.js", "queue.js", "sw.js", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png", "openapi.json"]
     + [
-        "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep", "medications",
+        "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep",
+        "medications",
         "fields", "action-link", "setup", "chart", "report-page", "report", "support", "welcome", "supply",
     ].map { "Templates/\($0).mustache" }
 
@@ -83,13 +84,16 @@ let package = Package(
         .target(
             name: "DoseCLI",
             dependencies: [
-                "DoseApp", "DoseServer", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+                "DoseApp", "DoseServer", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
         .executableTarget(name: "dosetap", dependencies: ["DoseCLI"]),
         // The parsers that take outside input, as functions of bytes, for libFuzzer and for replaying the corpus.
-        .target(name: "DoseFuzzing", dependencies: ["DoseApp", "DoseStore", .product(name: "ZIPFoundation", package: "ZIPFoundation")], swiftSettings: strict),
+        .target(
+            name: "DoseFuzzing", dependencies: ["DoseApp", "DoseStore", .product(name: "ZIPFoundation", package: "ZIPFoundation")],
+            swiftSettings: strict),
         // libFuzzer's entry points when built by scripts/fuzz.sh; otherwise a tool that replays inputs through a target.
         .target(name: "CLibFuzzer"),
         .executableTarget(name: "dosetap-fuzz", dependencies: ["DoseFuzzing", "CLibFuzzer"]),

@@ -83,7 +83,9 @@ public struct ActionLinkSigner: Sendable {
             field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
             allowed: "a link from a DoseTap reminder, or the Tonight page")
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        guard token.utf8.count <= 400, [5, 6].contains(parts.count), let signature = Self.data(base64URL: parts[parts.count - 1]) else { throw invalid }
+        guard token.utf8.count <= 400, [5, 6].contains(parts.count), let signature = Self.data(base64URL: parts[parts.count - 1]) else {
+            throw invalid
+        }
         let payload = parts.dropLast().joined(separator: ".")
         // The comparison inside isValidAuthenticationCode does not stop at the first differing byte.
         guard HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: Data(payload.utf8), using: key),
@@ -105,7 +107,9 @@ public struct ActionLinkSigner: Sendable {
     }
 
     static func payload(_ link: ActionLink) -> String {
-        let parts = [link.action.rawValue, base64URL(Data(link.sessionID.utf8)), String(Int(link.expiresAt.timeIntervalSince1970.rounded(.down))), link.nonce]
+        let parts = [
+            link.action.rawValue, base64URL(Data(link.sessionID.utf8)), String(Int(link.expiresAt.timeIntervalSince1970.rounded(.down))), link.nonce,
+        ]
         return (parts + (link.deviceID.map { [base64URL(Data($0.utf8))] } ?? [])).joined(separator: ".")
     }
 

@@ -48,7 +48,8 @@ public struct ActionResponse: Encodable, Sendable {
         undone = decision.event == nil ? decision.removed.first.map { EventResponse($0, session: decision.session) } : nil
         if let recorded = decision.event, recorded.kind == .snooze {
             let used = recorded.metadata.snoozeCount ?? 0
-            snooze = Snooze(snoozeUntil: recorded.metadata.snoozeUntil, snoozesUsed: used, snoozesRemaining: max(0, outcome.settings.maxSnoozes - used))
+            snooze = Snooze(
+                snoozeUntil: recorded.metadata.snoozeUntil, snoozesUsed: used, snoozesRemaining: max(0, outcome.settings.maxSnoozes - used))
         }
         checkIn = decision.checkIn.map(CheckInResponse.init)
         closure = decision.closure.map { Closure(endedAt: $0.endedAt, endReason: $0.reason.rawValue, terminalState: $0.terminalState.rawValue) }

@@ -87,7 +87,8 @@ public struct AlarmLogResponse: Encodable, Sendable {
         var text: String
 
         enum CodingKeys: String, CodingKey {
-            case kind, label, fireAt = "fire_at", missed, audience, channels, acknowledgedAt = "acknowledged_at", acknowledgedBy = "acknowledged_by", text
+            case kind, label, fireAt = "fire_at", missed, audience, channels, acknowledgedAt = "acknowledged_at", acknowledgedBy = "acknowledged_by",
+                text
         }
     }
 
@@ -201,7 +202,8 @@ public struct AlarmTestResponse: Encodable, Sendable {
         try container.encode(sentAt, forKey: .sentAt)
         if isCoarse {
             let coarse = channels.map {
-                CoarseResult(channel: $0.channel, audience: $0.audience, target: $0.target, accepted: $0.accepted, attempts: $0.attempts, detail: $0.detail)
+                CoarseResult(
+                    channel: $0.channel, audience: $0.audience, target: $0.target, accepted: $0.accepted, attempts: $0.attempts, detail: $0.detail)
             }
             try container.encode(coarse, forKey: .channels)
         } else {
@@ -227,7 +229,8 @@ public struct AlarmTestResponse: Encodable, Sendable {
             } else {
                 results.append(
                     Result(
-                        channel: key.0, audience: key.1, target: key.2, accepted: attempt.outcome == .accepted, attempts: 1, httpStatus: attempt.httpStatus,
+                        channel: key.0, audience: key.1, target: key.2, accepted: attempt.outcome == .accepted, attempts: 1,
+                        httpStatus: attempt.httpStatus,
                         milliseconds: attempt.durationMilliseconds, detail: attempt.detail))
             }
         }

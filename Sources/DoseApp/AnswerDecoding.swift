@@ -27,7 +27,9 @@ public enum AnswerDecoding {
 
     /// Allowed values of the check-in's enumerated fields, for messages.
     public static let checkInAllowed: [String: String] = {
-        func list<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String { T.allCases.map(\.rawValue).joined(separator: ", ") }
+        func list<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String {
+            T.allCases.map(\.rawValue).joined(separator: ", ")
+        }
         return [
             "feel_rested": list(FeelRested.self), "grogginess": list(Grogginess.self), "sleep_inertia_duration": list(SleepInertia.self),
             "dream_recall": list(DreamRecall.self), "mood": list(Mood.self), "anxiety_level": list(AnxietyLevel.self),
@@ -42,7 +44,9 @@ public enum AnswerDecoding {
 
     /// Allowed values of the pre-sleep log's enumerated fields.
     public static let preSleepAllowed: [String: String] = {
-        func list<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String { T.allCases.map(\.rawValue).joined(separator: ", ") }
+        func list<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String {
+            T.allCases.map(\.rawValue).joined(separator: ", ")
+        }
         return [
             "intended_sleep_time": list(IntendedSleepTime.self), "stress_drivers": list(StressDriver.self), "body_pain": list(BodyPain.self),
             "exercise_type": list(ExerciseLevel.self), "nap_today": list(NapToday.self), "room_temperature": list(RoomTemperature.self),

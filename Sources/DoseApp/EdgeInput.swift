@@ -55,7 +55,8 @@ public enum ClockInput {
         }
         let time = parts[1].split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(time.count), time.allSatisfy({ $0.count == 2 && $0.allSatisfy({ ("0"..."9").contains($0) }) }),
-            let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time.count == 3 ? time[2] : "0"), hour < 24, minute < 60, second < 60,
+            let hour = Int(time[0]), let minute = Int(time[1]), let second = Int(time.count == 3 ? time[2] : "0"), hour < 24, minute < 60,
+            second < 60,
             let date = LocalClock.calendar(zone).date(
                 from: DateComponents(year: day.year, month: day.month, day: day.day, hour: hour, minute: minute, second: second))
         else {

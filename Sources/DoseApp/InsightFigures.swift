@@ -15,7 +15,8 @@ public struct InsightFigure: Sendable {
             adherence.percent(timing).map { "\(Correlation.decimal($0, places: 1))% (\(adherence.count(timing)) of \(adherence.decided))" } ?? "—"
         }
         var figures = [
-            InsightFigure(name: "On target", value: share(.onTarget), note: "Dose 2 within 10 minutes of the \(adherence.targetMinutes)-minute target"),
+            InsightFigure(
+                name: "On target", value: share(.onTarget), note: "Dose 2 within 10 minutes of the \(adherence.targetMinutes)-minute target"),
             InsightFigure(name: "In window", value: share(.inWindow), note: "the rest of 150–240 minutes after Dose 1"),
             InsightFigure(name: "⚠ Early", value: share(.early), note: "before the window opened (under 150 minutes)"),
             InsightFigure(name: "⚠ Late", value: share(.late), note: "after the window closed (240 minutes or more)"),
@@ -39,13 +40,15 @@ public struct InsightFigure: Sendable {
             InsightFigure(name: "Snoozes per night", value: adherence.snoozesPerNight.map { Correlation.decimal($0, places: 1) } ?? "—", note: nil))
         figures.append(
             InsightFigure(
-                name: "Awake after Dose 1 (estimate)", value: adherence.wasoEstimatePerNight.map { "\($0) min per night" } ?? "—", note: Adherence.wasoMethod))
+                name: "Awake after Dose 1 (estimate)", value: adherence.wasoEstimatePerNight.map { "\($0) min per night" } ?? "—",
+                note: Adherence.wasoMethod))
         figures.append(
             InsightFigure(
                 name: "Wellness", value: insights.meanWellness.map { "\($0) of 100" } ?? "—",
                 note: insights.mornings.isEmpty ? "no check-ins" : "mean of \(insights.mornings.count) check-ins"))
         figures.append(
-            InsightFigure(name: "Sleep quality", value: insights.meanSleepQuality.map { "\(Correlation.decimal($0, places: 1)) of 5" } ?? "—", note: nil))
+            InsightFigure(
+                name: "Sleep quality", value: insights.meanSleepQuality.map { "\(Correlation.decimal($0, places: 1)) of 5" } ?? "—", note: nil))
         return figures
     }
 

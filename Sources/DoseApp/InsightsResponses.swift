@@ -57,7 +57,9 @@ public struct InsightsResponse: Encodable, Sendable {
         var meanSleepQuality: Double?
         /// `[{session_date, wellness, sleep_quality}]`, built by hand (see `nights`).
         var mornings: JSONValue
-        enum CodingKeys: String, CodingKey { case checkIns = "check_ins", meanScore = "mean_score", meanSleepQuality = "mean_sleep_quality", mornings }
+        enum CodingKeys: String, CodingKey {
+            case checkIns = "check_ins", meanScore = "mean_score", meanSleepQuality = "mean_sleep_quality", mornings
+        }
     }
 
     struct Medication: Encodable, Sendable {

@@ -94,7 +94,8 @@ public struct OutboundTargets: Sendable {
 
         /// The IPv4 address inside an IPv4-mapped IPv6 address (::ffff:a.b.c.d).
         var mappedIPv4: Address? {
-            bytes.count == 16 && bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF ? Address(bytes: Array(bytes[12...])) : nil
+            bytes.count == 16 && bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF
+                ? Address(bytes: Array(bytes[12...])) : nil
         }
 
         /// Not loopback, private (RFC 1918, ULA), shared (CGNAT), link-local, multicast, unspecified, reserved or
@@ -113,7 +114,9 @@ public struct OutboundTargets: Sendable {
             // Global unicast is 2000::/3; within it, documentation 2001:db8::/32 and the NAT64/6to4/Teredo ranges that
             // embed other addresses are refused too.
             guard first & 0xE0 == 0x20 else { return false }
-            if bytes[0...3] == [0x20, 0x01, 0x0D, 0xB8] || bytes[0...1] == [0x20, 0x02] || bytes[0...3] == [0x20, 0x01, 0x00, 0x00] { return false }
+            if bytes[0...3] == [0x20, 0x01, 0x0D, 0xB8] || bytes[0...1] == [0x20, 0x02] || bytes[0...3] == [0x20, 0x01, 0x00, 0x00] {
+                return false
+            }
             return true
         }
     }

@@ -94,7 +94,8 @@ public struct JSONBody {
     public func instant(_ key: String) throws(DoseError) -> Date? {
         guard let text = try string(key) else { return nil }
         guard let date = ISO8601.parse(text) else {
-            throw .invalidInput(field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T06:30:00Z")
+            throw .invalidInput(
+                field: key, problem: "'\(text)' is not a time", allowed: "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T06:30:00Z")
         }
         return date
     }
@@ -136,7 +137,8 @@ public struct JSONBody {
 public enum RequestBodies {
     /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
     public enum Kind: String, CaseIterable, Sendable {
-        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll = "clear_all",
+        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll =
+            "clear_all",
             undo, pushSubscription = "push_subscription", refill, adjustment
     }
 
@@ -200,7 +202,9 @@ public enum RequestBodies {
     /// `POST /v1/events/log` `{type, timestamp?, note?}`.
     public static func log(_ body: JSONBody) throws(DoseError) -> NightAction {
         let body = try body.only(["type", "timestamp", "note", "confirm", eventID])
-        guard let type = try body.string("type") else { throw .invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom") }
+        guard let type = try body.string("type") else {
+            throw .invalidInput(field: "type", problem: "missing", allowed: "a sleep event such as bathroom")
+        }
         // On the wire an event is named by its wire name exactly: no case folding, no labels (the CLI takes those).
         guard type == SleepEventCatalogue.normalize(type) else {
             throw .invalidInput(
@@ -237,7 +241,8 @@ public enum RequestBodies {
     public static func refill(_ body: JSONBody) throws(DoseError) -> (bottles: Int?, ml: Double?, at: Date?, reason: String?) {
         let body = try body.only(["bottles", "ml", "timestamp", "reason"])
         return (
-            try body.integer("bottles", allowed: "1–12"), try body.number("ml", allowed: "more than 0 and at most 10000 mL"), try body.instant("timestamp"),
+            try body.integer("bottles", allowed: "1–12"), try body.number("ml", allowed: "more than 0 and at most 10000 mL"),
+            try body.instant("timestamp"),
             try body.string("reason")
         )
     }
@@ -304,7 +309,8 @@ public enum RequestBodies {
                 throw .invalidInput(field: "\(name).amount", problem: "missing: the amount taken must be given", allowed: allowed)
             }
             inputs.append(
-                MedicationInput(medicationID: medication.id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes")))
+                MedicationInput(
+                    medicationID: medication.id, amount: amount, unit: unit, takenAt: try item.instant("taken_at"), note: try item.string("notes")))
         }
         return (inputs, try body.confirmations())
     }
@@ -325,7 +331,9 @@ public enum RequestBodies {
                 }
                 text = String(whole)
             case .boolean:
-                guard let flag = try body.boolean(key) else { throw .invalidInput(field: key, problem: "null is not a value", allowed: "true or false") }
+                guard let flag = try body.boolean(key) else {
+                    throw .invalidInput(field: key, problem: "null is not a value", allowed: "true or false")
+                }
                 text = flag ? "true" : "false"
             case .text:
                 guard let value = try body.string(key) else { throw .invalidInput(field: key, problem: "null is not a value", allowed: "text") }
@@ -336,7 +344,8 @@ public enum RequestBodies {
                 } else if let value = try body.string(key) {
                     text = value
                 } else {
-                    throw .invalidInput(field: key, problem: "null is not a value", allowed: "a list of event names such as [\"bathroom\", \"water\"]")
+                    throw .invalidInput(
+                        field: key, problem: "null is not a value", allowed: "a list of event names such as [\"bathroom\", \"water\"]")
                 }
             }
             changes.append((key, text))

@@ -60,7 +60,8 @@ public struct StatusResponse: Encodable, Sendable {
         case primaryAction = "primary_action", windowOpensAt = "window_opens_at", nearCloseAt = "near_close_at"
         case windowClosesAt = "window_closes_at", targetAt = "target_at", expiresAt = "expires_at"
         case minutesSinceDose1 = "minutes_since_dose1", minutesRemaining = "minutes_remaining", minutesUntilOpen = "minutes_until_open"
-        case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn = "checked_in"
+        case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn =
+            "checked_in"
         case dose2Undecided = "dose2_undecided", dose2Timing = "dose2_timing", newDose1From = "new_dose1_from", blockingNight = "blocking_night"
         case warnings, asOf = "as_of", timeZone = "time_zone"
     }
@@ -74,7 +75,9 @@ public struct StatusResponse: Encodable, Sendable {
         (sleptThrough, skipReason, extraDoseCount) = (status.sleptThrough, status.skipReason, status.extraDoseCount)
         outcomeText = status.outcomeSentence(in: TimeZone(identifier: status.timeZoneID) ?? .gmt)
         (snoozeCount, snoozesRemaining, snoozeUntil) = (status.snoozeCount, status.snoozesRemaining, status.snoozeUntil)
-        (canSnooze, snoozeBlockedReason, canSkip, skipBlockedReason) = (status.canSnooze, status.snoozeBlockedReason, status.canSkip, status.skipBlockedReason)
+        (canSnooze, snoozeBlockedReason, canSkip, skipBlockedReason) = (
+            status.canSnooze, status.snoozeBlockedReason, status.canSkip, status.skipBlockedReason
+        )
         primaryAction = status.primaryAction.rawValue
         (windowOpensAt, nearCloseAt, windowClosesAt) = (status.windowOpensAt, status.nearCloseAt, status.windowClosesAt)
         (targetAt, expiresAt, nextReminder) = (status.targetAt, status.expiresAt, status.nextReminder.map(ReminderResponse.init))
@@ -328,7 +331,8 @@ public struct SleepResponse: Encodable, Sendable {
         hasTimeline = figures.hasTimeline
         recovery = figures.recovery.map { r in
             Recovery(
-                recoveryPercent: r.recoveryPercent, sleepPerformancePercent: r.sleepPerformancePercent, sleepEfficiencyPercent: r.sleepEfficiencyPercent,
+                recoveryPercent: r.recoveryPercent, sleepPerformancePercent: r.sleepPerformancePercent,
+                sleepEfficiencyPercent: r.sleepEfficiencyPercent,
                 restingHeartRate: r.restingHeartRate, hrvMs: r.hrvMilliseconds, respiratoryRate: r.respiratoryRate,
                 oxygenSaturationPercent: r.oxygenSaturationPercent, skinTempCelsius: r.skinTemperatureCelsius)
         }

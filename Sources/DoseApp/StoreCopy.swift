@@ -97,6 +97,7 @@ public enum StoreCopy {
         guard !differing.isEmpty else { return }
         try emptyTarget()
         throw DoseError.invalidFile(
-            problem: "the copy in \(target) did not match the source (\(differing.joined(separator: ", "))), so it was emptied again; nothing was copied")
+            problem:
+                "the copy in \(target) did not match the source (\(differing.joined(separator: ", "))), so it was emptied again; nothing was copied")
     }
 }

@@ -72,7 +72,9 @@ enum StrictJSON {
             }
             while true {
                 skipSpace()
-                guard current == UInt8(ascii: "\"") else { throw fail(keys.isEmpty ? "expected a key" : "expected a key after the comma (no trailing commas)") }
+                guard current == UInt8(ascii: "\"") else {
+                    throw fail(keys.isEmpty ? "expected a key" : "expected a key after the comma (no trailing commas)")
+                }
                 let key = try string()
                 guard keys.insert(key).inserted else { throw Problem.duplicateKey(key) }
                 skipSpace()

@@ -57,7 +57,9 @@ public enum SupplyText {
     public static func entry(_ entry: InventoryEntry) -> String {
         if let counted = entry.countedML { return "Counted: \(NumberText.plain(counted)) mL left" }
         let change = entry.changeML ?? 0
-        if entry.kind == .refill { return "Refill +\(NumberText.plain(change)) mL" + (entry.bottles.map { " (\($0) bottle\($0 == 1 ? "" : "s"))" } ?? "") }
+        if entry.kind == .refill {
+            return "Refill +\(NumberText.plain(change)) mL" + (entry.bottles.map { " (\($0) bottle\($0 == 1 ? "" : "s"))" } ?? "")
+        }
         return "Adjusted \(change > 0 ? "+" : "−")\(NumberText.plain(abs(change))) mL"
     }
 

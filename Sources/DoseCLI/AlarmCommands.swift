@@ -40,7 +40,8 @@ struct ChannelOptions: ParsableArguments {
     func pushOptions() throws -> PushOptions {
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://"), vapidSubject.count <= 200 else {
             throw DoseError.invalidInput(
-                field: "vapid-subject", problem: "'\(vapidSubject.prefix(80))' is not a contact", allowed: "mailto:you@example.org or an https:// URL")
+                field: "vapid-subject", problem: "'\(vapidSubject.prefix(80))' is not a contact", allowed: "mailto:you@example.org or an https:// URL"
+            )
         }
         var options = PushOptions(subject: vapidSubject)
         if let pushBackoff {
@@ -56,12 +57,14 @@ struct ChannelOptions: ParsableArguments {
 
 struct Alarm: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "alarm", abstract: "Test the alarm channels, answer an alarm, read a night's alarm log.", subcommands: [Test.self, Ack.self, Log.self])
+        commandName: "alarm", abstract: "Test the alarm channels, answer an alarm, read a night's alarm log.",
+        subcommands: [Test.self, Ack.self, Log.self])
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
-            abstract: "Send a test alarm through every channel (Web Push subscriptions, the escalation contact, and the given webhooks) and report each.",
+            abstract:
+                "Send a test alarm through every channel (Web Push subscriptions, the escalation contact, and the given webhooks) and report each.",
             discussion:
                 "No server need be running: Web Push goes out from this database's key to its subscriptions. Give the same --webhook and --on-reminder options as `serve` to test those too."
         )
@@ -70,7 +73,8 @@ struct Alarm: ParsableCommand {
 
         func run() throws {
             try Output.run(options) { context in
-                let alarmChannels = AlarmChannels(environment: context.environment, configured: try channels.deliveries(), push: try channels.pushOptions())
+                let alarmChannels = AlarmChannels(
+                    environment: context.environment, configured: try channels.deliveries(), push: try channels.pushOptions())
                 let report = LockedBox<AlarmTestResponse?>(nil)
                 let done = DispatchSemaphore(value: 0)
                 Task {

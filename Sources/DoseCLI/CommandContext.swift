@@ -119,14 +119,16 @@ struct CommandContext {
     /// SQLite file.
     static func postgresURL(_ options: GlobalOptions) throws(DoseError) -> String? {
         if options.database != nil, options.db != nil {
-            throw .invalidInput(field: "--database", problem: "both --db and --database were given", allowed: "one store: --db PATH or --database URL")
+            throw .invalidInput(
+                field: "--database", problem: "both --db and --database were given", allowed: "one store: --db PATH or --database URL")
         }
         guard let url = options.database ?? ProcessInfo.processInfo.environment["DOSETAP_DATABASE_URL"],
             !url.isEmpty
         else { return nil }
         guard PostgresLocation.isPostgres(url) else {
             throw .invalidInput(
-                field: options.database != nil ? "--database" : "DOSETAP_DATABASE_URL", problem: "the value does not start with postgres:// or postgresql://",
+                field: options.database != nil ? "--database" : "DOSETAP_DATABASE_URL",
+                problem: "the value does not start with postgres:// or postgresql://",
                 allowed: "postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE; a SQLite file is named with --db PATH")
         }
         return url

@@ -11,8 +11,10 @@ struct DoseTapCommand: ParsableCommand {
         discussion: "DoseTap is a timing and logging aid, not medical advice. Follow your prescriber's instructions.",
         subcommands: [
             Status.self, Dose1.self, Dose2.self, Skip.self, Snooze.self, Undo.self, Log.self, Wake.self, CheckIn.self,
-            PreSleep.self, Med.self, History.self, Session.self, Event.self, Settings.self, Export.self, Import.self, ClearAll.self, Press.self, Open.self,
-            Device.self, Serve.self, ServiceCommand.self, TLS.self, Alarm.self, InsightsCommand.self, Report.self, Planner.self, SupportBundleCommand.self,
+            PreSleep.self, Med.self, History.self, Session.self, Event.self, Settings.self, Export.self, Import.self, ClearAll.self, Press.self,
+            Open.self,
+            Device.self, Serve.self, ServiceCommand.self, TLS.self, Alarm.self, InsightsCommand.self, Report.self, Planner.self,
+            SupportBundleCommand.self,
             Setup.self, SupplyCommand.self, StoreCommand.self,
         ],
         defaultSubcommand: Status.self)

@@ -23,7 +23,8 @@ enum HumanText {
         }
         if let outcome = status.outcomeSentence(in: zone) {
             lines.append(
-                "  \(outcome)" + (status.skipReason.map { status.sleptThrough ? "" : " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "") + ".")
+                "  \(outcome)" + (status.skipReason.map { status.sleptThrough ? "" : " (\($0.replacingOccurrences(of: "_", with: " ")))" } ?? "")
+                    + ".")
         }
         if status.extraDoseCount > 0 { lines.append("  Extra doses: \(status.extraDoseCount).") }
         if let opens = status.windowOpensAt, let closes = status.windowClosesAt, status.dose2At == nil, !status.dose2Skipped,
@@ -138,7 +139,8 @@ enum HumanText {
         }
         if let log = record.preSleep { lines.append("    Pre-sleep log: \(log.completion.rawValue)") }
         if let checkIn = record.checkIn {
-            lines.append("    Check-in: quality \(checkIn.sleepQuality)/5, rested \(checkIn.feelRested.rawValue), wellness \(checkIn.wellnessScore)/100")
+            lines.append(
+                "    Check-in: quality \(checkIn.sleepQuality)/5, rested \(checkIn.feelRested.rawValue), wellness \(checkIn.wellnessScore)/100")
         }
         if let sleep = record.sleep {
             var text = "    Sleep (\(sleep.figures.sources.joined(separator: ", "))): \(SleepText.sentence(sleep.figures, zone: zone))"

@@ -98,7 +98,8 @@ struct PlannerShow: ParsableCommand {
 
 struct PlannerApply: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "apply", abstract: "Change the target interval to the planner's suggestion (audited). Needs --yes: \(PlannerSuggestion.safetyWarning)")
+        commandName: "apply",
+        abstract: "Change the target interval to the planner's suggestion (audited). Needs --yes: \(PlannerSuggestion.safetyWarning)")
     @OptionGroup var options: GlobalOptions
     @Argument(help: "The suggested target in minutes (one of 165, 180, 195, 210, 225), as `planner show` gives it.") var minutes: Int
     @Flag(help: "Confirm that you have read the warning and your prescriber agrees.") var yes = false
@@ -143,7 +144,8 @@ struct Report: ParsableCommand {
                 JSONValue(
                     dictionaryLiteral: ("path", .string(out)), ("pdf", pdfPath.map(JSONValue.string) ?? .null),
                     ("from", .string(result.insights.period.from.description)), ("to", .string(result.insights.period.to.description)),
-                    ("nights", .int(result.insights.nightsRecorded)), ("on_target_percent", figures.percent(.onTarget).map(JSONValue.double) ?? .null)),
+                    ("nights", .int(result.insights.nightsRecorded)), ("on_target_percent", figures.percent(.onTarget).map(JSONValue.double) ?? .null)
+                ),
                 words)
         }
     }

@@ -167,7 +167,8 @@ struct Event: ParsableCommand {
         }
         for event in edit.reflagged {
             Output.line(
-                "⚠ \(event.kind.label) is now " + (event.metadata.isEarly ? "marked early." : event.metadata.isLate ? "marked late." : "inside the window."))
+                "⚠ \(event.kind.label) is now "
+                    + (event.metadata.isEarly ? "marked early." : event.metadata.isLate ? "marked late." : "inside the window."))
         }
     }
 }

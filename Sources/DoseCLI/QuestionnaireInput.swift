@@ -56,7 +56,8 @@ struct Prompter {
             answers["has_physical_symptoms"] = true
             if yes("Describe them?") {
                 answers["physical_symptoms"] = [
-                    "pain_locations": list("Where? (comma-separated: " + PainLocation.allCases.map(\.rawValue).joined(separator: ", ") + ")", default: ""),
+                    "pain_locations": list(
+                        "Where? (comma-separated: " + PainLocation.allCases.map(\.rawValue).joined(separator: ", ") + ")", default: ""),
                     "pain_severity": number("Pain severity, 0–10", default: "0", otherwise: -1),
                 ]
             }
@@ -82,7 +83,8 @@ struct Prompter {
         case "same", "s": answers["sleep_environment"] = ["same_as_usual": true]
         case "describe", "d":
             answers["sleep_environment"] = [
-                "sleep_aids_used": list("Aids used (comma-separated: " + SleepAid.allCases.map(\.rawValue).joined(separator: ", ") + ")", default: "none"),
+                "sleep_aids_used": list(
+                    "Aids used (comma-separated: " + SleepAid.allCases.map(\.rawValue).joined(separator: ", ") + ")", default: "none"),
                 "room_darkness": text("Room darkness? bright, dim, dark", default: "dark"),
                 "noise_level": text("Noise? quiet, some_noise, loud", default: "quiet"),
             ]

@@ -31,7 +31,8 @@ struct History: ParsableCommand {
             query.from = try from.map { text throws(DoseError) in try sessionDate(text, field: "from") }
             query.to = try to.map { text throws(DoseError) in try sessionDate(text, field: "to") }
             query.types = Set(type.flatMap { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } })
-            query.categories = Set(try category.flatMap { $0.split(separator: ",") }.map { name throws(DoseError) in try HistoryCategory.named(String(name)) })
+            query.categories = Set(
+                try category.flatMap { $0.split(separator: ",") }.map { name throws(DoseError) in try HistoryCategory.named(String(name)) })
             query.sort = try choice(sort, field: "sort")
             query.grouping = try choice(group, field: "group")
             query.limit = limit
@@ -84,7 +85,8 @@ struct Session: ParsableCommand {
             commandName: "delete",
             abstract: "Delete ended nights and every trace of them: one or more DATEs, or every night before --before DATE (Clear Old).",
             discussion:
-                "Without --yes it only says what would be deleted. Tonight's open night, and a night whose dose is under 8 hours old, are never deleted.")
+                "Without --yes it only says what would be deleted. Tonight's open night, and a night whose dose is under 8 hours old, are never deleted."
+        )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The nights' dates, YYYY-MM-DD.") var dates: [String] = []
         @Option(help: "Delete every night dated before this date, YYYY-MM-DD.") var before: String?
@@ -115,7 +117,8 @@ struct Session: ParsableCommand {
             case (false, _?):
                 throw DoseError.invalidInput(field: "before", problem: "given with dates", allowed: "either dates or --before DATE, not both")
             case (true, nil):
-                throw DoseError.invalidInput(field: "dates", problem: "no night was named", allowed: "one or more dates (YYYY-MM-DD), or --before DATE")
+                throw DoseError.invalidInput(
+                    field: "dates", problem: "no night was named", allowed: "one or more dates (YYYY-MM-DD), or --before DATE")
             }
         }
     }
@@ -184,8 +187,8 @@ struct Export: ParsableCommand {
     @OptionGroup var options: GlobalOptions
     @Option(help: "csv (events.csv v1, default), analytics, sessions (sessions.csv: one row per night with the insights columns), or bundle.")
     var format = "csv"
-    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output; for a bundle, DoseTap_Export_YYYY-MM-DD.zip here.") var out:
-        String?
+    @Option(help: "Write to this file (owner-only, written atomically). Default: standard output; for a bundle, DoseTap_Export_YYYY-MM-DD.zip here.")
+    var out: String?
     @Option(help: "Analytics and sessions: first night (YYYY-MM-DD).") var from: String?
     @Option(help: "Analytics and sessions: last night (YYYY-MM-DD).") var to: String?
 

@@ -24,7 +24,8 @@ struct CheckIn: ParsableCommand {
     @Option(help: "Sleep quality 1–5 (default 3).") var quality: Int?
     @Option(help: "How rested: not_at_all, slightly, moderate, well, very_well.") var rested: String?
     @Option(help: "Grogginess: none, mild, moderate, severe, cant_function.") var grogginess: String?
-    @Option(help: "How long the grogginess lasted: less_than_five, five_to_fifteen, fifteen_to_thirty, thirty_to_sixty, more_than_hour.") var inertia: String?
+    @Option(help: "How long the grogginess lasted: less_than_five, five_to_fifteen, fifteen_to_thirty, thirty_to_sixty, more_than_hour.") var inertia:
+        String?
     @Option(help: "Dreams: none, vague, normal, vivid, nightmares, disturbing.") var dreams: String?
     @Option(help: "Mental clarity 1–10 (default 5).") var clarity: Int?
     @Option(help: "Mood: very_low, low, neutral, good, great.") var mood: String?
@@ -52,8 +53,9 @@ struct CheckIn: ParsableCommand {
     @Flag(help: "Feeling feverish.") var feverish = false
     @Option(help: "Sickness: no, coming_down, actively_sick, recovering.") var sickness: String?
     @Option(help: "Sleep therapy used (repeatable): cpap, mouth_guard, chin_strap, nasal_strip, positional_therapy.") var sleepTherapy: [String] = []
-    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.") var sleepAid: [String] =
-        []
+    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.") var sleepAid:
+        [String] =
+            []
     @Option(help: "Room darkness: bright, dim, dark.") var roomDarkness: String?
     @Option(help: "Noise: quiet, some_noise, loud.") var noiseLevel: String?
     @Option(help: "Screen in bed (with tv_on or phone_in_bed): 0_15, 15_45, 45_plus.") var screenTime: String?
@@ -142,7 +144,8 @@ struct CheckIn: ParsableCommand {
                 let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)
                 let saved = try context.app.records.editCheckIn(on: date, answers: answers)
                 Output.show(
-                    json: options.json, JSONValue(response: CheckInResponse(saved)), "Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
+                    json: options.json, JSONValue(response: CheckInResponse(saved)),
+                    "Check-in of \(date) updated. Wellness score: \(saved.wellnessScore)/100.")
             }
             return
         }
@@ -222,7 +225,8 @@ struct PreSleep: ParsableCommand {
                         ("replaced", .bool(saved.replaced)), ("started_session", .bool(saved.startedSession))
                     ).rendered())
             } else {
-                Output.line("Pre-sleep log \(saved.replaced ? "replaced" : "saved") for the night of \(saved.sessionDate) (\(saved.completion.rawValue)).")
+                Output.line(
+                    "Pre-sleep log \(saved.replaced ? "replaced" : "saved") for the night of \(saved.sessionDate) (\(saved.completion.rawValue)).")
             }
         }
     }

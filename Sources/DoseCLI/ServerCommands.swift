@@ -39,7 +39,9 @@ struct Serve: ParsableCommand {
                 folder: try context.dataFolder, now: { environment.now() })
             LoggingSystem.bootstrap { label in MultiplexLogHandler([StreamLogHandler.standardError(label: label), diagnostic(label)]) }
             Logger(label: "dosetap").info("serve started")
-            if let tls = listener.tls, let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now()) {
+            if let tls = listener.tls,
+                let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now())
+            {
                 Output.note(check.message)
             }
             let json = options.json
@@ -55,8 +57,10 @@ struct Serve: ParsableCommand {
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
                 let text =
                     json
-                    ? JSONValue(dictionaryLiteral: ("listening", .string("\(scheme)://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link)))
-                        .rendered()
+                    ? JSONValue(
+                        dictionaryLiteral: ("listening", .string("\(scheme)://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .string(link))
+                    )
+                    .rendered()
                     : """
                     DoseTap is serving \(scheme)://\(host):\(port)  (database \(path))
                     Open this link once on the phone or tablet to pair it (valid 15 minutes, one use):
@@ -166,7 +170,8 @@ struct Device: ParsableCommand {
             try Output.run(options) { context in
                 let (device, token) = try context.app.devices.pair(name: name)
                 Output.show(
-                    json: options.json, JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))),
+                    json: options.json,
+                    JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))),
                     "Paired \"\(device.name)\". Its token (shown only now):\n\(token)")
             }
         }
@@ -201,13 +206,15 @@ struct Device: ParsableCommand {
     }
 
     struct Revoke: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "revoke", abstract: "Revoke a device by name or id; its next request is refused.")
+        static let configuration = CommandConfiguration(
+            commandName: "revoke", abstract: "Revoke a device by name or id; its next request is refused.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The device's name or id.") var device: String
         func run() throws {
             try Output.run(options) { context in
                 let revoked = try context.app.devices.revoke(device)
-                Output.show(json: options.json, JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)), "Revoked \"\(revoked.name)\".")
+                Output.show(
+                    json: options.json, JSONValue(dictionaryLiteral: ("id", .string(revoked.id)), ("revoked", true)), "Revoked \"\(revoked.name)\".")
             }
         }
     }

@@ -208,7 +208,8 @@ struct SupplyCommand: ParsableCommand {
     }
 
     struct LogRefill: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "log", abstract: "Log a refill: --bottles N (of the bottle_ml setting) or --ml X.")
+        static let configuration = CommandConfiguration(
+            commandName: "log", abstract: "Log a refill: --bottles N (of the bottle_ml setting) or --ml X.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "Bottles received.") var bottles: Int?
         @Option(help: "mL received, instead of bottles.") var ml: Double?
@@ -226,7 +227,8 @@ struct SupplyCommand: ParsableCommand {
 
     struct Adjust: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "adjust", abstract: "Correct the supply: --add ML, --remove ML (a spill), or --counted ML (what a count found), with --reason.")
+            commandName: "adjust",
+            abstract: "Correct the supply: --add ML, --remove ML (a spill), or --counted ML (what a count found), with --reason.")
         @OptionGroup var options: GlobalOptions
         @Option(help: "mL to add.") var add: Double?
         @Option(help: "mL to remove (spilled, wasted).") var remove: Double?
@@ -254,7 +256,8 @@ struct SupplyCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a supply entry logged by mistake (the audit log keeps it).")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Delete a supply entry logged by mistake (the audit log keeps it).")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The entry's id (`dosetap supply status --json`).") var id: String
         @Flag(help: "Confirm the deletion.") var yes = false
@@ -280,7 +283,8 @@ enum SupplyLines {
         if context.options.json {
             Output.line(
                 JSONValue(
-                    dictionaryLiteral: ("entry", JSONValue(response: InventoryEntryResponse(entry))), ("supply", JSONValue(response: SupplyResponse(report)))
+                    dictionaryLiteral: ("entry", JSONValue(response: InventoryEntryResponse(entry))),
+                    ("supply", JSONValue(response: SupplyResponse(report)))
                 ).rendered())
         } else {
             Output.line("\(verb): " + Self.entry(entry, zone: report.timeZone))

@@ -42,7 +42,9 @@ struct StatusWatch {
     private func report(_ snapshot: StatusSnapshot, due: [Reminder]) {
         let zone = snapshot.timeZone
         if context.options.json {
-            for reminder in due { Output.line(JSONValue(dictionaryLiteral: ("reminder", JSONValue(response: ReminderResponse(reminder)))).rendered()) }
+            for reminder in due {
+                Output.line(JSONValue(dictionaryLiteral: ("reminder", JSONValue(response: ReminderResponse(reminder)))).rendered())
+            }
             Output.line(JSONValue(response: StatusResponse(snapshot.status)).rendered())
             return
         }

@@ -7,7 +7,8 @@ import Foundation
 /// `dosetap store`: the store itself, as a whole.
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "store", abstract: "The store as a whole: copy every record to another store (SQLite ⇄ PostgreSQL).", subcommands: [StoreCopyCommand.self])
+        commandName: "store", abstract: "The store as a whole: copy every record to another store (SQLite ⇄ PostgreSQL).",
+        subcommands: [StoreCopyCommand.self])
 }
 
 /// `dosetap store copy --from SOURCE --to TARGET`: every record, verified, into an empty store.

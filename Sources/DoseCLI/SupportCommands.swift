@@ -27,7 +27,8 @@ struct SupportBundleCommand: ParsableCommand {
     func run() throws {
         try Output.run(json: options.json) {
             if review && yes {
-                throw DoseError.invalidInput(field: "review", problem: "given with --yes", allowed: "--review to read the bundle, or --yes to write it")
+                throw DoseError.invalidInput(
+                    field: "review", problem: "given with --yes", allowed: "--review to read the bundle, or --yes to write it")
             }
             let context = try CommandContext.open(options)
             let folder = try context.dataFolder
@@ -50,7 +51,8 @@ struct SupportBundleCommand: ParsableCommand {
                 let question = "Write \(out) with \(includeDatabase ? "these files and the raw database" : "these files")? Type yes to write it: "
                 FileHandle.standardOutput.write(Data(question.utf8))
                 guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
-                    throw DoseError.invalidInput(field: "confirm", problem: "the bundle was not confirmed", allowed: "yes, to write it; nothing was written")
+                    throw DoseError.invalidInput(
+                        field: "confirm", problem: "the bundle was not confirmed", allowed: "yes, to write it; nothing was written")
                 }
             }
             try context.app.support.write(bundle, to: out, includeDatabase: includeDatabase)

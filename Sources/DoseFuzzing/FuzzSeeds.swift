@@ -22,7 +22,9 @@ public enum FuzzSeeds {
             #"{"caffeine_cups":2,"stress_level":3,"notes":"fine"}"#, #"{"confirm":"Clear All Data — This cannot be undone."}"#,
             "[1,2]", "", "{", #"{"a":1e999}"#, #"{"minutes":-0,"sequence":true}"#,
         ])
-        seeds[.form] = texts(["csrf=abc&action=dose1", "medication=modafinil&amount=200&unit=mg", "a=%zz&b=%", "q=bathroom&q=water&q=snack", "+%20+=+"])
+        seeds[.form] = texts([
+            "csrf=abc&action=dose1", "medication=modafinil&amount=200&unit=mg", "a=%zz&b=%", "q=bathroom&q=water&q=snack", "+%20+=+",
+        ])
         seeds[.clockInput] = texts([
             "2026-11-22T06:30:00Z", "2026-11-22T06:30:00.123+05:45", "22:30", "24:00", "2026-02-30T00:00:00Z", "America/New_York", "UTC",
             "dosetap://dose2", "dosetap://log?event=bathroom&notes=x", "2026-11-21", "9999-12-31T23:59:59.999Z", "0000-01-01T00:00:00Z",

@@ -242,7 +242,8 @@ final class ConnectionPartsHandler: ChannelDuplexHandler, RemovableChannelHandle
     static func refusal(of head: HTTPRequest) -> (status: HTTPResponse.Status, error: DoseError)? {
         if head.method == .connect {
             return (
-                .methodNotAllowed, DoseError.methodNotAllowed(method: "CONNECT", path: head.path ?? "", allowed: ["GET", "POST", "PUT", "PATCH", "DELETE"])
+                .methodNotAllowed,
+                DoseError.methodNotAllowed(method: "CONNECT", path: head.path ?? "", allowed: ["GET", "POST", "PUT", "PATCH", "DELETE"])
             )
         }
         let lengths = head.headerFields[values: .contentLength]
@@ -302,6 +303,7 @@ extension HTTPServerBuilder {
     /// One guarded HTTP/1.1 connection, plain or (wrapped) behind TLS.
     static func guardedHTTP1Channel(_ responder: @escaping HTTPChannelHandler.Responder, _ governor: ConnectionGovernor) -> GuardedHTTP1Channel {
         GuardedHTTP1Channel(
-            inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ConnectionPartsHandler()])), governor: governor)
+            inner: HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: [ConnectionPartsHandler()])), governor: governor
+        )
     }
 }

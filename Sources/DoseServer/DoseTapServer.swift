@@ -74,7 +74,8 @@ public enum DoseTapServer {
             let holder = try TLSContextHolder(tls)
             server = .guardedHTTPS(governor, holder)
             services.append(
-                CertificateRenewalService(files: tls, holder: holder, environment: environment, interval: listener.certificateCheckInterval, logger: logger))
+                CertificateRenewalService(
+                    files: tls, holder: holder, environment: environment, interval: listener.certificateCheckInterval, logger: logger))
         }
         // The run is logged before the server listens, so that no request can see tonight's outages without it, and
         // the next run can say when the server, and the night's alarms, were down.

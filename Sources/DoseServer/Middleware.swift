@@ -195,7 +195,8 @@ struct AuthMiddleware: RouterMiddleware {
     /// Paths that need no token.
     static let openPaths: Set<String> = [
         "/health", "/openapi.json", "/pair", "/assets/app.css", "/assets/app.js", "/setup", "/setup/ca",
-        "/assets/period.js", "/assets/queue.js", "/sw.js", "/manifest.webmanifest", "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png",
+        "/assets/period.js", "/assets/queue.js", "/sw.js", "/manifest.webmanifest", "/assets/icon.svg", "/assets/icon-192.png",
+        "/assets/icon-512.png",
     ]
     /// Reminder action links carry their own signature instead of a device token.
     static let openPrefix = "/a/"

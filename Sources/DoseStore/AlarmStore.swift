@@ -108,7 +108,8 @@ public struct AlarmStore: Sendable {
         try database.read { db in
             let id = session.rawValue
             let reminders = try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == id).fetchAll(db).map(\.entry)
-            let deliveries = try AlarmDeliveryRecord.filter(AlarmDeliveryRecord.Columns.sessionID == id).order(AlarmDeliveryRecord.Columns.at).fetchAll(db)
+            let deliveries = try AlarmDeliveryRecord.filter(AlarmDeliveryRecord.Columns.sessionID == id).order(AlarmDeliveryRecord.Columns.at)
+                .fetchAll(db)
             let acknowledgements = try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == id)
                 .order(AlarmAcknowledgementRecord.Columns.at).fetchAll(db)
             return NightAlarmLog(
@@ -122,7 +123,8 @@ public struct AlarmStore: Sendable {
         try database.read { db in
             let tests = AlarmDeliveryRecord.filter(AlarmDeliveryRecord.Columns.sessionID == nil)
             guard let newest = try tests.order(AlarmDeliveryRecord.Columns.fireAt.desc).fetchOne(db) else { return [] }
-            return try tests.filter(AlarmDeliveryRecord.Columns.fireAt == ISO8601.string(newest.fireAt)).order(AlarmDeliveryRecord.Columns.at).fetchAll(db)
+            return try tests.filter(AlarmDeliveryRecord.Columns.fireAt == ISO8601.string(newest.fireAt)).order(AlarmDeliveryRecord.Columns.at)
+                .fetchAll(db)
         }
     }
 

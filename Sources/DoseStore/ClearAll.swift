@@ -15,7 +15,8 @@ extension AppDatabase {
 
     /// Every table holding the person's data, children first.
     static let dataTables = [
-        "alarm_deliveries", "alarm_acknowledgements", "push_subscriptions", "server_runs", "server_keys", "reminder_log", "idempotency_keys", "devices",
+        "alarm_deliveries", "alarm_acknowledgements", "push_subscriptions", "server_runs", "server_keys", "reminder_log", "idempotency_keys",
+        "devices",
         "medication_events", "pre_sleep_logs", "morning_checkins", "sleep_events",
         "dose_events", "night_summaries", "sleep_sessions", "settings", "audit_log",
         "inventory_events", "refill_reminders", "setup_runs", "notices_shown", "wearable_sleep", "wearable_vitals", "wearable_summaries",

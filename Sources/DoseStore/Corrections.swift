@@ -35,7 +35,8 @@ public struct NightJournal: Sendable {
 
     /// Whether an earlier check-in has a sleep environment that "same as usual" can copy.
     public func hasUsualSleepEnvironment() throws -> Bool {
-        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE sleep_environment_json IS NOT NULL)") ?? false
+        try database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE sleep_environment_json IS NOT NULL)") ?? false
         }
     }
 

@@ -46,7 +46,8 @@ public struct DeviceStore: Sendable {
     static func deviceName(_ name: String) throws(DoseError) -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...60).contains(TextLimits.length(trimmed)) else {
-            throw .invalidInput(field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
+            throw .invalidInput(
+                field: "name", problem: "it has \(TextLimits.length(trimmed)) characters (Unicode code points)", allowed: "1–60 characters")
         }
         return trimmed
     }

@@ -71,7 +71,8 @@ public struct DataTransfer: Sendable {
             while let row = try rows.next() {
                 nights.append(
                     DosedNight(
-                        date: row["session_date"], dose1: NightRecords.instant(row["dose1_at"]), dose2: (row["dose2_at"] as String?).map(NightRecords.instant),
+                        date: row["session_date"], dose1: NightRecords.instant(row["dose1_at"]),
+                        dose2: (row["dose2_at"] as String?).map(NightRecords.instant),
                         intervalMinutes: row["interval_minutes"], snoozes: row["snooze_count"]))
             }
             return nights
@@ -129,7 +130,8 @@ public enum SafeFile {
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DoseError.invalidInput(field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
+            throw DoseError.invalidInput(
+                field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
         }
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp").path
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
@@ -143,7 +145,8 @@ public enum SafeFile {
             try handle.synchronize()
             try handle.close()
             guard rename(temporary, path) == 0 else {
-                throw DoseError.invalidInput(field: "out", problem: "cannot replace \(path) (\(String(cString: strerror(errno))))", allowed: "a writable path")
+                throw DoseError.invalidInput(
+                    field: "out", problem: "cannot replace \(path) (\(String(cString: strerror(errno))))", allowed: "a writable path")
             }
         } catch {
             unlink(temporary)

@@ -269,7 +269,8 @@ public struct HistoryStore: Sendable {
                 let chunk = Array(ids[start..<min(ids.count, start + NightRecords.sessionsPerQuery)])
                 let rows = try Row.fetchAll(
                     db,
-                    sql: "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, started_at, id",
+                    sql:
+                        "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, started_at, id",
                     arguments: StatementArguments(chunk))
                 for record in try Self.records(from: rows, query: query, db) { try body(record) }
             }
@@ -287,7 +288,8 @@ public struct HistoryStore: Sendable {
             clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id)")
         } else if !doseTypes.isEmpty {
             clauses.append(
-                "EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN (\(databaseQuestionMarks(count: doseTypes.count))))")
+                "EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN (\(databaseQuestionMarks(count: doseTypes.count))))"
+            )
             arguments += doseTypes
         }
         if !sleepTypes.isEmpty || !sleepCategories.isEmpty {
@@ -461,7 +463,8 @@ struct NightAnswers {
             // One statement for the range: compiling a statement per few hundred ids was a tenth of ten years of insights.
             let rows = try Row.fetchCursor(
                 db,
-                sql: "SELECT \(columns) FROM \(table) WHERE session_id IN (SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ?)\(orderBy)",
+                sql:
+                    "SELECT \(columns) FROM \(table) WHERE session_id IN (SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ?)\(orderBy)",
                 arguments: [from.description, to.description])
             while let row = try rows.next() { try body(row) }
         }

@@ -66,7 +66,8 @@ extension MedicationRecord: FetchableRecord, PersistableRecord {
         self.init(
             id: row[Columns.id], medication: try MedicationCatalogue.medication(id: row[Columns.medicationID]), doseMg: row[Columns.doseMg],
             amount: row[Columns.amount], unit: DoseUnit(rawValue: row[Columns.unit]) ?? .mg, takenAt: NightRecords.instant(row[Columns.takenAt]),
-            recordedAt: NightRecords.instant(row[Columns.recordedAt]), timeZoneID: row[Columns.timeZone], utcOffsetMinutes: row[Columns.utcOffsetMinutes],
+            recordedAt: NightRecords.instant(row[Columns.recordedAt]), timeZoneID: row[Columns.timeZone],
+            utcOffsetMinutes: row[Columns.utcOffsetMinutes],
             sessionDate: SessionKey(parsing: row[Columns.sessionDate]) ?? SessionKey(year: 1970, month: 1, day: 1)!,
             sessionID: (row[Columns.sessionID] as String?).map(SessionID.init(rawValue:)), note: row[Columns.note],
             confirmedDuplicate: row[Columns.confirmedDuplicate], batchID: row[Columns.batchID])

@@ -119,7 +119,8 @@ extension HistoryStore {
                 FROM sleep_sessions s WHERE \(filter) ORDER BY s.session_date, s.started_at
                 """, arguments: arguments)
         let nights = rows.map { row in
-            SelectedNight(id: row[0], date: SessionKey(parsing: row[1]) ?? SessionKey(year: 1970, month: 1, day: 1)!, doseEvents: row[3], otherEvents: row[4])
+            SelectedNight(
+                id: row[0], date: SessionKey(parsing: row[1]) ?? SessionKey(year: 1970, month: 1, day: 1)!, doseEvents: row[3], otherEvents: row[4])
         }
         if case .dates(let dates) = selection {
             let found = Set(nights.map(\.date))

@@ -92,7 +92,8 @@ enum NightRecords {
             func rows(_ table: String, type: String = "event_type", extra: String = "") throws -> RowCursor {
                 let sql = "SELECT id, \(type), \(eventColumns)\(extra) FROM \(table) WHERE session_id IN (\(marks))"
                 return chunk.count == 1
-                    ? try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments) : try Row.fetchCursor(db, sql: sql, arguments: arguments)
+                    ? try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+                    : try Row.fetchCursor(db, sql: sql, arguments: arguments)
             }
             let doses = try rows("dose_events", extra: ", metadata")
             while let row = try doses.next() {
@@ -180,7 +181,8 @@ enum NightRecords {
         // The stored offset is the one in force when it happened; keep it even if zone rules change later.
         NightEvent(
             id: EventID(rawValue: row[EventColumn.id]), kind: kind, occurredAt: instant(row[EventColumn.occurredAt]),
-            recordedAt: instant(row[EventColumn.recordedAt]), timeZoneID: row[EventColumn.timeZone], utcOffsetMinutes: row[EventColumn.utcOffsetMinutes],
+            recordedAt: instant(row[EventColumn.recordedAt]), timeZoneID: row[EventColumn.timeZone],
+            utcOffsetMinutes: row[EventColumn.utcOffsetMinutes],
             source: EventSource(rawValue: row[EventColumn.source]) ?? .imported, note: row[EventColumn.note])
     }
 
@@ -195,10 +197,12 @@ enum NightRecords {
         switch event.kind {
         case .dose1, .dose2, .extraDose, .dose2Skipped, .snooze:
             let metadata = String(decoding: try metadataEncoder.encode(event.metadata), as: UTF8.self)
-            try db.execute(literal: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (\(values), \(event.kind.wireName), \(metadata))")
+            try db.execute(
+                literal: "INSERT INTO dose_events (\(columns), event_type, metadata) VALUES (\(values), \(event.kind.wireName), \(metadata))")
         case .sleep(let type):
             let category = catalogue.definition(of: type)?.category ?? .custom
-            try db.execute(literal: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (\(values), \(type.rawValue), \(category.rawValue))")
+            try db.execute(
+                literal: "INSERT INTO sleep_events (\(columns), event_type, category) VALUES (\(values), \(type.rawValue), \(category.rawValue))")
         case .checkIn:
             // Inserted with the defaults' answers, then written in full by the one writer insert and edit share.
             try db.execute(
@@ -297,7 +301,9 @@ enum NightRecords {
     // MARK: Audit
 
     /// Keeps what an undo, delete or edit changed.
-    static func audit(_ action: AuditAction, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database) throws {
+    static func audit(_ action: AuditAction, id: String, at: Date, session: SessionID?, entity: String?, details: [String: String], _ db: Database)
+        throws
+    {
         let json = String(decoding: try metadataEncoder.encode(details), as: UTF8.self)
         try AuditRecord(id: id, at: at, action: action, sessionID: session?.rawValue, entityID: entity, details: json).insert(db)
     }

@@ -67,7 +67,8 @@ enum NightSummaries {
         for start in stride(from: 0, to: ids.count, by: NightRecords.sessionsPerQuery) {
             let chunk = Array(ids[start..<min(ids.count, start + NightRecords.sessionsPerQuery)])
             let rows = try Row.fetchAll(
-                db, sql: "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))", arguments: StatementArguments(chunk))
+                db, sql: "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count)))",
+                arguments: StatementArguments(chunk))
             for session in try NightRecords.sessions(from: rows, db) {
                 try writeDetails(NightSummary(session), of: session.id, db)
             }

@@ -64,7 +64,8 @@ public struct SupplyStore: Sendable {
                 throw DoseError.notFound(what: "A supply entry with id \(id)")
             }
             try record.delete(db)
-            try NightRecords.audit(.deleteInventory, id: clock.makeID(), at: clock.now, session: nil, entity: id, details: Self.auditDetails(record.entry), db)
+            try NightRecords.audit(
+                .deleteInventory, id: clock.makeID(), at: clock.now, session: nil, entity: id, details: Self.auditDetails(record.entry), db)
             return record.entry
         }
     }

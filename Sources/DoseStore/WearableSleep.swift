@@ -48,7 +48,8 @@ enum WearableSleepReader {
         }
 
         init(_ session: NightSession) {
-            self.init(id: session.id.rawValue, startedAt: session.startedAt, endedAt: session.endedAt, dose2: NightFacts(session.events).dose2?.occurredAt)
+            self.init(
+                id: session.id.rawValue, startedAt: session.startedAt, endedAt: session.endedAt, dose2: NightFacts(session.events).dose2?.occurredAt)
         }
     }
 

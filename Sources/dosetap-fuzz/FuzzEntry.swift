@@ -23,7 +23,8 @@ import Foundation
     public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
         let name = ProcessInfo.processInfo.environment["DOSETAP_FUZZ_TARGET"] ?? ""
         guard let chosen = FuzzTarget(rawValue: name) else {
-            FileHandle.standardError.write(Data("DOSETAP_FUZZ_TARGET must be one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
+            FileHandle.standardError.write(
+                Data("DOSETAP_FUZZ_TARGET must be one of: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))\n".utf8))
             return 2
         }
         target = chosen
@@ -47,7 +48,9 @@ import Foundation
                 return
             }
             guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
-                print("usage: dosetap-fuzz TARGET FILE…  |  dosetap-fuzz seed FOLDER   targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))")
+                print(
+                    "usage: dosetap-fuzz TARGET FILE…  |  dosetap-fuzz seed FOLDER   targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))"
+                )
                 exit(64)
             }
             for path in arguments.dropFirst() {

@@ -33,12 +33,15 @@ struct AlarmCLITests {
         #expect(push.requests.allSatisfy { $0["error"] == nil }, "the peer verified every JWT and decrypted every body: \(push.requests)")
         let payload = push.requests(to: "phone").first?["payload"] as? [String: Any]
         #expect(payload?["kind"] as? String == "test" && (payload?["body"] as? String)?.contains("test alarm") == true)
-        #expect(push.requests(to: "phone").first?["ttl"] as? String == "60" && push.requests(to: "phone").first?["topic"] as? String == "dosetap-test")
+        #expect(
+            push.requests(to: "phone").first?["ttl"] as? String == "60" && push.requests(to: "phone").first?["topic"] as? String == "dosetap-test")
 
         (status, body, _) = try await ServeTests.request(server.base + "/v1/push/subscriptions", token: token)
         #expect(body.components(separatedBy: "\"role\":\"alarm\"").count == 2, "404 and 410 removed theirs: \(body)")
         let again = try cli.run(["alarm", "test"], now: "2026-11-21 21:06", json: false)
-        #expect(again.status == 0 && again.stdout.contains("Every channel accepted the test alarm.") && again.stdout.contains("push → bedside phone: accepted"))
+        #expect(
+            again.status == 0 && again.stdout.contains("Every channel accepted the test alarm.")
+                && again.stdout.contains("push → bedside phone: accepted"))
 
         // The server's own test: the same channels, through the running process.
         (status, body, _) = try await ServeTests.request(server.base + "/v1/alarm/test", method: .POST, token: token, body: "{}")

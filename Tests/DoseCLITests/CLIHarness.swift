@@ -49,7 +49,8 @@ final class CLI {
 
     /// Runs `dosetap ARGS --db DB --tz ZONE [--now NOW]`; `now` is a local `yyyy-MM-dd HH:mm[:ss]` in the zone or ISO-8601.
     @discardableResult
-    func run(_ arguments: [String], now: String? = nil, json: Bool = true, database: String? = nil, environment: [String: String] = [:]) throws -> Run {
+    func run(_ arguments: [String], now: String? = nil, json: Bool = true, database: String? = nil, environment: [String: String] = [:]) throws -> Run
+    {
         var all = arguments + ["--db", database ?? self.database]
         // A test that passes its own --tz or --now is testing that option; do not override it.
         if !arguments.contains("--tz") { all += ["--tz", zone] }
@@ -83,7 +84,8 @@ final class CLI {
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
+        return Run(
+            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self), stderr: String(decoding: stderr, as: UTF8.self))
     }
 
     /// With `DOSETAP_CLI_SUITE_POSTGRES_URL` set (by hand: `DOSETAP_CLI_SUITE_POSTGRES_URL=postgres://… swift test

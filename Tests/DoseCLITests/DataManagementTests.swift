@@ -50,7 +50,9 @@ struct DataManagementTests {
         try DatabaseQueue(path: cli.database).read { db in try Int.fetchOne(db, sql: sql) ?? -1 }
     }
 
-    @Test("session delete --before: the preview counts exactly, --yes deletes exactly those nights, and no canary of them stays in any file", .readsSQLiteFile)
+    @Test(
+        "session delete --before: the preview counts exactly, --yes deletes exactly those nights, and no canary of them stays in any file",
+        .readsSQLiteFile)
     func deleteBefore() async throws {
         let (cli, server) = try Self.sixNights()
         #expect(FileManager.default.fileExists(atPath: cli.database + "-wal"), "the server keeps the WAL")
@@ -80,7 +82,8 @@ struct DataManagementTests {
         #expect(try Self.count(cli, "SELECT COUNT(*) FROM medication_events") == 3)
         #expect(try Self.count(cli, "SELECT COUNT(*) FROM night_summaries") == 3)
         // One entry a night, naming its date and the surface, and nothing of what it held.
-        #expect(try Self.count(cli, "SELECT COUNT(*) FROM audit_log WHERE action = 'delete_session' AND json_extract(details, '$.surface') = 'cli'") == 3)
+        #expect(
+            try Self.count(cli, "SELECT COUNT(*) FROM audit_log WHERE action = 'delete_session' AND json_extract(details, '$.surface') = 'cli'") == 3)
         #expect(try Self.count(cli, "SELECT COUNT(*) FROM audit_log WHERE details LIKE '%canary%' OR details LIKE '%edited-2%'") == 0)
 
         let found = canariesFound(deletedCanaries + ["edited-2"], in: cli.database)
@@ -91,7 +94,8 @@ struct DataManagementTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 
-    @Test("several dates at once: all or nothing; an unknown date, tonight's open night or a dose under 8 hours old refuses the lot", .readsSQLiteFile)
+    @Test(
+        "several dates at once: all or nothing; an unknown date, tonight's open night or a dose under 8 hours old refuses the lot", .readsSQLiteFile)
     func deleteSeveral() async throws {
         let (cli, server) = try Self.sixNights()
         // A date with no night refuses everything, naming it.
@@ -120,7 +124,8 @@ struct DataManagementTests {
         #expect(run.json["deleted_events"] as? Int == 9)
         #expect(run.json["dates"] as? [String] == ["2026-11-02", "2026-11-05", "2026-11-06"])
         #expect(try Self.count(cli, "SELECT COUNT(*) FROM sleep_sessions") == 4)
-        let found = canariesFound(["canary-dose1-2", "canary-med-5", "canary-checkin-5", "canary-checkin-6", "canary-event-6", "edited-2"], in: cli.database)
+        let found = canariesFound(
+            ["canary-dose1-2", "canary-med-5", "canary-checkin-5", "canary-checkin-6", "canary-event-6", "edited-2"], in: cli.database)
         #expect(found.isEmpty, "\(found)")
         // Tonight's open night is untouched.
         #expect(try cli.run(["status"], now: "2026-11-09 07:01").json["dose1_at"] as? String != nil)

@@ -74,7 +74,9 @@ struct HostileInputTests {
         #expect(try await server.terminate(within: .seconds(20)) == 0, "still running, and stops cleanly")
     }
 
-    @Test("SIGTERM during a long import: the import stops at once with 503, the server exits promptly, and nothing of the file is kept", .readsSQLiteFile)
+    @Test(
+        "SIGTERM during a long import: the import stops at once with 503, the server exits promptly, and nothing of the file is kept",
+        .readsSQLiteFile)
     func sigtermDuringImport() async throws {
         let (cli, token, server) = try Self.servedNight()
         let before = try recordSnapshot(cli)
@@ -85,7 +87,8 @@ struct HostileInputTests {
         for night in 0..<2_500 {
             let start = first.addingTimeInterval(Double(night) * 86_400)
             for row in 0..<60 {
-                csv += "n\(night)r\(row),\(row == 0 ? "dose1" : "bathroom"),user,\(formatter.string(from: start.addingTimeInterval(Double(row) * 60))),UTC,,\n"
+                csv +=
+                    "n\(night)r\(row),\(row == 0 ? "dose1" : "bathroom"),user,\(formatter.string(from: start.addingTimeInterval(Double(row) * 60))),UTC,,\n"
             }
         }
         var request = HTTPClientRequest(url: server.base + "/v1/import")
@@ -121,7 +124,10 @@ struct HostileInputTests {
                 "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9223372036854775808\r\n\r\n", [400],
                 "400_INVALID_INPUT"
             ),
-            ("POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{", [413], "413_TOO_LARGE"),
+            (
+                "POST /v1/events/log HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999999\r\n\r\n{", [413],
+                "413_TOO_LARGE"
+            ),
         ] as [(String, [Int], String?)] {
             let connection = try RawConnection(port: server.port)
             try connection.send(request)
@@ -130,7 +136,9 @@ struct HostileInputTests {
             #expect(closed && Date().timeIntervalSince(started) < 2, "\(request.prefix(40)): answered and closed at once")
             #expect(statuses.contains { text.hasPrefix("HTTP/1.1 \($0)") }, "\(request.prefix(40)) → \(text.prefix(200))")
             #expect(text.lowercased().contains("connection: close"), "\(text.prefix(300))")
-            if let code { #expect(text.contains(code) && text.lowercased().contains("content-length:"), "framed, with its error: \(text.prefix(300))") }
+            if let code {
+                #expect(text.contains(code) && text.lowercased().contains("content-length:"), "framed, with its error: \(text.prefix(300))")
+            }
         }
         #expect(try recordSnapshot(cli) == before)
     }
@@ -142,7 +150,8 @@ struct HostileInputTests {
         let auth = "Authorization: Bearer \(token)\r\n"
         let chunked = try RawConnection.exchange(
             port: server.port,
-            "POST /v1/events/log HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n")
+            "POST /v1/events/log HTTP/1.1\r\nHost: x\r\n\(auth)Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+        )
         #expect(chunked.status == 400 && chunked.body.contains("400_INVALID_INPUT"), "\(chunked)")
         let garbage = try RawConnection.exchange(port: server.port, "GARBAGE\r\n\r\n")
         #expect(garbage.status == 400 && garbage.body.contains("400_INVALID_INPUT"), "\(garbage)")

@@ -11,7 +11,8 @@ struct InsightsCLITests {
             let day = String(format: "2026-11-%02d", index + 1)
             let next = String(format: "2026-11-%02d", index + 2)
             #expect(try cli.run(["dose1"], now: "\(day) 22:30").status == 0)
-            let dose1 = try #require(ISO8601DateFormatter().date(from: CLI.instant("\(day) 22:30", zone: cli.zone).replacingOccurrences(of: ".000", with: "")))
+            let dose1 = try #require(
+                ISO8601DateFormatter().date(from: CLI.instant("\(day) 22:30", zone: cli.zone).replacingOccurrences(of: ".000", with: "")))
             if let interval {
                 let at = ISO8601DateFormatter().string(from: dose1.addingTimeInterval(Double(interval * 60)))
                 #expect(try cli.run(["dose2"] + (interval >= 240 ? ["--confirm", "late"] : []), now: at).status == 0)
@@ -48,7 +49,8 @@ struct InsightsCLITests {
         #expect(run.json["on_target_percent"] as? Double == 37.5 && run.json["nights"] as? Int == 8)
         let html = try String(contentsOfFile: out, encoding: .utf8)
         #expect(html.contains("<dt>On target</dt><dd>37.5% (3 of 8)") && html.contains("<dt>Median interval</dt><dd>170 min"))
-        #expect(!html.contains("<script") && !html.contains("src=") && !html.contains("href=") && !html.contains("url("), "no script, nothing fetched")
+        #expect(
+            !html.contains("<script") && !html.contains("src=") && !html.contains("href=") && !html.contains("url("), "no script, nothing fetched")
         let mode = try FileManager.default.attributesOfItem(atPath: out)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
@@ -58,7 +60,10 @@ struct InsightsCLITests {
         }
         #expect(rows.count == 9 && rows[0][0] == "session_date" && rows[0].count == 33)
         let timingColumn = try #require(rows[0].firstIndex(of: "timing"))
-        #expect(rows.dropFirst().map { $0[timingColumn] } == ["on_target", "on_target", "in_window", "skipped", "in_window", "in_window", "on_target", "late"])
+        #expect(
+            rows.dropFirst().map { $0[timingColumn] } == [
+                "on_target", "on_target", "in_window", "skipped", "in_window", "in_window", "on_target", "late",
+            ])
         let intervalColumn = try #require(rows[0].firstIndex(of: "interval_minutes"))
         #expect(rows.dropFirst().map { Int($0[intervalColumn]) } == intervals)
 
@@ -91,7 +96,9 @@ struct InsightsCLITests {
 
     @Test(
         "--pdf with Chromium prints a PDF whose text holds the figures",
-        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium") && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext")))
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext")))
     func pdfWithChromium() throws {
         let cli = try CLI()
         try Self.record(cli, [165, 170, 190])

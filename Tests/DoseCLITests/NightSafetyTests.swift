@@ -63,7 +63,8 @@ struct NightSafetyTests {
         let command = [CLI.binary.path, "wake", "--db", cli.database, "--tz", cli.zone, "--now", "2026-11-22T06:35:00Z"]
         // util-linux `script` gives the binary a real terminal, as a person at a shell has.
         func ask(_ answer: String) throws -> Run {
-            try CLI.execute(["-qec", command.joined(separator: " "), "/dev/null"], stdin: answer, executable: URL(fileURLWithPath: "/usr/bin/script"))
+            try CLI.execute(
+                ["-qec", command.joined(separator: " "), "/dev/null"], stdin: answer, executable: URL(fileURLWithPath: "/usr/bin/script"))
         }
         let no = try ask("n\n")
         #expect(no.stdout.contains("Are you up for the day?") && no.stdout.contains("Not logged"))
@@ -130,7 +131,8 @@ struct NightEndingCLITests {
         try cli.run(["checkin"], now: "2026-11-22 06:00")
         let status = try cli.run(["status"], now: "2026-11-22 07:00").json
         #expect(status["primary_action"] as? String == "wait_for_new_night")
-        #expect(status["new_dose1_from"] as? String == CLI.instant("2026-11-22 09:20", zone: cli.zone).replacingOccurrences(of: ".000Z", with: ".000Z"))
+        #expect(
+            status["new_dose1_from"] as? String == CLI.instant("2026-11-22 09:20", zone: cli.zone).replacingOccurrences(of: ".000Z", with: ".000Z"))
         let night = (status["blocking_night"] as? [String: Any])?["session_id"] as? String ?? ""
         #expect(!night.isEmpty)
         let words = try cli.run(["status"], now: "2026-11-22 07:00", json: false).stdout

@@ -128,7 +128,8 @@ struct PostgresCLITests {
                 (["history"], "2026-11-20 12:00"),
                 (
                     [
-                        "setup", "--bedtime", "22:30", "--wake-time", "07:00", "--time-zone", "America/New_York", "--product", "xywav", "--dose1", "2.25",
+                        "setup", "--bedtime", "22:30", "--wake-time", "07:00", "--time-zone", "America/New_York", "--product", "xywav", "--dose1",
+                        "2.25",
                         "--dose2", "2.25", "--target", "180", "--accept-disclaimer",
                     ], "2026-11-20 12:00"
                 ),
@@ -187,14 +188,18 @@ struct PostgresCLITests {
                     (["log", "water", "--note", "+1, then -1"], "2026-11-16 23:40"),
                 ]
             }
-            steps += [(["dose2"], "2026-11-\(next) 01:35"), (["log", "wake_final"], "2026-11-\(next) 07:00"), (["checkin"], "2026-11-\(next) 07:05")]
+            steps += [
+                (["dose2"], "2026-11-\(next) 01:35"), (["log", "wake_final"], "2026-11-\(next) 07:00"), (["checkin"], "2026-11-\(next) 07:05"),
+            ]
         }
         let reads: [[String]] = [
             ["history"], ["history", "--limit", "1", "--page", "2"], ["history", "--limit", "2", "--page", "2", "--sort", "oldest"],
             ["history", "--limit", "4", "--page", "2", "--sort", "za"], ["history", "--from", "2026-11-18", "--to", "2026-11-20", "--limit", "2"],
             ["history", "--type", "bathroom", "--limit", "1", "--page", "3"], ["history", "--limit", "3", "--page", "9"],
-            ["history", "--group", "week", "--limit", "3"], ["session", "show", "2026-11-18"], ["insights", "--from", "2026-11-17", "--to", "2026-11-19"],
-            ["insights", "--nights", "7"], ["planner"], ["export"], ["report", "--from", "2026-11-18", "--to", "2026-11-20", "--out", "FOLDER/report.html"],
+            ["history", "--group", "week", "--limit", "3"], ["session", "show", "2026-11-18"],
+            ["insights", "--from", "2026-11-17", "--to", "2026-11-19"],
+            ["insights", "--nights", "7"], ["planner"], ["export"],
+            ["report", "--from", "2026-11-18", "--to", "2026-11-20", "--out", "FOLDER/report.html"],
         ]
         steps += reads.map { ($0, "2026-11-22 12:00") }
         let statuses = try Self.expectSame(steps)
@@ -273,7 +278,8 @@ struct PostgresCLITests {
         #expect(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("dosetap/tls").path), "certificates in the data folder")
         #expect(try CLI.execute(["dose1", "--json", "--database", store], environment: environment).status == 0)
         let review = try CLI.execute(
-            ["support-bundle", "--out", cli.directory.appendingPathComponent("s.zip").path, "--review", "--database", store], environment: environment)
+            ["support-bundle", "--out", cli.directory.appendingPathComponent("s.zip").path, "--review", "--database", store], environment: environment
+        )
         #expect(review.status == 0 && review.stdout.contains("dose1_taken"), "\(review.stdout) \(review.stderr)")
         // DOSETAP_DATABASE_URL is read whenever --database is not given, even beside --db: the store is PostgreSQL's.
         let viaEnvironment = try CLI.execute(["history", "--json", "--db", cli.database], environment: ["DOSETAP_DATABASE_URL": store])

@@ -110,7 +110,9 @@ struct RefusalTests {
             #expect(human.stderr.contains("Dose 2 was taken at 01:20, 30 min before this Dose 1"))
             #expect(human.stderr.contains("possible from 09:20") && human.stderr.contains("`--confirm new_night`"))
         }
-        if item.command == ["wake"], item.code == "400_INVALID_INPUT" { #expect(human.stderr.contains("10 min ago") && human.stderr.contains("--yes")) }
+        if item.command == ["wake"], item.code == "400_INVALID_INPUT" {
+            #expect(human.stderr.contains("10 min ago") && human.stderr.contains("--yes"))
+        }
         if item.code == "409_DOSE2_PENDING" {
             #expect(human.stderr.contains("add `--confirm end_night`") && human.stderr.contains("Dose 2"), "\(human.stderr)")
             #expect(human.stderr.contains("window"), "the refusal names when the window opens or closes: \(human.stderr)")

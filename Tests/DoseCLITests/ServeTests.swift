@@ -17,7 +17,8 @@ final class Server: @unchecked Sendable {
         process.executableURL = CLI.binary
         var environment = ProcessInfo.processInfo.environment
         environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = allowLoopbackTargets ? "1" : "0"
-        process.arguments = ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
+        process.arguments =
+            ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
         for (key, value) in CLI.suiteStore(process.arguments ?? []) { environment[key] = value }
         process.environment = environment
         process.standardOutput = out
@@ -77,7 +78,9 @@ final class Server: @unchecked Sendable {
 struct ServeTests {
     static let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
 
-    static func request(_ url: String, method: HTTPMethod = .GET, token: String? = nil, body: String? = nil) async throws -> (Int, String, HTTPClientResponse) {
+    static func request(_ url: String, method: HTTPMethod = .GET, token: String? = nil, body: String? = nil) async throws -> (
+        Int, String, HTTPClientResponse
+    ) {
         var request = HTTPClientRequest(url: url)
         request.method = method
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
@@ -108,7 +111,8 @@ struct ServeTests {
         (status, body, _) = try await Self.request(server.base + "/v1/status")
         #expect(status == 401 && body.contains("401_DEVICE_NOT_REGISTERED"))
         let token = try cli.run(["device", "add", "kitchen tablet"]).json["token"] as? String ?? ""
-        (status, body, _) = try await Self.request(server.base + "/v1/doses/take", method: .POST, token: token, body: #"{"type":"dose1","id":"e2e-dose-1"}"#)
+        (status, body, _) = try await Self.request(
+            server.base + "/v1/doses/take", method: .POST, token: token, body: #"{"type":"dose1","id":"e2e-dose-1"}"#)
         #expect(status == 200 && body.contains("\"phase\":\"before_window\""))
 
         // An open event stream must not hold the server up when it is told to stop.

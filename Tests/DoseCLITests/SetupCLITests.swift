@@ -39,11 +39,13 @@ private let ptyDriver = """
 @Suite("dosetap setup: in a terminal and by flags")
 struct SetupCLITests {
     @Test(
-        "in a pseudo-terminal: five steps asked in turn, Enter keeps a value, a refused step is asked again, the disclaimer must be accepted", .readsSQLiteFile)
+        "in a pseudo-terminal: five steps asked in turn, Enter keeps a value, a refused step is asked again, the disclaimer must be accepted",
+        .readsSQLiteFile)
     func interactive() throws {
         let cli = try CLI()
         let answers: [[String]] = [
-            ["Usual bedtime (HH:mm) [21:00]: ", "22:30"], ["Usual wake time (HH:mm) [07:00]: ", ""], ["A new evening begins at (HH:mm) [18:00]: ", ""],
+            ["Usual bedtime (HH:mm) [21:00]: ", "22:30"], ["Usual wake time (HH:mm) [07:00]: ", ""],
+            ["A new evening begins at (HH:mm) [18:00]: ", ""],
             ["Time zone (IANA, e.g. Europe/Paris) [America/New_York]: ", "Europe/Paris"],
             ["Product (xywav, xyrem, sodium_oxybate) [xywav]: ", "xyrem"], ["Dose 1 in grams [2.25]: ", "3"], ["Dose 2 in grams [2.25]: ", "9"],
             ["Bottle concentration (mg/mL) [500]: ", ""], ["One bottle holds (mL) [180]: ", ""],
@@ -65,9 +67,12 @@ struct SetupCLITests {
         #expect(run.stdout.contains("Setup complete."))
         let settings = try cli.run(["settings", "list"])
         let values = settings.json.compactMapValues { $0 as? String }
-        #expect(values["sleep_start"] == "22:30" && values["time_zone"] == "Europe/Paris" && values["medication_product"] == "xyrem", "\(settings.stdout)")
         #expect(
-            values["dose1_mg"] == "3000" && values["dose2_mg"] == "2500" && values["target_interval"] == "180" && values["wake_alarm_refire_minutes"] == "5")
+            values["sleep_start"] == "22:30" && values["time_zone"] == "Europe/Paris" && values["medication_product"] == "xyrem", "\(settings.stdout)"
+        )
+        #expect(
+            values["dose1_mg"] == "3000" && values["dose2_mg"] == "2500" && values["target_interval"] == "180"
+                && values["wake_alarm_refire_minutes"] == "5")
         #expect(values["wake_time"] == "07:00", "Enter kept the value")
     }
 
@@ -82,7 +87,8 @@ struct SetupCLITests {
         #expect(bad.status == 64 && (bad.stdout.contains("dose2_g")))
         #expect(try cli.run(["settings", "get", "target_interval"]).json["value"] as? String == "165", "a refused setup changes nothing")
         let done = try cli.run([
-            "setup", "--bedtime", "23:00", "--product", "sodium_oxybate", "--dose1", "4.5", "--dose2", "4.5", "--target", "195", "--accept-disclaimer",
+            "setup", "--bedtime", "23:00", "--product", "sodium_oxybate", "--dose1", "4.5", "--dose2", "4.5", "--target", "195",
+            "--accept-disclaimer",
         ])
         #expect(done.status == 0, "\(done.stdout)")
         #expect(done.json["setup_complete"] as? Bool == true)
@@ -123,7 +129,8 @@ struct SupplyCLITests {
         let before = try cli.databaseBytes()
         for arguments in [
             ["supply", "adjust", "--remove", "5"], ["supply", "adjust", "--remove", "5", "--add", "3", "--reason", "x"],
-            ["supply", "log"], ["supply", "log", "--bottles", "13"], ["supply", "log", "--ml", "0"], ["supply", "log", "--bottles", "1", "--ml", "180"],
+            ["supply", "log"], ["supply", "log", "--bottles", "13"], ["supply", "log", "--ml", "0"],
+            ["supply", "log", "--bottles", "1", "--ml", "180"],
             ["supply", "adjust", "--counted", "-1", "--reason", "x"],
         ] {
             let run = try cli.run(arguments, now: "2026-11-22 08:00")
@@ -179,7 +186,8 @@ struct HealthImportCLITests {
         #expect(sleep["minutes_asleep"] as? Double == 500 && sleep["waso_minutes"] as? Double == 0 && sleep["stage_at_dose2"] as? String == "rem")
         #expect(sleep["minutes_from_deep_to_dose2"] as? Double == 20 && (sleep["stage_minutes"] as? [String: Double])?["deep"] == 50)
         let hostile = cli.directory.appendingPathComponent("laughs.xml")
-        try #"<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><HealthData>&b;</HealthData>"#
+        try
+            #"<?xml version="1.0"?><!DOCTYPE HealthData [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><HealthData>&b;</HealthData>"#
             .write(to: hostile, atomically: true, encoding: .utf8)
         let before = try cli.databaseBytes()
         let refused = try cli.run(["import", hostile.path], now: "2026-11-05 08:00")

@@ -122,7 +122,8 @@ struct SupervisionTests {
     }
 
     @Test(
-        "killed mid-night: the restarted server fires what is under 2 minutes late, logs older reminders as missed, and says when it was down", .readsSQLiteFile
+        "killed mid-night: the restarted server fires what is under 2 minutes late, logs older reminders as missed, and says when it was down",
+        .readsSQLiteFile
     )
     func killAndCatchUp() async throws {
         let cli = try CLI()

@@ -48,7 +48,8 @@ struct SupportBundleTests {
     }
 
     @Test(
-        "no note, device name, token, address or medication name is in any file of the zip; times move to 2000-01-01 with the interval kept", .readsSQLiteFile)
+        "no note, device name, token, address or medication name is in any file of the zip; times move to 2000-01-01 with the interval kept",
+        .readsSQLiteFile)
     func canaries() throws {
         let (cli, tokens) = try Self.night()
         let zip = cli.directory.appendingPathComponent("support.zip").path

@@ -26,7 +26,8 @@ struct TLSTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments =
-            ["-sS", "--max-time", "10", url] + (authority.map { ["--cacert", $0] } ?? ["--capath", "/nonexistent"]) + (output.map { ["-o", $0] } ?? []) + extra
+            ["-sS", "--max-time", "10", url] + (authority.map { ["--cacert", $0] } ?? ["--capath", "/nonexistent"])
+            + (output.map { ["-o", $0] } ?? []) + extra
         let out = Pipe()
         process.standardOutput = out
         process.standardError = Pipe()
@@ -104,7 +105,8 @@ struct TLSTests {
 
         // Paired over HTTPS, the browser's cookie is Secure: it is never sent over plain HTTP.
         #expect(server.pairingURL.hasPrefix("https://"))
-        let pairing = server.pairingURL.replacingOccurrences(of: "https://[^/]*/", with: "https://localhost:\(server.port)/", options: .regularExpression)
+        let pairing = server.pairingURL.replacingOccurrences(
+            of: "https://[^/]*/", with: "https://localhost:\(server.port)/", options: .regularExpression)
         let paired = try Self.curl(pairing, authority: made.authority, output: "/dev/null", extra: ["-D", "-"])
         #expect(paired.body.lowercased().contains("set-cookie: dosetap_device=dtp_") && paired.body.contains("; Secure"))
         _ = try await server.terminate(within: .seconds(20))
@@ -134,7 +136,9 @@ struct TLSTests {
         _ = try await server.terminate(within: .seconds(20))
     }
 
-    @Test("running tls init again keeps a good certificate, renews one near expiry or missing a name, and never remakes the CA unasked", .readsSQLiteFile)
+    @Test(
+        "running tls init again keeps a good certificate, renews one near expiry or missing a name, and never remakes the CA unasked",
+        .readsSQLiteFile)
     func renewal() throws {
         let cli = try CLI()
         let first = Made(try cli.run(["tls", "init", "localhost", "--now", "2026-11-21T12:00:00Z"]))

@@ -54,7 +54,8 @@ struct WearableCLITests {
         #expect((sleep["recovery"] as? [String: Any])?["recovery_percent"] as? Double == 62)
 
         run = try cli.run(["session", "show", "2026-11-20"], json: false)
-        #expect(run.stdout.contains("Sleep (WHOOP): Asleep 7 h from 23:10 to 06:55; awake 45 min after falling asleep; deep 1 h 35 min, REM 1 h 55 min."))
+        #expect(
+            run.stdout.contains("Sleep (WHOOP): Asleep 7 h from 23:10 to 06:55; awake 45 min after falling asleep; deep 1 h 35 min, REM 1 h 55 min."))
         #expect(run.stdout.contains("Morning readings: recovery 62%"))
 
         run = try cli.run(["export", "--format", "sessions"], json: false)
@@ -80,7 +81,9 @@ struct WearableCLITests {
         let bad = cli.directory.appendingPathComponent("sleeps.csv")
         try Self.sleeps.replacingOccurrences(of: ",420,", with: ",NaN,").write(to: bad, atomically: true, encoding: .utf8)
         var run = try cli.run(["import", bad.path], now: "2026-11-21 13:00", json: false)
-        #expect(run.status == 65 && run.stderr.contains("sleeps.csv row 1: 'Asleep duration (min)' is not a number of minutes from 0 to 1440"), "\(run.stderr)")
+        #expect(
+            run.status == 65 && run.stderr.contains("sleeps.csv row 1: 'Asleep duration (min)' is not a number of minutes from 0 to 1440"),
+            "\(run.stderr)")
         run = try cli.run(["settings", "set", "sleep_source_priority", "watch,,whoop"], now: "2026-11-21 13:00", json: false)
         #expect(run.status == 64 && run.stderr.contains("sleep_source_priority"))
         #expect(try cli.databaseBytes() == before)

@@ -42,7 +42,8 @@ struct WireTests {
         #expect(DatabaseLocation.resolve(flag: nil, environment: ["DOSETAP_DB": "~/d.sqlite", "HOME": "/home/p"]) == "/home/p/d.sqlite")
         #expect(DatabaseLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/p"]) == "/data/dosetap/dosetap.sqlite")
         #expect(
-            DatabaseLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/p"]) == "/home/p/.local/share/dosetap/dosetap.sqlite")
+            DatabaseLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/p"])
+                == "/home/p/.local/share/dosetap/dosetap.sqlite")
         #expect(DatabaseLocation.resolve(flag: nil, environment: ["HOME": "/home/p"]) == "/home/p/.local/share/dosetap/dosetap.sqlite")
     }
 

@@ -61,7 +61,8 @@ struct ActionGuardTests {
     @Test("an event dated into an earlier night is refused instead of joining tonight")
     func earlierNight() throws {
         let session = try Fixture.afterDose1()
-        let error = Fixture.refusal(NightAction(.log(event: "water"), at: WallClock.date(2026, 3, 9, 23, 0)), session: session, at: Fixture.minutes(30))
+        let error = Fixture.refusal(
+            NightAction(.log(event: "water"), at: WallClock.date(2026, 3, 9, 23, 0)), session: session, at: Fixture.minutes(30))
         #expect(error?.code == .invalidInput)
     }
 
@@ -100,7 +101,8 @@ struct ActionGuardTests {
 
     @Test("snooze returns until = now + 10 min and counts up")
     func snoozeRecords() throws {
-        let decision = try NightRules.decide(NightAction(.snooze), session: try Fixture.afterDose1(), context: Fixture.context(at: Fixture.minutes(165)))
+        let decision = try NightRules.decide(
+            NightAction(.snooze), session: try Fixture.afterDose1(), context: Fixture.context(at: Fixture.minutes(165)))
         #expect(decision.event?.metadata.snoozeCount == 1)
         #expect(decision.event?.metadata.snoozeUntil == Fixture.minutes(175))
         let status = NightStatus.derive(session: decision.session, at: Fixture.minutes(165), settings: Fixture.settings(), timeZone: Fixture.newYork)
@@ -127,7 +129,8 @@ struct ActionGuardTests {
     func snoozeOff() throws {
         let settings = try Fixture.settings().setting("allow_snoozing", to: "false")
         #expect(Fixture.refusal(NightAction(.snooze), session: nil, at: Fixture.dose1, settings: settings) == .dose1Required)
-        let error = Fixture.refusal(NightAction(.snooze), session: try Fixture.afterDose1(settings: settings), at: Fixture.minutes(160), settings: settings)
+        let error = Fixture.refusal(
+            NightAction(.snooze), session: try Fixture.afterDose1(settings: settings), at: Fixture.minutes(160), settings: settings)
         #expect(error == .snoozeUnavailable(.disabledInSettings))
         #expect(error?.message.contains("turned off") == true)
     }
@@ -150,7 +153,8 @@ struct ActionGuardTests {
     @Test("undo removes exactly the most recent event, and derived state follows")
     func undoMostRecent() throws {
         let session = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.snooze, Fixture.minutes(160)), (.snooze, Fixture.minutes(161))]))
-        let decision = try NightRules.decide(NightAction(.undo), session: session, context: Fixture.context(at: Fixture.minutes(161).addingTimeInterval(2)))
+        let decision = try NightRules.decide(
+            NightAction(.undo), session: session, context: Fixture.context(at: Fixture.minutes(161).addingTimeInterval(2)))
         #expect(decision.removed.count == 1)
         #expect(decision.removed.first?.metadata.snoozeCount == 2)
         #expect(NightFacts(decision.session.events).snoozes.count == 1)
@@ -180,7 +184,8 @@ struct ActionGuardTests {
         #expect(Fixture.refusal(NightAction(.undo), session: nil, at: Fixture.dose1) == .nothingToUndo)
         var session = try Fixture.afterDose1()
         session = SessionLifecycle.apply(
-            SessionLifecycle.evaluate(session, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" }), to: session
+            SessionLifecycle.evaluate(session, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" }),
+            to: session
         )
         // The expiry is the newest event but a system one: undo reaches past it to Dose 1, which is too old.
         #expect(Fixture.refusal(NightAction(.undo), session: session, at: Fixture.minutes(300))?.code == .undoExpired)
@@ -190,8 +195,10 @@ struct ActionGuardTests {
     func undoDose2() throws {
         let session = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
         #expect(ReminderPlan.plan(for: session, settings: Fixture.settings()).isEmpty)
-        let undone = try NightRules.decide(NightAction(.undo), session: session, context: Fixture.context(at: Fixture.minutes(160).addingTimeInterval(3)))
-            .session
+        let undone = try NightRules.decide(
+            NightAction(.undo), session: session, context: Fixture.context(at: Fixture.minutes(160).addingTimeInterval(3))
+        )
+        .session
         #expect(!ReminderPlan.plan(for: undone, settings: Fixture.settings()).isEmpty)
         #expect(NightFacts(undone.events).phase(at: Fixture.minutes(161)) == .active)
     }

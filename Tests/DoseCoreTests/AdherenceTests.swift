@@ -71,7 +71,9 @@ struct AdherenceTests {
         // Skipped 1, slept through 1.
         #expect(figures.decided == 9)
         #expect([DoseTiming.onTarget, .inWindow, .early, .late, .skipped, .sleptThrough, .undecided].map(figures.count) == [3, 3, 0, 1, 1, 1, 1])
-        #expect(figures.percent(.onTarget) == 33.3 && figures.percent(.inWindow) == 33.3 && figures.percent(.early) == 0 && figures.percent(.late) == 11.1)
+        #expect(
+            figures.percent(.onTarget) == 33.3 && figures.percent(.inWindow) == 33.3 && figures.percent(.early) == 0 && figures.percent(.late) == 11.1
+        )
         #expect(figures.percent(.skipped) == 11.1 && figures.percent(.sleptThrough) == 11.1 && figures.percent(.undecided) == nil)
         // Sorted 150 160 165 170 180 200 245: median 170; h(0.25) = 1.5 → 162.5; h(0.75) = 4.5 → 190.
         #expect(figures.intervals == [160, 170, 180, 150, 165, 200, 245])
@@ -138,7 +140,8 @@ struct AdherenceTests {
             ])
         let night = try #require(Adherence.Night(session, targetMinutes: 165))
         #expect(night.awakenings == 3 && night.wasoEstimateMinutes == 3 * Adherence.minutesPerAwakening)
-        let figures = Adherence([session, Self.night(2, dose2: 160), Self.night(3, dose2: 165, extra: [(.snooze, 160), (.snooze, 170)])], targetMinutes: 165)
+        let figures = Adherence(
+            [session, Self.night(2, dose2: 160), Self.night(3, dose2: 165, extra: [(.snooze, 160), (.snooze, 170)])], targetMinutes: 165)
         #expect(figures.wasoEstimatePerNight == 5, "15 + 0 + 0 minutes over 3 nights")
         #expect(figures.snoozesPerNight == 0.7 && figures.naturalWakePercent == 33.3)
     }
@@ -156,7 +159,9 @@ struct AdherenceTests {
         var travelled = Self.night(1, dose2: 170)
         let extraAt = WallClock.date(2026, 11, 1, 22, 30).addingTimeInterval(200 * 60)
         travelled.events.append(
-            NightEvent(id: EventID(rawValue: "e"), kind: .extraDose, occurredAt: extraAt, recordedAt: extraAt, timeZone: TimeZone(identifier: "Europe/London")!)
+            NightEvent(
+                id: EventID(rawValue: "e"), kind: .extraDose, occurredAt: extraAt, recordedAt: extraAt,
+                timeZone: TimeZone(identifier: "Europe/London")!)
         )
         let summary = NightSummary(travelled)
         #expect(summary.extraDoses == [NightSummary.Moment(at: extraAt, timeZoneID: "Europe/London")])
@@ -165,10 +170,14 @@ struct AdherenceTests {
         #expect(insights.notable.map(\.text) == ["Extra dose at 06:50"], "22:30 in New York + 200 min is 06:50 in London")
         #expect(NightSummary(Self.night(2, skipped: true)).skip == NightSummary.Skip(reason: "felt unwell", sleptThrough: false))
         #expect(NightSummary(Self.night(3, sleptThrough: true)).skip == NightSummary.Skip(reason: "slept_through", sleptThrough: true))
-        #expect(NightSummary(NightSession(id: SessionID(rawValue: "empty"), date: SessionKey(year: 2026, month: 11, day: 4)!, startedAt: extraAt)).dose1 == nil)
+        #expect(
+            NightSummary(NightSession(id: SessionID(rawValue: "empty"), date: SessionKey(year: 2026, month: 11, day: 4)!, startedAt: extraAt)).dose1
+                == nil)
     }
 
-    @Test("under 3 nights with Dose 1 the figures are insufficient, and say how many more are needed", arguments: [(0, 3), (1, 2), (2, 1), (3, 0), (4, 0)])
+    @Test(
+        "under 3 nights with Dose 1 the figures are insufficient, and say how many more are needed",
+        arguments: [(0, 3), (1, 2), (2, 1), (3, 0), (4, 0)])
     func insufficient(count: Int, needed: Int) {
         let figures = Adherence((0..<count).map { Self.night($0 + 1, dose2: 165) }, targetMinutes: 165)
         #expect(figures.nightsNeeded == needed)

@@ -86,9 +86,11 @@ struct Dose2DecisionTests {
         }
         #expect(sleptThrough)
         #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.afterSkip]), session: session, at: now)?.code == .windowExceeded)
-        let decision = try NightRules.decide(NightAction(.dose2, confirmations: [.afterSkip, .late]), session: session, context: Fixture.context(at: now))
+        let decision = try NightRules.decide(
+            NightAction(.dose2, confirmations: [.afterSkip, .late]), session: session, context: Fixture.context(at: now))
         #expect(decision.event?.metadata.isLate == true)
-        #expect(NightStatus.derive(session: decision.session, at: now, settings: Fixture.settings(), timeZone: Fixture.newYork).outcome == .dose2Taken)
+        #expect(
+            NightStatus.derive(session: decision.session, at: now, settings: Fixture.settings(), timeZone: Fixture.newYork).outcome == .dose2Taken)
     }
 
     @Test("a forgotten Dose 2 logged after the expiry replaces the expiry instead of needing after_skip")
@@ -124,7 +126,8 @@ struct Dose2DecisionTests {
     @Test("extra dose: index 3 and up, never overwrites Dose 2, warns to stop")
     func extraDose() throws {
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
-        let third = try NightRules.decide(NightAction(.dose2, confirmations: [.extra]), session: taken, context: Fixture.context(at: Fixture.minutes(170)))
+        let third = try NightRules.decide(
+            NightAction(.dose2, confirmations: [.extra]), session: taken, context: Fixture.context(at: Fixture.minutes(170)))
         #expect(third.event?.kind == .extraDose)
         #expect(third.event?.metadata.doseIndex == 3)
         #expect(third.warnings.contains { $0.contains("Do not take any more") })
@@ -146,7 +149,8 @@ struct Dose2DecisionTests {
     @Test("a wake-up logged after a forgotten Dose 2's time does not block recording it")
     func backdatedBeforeWake() throws {
         let woke = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(500))]))
-        let decision = try NightRules.decide(NightAction(.dose2, at: Fixture.minutes(170)), session: woke, context: Fixture.context(at: Fixture.minutes(510)))
+        let decision = try NightRules.decide(
+            NightAction(.dose2, at: Fixture.minutes(170)), session: woke, context: Fixture.context(at: Fixture.minutes(510)))
         #expect(decision.event?.kind == .dose2)
     }
 }

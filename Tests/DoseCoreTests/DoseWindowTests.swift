@@ -32,7 +32,8 @@ struct DoseWindowTests {
         #expect(opens.timeIntervalSince(dose1) == 150 * 60)
         // 150 absolute minutes later the wall clock reads 03:00 EDT, not 02:00.
         #expect(LocalClock.hourMinute(opens, in: Fixture.newYork) == "03:00")
-        let status = NightStatus.derive(session: try Fixture.afterDose1(at: dose1), at: opens, settings: Fixture.settings(), timeZone: Fixture.newYork)
+        let status = NightStatus.derive(
+            session: try Fixture.afterDose1(at: dose1), at: opens, settings: Fixture.settings(), timeZone: Fixture.newYork)
         #expect(status.phase == .active)
         #expect(status.minutesSinceDose1 == 150)
     }
@@ -70,7 +71,8 @@ struct DoseWindowTests {
     @Test(
         "on time is ±10 minutes of the target, both ends included",
         arguments: [
-            (154, 165, false), (155, 165, true), (165, 165, true), (175, 165, true), (176, 165, false), (214, 225, false), (215, 225, true), (235, 225, true),
+            (154, 165, false), (155, 165, true), (165, 165, true), (175, 165, true), (176, 165, false), (214, 225, false), (215, 225, true),
+            (235, 225, true),
             (236, 225, false),
         ])
     func onTime(interval: Int, target: Int, onTime: Bool) {

@@ -41,7 +41,9 @@ enum Fixture {
     }
 
     /// Decides one action at `now`, returning the refusal or nil.
-    static func refusal(_ action: NightAction, session: NightSession?, at now: Date, settings: DoseSettings = settings(), zone: TimeZone? = nil) -> DoseError? {
+    static func refusal(_ action: NightAction, session: NightSession?, at now: Date, settings: DoseSettings = settings(), zone: TimeZone? = nil)
+        -> DoseError?
+    {
         do {
             _ = try NightRules.decide(action, session: session, context: context(at: now, settings: settings, zone: zone))
             return nil

@@ -79,7 +79,8 @@ struct InsightsTests {
         #expect(abs((correlation.comparison.effectSize ?? 0) + 2.0 / 0.2.squareRoot()) < 1e-9)
         #expect(
             correlation.sentence
-                == "Sleep quality with the TV on: 2.2 of 5 over 5 nights, against 4.2 of 5 over 5 nights without; difference −2.0; effect large (d = −4.47).")
+                == "Sleep quality with the TV on: 2.2 of 5 over 5 nights, against 4.2 of 5 over 5 nights without; difference −2.0; effect large (d = −4.47)."
+        )
     }
 
     @Test("a correlation needs 5 nights on each side: 4 with the factor hides it, 5 shows it", arguments: [(4, false), (5, true)])
@@ -89,7 +90,9 @@ struct InsightsTests {
             + (0..<6).map { Self.answered($0 + 11, interval: 165, quality: 4, tv: false) }
         let correlation = try Self.comparison("sleep_quality_vs_tv_on", nights)
         #expect(correlation.comparison.isShown == shown && (correlation.sentence != nil) == shown)
-        #expect(Insights(nights, period: .last(30, endingAt: Self.today), targetMinutes: 165).shownCorrelations.contains { $0.id == correlation.id } == shown)
+        #expect(
+            Insights(nights, period: .last(30, endingAt: Self.today), targetMinutes: 165).shownCorrelations.contains { $0.id == correlation.id }
+                == shown)
     }
 
     @Test("nights without the answer are left out: a check-in without the environment card says nothing about the TV")
@@ -104,7 +107,9 @@ struct InsightsTests {
     @Test("on time against caffeine: a share of decided nights, in percentage points")
     func caffeineAndOnTime() throws {
         // With caffeine: 165 165 190 190 190 → 40% on time. Without: 165 ×5 → 100%.
-        let with = [165.0, 165, 190, 190, 190].enumerated().map { Self.answered($0.offset + 1, interval: $0.element, quality: 3, tv: nil, caffeine: 2) }
+        let with = [165.0, 165, 190, 190, 190].enumerated().map {
+            Self.answered($0.offset + 1, interval: $0.element, quality: 3, tv: nil, caffeine: 2)
+        }
         let without = (0..<5).map { Self.answered($0 + 11, interval: 165, quality: 3, tv: nil, caffeine: 0) }
         let correlation = try Self.comparison("on_time_vs_caffeine", with + without)
         #expect(correlation.comparison.with.mean == 40 && correlation.comparison.without.mean == 100)
@@ -112,7 +117,8 @@ struct InsightsTests {
         #expect(try Self.comparison("sleep_quality_vs_caffeine", with + without).comparison.difference == 0)
     }
 
-    @Test("the sixteen correlations: the seed's four, caffeine, alcohol, stress, exercise against quality and on time, and four of a wearable's sleep")
+    @Test(
+        "the sixteen correlations: the seed's four, caffeine, alcohol, stress, exercise against quality and on time, and four of a wearable's sleep")
     func sixteen() {
         let ids = Correlations.all([], targetMinutes: 165).map(\.id)
         #expect(
@@ -127,7 +133,8 @@ struct InsightsTests {
     @Test("notable nights: an extra dose, Dose 2 after the window closed or before it opened, a skip with its reason, a sleep-through")
     func notable() {
         let nights = [
-            AdherenceTests.night(1, dose2: 170, extra: [(.extraDose, 300)]), AdherenceTests.night(2, dose2: 240), AdherenceTests.night(3, dose2: 239.99),
+            AdherenceTests.night(1, dose2: 170, extra: [(.extraDose, 300)]), AdherenceTests.night(2, dose2: 240),
+            AdherenceTests.night(3, dose2: 239.99),
             AdherenceTests.night(4, dose2: 149), AdherenceTests.night(5, skipped: true), AdherenceTests.night(6, sleptThrough: true),
         ].map { InsightNight(session: $0) }
         let insights = Insights(nights, period: .last(30, endingAt: SessionKey(year: 2026, month: 11, day: 10)!), targetMinutes: 165)
@@ -161,7 +168,8 @@ struct InsightsTests {
             // Dose 1 in New York, Dose 2 logged after landing in Chicago: still 170 minutes.
             ("America/New_York", "America/Chicago", 2026, 11, 20, 3, 30, 170.0),
         ] as [(String, String, Int, Int, Int, Int, Int, Double)])
-    func intervalsAcrossClocks(firstZone: String, secondZone: String, year: Int, month: Int, day: Int, hour: Int, minute: Int, minutes: Double) throws {
+    func intervalsAcrossClocks(firstZone: String, secondZone: String, year: Int, month: Int, day: Int, hour: Int, minute: Int, minutes: Double) throws
+    {
         let dose1 = try #require(
             Calendar(identifier: .gregorian).date(
                 from: DateComponents(timeZone: TimeZone(identifier: "UTC"), year: year, month: month, day: day, hour: hour, minute: minute)))
@@ -169,8 +177,10 @@ struct InsightsTests {
         let session = NightSession(
             id: SessionID(rawValue: "n"), date: SessionKey(for: dose1, in: TimeZone(identifier: firstZone)!), startedAt: dose1,
             events: [
-                NightEvent(id: EventID(rawValue: "1"), kind: .dose1, occurredAt: dose1, recordedAt: dose1, timeZone: TimeZone(identifier: firstZone)!),
-                NightEvent(id: EventID(rawValue: "2"), kind: .dose2, occurredAt: dose2, recordedAt: dose2, timeZone: TimeZone(identifier: secondZone)!),
+                NightEvent(
+                    id: EventID(rawValue: "1"), kind: .dose1, occurredAt: dose1, recordedAt: dose1, timeZone: TimeZone(identifier: firstZone)!),
+                NightEvent(
+                    id: EventID(rawValue: "2"), kind: .dose2, occurredAt: dose2, recordedAt: dose2, timeZone: TimeZone(identifier: secondZone)!),
             ])
         let night = try #require(Adherence.Night(session, targetMinutes: 165))
         #expect(night.intervalMinutes == Int(minutes) && night.insideWindow)

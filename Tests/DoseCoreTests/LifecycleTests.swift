@@ -55,7 +55,9 @@ struct LifecycleTests {
     func cutoffSetting(hours: Int) throws {
         let settings = try Fixture.settings().setting("missed_checkin_cutoff_hours", to: String(hours))
         let session = try Fixture.afterDose1(settings: settings)
-        #expect(SessionLifecycle.missedCheckinCutoff(for: session, settings: settings, timeZone: Fixture.newYork) == WallClock.date(2026, 3, 11, 7 + hours, 0))
+        #expect(
+            SessionLifecycle.missedCheckinCutoff(for: session, settings: settings, timeZone: Fixture.newYork)
+                == WallClock.date(2026, 3, 11, 7 + hours, 0))
     }
 
     @Test("a session started after midnight gets the same morning's cutoff")
@@ -63,7 +65,8 @@ struct LifecycleTests {
         let start = WallClock.date(2026, 3, 11, 1, 0)
         let session = try Fixture.afterDose1(at: start)
         #expect(
-            SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork) == WallClock.date(2026, 3, 11, 11, 0))
+            SessionLifecycle.missedCheckinCutoff(for: session, settings: Fixture.settings(), timeZone: Fixture.newYork)
+                == WallClock.date(2026, 3, 11, 11, 0))
     }
 
     @Test("prep rollover: a session started before today's prep time closes at it")
@@ -129,7 +132,8 @@ struct LifecycleTests {
     @Test("check-in closes the open session with end reason checkin and a wellness score")
     func checkInCloses() throws {
         let session = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(165)), (.wake, Fixture.minutes(500))]))
-        let decision = try NightRules.decide(NightAction(.checkIn(MorningCheckIn())), session: session, context: Fixture.context(at: Fixture.minutes(510)))
+        let decision = try NightRules.decide(
+            NightAction(.checkIn(MorningCheckIn())), session: session, context: Fixture.context(at: Fixture.minutes(510)))
         #expect(decision.closure?.reason == .checkin)
         #expect(decision.closure?.terminalState == .completed)
         #expect(decision.session.isOpen == false)
@@ -160,7 +164,8 @@ struct LifecycleTests {
     @Test("a DST fall-back night: cutoff at local 11:00 EST, 13.5 hours after a 22:30 Dose 1")
     func fallBackCutoff() throws {
         let dose1 = WallClock.date(2026, 10, 31, 22, 30)
-        let cutoff = SessionLifecycle.missedCheckinCutoff(for: try Fixture.afterDose1(at: dose1), settings: Fixture.settings(), timeZone: Fixture.newYork)
+        let cutoff = SessionLifecycle.missedCheckinCutoff(
+            for: try Fixture.afterDose1(at: dose1), settings: Fixture.settings(), timeZone: Fixture.newYork)
         #expect(LocalClock.hourMinute(cutoff, in: Fixture.newYork) == "11:00")
         #expect(cutoff.timeIntervalSince(dose1) == 13.5 * 3600)
     }
@@ -192,7 +197,8 @@ struct TimeZoneTravelTests {
 
     @Test("travel east: Dose 1 in New York, read in Paris")
     func travelEast() throws {
-        let status = NightStatus.derive(session: try Fixture.afterDose1(), at: Fixture.minutes(100), settings: Fixture.settings(), timeZone: Fixture.paris)
+        let status = NightStatus.derive(
+            session: try Fixture.afterDose1(), at: Fixture.minutes(100), settings: Fixture.settings(), timeZone: Fixture.paris)
         // 10 March: New York is on EDT (-4) since 8 March, Paris on CET (+1): 5 hours.
         #expect(status.warnings.first?.hasPrefix("Timezone shifted 5 hours east") == true)
         #expect(status.minutesSinceDose1 == 100)
@@ -202,7 +208,8 @@ struct TimeZoneTravelTests {
     func dstIsNotTravel() throws {
         let dose1 = WallClock.date(2026, 10, 31, 23, 30)
         let status = NightStatus.derive(
-            session: try Fixture.afterDose1(at: dose1), at: dose1.addingTimeInterval(200 * 60), settings: Fixture.settings(), timeZone: Fixture.newYork)
+            session: try Fixture.afterDose1(at: dose1), at: dose1.addingTimeInterval(200 * 60), settings: Fixture.settings(),
+            timeZone: Fixture.newYork)
         #expect(status.warnings.isEmpty)
         #expect(status.minutesSinceDose1 == 200)
     }

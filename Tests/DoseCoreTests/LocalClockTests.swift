@@ -21,7 +21,9 @@ struct LocalClockTests {
             for step in 0..<700 {
                 let instant = Date(timeIntervalSince1970: start + Double(step) * 433 + 0.75)
                 let expected = Self.calendarTime(instant, zone)
-                if LocalClock.hourMinuteSecond(instant, in: zone) != expected || LocalClock.hourMinute(instant, in: zone) != String(expected.prefix(5)) {
+                if LocalClock.hourMinuteSecond(instant, in: zone) != expected
+                    || LocalClock.hourMinute(instant, in: zone) != String(expected.prefix(5))
+                {
                     disagreements.append("\(instant): \(LocalClock.hourMinuteSecond(instant, in: zone)) against \(expected)")
                 }
             }

@@ -8,7 +8,8 @@ import Testing
 struct NightEndingTests {
     /// What ends a night: the final wake-up (as `wake` and as `log wake_final`) and the morning check-in.
     static let endings: [(String, NightAction.Kind)] = [
-        ("wake", .wake), ("log wake_final", .log(event: "wake_final")), ("log Wake Up", .log(event: "Wake Up")), ("check-in", .checkIn(MorningCheckIn())),
+        ("wake", .wake), ("log wake_final", .log(event: "wake_final")), ("log Wake Up", .log(event: "Wake Up")),
+        ("check-in", .checkIn(MorningCheckIn())),
     ]
 
     /// Minutes after Dose 1 and whether Dose 2 is still undecided then: before the window, in it, near its close, after
@@ -86,7 +87,8 @@ struct NightEndingTests {
     @Test("Brief Wake never ends a night and needs no confirmation")
     func briefWake() throws {
         let night = try Fixture.afterDose1()
-        let decision = try NightRules.decide(NightAction(.log(event: "Brief Wake")), session: night, context: Fixture.context(at: Fixture.minutes(60)))
+        let decision = try NightRules.decide(
+            NightAction(.log(event: "Brief Wake")), session: night, context: Fixture.context(at: Fixture.minutes(60)))
         let status = NightStatus.derive(session: decision.session, at: Fixture.minutes(61), settings: Fixture.settings(), timeZone: Fixture.newYork)
         #expect(status.phase == .beforeWindow && status.dose2Undecided)
     }

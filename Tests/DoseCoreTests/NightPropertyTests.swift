@@ -133,7 +133,8 @@ struct NightPropertyTests {
             }
             var withoutRefusals: [[String]] = []
             var refusedAgain = 0
-            _ = try? Self.run(keptActions, keptGaps + Array(repeating: 0, count: 30), keptConfirms + Array(repeating: 0, count: 30), maxSnoozes: max) {
+            _ = try? Self.run(keptActions, keptGaps + Array(repeating: 0, count: 30), keptConfirms + Array(repeating: 0, count: 30), maxSnoozes: max)
+            {
                 _, result, _, _ in
                 switch result {
                 case .success(let decision): withoutRefusals.append(Self.signature(decision))

@@ -71,8 +71,10 @@ struct NightStatusTests {
         #expect(view.primaryAction == PrimaryAction.none)
         #expect(!view.canSkip && view.skipBlockedReason != nil)
 
-        session = try NightRules.decide(NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), ids: ids))
-            .session
+        session = try NightRules.decide(
+            NightAction(.log(event: "Bathroom")), session: session, context: Fixture.context(at: Fixture.minutes(200), ids: ids)
+        )
+        .session
         session = try NightRules.decide(NightAction(.wake), session: session, context: Fixture.context(at: Fixture.minutes(520), ids: ids)).session
         view = status(session, at: 521)
         #expect(view.phase == .finalizing && view.primaryAction == .checkIn && view.outcome == .dose2Taken)

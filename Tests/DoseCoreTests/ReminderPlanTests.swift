@@ -94,7 +94,8 @@ struct ReminderPlanTests {
             #expect(ReminderPlan.plan(for: try Fixture.night(steps, confirm: [.endNight]), settings: settings).isEmpty)
         }
         let expired = SessionLifecycle.apply(
-            SessionLifecycle.evaluate(try Fixture.afterDose1(), now: Fixture.minutes(270), settings: settings, timeZone: Fixture.newYork, makeID: { "e" }),
+            SessionLifecycle.evaluate(
+                try Fixture.afterDose1(), now: Fixture.minutes(270), settings: settings, timeZone: Fixture.newYork, makeID: { "e" }),
             to: try Fixture.afterDose1())
         #expect(ReminderPlan.plan(for: expired, settings: settings).isEmpty)
         let off = try settings.setting("reminders_enabled", to: "false")
@@ -104,7 +105,8 @@ struct ReminderPlanTests {
     @Test("undo of Dose 1 cancels the plan")
     func undoDose1() throws {
         let session = try Fixture.afterDose1()
-        let undone = try NightRules.decide(NightAction(.undo), session: session, context: Fixture.context(at: Fixture.dose1.addingTimeInterval(2))).session
+        let undone = try NightRules.decide(NightAction(.undo), session: session, context: Fixture.context(at: Fixture.dose1.addingTimeInterval(2)))
+            .session
         #expect(ReminderPlan.plan(for: undone, settings: Fixture.settings()).isEmpty)
     }
 

@@ -34,7 +34,9 @@ struct SafetyAcrossNightsTests {
 
     @Test(
         "every oxybate dose counts; a skip, a snooze or a sleep event does not",
-        arguments: [(EventKind.dose1, true), (.dose2, true), (.extraDose, true), (.dose2Skipped, false), (.snooze, false), (.sleep(.bathroom), false)])
+        arguments: [
+            (EventKind.dose1, true), (.dose2, true), (.extraDose, true), (.dose2Skipped, false), (.snooze, false), (.sleep(.bathroom), false),
+        ])
     func whichEvents(kind: EventKind, counts: Bool) {
         let result = dose1(at: 60, near: kind)
         if counts { #expect(throws: DoseError.self) { try result.get() } } else { #expect(throws: Never.self) { try result.get() } }
@@ -141,7 +143,8 @@ struct SafetyAcrossNightsTests {
         let skipped = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.skip(reason: nil), Fixture.minutes(245))]))
         #expect(status(skipped, at: 250).outcomeSentence(in: Fixture.newYork) == "Dose 2 skipped at 02:35")
         var expired = try Fixture.afterDose1()
-        let update = SessionLifecycle.evaluate(expired, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" })
+        let update = SessionLifecycle.evaluate(
+            expired, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork, makeID: { "x" })
         expired = SessionLifecycle.apply(update, to: expired)
         #expect(status(expired, at: 300).outcomeSentence(in: Fixture.newYork) == "Slept through: Dose 2 not taken — the window closed at 02:30")
         #expect(status(try Fixture.afterDose1(), at: 100).outcomeSentence(in: Fixture.newYork) == nil)

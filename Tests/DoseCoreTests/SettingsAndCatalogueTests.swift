@@ -32,7 +32,8 @@ struct SettingsTests {
         ("cooldown.bathroom", "-1"), ("cooldown.bathroom", "3601"), ("cooldown.unicorn", "10"), ("colour", "red"),
         ("wake_alarm_refire_minutes", "-1"), ("wake_alarm_refire_minutes", "11"), ("escalation_enabled", "sometimes"),
         ("escalation_minutes", "149"), ("escalation_minutes", "236"), ("escalation_minutes", "240"), ("escalation_contact", "ntfy.sh/topic"),
-        ("escalation_contact", "ftp://example.org/x"), ("escalation_contact", "https://user:pw@example.org/x"), ("escalation_contact", "https:///nohost"),
+        ("escalation_contact", "ftp://example.org/x"), ("escalation_contact", "https://user:pw@example.org/x"),
+        ("escalation_contact", "https:///nohost"),
         ("escalation_contact", "https://example.org/" + String(repeating: "a", count: 500)), ("escalation_contact_format", "xml"),
     ]
 
@@ -59,7 +60,9 @@ struct SettingsTests {
 
     @Test(
         "clock times parse strictly",
-        arguments: [("00:00", true), ("23:59", true), ("7:00", true), ("24:00", false), ("12:60", false), ("12", false), ("", false), ("ab:cd", false)])
+        arguments: [
+            ("00:00", true), ("23:59", true), ("7:00", true), ("24:00", false), ("12:60", false), ("12", false), ("", false), ("ab:cd", false),
+        ])
     func clockTime(text: String, valid: Bool) {
         #expect((ClockTime(parsing: text) != nil) == valid)
     }
@@ -94,7 +97,9 @@ struct MedicationTests {
             #expect(try MedicationCatalogue.validatedMilligrams(amount, unit: unit, for: medication) == milligrams)
         } else {
             let error = #expect(throws: DoseError.self) { try MedicationCatalogue.validatedMilligrams(amount, unit: unit, for: medication) }
-            #expect(error?.message.contains(unit == .mL && medication.mgPerML == nil ? "mg or g" : "–") == true, "the range is stated: \(error?.message ?? "")")
+            #expect(
+                error?.message.contains(unit == .mL && medication.mgPerML == nil ? "mg or g" : "–") == true,
+                "the range is stated: \(error?.message ?? "")")
         }
     }
 
@@ -139,7 +144,8 @@ struct ErrorTaxonomyTests {
         (.napState(problem: "open"), "409_NAP_STATE", 409, 1),
         (.duplicateMedication(name: "Adderall", otherAt: Fixture.dose1, localTime: "08:00", minutesApart: 2), "409_DUPLICATE_MEDICATION", 409, 1),
         (
-            .recentDose(dose: "Dose 2", at: Fixture.dose1, localTime: "22:30", minutesApart: 35, allowedFrom: Fixture.minutes(480), allowedLocalTime: "06:30"),
+            .recentDose(
+                dose: "Dose 2", at: Fixture.dose1, localTime: "22:30", minutesApart: 35, allowedFrom: Fixture.minutes(480), allowedLocalTime: "06:30"),
             "409_RECENT_DOSE", 409, 1
         ),
         (
@@ -170,7 +176,9 @@ struct ErrorTaxonomyTests {
         let key = String(repeating: "k", count: 1_000_000)
         let message = DoseError.invalidInput(field: key, problem: "'\(key)' is not a setting", allowed: nil).message
         #expect(message.count < 600 && message.contains("more characters)"))
-        #expect(DoseError.invalidInput(field: "type", problem: "missing", allowed: "dose1, dose2").message == "Invalid type: missing. Allowed: dose1, dose2.")
+        #expect(
+            DoseError.invalidInput(field: "type", problem: "missing", allowed: "dose1, dose2").message
+                == "Invalid type: missing. Allowed: dose1, dose2.")
     }
 
     @Test("every SPEC §4 code has a sample")
@@ -199,7 +207,9 @@ struct CheckInTests {
             (5, .veryWell, 10, .great, 5, true, true, true, 80),
             (4, .well, 7, .good, 4, false, true, false, 73),
         ] as [(Int, FeelRested, Int, Mood, Int, Bool, Bool, Bool, Int)])
-    func wellness(quality: Int, rested: FeelRested, clarity: Int, mood: Mood, readiness: Int, physical: Bool, respiratory: Bool, narcolepsy: Bool, score: Int) {
+    func wellness(
+        quality: Int, rested: FeelRested, clarity: Int, mood: Mood, readiness: Int, physical: Bool, respiratory: Bool, narcolepsy: Bool, score: Int
+    ) {
         var checkIn = MorningCheckIn()
         checkIn.sleepQuality = quality
         checkIn.feelRested = rested
@@ -215,7 +225,8 @@ struct CheckInTests {
     @Test(
         "out-of-range fields are refused by name",
         arguments: [
-            (0, 5, 3, "sleep_quality"), (6, 5, 3, "sleep_quality"), (3, 0, 3, "mental_clarity"), (3, 11, 3, "mental_clarity"), (3, 5, 0, "readiness_for_day"),
+            (0, 5, 3, "sleep_quality"), (6, 5, 3, "sleep_quality"), (3, 0, 3, "mental_clarity"), (3, 11, 3, "mental_clarity"),
+            (3, 5, 0, "readiness_for_day"),
             (3, 5, 6, "readiness_for_day"),
         ])
     func invalid(quality: Int, clarity: Int, readiness: Int, field: String) {
@@ -260,7 +271,8 @@ struct FormattingTests {
     @Test(
         "the fast stored-form parser agrees with the general one",
         arguments: [
-            "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.001Z", "2999-12-31T23:59:59.999Z",
+            "2026-11-22T06:30:00.000Z", "2028-02-29T23:59:59.999Z", "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.001Z",
+            "2999-12-31T23:59:59.999Z",
             "2100-03-01T12:00:00.250Z", "2000-02-29T00:00:00.000Z",
         ])
     func canonicalParser(text: String) throws {

@@ -13,7 +13,10 @@ struct SetupWizardTests {
         (.medication, ["dose1_g": "4.5"], "dose1_mg", "4500"),
         (.medication, ["dose2_g": "3.125"], "dose2_mg", "3125"),
         (.medication, ["medication_product": "sodium_oxybate", "concentration_mg_per_ml": "500", "bottle_ml": "180"], "bottle_ml", "180"),
-        (.doseWindow, ["target_interval": "165", "allow_snoozing": "false", "max_snoozes": "1", "undo_window_seconds": "10"], "allow_snoozing", "false"),
+        (
+            .doseWindow, ["target_interval": "165", "allow_snoozing": "false", "max_snoozes": "1", "undo_window_seconds": "10"], "allow_snoozing",
+            "false"
+        ),
         (.doseWindow, ["target_interval": "225"], "target_interval", "225"),
         (.notifications, ["reminders_enabled": "true", "wake_alarm_refire_minutes": "10"], "wake_alarm_refire_minutes", "10"),
         (.notifications, ["wake_alarm_refire_minutes": "0"], "wake_alarm_refire_minutes", "0"),
@@ -29,7 +32,8 @@ struct SetupWizardTests {
     static let refused: [(SetupStep, [String: String], String)] = [
         (.sleepSchedule, ["sleep_start": "24:00"], "sleep_start"), (.sleepSchedule, ["wake_time": "7"], "wake_time"),
         (.sleepSchedule, ["time_zone": "Mars/Olympus"], "time_zone"), (.sleepSchedule, ["dose1_g": "2.25"], "dose1_g"),
-        (.medication, ["medication_product": "lumryz"], "medication_product"), (.medication, ["medication_product": "adderall_ir"], "medication_product"),
+        (.medication, ["medication_product": "lumryz"], "medication_product"),
+        (.medication, ["medication_product": "adderall_ir"], "medication_product"),
         (.medication, ["dose1_g": "0.24"], "dose1_g"), (.medication, ["dose1_g": "4.501"], "dose1_g"), (.medication, ["dose1_g": "4,5"], "dose1_g"),
         (.medication, ["dose2_g": "2.2501"], "dose2_g"), (.medication, ["dose2_g": "-2"], "dose2_g"), (.medication, ["dose2_g": "NaN"], "dose2_g"),
         (.medication, ["dose2_g": ""], "dose2_g"), (.medication, ["dose2_g": "1e3"], "dose2_g"),
@@ -37,9 +41,11 @@ struct SetupWizardTests {
         (.medication, ["concentration_mg_per_ml": "1001"], "concentration_mg_per_ml"),
         (.medication, ["bottle_ml": "9"], "bottle_ml"), (.doseWindow, ["target_interval": "150"], "target_interval"),
         (.doseWindow, ["target_interval": "240"], "target_interval"), (.doseWindow, ["max_snoozes": "6"], "max_snoozes"),
-        (.doseWindow, ["undo_window_seconds": "4"], "undo_window_seconds"), (.notifications, ["wake_alarm_refire_minutes": "11"], "wake_alarm_refire_minutes"),
+        (.doseWindow, ["undo_window_seconds": "4"], "undo_window_seconds"),
+        (.notifications, ["wake_alarm_refire_minutes": "11"], "wake_alarm_refire_minutes"),
         (.notifications, ["reminders_enabled": "sometimes"], "reminders_enabled"), (.privacy, [:], "accept_disclaimer"),
-        (.privacy, ["accept_disclaimer": "no"], "accept_disclaimer"), (.privacy, ["accept_disclaimer": "yes", "target_interval": "180"], "target_interval"),
+        (.privacy, ["accept_disclaimer": "no"], "accept_disclaimer"),
+        (.privacy, ["accept_disclaimer": "yes", "target_interval": "180"], "target_interval"),
     ]
 
     @Test("a refused answer names itself and what is allowed, and changes nothing", arguments: refused)
@@ -57,7 +63,9 @@ struct SetupWizardTests {
     @Test("the disclaimer is accepted only in words that mean yes")
     func disclaimer() throws {
         for word in ["yes", "YES", "true", "on", "1"] {
-            #expect(throws: Never.self) { try SetupWizard.changes(for: .privacy, answers: ["accept_disclaimer": word], applyingTo: Fixture.settings()) }
+            #expect(throws: Never.self) {
+                try SetupWizard.changes(for: .privacy, answers: ["accept_disclaimer": word], applyingTo: Fixture.settings())
+            }
         }
     }
 
@@ -69,7 +77,10 @@ struct SetupWizardTests {
 
     @Test("steps come in the seed's order and each asks its own answers")
     func steps() {
-        #expect(SetupStep.allCases.map(\.title) == ["Sleep schedule", "Medication profile", "Dose window rules", "Notifications", "Privacy and disclaimer"])
+        #expect(
+            SetupStep.allCases.map(\.title) == [
+                "Sleep schedule", "Medication profile", "Dose window rules", "Notifications", "Privacy and disclaimer",
+            ])
         #expect(Set(SetupStep.allCases.flatMap(\.answers)).count == SetupStep.allCases.flatMap(\.answers).count)
     }
 }
@@ -105,7 +116,10 @@ struct SupplyTests {
         ("two bottles, three nights", [refill(360)], nights(3), 333, 37),
         ("a dose undone is not among the doses: the supply is back", [refill(360)], Array(nights(3).dropLast()), 337.5, 37),
         ("a dose deleted: the same", [refill(360)], Array(nights(3).dropFirst()), 337.5, 37),
-        ("doses before the first entry do not drain it (imported history)", [refill(360, at: WallClock.date(2026, 11, 3, 12, 0))], nights(3), 351, 39),
+        (
+            "doses before the first entry do not drain it (imported history)", [refill(360, at: WallClock.date(2026, 11, 3, 12, 0))], nights(3), 351,
+            39
+        ),
         ("an extra dose counts", [refill(360)], nights(1) + [DoseUse(at: WallClock.date(2026, 11, 2, 2, 0), milligrams: 2250)], 346.5, 38),
         ("a skipped Dose 2 counts only Dose 1", [refill(360)], [DoseUse(at: WallClock.date(2026, 11, 1, 22, 0), milligrams: 2250)], 355.5, 39),
         ("a dose's own amount is used", [refill(360)], [DoseUse(at: WallClock.date(2026, 11, 1, 22, 0), milligrams: 3000)], 354, 39),
@@ -118,7 +132,8 @@ struct SupplyTests {
             "a count resets the level; later doses apply on top",
             [
                 refill(360),
-                InventoryEntry(id: "c1", kind: .adjustment, occurredAt: WallClock.date(2026, 11, 2, 12, 0), timeZoneID: "", changeML: nil, countedML: 100),
+                InventoryEntry(
+                    id: "c1", kind: .adjustment, occurredAt: WallClock.date(2026, 11, 2, 12, 0), timeZoneID: "", changeML: nil, countedML: 100),
             ],
             nights(3), 82, 9
         ),
@@ -183,7 +198,8 @@ struct SupplyTests {
         let afterDose1 = Supply.tonight(open: (night.date, NightFacts(night.events)), at: evening, settings: settings, timeZone: Self.zone)
         #expect(afterDose1.firstNight.description == "2026-03-09" && afterDose1.pendingMilligrams == 2250)
         let both = try Fixture.night([(.dose1, WallClock.date(2026, 3, 8, 22, 0)), (.dose2, WallClock.date(2026, 3, 9, 0, 50))], settings: settings)!
-        #expect(Supply.tonight(open: (both.date, NightFacts(both.events)), at: evening, settings: settings, timeZone: Self.zone).pendingMilligrams == 0)
+        #expect(
+            Supply.tonight(open: (both.date, NightFacts(both.events)), at: evening, settings: settings, timeZone: Self.zone).pendingMilligrams == 0)
     }
 
     @Test("the refill reminder: once a day after its time while low, and never after a refill")
@@ -213,7 +229,10 @@ struct SupplyTests {
         (InventoryEntry(id: "x", kind: .adjustment, occurredAt: start, timeZoneID: "", changeML: 5, countedML: 5), "ml"),
         (InventoryEntry(id: "x", kind: .adjustment, occurredAt: start, timeZoneID: "", changeML: .infinity), "ml"),
         (InventoryEntry(id: "x", kind: .refill, occurredAt: start, timeZoneID: "", changeML: 180, bottles: 13), "bottles"),
-        (InventoryEntry(id: "x", kind: .refill, occurredAt: start, timeZoneID: "", changeML: 180, reason: String(repeating: "a", count: 1001)), "reason"),
+        (
+            InventoryEntry(id: "x", kind: .refill, occurredAt: start, timeZoneID: "", changeML: 180, reason: String(repeating: "a", count: 1001)),
+            "reason"
+        ),
     ]
 
     @Test("an entry the ledger cannot hold is refused naming its field", arguments: invalidEntries)

@@ -84,7 +84,8 @@ struct SleepEventTests {
         #expect(Fixture.refusal(NightAction(.log(event: "bathroom")), session: first, at: Fixture.dose1, settings: settings) == nil)
         let strict = try Fixture.settings().setting("cooldown.Brief Wake", to: "120")
         let woke = try #require(try Fixture.night([(.log(event: "wake_temp"), Fixture.dose1)], settings: strict))
-        #expect(Fixture.refusal(NightAction(.log(event: "wakeTemp")), session: woke, at: Fixture.minutes(1.5), settings: strict)?.retryAfterSeconds == 30)
+        #expect(
+            Fixture.refusal(NightAction(.log(event: "wakeTemp")), session: woke, at: Fixture.minutes(1.5), settings: strict)?.retryAfterSeconds == 30)
     }
 
     @Test("wake logs wake_final, moves to finalizing; with Dose 2 pending only when end_night is confirmed, with a warning (D16)")
@@ -110,7 +111,9 @@ struct SleepEventTests {
         #expect(Fixture.refusal(NightAction(.log(event: "nap_end")), session: closed, at: Fixture.minutes(30))?.code == .napState)
         #expect(Fixture.refusal(NightAction(.log(event: "nap_start")), session: closed, at: Fixture.minutes(30)) == nil)
         // A forgotten nap inside an earlier nap would overlap it.
-        #expect(Fixture.refusal(NightAction(.log(event: "nap_start"), at: Fixture.minutes(10)), session: closed, at: Fixture.minutes(30))?.code == .napState)
+        #expect(
+            Fixture.refusal(NightAction(.log(event: "nap_start"), at: Fixture.minutes(10)), session: closed, at: Fixture.minutes(30))?.code
+                == .napState)
     }
 
     @Test("custom types: up to 8, up to 30 characters, no clash with built-ins, valid colour")

@@ -75,7 +75,8 @@ struct SleepTimelineTests {
         // 01:30 EST → 03:30 EDT on 8 March 2026 is one hour; 01:30 EDT → 01:30 EST on 1 November 2026 is one hour.
         let spring = SleepSample(source: "Watch", stage: .core, start: WallClock.date(2026, 3, 8, 1, 30), end: WallClock.date(2026, 3, 8, 3, 30))
         let fall = SleepSample(
-            source: "Watch", stage: .deep, start: WallClock.date(2026, 11, 1, 1, 30, first: true), end: WallClock.date(2026, 11, 1, 1, 30, first: false))
+            source: "Watch", stage: .deep, start: WallClock.date(2026, 11, 1, 1, 30, first: true),
+            end: WallClock.date(2026, 11, 1, 1, 30, first: false))
         #expect(SleepFigures.of(SleepTimeline.merge([spring]))?.minutesAsleep == 60)
         #expect(SleepFigures.of(SleepTimeline.merge([fall]))?.stageMinutes[.deep] == 60)
     }

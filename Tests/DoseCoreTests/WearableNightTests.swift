@@ -127,7 +127,9 @@ struct WearableNightTests {
 
     @Test(
         "a refused priority names the setting and what is allowed, and changes nothing",
-        arguments: ["", ",", "watch,,whoop", "watch,Watch", "a,b,c,d,e,f,g,h,i,j,k,l,m", String(repeating: "w", count: 41), "watch;whoop", "<script>"])
+        arguments: [
+            "", ",", "watch,,whoop", "watch,Watch", "a,b,c,d,e,f,g,h,i,j,k,l,m", String(repeating: "w", count: 41), "watch;whoop", "<script>",
+        ])
     func priorityRefused(_ text: String) {
         let before = DoseSettings(timeZoneID: "UTC")
         #expect(before.sleepSourcePriority == .standard)

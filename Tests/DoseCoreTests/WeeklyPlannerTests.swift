@@ -34,16 +34,23 @@ struct WeeklyPlannerTests {
         Case(
             name: "too variable: 1 of 7 within ±15 min of the mean", intervals: [150, 150, 150, 230, 230, 230, 190], target: 180, kind: .tooVariable,
             suggested: 180),
-        Case(name: "too variable: 4 of 7 (0.57 < 0.7)", intervals: [180, 180, 180, 180, 150, 150, 150], target: 165, kind: .tooVariable, suggested: 165),
+        Case(
+            name: "too variable: 4 of 7 (0.57 < 0.7)", intervals: [180, 180, 180, 180, 150, 150, 150], target: 165, kind: .tooVariable, suggested: 165
+        ),
         Case(name: "steady enough: 5 of 7 (0.71 ≥ 0.7)", intervals: [180, 180, 180, 180, 180, 150, 150], target: 165, kind: .keep, suggested: 165),
-        Case(name: "nudge down: average 155 with target 180", intervals: [155, 152, 158, 154, 156, 155, 155], target: 180, kind: .nudgeDown, suggested: 165),
+        Case(
+            name: "nudge down: average 155 with target 180", intervals: [155, 152, 158, 154, 156, 155, 155], target: 180, kind: .nudgeDown,
+            suggested: 165),
         Case(name: "no nudge below the 165 default", intervals: [155, 152, 158, 154, 156, 155, 155], target: 165, kind: .keep, suggested: 165),
-        Case(name: "nudge up: average 180 with target 165", intervals: [180, 178, 182, 180, 179, 181, 180], target: 165, kind: .nudgeUp, suggested: 180),
+        Case(
+            name: "nudge up: average 180 with target 165", intervals: [180, 178, 182, 180, 179, 181, 180], target: 165, kind: .nudgeUp, suggested: 180
+        ),
         Case(name: "average exactly target + 10 is no nudge", intervals: Array(repeating: 175, count: 7), target: 165, kind: .keep, suggested: 165),
         Case(name: "never above 225, so never above 240", intervals: Array(repeating: 238, count: 7), target: 225, kind: .keep, suggested: 225),
         Case(name: "on target: keep", intervals: Array(repeating: 195, count: 7), target: 195, kind: .keep, suggested: 195),
         Case(
-            name: "3 missed windows in a row: revert to 165", intervals: [195, 195, 195, 195, nil, 245, 140], target: 195, kind: .revert, suggested: 165),
+            name: "3 missed windows in a row: revert to 165", intervals: [195, 195, 195, 195, nil, 245, 140], target: 195, kind: .revert,
+            suggested: 165),
         Case(
             name: "2 missed windows: no revert (and too few stable nights)", intervals: [195, 195, 195, 195, 195, nil, 245], target: 195,
             kind: .insufficientData, suggested: 195),

@@ -20,8 +20,13 @@ struct WorkedExampleTests {
         ] {
             #expect(LocalClock.hourMinute(try #require(instant), in: zone) == text)
         }
-        let plan = ReminderPlan.plan(for: session, settings: Fixture.settings()).map { "\($0.kind.rawValue) \(LocalClock.hourMinute($0.fireAt, in: zone))" }
-        #expect(plan.prefix(6) == ["window_open 01:00", "pre_alarm 01:10", "wake_alarm 01:15", "follow_up_1 01:17", "follow_up_2 01:19", "follow_up_3 01:21"])
+        let plan = ReminderPlan.plan(for: session, settings: Fixture.settings()).map {
+            "\($0.kind.rawValue) \(LocalClock.hourMinute($0.fireAt, in: zone))"
+        }
+        #expect(
+            plan.prefix(6) == [
+                "window_open 01:00", "pre_alarm 01:10", "wake_alarm 01:15", "follow_up_1 01:17", "follow_up_2 01:19", "follow_up_3 01:21",
+            ])
 
         let early = Fixture.refusal(NightAction(.dose2), session: session, at: at(0, 40))
         #expect(early == .windowNotOpen(minutesUntilOpen: 20, opensAt: at(1, 0), localTime: "01:00"))

@@ -63,7 +63,9 @@ struct APIContractTests {
                     "\(method) \(path): open in the document and the server alike")
                 if path.hasPrefix("/v1/") {
                     for status in statuses where !status.hasPrefix("2") {
-                        #expect(operation["responses"]?[status]?["$ref"]?.stringValue == "#/components/responses/\(status)", "\(method) \(path) \(status)")
+                        #expect(
+                            operation["responses"]?[status]?["$ref"]?.stringValue == "#/components/responses/\(status)", "\(method) \(path) \(status)"
+                        )
                     }
                     #expect(statuses.contains("401") && statuses.contains("429"), "\(method) \(path) needs a token and is rate limited")
                 }
@@ -75,7 +77,8 @@ struct APIContractTests {
     func enumerations() {
         func sorted<T: RawRepresentable>(_ values: [T]) -> [String] where T.RawValue == String { values.map(\.rawValue).sorted() }
         #expect(
-            Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"]) == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
+            Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"])
+                == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
         #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.allCases))
         #expect(Self.names(Self.components("Status")?["properties"]?["phase"]) == sorted(NightPhase.allCases))
         let period = Self.components("Status")?["properties"]?["dose2_periods"]?["items"]?["properties"]
@@ -100,7 +103,8 @@ struct APIContractTests {
         #expect(Self.names(checkIn?["feel_rested"]) == sorted(FeelRested.allCases))
         #expect(Self.names(checkIn?["mood"]) == sorted(Mood.allCases))
         #expect(Self.names(checkIn?["sleep_environment"]?["properties"]?["sleep_aids_used"]) == sorted(SleepAid.allCases))
-        #expect(Self.names(checkIn?["physical_symptoms"]?["properties"]?["headache"]?["properties"]?["severity"]) == sorted(HeadacheSeverity.allCases))
+        #expect(
+            Self.names(checkIn?["physical_symptoms"]?["properties"]?["headache"]?["properties"]?["severity"]) == sorted(HeadacheSeverity.allCases))
         let preSleep = Self.components("PreSleepRequest")?["properties"]
         #expect((preSleep?.objectValue ?? [:]).keys.sorted() == (PreSleepLog.fieldNames + ["timestamp"]).sorted())
         #expect(Self.names(preSleep?["intended_sleep_time"]) == sorted(IntendedSleepTime.allCases))
@@ -112,7 +116,8 @@ struct APIContractTests {
             "TakeRequest": ["type", "timestamp", "note", "confirm", "id"], "SkipRequest": ["sequence", "reason", "timestamp", "note", "id"],
             "SnoozeRequest": ["minutes", "timestamp", "id"], "LogRequest": ["type", "timestamp", "note", "confirm", "id"],
             "WakeRequest": ["timestamp", "confirm", "id"],
-            "EmptyRequest": [], "ClearAllRequest": ["confirm"], "EventEditRequest": ["timestamp", "note"], "MedicationsRequest": ["entries", "confirm"],
+            "EmptyRequest": [], "ClearAllRequest": ["confirm"], "EventEditRequest": ["timestamp", "note"],
+            "MedicationsRequest": ["entries", "confirm"],
         ]
         for (name, keys) in expected {
             #expect(Set((Self.components(name)?["properties"]?.objectValue ?? [:]).keys) == keys, "\(name)")

@@ -137,7 +137,8 @@ struct ActionLinkTests {
         let signer = ActionLinkSigner(secretHex: try fixture.environment.useCases(at: clock).devices.linkSecret())
         let phone = try fixture.environment.useCases().devices.pair(name: "lost phone").device
         let session = try fixture.environment.useCases().night.status().session!.id.rawValue
-        let link = ActionLink(action: .take, sessionID: session, expiresAt: clock.now.addingTimeInterval(3600), nonce: ActionLinkSigner.nonce(.system))
+        let link = ActionLink(
+            action: .take, sessionID: session, expiresAt: clock.now.addingTimeInterval(3600), nonce: ActionLinkSigner.nonce(.system))
         let issued = signer.token(for: link.issued(to: phone.id))
         #expect(try signer.link(from: issued, now: clock.now) == link.issued(to: phone.id))
         #expect(try signer.link(from: signer.token(for: link), now: clock.now).deviceID == nil, "a link of the operator's channels names no device")

@@ -56,7 +56,8 @@ struct AlarmEscalationTests {
         try await ReminderEngineTests.run(engine, fixture, from: Self.at(1, 0), to: Self.at(1, 15))
         // Between the first follow-up (01:17) and the re-fire (01:18), Tonight names the next alarm.
         fixture.set(Self.at(1, 17).addingTimeInterval(30))
-        #expect(try fixture.environment.useCases().night.status().status.nextReminder?.kind == .wakeAlarmRefire, "unanswered, Tonight names the re-fire")
+        #expect(
+            try fixture.environment.useCases().night.status().status.nextReminder?.kind == .wakeAlarmRefire, "unanswered, Tonight names the re-fire")
         fixture.set(Self.at(1, 16))
         switch answer {
         case .imUp:

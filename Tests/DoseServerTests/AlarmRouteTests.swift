@@ -19,7 +19,8 @@ struct AlarmRouteTests {
         try await fixture.test { client in
             var response = try await client.execute(uri: "/v1/alarm/log", method: .get, headers: fixture.auth)
             #expect(response.status == .notFound, "no night is open yet")
-            response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: ByteBuffer(string: #"{"type": "dose1"}"#))
+            response = try await client.execute(
+                uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: ByteBuffer(string: #"{"type": "dose1"}"#))
             #expect(response.status == .ok)
             // The wake alarm rings at 01:15.
             fixture.set(WallClock.date(2026, 11, 22, 1, 15))
@@ -84,13 +85,16 @@ struct AlarmSettingsPageTests {
             let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
             var html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(html.contains(#"<option value="Etc/UTC" selected>"#))
-            #expect(html.contains("Alarms that reach a closed app") && html.contains("No phone takes push alarms yet.") && html.contains("data-vapid-key=\"B"))
+            #expect(
+                html.contains("Alarms that reach a closed app") && html.contains("No phone takes push alarms yet.")
+                    && html.contains("data-vapid-key=\"B"))
             let token = WebTests.csrf(in: html)
             var headers = cookie
             headers[.contentType] = "application/x-www-form-urlencoded"
             headers[HTTPField.Name("Origin")!] = "http://localhost"
             let fields = [
-                "csrf": token, "switches": "escalation_enabled", "escalation_enabled": "true", "wake_alarm_refire_minutes": "3", "escalation_minutes": "230",
+                "csrf": token, "switches": "escalation_enabled", "escalation_enabled": "true", "wake_alarm_refire_minutes": "3",
+                "escalation_minutes": "230",
                 "escalation_contact": "https://ntfy.sh/partner-topic", "escalation_contact_format": "ntfy",
             ]
             var response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: WebTests.form(fields))
@@ -110,7 +114,8 @@ struct AlarmSettingsPageTests {
             #expect(response.status == .ok && html.contains("data-test-report") && html.contains("Open Tonight pages: none right now"))
             #expect(!html.contains(" ms"), "an open page's delivery time means nothing to a person")
             #expect(html.contains("No channel is set up: tonight&#39;s alarm would ring only on an open page."))
-            response = try await client.execute(uri: "/ui/push/remove", method: .post, headers: headers, body: WebTests.form(["csrf": token, "id": "nothing"]))
+            response = try await client.execute(
+                uri: "/ui/push/remove", method: .post, headers: headers, body: WebTests.form(["csrf": token, "id": "nothing"]))
             #expect(response.status == .notFound)
         }
     }

@@ -32,7 +32,8 @@ struct AppShellTests {
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: node)
-        let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/DoseServer/Resources/period.js")
+        let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources/DoseServer/Resources/period.js")
         process.arguments = ["-e", script, library.standardized.path]
         let out = Pipe()
         process.standardOutput = out

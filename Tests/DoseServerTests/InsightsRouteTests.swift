@@ -30,7 +30,8 @@ struct InsightsRouteTests {
             if let interval {
                 fixture.set(dose1.addingTimeInterval(interval * 60))
                 let late = interval >= 240 ? #", "confirm": ["late"]"# : ""
-                response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: body(#"{"type": "dose2"\#(late)}"#))
+                response = try await client.execute(
+                    uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: body(#"{"type": "dose2"\#(late)}"#))
             } else {
                 fixture.set(dose1.addingTimeInterval(200 * 60))
                 response = try await client.execute(uri: "/v1/doses/skip", method: .post, headers: fixture.auth, body: body(#"{"sequence": 2}"#))
@@ -99,7 +100,8 @@ struct InsightsRouteTests {
                 uri: "/v1/insights/planner", method: .post, headers: fixture.auth, body: Self.body(#"{"target_interval": 195, "confirm": true}"#))
             #expect(response.status == .badRequest && String(buffer: response.body).contains("the current suggestion: 180"))
             response = try await client.execute(
-                uri: "/v1/insights/planner", method: .post, headers: fixture.auth, body: Self.body(#"{"target_interval": 180, "confirm": true, "x": 1}"#))
+                uri: "/v1/insights/planner", method: .post, headers: fixture.auth,
+                body: Self.body(#"{"target_interval": 180, "confirm": true, "x": 1}"#))
             #expect(response.status == .badRequest && String(buffer: response.body).contains("x"))
             var settings = ServerFixture.json(try await client.execute(uri: "/v1/settings", method: .get, headers: fixture.auth))
             #expect(settings["target_interval"] as? String == "165", "refusals change nothing")
@@ -156,7 +158,9 @@ struct InsightsRouteTests {
             response = try await client.execute(uri: "/insights?from=&to=", method: .get, headers: cookie)
             #expect(response.status == .ok && String(buffer: response.body).contains("Last 30 nights"))
             let details = String(buffer: try await client.execute(uri: "/insights", method: .get, headers: cookie).body)
-            #expect(details.contains("aria-labelledby=\"interval-chart-title interval-chart-desc\"") && details.contains("<table><caption>Interval per night"))
+            #expect(
+                details.contains("aria-labelledby=\"interval-chart-title interval-chart-desc\"")
+                    && details.contains("<table><caption>Interval per night"))
         }
         fixture.expectNoInternalErrors()
     }

@@ -52,7 +52,8 @@ struct MustacheFieldsTests {
         Self.check(view)
         Self.check(
             ReportView.NightRow(
-                date: "2026-11-21", dose1: "22:30", dose2: "01:30", interval: "180", timing: "in window", taken: "2.25 g + 2.25 g", flags: "", events: "",
+                date: "2026-11-21", dose1: "22:30", dose2: "01:30", interval: "180", timing: "in window", taken: "2.25 g + 2.25 g", flags: "",
+                events: "",
                 checkIn: "—", sleep: "7 h asleep, deep 1 h 35 min, awake 45 min (WHOOP)", warning: false))
     }
 }

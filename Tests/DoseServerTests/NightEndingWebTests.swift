@@ -51,7 +51,8 @@ struct NightEndingWebTests {
             #expect(after.revision == before.revision && after.status.dose2Undecided && after.status.nextReminder != nil)
             // Another confirmation is not this one; an unknown one is bad input.
             let wrong = try await client.execute(
-                uri: path, method: .post, headers: fixture.auth, body: Self.buffer(body.dropLast() + (body == "{}" ? "" : ", ") + #""confirm": ["early"]}"#))
+                uri: path, method: .post, headers: fixture.auth,
+                body: Self.buffer(body.dropLast() + (body == "{}" ? "" : ", ") + #""confirm": ["early"]}"#))
             #expect(wrong.status == .badRequest, "only end_night is a confirmation here")
             let confirmed = try await client.execute(
                 uri: path, method: .post, headers: fixture.auth,

@@ -48,7 +48,9 @@ struct OutboundTargetTests {
             ("https://user:pw@example.org/x", "not a URL with a host", "not a URL with a host"),
         ])
     func rule(url: String, strict: String?, withFlag: String?) {
-        #expect(Self.strict.refusal(of: url).map { $0.contains(strict ?? "\u{0}") } ?? (strict == nil), "\(url): \(Self.strict.refusal(of: url) ?? "allowed")")
+        #expect(
+            Self.strict.refusal(of: url).map { $0.contains(strict ?? "\u{0}") } ?? (strict == nil),
+            "\(url): \(Self.strict.refusal(of: url) ?? "allowed")")
         #expect(
             Self.loopbackAllowed.refusal(of: url).map { $0.contains(withFlag ?? "\u{0}") } ?? (withFlag == nil),
             "\(url) with the flag: \(Self.loopbackAllowed.refusal(of: url) ?? "allowed")")
@@ -98,11 +100,13 @@ struct OutboundTargetTests {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), allowLoopbackTargets: false)
         try await Application(router: fixture.router()).test(.router) { client in
             for endpoint in [
-                "https://a/", "https://x.y", "https://127.0.0.2/push", "http://127.0.0.1:9/push", "https://10.0.0.1/push", "https://169.254.169.254/x",
+                "https://a/", "https://x.y", "https://127.0.0.2/push", "http://127.0.0.1:9/push", "https://10.0.0.1/push",
+                "https://169.254.169.254/x",
                 "https://[::1]/push-endpoint",
             ] {
                 let body = #"{"endpoint": "\#(endpoint)", "keys": {"p256dh": "\#(Self.p256dh)", "auth": "\#(Self.auth)"}}"#
-                let response = try await client.execute(uri: "/v1/push/subscriptions", method: .post, headers: fixture.auth, body: ByteBuffer(string: body))
+                let response = try await client.execute(
+                    uri: "/v1/push/subscriptions", method: .post, headers: fixture.auth, body: ByteBuffer(string: body))
                 let text = String(buffer: response.body)
                 #expect(response.status == .badRequest && text.contains("endpoint"), "\(endpoint): \(response.status) \(text)")
             }

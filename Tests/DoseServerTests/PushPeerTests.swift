@@ -15,7 +15,9 @@ struct PushPeer {
 
     /// The subscription `name` as the browser would send it, with DoseTap's role.
     func subscription(_ name: String, role: PushRole = .alarm) throws -> PushSubscriptionRecord {
-        guard case .object(var object)? = JSONValue.parse(Data((service.subscriptions[name] ?? "").utf8)) else { throw PushService.Failure.didNotStart(name) }
+        guard case .object(var object)? = JSONValue.parse(Data((service.subscriptions[name] ?? "").utf8)) else {
+            throw PushService.Failure.didNotStart(name)
+        }
         object["role"] = .string(role.rawValue)
         return try PushSubscriptionBody.subscription(JSONBody(object: object), targets: OutboundTargets(allowLoopback: true))
     }

@@ -89,7 +89,9 @@ struct ReminderEngineTests {
     func tablesAreBounded() async throws {
         let pairing = PairingCodes()
         let start = WallClock.date(2026, 10, 1, 12, 0)
-        for minute in 0..<(30 * 24 * 60) where minute % 7 == 0 { _ = await pairing.issue(now: start.addingTimeInterval(Double(minute) * 60), random: .system) }
+        for minute in 0..<(30 * 24 * 60) where minute % 7 == 0 {
+            _ = await pairing.issue(now: start.addingTimeInterval(Double(minute) * 60), random: .system)
+        }
         #expect(await pairing.outstanding <= PairingCodes.outstandingLimit)
         for burst in 0..<200 { _ = await pairing.issue(now: start.addingTimeInterval(Double(burst)), random: .system) }
         #expect(await pairing.outstanding == PairingCodes.outstandingLimit)
@@ -159,7 +161,9 @@ struct ReminderEngineTests {
         let bodies = received.withLock { $0 }
         #expect(bodies.count == 3)
         #expect(
-            bodies.contains { $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") && $0.contains("\"take\":\"http://bedroom.local:8080/a/take.") })
+            bodies.contains {
+                $0.hasPrefix("json ") && $0.contains("\"kind\":\"window_open\"") && $0.contains("\"take\":\"http://bedroom.local:8080/a/take.")
+            })
         // ntfy buttons open the link's page (which asks once more), never act unseen.
         let buttons = bodies.first { $0.hasPrefix("actions ") } ?? ""
         #expect(buttons.hasPrefix("actions view, Take Dose 2, http://bedroom.local:8080/a/take."))

@@ -27,7 +27,8 @@ final class ServerFixture: Sendable {
         self.time = time
         token = DeviceTokens.generate(.system)
         var environment = AppEnvironment(
-            database: self.database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride, makeID: { time.nextID() },
+            database: self.database, now: { time.now }, machineTimeZoneID: "America/New_York", timeZoneOverride: timeZoneOverride,
+            makeID: { time.nextID() },
             random: .system)
         environment.outbound.allowLoopback = allowLoopbackTargets
         self.environment = environment
@@ -79,7 +80,9 @@ struct RouterTests {
             for route in routes {
                 let path = route.0.replacingOccurrences(of: ":date", with: "2026-11-21").replacingOccurrences(of: ":token", with: "x")
                 let open = DoseTapServer.isOpen(path)
-                for headers: HTTPFields in [[:], [.authorization: "Bearer dtp_wrong"], [.authorization: "Basic abc"], [.cookie: "dosetap_device=dtp_wrong"]] {
+                for headers: HTTPFields in [
+                    [:], [.authorization: "Bearer dtp_wrong"], [.authorization: "Basic abc"], [.cookie: "dosetap_device=dtp_wrong"],
+                ] {
                     let response = try await client.execute(uri: path, method: route.1, headers: headers, body: buffer("{}"))
                     if open {
                         #expect(response.status != .unauthorized, "\(route) is open")
@@ -147,10 +150,13 @@ struct RouterTests {
             fixture.set(WallClock.date(2026, 11, 22, 12, 0))
             response = try await client.execute(uri: "/v1/analytics/export?start_date=2026-11-01", method: .get, headers: fixture.auth)
             #expect(response.headers[.contentType] == "text/csv; charset=utf-8")
-            #expect(String(buffer: response.body) == "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake\r\n2026-11-21,22:30:00,01:20:00,170,true,false\r\n")
+            #expect(
+                String(buffer: response.body)
+                    == "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake\r\n2026-11-21,22:30:00,01:20:00,170,true,false\r\n")
             response = try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth)
             #expect(
-                ((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.first?["interval_minutes"] as? Int == 170
+                ((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.first?["interval_minutes"]
+                    as? Int == 170
             )
         }
     }
@@ -193,31 +199,40 @@ struct RouterTests {
 
     /// A body is taken exactly as sent or refused by name: a misspelled key, a repeated key, a string for a number or
     /// a list, an unsafe event id, a body that is not JSON, or a query parameter a route does not take.
-    static let strictness: [(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String)] = [
-        (.post, "/v1/events/log", #"{"type":"water","occurred_at":"2026-11-22T02:10:00Z"}"#, "application/json", .badRequest, "occurred_at"),
-        (.post, "/v1/doses/take", #"{"type":"dose1","timestmap":"2026-11-22T02:10:00Z"}"#, "application/json", .badRequest, "timestmap"),
-        (.post, "/v1/events/log", #"{"type":"water","type":"bathroom"}"#, "application/json", .badRequest, "appears twice"),
-        (.post, "/v1/events/log", #"{"type":"water","\u0074ype":"bathroom"}"#, "application/json", .badRequest, "appears twice"),
-        (.post, "/v1/medications", #"{"entries":[{"medication_id":"modafinil","amount":100,"amount":200}]}"#, "application/json", .badRequest, "appears twice"),
-        (.post, "/v1/medications", #"{"entries":[{"medication_id":"modafinil","amount":100,"dose":200}]}"#, "application/json", .badRequest, "dose"),
-        (.post, "/v1/undo", #"{"everything":true}"#, "application/json", .badRequest, "everything"),
-        (.post, "/v1/events/log", #"{"type":"water"}"#, "text/plain", .unsupportedMediaType, "application/json"),
-        (.post, "/v1/events/log", #"{"type":"water"}"#, nil, .unsupportedMediaType, "no Content-Type"),
-        (.patch, "/v1/settings", #"{"target_interval":"180"}"#, "application/json", .badRequest, "target_interval"),
-        (.patch, "/v1/settings", #"{"allow_snoozing":"false"}"#, "application/json", .badRequest, "allow_snoozing"),
-        (.patch, "/v1/settings", #"{"colour":"red"}"#, "application/json", .badRequest, "colour"),
-        (.post, "/v1/doses/take", #"{"type":"dose1","confirm":"early"}"#, "application/json", .badRequest, "not a list"),
-        (.post, "/v1/events/log", #"{"type":"water","id":"../../etc/passwd"}"#, "application/json", .badRequest, "not an event id"),
-        (.post, "/v1/events/log", #"{"type":"water","id":"<b>x</b>"}"#, "application/json", .badRequest, "not an event id"),
-        (.get, "/v1/export?start_date=xx", "", nil, .badRequest, "start_date"),
-        (.get, "/v1/status?verbose=1", "", nil, .badRequest, "verbose"),
-        (.get, "/v1/sessions?form=2026-11-01", "", nil, .badRequest, "form"),
-    ]
+    static let strictness:
+        [(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String)] = [
+            (.post, "/v1/events/log", #"{"type":"water","occurred_at":"2026-11-22T02:10:00Z"}"#, "application/json", .badRequest, "occurred_at"),
+            (.post, "/v1/doses/take", #"{"type":"dose1","timestmap":"2026-11-22T02:10:00Z"}"#, "application/json", .badRequest, "timestmap"),
+            (.post, "/v1/events/log", #"{"type":"water","type":"bathroom"}"#, "application/json", .badRequest, "appears twice"),
+            (.post, "/v1/events/log", #"{"type":"water","\u0074ype":"bathroom"}"#, "application/json", .badRequest, "appears twice"),
+            (
+                .post, "/v1/medications", #"{"entries":[{"medication_id":"modafinil","amount":100,"amount":200}]}"#, "application/json", .badRequest,
+                "appears twice"
+            ),
+            (
+                .post, "/v1/medications", #"{"entries":[{"medication_id":"modafinil","amount":100,"dose":200}]}"#, "application/json", .badRequest,
+                "dose"
+            ),
+            (.post, "/v1/undo", #"{"everything":true}"#, "application/json", .badRequest, "everything"),
+            (.post, "/v1/events/log", #"{"type":"water"}"#, "text/plain", .unsupportedMediaType, "application/json"),
+            (.post, "/v1/events/log", #"{"type":"water"}"#, nil, .unsupportedMediaType, "no Content-Type"),
+            (.patch, "/v1/settings", #"{"target_interval":"180"}"#, "application/json", .badRequest, "target_interval"),
+            (.patch, "/v1/settings", #"{"allow_snoozing":"false"}"#, "application/json", .badRequest, "allow_snoozing"),
+            (.patch, "/v1/settings", #"{"colour":"red"}"#, "application/json", .badRequest, "colour"),
+            (.post, "/v1/doses/take", #"{"type":"dose1","confirm":"early"}"#, "application/json", .badRequest, "not a list"),
+            (.post, "/v1/events/log", #"{"type":"water","id":"../../etc/passwd"}"#, "application/json", .badRequest, "not an event id"),
+            (.post, "/v1/events/log", #"{"type":"water","id":"<b>x</b>"}"#, "application/json", .badRequest, "not an event id"),
+            (.get, "/v1/export?start_date=xx", "", nil, .badRequest, "start_date"),
+            (.get, "/v1/status?verbose=1", "", nil, .badRequest, "verbose"),
+            (.get, "/v1/sessions?form=2026-11-01", "", nil, .badRequest, "form"),
+        ]
 
     @Test(
         "strict bodies and queries: unknown or repeated keys, wrong types, unsafe ids and non-JSON bodies are refused by name; nothing is stored",
         arguments: strictness)
-    func strictBodies(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String) async throws {
+    func strictBodies(method: HTTPRequest.Method, uri: String, body: String, contentType: String?, status: HTTPResponse.Status, names: String)
+        async throws
+    {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
         var sent = fixture.auth
         sent[.contentType] = contentType
@@ -273,21 +288,24 @@ struct RouterTests {
             #expect(response.status == .contentTooLarge)
             #expect(ServerFixture.code(response) == "413_TOO_LARGE")
             for bad in [
-                "{bad", "[1,2]", #"{"type": 5}"#, #"{"type": "dose3"}"#, #"{"type": "dose1", "timestamp": "later"}"#, #"{"type": "dose1", "confirm": "yes"}"#,
+                "{bad", "[1,2]", #"{"type": 5}"#, #"{"type": "dose3"}"#, #"{"type": "dose1", "timestamp": "later"}"#,
+                #"{"type": "dose1", "confirm": "yes"}"#,
             ] {
                 response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(bad))
                 #expect(response.status == .badRequest, "\(bad)")
                 #expect(ServerFixture.code(response) == "400_INVALID_INPUT")
             }
             // Imports may be larger (20 MiB): a 100 KiB upload reaches the importer, which says what is wrong with it.
-            response = try await client.execute(uri: "/v1/import", method: .post, headers: fixture.auth, body: buffer(String(repeating: "x", count: 100_000)))
+            response = try await client.execute(
+                uri: "/v1/import", method: .post, headers: fixture.auth, body: buffer(String(repeating: "x", count: 100_000)))
             #expect(response.status == .badRequest)
             #expect((ServerFixture.json(response)["error"] as? [String: Any])?["message"] as? String != nil)
             response = try await client.execute(uri: "/v1/nothing", method: .get, headers: fixture.auth)
             #expect(response.status == .notFound)
             response = try await client.execute(uri: "/v1/sessions/2026-13-01", method: .get, headers: fixture.auth)
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/settings", method: .patch, headers: fixture.auth, body: buffer(#"{"target_interval": 200}"#))
+            response = try await client.execute(
+                uri: "/v1/settings", method: .patch, headers: fixture.auth, body: buffer(#"{"target_interval": 200}"#))
             #expect(response.status == .badRequest)
             response = try await client.execute(
                 uri: "/v1/settings", method: .patch, headers: fixture.auth, body: buffer(#"{"target_interval": 195, "allow_snoozing": false}"#))
@@ -307,7 +325,8 @@ struct RouterTests {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         try await fixture.test { client in
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth).status == .ok)
-            _ = try fixture.environment.useCases(at: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }, random: .system)).devices.revoke("test")
+            _ = try fixture.environment.useCases(at: StoreClock(now: Date(), machineTimeZoneID: "UTC", makeID: { "r" }, random: .system)).devices
+                .revoke("test")
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth).status == .unauthorized)
         }
     }
@@ -359,19 +378,23 @@ struct RecordRouteTests {
             fixture.set(WallClock.date(2026, 11, 22, 8, 0))
             response = try await client.execute(
                 uri: "/v1/medications", method: .post, headers: fixture.auth,
-                body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
+                body: buffer(
+                    #"{"entries": [{"medication_id": "adderall_ir", "amount": 10}, {"medication_id": "modafinil", "amount": 0.2, "unit": "g"}]}"#))
             #expect(((try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [[String: Any]])?.count == 2)
             response = try await client.execute(
-                uri: "/v1/medications", method: .post, headers: fixture.auth, body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
+                uri: "/v1/medications", method: .post, headers: fixture.auth,
+                body: buffer(#"{"entries": [{"medication_id": "adderall_ir", "amount": 10}]}"#))
             #expect(ServerFixture.code(response) == "409_DUPLICATE_MEDICATION")
             response = try await client.execute(
                 uri: "/v1/checkins", method: .post, headers: fixture.auth, body: buffer(#"{"sleep_quality": 4, "had_hallucinations": true}"#))
             #expect(ServerFixture.json(response)["wellness_score"] as? Int == 59)
             response = try await client.execute(uri: "/v1/checkins", method: .post, headers: fixture.auth, body: buffer(#"{"sleep_qualty": 4}"#))
             #expect(response.status == .badRequest)
-            response = try await client.execute(uri: "/v1/checkins/2026-11-21", method: .patch, headers: fixture.auth, body: buffer(#"{"sleep_quality": 5}"#))
+            response = try await client.execute(
+                uri: "/v1/checkins/2026-11-21", method: .patch, headers: fixture.auth, body: buffer(#"{"sleep_quality": 5}"#))
             #expect(ServerFixture.json(response)["sleep_quality"] as? Int == 5)
-            response = try await client.execute(uri: "/v1/events/\(dose1)", method: .patch, headers: fixture.auth, body: buffer(#"{"note": "corrected"}"#))
+            response = try await client.execute(
+                uri: "/v1/events/\(dose1)", method: .patch, headers: fixture.auth, body: buffer(#"{"note": "corrected"}"#))
             #expect((ServerFixture.json(response)["after"] as? [String: Any])?["note"] as? String == "corrected")
             response = try await client.execute(uri: "/v1/events/nope", method: .delete, headers: fixture.auth)
             #expect(response.status == .notFound)

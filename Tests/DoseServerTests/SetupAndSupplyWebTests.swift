@@ -105,9 +105,11 @@ struct SetupAndSupplyWebTests {
             var response = try await Self.post(client, "/ui/supply/refill", cookie, ["csrf": token, "bottles": "1"])
             #expect(response.status == .seeOther && response.headers[.location] == "/supply?saved=1")
             #expect(try fixture.environment.useCases().supply.report().status.remainingML == 180)
-            response = try await Self.post(client, "/ui/supply/adjust", cookie, ["csrf": token, "direction": "count", "ml": "a lot", "reason": "counted"])
+            response = try await Self.post(
+                client, "/ui/supply/adjust", cookie, ["csrf": token, "direction": "count", "ml": "a lot", "reason": "counted"])
             #expect(response.status == .badRequest && String(buffer: response.body).contains("is not a number of mL"))
-            response = try await Self.post(client, "/ui/supply/adjust", cookie, ["csrf": token, "direction": "count", "ml": "30", "reason": "counted"])
+            response = try await Self.post(
+                client, "/ui/supply/adjust", cookie, ["csrf": token, "direction": "count", "ml": "30", "reason": "counted"])
             #expect(response.status == .seeOther)
             let low = String(buffer: try await client.execute(uri: "/supply", method: .get, headers: cookie).body)
             #expect(low.contains("30 mL (15 g) of XYWAV left: 3 full nights") && low.contains("Order a refill now"))
@@ -232,7 +234,8 @@ struct HypnogramWebTests {
             #expect((ServerFixture.json(response)["imported"] as? [String: Any])?["sleeps"] as? Int == 1)
             response = try await client.execute(uri: "/v1/sessions/2026-11-20", method: .get, headers: auth)
             let body = String(buffer: response.body)
-            #expect(body.contains(#""sources":["WHOOP"]"#) && body.contains(#""wake_count":null"#) && body.contains(#""has_timeline":false"#), "\(body)")
+            #expect(
+                body.contains(#""sources":["WHOOP"]"#) && body.contains(#""wake_count":null"#) && body.contains(#""has_timeline":false"#), "\(body)")
             response = try await client.execute(
                 uri: "/v1/settings", method: .patch, headers: auth, body: ByteBuffer(string: #"{"sleep_source_priority": "whoop;watch"}"#))
             #expect(response.status == .badRequest && String(buffer: response.body).contains("sleep_source_priority"))
@@ -246,7 +249,8 @@ struct HypnogramWebTests {
             let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
             #expect(
                 history.contains(
-                    #"<ul class="sleep-columns" aria-label="Sleep from WHOOP"><li><span class="name">Asleep</span> <span class="value">7 h</span></li>"#),
+                    #"<ul class="sleep-columns" aria-label="Sleep from WHOOP"><li><span class="name">Asleep</span> <span class="value">7 h</span></li>"#
+                ),
                 "\(history)")
             #expect(history.contains(#"<span class="name">Deep</span> <span class="value">1 h 35 min</span>"#))
             #expect(history.contains(#"<span class="name">Awake</span> <span class="value">45 min</span>"#))

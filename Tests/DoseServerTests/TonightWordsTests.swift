@@ -33,7 +33,8 @@ struct TonightWordsTests {
     @Test(
         "the undo snackbar is a sentence the page words from the kind; a link cannot put words of its own there",
         arguments: [
-            ("dose2_skipped", "Dose 2 skipped."), ("dose1", "Dose 1 recorded."), ("bathroom", "Bathroom recorded."), ("Take%20more", "Event recorded."),
+            ("dose2_skipped", "Dose 2 skipped."), ("dose1", "Dose 1 recorded."), ("bathroom", "Bathroom recorded."),
+            ("Take%20more", "Event recorded."),
         ])
     func snackbar(did: String, sentence: String) async throws {
         try await NightEndingWebTests.night(at: WallClock.date(2026, 11, 22, 2, 10)) { _, client, cookie, _, _ in

@@ -39,7 +39,8 @@ struct WebPushTests {
         let changed = try WebPushMessage.encrypt(
             plaintext, userAgentPublicKey: Self.bytes(Appendix.userAgentPublic), authSecret: auth, senderKey: sender, salt: Self.bytes(Appendix.salt))
         #expect(Base64URL.encode(changed) != Appendix.message)
-        let first = try WebPushMessage.encrypt(plaintext, userAgentPublicKey: Self.bytes(Appendix.userAgentPublic), authSecret: Self.bytes(Appendix.authSecret))
+        let first = try WebPushMessage.encrypt(
+            plaintext, userAgentPublicKey: Self.bytes(Appendix.userAgentPublic), authSecret: Self.bytes(Appendix.authSecret))
         let second = try WebPushMessage.encrypt(
             plaintext, userAgentPublicKey: Self.bytes(Appendix.userAgentPublic), authSecret: Self.bytes(Appendix.authSecret))
         #expect(first != second && first.count == second.count)

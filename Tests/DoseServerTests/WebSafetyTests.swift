@@ -26,7 +26,9 @@ struct WebSafetyTests {
 
     /// `fixture`'s router served to `body` with a paired browser (its cookie, form headers and CSRF token); any 500
     /// fails the test.
-    static func served(_ fixture: ServerFixture, _ body: @escaping @Sendable (any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void)
+    static func served(
+        _ fixture: ServerFixture, _ body: @escaping @Sendable (any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void
+    )
         async throws
     {
         let pairing = PairingCodes()
@@ -77,7 +79,8 @@ struct WebSafetyTests {
             #expect(after.contains("data-settle-until="))
             #expect(after.contains("data-confirm=\"early_wake\""))
             // A wake tap in the same second, even from the new page, asks rather than ends the night.
-            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "wake", "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "wake", "csrf": token]))
             let asked = String(buffer: response.body)
             #expect(asked.contains("Are you up for the day?") && asked.contains(">Keep sleeping</a>") && asked.contains("Yes, I&#39;m up"))
             let status = try fixture.environment.useCases().night.status()
@@ -149,7 +152,8 @@ struct WebSafetyTests {
             #expect((ServerFixture.json(api)["error"] as? [String: Any])?["confirm"] == nil)
             // The API with a device token corrects records: there new_night still records it, with a warning.
             let recorded = try await client.execute(
-                uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: ByteBuffer(string: #"{"type": "dose1", "confirm": ["new_night"]}"#))
+                uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: ByteBuffer(string: #"{"type": "dose1", "confirm": ["new_night"]}"#)
+            )
             #expect(recorded.status == .ok)
         }
     }
@@ -160,7 +164,8 @@ struct WebSafetyTests {
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("<input type=\"hidden\" name=\"action\" value=\"skip\"><input type=\"hidden\" name=\"spot\" value=\"primary\">"))
             #expect(html.contains("data-offer-skip") && html.contains("<button type=\"submit\" class=\"button\">Take Dose 2 late…</button>"))
-            let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "dose2", "csrf": token]))
+            let response = try await client.execute(
+                uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "dose2", "csrf": token]))
             let asked = String(buffer: response.body)
             #expect(response.status == .unprocessableContent)
             #expect(asked.contains("value=\"skip\"><button type=\"submit\" class=\"button primary\">Skip Dose 2</button>"))
@@ -223,7 +228,9 @@ struct WebSafetyTests {
         }
     }
 
-    static let hostile = ["<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "' onmouseover='alert(1)", "</textarea><b>x</b>", "{{csrf}}"]
+    static let hostile = [
+        "<script>alert(1)</script>", "\"><img src=x onerror=alert(1)>", "' onmouseover='alert(1)", "</textarea><b>x</b>", "{{csrf}}",
+    ]
 
     @Test("every page renders hostile event notes, device names and medication notes as text", arguments: hostile)
     func hostileStrings(text: String) async throws {
@@ -239,7 +246,9 @@ struct WebSafetyTests {
             #expect(
                 checkIn.contains("name=\"sleep_quality\"") && checkIn.contains(">Can&#39;t function<") && checkIn.contains("had_sleep_paralysis"),
                 "the quick questions and the deep dives are on the page, in words")
-            for path in ["/", "/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications", "/medications?medication=modafinil"] {
+            for path in [
+                "/", "/details", "/history", "/insights", "/settings", "/checkin", "/presleep", "/medications", "/medications?medication=modafinil",
+            ] {
                 let html = String(buffer: try await client.execute(uri: path, method: .get, headers: cookie).body)
                 // The text itself never appears with its < " ' intact: only escaped, where it is shown at all.
                 #expect(!html.contains(text) || !text.contains(where: { "<\"'".contains($0) }), "\(path) shows the text unescaped")
@@ -270,8 +279,10 @@ struct WebSafetyTests {
 
     @Test("every template file is in the library, and a page whose template is missing fails as a bug, never as an empty page")
     func missingTemplate() throws {
-        let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources/DoseServer/Resources/Templates")
-            .standardized
+        let templates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../Sources/DoseServer/Resources/Templates"
+        )
+        .standardized
         let files = try FileManager.default.contentsOfDirectory(atPath: templates.path).filter { $0.hasSuffix(".mustache") }
         #expect(Set(files.map { String($0.dropLast(".mustache".count)) }) == Set(Templates.sources.map(\.0)))
         #expect(throws: Templates.MissingTemplate.self) {
@@ -289,7 +300,8 @@ struct WebSafetyTests {
             #expect(response.status == .ok || response.status == .seeOther)
             let night = String(buffer: try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth).body)
             #expect(
-                night.contains("\"severity\":\"migraine\"") && night.contains("\"location\":\"temples\"") && night.contains("\"is_migraine\":true"), "\(night)")
+                night.contains("\"severity\":\"migraine\"") && night.contains("\"location\":\"temples\"") && night.contains("\"is_migraine\":true"),
+                "\(night)")
             #expect(night.contains("\"has_respiratory_symptoms\":true") && night.contains("\"congestion\":\"stuffy_nose\""))
         }
     }

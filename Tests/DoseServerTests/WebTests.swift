@@ -38,7 +38,8 @@ struct WebTests {
     }
 
     static func form(_ fields: [String: String]) -> ByteBuffer {
-        ByteBuffer(string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&"))
+        ByteBuffer(
+            string: fields.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&"))
     }
 
     @Test("pair, take Dose 1 through the form, see the undo snackbar, undo, take it again; an early Dose 2 asks with the risk in words")
@@ -141,7 +142,8 @@ struct WebTests {
             let zip = Array(buffer: response.body)
             #expect(zip.starts(with: [0x50, 0x4B, 0x03, 0x04]), "a zip")
             response = try await client.execute(
-                uri: "/ui/support-bundle", method: .post, headers: headers, body: Self.form(["csrf": token, "reviewed": "yes", "include_database": "yes"]))
+                uri: "/ui/support-bundle", method: .post, headers: headers,
+                body: Self.form(["csrf": token, "reviewed": "yes", "include_database": "yes"]))
             #expect(response.status == .ok && Array(buffer: response.body).count > zip.count, "the raw database goes in only when ticked")
         }
         fixture.expectNoInternalErrors()
@@ -161,7 +163,9 @@ struct WebTests {
         }
         fixture.set(WallClock.date(2026, 11, 20, 23, 0))
         let records = fixture.environment.useCases().records
-        @Sendable func dates() throws -> [String] { try records.history(HistoryQuery()).groups.flatMap(\.nights).map(\.session.date.description).sorted() }
+        @Sendable func dates() throws -> [String] {
+            try records.history(HistoryQuery()).groups.flatMap(\.nights).map(\.session.date.description).sorted()
+        }
         let pairing = PairingCodes()
         let app = Application(router: fixture.router(pairing: pairing))
         try await app.test(.router) { client in
@@ -172,7 +176,8 @@ struct WebTests {
             #expect(history.contains(#"<select id="older_than" name="older_than">"#))
 
             // Two chosen nights: the page names them and their count, and deletes nothing yet.
-            var html = String(buffer: try await client.execute(uri: "/history/delete?date=2026-11-04&date=2026-11-02", method: .get, headers: cookie).body)
+            var html = String(
+                buffer: try await client.execute(uri: "/history/delete?date=2026-11-04&date=2026-11-02", method: .get, headers: cookie).body)
             #expect(html.contains("Delete 2 nights (2026-11-02 to 2026-11-04), 4 events?"), "\(html)")
             #expect(html.contains(#"<input type="hidden" name="date" value="2026-11-02"><input type="hidden" name="date" value="2026-11-04">"#))
             #expect(try dates().count == 6)
@@ -203,14 +208,16 @@ struct WebTests {
             #expect(response.headers[.location] == "/history?deleted=2%20nights%20(2026-11-01%20to%202026-11-03),%204%20events")
             #expect(try dates() == ["2026-11-05", "2026-11-20"])
             // Without the page's token nothing is deleted.
-            response = try await client.execute(uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "before=2026-11-30"))
+            response = try await client.execute(
+                uri: "/ui/history/delete", method: .post, headers: headers, body: ByteBuffer(string: "before=2026-11-30"))
             #expect(response.status == .forbidden)
             #expect(try dates() == ["2026-11-05", "2026-11-20"])
         }
         fixture.expectNoInternalErrors()
     }
 
-    @Test("history filters and pages; deleting a night asks first; settings save all-or-none with the quick-log grid; devices; Clear All in two steps")
+    @Test(
+        "history filters and pages; deleting a night asks first; settings save all-or-none with the quick-log grid; devices; Clear All in two steps")
     func management() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 19, 22, 30))
         // Three nights: the 19th and 20th closed by their check-ins, the 21st open.
@@ -258,12 +265,15 @@ struct WebTests {
             let body = quick.map { "quick_log=\($0)" }.joined(separator: "&") + "&target_interval=180&csrf=\(token)"
             response = try await client.execute(uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: body))
             #expect(response.status == .seeOther && response.headers[.location] == "/settings?saved=1")
-            #expect(String(buffer: try await client.execute(uri: "/settings?saved=1", method: .get, headers: cookie).body).contains("Settings saved."))
+            #expect(
+                String(buffer: try await client.execute(uri: "/settings?saved=1", method: .get, headers: cookie).body).contains("Settings saved."))
             var settings = try fixture.environment.useCases().settings.current()
             #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180)
             html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("class=\"grid dense\"") && html.contains("aria-label=\"Log Snack\""))
-            for (bad, problem) in [("quick_log=water&quick_log=water", "water&#39; is listed twice"), ("quick_log=teleport", "teleport&#39; is not an event")] {
+            for (bad, problem) in [
+                ("quick_log=water&quick_log=water", "water&#39; is listed twice"), ("quick_log=teleport", "teleport&#39; is not an event"),
+            ] {
                 response = try await client.execute(
                     uri: "/ui/settings", method: .post, headers: headers, body: ByteBuffer(string: bad + "&target_interval=195&csrf=\(token)"))
                 #expect(response.status == .badRequest && String(buffer: response.body).contains(problem))
@@ -277,7 +287,8 @@ struct WebTests {
             html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(html.contains("value=\"kitchen tablet\"") && html.contains("This browser, paired"))
             let tablet = try #require(try fixture.environment.useCases().devices.all().first { $0.name == "kitchen tablet" })
-            response = try await client.execute(uri: "/ui/devices/revoke", method: .post, headers: headers, body: Self.form(["id": tablet.id, "csrf": token]))
+            response = try await client.execute(
+                uri: "/ui/devices/revoke", method: .post, headers: headers, body: Self.form(["id": tablet.id, "csrf": token]))
             #expect(String(buffer: response.body).contains("kitchen tablet can no longer use DoseTap."))
             #expect(try fixture.environment.useCases().devices.active().allSatisfy { $0.name != "kitchen tablet" })
 
@@ -292,7 +303,8 @@ struct WebTests {
                 uri: "/ui/clear-all", method: .post, headers: headers, body: Self.form(["phrase": AppDatabase.clearAllPhrase, "csrf": token]))
             #expect(String(buffer: response.body).contains("none remain"))
             #expect(try fixture.environment.useCases().night.status().session == nil)
-            #expect(try await client.execute(uri: "/", method: .get, headers: cookie).status == .unauthorized, "the browser's pairing went with the data")
+            #expect(
+                try await client.execute(uri: "/", method: .get, headers: cookie).status == .unauthorized, "the browser's pairing went with the data")
         }
         fixture.expectNoInternalErrors()
     }
@@ -314,7 +326,8 @@ struct WebTests {
             var response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1)
             #expect(response.status == .forbidden && String(buffer: response.body).contains("403_FORBIDDEN"), "no CSRF token")
             headers[csrf] = (token.first == "0" ? "1" : "0") + token.dropFirst()  // one character changed
-            #expect(try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1).status == .forbidden, "a wrong token")
+            #expect(
+                try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: dose1).status == .forbidden, "a wrong token")
             headers[csrf] = token
             // Where the request came from: a foreign Origin, no Origin and a foreign Referer, neither header at all.
             for (sentOrigin, referer) in [
@@ -353,8 +366,10 @@ struct WebTests {
                 headers[.contentType] = "application/json"
                 headers[HTTPField.Name("Origin")!] = "http://localhost"
                 headers[HTTPField.Name("X-CSRF-Token")!] = sent
-                return try await client.execute(uri: "/v1/events/log", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "lights_out"}"#))
-                    .status
+                return try await client.execute(
+                    uri: "/v1/events/log", method: .post, headers: headers, body: ByteBuffer(string: #"{"type": "lights_out"}"#)
+                )
+                .status
             }
             #expect(try await take(second, token) == .forbidden, "one browser's token does not work for another")
             fixture.set(WallClock.date(2026, 11, 22, 9, 0))

@@ -21,7 +21,8 @@ enum HealthFixture {
         """
 
     static func export(_ records: String, root: String = "HealthData") -> String {
-        prolog + "<\(root) locale=\"en_US\">\n <ExportDate value=\"2026-02-09 08:00:00 -0500\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"\"/>\n"
+        prolog
+            + "<\(root) locale=\"en_US\">\n <ExportDate value=\"2026-02-09 08:00:00 -0500\"/>\n <Me HKCharacteristicTypeIdentifierDateOfBirth=\"\"/>\n"
             + records + "\n</\(root)>\n"
     }
 
@@ -118,7 +119,8 @@ struct AppleHealthReaderTests {
             add("start date \(date)", HealthFixture.export(HealthFixture.sleep("AsleepCore", date, "2026-02-07 23:30:00 -0500")), "Health date")
         }
         add(
-            "end before start", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-07 23:30:00 -0500", "2026-02-07 22:00:00 -0500")), "ends before"
+            "end before start", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-07 23:30:00 -0500", "2026-02-07 22:00:00 -0500")),
+            "ends before"
         )
         add(
             "a record of two days", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-05 22:00:00 -0500", "2026-02-07 22:00:00 -0500")),
@@ -133,12 +135,14 @@ struct AppleHealthReaderTests {
             "unknown sleep value", HealthFixture.export(HealthFixture.sleep("Dozing", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500")),
             "not one Health")
         add(
-            "no source", HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500", source: "")),
+            "no source",
+            HealthFixture.export(HealthFixture.sleep("AsleepCore", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500", source: "")),
             "sourceName")
         add(
             "an enormous attribute",
             HealthFixture.export(
-                HealthFixture.sleep("AsleepCore", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500", source: String(repeating: "W", count: 2_000_000))),
+                HealthFixture.sleep(
+                    "AsleepCore", "2026-02-07 22:00:00 -0500", "2026-02-07 23:00:00 -0500", source: String(repeating: "W", count: 2_000_000))),
             "bytes long")
         add("the wrong root", HealthFixture.export(fine, root: "NotHealth"), "HealthData")
         add("empty file", "", "HealthData")
@@ -148,7 +152,9 @@ struct AppleHealthReaderTests {
         add("junk after the document", whole + "<Record/>", "line")
         add("a NUL byte", HealthFixture.export(fine).replacingOccurrences(of: "Watch", with: "Wa\u{0}tch"), "NUL byte")
         add("an unclosed attribute", HealthFixture.prolog + #"<HealthData locale="en><Record type="x"/></HealthData>"#, "line")
-        add("a duplicate attribute", HealthFixture.export(fine.replacingOccurrences(of: "sourceVersion=", with: "sourceName=\"x\" sourceName=")), "line")
+        add(
+            "a duplicate attribute", HealthFixture.export(fine.replacingOccurrences(of: "sourceVersion=", with: "sourceName=\"x\" sourceName=")),
+            "line")
         add("an undefined entity", HealthFixture.export(fine.replacingOccurrences(of: "10.2", with: "&undefined;")), "line")
         cases.append(
             (
@@ -160,7 +166,8 @@ struct AppleHealthReaderTests {
         let split = record.range(of: "sourceName")!.upperBound
         for (what, bytes) in [
             ("0xCA bytes in an attribute name", [UInt8](repeating: 0xCA, count: 20)), ("an overlong slash (C0 AF) in a name", [0xC0, 0xAF]),
-            ("a surrogate (ED A0 80) in a name", [0xED, 0xA0, 0x80]), ("a code point past U+10FFFF (F4 90 80 80) in a name", [0xF4, 0x90, 0x80, 0x80]),
+            ("a surrogate (ED A0 80) in a name", [0xED, 0xA0, 0x80]),
+            ("a code point past U+10FFFF (F4 90 80 80) in a name", [0xF4, 0x90, 0x80, 0x80]),
             ("an F5 byte in a name", [0xF5, 0x80, 0x80, 0x80]), ("a lone continuation byte in a name", [0x80]),
         ] {
             let bytes = Data(record[..<split].utf8) + Data(bytes) + Data(record[split...].utf8)
@@ -196,7 +203,8 @@ struct AppleHealthReaderTests {
         // a DTD DoseTap did not blank (found by fuzzing: an <!ATTLIST with #REQUIRED crashes Foundation's parser).
         let attlist = "<!DOCTYPE HealthData [\n<!ATTLIST HealthData locale CDATA #REQUIRED>\n]>\n" + "<HealthData locale=\"en_US\">\n" + fine
         for declaration in [
-            "<?xml version=\"1.0\" encoding=\"UT8F-?\">\n", "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n",
+            "<?xml version=\"1.0\" encoding=\"UT8F-?\">\n", "<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n",
+            "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n",
         ] {
             add("the XML declaration \(declaration.prefix(40))", declaration + attlist + "\n</HealthData>\n?>", "XML declaration")
         }
@@ -257,7 +265,8 @@ struct AppleHealthReaderTests {
         for (rest, expected) in Self.markup {
             let path = try HealthFixture.write(opening + rest)
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let stream = try #require(HealthExportStream(path: path, prolog: AppleHealthReader.prolog(of: Array((opening + rest).utf8), complete: true)))
+            let stream = try #require(
+                HealthExportStream(path: path, prolog: AppleHealthReader.prolog(of: Array((opening + rest).utf8), complete: true)))
             var handed: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: readSize)
             while true {
@@ -303,7 +312,8 @@ struct AppleHealthReaderTests {
         "an XML declaration is read strictly, so that it ends where the parser's does: UTF-8 only, plain values, ?> to close",
         arguments: [
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 38), ("<?xml version='1.0' encoding='utf-8' standalone='yes'?>", 55),
-            ("<?xml version = \"1.0\"\n?>", 24), ("<?xml version=\"1.0\" encoding=\"UT8F-?\">", nil), ("<?xml version=\"1.0\" encoding=\"UTF-7\"?>", nil),
+            ("<?xml version = \"1.0\"\n?>", 24), ("<?xml version=\"1.0\" encoding=\"UT8F-?\">", nil),
+            ("<?xml version=\"1.0\" encoding=\"UTF-7\"?>", nil),
             ("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>", nil), ("<?xml encoding=\"UTF-8\"?>", nil),
             ("<?xml version=\"1.0\" version=\"1.0\"?>", nil), ("<?xml version=\"1.0\"encoding=\"UTF-8\"?>", nil),
             ("<?xml version=\"1.0\" standalone=\"yes\" encoding=\"UTF-8\"?>", nil), ("<?xml version=\"1.0\">", nil), ("<?xml version=\"\"?>", nil),
@@ -422,7 +432,9 @@ struct AppleHealthImportTests {
         #expect(kept == ["2026-11-02T03:00:00.000Z", "2026-11-02T08:00:00.000Z", "2026-11-02T12:00:00.000Z"])
         // The id of a kept sample is the digest of what it says, as for a sleep record: the same file again adds nothing.
         let ids = try database.read { db in try String.fetchAll(db, sql: "SELECT id FROM wearable_vitals ORDER BY start_at") }
-        #expect(ids.first == DataTransfer.digest("vital", "Alice’s Apple Watch", "heart_rate", "2026-11-02T03:00:00.000Z", "2026-11-02T03:00:00.000Z", "55"))
+        #expect(
+            ids.first
+                == DataTransfer.digest("vital", "Alice’s Apple Watch", "heart_rate", "2026-11-02T03:00:00.000Z", "2026-11-02T03:00:00.000Z", "55"))
         let again = try database.transfer.importFile(at: path, clock: clock.store)
         #expect(again.imported["vitals"] == nil && again.skipped["vitals"] == 3)
     }
@@ -444,7 +456,8 @@ struct AppleHealthImportTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let inner = folder.appendingPathComponent("apple_health_export")
         try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
-        try HealthFixture.export(Self.night.joined(separator: "\n")).write(to: inner.appendingPathComponent("export.xml"), atomically: true, encoding: .utf8)
+        try HealthFixture.export(Self.night.joined(separator: "\n")).write(
+            to: inner.appendingPathComponent("export.xml"), atomically: true, encoding: .utf8)
         let zip = folder.appendingPathComponent("export.zip")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")

@@ -7,7 +7,9 @@ import ZIPFoundation
 
 /// Several weeks of varied nights, with notes that test CSV: commas, quotes, new lines, emoji, a leading '='.
 enum BundleFixture {
-    static let notes = ["plain", "comma, inside", "say \"hi\"", "two\nlines", "emoji 😴🌙", "=SUM(A1:A9)", "'apostrophe first", "+1 trip", "@mention", "-dash"]
+    static let notes = [
+        "plain", "comma, inside", "say \"hi\"", "two\nlines", "emoji 😴🌙", "=SUM(A1:A9)", "'apostrophe first", "+1 trip", "@mention", "-dash",
+    ]
 
     static func variedLedger(weeks: Int = 3) throws -> (NightLedger, TestClock) {
         let ledger = try StoreFixture.ledger()

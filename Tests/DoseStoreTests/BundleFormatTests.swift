@@ -29,7 +29,9 @@ struct BundleFormatTests {
         }
     }
 
-    @Test("a released bundle imports whole into an empty database, and exporting it again gives back every row", arguments: Array(BundleFormats.importable))
+    @Test(
+        "a released bundle imports whole into an empty database, and exporting it again gives back every row",
+        arguments: Array(BundleFormats.importable))
     func importsEveryRow(schema: Int) throws {
         let source = Self.fixture(schema)
         let directory = try StoreFixture.temporaryDirectory()

@@ -83,7 +83,8 @@ struct HostileImportTests {
     ]
 
     static let textDamage = [
-        "unterminated quote", "quote inside field", "text after quote", "lone carriage return", "missing field", "extra field", "empty file", "only a newline",
+        "unterminated quote", "quote inside field", "text after quote", "lone carriage return", "missing field", "extra field", "empty file",
+        "only a newline",
     ]
     static let headerDamage = ["drop first column", "rename a column", "swap two columns", "add a column", "upper-case"]
     static let archiveDamage = [
@@ -234,7 +235,8 @@ struct HostileImportTests {
         case "directory entry":
             try write()
             let archive = try Archive(url: url, accessMode: .update)
-            try archive.addEntry(with: "folder/", type: .directory, uncompressedSize: Int64(0), compressionMethod: .none) { (_: Int64, _: Int) -> Data in Data()
+            try archive.addEntry(with: "folder/", type: .directory, uncompressedSize: Int64(0), compressionMethod: .none) {
+                (_: Int64, _: Int) -> Data in Data()
             }
         case "symlink entry":
             try write()

@@ -159,7 +159,9 @@ struct LedgerTests {
         try F.act(ledger, .dose2, at: F.minutes(170), clock: clock)
         try F.act(ledger, .checkIn(MorningCheckIn()), at: WallClock.date(2026, 11, 22, 7, 0), clock: clock)
         let error = F.refusal {
-            try F.act(ledger, .log(event: "bathroom"), at: WallClock.date(2026, 11, 22, 7, 30), clock: clock, occurredAt: WallClock.date(2026, 11, 22, 3, 0))
+            try F.act(
+                ledger, .log(event: "bathroom"), at: WallClock.date(2026, 11, 22, 7, 30), clock: clock, occurredAt: WallClock.date(2026, 11, 22, 3, 0)
+            )
         }
         #expect(error?.code == .invalidInput)
         #expect(error?.message.contains("already closed") == true)

@@ -32,9 +32,12 @@ enum NightScript {
             }
         }
         @discardableResult
-        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) -> ActionOutcome? {
+        func step(_ label: String, _ minutes: Double, _ kind: NightAction.Kind, confirm: Set<ConfirmKind> = [], key: String? = nil) -> ActionOutcome?
+        {
             let idempotency = key.map { key in
-                IdempotentRequest(device: "phone", key: key, requestHash: "hash-\(label)") { outcome in (200, "\(outcome.decision.recorded.map(\.kind))") }
+                IdempotentRequest(device: "phone", key: key, requestHash: "hash-\(label)") { outcome in
+                    (200, "\(outcome.decision.recorded.map(\.kind))")
+                }
             }
             var result: ActionOutcome?
             note(label, at: minutes) {
@@ -98,7 +101,9 @@ enum NightScript {
         answers.environment?.sleepAids = [.eyeMask]
         step("check-in", 201, .checkIn(answers))
         status("after the check-in", 210)
-        correct("move the bathroom trip, with a note", 220) { try ledger.editEvent(bathroom, occurredAt: at(40), note: .some("back to sleep"), clock: $0) }
+        correct("move the bathroom trip, with a note", 220) {
+            try ledger.editEvent(bathroom, occurredAt: at(40), note: .some("back to sleep"), clock: $0)
+        }
         correct("move Dose 2 before the window", 221) { try ledger.editEvent(dose2, occurredAt: at(140), note: nil, clock: $0) }
         correct("move Dose 2 within the window", 222) { try ledger.editEvent(dose2, occurredAt: at(170), note: nil, clock: $0) }
         correct("delete the bathroom trip", 223) { try ledger.deleteEvent(bathroom, clock: $0) }

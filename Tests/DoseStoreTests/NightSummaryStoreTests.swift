@@ -54,8 +54,12 @@ struct NightSummaryStoreTests {
             #expect(night.medications == record.medications.map(\.name), sourceLocation: sourceLocation)
         }
         let period = try InsightsPeriod.custom(from: from, to: to)
-        let full = records.map { InsightNight(session: $0.session, checkIn: $0.checkIn, preSleep: $0.preSleep, medications: $0.medications.map(\.name)) }
-        #expect(Insights(stored, period: period, targetMinutes: 180) == Insights(full, period: period, targetMinutes: 180), sourceLocation: sourceLocation)
+        let full = records.map {
+            InsightNight(session: $0.session, checkIn: $0.checkIn, preSleep: $0.preSleep, medications: $0.medications.map(\.name))
+        }
+        #expect(
+            Insights(stored, period: period, targetMinutes: 180) == Insights(full, period: period, targetMinutes: 180), sourceLocation: sourceLocation
+        )
     }
 
     @Test("after actions, extra doses, an undo, an edit, a deletion and the fall-back night, every stored summary is its events'")
@@ -91,7 +95,8 @@ struct NightSummaryStoreTests {
         try memory.database.writer.backup(to: try DatabaseQueue(path: path))
         // Schema 6 as it was: no summaries table, no record of the migration.
         try DatabaseQueue(path: path).writeWithoutTransaction { db in
-            try db.execute(sql: "DROP TABLE night_summaries; DELETE FROM grdb_migrations WHERE identifier = 'v7_night_summaries'; PRAGMA user_version = 6")
+            try db.execute(
+                sql: "DROP TABLE night_summaries; DELETE FROM grdb_migrations WHERE identifier = 'v7_night_summaries'; PRAGMA user_version = 6")
         }
         let reopened = try AppDatabase.open(path: path)
         #expect(

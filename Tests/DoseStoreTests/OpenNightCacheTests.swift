@@ -128,7 +128,9 @@ struct OpenNightCacheTests {
         clock.set(F.dose1.addingTimeInterval(1))
         let before = try Self.compare(ledger).stored
         // What a concurrent duplicate meets when the first request committed between its check and its write.
-        let error = #expect(throws: AlreadyAnswered.self) { try ledger.perform(NightAction(.log(event: "water")), clock: clock.store, idempotency: request) }
+        let error = #expect(throws: AlreadyAnswered.self) {
+            try ledger.perform(NightAction(.log(event: "water")), clock: clock.store, idempotency: request)
+        }
         #expect(error?.response.body == "{\"first\":true}")
         #expect(try Self.compare(ledger).stored == before)
     }

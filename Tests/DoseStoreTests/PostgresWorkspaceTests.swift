@@ -148,7 +148,8 @@ struct PostgresWorkspaceTests {
             try store.forEachNight(of: "local", from: from, to: to, chunksOf: chunk) {
                 seen.append(($0.session.id, $0.session.events.map(\.id), $0.intervalMinutes))
             }
-            #expect(seen.map(\.0) == expected.map(\.0) && seen.map(\.1) == expected.map(\.1) && seen.map(\.2) == expected.map(\.2), "chunks of \(chunk)")
+            #expect(
+                seen.map(\.0) == expected.map(\.0) && seen.map(\.1) == expected.map(\.1) && seen.map(\.2) == expected.map(\.2), "chunks of \(chunk)")
         }
     }
 

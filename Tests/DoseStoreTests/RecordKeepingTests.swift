@@ -103,7 +103,8 @@ struct RecordKeepingTests {
         let dose2 = try F.act(ledger, .dose2, at: F.minutes(170), clock: clock).decision.event!
         try F.act(ledger, .checkIn(MorningCheckIn()), at: F.minutes(540), clock: clock)
         clock.set(F.minutes(600))
-        let edit = try ledger.database.journal.editEvent(dose2.id, occurredAt: F.minutes(140), note: .some("really took it early"), clock: clock.store)
+        let edit = try ledger.database.journal.editEvent(
+            dose2.id, occurredAt: F.minutes(140), note: .some("really took it early"), clock: clock.store)
         #expect(edit.after?.metadata.isEarly == true)
         let night = try #require(try ledger.database.history.nights(on: SessionKey(parsing: "2026-11-21")!).first)
         #expect(night.intervalMinutes == 140)
@@ -121,8 +122,10 @@ struct RecordKeepingTests {
             #expect(try Int.fetchOne(db, sql: "SELECT interval_minutes FROM sleep_sessions") == nil)
         }
         #expect(
-            F.refusal { _ = try ledger.database.journal.editEvent(EventID(rawValue: "missing"), occurredAt: nil, note: .some("x"), clock: clock.store) }?
-                .code == .notFound)
+            F.refusal {
+                _ = try ledger.database.journal.editEvent(EventID(rawValue: "missing"), occurredAt: nil, note: .some("x"), clock: clock.store)
+            }?
+            .code == .notFound)
     }
 
     @Test("the full check-in is stored and read back whole; editing it replaces the answers and is audited")
@@ -190,7 +193,9 @@ struct RecordKeepingTests {
         try migrator.migrate(queue)
         try queue.write { db in
             try db.execute(
-                sql: "INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES ('s', '2026-11-21', '2026-11-22T03:30:00.000Z', 'UTC')")
+                sql:
+                    "INSERT INTO sleep_sessions (id, session_date, started_at, time_zone) VALUES ('s', '2026-11-21', '2026-11-22T03:30:00.000Z', 'UTC')"
+            )
             try db.execute(sql: "INSERT INTO audit_log (id, at, action, details) VALUES ('a', '2026-11-22T03:30:00.000Z', 'setting', '{}')")
         }
         try queue.close()

@@ -16,7 +16,9 @@ struct RecordTypeTests {
         guard let range = sql.range(of: "\(column) IN (") else { return [] }
         let list = sql[range.upperBound...].prefix { $0 != ")" }
         return Set(
-            list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "'")) })
+            list.split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespacesAndNewlines).trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+            })
     }
 
     @Test("every audit action is one the audit_log table accepts, and every accepted one is named")

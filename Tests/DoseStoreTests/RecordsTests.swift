@@ -202,7 +202,8 @@ struct ExportTests {
         let ledger = try StoreFixture.ledger()
         let clock = TestClock(StoreFixture.dose1)
         #expect(try ledger.database.transfer.eventsCSV() == DataTransfer.eventsCSVHeader + "\r\n")
-        #expect(try UseCases(store: .sqlite(ledger.database), clock: clock.store).transfer.analyticsCSV() == TransferService.analyticsCSVHeader + "\r\n")
+        #expect(
+            try UseCases(store: .sqlite(ledger.database), clock: clock.store).transfer.analyticsCSV() == TransferService.analyticsCSVHeader + "\r\n")
     }
 
     @Test("events.csv: v1 names, dose sequence, undo rows, time order, guarded notes")

@@ -65,7 +65,8 @@ struct InjectedRandomnessTests {
         let fixed = RandomSource { count in Array(repeating: 0xAB, count: count) }
         let clock = StoreClock(now: StoreFixture.dose1, machineTimeZoneID: "UTC", makeID: { "id" }, random: fixed)
         #expect(try ledger.database.serverKeys.actionLinkSecret(clock: clock) == String(repeating: "ab", count: 32))
-        let other = StoreClock(now: StoreFixture.dose1, machineTimeZoneID: "UTC", makeID: { "id" }, random: RandomSource { Array(repeating: 1, count: $0) })
+        let other = StoreClock(
+            now: StoreFixture.dose1, machineTimeZoneID: "UTC", makeID: { "id" }, random: RandomSource { Array(repeating: 1, count: $0) })
         #expect(try ledger.database.serverKeys.actionLinkSecret(clock: other) == String(repeating: "ab", count: 32), "kept, not made again")
         #expect(DeviceTokens.generate(fixed) == "dtp_" + String(repeating: "ab", count: 32))
         #expect(RandomSource.system.bytes(32) != RandomSource.system.bytes(32))

@@ -81,7 +81,8 @@ struct StagedImportTests {
                 try Self.put("cooldown.snack", "7", staged)
                 database.stopImports()
                 // SQLite's progress handler sees the flag within a thousand steps.
-                try staged.write { db in try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n") }
+                try staged.write { db in try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n")
+                }
             }
         }
         #expect(try StoreFixture.snapshot(database.ledger) == before)

@@ -14,7 +14,8 @@ struct SupplyStoreTests {
     static func refill(_ database: AppDatabase, ml: Double = 360, at: Date = refillAt, clock: TestClock) throws {
         clock.set(at)
         _ = try database.supply.log(
-            InventoryEntry(id: clock.nextID(), kind: .refill, occurredAt: at, timeZoneID: "America/New_York", changeML: ml, bottles: 2, reason: "pharmacy"),
+            InventoryEntry(
+                id: clock.nextID(), kind: .refill, occurredAt: at, timeZoneID: "America/New_York", changeML: ml, bottles: 2, reason: "pharmacy"),
             clock: clock.store)
     }
 
@@ -70,7 +71,8 @@ struct SupplyStoreTests {
         let clock = TestClock(Self.refillAt)
         try Self.refill(database, clock: clock)
         let spill = try database.supply.log(
-            InventoryEntry(id: "spill", kind: .adjustment, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: -10, reason: "spilled"), clock: clock.store)
+            InventoryEntry(id: "spill", kind: .adjustment, occurredAt: Self.refillAt, timeZoneID: "UTC", changeML: -10, reason: "spilled"),
+            clock: clock.store)
         _ = try database.supply.delete(spill.id, clock: clock.store)
         let before = try StoreFixture.snapshot(database.ledger)
         #expect(throws: DoseError.self) {

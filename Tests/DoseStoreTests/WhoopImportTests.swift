@@ -76,7 +76,8 @@ struct WhoopExportTests {
         #expect(main.deepMinutes == 95 && main.remMinutes == 115 && main.awakeMinutes == 45)
         // The sleeps' row and the cycle's row are one sleep: the cycle's readings joined to it.
         #expect(main.recovery.recoveryPercent == 62 && main.recovery.restingHeartRate == 54 && main.recovery.hrvMilliseconds == 48.5)
-        #expect(main.recovery.oxygenSaturationPercent == 95.2 && main.recovery.skinTemperatureCelsius == 33.4 && main.recovery.respiratoryRate == 14.6)
+        #expect(
+            main.recovery.oxygenSaturationPercent == 95.2 && main.recovery.skinTemperatureCelsius == 33.4 && main.recovery.respiratoryRate == 14.6)
         #expect(main.recovery.sleepPerformancePercent == 88 && main.recovery.sleepEfficiencyPercent == 90)
         let nap = try #require(read.sleeps.first { $0.isNap })
         #expect(nap.asleepMinutes == 35 && nap.recovery.recoveryPercent == nil && nap.recovery.sleepPerformancePercent == nil)
@@ -97,7 +98,8 @@ struct WhoopExportTests {
 
     @Test("a DST night is read at the one offset WHOOP gives the cycle: New York's fall-back night at UTC-04:00")
     func fallBack() throws {
-        let row = "2026-10-31 23:00:00,2026-11-01 23:00:00,UTC-04:00,2026-10-31 23:00:00,2026-11-01 07:00:00,90,15,440,480,220,100,120,40,480,0,92,80,false"
+        let row =
+            "2026-10-31 23:00:00,2026-11-01 23:00:00,UTC-04:00,2026-10-31 23:00:00,2026-11-01 07:00:00,90,15,440,480,220,100,120,40,480,0,92,80,false"
         let read = try WhoopExport.read([.sleeps: WhoopFixture.sleeps([row])])
         let sleep = try #require(read.sleeps.first)
         #expect(ISO8601.string(sleep.start) == "2026-11-01T03:00:00.000Z" && ISO8601.string(sleep.end) == "2026-11-01T11:00:00.000Z")
@@ -202,7 +204,10 @@ struct WhoopImportTests {
         var cases: [(String, String, String, String)] = [
             ("empty file", "sleeps.csv", "", "or WHOOP's export (its zip, sleeps.csv, physiological_cycles.csv)"),
             ("header only, wrong", "sleeps.csv", "Cycle start time,Foo\n", "neither a 'Nap' column"),
-            ("a required column missing", "sleeps.csv", header.replacingOccurrences(of: ",Sleep onset", with: "") + "\n", "lacks the columns 'Sleep onset'"),
+            (
+                "a required column missing", "sleeps.csv", header.replacingOccurrences(of: ",Sleep onset", with: "") + "\n",
+                "lacks the columns 'Sleep onset'"
+            ),
             ("a column named twice", "sleeps.csv", header + ",Nap\n" + WhoopFixture.sleep + ",false\n", "names a column twice"),
             ("a ragged row", "sleeps.csv", header + "\n" + WhoopFixture.sleep + ",extra\n", "sleeps.csv row 2"),
             ("an unclosed quote", "sleeps.csv", header + "\n\"" + WhoopFixture.sleep + "\n", "sleeps.csv row"),

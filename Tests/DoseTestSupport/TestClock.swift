@@ -37,7 +37,9 @@ public enum WallClock {
     public static let newYork = TimeZone(identifier: "America/New_York")!
 
     /// `y-m-d h:min` plus `s` seconds in `zone`; `first` picks the earlier of a time repeated at the fall-back.
-    public static func date(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Double = 0, in zone: TimeZone = newYork, first: Bool = true) -> Date {
+    public static func date(_ y: Int, _ m: Int, _ d: Int, _ h: Int, _ min: Int, _ s: Double = 0, in zone: TimeZone = newYork, first: Bool = true)
+        -> Date
+    {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let base = calendar.date(from: DateComponents(year: y, month: m, day: d))!

@@ -60,12 +60,15 @@ extension NightLedger {
     }
 
     /// The open night's reminders due by `now` and not yet logged: those still ringing to fire, older ones missed.
-    private static func due(open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ night: any NightTransaction) throws -> DueReminders {
+    private static func due(open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ night: any NightTransaction) throws
+        -> DueReminders
+    {
         let revision = Self.revision(session: open, settings: settings)
         guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
         let logged = try night.loggedReminders(night: session.id)
         var due = DueReminders(
-            sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings, dose1At: NightFacts(session.events).dose1?.occurredAt,
+            sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings,
+            dose1At: NightFacts(session.events).dose1?.occurredAt,
             timeZone: zone)
         let answers = try night.alarmAnswers(night: session.id)
         for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= now {

@@ -166,14 +166,19 @@ public struct NightLedger: Sendable {
             open = try applyLifecycle(night, settings: settings, zone: zone, clock: clock).open
         } else {
             open = try night.openNight()
-            if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty { return nil }
+            if let open, !SessionLifecycle.evaluate(open, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID).isEmpty {
+                return nil
+            }
         }
-        return StatusSnapshot(status: try derive(open, clock: clock, settings: settings, zone: zone, night), session: open, settings: settings, timeZone: zone)
+        return StatusSnapshot(
+            status: try derive(open, clock: clock, settings: settings, zone: zone, night), session: open, settings: settings, timeZone: zone)
     }
 
     /// Tonight's status with what it depends on outside the night: the answers to its alarms and, before a Dose 1, the
     /// doses of a night that may still hold a new one back (D14, D17).
-    static func derive(_ open: NightSession?, clock: StoreClock, settings: DoseSettings, zone: TimeZone, _ night: any NightTransaction) throws -> NightStatus {
+    static func derive(_ open: NightSession?, clock: StoreClock, settings: DoseSettings, zone: TimeZone, _ night: any NightTransaction) throws
+        -> NightStatus
+    {
         let hasDose1 = open.map { NightFacts($0.events).dose1 != nil } ?? false
         // Only a re-fire depends on the answers, so with re-fire off (the default) nothing is read.
         let answers = if let open, settings.wakeAlarmRefireMinutes > 0 { try night.alarmAnswers(night: open.id) } else { [Date]() }

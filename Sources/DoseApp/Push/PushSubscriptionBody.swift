@@ -18,12 +18,14 @@ public enum PushSubscriptionBody {
         }
         guard body.has("keys"), let keyObject = body.object["keys"]?.objectValue else {
             throw .invalidInput(
-                field: "keys", problem: "it is missing or not an object", allowed: "{\"p256dh\": \"…\", \"auth\": \"…\"} from PushSubscription.toJSON()")
+                field: "keys", problem: "it is missing or not an object",
+                allowed: "{\"p256dh\": \"…\", \"auth\": \"…\"} from PushSubscription.toJSON()")
         }
         let keys = try JSONBody(object: keyObject).only(["p256dh", "auth"])
         let p256dh = try keys.string("p256dh").flatMap(Base64URL.decode)
         guard let p256dh, p256dh.count == 65, (try? P256.KeyAgreement.PublicKey(x963Representation: p256dh)) != nil else {
-            throw .invalidInput(field: "keys.p256dh", problem: "it is not a P-256 public key", allowed: "65 bytes, uncompressed, base64url (87 characters)")
+            throw .invalidInput(
+                field: "keys.p256dh", problem: "it is not a P-256 public key", allowed: "65 bytes, uncompressed, base64url (87 characters)")
         }
         guard let auth = try keys.string("auth").flatMap(Base64URL.decode), auth.count == 16 else {
             throw .invalidInput(field: "keys.auth", problem: "it is not a 16-byte secret", allowed: "16 bytes, base64url (22 characters)")
@@ -34,7 +36,8 @@ public enum PushSubscriptionBody {
         }
         let roleName = try body.string("role") ?? PushRole.alarm.rawValue
         guard let role = PushRole(rawValue: roleName) else {
-            throw .invalidInput(field: "role", problem: "'\(roleName)' is not a role", allowed: PushRole.allCases.map(\.rawValue).joined(separator: ", "))
+            throw .invalidInput(
+                field: "role", problem: "'\(roleName)' is not a role", allowed: PushRole.allCases.map(\.rawValue).joined(separator: ", "))
         }
         return PushSubscriptionRecord(
             endpoint: endpoint, p256dh: Base64URL.encode(p256dh), auth: Base64URL.encode(auth),

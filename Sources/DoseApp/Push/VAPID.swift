@@ -43,7 +43,8 @@ public struct VAPID: Sendable {
     func token(audience: String, expires: Date) throws -> String {
         let header = #"{"typ":"JWT","alg":"ES256"}"#
         let claims = try JSONSerialization.data(
-            withJSONObject: ["aud": audience, "exp": Int(expires.timeIntervalSince1970), "sub": subject], options: [.sortedKeys, .withoutEscapingSlashes])
+            withJSONObject: ["aud": audience, "exp": Int(expires.timeIntervalSince1970), "sub": subject],
+            options: [.sortedKeys, .withoutEscapingSlashes])
         let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(claims)
         let signature = try key.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)

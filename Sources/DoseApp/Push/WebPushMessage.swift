@@ -13,7 +13,8 @@ public enum WebPushMessage {
     /// Encrypts `plaintext` for a subscription's keys, with a fresh ephemeral key and salt.
     public static func encrypt(_ plaintext: Data, userAgentPublicKey: Data, authSecret: Data) throws -> Data {
         let salt = SymmetricKey(size: SymmetricKeySize(bitCount: 128)).withUnsafeBytes { Data($0) }
-        return try encrypt(plaintext, userAgentPublicKey: userAgentPublicKey, authSecret: authSecret, senderKey: P256.KeyAgreement.PrivateKey(), salt: salt)
+        return try encrypt(
+            plaintext, userAgentPublicKey: userAgentPublicKey, authSecret: authSecret, senderKey: P256.KeyAgreement.PrivateKey(), salt: salt)
     }
 
     /// Encrypts with a given sender key and salt (the worked example of RFC 8291 Appendix A fixes both).
@@ -22,7 +23,9 @@ public enum WebPushMessage {
     ) throws -> Data {
         guard plaintext.count <= maximumPlaintext else { throw WebPushError.payloadTooLarge(plaintext.count) }
         guard authSecret.count == 16, salt.count == 16 else { throw WebPushError.badSubscriptionKeys }
-        guard let userAgentKey = try? P256.KeyAgreement.PublicKey(x963Representation: userAgentPublicKey) else { throw WebPushError.badSubscriptionKeys }
+        guard let userAgentKey = try? P256.KeyAgreement.PublicKey(x963Representation: userAgentPublicKey) else {
+            throw WebPushError.badSubscriptionKeys
+        }
         let senderPublic = senderKey.publicKey.x963Representation
         let shared = try senderKey.sharedSecretFromKeyAgreement(with: userAgentKey)
         let ecdhSecret = shared.withUnsafeBytes { Data($0) }

@@ -49,7 +49,8 @@ public enum DiagnosticLog {
         case "outcome", "channel", "kind":
             return value.count <= 30 && scalars.allSatisfy { ("a"..."z").contains($0) || $0 == "_" }
         case "request_id":
-            return value.count <= 36 && scalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) || $0 == "-" }
+            return value.count <= 36
+                && scalars.allSatisfy { ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) || $0 == "-" }
         default:
             return false
         }

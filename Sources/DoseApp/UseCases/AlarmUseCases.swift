@@ -35,7 +35,9 @@ public struct AlarmService: Sendable {
     /// The VAPID signer from the stored key (made on first use).
     public func vapid(subject: String = VAPID.defaultSubject) throws -> VAPID {
         try VAPID(
-            privateKeyHex: try app.onRecords(only: ["server_keys"]) { try $0.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey) },
+            privateKeyHex: try app.onRecords(only: ["server_keys"]) {
+                try $0.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey)
+            },
             subject: subject)
     }
 
@@ -56,7 +58,8 @@ public struct AlarmService: Sendable {
             let nights = try app.records.nights(on: date)
             guard !nights.isEmpty else { throw DoseError.notFound(what: "A night dated \(date)") }
             let zone = try app.settings.zone()
-            return AlarmLogsResponse(nights: try nights.map { AlarmLogResponse(try log(session: $0.session.id), sessionID: $0.session.id, zone: zone) })
+            return AlarmLogsResponse(
+                nights: try nights.map { AlarmLogResponse(try log(session: $0.session.id), sessionID: $0.session.id, zone: zone) })
         }
         let snapshot = try app.night.status()
         guard let session = snapshot.session else { throw DoseError.notFound(what: "An open night (ask for a date's nights instead)") }

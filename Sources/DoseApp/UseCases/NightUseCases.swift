@@ -70,7 +70,8 @@ public struct RecordService: Sendable {
         let idCharacters = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:-".unicodeScalars)
         guard (1...64).contains(text.unicodeScalars.count), text.unicodeScalars.allSatisfy(idCharacters.contains) else {
             throw DoseError.invalidInput(
-                field: "night", problem: "'\(text.prefix(64))' is neither a date nor a night's id", allowed: "a date YYYY-MM-DD or a night's id (session_id)")
+                field: "night", problem: "'\(text.prefix(64))' is neither a date nor a night's id",
+                allowed: "a date YYYY-MM-DD or a night's id (session_id)")
         }
         return [try night(id: SessionID(rawValue: text))]
     }
@@ -141,7 +142,9 @@ public struct MedicationService: Sendable {
 
     /// Logs a batch atomically; a probable duplicate needs its confirmation.
     public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>) throws -> [MedicationRecord] {
-        try app.onRecords { try $0.medications.log(inputs, confirmations: confirmations, clock: app.clock, settling: NightLedger.settling(clock: app.clock)) }
+        try app.onRecords {
+            try $0.medications.log(inputs, confirmations: confirmations, clock: app.clock, settling: NightLedger.settling(clock: app.clock))
+        }
     }
 
     /// Entries of one date, or the latest `limit`, newest first.

@@ -33,7 +33,8 @@ public struct SettingsService: Sendable {
         for change in changes where change.key == SettingKey.escalationContact.rawValue {
             let url = change.value.trimmingCharacters(in: .whitespaces)
             guard !url.isEmpty, let problem = app.outbound.refusal(of: url) else { continue }
-            throw DoseError.invalidInput(field: change.key, problem: "'\(url.prefix(80))': \(problem)", allowed: app.outbound.allowed + ", or empty for none")
+            throw DoseError.invalidInput(
+                field: change.key, problem: "'\(url.prefix(80))': \(problem)", allowed: app.outbound.allowed + ", or empty for none")
         }
     }
 }

@@ -58,7 +58,8 @@ public struct SupplyService: Sendable {
         }
         return try log(
             InventoryEntry(
-                id: app.clock.makeID(), kind: .refill, occurredAt: try instant(at), timeZoneID: "", changeML: amount, bottles: bottles, reason: reason))
+                id: app.clock.makeID(), kind: .refill, occurredAt: try instant(at), timeZoneID: "", changeML: amount, bottles: bottles, reason: reason
+            ))
     }
 
     /// Logs an adjustment: a change of `changeML` (a spill is negative) or what a count found, with its reason.
@@ -69,7 +70,8 @@ public struct SupplyService: Sendable {
         }
         return try log(
             InventoryEntry(
-                id: app.clock.makeID(), kind: .adjustment, occurredAt: try instant(at), timeZoneID: "", changeML: changeML, countedML: countedML, reason: reason
+                id: app.clock.makeID(), kind: .adjustment, occurredAt: try instant(at), timeZoneID: "", changeML: changeML, countedML: countedML,
+                reason: reason
             ))
     }
 

@@ -76,36 +76,45 @@ public enum MedicationCatalogue {
             id: "adderall_xr", name: "Adderall XR", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20,
             validDosesMg: [5, 10, 15, 20, 25, 30], mgPerML: nil),
         .init(
-            id: "ritalin_ir", name: "Ritalin", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15, 20],
+            id: "ritalin_ir", name: "Ritalin", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10,
+            validDosesMg: [5, 10, 15, 20],
             mgPerML: nil),
         .init(
-            id: "ritalin_la", name: "Ritalin LA", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20, validDosesMg: [10, 20, 30, 40],
+            id: "ritalin_la", name: "Ritalin LA", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 20,
+            validDosesMg: [10, 20, 30, 40],
             mgPerML: nil),
         .init(
             id: "concerta", name: "Concerta", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 36, validDosesMg: [18, 27, 36, 54],
             mgPerML: nil),
         .init(
-            id: "vyvanse", name: "Vyvanse", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 30, validDosesMg: [10, 20, 30, 40, 50, 60, 70],
+            id: "vyvanse", name: "Vyvanse", category: .stimulant, formulation: .extendedRelease, defaultDoseMg: 30,
+            validDosesMg: [10, 20, 30, 40, 50, 60, 70],
             mgPerML: nil),
         .init(
-            id: "dexedrine", name: "Dexedrine", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15], mgPerML: nil
+            id: "dexedrine", name: "Dexedrine", category: .stimulant, formulation: .immediateRelease, defaultDoseMg: 10, validDosesMg: [5, 10, 15],
+            mgPerML: nil
         ),
         .init(
-            id: "modafinil", name: "Modafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200, validDosesMg: [100, 200],
+            id: "modafinil", name: "Modafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200,
+            validDosesMg: [100, 200],
             mgPerML: nil),
         .init(
-            id: "provigil", name: "Provigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200, validDosesMg: [100, 200],
+            id: "provigil", name: "Provigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 200,
+            validDosesMg: [100, 200],
             mgPerML: nil),
         .init(
             id: "armodafinil", name: "Armodafinil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150,
             validDosesMg: [50, 150, 200, 250], mgPerML: nil),
         .init(
-            id: "nuvigil", name: "Nuvigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150, validDosesMg: [50, 150, 200, 250],
+            id: "nuvigil", name: "Nuvigil", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 150,
+            validDosesMg: [50, 150, 200, 250],
             mgPerML: nil),
         .init(
-            id: "sunosi", name: "Sunosi", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 75, validDosesMg: [75, 150], mgPerML: nil),
+            id: "sunosi", name: "Sunosi", category: .wakefulnessAgent, formulation: .immediateRelease, defaultDoseMg: 75, validDosesMg: [75, 150],
+            mgPerML: nil),
         .init(
-            id: "wakix", name: "Wakix", category: .histamineModulator, formulation: .immediateRelease, defaultDoseMg: 35, validDosesMg: [5, 9, 18, 35],
+            id: "wakix", name: "Wakix", category: .histamineModulator, formulation: .immediateRelease, defaultDoseMg: 35,
+            validDosesMg: [5, 9, 18, 35],
             mgPerML: nil),
         // XYWAV and Xyrem oral solutions are 0.5 g/mL.
         .init(
@@ -118,7 +127,8 @@ public enum MedicationCatalogue {
             id: "sodium_oxybate", name: "Sodium oxybate (generic)", category: .sodiumOxybate, formulation: .liquid, defaultDoseMg: 4500,
             validDosesMg: [2250, 3000, 3750, 4500, 6000, 7500, 9000], mgPerML: 500),
         .init(
-            id: "lumryz", name: "Lumryz", category: .sodiumOxybate, formulation: .extendedRelease, defaultDoseMg: 6000, validDosesMg: [4500, 6000, 7500, 9000],
+            id: "lumryz", name: "Lumryz", category: .sodiumOxybate, formulation: .extendedRelease, defaultDoseMg: 6000,
+            validDosesMg: [4500, 6000, 7500, 9000],
             mgPerML: nil),
     ]
 

@@ -96,16 +96,21 @@ public struct SleepEventCatalogue: Sendable, Hashable {
         .init(type: .water, label: "Water", camelName: "water", category: .physical, defaultCooldownSeconds: 60, icon: "💧", colour: nil),
         .init(type: .snack, label: "Snack", camelName: "snack", category: .physical, defaultCooldownSeconds: 60, icon: "🍿", colour: nil),
         .init(type: .inBed, label: "In Bed", camelName: "inBed", category: .sleepCycle, defaultCooldownSeconds: 0, icon: "🛏", colour: nil),
-        .init(type: .lightsOut, label: "Lights Out", camelName: "lightsOut", category: .sleepCycle, defaultCooldownSeconds: 0, icon: "🌙", colour: nil),
-        .init(type: .wakeFinal, label: "Wake Up", camelName: "wakeFinal", category: .sleepCycle, defaultCooldownSeconds: 3600, icon: "☀️", colour: nil),
+        .init(
+            type: .lightsOut, label: "Lights Out", camelName: "lightsOut", category: .sleepCycle, defaultCooldownSeconds: 0, icon: "🌙", colour: nil),
+        .init(
+            type: .wakeFinal, label: "Wake Up", camelName: "wakeFinal", category: .sleepCycle, defaultCooldownSeconds: 3600, icon: "☀️", colour: nil),
         .init(type: .wakeTemp, label: "Brief Wake", camelName: "wakeTemp", category: .sleepCycle, defaultCooldownSeconds: 0, icon: "👁", colour: nil),
         .init(type: .napStart, label: "Nap Start", camelName: "napStart", category: .sleepCycle, defaultCooldownSeconds: 0, icon: "💤", colour: nil),
         .init(type: .napEnd, label: "Nap End", camelName: "napEnd", category: .sleepCycle, defaultCooldownSeconds: 0, icon: "⏰", colour: nil),
         .init(type: .anxiety, label: "Anxiety", camelName: "anxiety", category: .mental, defaultCooldownSeconds: 0, icon: "😰", colour: nil),
         .init(type: .dream, label: "Dream", camelName: "dream", category: .mental, defaultCooldownSeconds: 0, icon: "💭", colour: nil),
-        .init(type: .heartRacing, label: "Heart Racing", camelName: "heartRacing", category: .mental, defaultCooldownSeconds: 0, icon: "💓", colour: nil),
+        .init(
+            type: .heartRacing, label: "Heart Racing", camelName: "heartRacing", category: .mental, defaultCooldownSeconds: 0, icon: "💓", colour: nil),
         .init(type: .noise, label: "Noise", camelName: "noise", category: .environment, defaultCooldownSeconds: 0, icon: "🔊", colour: nil),
-        .init(type: .temperature, label: "Temperature", camelName: "temperature", category: .environment, defaultCooldownSeconds: 0, icon: "🌡", colour: nil),
+        .init(
+            type: .temperature, label: "Temperature", camelName: "temperature", category: .environment, defaultCooldownSeconds: 0, icon: "🌡",
+            colour: nil),
         .init(type: .pain, label: "Pain", camelName: "pain", category: .environment, defaultCooldownSeconds: 0, icon: "🩹", colour: nil),
     ]
 

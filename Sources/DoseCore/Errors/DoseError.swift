@@ -209,7 +209,9 @@ public enum DoseError: Error, Equatable, Sendable {
         case .snoozeUnavailable(let reason):
             return ["reason": reason.rawValue]
         case .dose2Pending(_, let window):
-            var details = ["window": window.position.rawValue, "closes_at": ISO8601.string(window.closesAt), "closes_at_local": window.closesLocalTime]
+            var details = [
+                "window": window.position.rawValue, "closes_at": ISO8601.string(window.closesAt), "closes_at_local": window.closesLocalTime,
+            ]
             details["opens_at"] = ISO8601.string(window.opensAt)
             details["opens_at_local"] = window.opensLocalTime
             return details
@@ -271,7 +273,8 @@ public enum DoseError: Error, Equatable, Sendable {
             let what = sleptThrough ? "Dose 2 was marked as slept through at \(local)" : "Dose 2 was skipped at \(local)"
             return "\(what)." + offer("To record Dose 2 anyway", .afterSkip)
         case .sessionFinalizing(_, let local):
-            return "Wake-up was logged at \(local), so tonight's doses are closed. Complete the morning check-in, or undo the wake-up if it was a mistake."
+            return
+                "Wake-up was logged at \(local), so tonight's doses are closed. Complete the morning check-in, or undo the wake-up if it was a mistake."
         case .napState(let problem):
             return problem
         case .duplicateMedication(let name, _, let local, let minutes):
@@ -284,7 +287,8 @@ public enum DoseError: Error, Equatable, Sendable {
                 minutes == 0
                 ? "the same minute as this Dose 1"
                 : minutes > 0
-                    ? "\(DurationText.words(minutes: minutes)) before this Dose 1" : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
+                    ? "\(DurationText.words(minutes: minutes)) before this Dose 1"
+                    : "\(DurationText.words(minutes: -minutes)) after this Dose 1's time"
             return "\(dose) was taken at \(local), \(apart). Oxybate less than 8 hours after a dose "
                 + "is dangerous, even if the night has ended; a new Dose 1 is possible from \(allowedLocal)."
                 + (confirmable ? "" : " If that dose's time is wrong, correct it in that night's record.")

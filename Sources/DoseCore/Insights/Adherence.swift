@@ -137,7 +137,8 @@ public struct Adherence: Sendable, Hashable {
             intervalMinutes = summary.intervalMinutes
             insideWindow = dose2.map { [.active, .nearClose].contains(DoseWindow.position(of: $0, dose1: dose1)) } ?? false
             snoozes = summary.snoozes
-            naturalWake = dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: summary.snoozes) } ?? false
+            naturalWake =
+                dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: summary.snoozes) } ?? false
             awakenings = summary.awakenings
         }
 

@@ -63,7 +63,8 @@ public struct Correlation: Sendable, Hashable {
         guard comparison.isShown, let with = comparison.with.mean, let without = comparison.without.mean,
             let difference = comparison.difference
         else { return nil }
-        let effect = comparison.effectSize.map { "\(comparison.effectWords ?? "") (d = \(Self.signedDecimal($0, places: 2)))" } ?? "not measurable (no spread)"
+        let effect =
+            comparison.effectSize.map { "\(comparison.effectWords ?? "") (d = \(Self.signedDecimal($0, places: 2)))" } ?? "not measurable (no spread)"
         return
             "\(Self.capitalised(outcome)) with \(factor): \(value(with)) over \(comparison.with.nights) nights, against \(value(without)) over \(comparison.without.nights) nights without; difference \(signed(difference)); effect \(effect)."
     }
@@ -177,7 +178,8 @@ public enum Correlations {
         _ hasFactor: (InsightNight, Adherence.Night?) -> Bool?, _ measure: (InsightNight, Adherence.Night?) -> Double?
     ) -> Correlation {
         Correlation(
-            id: id, factor: factor, outcome: outcome, unit: unit, comparison: FactorComparison(rows.map { (hasFactor($0.0, $0.1), measure($0.0, $0.1)) }))
+            id: id, factor: factor, outcome: outcome, unit: unit,
+            comparison: FactorComparison(rows.map { (hasFactor($0.0, $0.1), measure($0.0, $0.1)) }))
     }
 
     /// What a wearable measured against the night's timing and snoozes: a Dose 2 more than 10 minutes after the target
@@ -197,7 +199,9 @@ public enum Correlations {
             comparison(rows, id, factor, outcome, unit, hasFactor) { night, _ in night.sleep.flatMap(measure) }
         }
         return [
-            make("deep_sleep_vs_late_dose2", "Dose 2 over 10 min after the target (against on target)", "deep sleep (wearable)", .minutes, late, \.deepMinutes),
+            make(
+                "deep_sleep_vs_late_dose2", "Dose 2 over 10 min after the target (against on target)", "deep sleep (wearable)", .minutes, late,
+                \.deepMinutes),
             make(
                 "asleep_vs_late_dose2", "Dose 2 over 10 min after the target (against on target)", "time asleep (wearable)", .minutes, late,
                 { $0.minutesAsleep }),

@@ -25,7 +25,8 @@ public struct InsightsPeriod: Sendable, Hashable {
             throw .invalidInput(field: "from", problem: "\(from) is after \(to)", allowed: "a start date on or before the end date")
         }
         guard from.adding(days: maximumNights - 1) >= to else {
-            throw .invalidInput(field: "to", problem: "\(from) to \(to) is longer than \(maximumNights) nights", allowed: "at most \(maximumNights) nights")
+            throw .invalidInput(
+                field: "to", problem: "\(from) to \(to) is longer than \(maximumNights) nights", allowed: "at most \(maximumNights) nights")
         }
         return InsightsPeriod(from: from, to: to, label: "\(from) to \(to)", length: nil)
     }
@@ -122,7 +123,9 @@ public struct Insights: Sendable, Hashable {
         for night in inside {
             for name in Set(night.medications) { taken[name, default: 0] += 1 }
         }
-        medications = taken.map { MedicationUse(name: $0.key, nightsTaken: $0.value) }.sorted { ($1.nightsTaken, $0.name) < ($0.nightsTaken, $1.name) }
+        medications = taken.map { MedicationUse(name: $0.key, nightsTaken: $0.value) }.sorted {
+            ($1.nightsTaken, $0.name) < ($0.nightsTaken, $1.name)
+        }
         notable = inside.flatMap { Self.notable($0.summary, targetMinutes: targetMinutes) }
     }
 
@@ -154,9 +157,11 @@ public struct Insights: Sendable, Hashable {
             let at = LocalClock.hourMinute(dose2.at, in: dose2.timeZone)
             switch DoseWindow.position(of: dose2.at, dose1: dose1) {
             case .closed:
-                found.append(Notable(date: night.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))
+                found.append(
+                    Notable(date: night.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))
             case .beforeWindow:
-                found.append(Notable(date: night.date, kind: .earlyDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: before the window opened"))
+                found.append(
+                    Notable(date: night.date, kind: .earlyDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: before the window opened"))
             case .active, .nearClose:
                 break
             }

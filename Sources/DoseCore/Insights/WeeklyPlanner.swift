@@ -71,7 +71,8 @@ public enum WeeklyPlanner {
                 )
                 : answer(
                     .revert, baselineMinutes,
-                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights in a row: back to the \(baselineMinutes)-minute default.")
+                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights in a row: back to the \(baselineMinutes)-minute default."
+                )
         }
 
         let week = decided.suffix(nightsConsidered)
@@ -88,13 +89,15 @@ public enum WeeklyPlanner {
         guard Double(steady) / Double(stable.count) >= consistencyNeeded else {
             return answer(
                 .tooVariable, targetMinutes,
-                "The last \(nightsConsidered) intervals vary too much (\(steady) of \(stable.count) within ±15 minutes of their mean) to move the target.")
+                "The last \(nightsConsidered) intervals vary too much (\(steady) of \(stable.count) within ±15 minutes of their mean) to move the target."
+            )
         }
         let average = Int(mean.rounded())
         if mean < 160, targetMinutes > baselineMinutes {
             return answer(
                 .nudgeDown, targetMinutes - stepMinutes,
-                "Dose 2 came \(average) minutes after Dose 1 on average over \(nightsConsidered) nights, well before the \(targetMinutes)-minute target.")
+                "Dose 2 came \(average) minutes after Dose 1 on average over \(nightsConsidered) nights, well before the \(targetMinutes)-minute target."
+            )
         }
         if mean > Double(targetMinutes + 10), targetMinutes < DoseSettings.targetIntervalOptions.last! {
             return answer(

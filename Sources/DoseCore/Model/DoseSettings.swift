@@ -299,7 +299,9 @@ extension DoseSettings {
                 }
                 events.append(definition.type.rawValue)
             }
-            guard Self.quickLogRange.contains(events.count) else { throw .invalidInput(field: key, problem: "\(events.count) events", allowed: allowed) }
+            guard Self.quickLogRange.contains(events.count) else {
+                throw .invalidInput(field: key, problem: "\(events.count) events", allowed: allowed)
+            }
             copy.quickLog = events
         case .wakeAlarmRefireMinutes:
             guard let minutes = Int(text), Self.wakeAlarmRefireRange.contains(minutes) else { throw invalid("0 (off) or 1–10 (minutes)") }

@@ -218,7 +218,8 @@ public struct SleepEnvironment: Hashable, Sendable, Codable {
         }
         let screens = copy.sleepAids.contains(.tvOn) || copy.sleepAids.contains(.phoneInBed)
         if !screens, screenBucket != nil {
-            throw .invalidInput(field: "screen_in_bed_minutes_bucket", problem: "no screen (tv_on, phone_in_bed) was selected", allowed: "leave it out")
+            throw .invalidInput(
+                field: "screen_in_bed_minutes_bucket", problem: "no screen (tv_on, phone_in_bed) was selected", allowed: "leave it out")
         }
         if screens, copy.screenBucket == nil { copy.screenBucket = .unknown }
         if !copy.sleepAids.contains(.whiteNoise), soundType != nil {
@@ -322,7 +323,8 @@ public struct MorningCheckIn: Hashable, Sendable, Codable {
         try Self.check(readiness, in: 1...5, field: "readiness_for_day")
         if let physical {
             guard hasPhysicalSymptoms else {
-                throw .invalidInput(field: "physical_symptoms", problem: "details given without has_physical_symptoms", allowed: "set has_physical_symptoms")
+                throw .invalidInput(
+                    field: "physical_symptoms", problem: "details given without has_physical_symptoms", allowed: "set has_physical_symptoms")
             }
             try Self.check(physical.painSeverity, in: 0...10, field: "pain_severity")
             var seen = Set<PainLocation>()

@@ -16,7 +16,9 @@ public struct EventEdit: Sendable {
 /// itself, and on tonight's open night it may not make an unsafe dose look allowed.
 public enum NightEdits {
     /// Changes the time and/or note of an event.
-    public static func edit(_ id: EventID, in session: NightSession, occurredAt: Date?, note: String??, context: NightContext) throws(DoseError) -> EventEdit {
+    public static func edit(_ id: EventID, in session: NightSession, occurredAt: Date?, note: String??, context: NightContext) throws(DoseError)
+        -> EventEdit
+    {
         guard let before = session.events.first(where: { $0.id == id }) else { throw .notFound(what: "An event with id \(id)") }
         var after = before
         if let note { after.note = try TextLimits.validated(note, field: "note", limit: TextLimits.note) }
@@ -77,7 +79,8 @@ public enum NightEdits {
         }
         let naps = session.events.filter { $0.kind == .sleep(.napStart) || $0.kind == .sleep(.napEnd) }
         for (index, nap) in naps.enumerated() where (nap.kind == .sleep(.napStart)) != index.isMultiple(of: 2) {
-            throw .napState(problem: "That change would leave naps out of order (a nap end without a start, or two starts). Change the other nap event first.")
+            throw .napState(
+                problem: "That change would leave naps out of order (a nap end without a start, or two starts). Change the other nap event first.")
         }
         guard let dose1 = facts.dose1, var dose2 = facts.dose2 else { return [] }
         let before = dose2.metadata

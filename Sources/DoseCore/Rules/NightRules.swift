@@ -14,7 +14,8 @@ public enum NightRules {
         if let session, session.isOpen, at < session.startedAt, SessionKey(for: at, in: context.timeZone) < session.date {
             throw .invalidInput(
                 field: "at",
-                problem: "\(LocalClock.hourMinute(at, in: context.timeZone)) on \(SessionKey(for: at, in: context.timeZone)) belongs to an earlier night",
+                problem:
+                    "\(LocalClock.hourMinute(at, in: context.timeZone)) on \(SessionKey(for: at, in: context.timeZone)) belongs to an earlier night",
                 allowed: "a time in tonight's session (\(session.date)); change earlier nights in history")
         }
         var builder = Builder(action: action, at: at, note: note, session: session, context: context)
@@ -35,7 +36,8 @@ public enum NightRules {
     /// Refuses an occurrence time more than a minute in the future (SPEC §3.3); every surface that takes a time uses it.
     public static func refuseFuture(_ instant: Date, now: Date) throws(DoseError) {
         guard instant <= now.addingTimeInterval(futureTolerance) else {
-            throw .invalidInput(field: "at", problem: "\(ISO8601.string(instant)) is in the future", allowed: "a time no later than 1 minute from now")
+            throw .invalidInput(
+                field: "at", problem: "\(ISO8601.string(instant)) is in the future", allowed: "a time no later than 1 minute from now")
         }
     }
 

@@ -170,7 +170,9 @@ public struct NightStatus: Sendable, Hashable {
             warnings.append(shift)
         }
         if pending, phase == .nearClose { warnings.append("Less than 15 minutes left to take Dose 2. Snooze is off.") }
-        if pending, phase == .closed { warnings.append("The Dose 2 window has closed. A late Dose 2 needs confirmation; skipping is the safer choice.") }
+        if pending, phase == .closed {
+            warnings.append("The Dose 2 window has closed. A late Dose 2 needs confirmation; skipping is the safer choice.")
+        }
         if !facts.extraDoses.isEmpty {
             warnings.append("\(facts.extraDoses.count) extra \(facts.extraDoses.count == 1 ? "dose" : "doses") recorded tonight. Do not take more.")
         }

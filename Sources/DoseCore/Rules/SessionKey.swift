@@ -106,7 +106,8 @@ extension LocalClock {
         let today = calendar.dateComponents([.year, .month, .day], from: instant)
         let candidate = self.instant(of: time, onYear: today.year!, month: today.month!, day: today.day!, in: timeZone)
         if candidate > instant { return candidate }
-        let tomorrow = calendar.dateComponents([.year, .month, .day], from: calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: instant))!)
+        let tomorrow = calendar.dateComponents(
+            [.year, .month, .day], from: calendar.date(byAdding: .day, value: 1, to: calendar.startOfDay(for: instant))!)
         return self.instant(of: time, onYear: tomorrow.year!, month: tomorrow.month!, day: tomorrow.day!, in: timeZone)
     }
 }

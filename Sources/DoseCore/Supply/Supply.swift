@@ -67,7 +67,8 @@ public struct InventoryEntry: Hashable, Sendable, Identifiable {
             throw .invalidInput(field: "ml", problem: "a refill needs the mL (or bottles) it added", allowed: "more than 0 and at most 10000 mL")
         case (.adjustment, _, _):
             throw .invalidInput(
-                field: "ml", problem: "an adjustment needs either a change or a count, and not both", allowed: "ml (±mL) or counted_ml (what is left)")
+                field: "ml", problem: "an adjustment needs either a change or a count, and not both", allowed: "ml (±mL) or counted_ml (what is left)"
+            )
         }
         if let bottles, !Self.bottlesRange.contains(bottles) {
             throw .invalidInput(field: "bottles", problem: "\(bottles) bottles", allowed: "1–12")

@@ -153,7 +153,9 @@ extension SleepTimeline {
     /// The night a sleep period belongs to: of the nights' intervals it overlaps, the one it overlaps most; nil when
     /// it overlaps none (a nap on a day without a night, say).
     public static func night<Key>(for period: [StageSpan], among nights: [(key: Key, from: Date, to: Date)]) -> Key? {
-        nights.map { (item: $0.key, overlap: overlap(of: period, from: $0.from, to: $0.to)) }.filter { $0.overlap > 0 }.max { $0.overlap < $1.overlap }?.item
+        nights.map { (item: $0.key, overlap: overlap(of: period, from: $0.from, to: $0.to)) }.filter { $0.overlap > 0 }.max {
+            $0.overlap < $1.overlap
+        }?.item
     }
 
     /// Of several periods, the one overlapping `from..<to` most, if any overlaps it.

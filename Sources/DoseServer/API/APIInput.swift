@@ -21,7 +21,9 @@ enum APIInput {
         let parameters = request.uri.queryParameters
         func value(_ name: Substring) -> String? { parameters[name].map(String.init).flatMap { form && $0.isEmpty ? nil : $0 } }
         let nights = try value("nights").map { text in
-            guard let number = Int(text) else { throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90") }
+            guard let number = Int(text) else {
+                throw DoseError.invalidInput(field: "nights", problem: "'\(text)' is not a number", allowed: "7, 30 or 90")
+            }
             return number
         }
         return (nights, try value("from").map { try APIInput.date($0, field: "from") }, try value("to").map { try APIInput.date($0, field: "to") })

@@ -38,7 +38,8 @@ struct AlarmController {
         let endpoint = try PushSubscriptionBody.endpointToRemove(try await JSONBody.read(request))
         let removed = try environment.useCases().alarms.unsubscribe(endpoint)
         return Reply.json(
-            JSONValue(dictionaryLiteral: ("removed", JSONValue(response: PushSubscriptionResponse(removed.subscription, deviceName: removed.deviceName)))))
+            JSONValue(
+                dictionaryLiteral: ("removed", JSONValue(response: PushSubscriptionResponse(removed.subscription, deviceName: removed.deviceName)))))
     }
 
     func acknowledge(_ request: Request, _ context: DoseRequestContext) async throws -> Response {

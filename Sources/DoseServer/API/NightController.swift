@@ -43,7 +43,9 @@ struct NightController {
         if let key {
             let length = TextLimits.length(key)
             let allowed = "1–200 visible ASCII characters, such as a UUID"
-            guard (1...200).contains(length) else { throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(length) characters", allowed: allowed) }
+            guard (1...200).contains(length) else {
+                throw DoseError.invalidInput(field: "Idempotency-Key", problem: "\(length) characters", allowed: allowed)
+            }
             // A header value outside visible ASCII is read differently by different HTTP stacks; a key must mean one thing.
             guard key.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 throw DoseError.invalidInput(field: "Idempotency-Key", problem: "it holds a character outside visible ASCII", allowed: allowed)

@@ -34,11 +34,15 @@ struct RecordsController {
         query.from = try parameters["from"].map { try APIInput.date(String($0), field: "from") }
         query.to = try parameters["to"].map { try APIInput.date(String($0), field: "to") }
         if let limit = parameters["limit"] {
-            guard let value = Int(String(limit)) else { throw DoseError.invalidInput(field: "limit", problem: "'\(limit)' is not a number", allowed: "1–366") }
+            guard let value = Int(String(limit)) else {
+                throw DoseError.invalidInput(field: "limit", problem: "'\(limit)' is not a number", allowed: "1–366")
+            }
             query.limit = value
         }
         if let page = parameters["page"] {
-            guard let value = Int(String(page)) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)' is not a number", allowed: "1 or more") }
+            guard let value = Int(String(page)) else {
+                throw DoseError.invalidInput(field: "page", problem: "'\(page)' is not a number", allowed: "1 or more")
+            }
             query.page = value
         }
         return Reply.json(JSONValue(response: HistoryResponse(try environment.useCases().records.history(query))))
@@ -55,7 +59,8 @@ struct RecordsController {
     func night(_ context: DoseRequestContext) throws -> Response {
         let id = context.parameters.get("id") ?? ""
         guard (1...64).contains(id.unicodeScalars.count), SessionKey(parsing: id) == nil else {
-            throw DoseError.invalidInput(field: "id", problem: "'\(id.prefix(64))' is not a night's id", allowed: "a session_id as status and history give it")
+            throw DoseError.invalidInput(
+                field: "id", problem: "'\(id.prefix(64))' is not a night's id", allowed: "a session_id as status and history give it")
         }
         return Reply.json(NightResponse(try environment.useCases().records.night(id: SessionID(rawValue: id))))
     }

@@ -20,9 +20,12 @@ struct SupplyController {
         }
         routes.post("supply/adjustments") { request, _ in
             let (change, counted, at, reason) = try RequestBodies.adjustment(try await JSONBody.read(request))
-            return try supplyEntry(try environment.useCases().supply.adjust(changeML: change, countedML: counted, at: at, reason: reason), status: .created)
+            return try supplyEntry(
+                try environment.useCases().supply.adjust(changeML: change, countedML: counted, at: at, reason: reason), status: .created)
         }
-        routes.delete("supply/entries/:id") { _, context in try supplyEntry(try environment.useCases().supply.delete(context.parameters.get("id") ?? "")) }
+        routes.delete("supply/entries/:id") { _, context in
+            try supplyEntry(try environment.useCases().supply.delete(context.parameters.get("id") ?? ""))
+        }
         return routes
     }
 

@@ -63,14 +63,17 @@ public struct PushDelivery: ReminderDelivery {
         }
     }
 
-    func send(_ payload: Data, _ notice: ReminderNotice, to subscription: PushSubscriptionRecord, device: String, vapid: VAPID, log: DeliveryLog) async {
+    func send(_ payload: Data, _ notice: ReminderNotice, to subscription: PushSubscriptionRecord, device: String, vapid: VAPID, log: DeliveryLog)
+        async
+    {
         var attempt = 0
         while true {
             attempt += 1
             let started = ContinuousClock.now
             let now = log.now()
             func record(_ outcome: DeliveryOutcome, _ status: Int?, _ detail: String?) {
-                log.record(notice, channel: .push, target: device, attempt: attempt, outcome: outcome, httpStatus: status, detail: detail, started: started)
+                log.record(
+                    notice, channel: .push, target: device, attempt: attempt, outcome: outcome, httpStatus: status, detail: detail, started: started)
             }
             let ttl = Int(notice.usefulUntil.timeIntervalSince(now).rounded(.down))
             guard ttl > 0 else { return record(.failed, nil, "it stopped being useful before it could be delivered") }
@@ -111,7 +114,8 @@ public struct PushDelivery: ReminderDelivery {
                 return record(.removed, status, "the push service says this subscription is gone; it was removed")
             case nil, 429?, (500...599)?:
                 let detail = status.map { "HTTP \($0)" } ?? "could not reach the push service"
-                guard let delay = options.retries.delay(after: attempt, retryAfterSeconds: retryAfter, now: log.now(), usefulUntil: notice.usefulUntil)
+                guard
+                    let delay = options.retries.delay(after: attempt, retryAfterSeconds: retryAfter, now: log.now(), usefulUntil: notice.usefulUntil)
                 else { return record(.failed, status, detail) }
                 record(.retrying, status, detail)
                 guard await options.retries.wait(delay) else { return }

@@ -57,7 +57,8 @@ public struct ReminderNotice: Sendable, Hashable {
             ? "DoseTap test alarm: this is how tonight's Dose 2 alarm will reach you."
             : "DoseTap test: this is how you will be told if Dose 2 is still pending at the escalation point."
         return ReminderNotice(
-            kind: nil, audience: audience, fireAt: now, usefulUntil: now.addingTimeInterval(60), sessionID: "", message: message, tokens: [:], linkBase: nil)
+            kind: nil, audience: audience, fireAt: now, usefulUntil: now.addingTimeInterval(60), sessionID: "", message: message, tokens: [:],
+            linkBase: nil)
     }
 
     /// The refill reminder of a day the supply is low: a notice, not an alarm, useful for the rest of the day.
@@ -120,7 +121,8 @@ public struct ReminderNotice: Sendable, Hashable {
         }
         return [
             "title": .string(title), "body": .string(message), "tag": .string(topic), "kind": .string(name), "rings": .bool(rings),
-            "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID), "audience": .string(audience.rawValue), "actions": .array(actions),
+            "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID), "audience": .string(audience.rawValue),
+            "actions": .array(actions),
         ]
     }
 }

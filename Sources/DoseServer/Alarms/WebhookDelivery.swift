@@ -67,7 +67,8 @@ public struct WebhookDelivery: ReminderDelivery {
                 connection = (try? await BlockingWork.run { [url] in targets.checkBeforeConnecting(url) }) ?? .refused("it could not be checked")
             }
             if case .refused(let problem) = connection {
-                log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .failed, detail: "not sent: \(problem)", started: started)
+                log.record(
+                    notice, channel: channel, target: target, attempt: attempt, outcome: .failed, detail: "not sent: \(problem)", started: started)
                 return
             }
             do {
@@ -82,10 +83,13 @@ public struct WebhookDelivery: ReminderDelivery {
             }
             let detail = status.map { "HTTP \($0)" } ?? "could not reach it"
             guard let delay = retries.delay(after: attempt, retryAfterSeconds: retryAfter, now: log.now(), usefulUntil: notice.usefulUntil) else {
-                log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .failed, httpStatus: status, detail: detail, started: started)
+                log.record(
+                    notice, channel: channel, target: target, attempt: attempt, outcome: .failed, httpStatus: status, detail: detail, started: started
+                )
                 return
             }
-            log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .retrying, httpStatus: status, detail: detail, started: started)
+            log.record(
+                notice, channel: channel, target: target, attempt: attempt, outcome: .retrying, httpStatus: status, detail: detail, started: started)
             guard await retries.wait(delay) else { return }
         }
     }

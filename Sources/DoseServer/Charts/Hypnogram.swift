@@ -81,7 +81,8 @@ enum Hypnogram {
                 for part in parts {
                     let width = part.minutes / whole * (right - left)
                     writer.rect(
-                        at, barTop, width, 14, "stage stage-\(part.stage.rawValue)", title: "\(SleepText.name(part.stage)) \(Int(part.minutes.rounded())) min")
+                        at, barTop, width, 14, "stage stage-\(part.stage.rawValue)",
+                        title: "\(SleepText.name(part.stage)) \(Int(part.minutes.rounded())) min")
                     at += width
                 }
                 let names = parts.map { "\(Self.shortName($0.stage)) \(Int($0.minutes.rounded()))" }
@@ -137,7 +138,8 @@ enum Hypnogram {
                 ]
             }
         return writer.chart(
-            id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description, kind: "hypnogram",
+            id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description,
+            kind: "hypnogram",
             table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
     }
 }

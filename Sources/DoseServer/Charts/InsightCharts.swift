@@ -64,7 +64,8 @@ enum InsightCharts {
         for night in adherence.nights {
             let x = x(night.date, in: period)
             if let minutes = night.intervalMinutes {
-                writer.circle(x, y(Double(minutes)), radius, "dose2 \(night.timing.rawValue)", title: "\(night.date): \(minutes) min, \(words(night.timing))")
+                writer.circle(
+                    x, y(Double(minutes)), radius, "dose2 \(night.timing.rawValue)", title: "\(night.date): \(minutes) min, \(words(night.timing))")
             } else if night.timing == .skipped || night.timing == .sleptThrough {
                 writer.cross(x, bottom - 5, min(radius, 3.5), "missed", title: "\(night.date): \(words(night.timing))")
             }
@@ -202,7 +203,8 @@ enum InsightCharts {
         writer.polyline(points, "wellness")
         for (morning, point) in zip(insights.mornings, points) {
             writer.circle(
-                point.0, point.1, 3, "wellness-point", title: "\(morning.date): wellness \(morning.wellness), sleep quality \(morning.sleepQuality) of 5")
+                point.0, point.1, 3, "wellness-point",
+                title: "\(morning.date): wellness \(morning.wellness), sleep quality \(morning.sleepQuality) of 5")
         }
         if let mean = insights.meanWellness { writer.line(left, y(Double(mean)), right, y(Double(mean)), "target") }
         dateAxis(&writer, period: period, y: 182)

@@ -35,7 +35,8 @@ enum NightTimeline {
         }
         for nap in naps {
             let napEnd = nap.end ?? nap.start.addingTimeInterval(60)
-            writer.rect(x(nap.start), axisY - 14, max(3, x(napEnd) - x(nap.start)), 10, "nap", title: "Nap \(LocalClock.hourMinute(nap.start, in: zone))")
+            writer.rect(
+                x(nap.start), axisY - 14, max(3, x(napEnd) - x(nap.start)), 10, "nap", title: "Nap \(LocalClock.hourMinute(nap.start, in: zone))")
         }
         writer.line(left, axisY, right, axisY, "axis")
         // Hour ticks on the local clock.

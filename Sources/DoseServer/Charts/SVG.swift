@@ -94,6 +94,7 @@ struct SVGWriter {
 
     /// The finished chart.
     func chart(id: String, title: String, description: String, kind: String, table: ChartTable) -> RenderedChart {
-        RenderedChart(id: id, title: title, description: description, kind: kind, width: n(width), height: n(height), elements: elements, table: table)
+        RenderedChart(
+            id: id, title: title, description: description, kind: kind, width: n(width), height: n(height), elements: elements, table: table)
     }
 }

@@ -92,7 +92,8 @@ struct ReportView {
         regimen = [
             Fact(
                 name: "Medication",
-                value: "\(Self.productName(settings.medicationProduct)), split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"),
+                value: "\(Self.productName(settings.medicationProduct)), split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"
+            ),
             Fact(
                 name: "Prescribed amounts",
                 value:
@@ -100,7 +101,9 @@ struct ReportView {
             ),
             Fact(
                 name: "Target interval",
-                value: "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early before 150, late from 240)"),
+                value:
+                    "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early before 150, late from 240)"
+            ),
             Fact(name: "Snoozes", value: settings.allowSnoozing ? "up to \(settings.maxSnoozes) of \(DoseWindow.snoozeMinutes) min a night" : "off"),
             Fact(name: "Time zone", value: zone.identifier),
             Fact(name: "Nights recorded", value: "\(insights.nightsRecorded) (\(insights.adherence.nights.count) with Dose 1)"),

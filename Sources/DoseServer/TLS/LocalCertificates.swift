@@ -165,8 +165,10 @@ public struct LocalCertificates: Sendable {
         }
         return Outcome(
             files: Files(
-                authorityCertificate: authorityPath, authorityKey: authorityKeyPath, serverCertificate: serverCertificatePath, serverKey: serverKeyPath),
-            authorityName: Self.commonName(of: authority), madeAuthority: madeAuthority, issuedBecause: reason, names: names, serverNotAfter: notAfter,
+                authorityCertificate: authorityPath, authorityKey: authorityKeyPath, serverCertificate: serverCertificatePath,
+                serverKey: serverKeyPath),
+            authorityName: Self.commonName(of: authority), madeAuthority: madeAuthority, issuedBecause: reason, names: names,
+            serverNotAfter: notAfter,
             authorityFingerprint: try self.authority()?.fingerprint ?? "")
     }
 

@@ -50,7 +50,9 @@ struct ActionLinkRoutes {
         if json { return Reply.json(JSONValue(dictionaryLiteral: ("done", true), ("message", .string(message)))) }
         return try Templates.page(
             "notice",
-            NoticePage(frame: Frame("Done", current: ""), heading: "Already done", message: message, link: NoticePage.Link(href: "/", label: "Open Tonight")))
+            NoticePage(
+                frame: Frame("Done", current: ""), heading: "Already done", message: message, link: NoticePage.Link(href: "/", label: "Open Tonight"))
+        )
     }
 
     struct LinkView {
@@ -71,7 +73,8 @@ struct ActionLinkRoutes {
         let zone = snapshot.timeZone
         let times =
             "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
-        return try Templates.page("action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
+        return try Templates.page(
+            "action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
     }
 
     /// Performs the link's action. A notification's button (the service worker) adds `?via=push`, so the alarm log
@@ -89,7 +92,8 @@ struct ActionLinkRoutes {
             (200, NightController.render(outcome).rendered())
         }
         do {
-            let outcome = try app.night.perform(link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)
+            let outcome = try app.night.perform(
+                link.nightAction, from: request.uri.queryParameters["via"] == "push" ? .push : .link, idempotency: spend)
             let done =
                 outcome.decision.event.map {
                     let at = WebPages.clock($0.occurredAt, outcome.timeZone)

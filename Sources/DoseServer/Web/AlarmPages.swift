@@ -62,7 +62,8 @@ struct AlarmSettingsView {
             Option(value: String($0), label: $0 == 0 ? "Off" : "\($0) min", checked: $0 == settings.wakeAlarmRefireMinutes)
         }
         escalationEnabled = settings.escalationEnabled
-        var minutes = Array(stride(from: DoseSettings.escalationMinutesRange.lowerBound, through: DoseSettings.escalationMinutesRange.upperBound, by: 5))
+        var minutes = Array(
+            stride(from: DoseSettings.escalationMinutesRange.lowerBound, through: DoseSettings.escalationMinutesRange.upperBound, by: 5))
         if !minutes.contains(settings.escalationMinutes) { minutes = (minutes + [settings.escalationMinutes]).sorted() }
         points = minutes.map { minute in
             let left = DoseWindow.closesAfterMinutes - minute

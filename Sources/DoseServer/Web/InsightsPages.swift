@@ -53,7 +53,8 @@ extension WebRoutes {
         let paper = try ClinicianReport.Paper.named(parameters["paper"].map(String.init) ?? "a4")
         let app = environment.useCases()
         let (html, result) = try ClinicianReport.html(
-            app.insights, nights: nights, from: from, to: to, paper: paper, generatedAt: app.clock.now, zone: app.clock.zone(try app.settings.current()))
+            app.insights, nights: nights, from: from, to: to, paper: paper, generatedAt: app.clock.now,
+            zone: app.clock.zone(try app.settings.current()))
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.contentSecurityPolicy] = ClinicianReport.contentSecurityPolicy

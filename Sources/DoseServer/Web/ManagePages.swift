@@ -55,7 +55,9 @@ extension WebRoutes {
             var columns = [DetailsView.Fact(name: "Asleep", value: minutes(figures.minutesAsleep))]
             columns.append(DetailsView.Fact(name: "Deep", value: figures.deepMinutes.map(minutes) ?? "—"))
             columns.append(DetailsView.Fact(name: "Awake", value: minutes(figures.wasoMinutes)))
-            if let recovery = figures.recovery?.recoveryPercent { columns.append(DetailsView.Fact(name: "Recovery", value: "\(Int(recovery.rounded()))%")) }
+            if let recovery = figures.recovery?.recoveryPercent {
+                columns.append(DetailsView.Fact(name: "Recovery", value: "\(Int(recovery.rounded()))%"))
+            }
             return columns
         }
 
@@ -73,7 +75,8 @@ extension WebRoutes {
         }
         if let sort = value("sort") {
             guard let order = HistorySort(rawValue: sort) else {
-                throw DoseError.invalidInput(field: "sort", problem: "'\(sort)'", allowed: HistorySort.allCases.map(\.rawValue).joined(separator: ", "))
+                throw DoseError.invalidInput(
+                    field: "sort", problem: "'\(sort)'", allowed: HistorySort.allCases.map(\.rawValue).joined(separator: ", "))
             }
             query.sort = order
         }
@@ -102,10 +105,12 @@ extension WebRoutes {
             // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
             let timing = DoseTiming.of(facts, targetMinutes: target)
             let outcome =
-                !night.session.isOpen ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
+                !night.session.isOpen
+                ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
             let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
             return HistoryView.Night(
-                id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep, hasSleep: !sleep.isEmpty,
+                id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep,
+                hasSleep: !sleep.isEmpty,
                 sleepSource: night.sleep?.figures.sources.joined(separator: ", ") ?? "",
                 selectable: !night.session.isOpen,
                 hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
@@ -169,7 +174,8 @@ extension WebRoutes {
         return try Templates.page(
             "delete-night",
             DeleteNightsView(
-                csrf: csrf(context), what: preview.words, dates: before == nil ? Set(preview.dates).sorted().map { $0.description } : [], before: before,
+                csrf: csrf(context), what: preview.words, dates: before == nil ? Set(preview.dates).sorted().map { $0.description } : [],
+                before: before,
                 listed: before == nil))
     }
 
@@ -205,7 +211,8 @@ extension WebRoutes {
                 NoticePage(
                     frame: Frame("Not corrected", current: ""), heading: "Not corrected", message: error.message { _ in nil },
                     link: NoticePage.Link(
-                        href: "/details?night=\(night.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")", label: "Back to that night")),
+                        href: "/details?night=\(night.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
+                        label: "Back to that night")),
                 status: error.httpStatus)
         }
     }
@@ -236,7 +243,8 @@ extension WebRoutes {
             // After a correction: the dose's time as it is now, worded from the record (the link carries only the event's id).
             if let corrected = request.uri.queryParameters["corrected"], let event = session.events.first(where: { $0.id.rawValue == corrected }) {
                 view.frame = Frame(
-                    "Details", current: "/details", flash: "Corrected: \(event.kind.label) now at \(WebPages.clock(event.occurredAt, snapshot.timeZone)).")
+                    "Details", current: "/details",
+                    flash: "Corrected: \(event.kind.label) now at \(WebPages.clock(event.occurredAt, snapshot.timeZone)).")
             }
             return try Templates.page("details", view)
         }

@@ -61,7 +61,8 @@ extension WebRoutes {
                 .init(
                     label: "Order by",
                     value:
-                        "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin \(report.settings.refillMarginDays) days)"),
+                        "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin \(report.settings.refillMarginDays) days)"
+                ),
             ]
         }
         let entries = report.entries.reversed().map { entry in

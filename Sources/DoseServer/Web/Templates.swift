@@ -31,7 +31,8 @@ enum Templates {
         ("checkin", PackageResources.checkin_mustache), ("presleep", PackageResources.presleep_mustache),
         ("medications", PackageResources.medications_mustache), ("fields", PackageResources.fields_mustache),
         ("action-link", PackageResources.action_link_mustache), ("setup", PackageResources.setup_mustache),
-        ("chart", PackageResources.chart_mustache), ("report-page", PackageResources.report_page_mustache), ("report", PackageResources.report_mustache),
+        ("chart", PackageResources.chart_mustache), ("report-page", PackageResources.report_page_mustache),
+        ("report", PackageResources.report_mustache),
         ("support", PackageResources.support_mustache), ("welcome", PackageResources.welcome_mustache), ("supply", PackageResources.supply_mustache),
     ]
 

@@ -213,7 +213,8 @@ struct TonightView {
         // Near the close the ring's own words say it; the same sentence twice would push the actions off the screen.
         let ringSays = ring?.urgency != nil
         warnings =
-            status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) } + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
+            status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) }
+            + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
         dense = quick.count > 8
@@ -238,7 +239,8 @@ struct TonightView {
             variant.spotText = "Dose 2 opens at \(clock(opens))"
             variant.secondary = Button(
                 action: "dose2", label: "Take Dose 2 early…",
-                risk: Risk(risk: "Dose 2's window opens at \(clock(opens)). Taking Dose 2 before then is unsafe; wait for the window.", confirm: "early"))
+                risk: Risk(
+                    risk: "Dose 2's window opens at \(clock(opens)). Taking Dose 2 before then is unsafe; wait for the window.", confirm: "early"))
             variant.showPending = true
             return variant
         case .window:

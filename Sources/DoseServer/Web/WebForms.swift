@@ -49,7 +49,8 @@ struct Field {
     }
 
     /// The choices of an enum, in its order.
-    static func choice<T: CaseIterable & RawRepresentable>(_ name: String, _ label: String, _: T.Type, chosen: Set<String>, multiple: Bool = false) -> Field
+    static func choice<T: CaseIterable & RawRepresentable>(_ name: String, _ label: String, _: T.Type, chosen: Set<String>, multiple: Bool = false)
+        -> Field
     where T.RawValue == String {
         choice(name, label, T.allCases.map(\.rawValue), chosen: chosen, multiple: multiple)
     }
@@ -67,7 +68,8 @@ enum HumanWords {
         "cant_function": "Can't function", "not_at_all": "Not at all", "very_well": "Very well", "very_low": "Very low",
         "less_than_five": "Under 5 min", "five_to_fifteen": "5–15 min", "fifteen_to_thirty": "15–30 min", "thirty_to_sixty": "30–60 min",
         "more_than_hour": "Over an hour", "0_15": "0–15 min", "15_45": "15–45 min", "45_plus": "Over 45 min", "in_15_min": "In 15 min",
-        "in_30_min": "In 30 min", "in_1_hour": "In an hour", "cpap": "CPAP", "tv_on": "TV on", "no": "No", "coming_down": "Coming down with something",
+        "in_30_min": "In 30 min", "in_1_hour": "In an hour", "cpap": "CPAP", "tv_on": "TV on", "no": "No",
+        "coming_down": "Coming down with something",
         "actively_sick": "Sick", "back_of_head": "Back of head", "behind_eyes": "Behind the eyes", "all_over": "All over", "one_side": "One side",
         "dose": "Doses", "checkin": "Check-ins", "sleep_cycle": "Sleep cycle", "none": "None",
     ]
@@ -177,9 +179,13 @@ enum CheckInForm {
             object["has_physical_symptoms"] = true
             var physical: [String: JSONValue] = ["pain_locations": .strings(list("pain_locations"))]
             if let value = int("pain_severity") { physical["pain_severity"] = .int(value) }
-            for key in ["pain_type", "muscle_stiffness", "muscle_soreness"] { if let value = fields[key], !value.isEmpty { physical[key] = .string(value) } }
+            for key in ["pain_type", "muscle_stiffness", "muscle_soreness"] {
+                if let value = fields[key], !value.isEmpty { physical[key] = .string(value) }
+            }
             if let headache {
-                var details: [String: JSONValue] = ["severity": .string(headache), "is_migraine": .bool(headache == HeadacheSeverity.migraine.rawValue)]
+                var details: [String: JSONValue] = [
+                    "severity": .string(headache), "is_migraine": .bool(headache == HeadacheSeverity.migraine.rawValue),
+                ]
                 if let location = fields["headache_location"], !location.isEmpty { details["location"] = .string(location) }
                 physical["headache"] = .object(details)
             }
@@ -225,8 +231,10 @@ enum PreSleepForm {
             .choice("alcohol_drinks", "Alcohol today (drinks)", ["0", "1", "2", "3", "4"], chosen: [], words: { $0 == "4" ? "4+" : $0 }),
             .choice("exercise_type", "Exercise today", ExerciseLevel.self, chosen: []),
             .choice("nap_today", "Nap today", NapToday.self, chosen: []),
-            .choice("heavy_meal_last_3_hours", "A heavy meal in the last 3 hours?", ["true", "false"], chosen: [], words: { $0 == "true" ? "Yes" : "No" }),
-            .choice("screen_time_30_min_prior", "Screens in the last 30 minutes?", ["true", "false"], chosen: [], words: { $0 == "true" ? "Yes" : "No" }),
+            .choice(
+                "heavy_meal_last_3_hours", "A heavy meal in the last 3 hours?", ["true", "false"], chosen: [], words: { $0 == "true" ? "Yes" : "No" }),
+            .choice(
+                "screen_time_30_min_prior", "Screens in the last 30 minutes?", ["true", "false"], chosen: [], words: { $0 == "true" ? "Yes" : "No" }),
             .choice("room_temperature", "Room", RoomTemperature.self, chosen: []),
             .choice("noise_level", "Noise", NoiseLevel.self, chosen: []),
             .choice("sleep_aids", "Sleep aids tonight", SleepAid.self, chosen: [], multiple: true),
@@ -237,7 +245,9 @@ enum PreSleepForm {
     static func answers(_ fields: [String: String]) -> [String: JSONValue] {
         var object: [String: JSONValue] = [:]
         func list(_ key: String) -> [String] { FormLists.values(fields, key) }
-        for key in ["stress_level", "caffeine_cups", "alcohol_drinks"] { if let value = fields[key].flatMap({ Int($0) }) { object[key] = .int(value) } }
+        for key in ["stress_level", "caffeine_cups", "alcohol_drinks"] {
+            if let value = fields[key].flatMap({ Int($0) }) { object[key] = .int(value) }
+        }
         for key in ["intended_sleep_time", "body_pain", "exercise_type", "nap_today", "room_temperature", "noise_level", "notes"] {
             if let value = fields[key], !value.isEmpty { object[key] = .string(value) }
         }

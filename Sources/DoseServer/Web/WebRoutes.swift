@@ -20,7 +20,9 @@ struct WebRoutes {
         router.post("/ui/act") { request, context in try await act(request, context) }
         router.get("/details") { request, context in try details(request, context) }
         registerInsights(on: router)
-        router.get("/settings") { request, context in try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." }) }
+        router.get("/settings") { request, context in
+            try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." })
+        }
         registerManagement(on: router)
         registerSupport(on: router)
         registerWelcome(on: router)
@@ -135,7 +137,8 @@ struct WebRoutes {
     func form(_ request: Request, _ context: DoseRequestContext) async throws -> [String: String] {
         let data = try await JSONBody.collect(request)
         let fields = try FormBody.fields(data)
-        guard let device = context.device, let sent = fields["csrf"], try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now())
+        guard let device = context.device, let sent = fields["csrf"],
+            try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now())
         else {
             throw DoseError.forbidden(why: "the form's token is missing, wrong or from a page loaded more than a day ago")
         }
@@ -165,7 +168,8 @@ struct WebRoutes {
                 if fields["revision"] != String(snapshot.revision) {
                     return try tonightPage(
                         context,
-                        banner: "Tonight changed just before that tap (\(Self.lastChange(snapshot))), so nothing was done. Check the screen, then tap again.",
+                        banner:
+                            "Tonight changed just before that tap (\(Self.lastChange(snapshot))), so nothing was done. Check the screen, then tap again.",
                         status: .conflict)
                 }
                 if NightStatus.tapSettlesUntil(snapshot.session, at: app.clock.now) != nil {
@@ -241,7 +245,8 @@ struct WebRoutes {
             let kept = fields.filter { $0.key != "csrf" && $0.key != "confirm" }.sorted { $0.key < $1.key }
             return try checkIn(
                 context,
-                question: CheckInView.Question(text: error.message { _ in nil }, answers: kept.map { CheckInView.Answer(name: $0.key, value: $0.value) }))
+                question: CheckInView.Question(
+                    text: error.message { _ in nil }, answers: kept.map { CheckInView.Answer(name: $0.key, value: $0.value) }))
         }
         let score = outcome.decision.checkIn?.wellnessScore ?? answers.wellnessScore
         return try Templates.page(

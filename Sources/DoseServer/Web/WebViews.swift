@@ -120,7 +120,8 @@ struct DetailsView {
 
     init(_ snapshot: StatusSnapshot, csrf: String, alarms: AlarmLogResponse? = nil, sleep: NightSleep? = nil) {
         self.init(
-            session: snapshot.session, status: snapshot.status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf, alarms: alarms, sleep: sleep,
+            session: snapshot.session, status: snapshot.status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf, alarms: alarms,
+            sleep: sleep,
             heading: "Tonight in detail")
     }
 
@@ -200,7 +201,8 @@ struct EventLine {
         note = event.note
         if let night, event.kind.isOxybateDose {
             let parts = LocalClock.calendar(zone).dateComponents([.year, .month, .day, .hour, .minute], from: event.occurredAt)
-            let value = String(format: "%04d-%02d-%02dT%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
+            let value = String(
+                format: "%04d-%02d-%02dT%02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
             correct = Correction(id: event.id.rawValue, night: night.rawValue, value: value, label: event.kind.label)
         }
     }
@@ -215,7 +217,9 @@ struct SelectOption {
     /// `Etc/UTC`): a select without it would show, and a save would store, the list's first zone instead.
     static func zones(current: String) -> [SelectOption] {
         let known = Set(TimeZone.knownTimeZoneIdentifiers.filter { $0.contains("/") || $0 == "UTC" })
-        return known.union([current]).sorted().map { SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == current) }
+        return known.union([current]).sorted().map {
+            SelectOption(value: $0, label: $0.replacingOccurrences(of: "_", with: " "), selected: $0 == current)
+        }
     }
 }
 
@@ -276,7 +280,9 @@ struct SettingsView {
                 SettingKey.targetInterval.rawValue, "Dose 2 target (minutes after Dose 1)", DoseSettings.targetIntervalOptions.map(String.init),
                 chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
             .toggle(SettingKey.allowSnoozing.rawValue, "Allow snoozing the Dose 2 alarm", on: settings.allowSnoozing),
-            .choice(SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
+            .choice(
+                SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init),
+                chosen: [String(settings.maxSnoozes)]),
             .choice(
                 SettingKey.undoWindowSeconds.rawValue, "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
                 chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
@@ -298,7 +304,9 @@ struct SettingsView {
             + "\(settings.refillReminderTime)."
         let current = settings.sleepSourcePriority.words.joined(separator: ",")
         var choices = Self.priorityChoices
-        if !choices.contains(where: { $0.0 == current }) { choices.append((current, "Your own order: " + current.replacingOccurrences(of: ",", with: ", "))) }
+        if !choices.contains(where: { $0.0 == current }) {
+            choices.append((current, "Your own order: " + current.replacingOccurrences(of: ",", with: ", ")))
+        }
         sleepPriorities = choices.map { SelectOption(value: $0.0, label: $0.1, selected: $0.0 == current) }
     }
 

@@ -79,11 +79,14 @@ extension WebRoutes {
                     name: "dose1_g", label: "Dose 1 (grams)", value: SetupWizard.grams(settings.dose1Milligrams), inputMode: "decimal",
                     hint: "0.25–4.5 g, e.g. 2.25"),
                 TextInput(
-                    name: "dose2_g", label: "Dose 2 (grams)", value: SetupWizard.grams(settings.dose2Milligrams), inputMode: "decimal", hint: "0.25–4.5 g"),
+                    name: "dose2_g", label: "Dose 2 (grams)", value: SetupWizard.grams(settings.dose2Milligrams), inputMode: "decimal",
+                    hint: "0.25–4.5 g"),
                 TextInput(
-                    name: "concentration_mg_per_ml", label: "Bottle concentration (mg/mL)", value: String(settings.concentrationMgPerML), inputMode: "numeric",
+                    name: "concentration_mg_per_ml", label: "Bottle concentration (mg/mL)", value: String(settings.concentrationMgPerML),
+                    inputMode: "numeric",
                     hint: "500 for XYWAV, Xyrem and the generics"),
-                TextInput(name: "bottle_ml", label: "One bottle holds (mL)", value: String(settings.bottleML), inputMode: "numeric", hint: "180 mL usually"),
+                TextInput(
+                    name: "bottle_ml", label: "One bottle holds (mL)", value: String(settings.bottleML), inputMode: "numeric", hint: "180 mL usually"),
             ]
         case .doseWindow:
             switches = SettingKey.allowSnoozing.rawValue
@@ -93,7 +96,8 @@ extension WebRoutes {
                     chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
                 .toggle(SettingKey.allowSnoozing.rawValue, "Allow snoozing (10 minutes each)", on: settings.allowSnoozing),
                 .choice(
-                    SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init), chosen: [String(settings.maxSnoozes)]),
+                    SettingKey.maxSnoozes.rawValue, "Snoozes per night", DoseSettings.maxSnoozesRange.map(String.init),
+                    chosen: [String(settings.maxSnoozes)]),
                 .choice(
                     SettingKey.undoWindowSeconds.rawValue, "Time to undo a tap", DoseSettings.undoWindowOptions.map(String.init),
                     chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
@@ -125,9 +129,11 @@ extension WebRoutes {
         }
         let view = WelcomeView(
             frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
-            dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) }, fields: fields,
+            dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) },
+            fields: fields,
             explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
-            isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow, isNotifications: step == .notifications,
+            isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow,
+            isNotifications: step == .notifications,
             isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
             channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
             hasTestReport: test != nil,
@@ -164,7 +170,8 @@ extension WebRoutes {
         var words = ["This page, while it is open"]
         let phones = try app.alarms.subscriptions(role: .alarm).count
         words.append(
-            phones == 0 ? "No phone takes push alarms yet (Settings → Alarms, once setup is done)" : "Web Push to \(phones) phone\(phones == 1 ? "" : "s")")
+            phones == 0
+                ? "No phone takes push alarms yet (Settings → Alarms, once setup is done)" : "Web Push to \(phones) phone\(phones == 1 ? "" : "s")")
         for delivery in channels.configured where delivery.audience == .sleeper {
             switch delivery {
             case let webhook as WebhookDelivery: words.append("\(webhook.channel == .ntfy ? "ntfy" : "Webhook") at \(webhook.target)")

@@ -40,7 +40,8 @@ extension DataTransfer {
             } catch let error as DoseError {
                 throw error
             } catch {
-                throw DoseError.invalidFile(problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a readable zip archive (damaged or truncated)")
+                throw DoseError.invalidFile(
+                    problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a readable zip archive (damaged or truncated)")
             }
             return try importHealthXML(at: xml.path, clock: clock)
         }
@@ -89,7 +90,8 @@ extension DataTransfer {
             try Self.keepNightVitals(read: vitalsRead, importedAt: now, report: &report, db)
             if skipped > 0 { report.notes.append("\(skipped) records of other kinds (steps, workouts, …) were not read.") }
             if report.importedTotal == 0, report.skippedTotal == 0 {
-                report.notes.append("The export holds no sleep records: turn on Sleep in the Health app, or export again after a night with the watch.")
+                report.notes.append(
+                    "The export holds no sleep records: turn on Sleep in the Health app, or export again after a night with the watch.")
             }
             return report
         }
@@ -105,10 +107,13 @@ extension DataTransfer {
     /// (this import's or an earlier one's), each with its id, so a sample stored before is skipped. Daytime samples (a
     /// run, a walk) are left out and counted in a note.
     private static func keepNightVitals(read: Int, importedAt: String, report: inout ImportReport, _ db: Database) throws {
-        let instant = DatabaseFunction("dosetap_instant", argumentCount: 1, pure: true) { values in Int64.fromDatabaseValue(values[0]).map(instantText) }
+        let instant = DatabaseFunction("dosetap_instant", argumentCount: 1, pure: true) { values in
+            Int64.fromDatabaseValue(values[0]).map(instantText)
+        }
         let id = DatabaseFunction("dosetap_vital_id", argumentCount: 5, pure: true) { values in
             guard let source = String.fromDatabaseValue(values[0]), let kind = String.fromDatabaseValue(values[1]),
-                let start = Int64.fromDatabaseValue(values[2]), let end = Int64.fromDatabaseValue(values[3]), let value = Double.fromDatabaseValue(values[4])
+                let start = Int64.fromDatabaseValue(values[2]), let end = Int64.fromDatabaseValue(values[3]),
+                let value = Double.fromDatabaseValue(values[4])
             else { return nil }
             return digest("vital", source, kind, instantText(start), instantText(end), NumberText.plain(value))
         }

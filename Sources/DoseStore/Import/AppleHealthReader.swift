@@ -131,7 +131,9 @@ public enum AppleHealthReader {
                 let text = String(decoding: bytes[index..<close], as: UTF8.self)
                 for word in ["<!ENTITY", "SYSTEM", "PUBLIC"] where text.contains(word) {
                     throw .invalidFile(
-                        problem: "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)")
+                        problem:
+                            "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)"
+                    )
                 }
                 blank = index..<close
                 index = close
@@ -142,7 +144,8 @@ public enum AppleHealthReader {
                 return Prolog(declaration: declaration, doctype: blank)
             } else if bytes[index] != UInt8(ascii: "<") {
                 let line = bytes[..<index].count { $0 == 0x0A } + 1
-                throw .invalidFile(problem: "export.xml line \(line): text before the <HealthData> element; a Health export is XML that starts with it")
+                throw .invalidFile(
+                    problem: "export.xml line \(line): text before the <HealthData> element; a Health export is XML that starts with it")
             } else {
                 throw refuse("before <HealthData> it has markup other than the XML declaration, comments and one DOCTYPE")
             }
@@ -279,7 +282,8 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
         fail("it declares the external entity '\(name.prefix(40))'; a Health export declares none, so it is refused")
     }
 
-    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?, notationName: String?) {
+    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?, notationName: String?)
+    {
         fail("it declares the entity '\(name.prefix(40))'; a Health export declares none, so it is refused")
     }
 
@@ -303,7 +307,9 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
             return
         }
         guard let source = attributes["sourceName"], !source.isEmpty else { return fail("a \(type) record has no sourceName") }
-        guard let start = attributes["startDate"].flatMap(AppleHealthReader.instant), let end = attributes["endDate"].flatMap(AppleHealthReader.instant) else {
+        guard let start = attributes["startDate"].flatMap(AppleHealthReader.instant),
+            let end = attributes["endDate"].flatMap(AppleHealthReader.instant)
+        else {
             return fail("a \(type) record's startDate or endDate is not a Health date (yyyy-MM-dd HH:mm:ss ±hhmm)")
         }
         guard end.date >= start.date else { return fail("a \(type) record ends before it starts") }
@@ -311,14 +317,17 @@ final class HealthDelegate: NSObject, XMLParserDelegate {
         if let stage {
             hand(
                 .sleep(
-                    SleepSample(source: source, stage: stage, start: start.date, end: end.date, startOffsetMinutes: start.offset, endOffsetMinutes: end.offset))
+                    SleepSample(
+                        source: source, stage: stage, start: start.date, end: end.date, startOffsetMinutes: start.offset, endOffsetMinutes: end.offset
+                    ))
             )
         } else if let (kind, range) = vital {
             // Decimal digits only: Swift's Double(_:) would also take "0x36", "nan" and "infinity".
             guard let text = attributes["value"], !text.isEmpty, text.allSatisfy({ "0123456789.-+eE".contains($0) }), let value = Double(text),
                 value.isFinite, range.contains(value)
             else {
-                return fail("a \(type) value '\((attributes["value"] ?? "").prefix(40))' is not a plausible number (\(range.lowerBound)–\(range.upperBound))")
+                return fail(
+                    "a \(type) value '\((attributes["value"] ?? "").prefix(40))' is not a plausible number (\(range.lowerBound)–\(range.upperBound))")
             }
             hand(.vital(VitalSample(kind: kind, start: start.date, end: end.date, value: value, source: source)))
         }

@@ -26,8 +26,11 @@ extension DataTransfer {
                     let row = index + 1
                     if row % 1_000 == 0 { try database.checkImportStopped() }
                     var record = try table.record(values, row: row, types: types, freeText: spec.freeText)
-                    guard let id = record["id"] ?? nil, !id.isEmpty else { throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty") }
-                    if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil, rejectedSessions.contains(session)
+                    guard let id = record["id"] ?? nil, !id.isEmpty else {
+                        throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty")
+                    }
+                    if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil,
+                        rejectedSessions.contains(session)
                     {
                         report.reject(spec.file, row: row, "its night (\(session)) was rejected")
                         continue
@@ -213,9 +216,12 @@ enum BundleReader {
                 throw DoseError.invalidFile(problem: "'\(name)' is not a plain file name (paths and '..' are refused)")
             }
             if let key = try select(name) { wanted.append((entry, key)) }
-            guard entry.uncompressedSize <= UInt64(ImportLimits.maximumEntryBytes) else { throw DoseError.tooLarge(what: name, limit: "64 MiB uncompressed") }
+            guard entry.uncompressedSize <= UInt64(ImportLimits.maximumEntryBytes) else {
+                throw DoseError.tooLarge(what: name, limit: "64 MiB uncompressed")
+            }
             if entry.uncompressedSize > 4096, entry.uncompressedSize > entry.compressedSize * UInt64(ImportLimits.maximumCompressionRatio) {
-                throw DoseError.invalidFile(problem: "'\(name)' expands more than \(ImportLimits.maximumCompressionRatio):1; refused as a possible zip bomb")
+                throw DoseError.invalidFile(
+                    problem: "'\(name)' expands more than \(ImportLimits.maximumCompressionRatio):1; refused as a possible zip bomb")
             }
             total += entry.uncompressedSize
             guard total <= UInt64(ImportLimits.maximumTotalBytes) else { throw DoseError.tooLarge(what: what, limit: "128 MiB uncompressed") }
@@ -247,7 +253,8 @@ enum BundleReader {
 
     /// The bundle's schema version, if this build imports it.
     static func checkVersion(_ text: String?) throws -> Int {
-        guard let text, let file = try? JSONDecoder().decode(BundleVersionFile.self, from: Data(text.utf8)), let version = Int(file.schemaVersion) else {
+        guard let text, let file = try? JSONDecoder().decode(BundleVersionFile.self, from: Data(text.utf8)), let version = Int(file.schemaVersion)
+        else {
             throw DoseError.invalidFile(problem: "the bundle has no valid schema_version.json")
         }
         if let format = file.format, format != BundleFormats.format {
@@ -304,7 +311,8 @@ enum BundleFormats {
             else { return }
             let defaults = DoseSettings(timeZoneID: "UTC")
             let added: [SettingKey] = [
-                .medicationProduct, .dose1Milligrams, .dose2Milligrams, .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays, .refillReminderTime,
+                .medicationProduct, .dose1Milligrams, .dose2Milligrams, .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays,
+                .refillReminderTime,
             ]
             for key in added where settings.effective?[key.rawValue] == nil {
                 settings.effective?[key.rawValue] = try defaults.value(of: key.rawValue)

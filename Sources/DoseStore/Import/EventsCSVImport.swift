@@ -43,7 +43,8 @@ extension DataTransfer {
                 throw DoseError.invalidFile(problem: "\(file) row \(row): source '\(sourceText)' is not one of user, button, link, system, imported")
             }
             guard let at = ISO8601.parse(field["occurred_at_utc"] ?? "") else {
-                throw DoseError.invalidFile(problem: "\(file) row \(row): occurred_at_utc '\(field["occurred_at_utc"] ?? "")' is not an ISO-8601 instant")
+                throw DoseError.invalidFile(
+                    problem: "\(file) row \(row): occurred_at_utc '\(field["occurred_at_utc"] ?? "")' is not an ISO-8601 instant")
             }
             guard at <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
                 throw DoseError.invalidFile(problem: "\(file) row \(row): occurred_at_utc is in the future")

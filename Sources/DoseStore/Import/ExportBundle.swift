@@ -95,12 +95,14 @@ public enum ExportBundle {
             "session_date": "the night's date (evening before, 18:00 rollover)",
             "started_at": "when the night's first record happened", "time_zone": "IANA zone in use", "ended_at": "when the night closed",
             "end_reason": "checkin, missed_checkin_cutoff or prep_rollover", "terminal_state": "completed, skipped, expired or aborted",
-            "dose1_at": "Dose 1 instant (derived)", "dose2_at": "Dose 2 instant (derived)", "dose2_skipped": "1 if Dose 2 was skipped or slept through",
+            "dose1_at": "Dose 1 instant (derived)", "dose2_at": "Dose 2 instant (derived)",
+            "dose2_skipped": "1 if Dose 2 was skipped or slept through",
             "extra_dose_count": "extra doses that night", "snooze_count": "snoozes used", "interval_minutes": "minutes from Dose 1 to Dose 2",
             "occurred_at": "when it happened", "recorded_at": "when DoseTap recorded it", "utc_offset_minutes": "UTC offset then, minutes east",
             "source": "user, button, link, system or imported", "note": "the person's note", "event_type": "what happened (wire name)",
             "metadata": "JSON: is_early, is_late, dose_index, reason, count, snooze_until, confirmed", "category": "sleep event category",
-            "wellness_score": "0–100, seed 003 formula", "completion_state": "partial, complete or skipped", "answers_json": "JSON of the pre-sleep answers",
+            "wellness_score": "0–100, seed 003 formula", "completion_state": "partial, complete or skipped",
+            "answers_json": "JSON of the pre-sleep answers",
             "medication_id": "catalogue id (dosetap med list)", "dose_mg": "dose in milligrams", "dose_amount": "amount as entered",
             "dose_unit": "mg, g or mL as entered", "taken_at": "when taken",
             "confirmed_duplicate": "1 if logged within 5 min of the same medication, confirmed",
@@ -158,7 +160,8 @@ extension DataTransfer {
             return (files, counts)
         }
         let events = try eventsCSV()
-        try SafeZip.write((files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)]).map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
+        try SafeZip.write(
+            (files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)]).map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
         return counts
     }
 }
@@ -200,7 +203,8 @@ public enum SafeZip {
         let directory = url.deletingLastPathComponent()
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw DoseError.invalidInput(field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
+            throw DoseError.invalidInput(
+                field: "out", problem: "the folder \(directory.path) does not exist", allowed: "a path in an existing folder")
         }
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
         try? FileManager.default.removeItem(at: temporary)
@@ -212,7 +216,8 @@ public enum SafeZip {
             let archive = try Archive(url: temporary, accessMode: .create)
             for (name, data) in entries {
                 try archive.addEntry(
-                    with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: date, permissions: 0o600, compressionMethod: .deflate
+                    with: name, type: .file, uncompressedSize: Int64(data.count), modificationDate: date, permissions: 0o600,
+                    compressionMethod: .deflate
                 ) { position, size in
                     data.subdata(in: Int(position)..<Int(position) + size)
                 }

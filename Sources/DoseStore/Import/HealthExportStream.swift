@@ -76,7 +76,9 @@ final class HealthExportStream: InputStream {
         let start = offset
         var findings: [(index: Int, refusal: Refusal)] = []
         if let bad = utf8.firstInvalid(in: bytes) ?? (chunk.isEmpty && utf8.isInsideCharacter ? 0 : nil) { findings.append((bad, .notUTF8)) }
-        if !chunk.isEmpty, let nul = memchr(buffer, 0, chunk.count) { findings.append((buffer.distance(to: nul.assumingMemoryBound(to: UInt8.self)), .nul)) }
+        if !chunk.isEmpty, let nul = memchr(buffer, 0, chunk.count) {
+            findings.append((buffer.distance(to: nul.assumingMemoryBound(to: UInt8.self)), .nul))
+        }
         if let found = markup.firstForbidden(in: bytes, at: offset) { findings.append(found) }
         offset += chunk.count
         guard let first = findings.min(by: { $0.index < $1.index }) else { return chunk.count }

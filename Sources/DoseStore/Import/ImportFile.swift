@@ -6,7 +6,9 @@ extension DataTransfer {
     /// The import works on a private copy and lands in one short transaction (`StagedImport`), so however long it
     /// takes, it never holds the writer that actions and alarms need, and a reader sees all of it or none.
     public func importFile(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
-        try StagedImport(database: database).run { staged in try DataTransfer(database: staged).importByKind(at: path, clock: clock, settling: settling) }
+        try StagedImport(database: database).run { staged in
+            try DataTransfer(database: staged).importByKind(at: path, clock: clock, settling: settling)
+        }
     }
 
     func importByKind(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {

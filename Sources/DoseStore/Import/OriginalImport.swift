@@ -41,7 +41,8 @@ struct OriginalSnapshot {
             "medication_events", "checkin_submissions", "cloudkit_tombstones",
         ]
         guard names.contains("current_session") || names.contains("dose_events") else {
-            throw DoseError.invalidFile(problem: "this SQLite database is not one of the original DoseTap app (no current_session or dose_events table)")
+            throw DoseError.invalidFile(
+                problem: "this SQLite database is not one of the original DoseTap app (no current_session or dose_events table)")
         }
         for name in names where known.contains(name) {
             columns[name] = Set(try db.columns(in: name).map(\.name))
@@ -164,7 +165,8 @@ struct OriginalImporter {
     // MARK: Collecting
 
     mutating func add(
-        _ kind: EventKind, table: String, row: SourceRow, at: Date?, date: String?, id: String?, note: String? = nil, metadata: EventMetadata = EventMetadata()
+        _ kind: EventKind, table: String, row: SourceRow, at: Date?, date: String?, id: String?, note: String? = nil,
+        metadata: EventMetadata = EventMetadata()
     ) {
         let number = row.number
         guard let at else {
@@ -246,7 +248,8 @@ struct OriginalImporter {
         for row in rows("sleep_events") {
             let raw: String = row["event_type"] ?? ""
             if Self.doseKind(raw) != nil {
-                report.reject("sleep_events", row: row.number, "'\(raw)' is a dose recorded as a sleep event; doses are imported only from dose_events")
+                report.reject(
+                    "sleep_events", row: row.number, "'\(raw)' is a dose recorded as a sleep event; doses are imported only from dose_events")
                 continue
             }
             guard let type = Self.sleepType(raw) else {
@@ -285,7 +288,8 @@ struct OriginalImporter {
                     Self.choice(
                         row["sleep_inertia_duration"],
                         [
-                            "5_minutes": .lessThanFive, "less_than_five": .lessThanFive, "5_15_minutes": .fiveToFifteen, "15_30_minutes": .fifteenToThirty,
+                            "5_minutes": .lessThanFive, "less_than_five": .lessThanFive, "5_15_minutes": .fiveToFifteen,
+                            "15_30_minutes": .fifteenToThirty,
                             "30_60_minutes": .thirtyToSixty, "1_hour": .moreThanHour, "more_than_hour": .moreThanHour,
                         ]) ?? .fiveToFifteen
                 answers.dreamRecall = Self.choice(row["dream_recall"]) ?? .none
@@ -384,7 +388,8 @@ struct OriginalImporter {
                 log.notes = row["notes"]
             }
             if !unmapped.isEmpty {
-                report.notes.append("pre_sleep_logs row \(number): answers without a DoseTap question were not imported: \(unmapped.joined(separator: ", "))")
+                report.notes.append(
+                    "pre_sleep_logs row \(number): answers without a DoseTap question were not imported: \(unmapped.joined(separator: ", "))")
             }
             guard let at, let date, SessionKey(parsing: date) != nil else {
                 report.reject("pre_sleep_logs", row: number, "its time or night cannot be determined")
@@ -405,7 +410,8 @@ struct OriginalImporter {
         guard let key = SessionKey(parsing: date), let night = nights[date] else { return }
         let items = night.events.sorted { $0.event.occurredAt < $1.event.occurredAt }
         let firstInstant =
-            ([night.startedAt] + items.map { Optional($0.event.occurredAt) } + night.checkIns.map { Optional($0.at) } + night.preSleep.map { Optional($0.at) })
+            ([night.startedAt] + items.map { Optional($0.event.occurredAt) } + night.checkIns.map { Optional($0.at) }
+            + night.preSleep.map { Optional($0.at) })
             .compactMap { $0 }.min()
         guard let firstInstant else { return }
         var session: NightSession
@@ -465,7 +471,8 @@ struct OriginalImporter {
                 continue
             }
             let hasOne =
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE session_id = ?)", arguments: [session.id.rawValue]) ?? false
+                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE session_id = ?)", arguments: [session.id.rawValue])
+                ?? false
             if index > 0 || hasOne {
                 report.reject(item.table, row: item.row, "the night of \(date) already has a pre-sleep log (one per night)")
                 continue

@@ -109,7 +109,10 @@ struct StagedImport {
             try db.execute(sql: "ATTACH DATABASE ? AS base", arguments: [Self.uri(base)])
             defer { try? db.execute(sql: "DETACH DATABASE base") }
             let tables = try String.fetchAll(
-                db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name")
+                db,
+                sql:
+                    "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name"
+            )
             var changes: [TableChange] = []
             for table in tables {
                 let layout = try TableLayout(table, db)
@@ -167,7 +170,8 @@ struct StagedImport {
     private static func clashes(_ change: TableChange, _ db: Database) throws -> Bool {
         let table = change.table.sqlIdentifier
         let keys = change.keyList
-        let touched = "SELECT \(keys) FROM staged.\(change.updates.sqlIdentifier) UNION ALL SELECT \(keys) FROM staged.\(change.deletes.sqlIdentifier)"
+        let touched =
+            "SELECT \(keys) FROM staged.\(change.updates.sqlIdentifier) UNION ALL SELECT \(keys) FROM staged.\(change.deletes.sqlIdentifier)"
         return try Bool.fetchOne(
             db,
             sql: """

@@ -35,7 +35,8 @@ public enum WhoopExport {
         ]
         switch file {
         case .sleeps: return sleep + ["Nap"]
-        case .cycles: return sleep + ["Recovery score %", "Resting heart rate (bpm)", "Heart rate variability (ms)", "Skin temp (celsius)", "Blood oxygen %"]
+        case .cycles:
+            return sleep + ["Recovery score %", "Resting heart rate (bpm)", "Heart rate variability (ms)", "Skin temp (celsius)", "Blood oxygen %"]
         }
     }
 
@@ -137,16 +138,20 @@ public enum WhoopExport {
             guard let start = WhoopExport.instant(onsetText, offsetMinutes: offset) else {
                 throw refusal("Sleep onset", "a local time YYYY-MM-DD HH:MM:SS")
             }
-            guard let end = WhoopExport.instant(wakeText, offsetMinutes: offset) else { throw refusal("Wake onset", "a local time YYYY-MM-DD HH:MM:SS") }
+            guard let end = WhoopExport.instant(wakeText, offsetMinutes: offset) else {
+                throw refusal("Wake onset", "a local time YYYY-MM-DD HH:MM:SS")
+            }
             guard end > start, end.timeIntervalSince(start) <= 24 * 3600 else {
                 throw .invalidFile(problem: "\(file.rawValue) row \(number): 'Wake onset' must come after 'Sleep onset', within 24 hours")
             }
             let minutes = "a number of minutes from 0 to 1440"
             var summary = SleepSummary(
                 source: WhoopExport.source, start: start, end: end, offsetMinutes: offset,
-                inBedMinutes: try number("In bed duration (min)", 0...1440, minutes), asleepMinutes: try number("Asleep duration (min)", 0...1440, minutes),
+                inBedMinutes: try number("In bed duration (min)", 0...1440, minutes),
+                asleepMinutes: try number("Asleep duration (min)", 0...1440, minutes),
                 lightMinutes: try number("Light sleep duration (min)", 0...1440, minutes),
-                deepMinutes: try number("Deep (SWS) duration (min)", 0...1440, minutes), remMinutes: try number("REM duration (min)", 0...1440, minutes),
+                deepMinutes: try number("Deep (SWS) duration (min)", 0...1440, minutes),
+                remMinutes: try number("REM duration (min)", 0...1440, minutes),
                 awakeMinutes: try number("Awake duration (min)", 0...1440, minutes))
             let percent = "a percentage from 0 to 100"
             summary.recovery.sleepPerformancePercent = try number("Sleep performance %", 0...100, percent)
@@ -177,7 +182,8 @@ public enum WhoopExport {
         if rest.isEmpty { return text == "UTC" ? 0 : nil }
         guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
         let parts = rest.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }), let hours = Int(parts[0]), let minutes = Int(parts[1]),
+        guard parts.count == 2, parts.allSatisfy({ $0.count == 2 && $0.allSatisfy(\.isASCII) }), let hours = Int(parts[0]),
+            let minutes = Int(parts[1]),
             minutes < 60
         else { return nil }
         let total = hours * 60 + minutes
@@ -193,7 +199,8 @@ public enum WhoopExport {
         guard bytes.count == 19, abs(offsetMinutes) <= 18 * 60 else { return nil }
         if bytes[10] == UInt8(ascii: "T") { bytes[10] = UInt8(ascii: " ") }
         let offset = abs(offsetMinutes)
-        let zone = (offsetMinutes < 0 ? " -" : " +") + String(offset / 600) + String(offset / 60 % 10) + String(offset % 60 / 10) + String(offset % 10)
+        let zone =
+            (offsetMinutes < 0 ? " -" : " +") + String(offset / 600) + String(offset / 60 % 10) + String(offset % 60 / 10) + String(offset % 10)
         return AppleHealthReader.instant(String(decoding: bytes, as: UTF8.self) + zone)?.date
     }
 }
@@ -256,7 +263,8 @@ extension DataTransfer {
             guard !files.isEmpty else {
                 throw DoseError.invalidFile(
                     problem:
-                        "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with sleep included")
+                        "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with sleep included"
+                )
             }
         } else {
             let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
@@ -290,7 +298,9 @@ extension DataTransfer {
                     report.importedRow("sleeps")
                 }
             }
-            if read.passedBy > 0 { report.notes.append("\(read.passedBy) cycles without a sleep (the day under way, or without the band) were passed by.") }
+            if read.passedBy > 0 {
+                report.notes.append("\(read.passedBy) cycles without a sleep (the day under way, or without the band) were passed by.")
+            }
             if read.sleeps.isEmpty { report.notes.append("The export holds no sleeps: wear the band to bed, then export again.") }
             return report
         }
@@ -321,8 +331,10 @@ enum WearableSummaryRow {
     static func summary(_ row: Row) -> SleepSummary? {
         guard let start = ISO8601.parse(row["start_at"]), let end = ISO8601.parse(row["end_at"]) else { return nil }
         return SleepSummary(
-            source: row["source"], start: start, end: end, offsetMinutes: row["offset_minutes"], isNap: row["nap"], inBedMinutes: row["in_bed_minutes"],
-            asleepMinutes: row["asleep_minutes"], lightMinutes: row["light_minutes"], deepMinutes: row["deep_minutes"], remMinutes: row["rem_minutes"],
+            source: row["source"], start: start, end: end, offsetMinutes: row["offset_minutes"], isNap: row["nap"],
+            inBedMinutes: row["in_bed_minutes"],
+            asleepMinutes: row["asleep_minutes"], lightMinutes: row["light_minutes"], deepMinutes: row["deep_minutes"],
+            remMinutes: row["rem_minutes"],
             awakeMinutes: row["awake_minutes"],
             recovery: WearableRecovery(
                 recoveryPercent: row["recovery_percent"], sleepPerformancePercent: row["sleep_performance_percent"],

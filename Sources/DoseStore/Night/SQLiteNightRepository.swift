@@ -157,7 +157,8 @@ final class SQLiteNightTransaction: NightTransaction {
 
     func logReminder(_ reminder: Reminder, night: SessionID, missed: Bool, at instant: Date) throws {
         try ReminderLogRecord(
-            sessionID: night.rawValue, kind: reminder.kind.rawValue, fireAt: reminder.fireAt, outcome: missed ? "missed" : "fired", recordedAt: instant
+            sessionID: night.rawValue, kind: reminder.kind.rawValue, fireAt: reminder.fireAt, outcome: missed ? "missed" : "fired",
+            recordedAt: instant
         ).insert(db)
     }
 

@@ -29,7 +29,8 @@ extension PostgresStore {
                 let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(max(1, rowsPerFetch)) FROM every_event"))
                 guard !rows.isEmpty else { return out }
                 for row in rows {
-                    let (id, type, source, at, zone, metadata, note) = try row.decode((String, String, String, String, String?, String?, String?).self)
+                    let (id, type, source, at, zone, metadata, note) = try row.decode(
+                        (String, String, String, String, String?, String?, String?).self)
                     out += DataTransfer.eventsCSVLine(
                         DataTransfer.EventRow(id: id, type: type, source: source, occurredAt: at, timeZone: zone, metadata: metadata, note: note))
                 }

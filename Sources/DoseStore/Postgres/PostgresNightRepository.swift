@@ -301,7 +301,8 @@ struct PostgresNightTransaction: NightTransaction {
             let marks = (10..<(10 + CheckInColumns.names.count)).map { "$\($0)" }.joined(separator: ", ")
             write(
                 PostgresQuery(
-                    unsafeSQL: "INSERT INTO morning_checkins (\(columns), \(CheckInColumns.names.joined(separator: ", "))) VALUES (\(values), \(marks))",
+                    unsafeSQL:
+                        "INSERT INTO morning_checkins (\(columns), \(CheckInColumns.names.joined(separator: ", "))) VALUES (\(values), \(marks))",
                     binds: binds))
         }
     }
@@ -329,7 +330,8 @@ struct PostgresNightTransaction: NightTransaction {
         binds.append(event.id.rawValue)
         write(
             PostgresQuery(
-                unsafeSQL: "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE id = $4",
+                unsafeSQL:
+                    "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE id = $4",
                 binds: binds))
         if event.kind.isDoseEvent {
             let metadata = String(decoding: try NightRecords.metadataEncoder.encode(event.metadata), as: UTF8.self)
@@ -493,7 +495,8 @@ struct PostgresNightTransaction: NightTransaction {
         // Columns after the table's name: id, type, the shared columns (session_id last), metadata.
         func event(_ cells: PostgresRandomAccessRow, kind: EventKind) throws -> NightEvent {
             NightEvent(
-                id: EventID(rawValue: try cells[1].decode(String.self)), kind: kind, occurredAt: NightRecords.instant(try cells[3].decode(String.self)),
+                id: EventID(rawValue: try cells[1].decode(String.self)), kind: kind,
+                occurredAt: NightRecords.instant(try cells[3].decode(String.self)),
                 recordedAt: NightRecords.instant(try cells[4].decode(String.self)), timeZoneID: try cells[5].decode(String.self),
                 utcOffsetMinutes: try cells[6].decode(Int.self), source: EventSource(rawValue: try cells[7].decode(String.self)) ?? .imported,
                 note: try cells[8].decode(String?.self))

@@ -107,7 +107,8 @@ public final class PostgresStore: Sendable {
                 return (people[0], false)
             default:
                 throw DoseError.invalidInput(
-                    field: "person", problem: "\(location.redacted) holds several people", allowed: "a store of one person (accounts are not here yet)")
+                    field: "person", problem: "\(location.redacted) holds several people",
+                    allowed: "a store of one person (accounts are not here yet)")
             }
         }
     }

@@ -53,7 +53,9 @@ struct PostgresWorkspace {
 
     /// Runs `work` on one copy after another in one snapshot, each holding the nights of one chunk of `ids` (chosen in
     /// the snapshot by `choose`) and the tables `only` names: a read of many nights never holds them all at once.
-    func readEach(only: Set<String>, chunksOf size: Int, ids choose: (PostgresSession) throws -> [String], _ work: (AppDatabase) throws -> Void) throws {
+    func readEach(only: Set<String>, chunksOf size: Int, ids choose: (PostgresSession) throws -> [String], _ work: (AppDatabase) throws -> Void)
+        throws
+    {
         let tables = try store.workspaceTables().filter { only.contains($0.name) }
         try store.transaction(readOnly: true) { session in
             let ids = try choose(session)
@@ -65,7 +67,9 @@ struct PostgresWorkspace {
 
     /// Runs `work` on a fresh copy of `tables` narrowed to `nights`, loaded in `session`'s snapshot. The read must not
     /// write: a copy that was changed is refused, since nothing of it would be kept.
-    private func readCopy<T>(of tables: [WorkspaceTable], nights: NightsRead?, _ session: PostgresSession, _ work: (AppDatabase) throws -> T) throws -> T {
+    private func readCopy<T>(of tables: [WorkspaceTable], nights: NightsRead?, _ session: PostgresSession, _ work: (AppDatabase) throws -> T) throws
+        -> T
+    {
         let copy = try AppDatabase.migratedQueue()
         try load(tables, nights: nights, from: session, into: copy)
         let changes = { try copy.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? 0 } }
