@@ -60,7 +60,7 @@ struct Alarm: ParsableCommand {
         commandName: "alarm", abstract: "Test the alarm channels, answer an alarm, read a night's alarm log.",
         subcommands: [Test.self, Ack.self, Log.self])
 
-    struct Test: ParsableCommand {
+    struct Test: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "test",
             abstract:
@@ -71,18 +71,11 @@ struct Alarm: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @OptionGroup var channels: ChannelOptions
 
-        func run() throws {
-            try Output.run(options) { context in
+        func run() async throws {
+            try await Output.runAsync(options) { context in
                 let alarmChannels = AlarmChannels(
                     environment: context.environment, configured: try channels.deliveries(), push: try channels.pushOptions())
-                let report = LockedBox<AlarmTestResponse?>(nil)
-                let done = DispatchSemaphore(value: 0)
-                Task {
-                    report.set(await alarmChannels.test())
-                    done.signal()
-                }
-                done.wait()
-                guard let report = report.get() else { return }
+                let report = await alarmChannels.test()
                 Output.show(json: options.json, report, ([report.message] + report.lines).joined(separator: "\n"))
                 // A channel that did not take the test is tonight's alarm not arriving: scripts must see it.
                 if !report.allAccepted { throw ExitCode(ExitStatus.refused) }

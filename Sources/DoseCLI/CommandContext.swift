@@ -182,20 +182,34 @@ enum Output {
 
     /// Runs a command body; every failure is reported once, in JSON or words, with its exit code.
     static func run(json: Bool, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as DoseError {
+        do { try body() } catch { throw reported(error, json: json) }
+    }
+
+    /// `run(json:_:)` for a body that awaits (a server, alarms sent out), without blocking a thread on it.
+    static func runAsync(json: Bool, _ body: () async throws -> Void) async throws {
+        do { try await body() } catch { throw reported(error, json: json) }
+    }
+
+    /// `run(_:reading:_:)` for a body that awaits.
+    static func runAsync(_ options: GlobalOptions, _ body: (CommandContext) async throws -> Void) async throws {
+        try await runAsync(json: options.json) { try await body(try CommandContext.open(options)) }
+    }
+
+    /// A command's failure, reported once, in JSON or words, as the exit code it ends with.
+    private static func reported(_ error: any Error, json: Bool) -> ExitCode {
+        switch error {
+        case let error as DoseError:
             report(error, json: json)
-            throw ExitCode(error.exitCode)
-        } catch let error as ExitCode {
-            throw error
-        } catch {
+            return ExitCode(error.exitCode)
+        case let error as ExitCode:
+            return error
+        default:
             if json {
                 print(JSONValue(dictionaryLiteral: ("error", ["code": "500_INTERNAL", "message": .string("DoseTap failed: \(error)")])).rendered())
             } else {
                 note("DoseTap failed: \(error)")
             }
-            throw ExitCode(ExitStatus.internalError)
+            return ExitCode(ExitStatus.internalError)
         }
     }
 

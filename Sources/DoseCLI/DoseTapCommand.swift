@@ -24,14 +24,19 @@ struct DoseTapCommand: ParsableCommand {
 /// The entry point of the `dosetap` executable.
 public enum DoseTapCLI {
     /// Parses the command line, runs it and exits with the SPEC §4 code. Usage errors in `--json` mode print a JSON error.
-    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> Never {
+    /// A command that awaits (`serve`, `alarm test`) is awaited, never waited for by a blocked thread.
+    public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
         do {
             if let unknown = CommandSuggestion.unknownCommand(in: arguments) {
                 Output.report(unknown, json: arguments.contains("--json"))
                 Foundation.exit(ExitStatus.usage)
             }
             var command = try DoseTapCommand.parseAsRoot(arguments)
-            try command.run()
+            if var awaiting = command as? any AsyncParsableCommand {
+                try await awaiting.run()
+            } else {
+                try command.run()
+            }
             Foundation.exit(0)
         } catch let code as ExitCode {
             Foundation.exit(code.rawValue)

@@ -6,7 +6,7 @@ import DoseStore
 import Foundation
 import Logging
 
-struct Serve: ParsableCommand {
+struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the JSON API on this machine (loopback by default). Stop with Ctrl-C.")
     @OptionGroup var options: GlobalOptions
@@ -23,8 +23,8 @@ struct Serve: ParsableCommand {
     @Option(help: "With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.") var httpLoopbackPort: Int?
     @Option(help: .hidden) var tlsCheckSeconds = 12 * 3_600
 
-    func run() throws {
-        try Output.run(json: options.json) {
+    func run() async throws {
+        try await Output.runAsync(json: options.json) {
             guard (0...65535).contains(port) else { throw DoseError.invalidInput(field: "port", problem: "\(port)", allowed: "0–65535") }
             guard (1...1_000_000).contains(rateLimit) else {
                 throw DoseError.invalidInput(field: "rate-limit", problem: "\(rateLimit)", allowed: "1–1000000 requests per minute")
@@ -71,19 +71,9 @@ struct Serve: ParsableCommand {
             }
             let deliveries = try channels.deliveries()
             let push = try channels.pushOptions()
-            let done = DispatchSemaphore(value: 0)
-            let failure = LockedBox<(any Error)?>(nil)
-            Task {
-                do {
-                    try await DoseTapServer.run(
-                        environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, push: push, pairing: pairing,
-                        requestsPerMinute: rateLimit, limits: limits,
-                        onServerRunning: announce)
-                } catch { failure.set(error) }
-                done.signal()
-            }
-            done.wait()
-            if let error = failure.get() { throw error }
+            try await DoseTapServer.run(
+                environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, push: push, pairing: pairing,
+                requestsPerMinute: rateLimit, limits: limits, onServerRunning: announce)
         }
     }
 

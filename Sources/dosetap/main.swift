@@ -1,3 +1,3 @@
 import DoseCLI
 
-DoseTapCLI.main()
+await DoseTapCLI.main()
