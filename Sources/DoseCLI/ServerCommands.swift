@@ -131,23 +131,6 @@ extension Serve {
     }
 }
 
-/// A value shared between a task and the waiting thread.
-final class LockedBox<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) {
-        lock.lock()
-        value = newValue
-        lock.unlock()
-    }
-    func get() -> Value {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-}
-
 struct Device: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "device", abstract: "Pair, list and revoke the devices that may use the API.", subcommands: [Add.self, List.self, Revoke.self])
