@@ -137,9 +137,8 @@ public struct JSONBody {
 public enum RequestBodies {
     /// Which decoder a route uses; the fuzz target runs every one over the same bytes.
     public enum Kind: String, CaseIterable, Sendable {
-        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event", clearAll =
-            "clear_all",
-            undo, pushSubscription = "push_subscription", refill, adjustment
+        case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event"
+        case clearAll = "clear_all", undo, pushSubscription = "push_subscription", refill, adjustment
     }
 
     /// Decodes a body as the route of `kind` would, discarding the result; for fuzzing and consistency tests.

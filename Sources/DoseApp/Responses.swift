@@ -60,8 +60,8 @@ public struct StatusResponse: Encodable, Sendable {
         case primaryAction = "primary_action", windowOpensAt = "window_opens_at", nearCloseAt = "near_close_at"
         case windowClosesAt = "window_closes_at", targetAt = "target_at", expiresAt = "expires_at"
         case minutesSinceDose1 = "minutes_since_dose1", minutesRemaining = "minutes_remaining", minutesUntilOpen = "minutes_until_open"
-        case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until", checkedIn =
-            "checked_in"
+        case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until"
+        case checkedIn = "checked_in"
         case dose2Undecided = "dose2_undecided", dose2Timing = "dose2_timing", newDose1From = "new_dose1_from", blockingNight = "blocking_night"
         case warnings, asOf = "as_of", timeZone = "time_zone"
     }

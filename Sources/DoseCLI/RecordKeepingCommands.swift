@@ -53,9 +53,8 @@ struct CheckIn: ParsableCommand {
     @Flag(help: "Feeling feverish.") var feverish = false
     @Option(help: "Sickness: no, coming_down, actively_sick, recovering.") var sickness: String?
     @Option(help: "Sleep therapy used (repeatable): cpap, mouth_guard, chin_strap, nasal_strip, positional_therapy.") var sleepTherapy: [String] = []
-    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.") var sleepAid:
-        [String] =
-            []
+    @Option(help: "Sleep aid used (repeatable): dark_room, eye_mask, earplugs, white_noise, fan, …, tv_on, phone_in_bed, other, none.")
+    var sleepAid: [String] = []
     @Option(help: "Room darkness: bright, dim, dark.") var roomDarkness: String?
     @Option(help: "Noise: quiet, some_noise, loud.") var noiseLevel: String?
     @Option(help: "Screen in bed (with tv_on or phone_in_bed): 0_15, 15_45, 45_plus.") var screenTime: String?

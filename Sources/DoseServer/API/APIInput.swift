@@ -8,6 +8,7 @@ import NIOCore
 
 /// Reading what a request sends: dates and periods in its query, and its body within the size limit.
 enum APIInput {
+    /// A date as a query or a path gives it (YYYY-MM-DD), or the refusal naming `field`.
     static func date(_ text: String, field: String) throws -> SessionKey {
         guard let key = SessionKey(parsing: text) else {
             throw DoseError.invalidInput(field: field, problem: "'\(text)' is not a date", allowed: "YYYY-MM-DD")
@@ -28,13 +29,6 @@ enum APIInput {
         }
         return (nights, try value("from").map { try APIInput.date($0, field: "from") }, try value("to").map { try APIInput.date($0, field: "to") })
     }
-}
-
-/// The published contract of these routes: OpenAPI 3.1, written beside the handlers and checked against them by tests
-/// (every route of the router is described, and every enumeration matches the rules') and by schemathesis in CI.
-enum APIContract {
-    /// The document served at `/openapi.json`.
-    static let document = String(decoding: PackageResources.openapi_json, as: UTF8.self)
 }
 
 /// Reading a request's body within the size limit.
