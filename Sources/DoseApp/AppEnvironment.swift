@@ -47,16 +47,24 @@ public struct AppEnvironment: Sendable {
     /// The program's environment: the system clock (or `--now`, fixed), the machine's zone, UUIDs and the system's
     /// cryptographic generator.
     /// `DOSETAP_ALLOW_LOOPBACK_TARGETS=1` lets push endpoints and the escalation contact be on this machine (tests).
-    public static func system(database: AppDatabase, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
-        system(store: .sqlite(database), fixedNow: fixedNow, timeZoneOverride: timeZoneOverride)
+    public static func system(
+        database: AppDatabase, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil,
+        variables: [String: String] = ProcessInfo.processInfo.environment
+    ) -> AppEnvironment {
+        system(store: .sqlite(database), fixedNow: fixedNow, timeZoneOverride: timeZoneOverride, variables: variables)
     }
 
-    /// The program's environment over any store.
-    public static func system(store: RecordStore, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil) -> AppEnvironment {
+    /// The program's environment over any store. `variables` are the environment variables it was started with: `TZ`
+    /// names the machine's zone (else the process's), and `DOSETAP_ALLOW_LOOPBACK_TARGETS=1` lets alarms go to loopback.
+    public static func system(
+        store: RecordStore, fixedNow: Date? = nil, timeZoneOverride: TimeZone? = nil,
+        variables: [String: String] = ProcessInfo.processInfo.environment
+    ) -> AppEnvironment {
+        let machineZone = variables["TZ"].flatMap { TimeZone(identifier: $0) } ?? TimeZone.current
         var environment = AppEnvironment(
-            store: store, now: { fixedNow ?? Date() }, machineTimeZoneID: TimeZone.current.identifier, timeZoneOverride: timeZoneOverride,
+            store: store, now: { fixedNow ?? Date() }, machineTimeZoneID: machineZone.identifier, timeZoneOverride: timeZoneOverride,
             makeID: { UUID().uuidString.lowercased() }, random: .system)
-        environment.outbound.allowLoopback = ProcessInfo.processInfo.environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] == "1"
+        environment.outbound.allowLoopback = variables["DOSETAP_ALLOW_LOOPBACK_TARGETS"] == "1"
         return environment
     }
 

@@ -81,27 +81,28 @@ struct CommandContext {
             let location = try PostgresLocation(url: url)
             let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased())
             if isNew && !options.json { disclaim(where: location.redacted) }
-            var environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone)
+            var environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone, variables: Terminal.current.environment)
             // No file to keep them beside: the folder `--db`/`DOSETAP_DB` would name, else this user's data folder.
-            let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
+            let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
             environment.filesFolder = URL(fileURLWithPath: path).deletingLastPathComponent()
             return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: location.redacted)
         }
-        let path = DatabaseLocation.resolve(flag: options.db, environment: ProcessInfo.processInfo.environment)
+        let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !FileManager.default.fileExists(atPath: folder) {
                 throw DoseError.invalidInput(
                     field: "--db", problem: "there is no folder \(folder), so there is no database at \(path) (from --db \(flag))",
                     allowed:
-                        "the path of an existing DoseTap database, or leave --db out to use \(DatabaseLocation.resolve(flag: nil, environment: ProcessInfo.processInfo.environment))"
+                        "the path of an existing DoseTap database, or leave --db out to use \(DatabaseLocation.resolve(flag: nil, environment: Terminal.current.environment))"
                 )
             }
         }
         let isNew = !FileManager.default.fileExists(atPath: path)
         let database = try AppDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json { disclaim(where: path) }
-        let environment = AppEnvironment.system(database: database, fixedNow: fixedNow, timeZoneOverride: zone)
+        let environment = AppEnvironment.system(
+            database: database, fixedNow: fixedNow, timeZoneOverride: zone, variables: Terminal.current.environment)
         return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: path)
     }
 
@@ -122,7 +123,7 @@ struct CommandContext {
             throw .invalidInput(
                 field: "--database", problem: "both --db and --database were given", allowed: "one store: --db PATH or --database URL")
         }
-        guard let url = options.database ?? ProcessInfo.processInfo.environment["DOSETAP_DATABASE_URL"],
+        guard let url = options.database ?? Terminal.current.environment["DOSETAP_DATABASE_URL"],
             !url.isEmpty
         else { return nil }
         guard PostgresLocation.isPostgres(url) else {
@@ -144,12 +145,12 @@ struct CommandContext {
 enum Output {
     /// Writes a line to stderr.
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        Terminal.current.note(text)
     }
 
     /// Prints a line on stdout.
     static func line(_ text: String) {
-        print(text)
+        Terminal.current.line(text)
     }
 
     /// Prints a result as JSON, or as its sentence.
@@ -205,7 +206,7 @@ enum Output {
             return error
         default:
             if json {
-                print(JSONValue(dictionaryLiteral: ("error", ["code": "500_INTERNAL", "message": .string("DoseTap failed: \(error)")])).rendered())
+                line(JSONValue(dictionaryLiteral: ("error", ["code": "500_INTERNAL", "message": .string("DoseTap failed: \(error)")])).rendered())
             } else {
                 note("DoseTap failed: \(error)")
             }
@@ -215,7 +216,7 @@ enum Output {
 
     static func report(_ error: DoseError, json: Bool) {
         if json {
-            print(JSONValue(response: ErrorResponse(error)).rendered())
+            line(JSONValue(response: ErrorResponse(error)).rendered())
         } else {
             note("\(refusalPrefix(error))\(flagWording(error))")
         }

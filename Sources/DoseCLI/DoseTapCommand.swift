@@ -26,29 +26,80 @@ public enum DoseTapCLI {
     /// Parses the command line, runs it and exits with the SPEC §4 code. Usage errors in `--json` mode print a JSON error.
     /// A command that awaits (`serve`, `alarm test`) is awaited, never waited for by a blocked thread.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
-        do {
-            if let unknown = CommandSuggestion.unknownCommand(in: arguments) {
-                Output.report(unknown, json: arguments.contains("--json"))
-                Foundation.exit(ExitStatus.usage)
+        Foundation.exit(await run(arguments))
+    }
+
+    /// Runs one command line on `Terminal.current` and returns its exit status, without exiting.
+    public static func run(_ arguments: [String]) async -> Int32 {
+        switch parse(arguments) {
+        case .finished(let status):
+            return status
+        case .command(var command):
+            do {
+                if var awaiting = command as? any AsyncParsableCommand {
+                    try await awaiting.run()
+                } else {
+                    try command.run()
+                }
+                return 0
+            } catch {
+                return finish(error, arguments: arguments)
             }
-            var command = try DoseTapCommand.parseAsRoot(arguments)
-            if var awaiting = command as? any AsyncParsableCommand {
-                try await awaiting.run()
-            } else {
-                try command.run()
-            }
-            Foundation.exit(0)
-        } catch let code as ExitCode {
-            Foundation.exit(code.rawValue)
-        } catch {
-            let status = DoseTapCommand.exitCode(for: error)
-            if status != .success, arguments.contains("--json") {
-                let usage = DoseError.invalidInput(field: "command line", problem: DoseTapCommand.message(for: error), allowed: "see `dosetap help`")
-                print(JSONValue(response: ErrorResponse(usage)).rendered())
-                Foundation.exit(ExitStatus.usage)
-            }
-            DoseTapCommand.exit(withError: error)
         }
+    }
+
+    /// Runs one command line in this process on `terminal` and returns its exit status; nil, with nothing run, for a
+    /// command that awaits (`serve`, `alarm test`), which needs `run(_:)`. Tests run most commands this way.
+    public static func run(_ arguments: [String], on terminal: Terminal) -> Int32? {
+        Terminal.$current.withValue(terminal) {
+            switch parse(arguments) {
+            case .finished(let status):
+                return status
+            case .command(var command):
+                if command is any AsyncParsableCommand { return nil }
+                do {
+                    try command.run()
+                    return 0
+                } catch {
+                    return finish(error, arguments: arguments)
+                }
+            }
+        }
+    }
+
+    private enum Parsed {
+        case command(any ParsableCommand)
+        case finished(Int32)
+    }
+
+    /// The command a line names, or the status it already ended with (a misspelt command, a usage error, `--help`).
+    private static func parse(_ arguments: [String]) -> Parsed {
+        if let unknown = CommandSuggestion.unknownCommand(in: arguments) {
+            Output.report(unknown, json: arguments.contains("--json"))
+            return .finished(ExitStatus.usage)
+        }
+        do {
+            return .command(try DoseTapCommand.parseAsRoot(arguments))
+        } catch {
+            return .finished(finish(error, arguments: arguments))
+        }
+    }
+
+    /// The exit status of a command that threw, with its message written where ArgumentParser would write it: help on
+    /// stdout, a failure on stderr (or as a JSON error on stdout in `--json` mode).
+    private static func finish(_ error: any Error, arguments: [String]) -> Int32 {
+        if let code = error as? ExitCode { return code.rawValue }
+        let status = DoseTapCommand.exitCode(for: error)
+        if status != .success, arguments.contains("--json") {
+            let usage = DoseError.invalidInput(field: "command line", problem: DoseTapCommand.message(for: error), allowed: "see `dosetap help`")
+            Output.line(JSONValue(response: ErrorResponse(usage)).rendered())
+            return ExitStatus.usage
+        }
+        let message = DoseTapCommand.fullMessage(for: error)
+        if !message.isEmpty {
+            if status == .success { Output.line(message) } else { Output.note(message) }
+        }
+        return status.rawValue
     }
 }
 

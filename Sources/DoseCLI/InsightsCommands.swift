@@ -158,7 +158,7 @@ enum PDFPrinter {
 
     /// The Chromium to use, or nil when none is installed.
     static func chromium() -> String? {
-        let environment = ProcessInfo.processInfo.environment
+        let environment = Terminal.current.environment
         if let chosen = environment["DOSETAP_CHROMIUM"] {
             return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
         }

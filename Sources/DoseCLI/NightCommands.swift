@@ -26,7 +26,7 @@ func perform(
         do {
             outcome = try context.app.night.perform(action, from: surface)
         } catch let error as DoseError {
-            guard let kind = error.confirm, asking.contains(kind), !options.json, isatty(STDIN_FILENO) == 1 else { throw error }
+            guard let kind = error.confirm, asking.contains(kind), !options.json, Terminal.current.inputIsTerminal else { throw error }
             try Terminal.ask(error.message { _ in nil } + " \(Terminal.question(for: kind))")
             action.confirmations.insert(kind)
             outcome = try context.app.night.perform(action, from: surface)
@@ -132,7 +132,7 @@ struct Undo: ParsableCommand {
 }
 
 /// Questions asked on a terminal before a risky action; anywhere else the refusal names the flag instead.
-enum Terminal {
+extension Terminal {
     /// The yes/no question for a confirmation.
     static func question(for kind: ConfirmKind) -> String {
         switch kind {
@@ -143,8 +143,8 @@ enum Terminal {
 
     /// Asks on standard error; anything but y or yes leaves everything as it was, says `declined`, and exits as a refusal.
     static func ask(_ question: String, declined: String = "Nothing was recorded; the night goes on.") throws {
-        FileHandle.standardError.write(Data("\(question) [y/N] ".utf8))
-        let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        Terminal.current.writeError("\(question) [y/N] ")
+        let answer = Terminal.current.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
         guard answer == "y" || answer == "yes" else {
             Output.note(declined)
             throw ExitCode(ExitStatus.refused)
@@ -211,7 +211,7 @@ struct Wake: ParsableCommand {
 
     /// Asks on a terminal; anywhere else the question becomes a refusal that names `--yes`.
     static func ask(_ question: String, json: Bool) throws {
-        guard !json, isatty(STDIN_FILENO) == 1 else {
+        guard !json, Terminal.current.inputIsTerminal else {
             throw DoseError.invalidInput(
                 field: "--yes", problem: "\(question) Nothing was logged",
                 allowed: "`dosetap wake --yes` if you are up for the day")

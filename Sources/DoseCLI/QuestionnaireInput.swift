@@ -26,10 +26,10 @@ enum QuestionnaireInput {
 
 /// Reads answers typed at a terminal, one question per line; Enter keeps the default.
 struct Prompter {
-    var readLine: () -> String? = { Swift.readLine() }
+    var readLine: () -> String? = { Terminal.current.readLine() }
 
     func ask(_ question: String, default value: String) -> String {
-        FileHandle.standardError.write(Data("\(question) [\(value)]: ".utf8))
+        Terminal.current.writeError("\(question) [\(value)]: ")
         let answer = readLine()?.trimmingCharacters(in: .whitespaces) ?? ""
         return answer.isEmpty ? value : answer
     }

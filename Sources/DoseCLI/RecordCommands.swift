@@ -223,7 +223,7 @@ struct Export: ParsableCommand {
                     to: try to.map { value throws(DoseError) in try sessionDate(value, field: "to") })
             }
             guard let out else {
-                FileHandle.standardOutput.write(Data(text.utf8))
+                Terminal.current.write(text)
                 return
             }
             try SafeFile.write(text, to: out)

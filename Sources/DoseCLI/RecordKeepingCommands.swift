@@ -154,7 +154,7 @@ struct CheckIn: ParsableCommand {
     private func record(_ kinds: Set<ConfirmKind>) throws {
         try perform(options, actionOptions: action, confirmations: kinds, asking: [.endNight]) { _ in
             var base = try fromJSON.map(QuestionnaireInput.object(fromFile:)) ?? [:]
-            if fromJSON == nil, !hasAnswerFlags, interactive || (isatty(STDIN_FILENO) == 1 && !options.json) {
+            if fromJSON == nil, !hasAnswerFlags, interactive || (Terminal.current.inputIsTerminal && !options.json) {
                 base = Prompter().morningCheckIn()
             }
             let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: overlay(on: base), allowed: AnswerDecoding.checkInAllowed)

@@ -67,7 +67,7 @@ struct Serve: AsyncParsableCommand {
                       \(link)
                     Programs: `dosetap device add NAME` gives a token for `Authorization: Bearer <token>`.
                     """ + Self.scannable(link)
-                FileHandle.standardOutput.write(Data((text + "\n").utf8))
+                Terminal.current.line(text)
             }
             let deliveries = try channels.deliveries()
             let push = try channels.pushOptions()
@@ -79,7 +79,7 @@ struct Serve: AsyncParsableCommand {
 
     /// The pairing link as a QR code for the phone's camera, when a person is watching the terminal (not a supervisor's log).
     static func scannable(_ link: String) -> String {
-        guard isatty(STDOUT_FILENO) == 1, let code = try? QRCode(link) else { return "" }
+        guard Terminal.current.outputIsTerminal, let code = try? QRCode(link) else { return "" }
         return "\nOr scan it with the phone's camera:\n" + code.terminalText
     }
 }

@@ -26,7 +26,7 @@ struct ServiceCommand: ParsableCommand {
                         field: "user", problem: "only user units are written",
                         allowed: "--user (a system-wide unit is described in docs/RELIABILITY.md)")
                 }
-                let environment = ProcessInfo.processInfo.environment
+                let environment = Terminal.current.environment
                 let database = URL(fileURLWithPath: DatabaseLocation.resolve(flag: options.db, environment: environment)).standardizedFileURL.path
                 var arguments = ["--db", database]
                 if let tz = options.tz { arguments += ["--tz", try ClockInput.timeZone(tz).identifier] }

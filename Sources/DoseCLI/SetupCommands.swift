@@ -53,7 +53,7 @@ struct Setup: ParsableCommand {
 
     func run() throws {
         try Output.run(options) { context in
-            let interactive = isatty(STDIN_FILENO) == 1 && !options.json && !acceptDisclaimer
+            let interactive = Terminal.current.inputIsTerminal && !options.json && !acceptDisclaimer
             let settings: DoseSettings
             if interactive {
                 settings = try SetupConversation(app: context.app, prefilled: flagAnswers).run()
@@ -85,18 +85,18 @@ struct SetupConversation {
     let prefilled: [SetupStep: [String: String]]
 
     func run() throws -> DoseSettings {
-        print("DoseTap setup: five steps. Press Enter to keep the value in brackets.\n")
+        Output.line("DoseTap setup: five steps. Press Enter to keep the value in brackets.\n")
         var settings = try app.settings.current()
         for step in SetupStep.allCases {
-            print("Step \(step.rawValue) of 5 — \(step.title)")
-            for line in SetupText.explanation(step, place: app.store.place) { print("  " + line) }
+            Output.line("Step \(step.rawValue) of 5 — \(step.title)")
+            for line in SetupText.explanation(step, place: app.store.place) { Output.line("  " + line) }
             while true {
                 var answers = prefilled[step] ?? [:]
                 for name in step.answers where answers[name] == nil {
                     let current = SetupText.currentAnswer(name, settings: settings)
                     let prompt = SetupText.question(name) + (current.isEmpty ? ": " : " [\(current)]: ")
-                    FileHandle.standardOutput.write(Data(prompt.utf8))
-                    guard let line = readLine() else {
+                    Terminal.current.write(prompt)
+                    guard let line = Terminal.current.readLine() else {
                         throw DoseError.invalidInput(field: name, problem: "the input ended before setup finished", allowed: "an answer, or Enter")
                     }
                     let typed = line.trimmingCharacters(in: .whitespaces)
@@ -104,10 +104,10 @@ struct SetupConversation {
                 }
                 do {
                     settings = try app.setup.apply(step, answers: answers, surface: "cli")
-                    print("")
+                    Output.line("")
                     break
                 } catch let error as DoseError {
-                    print("  " + Output.flagWording(error) + " Please answer this step again.")
+                    Output.line("  " + Output.flagWording(error) + " Please answer this step again.")
                 }
             }
         }

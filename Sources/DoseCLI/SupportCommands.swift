@@ -34,23 +34,23 @@ struct SupportBundleCommand: ParsableCommand {
             let folder = try context.dataFolder
             let bundle = try context.app.support.bundle(diagnosticLog: DiagnosticLogFile.read(in: folder), version: AppVersion.current)
             if review {
-                print(bundle.review, terminator: "")
-                print("\nNothing was written. To write it: dosetap support-bundle --out \(out) --yes")
+                Terminal.current.write(bundle.review)
+                Output.line("\nNothing was written. To write it: dosetap support-bundle --out \(out) --yes")
                 return
             }
             let warning = includeDatabase ? "\nWarning: \(SupportService.databaseWarning)\n" : ""
             if yes {
-                FileHandle.standardError.write(Data((bundle.review + warning).utf8))
+                Terminal.current.writeError(bundle.review + warning)
             } else {
-                guard isatty(STDIN_FILENO) == 1, !options.json else {
+                guard Terminal.current.inputIsTerminal, !options.json else {
                     throw DoseError.invalidInput(
                         field: "yes", problem: "the bundle has not been reviewed",
                         allowed: "--review to read every file first, then --yes to write it (or run it in a terminal to be asked)")
                 }
-                FileHandle.standardOutput.write(Data((bundle.review + warning + "\n").utf8))
+                Terminal.current.line(bundle.review + warning)
                 let question = "Write \(out) with \(includeDatabase ? "these files and the raw database" : "these files")? Type yes to write it: "
-                FileHandle.standardOutput.write(Data(question.utf8))
-                guard readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
+                Terminal.current.write(question)
+                guard Terminal.current.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" else {
                     throw DoseError.invalidInput(
                         field: "confirm", problem: "the bundle was not confirmed", allowed: "yes, to write it; nothing was written")
                 }

@@ -1,5 +1,7 @@
 import DoseApp
+import DoseCLI
 import Foundation
+import Synchronization
 import Testing
 
 /// The result of one run of the binary.
@@ -20,7 +22,8 @@ struct Run {
     var phase: String? { ((json["status"] as? [String: Any]) ?? json)["phase"] as? String }
 }
 
-/// Runs the real `dosetap` executable against a temporary database with `--now`.
+/// Runs `dosetap` commands against a temporary database with `--now`: in this process through the same entry point the
+/// executable calls (`DoseTapCLI.run(_:on:)`), or as the built binary itself where the process is what is tested.
 final class CLI {
     let directory: URL
     let database: String
@@ -48,28 +51,49 @@ final class CLI {
     }()
 
     /// Runs `dosetap ARGS --db DB --tz ZONE [--now NOW]`; `now` is a local `yyyy-MM-dd HH:mm[:ss]` in the zone or ISO-8601.
+    /// In this process unless `spawn`: a test of the process itself (its exit, its streams, a crash) spawns the binary.
     @discardableResult
-    func run(_ arguments: [String], now: String? = nil, json: Bool = true, database: String? = nil, environment: [String: String] = [:]) throws -> Run
-    {
+    func run(
+        _ arguments: [String], now: String? = nil, json: Bool = true, database: String? = nil, environment: [String: String] = [:],
+        spawn: Bool = false
+    ) throws -> Run {
         var all = arguments + ["--db", database ?? self.database]
         // A test that passes its own --tz or --now is testing that option; do not override it.
         if !arguments.contains("--tz") { all += ["--tz", zone] }
         if let now, !arguments.contains("--now") { all += ["--now", Self.instant(now, zone: zone)] }
         if json { all.append("--json") }
-        return try Self.execute(all, environment: environment)
+        return spawn ? try Self.execute(all, environment: environment) : try Self.inProcess(all, environment: environment)
+    }
+
+    /// The variables a command sees: this process's, with the zone and loopback rule every run has, the suite's store,
+    /// and the test's own.
+    static func variables(_ arguments: [String], _ environment: [String: String]) -> [String: String] {
+        var variables = ProcessInfo.processInfo.environment
+        variables["TZ"] = "Pacific/Chatham"
+        // Push services and webhooks under test listen on loopback; a test of the address rule passes "0".
+        variables["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = "1"
+        for (key, value) in suiteStore(arguments) { variables[key] = value }
+        for (key, value) in environment { variables[key] = value }
+        return variables
+    }
+
+    /// Runs a command line in this process, on a terminal of buffers with no keyboard. A command that awaits (`serve`,
+    /// `alarm test`) runs as the binary instead.
+    static func inProcess(_ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let stdout = Mutex("")
+        let stderr = Mutex("")
+        let terminal = Terminal(
+            environment: variables(arguments, environment), write: { text in stdout.withLock { $0 += text } },
+            writeError: { text in stderr.withLock { $0 += text } })
+        guard let status = DoseTapCLI.run(arguments, on: terminal) else { return try execute(arguments, environment: environment) }
+        return Run(status: status, stdout: stdout.withLock { $0 }, stderr: stderr.withLock { $0 })
     }
 
     static func execute(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, executable: URL = binary) throws -> Run {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
-        env["TZ"] = "Pacific/Chatham"
-        // Push services and webhooks under test listen on loopback; a test of the address rule passes "0".
-        env["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = "1"
-        for (key, value) in Self.suiteStore(arguments) { env[key] = value }
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
+        process.environment = variables(arguments, environment)
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out

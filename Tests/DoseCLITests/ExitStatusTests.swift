@@ -24,3 +24,37 @@ struct ExitStatusTests {
         #expect(error.exitCode == status)
     }
 }
+
+/// The suite runs most commands in this process (`CLI.inProcess`); that is only honest if a command says and exits
+/// exactly as the binary does. Each line here runs both ways on twin databases and must match byte for byte.
+@Suite("In process and as the binary, a command line says the same")
+struct InProcessParityTests {
+    static let lines: [[String]] = [
+        ["status", "--json"], ["dose1", "--json"], ["dose2", "--json"], ["status"], ["dose2"], ["dose1"], ["history"],
+        ["does2", "--json"], ["snooze", "--minutes", "x"], ["dose1", "--bogus", "--json"], ["--help"], ["dose1", "--help"],
+        ["settings", "set", "target_minutes", "999", "--json"], ["undo"],
+    ]
+
+    @Test("stdout, stderr and the exit status are the same", arguments: lines)
+    func same(line: [String]) throws {
+        let inProcess = try CLI(zone: "Europe/Paris")
+        let binary = try CLI(zone: "Europe/Paris")
+        // Each twin gets Dose 1 first where the line needs a night, at the same instant and with the same words.
+        for cli in [inProcess, binary] where line.first == "dose2" || line.first == "undo" {
+            try cli.run(["dose1"], now: "2026-11-21 22:30")
+        }
+        let now = "2026-11-22 00:05"
+        let here = try inProcess.run(line, now: now, json: false)
+        let there = try binary.run(line, now: now, json: false, spawn: true)
+        // Ids are new UUIDs on each side, and each twin has its own file; everything else must be the same.
+        let mask = { (text: String) in
+            text.replacingOccurrences(of: inProcess.database, with: "DB").replacingOccurrences(of: binary.database, with: "DB")
+                .replacingOccurrences(of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "ID", options: .regularExpression)
+        }
+        #expect(here.status == there.status)
+        #expect(mask(here.stdout) == mask(there.stdout))
+        #expect(mask(here.stderr) == mask(there.stderr))
+        // Help is an answer, not a failure: on stdout with status 0, as ArgumentParser's own exit puts it.
+        if line.last == "--help" { #expect(there.status == 0 && there.stdout.contains("USAGE:") && there.stderr.isEmpty) }
+    }
+}

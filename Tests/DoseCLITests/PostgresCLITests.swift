@@ -70,7 +70,7 @@ struct PostgresCLITests {
                     step.arguments.map { $0.replacingOccurrences(of: "FOLDER", with: folder.path) }
                     + ["--database", store, "--tz", sqliteCLI.zone, "--now", CLI.instant(step.now, zone: sqliteCLI.zone)]
                 if json { arguments.append("--json") }
-                let onPostgres = try CLI.execute(arguments)
+                let onPostgres = try CLI.inProcess(arguments)
                 if json { statuses.append(onSQLite.status) }
                 let label = "\(step.arguments.joined(separator: " ")) at \(step.now)\(json ? " --json" : "")"
                 let mask = { (text: String, folder: String) in masked(text.replacingOccurrences(of: folder, with: "FOLDER")) }
@@ -113,10 +113,10 @@ struct PostgresCLITests {
             (["status"], "2026-11-22 21:00"),
         ])
         // The environment variable chooses the store as --database does; --db beside it names a file instead.
-        let viaEnvironment = try CLI.execute(
+        let viaEnvironment = try CLI.inProcess(
             ["status", "--json", "--now", CLI.instant("2026-11-21 23:00", zone: cli.zone)], environment: ["DOSETAP_DATABASE_URL": postgres])
         #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
-        #expect(try CLI.execute(["dose1", "--json", "--db", cli.database, "--database", postgres]).status == 64, "two stores at once are refused")
+        #expect(try CLI.inProcess(["dose1", "--json", "--db", cli.database, "--database", postgres]).status == 64, "two stores at once are refused")
     }
 
     @Test(
@@ -219,18 +219,18 @@ struct PostgresCLITests {
             #expect(try cli.run(arguments, now: now).status == 0, "\(arguments)")
         }
         let postgres = try Self.freshURL()
-        let there = try CLI.execute(["store", "copy", "--from", cli.database, "--to", postgres, "--json"])
+        let there = try CLI.inProcess(["store", "copy", "--from", cli.database, "--to", postgres, "--json"])
         #expect(there.status == 0, "\(there.stdout) \(there.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(there.stdout.utf8)) as? [String: Any])
         #expect(report["copied"] as? Bool == true && (report["rows"] as? Int ?? 0) >= 10, "\(report)")
         // PostgreSQL to another PostgreSQL store (another schema of the same server), then back to a file.
         let second = try Self.freshURL()
-        let across = try CLI.execute(["store", "copy", "--from", postgres, "--to", second])
+        let across = try CLI.inProcess(["store", "copy", "--from", postgres, "--to", second])
         #expect(across.status == 0, "\(across.stdout) \(across.stderr)")
-        let itself = try CLI.execute(["store", "copy", "--from", second, "--to", second, "--json"])
+        let itself = try CLI.inProcess(["store", "copy", "--from", second, "--to", second, "--json"])
         #expect(itself.status == 64 && itself.stdout.contains("the source itself"), "\(itself.stdout)")
         let back = cli.directory.appendingPathComponent("back.sqlite").path
-        let returned = try CLI.execute(["store", "copy", "--from", second, "--to", back])
+        let returned = try CLI.inProcess(["store", "copy", "--from", second, "--to", back])
         #expect(returned.status == 0 && returned.stdout.contains("Verified"), "\(returned.stdout) \(returned.stderr)")
 
         // The same bundle from the original, from PostgreSQL and from the copy back.
@@ -238,30 +238,30 @@ struct PostgresCLITests {
         var bundles: [Data] = []
         for (index, store) in [["--db", cli.database], ["--database", postgres], ["--database", second], ["--db", back]].enumerated() {
             let out = cli.directory.appendingPathComponent("bundle-\(index).zip").path
-            let run = try CLI.execute(["export", "--format", "bundle", "--out", out] + store + now)
+            let run = try CLI.inProcess(["export", "--format", "bundle", "--out", out] + store + now)
             #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
             bundles.append(try Data(contentsOf: URL(fileURLWithPath: out)))
         }
         #expect(Set(bundles).count == 1, "the four bundles differ")
 
         // A target holding records is refused and left as it was; so is a source that does not exist.
-        let again = try CLI.execute(["store", "copy", "--from", cli.database, "--to", postgres, "--json"])
+        let again = try CLI.inProcess(["store", "copy", "--from", cli.database, "--to", postgres, "--json"])
         #expect(again.status == 64 && again.stdout.contains("already holds records"), "\(again.stdout)")
-        let intoFile = try CLI.execute(["store", "copy", "--from", postgres, "--to", back, "--json"])
+        let intoFile = try CLI.inProcess(["store", "copy", "--from", postgres, "--to", back, "--json"])
         #expect(intoFile.status == 64 && intoFile.stdout.contains("already holds records"), "\(intoFile.stdout)")
         let missing = cli.directory.appendingPathComponent("nothing.sqlite").path
         let nowhere = cli.directory.appendingPathComponent("new.sqlite").path
-        let noSource = try CLI.execute(["store", "copy", "--from", missing, "--to", nowhere, "--json"])
+        let noSource = try CLI.inProcess(["store", "copy", "--from", missing, "--to", nowhere, "--json"])
         #expect(noSource.status == 64 && !FileManager.default.fileExists(atPath: nowhere), "\(noSource.stdout)")
-        let history = try CLI.execute(["history", "--database", postgres] + now)
+        let history = try CLI.inProcess(["history", "--database", postgres] + now)
         #expect(history.status == 0 && history.stdout.contains("2026-11-21"), "\(history.stdout)")
     }
 
     @Test("a URL that is not PostgreSQL's, or a server that is not there, is refused without its password and changes nothing")
     func refusals() throws {
-        let mysql = try CLI.execute(["status", "--json", "--database", "mysql://me:hunter2@db/x"])
+        let mysql = try CLI.inProcess(["status", "--json", "--database", "mysql://me:hunter2@db/x"])
         #expect(mysql.status == 64 && mysql.errorCode == "400_INVALID_INPUT" && !mysql.stdout.contains("hunter2"), "\(mysql.stdout)")
-        let down = try CLI.execute(["dose1", "--json", "--database", "postgres://me:hunter2@127.0.0.1:1/nights"])
+        let down = try CLI.inProcess(["dose1", "--json", "--database", "postgres://me:hunter2@127.0.0.1:1/nights"])
         #expect(down.status == 75 && down.errorCode == "503_STORAGE_BUSY", "exit \(down.status): \(down.stdout)")
         #expect(!down.stdout.contains("hunter2") && down.stdout.contains("127.0.0.1:1"), "\(down.stdout)")
     }
@@ -273,16 +273,16 @@ struct PostgresCLITests {
         let cli = try CLI()
         let store = try Self.freshURL()
         let environment = ["XDG_DATA_HOME": cli.directory.path]
-        let tls = try CLI.execute(["tls", "init", "--json", "--database", store], environment: environment)
+        let tls = try CLI.inProcess(["tls", "init", "--json", "--database", store], environment: environment)
         #expect(tls.status == 0, "\(tls.stdout) \(tls.stderr)")
         #expect(FileManager.default.fileExists(atPath: cli.directory.appendingPathComponent("dosetap/tls").path), "certificates in the data folder")
-        #expect(try CLI.execute(["dose1", "--json", "--database", store], environment: environment).status == 0)
-        let review = try CLI.execute(
+        #expect(try CLI.inProcess(["dose1", "--json", "--database", store], environment: environment).status == 0)
+        let review = try CLI.inProcess(
             ["support-bundle", "--out", cli.directory.appendingPathComponent("s.zip").path, "--review", "--database", store], environment: environment
         )
         #expect(review.status == 0 && review.stdout.contains("dose1_taken"), "\(review.stdout) \(review.stderr)")
         // DOSETAP_DATABASE_URL is read whenever --database is not given, even beside --db: the store is PostgreSQL's.
-        let viaEnvironment = try CLI.execute(["history", "--json", "--db", cli.database], environment: ["DOSETAP_DATABASE_URL": store])
+        let viaEnvironment = try CLI.inProcess(["history", "--json", "--db", cli.database], environment: ["DOSETAP_DATABASE_URL": store])
         #expect(viaEnvironment.status == 0 && viaEnvironment.stdout.contains("dose1"), "\(viaEnvironment.stdout)")
         #expect(!FileManager.default.fileExists(atPath: cli.database), "no SQLite file was made")
     }

@@ -125,7 +125,7 @@ struct RefusalTests {
     func missingDatabaseFolder(arguments: [String]) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-missing-\(UUID().uuidString)")
         let path = folder.appendingPathComponent("typo.sqlite").path
-        let run = try CLI.execute(arguments + ["--db", path, "--json"])
+        let run = try CLI.inProcess(arguments + ["--db", path, "--json"])
         #expect(run.status == 64)
         let message = ((run.json["error"] as? [String: Any])?["message"] as? String) ?? ""
         #expect(message.contains(path) && message.contains("no folder"), "\(run.stdout)")

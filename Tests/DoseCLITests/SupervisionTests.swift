@@ -171,7 +171,8 @@ struct SupervisionTests {
     func serviceUnit() throws {
         let cli = try CLI()
         let folder = cli.directory.appendingPathComponent("units").path
-        // The global options go before `--`: what follows it is passed to serve as it is.
+        // The global options go before `--`: what follows it is passed to serve as it is. The unit names the binary, so
+        // this runs it.
         let run = try CLI.execute([
             "service", "install", "--user", "--unit-dir", folder, "--db", cli.database, "--json", "--",
             "--host", "0.0.0.0", "--webhook", "https://ntfy.sh/a%b$c",
