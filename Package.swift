@@ -8,15 +8,6 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
-/// Every file of the web UI: the stylesheet, the script, and one Mustache template per page (escaping by default).
-let webResources =
-    ["app.css", "app.js", "period.js", "queue.js", "sw.js", "manifest.webmanifest", "icon.svg", "icon-192.png", "icon-512.png", "openapi.json"]
-    + [
-        "layout", "tonight", "notice", "details", "history", "delete-night", "insights", "settings", "clear-all", "checkin", "presleep",
-        "medications",
-        "fields", "action-link", "setup", "chart", "report-page", "report", "support", "welcome", "supply",
-    ].map { "Templates/\($0).mustache" }
-
 let package = Package(
     name: "dosetap",
     platforms: [.macOS(.v14)],
@@ -76,10 +67,16 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"), .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
-            // The web UI's files, compiled into the binary so `dosetap serve` needs nothing beside it.
-            resources: webResources.map { .embedInCode("Resources/\($0)") },
-            swiftSettings: strict
+            // The web UI's files, compiled into the binary so `dosetap serve` needs nothing beside it: every file of
+            // Resources as bytes, and every page template as text through the TemplateCatalogue plugin.
+            exclude: ["Resources/Templates"],
+            resources: [.embedInCode("Resources")],
+            swiftSettings: strict,
+            plugins: ["TemplateCatalogue"]
         ),
+        // Writes the page templates into one Swift file at build time (run by the plugin below, on the build machine).
+        .executableTarget(name: "template-catalogue"),
+        .plugin(name: "TemplateCatalogue", capability: .buildTool(), dependencies: ["template-catalogue"]),
         // The command line, per SPEC §5.1.
         .target(
             name: "DoseCLI",

@@ -11,9 +11,11 @@ import NIOCore
 enum Templates {
     static let library: MustacheLibrary = {
         var library = MustacheLibrary()
-        for (name, bytes) in sources {
+        // `sources` is generated at build time from Resources/Templates (Plugins/TemplateCatalogue): a new template file is
+        // a new page template, with nothing to list.
+        for (name, text) in sources {
             do {
-                try library.register(String(decoding: bytes, as: UTF8.self), named: name)
+                try library.register(text, named: name)
             } catch {
                 // The templates are part of the program; every one is rendered by the tests.
                 preconditionFailure("The template \(name) does not parse: \(error)")
@@ -21,20 +23,6 @@ enum Templates {
         }
         return library
     }()
-
-    /// Every template's name and text.
-    static let sources: [(String, [UInt8])] = [
-        ("layout", PackageResources.layout_mustache), ("tonight", PackageResources.tonight_mustache), ("notice", PackageResources.notice_mustache),
-        ("details", PackageResources.details_mustache), ("history", PackageResources.history_mustache),
-        ("delete-night", PackageResources.delete_night_mustache), ("insights", PackageResources.insights_mustache),
-        ("settings", PackageResources.settings_mustache), ("clear-all", PackageResources.clear_all_mustache),
-        ("checkin", PackageResources.checkin_mustache), ("presleep", PackageResources.presleep_mustache),
-        ("medications", PackageResources.medications_mustache), ("fields", PackageResources.fields_mustache),
-        ("action-link", PackageResources.action_link_mustache), ("setup", PackageResources.setup_mustache),
-        ("chart", PackageResources.chart_mustache), ("report-page", PackageResources.report_page_mustache),
-        ("report", PackageResources.report_mustache),
-        ("support", PackageResources.support_mustache), ("welcome", PackageResources.welcome_mustache), ("supply", PackageResources.supply_mustache),
-    ]
 
     /// The stylesheet and the script, served as they are.
     static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
