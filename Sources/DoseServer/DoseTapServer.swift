@@ -39,10 +39,18 @@ public enum DoseTapServer {
         ] {
             router.addRoutes(controller, atPath: "/v1")
         }
-        WebRoutes(environment: environment, pairing: pairing, channels: channels).register(on: router)
-        ActionLinkRoutes(environment: environment).register(on: router)
-        SetupRoutes(environment: environment).register(on: router)
-        AppShell.register(on: router)
+        // The web app, one controller per concern, each reaching the use cases through its environment.
+        let settings = SettingsPages(environment: environment, pairing: pairing)
+        for controller in [
+            TonightPages(environment: environment, pairing: pairing).routes, HistoryPages(environment: environment).routes,
+            QuestionnairePages(environment: environment).routes, MedicationPages(environment: environment).routes,
+            InsightsPages(environment: environment).routes, SupplyPages(environment: environment).routes, settings.routes,
+            AlarmPages(environment: environment, channels: channels, settings: settings).routes, SupportPages(environment: environment).routes,
+            WelcomePages(environment: environment, channels: channels).routes, SetupRoutes(environment: environment).routes,
+            ActionLinkRoutes(environment: environment).routes, AppShell.routes,
+        ] {
+            router.addRoutes(controller)
+        }
         routes.load(router.routes.map { ($0.path.description, $0.method.rawValue) })
         return router
     }

@@ -14,9 +14,12 @@ struct ActionLinkRoutes {
     /// Links spend their nonce as an idempotency key of this pseudo-device.
     static let spender = "action-link"
 
-    func register(on router: Router<DoseRequestContext>) {
-        router.get("/a/:token") { _, context in try show(context) }
-        router.post("/a/:token") { request, context in try act(request, context) }
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/a/:token") { _, context in try show(context) }
+        routes.post("/a/:token") { request, context in try act(request, context) }
+        return routes
     }
 
     /// Whether an earlier tap spent the link.

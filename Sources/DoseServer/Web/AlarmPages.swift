@@ -6,22 +6,30 @@ import Hummingbird
 
 /// Settings' alarm section: Web Push on this phone and the escalation contact's, the subscriptions and their removal,
 /// the re-fire and escalation settings, and the test alarm.
-extension WebRoutes {
-    func registerAlarms(on router: Router<DoseRequestContext>) {
-        router.post("/ui/push/remove") { request, context in try await removeSubscription(request, context) }
-        router.post("/ui/alarm/test") { request, context in try await testAlarm(request, context) }
+struct AlarmPages: PageController {
+    let environment: AppEnvironment
+    let channels: AlarmChannels
+    let settings: SettingsPages
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.post("/ui/push/remove") { request, context in try await removeSubscription(request, context) }
+        routes.post("/ui/alarm/test") { request, context in try await testAlarm(request, context) }
+        return routes
     }
 
     func removeSubscription(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
         let removed = try environment.useCases().alarms.unsubscribe(fields["id"] ?? "")
-        return try settings(context, flash: "\(removed.deviceName.isEmpty ? "That device" : removed.deviceName) will no longer get alarms by push.")
+        return try settings.settings(
+            context, flash: "\(removed.deviceName.isEmpty ? "That device" : removed.deviceName) will no longer get alarms by push.")
     }
 
     func testAlarm(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         _ = try await form(request, context)
         let report = await channels.test().coarse()
-        return try settings(context, flash: report.message, test: report)
+        return try settings.settings(context, flash: report.message, test: report)
     }
 }
 

@@ -7,12 +7,17 @@ import Hummingbird
 import NIOCore
 
 /// The Insights page, the weekly planner's apply form, the Report page and the report file itself.
-extension WebRoutes {
-    func registerInsights(on router: Router<DoseRequestContext>) {
-        router.get("/insights") { request, context in try insights(request, context) }
-        router.post("/ui/planner") { request, context in try await applyPlanner(request, context) }
-        router.get("/report") { request, _ in try reportPage(request) }
-        router.get("/report/file") { request, _ in try reportFile(request) }
+struct InsightsPages: PageController {
+    let environment: AppEnvironment
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/insights") { request, context in try insights(request, context) }
+        routes.post("/ui/planner") { request, context in try await applyPlanner(request, context) }
+        routes.get("/report") { request, _ in try reportPage(request) }
+        routes.get("/report/file") { request, _ in try reportFile(request) }
+        return routes
     }
 
     func insights(_ request: Request, _ context: DoseRequestContext, flash: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {

@@ -12,9 +12,12 @@ import NIOCore
 struct SetupRoutes {
     let environment: AppEnvironment
 
-    func register(on router: Router<DoseRequestContext>) {
-        router.get("/setup") { request, context in try page(request, context) }
-        router.get("/setup/ca") { _, _ in try authorityCertificate() }
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/setup") { request, context in try page(request, context) }
+        routes.get("/setup/ca") { _, _ in try authorityCertificate() }
+        return routes
     }
 
     var certificates: LocalCertificates? { environment.filesFolder.map { LocalCertificates(directory: $0.appendingPathComponent("tls").path) } }
@@ -32,7 +35,7 @@ struct SetupRoutes {
 
     func page(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let authority = try certificates?.authority().map { SetupView.Authority(name: $0.name, fingerprint: $0.fingerprint) }
-        return try Templates.page("setup", SetupView(secure: WebRoutes.isSecureContext(request, context), authority: authority))
+        return try Templates.page("setup", SetupView(secure: WebPages.isSecureContext(request, context), authority: authority))
     }
 
     func authorityCertificate() throws -> Response {

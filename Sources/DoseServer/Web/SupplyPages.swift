@@ -6,18 +6,23 @@ import HTTPTypes
 import Hummingbird
 
 /// The Supply page: what is left and until when, a refill in one tap, corrections with their reason, and the ledger.
-extension WebRoutes {
-    func registerSupply(on router: Router<DoseRequestContext>) {
-        router.get("/supply") { request, context in
+struct SupplyPages: PageController {
+    let environment: AppEnvironment
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/supply") { request, context in
             try supply(context, flash: request.uri.queryParameters["saved"].map { _ in "Saved." })
         }
-        router.post("/ui/supply/refill") { request, context in try await saveSupply(request, context, kind: .refill) }
-        router.post("/ui/supply/adjust") { request, context in try await saveSupply(request, context, kind: .adjustment) }
-        router.post("/ui/supply/delete") { request, context in
+        routes.post("/ui/supply/refill") { request, context in try await saveSupply(request, context, kind: .refill) }
+        routes.post("/ui/supply/adjust") { request, context in try await saveSupply(request, context, kind: .adjustment) }
+        routes.post("/ui/supply/delete") { request, context in
             let fields = try await form(request, context)
             _ = try environment.useCases().supply.delete(fields["id"] ?? "")
             return WebPages.redirect("/supply?saved=1")
         }
+        return routes
     }
 
     struct SupplyView {

@@ -6,10 +6,15 @@ import HTTPTypes
 import Hummingbird
 
 /// The support bundle from Settings: every redacted file shown on a page first, then a confirmed download.
-extension WebRoutes {
-    func registerSupport(on router: Router<DoseRequestContext>) {
-        router.get("/settings/support") { _, context in try supportReview(context) }
-        router.post("/ui/support-bundle") { request, context in try await supportBundle(request, context) }
+struct SupportPages: PageController {
+    let environment: AppEnvironment
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/settings/support") { _, context in try supportReview(context) }
+        routes.post("/ui/support-bundle") { request, context in try await supportBundle(request, context) }
+        return routes
     }
 
     struct SupportReviewView {

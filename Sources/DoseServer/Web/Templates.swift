@@ -24,10 +24,6 @@ enum Templates {
         return library
     }()
 
-    /// The stylesheet and the script, served as they are.
-    static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
-    static let javascript = String(decoding: PackageResources.app_js, as: UTF8.self)
-
     /// An HTML response from a template and its view model.
     /// A template that is not in the library is DoseTap's bug: it is answered as one (a 500 with a request id in the
     /// log), never as an empty page a half-asleep person could take for a working one.

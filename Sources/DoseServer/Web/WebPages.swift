@@ -7,6 +7,20 @@ import Hummingbird
 
 /// Responses every page shares: redirects and the notice page for errors outside Tonight.
 enum WebPages {
+    /// Whether the browser reached DoseTap over HTTPS (through a proxy that says so).
+    static func isHTTPS(_ request: Request, _ context: DoseRequestContext) -> Bool {
+        context.secureTransport || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
+    }
+
+    /// Whether the browser treats the page as a secure context: HTTPS, or this machine itself (browsers trust
+    /// loopback addresses and `localhost` as they trust HTTPS).
+    static func isSecureContext(_ request: Request, _ context: DoseRequestContext) -> Bool {
+        if isHTTPS(request, context) { return true }
+        var host = request.head.authority ?? ""
+        if host.hasPrefix("[") { host = String(host.dropFirst().prefix { $0 != "]" }) } else { host = String(host.prefix { $0 != ":" }) }
+        return Listener.isLoopback(host)
+    }
+
     static func redirect(_ location: String, cookie: String? = nil) -> Response {
         var headers = HTTPFields()
         headers[.location] = location

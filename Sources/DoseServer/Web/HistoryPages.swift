@@ -4,21 +4,22 @@ import DoseStore
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
-/// History (filters, order, pages, deleting a night), Details, Settings (preferences, the quick-log grid, devices,
-/// data) and Clear All Data with its two steps. Every change is a form post with the page's CSRF token; anything
-/// that cannot be undone asks first on a page of its own, with keeping things as the filled button.
-extension WebRoutes {
-    func registerManagement(on router: Router<DoseRequestContext>) {
-        router.get("/history") { request, context in try history(request, context) }
-        router.get("/history/delete") { request, context in try confirmDelete(request, context) }
-        router.post("/ui/history/delete") { request, context in try await deleteNight(request, context) }
-        router.post("/ui/events/time") { request, context in try await correctTime(request, context) }
-        router.post("/ui/devices/revoke") { request, context in try await revokeDevice(request, context) }
-        router.post("/ui/devices/rename") { request, context in try await renameDevice(request, context) }
-        router.post("/ui/devices/pair") { request, context in try await pairAnother(request, context) }
-        router.get("/settings/clear") { _, context in try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: nil)) }
-        router.post("/ui/clear-all") { request, context in try await clearAll(request, context) }
+/// History (filters, order, pages, deleting nights after a page that asks), a night's Details, and correcting a
+/// dose's time.
+struct HistoryPages: PageController {
+    let environment: AppEnvironment
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/history") { request, context in try history(request, context) }
+        routes.get("/history/delete") { request, context in try confirmDelete(request, context) }
+        routes.post("/ui/history/delete") { request, context in try await deleteNight(request, context) }
+        routes.post("/ui/events/time") { request, context in try await correctTime(request, context) }
+        routes.get("/details") { request, context in try details(request, context) }
+        return routes
     }
 
     struct HistoryView {
@@ -251,60 +252,5 @@ extension WebRoutes {
         let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone) }
         let sleep = try snapshot.session.flatMap { try app.records.nights(on: $0.date).first { $0.session.id == snapshot.session?.id }?.sleep }
         return try Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep))
-    }
-
-    func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil) throws -> Response {
-        let app = environment.useCases()
-        let settings = try app.settings.current()
-        let zone = try app.settings.zone()
-        let view = SettingsView(
-            frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
-            devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: zone, pairing: pairing,
-            alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test))
-        return try Templates.page("settings", view)
-    }
-
-    func revokeDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let device = try environment.useCases().devices.revoke(fields["id"] ?? "")
-        // Unpairing this browser: the next page says so.
-        return device.id == context.device?.id ? WebPages.redirect("/") : try settings(context, flash: "\(device.name) can no longer use DoseTap.")
-    }
-
-    func renameDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let device = try environment.useCases().devices.rename(fields["id"] ?? "", to: fields["name"] ?? "")
-        return try settings(context, flash: "Renamed to \(device.name).")
-    }
-
-    /// A new one-time link for another phone or computer, shown on this page.
-    func pairAnother(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        _ = try await form(request, context)
-        let code = await pairing.issue(now: environment.now(), random: environment.random)
-        let host = request.head.authority ?? "localhost"
-        let scheme = Self.isHTTPS(request, context) ? "https" : "http"
-        return try settings(context, flash: "A pairing link is ready below.", pairing: "\(scheme)://\(host)/pair?code=\(code)")
-    }
-
-    struct ClearAllView {
-        let frame = Frame("Clear All Data", current: "/settings")
-        let csrf: String
-        let problem: String?
-        let phrase = AppDatabase.clearAllPhrase
-    }
-
-    func clearAll(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        guard fields["phrase"] == AppDatabase.clearAllPhrase else {
-            return try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
-        }
-        let report = try environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
-        return try Templates.page(
-            "notice",
-            NoticePage(
-                frame: Frame("Cleared", current: ""), heading: "All data cleared",
-                message:
-                    "\(report.deleted.values.reduce(0, +)) rows deleted; none remain. This browser is no longer paired: restart `dosetap serve` for a new pairing link.",
-                link: nil))
     }
 }

@@ -1,0 +1,30 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Hummingbird
+
+/// A controller of pages: one concern's routes (`routes`, mounted at the site's root), reaching the use cases through
+/// its environment, never a store. Every page shares the CSRF token and the checked form read below.
+protocol PageController {
+    var environment: AppEnvironment { get }
+}
+
+extension PageController {
+    /// The CSRF token for this page: bound to the browser's device, rotated every 12 hours.
+    func csrf(_ context: DoseRequestContext) -> String {
+        guard let device = context.device, let tokens = try? environment.csrfTokens() else { return "" }
+        return tokens.token(device: device.id, at: environment.now())
+    }
+
+    /// Reads a urlencoded form within the body limit and checks its CSRF token.
+    func form(_ request: Request, _ context: DoseRequestContext) async throws -> [String: String] {
+        let data = try await JSONBody.collect(request)
+        let fields = try FormBody.fields(data)
+        guard let device = context.device, let sent = fields["csrf"],
+            try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now())
+        else {
+            throw DoseError.forbidden(why: "the form's token is missing, wrong or from a page loaded more than a day ago")
+        }
+        return fields
+    }
+}

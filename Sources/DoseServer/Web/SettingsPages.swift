@@ -1,0 +1,99 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Settings: preferences and the quick-log grid, devices (rename, unpair, pair another), and Clear All Data with its
+/// two steps. Every change is a form post with the page's CSRF token; anything that cannot be undone asks first on a
+/// page of its own, with keeping things as the filled button.
+struct SettingsPages: PageController {
+    let environment: AppEnvironment
+    let pairing: PairingCodes
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/settings") { request, context in
+            try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." })
+        }
+        routes.post("/ui/settings") { request, context in try await saveSettings(request, context) }
+        routes.post("/ui/devices/revoke") { request, context in try await revokeDevice(request, context) }
+        routes.post("/ui/devices/rename") { request, context in try await renameDevice(request, context) }
+        routes.post("/ui/devices/pair") { request, context in try await pairAnother(request, context) }
+        routes.get("/settings/clear") { _, context in try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: nil)) }
+        routes.post("/ui/clear-all") { request, context in try await clearAll(request, context) }
+        return routes
+    }
+
+    func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil) throws -> Response {
+        let app = environment.useCases()
+        let settings = try app.settings.current()
+        let zone = try app.settings.zone()
+        let view = SettingsView(
+            frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
+            devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: zone, pairing: pairing,
+            alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test))
+        return try Templates.page("settings", view)
+    }
+
+    func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        let app = environment.useCases()
+        let current = try app.settings.current()
+        var posted = fields
+        // A switch that is off sends nothing, so each form names the switches it showed.
+        let shown = Set((fields["switches"] ?? "").split(separator: ",").map(String.init))
+        for key in SettingsView.switches.map(\.rawValue) where shown.contains(key) { posted[key] = fields[key] == "true" ? "true" : "false" }
+        let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
+        if !changes.isEmpty { _ = try app.settings.update(changes) }
+        // The Supply page's refill-reminder form goes back to the Supply page.
+        return WebPages.redirect(fields["return"] == "supply" ? "/supply?saved=1" : "/settings?saved=1")
+    }
+
+    func revokeDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        let device = try environment.useCases().devices.revoke(fields["id"] ?? "")
+        // Unpairing this browser: the next page says so.
+        return device.id == context.device?.id ? WebPages.redirect("/") : try settings(context, flash: "\(device.name) can no longer use DoseTap.")
+    }
+
+    func renameDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        let device = try environment.useCases().devices.rename(fields["id"] ?? "", to: fields["name"] ?? "")
+        return try settings(context, flash: "Renamed to \(device.name).")
+    }
+
+    /// A new one-time link for another phone or computer, shown on this page.
+    func pairAnother(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        _ = try await form(request, context)
+        let code = await pairing.issue(now: environment.now(), random: environment.random)
+        let host = request.head.authority ?? "localhost"
+        let scheme = WebPages.isHTTPS(request, context) ? "https" : "http"
+        return try settings(context, flash: "A pairing link is ready below.", pairing: "\(scheme)://\(host)/pair?code=\(code)")
+    }
+
+    struct ClearAllView {
+        let frame = Frame("Clear All Data", current: "/settings")
+        let csrf: String
+        let problem: String?
+        let phrase = AppDatabase.clearAllPhrase
+    }
+
+    func clearAll(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        guard fields["phrase"] == AppDatabase.clearAllPhrase else {
+            return try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
+        }
+        let report = try environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
+        return try Templates.page(
+            "notice",
+            NoticePage(
+                frame: Frame("Cleared", current: ""), heading: "All data cleared",
+                message:
+                    "\(report.deleted.values.reduce(0, +)) rows deleted; none remain. This browser is no longer paired: restart `dosetap serve` for a new pairing link.",
+                link: nil))
+    }
+}
