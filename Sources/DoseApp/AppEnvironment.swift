@@ -2,7 +2,7 @@ import DoseCore
 public import DoseStore
 public import Foundation
 
-/// Everything a use case takes from the world outside: the database, the time, new ids, random bytes and the zone.
+/// Everything a use case takes from the world outside: the database, the time, waiting, new ids, random bytes and the zone.
 /// Each edge builds one (a `dosetap` command, `dosetap serve`, a test) and everything below it is given what it needs
 /// from here, so no rule, store or handler reads the system clock or makes randomness of its own.
 public struct AppEnvironment: Sendable {
@@ -13,6 +13,9 @@ public struct AppEnvironment: Sendable {
     /// The real time, even when `now` is fixed (`--now`, a test's clock): for what another party checks against its own
     /// clock, such as the expiry of a Web Push authorization.
     public var wallClock: @Sendable () -> Date = { Date() }
+    /// Waits: between reminder ticks, before a delivery's retry, between checks of a certificate or of a device's
+    /// revocation. Tests give one that returns at once or moves their clock, so no test waits on a real clock.
+    public var sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     /// Everything of a call's clock but the instant: the zone override, the machine's zone, ids and randomness.
     private var template: StoreClock
     /// Where requests a paired device chose may go (push endpoints, the escalation contact).

@@ -16,14 +16,14 @@ struct ChannelOptions: ParsableArguments {
     @Option(help: .hidden) var pushBackoff: String?
 
     /// The configured deliveries, each checked.
-    func deliveries() throws -> [any ReminderDelivery] {
+    func deliveries(_ environment: AppEnvironment) throws -> [any ReminderDelivery] {
         let format: WebhookDelivery.Format = try choice(webhookFormat, field: "webhook-format")
         var deliveries: [any ReminderDelivery] = []
         for url in webhook {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") else {
                 throw DoseError.invalidInput(field: "webhook", problem: "'\(url)' is not an http(s) URL", allowed: "http://… or https://…")
             }
-            deliveries.append(WebhookDelivery(url: url, format: format))
+            deliveries.append(WebhookDelivery(url: url, format: format, sleep: environment.sleep))
         }
         if let onReminder {
             let command = CommandDelivery(command: onReminder)
@@ -37,13 +37,13 @@ struct ChannelOptions: ParsableArguments {
     }
 
     /// How Web Push requests are made; `--push-backoff` (hidden, seconds, comma-separated) shortens retries in tests.
-    func pushOptions() throws -> PushOptions {
+    func pushOptions(_ environment: AppEnvironment) throws -> PushOptions {
         guard vapidSubject.hasPrefix("mailto:") || vapidSubject.hasPrefix("https://"), vapidSubject.count <= 200 else {
             throw DoseError.invalidInput(
                 field: "vapid-subject", problem: "'\(vapidSubject.prefix(80))' is not a contact", allowed: "mailto:you@example.org or an https:// URL"
             )
         }
-        var options = PushOptions(subject: vapidSubject)
+        var options = PushOptions(subject: vapidSubject, sleep: environment.sleep)
         if let pushBackoff {
             let delays = pushBackoff.split(separator: ",").compactMap { Double($0) }
             guard !delays.isEmpty, delays.allSatisfy({ (0...600).contains($0) }) else {
@@ -74,7 +74,8 @@ struct Alarm: ParsableCommand {
         func run() async throws {
             try await Output.runAsync(options) { context in
                 let alarmChannels = AlarmChannels(
-                    environment: context.environment, configured: try channels.deliveries(), push: try channels.pushOptions())
+                    environment: context.environment, configured: try channels.deliveries(context.environment),
+                    push: try channels.pushOptions(context.environment))
                 let report = await alarmChannels.test()
                 Output.show(json: options.json, report, ([report.message] + report.lines).joined(separator: "\n"))
                 // A channel that did not take the test is tonight's alarm not arriving: scripts must see it.

@@ -69,8 +69,8 @@ struct Serve: AsyncParsableCommand {
                     """ + Self.scannable(link)
                 Terminal.current.line(text)
             }
-            let deliveries = try channels.deliveries()
-            let push = try channels.pushOptions()
+            let deliveries = try channels.deliveries(environment)
+            let push = try channels.pushOptions(environment)
             try await DoseTapServer.run(
                 environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, push: push, pairing: pairing,
                 requestsPerMinute: rateLimit, limits: limits, onServerRunning: announce)

@@ -20,7 +20,7 @@ public enum DoseTapServer {
         internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil
     ) -> Router<DoseRequestContext> {
         let hub = hub ?? eventHub(environment)
-        let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions())
+        let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
@@ -65,14 +65,14 @@ public enum DoseTapServer {
     /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host).
     public static func applications(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil,
-        deliveries: [any ReminderDelivery] = [], push: PushOptions = PushOptions(), pairing: PairingCodes = PairingCodes(),
+        deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         var logger = Logger(label: "dosetap")
         logger.logLevel = .info
         let hub = eventHub(environment)
-        let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push)
+        let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
         let engine = ReminderEngine(channels: channels)
         let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)
         let governor = ConnectionGovernor(limits: limits)
@@ -111,7 +111,7 @@ public enum DoseTapServer {
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
-        push: PushOptions = PushOptions(), pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
+        push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(

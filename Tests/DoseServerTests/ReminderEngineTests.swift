@@ -85,6 +85,24 @@ struct ReminderEngineTests {
         #expect(kept.last == recorder.all.last)
     }
 
+    @Test("the engine waits through the environment's sleep: a quarter second between ticks, never on a real clock")
+    func runWaitsThroughTheEnvironment() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        var environment = fixture.environment
+        let waits = Mutex<[Duration]>([])
+        environment.sleep = { duration in
+            // The fifth wait ends the run, as a cancelled task's sleep does.
+            if waits.withLock({
+                $0.append(duration)
+                return $0.count
+            }) == 5 {
+                throw CancellationError()
+            }
+        }
+        await ReminderEngine(environment: environment, deliveries: []).run()
+        #expect(waits.withLock { $0 } == Array(repeating: .milliseconds(250), count: 5))
+    }
+
     @Test("pairing codes and rate-limit windows are bounded however long the server runs")
     func tablesAreBounded() async throws {
         let pairing = PairingCodes()

@@ -121,7 +121,7 @@ struct NightController {
                     let watcher = Task {
                         guard let device else { return }
                         while !Task.isCancelled {
-                            try await Task.sleep(for: Self.revocationCheck)
+                            try await environment.sleep(Self.revocationCheck)
                             let active = try await BlockingWork.run { try environment.useCases().devices.isActive(device) }
                             if !active { return await hub.unsubscribe(id) }
                         }

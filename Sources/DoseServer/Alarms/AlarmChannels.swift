@@ -28,7 +28,7 @@ public struct AlarmChannels: Sendable {
             channels.append(
                 WebhookDelivery(
                     url: settings.escalationContact, format: format, audience: .contact, client: push?.client ?? OutboundHTTP.client,
-                    targets: environment.outbound))
+                    targets: environment.outbound, sleep: environment.sleep))
         }
         return channels
     }

@@ -65,7 +65,8 @@ public struct RetryPolicy: Sendable {
     public var longestWait: Duration = .seconds(120)
     let sleep: @Sendable (Duration) async throws -> Void
 
-    public init(backoff: [Duration], sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    /// A policy that waits through `sleep` (the environment's, or a test's).
+    public init(backoff: [Duration], sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.backoff = backoff
         self.sleep = sleep
     }

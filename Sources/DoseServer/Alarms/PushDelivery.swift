@@ -17,7 +17,7 @@ public struct PushOptions: Sendable {
     public init(
         client: HTTPClient = OutboundHTTP.client, subject: String = VAPID.defaultSubject,
         backoff: [Duration] = [.seconds(2), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300)],
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        sleep: @escaping @Sendable (Duration) async throws -> Void
     ) {
         self.client = client
         self.subject = subject

@@ -191,12 +191,10 @@ public actor ReminderEngine {
         return notice
     }
 
-    /// Ticks every second until cancelled; the sleep is injected so tests never wait on a real clock. With a server
-    /// run id it also records, every 30 seconds, that the server is alive, so a later run can tell when it was down.
-    public func run(
-        every interval: Duration = .milliseconds(250), heartbeat run: String? = nil,
-        sleep: @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
-    ) async {
+    /// Ticks every quarter second until cancelled, waiting through the environment's sleep so tests never wait on a
+    /// real clock. With a server run id it also records, every 30 seconds, that the server is alive, so a later run can
+    /// tell when it was down.
+    public func run(every interval: Duration = .milliseconds(250), heartbeat run: String? = nil) async {
         var lastHeartbeat = environment.now()
         while !Task.isCancelled {
             // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.
@@ -207,7 +205,7 @@ public actor ReminderEngine {
                 let environment = self.environment
                 Task { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run) } }
             }
-            do { try await sleep(interval) } catch { return }
+            do { try await environment.sleep(interval) } catch { return }
         }
     }
 }

@@ -23,8 +23,7 @@ public struct WebhookDelivery: ReminderDelivery {
 
     public init(
         url: String, format: Format, audience: ReminderAudience = .sleeper, client: HTTPClient = OutboundHTTP.client, targets: OutboundTargets? = nil,
-        backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)],
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)], sleep: @escaping @Sendable (Duration) async throws -> Void
     ) {
         self.url = url
         self.format = format

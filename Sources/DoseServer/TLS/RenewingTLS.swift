@@ -58,7 +58,7 @@ struct CertificateRenewalService: Service {
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await environment.sleep(interval)
                 if Task.isCancelled { return }
                 check()
             }
