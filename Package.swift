@@ -100,6 +100,8 @@ let package = Package(
             name: "DoseCoreTests",
             dependencies: ["DoseCore", "DoseTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
+        // The use cases on an in-memory database, below every edge.
+        .testTarget(name: "DoseAppTests", dependencies: ["DoseApp", "DoseStore", "DoseCore", "DoseTestSupport"]),
         .testTarget(
             name: "DoseStoreTests",
             dependencies: [
