@@ -31,6 +31,8 @@ enum Schema {
         return migrator
     }
 
+    /// The first released schema, as it shipped. Long by design: a migration is frozen once released and must read as
+    /// the schema it makes, so it is not split or edited.
     static func v1(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -130,6 +132,7 @@ enum Schema {
 
     /// The whole record of a night (issue 4): the full check-in, pre-sleep logs, medications, and an audit log
     /// that also keeps edits, deletes and imports.
+    /// Long by design, as v1: one released migration, frozen.
     static func v2(_ db: Database) throws {
         try db.execute(
             sql: """

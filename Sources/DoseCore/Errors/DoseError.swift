@@ -239,6 +239,8 @@ public enum DoseError: Error, Equatable, Sendable {
 
     /// The message with the way to confirm worded for one surface: `confirmation` gives the words ("add
     /// `--confirm early`"), or nil where the surface offers a button instead and the sentence is left out.
+    /// Long by design: one case per refusal, so every sentence a person reads at night is written beside the others
+    /// and a new refusal cannot be added without its words.
     public func message(confirmation: (ConfirmKind) -> String?) -> String {
         func offer(_ lead: String, _ kind: ConfirmKind) -> String { confirmation(kind).map { " \(lead), \($0)." } ?? "" }
         switch self {

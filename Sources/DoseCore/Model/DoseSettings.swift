@@ -245,6 +245,8 @@ extension DoseSettings {
     }
 
     /// A copy with one key changed, or an error naming the key and its allowed values; never a silent reset.
+    /// Long by design: one case per setting, so every key's rule and allowed values sit side by side and a new key is
+    /// one more case beside them.
     public func setting(_ key: String, to rawValue: String, catalogue: SleepEventCatalogue = .standard) throws(DoseError) -> DoseSettings {
         var copy = self
         let text = rawValue.trimmingCharacters(in: .whitespaces)

@@ -68,25 +68,7 @@ struct HistoryPages: PageController {
     func history(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let parameters = request.uri.queryParameters
         func value(_ name: String) -> String? { parameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
-        var query = HistoryQuery()
-        query.from = try value("from").map { try APIInput.date($0, field: "from") }
-        query.to = try value("to").map { try APIInput.date($0, field: "to") }
-        if let filter = value("filter") {
-            if let category = HistoryCategory(rawValue: filter) { query.categories = [category] } else { query.types = [filter] }
-        }
-        if let sort = value("sort") {
-            guard let order = HistorySort(rawValue: sort) else {
-                throw DoseError.invalidInput(
-                    field: "sort", problem: "'\(sort)'", allowed: HistorySort.allCases.map(\.rawValue).joined(separator: ", "))
-            }
-            query.sort = order
-        }
-        query.grouping = .none
-        query.limit = 14
-        if let page = value("page") {
-            guard let number = Int(page) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)'", allowed: "1 or more") }
-            query.page = number
-        }
+        let query = try Self.query(value)
         let app = environment.useCases()
         let zone = try app.settings.zone()
         let result = try app.records.history(query)
@@ -97,25 +79,7 @@ struct HistoryPages: PageController {
             + SleepEventCatalogue.standard.definitions.map { ($0.type.rawValue, $0.label) }
         let orders: [(HistorySort, String)] = [(.newest, "Newest first"), (.oldest, "Oldest first"), (.az, "Events A–Z"), (.za, "Events Z–A")]
         let target = try app.settings.current().targetIntervalMinutes
-        let nights = result.groups.flatMap(\.nights).map { night in
-            let facts = NightFacts(night.session.events)
-            var summary = "Dose 1 \(WebPages.clock(facts.dose1?.occurredAt, zone))"
-            if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
-            if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
-            if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
-            // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
-            let timing = DoseTiming.of(facts, targetMinutes: target)
-            let outcome =
-                !night.session.isOpen
-                ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
-            let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
-            return HistoryView.Night(
-                id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep,
-                hasSleep: !sleep.isEmpty,
-                sleepSource: night.sleep?.figures.sources.joined(separator: ", ") ?? "",
-                selectable: !night.session.isOpen,
-                hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
-        }
+        let nights = result.groups.flatMap(\.nights).map { Self.row($0, zone: zone, targetMinutes: target) }
         func link(_ page: Int) -> String {
             var items = URLComponents()
             items.queryItems =
@@ -135,6 +99,51 @@ struct HistoryPages: PageController {
                     newer: result.page > 1 ? link(result.page - 1) : nil,
                     older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil, canChoose: nights.contains(where: \.selectable))
         return try Templates.page("history", view)
+    }
+
+    /// History's query from the page's parameters (empty ones left out): dates, a filter, an order and a page of 14.
+    static func query(_ value: (String) -> String?) throws -> HistoryQuery {
+        var query = HistoryQuery()
+        query.from = try value("from").map { try APIInput.date($0, field: "from") }
+        query.to = try value("to").map { try APIInput.date($0, field: "to") }
+        if let filter = value("filter") {
+            if let category = HistoryCategory(rawValue: filter) { query.categories = [category] } else { query.types = [filter] }
+        }
+        if let sort = value("sort") {
+            guard let order = HistorySort(rawValue: sort) else {
+                throw DoseError.invalidInput(
+                    field: "sort", problem: "'\(sort)'", allowed: HistorySort.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            query.sort = order
+        }
+        query.grouping = .none
+        query.limit = 14
+        if let page = value("page") {
+            guard let number = Int(page) else { throw DoseError.invalidInput(field: "page", problem: "'\(page)'", allowed: "1 or more") }
+            query.page = number
+        }
+        return query
+    }
+
+    /// One night's row: its doses in a line, how Dose 2 went, the wearable's sleep and the events shown.
+    static func row(_ night: NightRecord, zone: TimeZone, targetMinutes target: Int) -> HistoryView.Night {
+        let facts = NightFacts(night.session.events)
+        var summary = "Dose 1 \(WebPages.clock(facts.dose1?.occurredAt, zone))"
+        if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
+        if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
+        if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
+        // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
+        let timing = DoseTiming.of(facts, targetMinutes: target)
+        let outcome =
+            !night.session.isOpen
+            ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
+        let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
+        return HistoryView.Night(
+            id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep,
+            hasSleep: !sleep.isEmpty,
+            sleepSource: night.sleep?.figures.sources.joined(separator: ", ") ?? "",
+            selectable: !night.session.isOpen,
+            hasEvents: !night.shownEvents.isEmpty, events: night.shownEvents.map { EventLine($0, zone: zone) })
     }
 
     struct DeleteNightsView {

@@ -66,13 +66,50 @@ struct WelcomePages: PageController {
         let app = environment.useCases()
         let settings = try app.settings.current()
         let frame = Frame("Set up DoseTap", current: "/settings")
+        let inputs = Self.inputs(of: step, settings)
+        func keepTyped(_ input: TextInput) -> TextInput {
+            guard let value = typed[input.name] else { return input }
+            return TextInput(name: input.name, label: input.label, value: value, inputMode: input.inputMode, hint: input.hint)
+        }
+        let times = inputs.times.map(keepTyped)
+        let numbers = inputs.numbers.map(keepTyped)
+        let labels = Dictionary(uniqueKeysWithValues: (times + numbers).map { ($0.name, $0.label) })
+        let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
+        let products = MedicationCatalogue.splitNight.map {
+            Field.Option(
+                inputType: "radio", name: "medication_product", value: $0.id, label: $0.name,
+                checked: $0.id == (typed["medication_product"] ?? settings.medicationProduct))
+        }
+        let view = WelcomeView(
+            frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
+            dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) },
+            fields: inputs.fields,
+            explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
+            isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow,
+            isNotifications: step == .notifications,
+            isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
+            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
+            hasTestReport: test != nil,
+            privacy: SetupWizard.privacy(storedIn: environment.store.place), disclaimer: SetupWizard.disclaimer, switches: inputs.switches,
+            submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
+        return try Templates.page("welcome", view, status: status)
+    }
+
+    /// What a step asks for: choices and switches, times, and amounts, each showing the settings in force.
+    struct StepInputs {
         var fields: [Field] = []
         var times: [TextInput] = []
         var numbers: [TextInput] = []
+        /// The switches the step's form shows, so one turned off is saved as off.
         var switches = ""
+    }
+
+    /// The inputs of `step`, filled from `settings`.
+    static func inputs(of step: SetupStep, _ settings: DoseSettings) -> StepInputs {
+        var inputs = StepInputs()
         switch step {
         case .sleepSchedule:
-            times = [
+            inputs.times = [
                 TextInput(name: "sleep_start", label: "Usual bedtime", value: settings.sleepStart.description, inputMode: "", hint: ""),
                 TextInput(name: "wake_time", label: "Usual wake time", value: settings.wakeTime.description, inputMode: "", hint: ""),
                 TextInput(
@@ -80,7 +117,7 @@ struct WelcomePages: PageController {
                     hint: "An older night still open closes then."),
             ]
         case .medication:
-            numbers = [
+            inputs.numbers = [
                 TextInput(
                     name: "dose1_g", label: "Dose 1 (grams)", value: SetupWizard.grams(settings.dose1Milligrams), inputMode: "decimal",
                     hint: "0.25–4.5 g, e.g. 2.25"),
@@ -95,8 +132,8 @@ struct WelcomePages: PageController {
                     name: "bottle_ml", label: "One bottle holds (mL)", value: String(settings.bottleML), inputMode: "numeric", hint: "180 mL usually"),
             ]
         case .doseWindow:
-            switches = SettingKey.allowSnoozing.rawValue
-            fields = [
+            inputs.switches = SettingKey.allowSnoozing.rawValue
+            inputs.fields = [
                 .choice(
                     SettingKey.targetInterval.rawValue, "Wake alarm: minutes after Dose 1", DoseSettings.targetIntervalOptions.map(String.init),
                     chosen: [String(settings.targetIntervalMinutes)], words: { "\($0) min" }),
@@ -109,8 +146,8 @@ struct WelcomePages: PageController {
                     chosen: [String(settings.undoWindowSeconds)], words: { "\($0) s" }),
             ]
         case .notifications:
-            switches = SettingKey.remindersEnabled.rawValue
-            fields = [
+            inputs.switches = SettingKey.remindersEnabled.rawValue
+            inputs.fields = [
                 .toggle(SettingKey.remindersEnabled.rawValue, "Alarms and reminders", on: settings.remindersEnabled),
                 .choice(
                     SettingKey.wakeAlarmRefireMinutes.rawValue, "Ring the wake alarm again if nobody answers within",
@@ -120,32 +157,7 @@ struct WelcomePages: PageController {
         case .privacy:
             break
         }
-        func keepTyped(_ input: TextInput) -> TextInput {
-            guard let value = typed[input.name] else { return input }
-            return TextInput(name: input.name, label: input.label, value: value, inputMode: input.inputMode, hint: input.hint)
-        }
-        times = times.map(keepTyped)
-        numbers = numbers.map(keepTyped)
-        let labels = Dictionary(uniqueKeysWithValues: (times + numbers).map { ($0.name, $0.label) })
-        let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
-        let products = MedicationCatalogue.splitNight.map {
-            Field.Option(
-                inputType: "radio", name: "medication_product", value: $0.id, label: $0.name,
-                checked: $0.id == (typed["medication_product"] ?? settings.medicationProduct))
-        }
-        let view = WelcomeView(
-            frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
-            dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) },
-            fields: fields,
-            explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
-            isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow,
-            isNotifications: step == .notifications,
-            isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
-            channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
-            hasTestReport: test != nil,
-            privacy: SetupWizard.privacy(storedIn: environment.store.place), disclaimer: SetupWizard.disclaimer, switches: switches,
-            submitLabel: step == .privacy ? "I accept: finish setup" : "Save and continue")
-        return try Templates.page("welcome", view, status: status)
+        return inputs
     }
 
     /// A refusal worded with the field's label as the page shows it ("Dose 1 (grams)"), not its stored name.

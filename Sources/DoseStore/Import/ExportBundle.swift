@@ -68,6 +68,7 @@ public enum ExportBundle {
     }
 
     /// What each file and column means, for a person opening the bundle.
+    /// Long by design: it is the readme's text, one file of words.
     static func readme(columns: [(String, [String])]) -> String {
         var text = """
             DoseTap export bundle
