@@ -1040,13 +1040,10 @@ def live_night(driver, wait, binary, work, out):
 def clock_phases(driver, wait, binary, work, out):
     """Tonight at each phase of one night, one server per moved instant: before the window, in it, near its close, after it."""
     # 2. The phases that need the clock moved: one server per instant, on the same night.
-    database = os.path.join(work, "phases.sqlite")
-    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
+    database = None
     labels = {"active": "Dose 2 window open", "near_close": "Dose 2 window closing soon", "closed": "Dose 2 window closed"}
     for phase, minutes in [("active", 160), ("near_close", 230), ("closed", 245)]:
-        now = (dose1 + datetime.timedelta(minutes=minutes)).isoformat()
-        process, info = serve(binary, database, now)
+        database, process, info = night_at(binary, work, "phases", minutes, database=database)
         try:
             driver.delete_all_cookies()
             driver.get(info["pairing_url"])
@@ -1086,10 +1083,7 @@ def clock_phases(driver, wait, binary, work, out):
 def double_tap_night(driver, wait, binary, work, out):
     """Half-asleep at 01:20: a double tap on Take Dose 2, an early wake-up, a check-in, a refused new Dose 1 (D14, D15, D17), a second browser paired from the QR code."""
     # 2b. Half-asleep at 01:20: a double tap on Take Dose 2, an early wake-up, a check-in, then a new Dose 1 (D14, D15).
-    database = os.path.join(work, "double.sqlite")
-    dose1 = datetime.datetime(2026, 11, 22, 3, 30, tzinfo=datetime.timezone.utc)
-    subprocess.run([binary, "dose1", "--db", database, "--tz", "America/New_York", "--now", dose1.isoformat()], check=True, capture_output=True)
-    process, info = serve(binary, database, (dose1 + datetime.timedelta(minutes=170)).isoformat())
+    database, process, info = night_at(binary, work, "double", 170)
     try:
         driver.delete_all_cookies()
         driver.get(info["pairing_url"])
@@ -1102,7 +1096,7 @@ def double_tap_night(driver, wait, binary, work, out):
         outcome = driver.find_element(By.CSS_SELECTOR, "[data-outcome]").text
         check("Dose 2 taken at 01:20 — 170 min after Dose 1" in outcome, f"after Dose 2 Tonight says it in words ({outcome!r})")
         check(not driver.find_elements(By.CSS_SELECTOR, "[data-spot] button, [data-spot] a"), "the spot of the big button holds no action after Dose 2")
-        status = json.loads(subprocess.run([binary, "status", "--json", "--db", database, "--tz", "America/New_York", "--now", (dose1 + datetime.timedelta(minutes=171)).isoformat()],
+        status = json.loads(subprocess.run([binary, "status", "--json", "--db", database, "--tz", "America/New_York", "--now", (DOSE1 + datetime.timedelta(minutes=171)).isoformat()],
                                            check=True, capture_output=True, text=True).stdout)
         check(status["wake_at"] is None and status["phase"] == "completed" and status["extra_dose_count"] == 0,
               f"the double tap left the night open with one Dose 2 (phase {status['phase']}, wake {status['wake_at']})")
