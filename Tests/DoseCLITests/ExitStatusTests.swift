@@ -46,10 +46,12 @@ struct InProcessParityTests {
         let now = "2026-11-22 00:05"
         let here = try inProcess.run(line, now: now, json: false)
         let there = try binary.run(line, now: now, json: false, spawn: true)
-        // Ids are new UUIDs on each side, and each twin has its own file; everything else must be the same.
+        // Ids are new UUIDs on each side, and each twin has its own file (or schema); everything else must be the same.
         let mask = { (text: String) in
             text.replacingOccurrences(of: inProcess.database, with: "DB").replacingOccurrences(of: binary.database, with: "DB")
                 .replacingOccurrences(of: "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", with: "ID", options: .regularExpression)
+                // On the PostgreSQL pass each twin's file is a schema named after it.
+                .replacingOccurrences(of: "search_path=[a-z0-9_]+", with: "search_path=S", options: .regularExpression)
         }
         #expect(here.status == there.status)
         #expect(mask(here.stdout) == mask(there.stdout))
