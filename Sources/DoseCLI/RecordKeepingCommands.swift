@@ -68,8 +68,6 @@ struct CheckIn: ParsableCommand {
     func overlay(on base: [String: JSONValue]) -> [String: JSONValue] {
         var answers = base
         func set(_ key: String, _ value: JSONValue?) { if let value { answers[key] = value } }
-        func choice(_ text: String?) -> JSONValue? { text.map { .string(SleepEventCatalogue.normalize($0)) } }
-        func choices(_ texts: [String]) -> JSONValue { .strings(listValues(texts).map(SleepEventCatalogue.normalize)) }
         set("sleep_quality", quality.map(JSONValue.int))
         set("feel_rested", choice(rested))
         set("grogginess", choice(grogginess))
@@ -86,7 +84,30 @@ struct CheckIn: ParsableCommand {
         ] where flag {
             answers[key] = true
         }
-        var physical = answers["physical_symptoms"]?.objectValue ?? [:]
+        let physical = physicalDetails(over: answers["physical_symptoms"]?.objectValue ?? [:])
+        if !physical.isEmpty {
+            answers["physical_symptoms"] = .object(physical)
+            answers["has_physical_symptoms"] = true
+        }
+        let respiratory = respiratoryDetails(over: answers["respiratory_symptoms"]?.objectValue ?? [:])
+        if !respiratory.isEmpty {
+            answers["respiratory_symptoms"] = .object(respiratory)
+            answers["has_respiratory_symptoms"] = true
+        }
+        if !sleepTherapy.isEmpty { answers["sleep_therapy"] = choices(sleepTherapy) }
+        let environment = environmentDetails(over: answers["sleep_environment"]?.objectValue ?? [:])
+        if !environment.isEmpty { answers["sleep_environment"] = .object(environment) }
+        set("notes", notes.map(JSONValue.string))
+        return answers
+    }
+
+    private func choice(_ text: String?) -> JSONValue? { text.map { .string(SleepEventCatalogue.normalize($0)) } }
+
+    private func choices(_ texts: [String]) -> JSONValue { .strings(listValues(texts).map(SleepEventCatalogue.normalize)) }
+
+    /// The pain and headache flags over the stored physical symptoms.
+    private func physicalDetails(over stored: [String: JSONValue]) -> [String: JSONValue] {
+        var physical = stored
         if !painLocation.isEmpty { physical["pain_locations"] = choices(painLocation) }
         if let painSeverity { physical["pain_severity"] = .int(painSeverity) }
         if let painType { physical["pain_type"] = choice(painType) }
@@ -99,23 +120,24 @@ struct CheckIn: ParsableCommand {
         }
         if let muscleStiffness { physical["muscle_stiffness"] = choice(muscleStiffness) }
         if let muscleSoreness { physical["muscle_soreness"] = choice(muscleSoreness) }
-        if !physical.isEmpty {
-            answers["physical_symptoms"] = .object(physical)
-            answers["has_physical_symptoms"] = true
-        }
-        var respiratory = answers["respiratory_symptoms"]?.objectValue ?? [:]
+        return physical
+    }
+
+    /// The congestion, throat, cough and sickness flags over the stored respiratory symptoms.
+    private func respiratoryDetails(over stored: [String: JSONValue]) -> [String: JSONValue] {
+        var respiratory = stored
         if let congestion { respiratory["congestion"] = choice(congestion) }
         if let throat { respiratory["throat"] = choice(throat) }
         if let cough { respiratory["cough"] = choice(cough) }
         if let sinusPressure { respiratory["sinus_pressure"] = choice(sinusPressure) }
         if feverish { respiratory["feeling_feverish"] = true }
         if let sickness { respiratory["sickness_level"] = choice(sickness) }
-        if !respiratory.isEmpty {
-            answers["respiratory_symptoms"] = .object(respiratory)
-            answers["has_respiratory_symptoms"] = true
-        }
-        if !sleepTherapy.isEmpty { answers["sleep_therapy"] = choices(sleepTherapy) }
-        var environment = answers["sleep_environment"]?.objectValue ?? [:]
+        return respiratory
+    }
+
+    /// The sleep aids, darkness, noise, screen and sound flags over the stored sleep environment.
+    private func environmentDetails(over stored: [String: JSONValue]) -> [String: JSONValue] {
+        var environment = stored
         if !sleepAid.isEmpty { environment["sleep_aids_used"] = choices(sleepAid) }
         if let roomDarkness { environment["room_darkness"] = choice(roomDarkness) }
         if let noiseLevel { environment["noise_level"] = choice(noiseLevel) }
@@ -123,9 +145,7 @@ struct CheckIn: ParsableCommand {
         if let soundType { environment["sound_type"] = choice(soundType) }
         if let otherAid { environment["other_aid_text"] = .string(otherAid) }
         if sameAsUsual { environment["same_as_usual"] = true }
-        if !environment.isEmpty { answers["sleep_environment"] = .object(environment) }
-        set("notes", notes.map(JSONValue.string))
-        return answers
+        return environment
     }
 
     var hasAnswerFlags: Bool {

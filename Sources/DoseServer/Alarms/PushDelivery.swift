@@ -84,20 +84,9 @@ public struct PushDelivery: ReminderDelivery {
             let connection = (try? await BlockingWork.run { targets.checkBeforeConnecting(endpointURL) }) ?? .refused("it could not be checked")
             if case .refused(let problem) = connection { return record(.failed, nil, "not sent: \(problem)") }
             do {
-                guard let endpoint = URL(string: subscription.endpoint), let key = Base64URL.decode(subscription.p256dh),
-                    let auth = Base64URL.decode(subscription.auth)
-                else { return record(.failed, nil, "the subscription is damaged; subscribe again") }
-                var request = HTTPClientRequest(url: subscription.endpoint)
-                request.method = .POST
-                request.headers.add(name: "TTL", value: String(ttl))
-                request.headers.add(name: "Urgency", value: "high")
-                request.headers.add(name: "Topic", value: notice.topic)
-                request.headers.add(name: "Content-Encoding", value: "aes128gcm")
-                request.headers.add(name: "Content-Type", value: "application/octet-stream")
-                // The push service checks the token's expiry against its own clock, which is the real one, whatever
-                // clock the night runs on (`--now`, a test's).
-                request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: environment.wallClock()))
-                request.body = .bytes(ByteBuffer(bytes: try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)))
+                guard let request = try request(payload, notice.topic, to: subscription, ttl: ttl, vapid: vapid) else {
+                    return record(.failed, nil, "the subscription is damaged; subscribe again")
+                }
                 (status, retryAfter) = try await OutboundHTTP.send(request, with: options.client, connection)
             } catch let error as WebPushError {
                 return record(.failed, nil, error.description)
@@ -123,5 +112,25 @@ public struct PushDelivery: ReminderDelivery {
                 return record(.failed, code, "the push service refused it (HTTP \(code))")
             }
         }
+    }
+
+    /// The push request for one subscription (RFC 8030, RFC 8291's encryption, RFC 8292's VAPID), or nil when the stored
+    /// subscription is damaged.
+    func request(_ payload: Data, _ topic: String, to subscription: PushSubscriptionRecord, ttl: Int, vapid: VAPID) throws -> HTTPClientRequest? {
+        guard let endpoint = URL(string: subscription.endpoint), let key = Base64URL.decode(subscription.p256dh),
+            let auth = Base64URL.decode(subscription.auth)
+        else { return nil }
+        var request = HTTPClientRequest(url: subscription.endpoint)
+        request.method = .POST
+        request.headers.add(name: "TTL", value: String(ttl))
+        request.headers.add(name: "Urgency", value: "high")
+        request.headers.add(name: "Topic", value: topic)
+        request.headers.add(name: "Content-Encoding", value: "aes128gcm")
+        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        // The push service checks the token's expiry against its own clock, which is the real one, whatever clock the
+        // night runs on (`--now`, a test's).
+        request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: environment.wallClock()))
+        request.body = .bytes(ByteBuffer(bytes: try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)))
+        return request
     }
 }

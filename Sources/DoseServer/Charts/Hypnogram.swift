@@ -37,8 +37,8 @@ enum Hypnogram {
         let events = session.events.filter { $0.kind != .checkIn && $0.occurredAt >= start && $0.occurredAt <= end }
         let left = 52.0
         let right = 344.0
-        let span = max(60, end.timeIntervalSince(start))
-        func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
+        let axis = TimeAxis(start: start, end: end, left: left, right: right)
+        func x(_ instant: Date) -> Double { axis.x(instant) }
         let rowHeight = 22.0
         let top = 24.0
         // A source of totals has no stage rows: one row for the sleep's bounds, the time axis, and its stage minutes as a
@@ -72,30 +72,57 @@ enum Hypnogram {
                 title:
                     "\(figures.sources.joined(separator: ", ")) \(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage totals only"
             )
-            // The stage minutes as one bar, in proportion to each other, not placed in time.
-            let parts = Self.totals.map { (stage: $0, minutes: figures.stageMinutes[$0] ?? 0) }.filter { $0.minutes > 0 }
-            let whole = parts.reduce(0) { $0 + $1.minutes }
-            if whole > 0 {
-                writer.text(left, barTop - 6, "Stage totals, minutes (not times)")
-                var at = left
-                for part in parts {
-                    let width = part.minutes / whole * (right - left)
-                    writer.rect(
-                        at, barTop, width, 14, "stage stage-\(part.stage.rawValue)",
-                        title: "\(SleepText.name(part.stage)) \(Int(part.minutes.rounded())) min")
-                    at += width
-                }
-                let names = parts.map { "\(Self.shortName($0.stage)) \(Int($0.minutes.rounded()))" }
-                writer.text(left, barTop + 30, names.joined(separator: " · "))
-            }
+            drawStageTotals(&writer, figures, left: left, right: right, top: barTop)
         }
-        for alarm in alarms where alarm.at >= start && alarm.at <= end {
-            let position = x(alarm.at)
+        drawMarks(&writer, alarms: alarms, events: events, axis: axis, top: top, bottom: bottom, zone: zone)
+        drawHeartRate(&writer, rates, axis: axis, top: heartTop, height: heartHeight)
+        drawHours(&writer, axis: axis, y: axisY, zone: zone)
+        var description = SleepText.sentence(figures, zone: zone)
+        if let vitals = SleepText.vitals(sleep) { description += " " + vitals }
+        if !alarms.isEmpty { description += " Alarms are the squares at the top." }
+        let rows = tableRows(sleep, zone: zone)
+        return writer.chart(
+            id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description,
+            kind: "hypnogram",
+            table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
+    }
+
+    /// Where an instant falls on the chart's time axis.
+    struct TimeAxis {
+        let start, end: Date
+        let left, right: Double
+        var span: TimeInterval { max(60, end.timeIntervalSince(start)) }
+        func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
+    }
+
+    /// A source of totals: the stage minutes as one bar, in proportion to each other, not placed in time.
+    static func drawStageTotals(_ writer: inout SVGWriter, _ figures: SleepFigures, left: Double, right: Double, top: Double) {
+        let parts = totals.map { (stage: $0, minutes: figures.stageMinutes[$0] ?? 0) }.filter { $0.minutes > 0 }
+        let whole = parts.reduce(0) { $0 + $1.minutes }
+        guard whole > 0 else { return }
+        writer.text(left, top - 6, "Stage totals, minutes (not times)")
+        var at = left
+        for part in parts {
+            let width = part.minutes / whole * (right - left)
+            writer.rect(
+                at, top, width, 14, "stage stage-\(part.stage.rawValue)", title: "\(SleepText.name(part.stage)) \(Int(part.minutes.rounded())) min")
+            at += width
+        }
+        writer.text(left, top + 30, parts.map { "\(shortName($0.stage)) \(Int($0.minutes.rounded()))" }.joined(separator: " · "))
+    }
+
+    /// The alarms as squares at the top, the doses as lines through the stages, and other events as dots beneath.
+    static func drawMarks(
+        _ writer: inout SVGWriter, alarms: [(at: Date, label: String)], events: [NightEvent], axis: TimeAxis, top: Double, bottom: Double,
+        zone: TimeZone
+    ) {
+        for alarm in alarms where alarm.at >= axis.start && alarm.at <= axis.end {
+            let position = axis.x(alarm.at)
             writer.line(position, top - 14, position, bottom, "alarm")
             writer.rect(position - 3.5, top - 18, 7, 7, "alarm-mark", title: "\(alarm.label) at \(LocalClock.hourMinute(alarm.at, in: zone))")
         }
         for event in events {
-            let position = x(event.occurredAt)
+            let position = axis.x(event.occurredAt)
             let time = LocalClock.hourMinute(event.occurredAt, in: zone)
             if event.kind.isOxybateDose {
                 writer.line(position, top - 8, position, bottom, "dose")
@@ -104,42 +131,46 @@ enum Hypnogram {
                 writer.circle(position, bottom + 4, 3, "event-mark", title: "\(event.label) at \(time)")
             }
         }
-        // The heart rate beneath, scaled to its own range; no room is kept for it when none was measured.
-        if let low = rates.map(\.beatsPerMinute).min(), let high = rates.map(\.beatsPerMinute).max() {
-            let range = max(10, high - low)
-            writer.polyline(rates.map { (x($0.at), heartTop + heartHeight - ($0.beatsPerMinute - low) / range * heartHeight) }, "heart")
-            writer.text(left - 6, heartTop + 8, "\(Int(high.rounded()))", anchor: "end")
-            writer.text(left - 6, heartTop + heartHeight, "\(Int(low.rounded()))", anchor: "end")
-            writer.text(left, heartTop - 6, "Heart rate (bpm)")
-        }
+    }
+
+    /// The heart rate beneath, scaled to its own range; no room is kept for it when none was measured.
+    static func drawHeartRate(_ writer: inout SVGWriter, _ rates: [(at: Date, beatsPerMinute: Double)], axis: TimeAxis, top: Double, height: Double) {
+        guard let low = rates.map(\.beatsPerMinute).min(), let high = rates.map(\.beatsPerMinute).max() else { return }
+        let range = max(10, high - low)
+        writer.polyline(rates.map { (axis.x($0.at), top + height - ($0.beatsPerMinute - low) / range * height) }, "heart")
+        writer.text(axis.left - 6, top + 8, "\(Int(high.rounded()))", anchor: "end")
+        writer.text(axis.left - 6, top + height, "\(Int(low.rounded()))", anchor: "end")
+        writer.text(axis.left, top - 6, "Heart rate (bpm)")
+    }
+
+    /// The hours under the chart, every hour (every second one for a night over 8 hours).
+    static func drawHours(_ writer: inout SVGWriter, axis: TimeAxis, y: Double, zone: TimeZone) {
         let calendar = LocalClock.calendar(zone)
-        var tick = calendar.nextDate(after: start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? end
-        let step = span > 8 * 3600 ? 2 : 1
-        while tick < end {
-            writer.line(x(tick), axisY - 6, x(tick), axisY, "axis")
-            writer.text(x(tick), axisY + 12, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
-            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? end
+        var tick = calendar.nextDate(after: axis.start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? axis.end
+        let step = axis.span > 8 * 3600 ? 2 : 1
+        while tick < axis.end {
+            writer.line(axis.x(tick), y - 6, axis.x(tick), y, "axis")
+            writer.text(axis.x(tick), y + 12, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
+            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? axis.end
         }
-        var description = SleepText.sentence(figures, zone: zone)
-        if let vitals = SleepText.vitals(sleep) { description += " " + vitals }
-        if !alarms.isEmpty { description += " Alarms are the squares at the top." }
-        let whole = "\(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone))"
-        let rows =
-            sleep.spans.isEmpty
-            ? [SleepStage.core, .deep, .rem, .awake, .asleep, .inBed].compactMap { stage -> [String]? in
+    }
+
+    /// The chart's table: each stage span, or for a source of totals each stage's minutes over the whole sleep.
+    static func tableRows(_ sleep: NightSleep, zone: TimeZone) -> [[String]] {
+        let figures = sleep.figures
+        guard !sleep.spans.isEmpty else {
+            let whole = "\(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone))"
+            return [SleepStage.core, .deep, .rem, .awake, .asleep, .inBed].compactMap { stage -> [String]? in
                 let minutes = figures.stageMinutes[stage] ?? 0
                 guard minutes > 0 || [.core, .deep, .rem, .awake].contains(stage) else { return nil }
                 return [whole + " (in total)", SleepText.name(stage), NumberText.tenths(minutes), figures.sources.joined(separator: ", ")]
             }
-            : sleep.spans.map { span in
-                [
-                    "\(LocalClock.hourMinute(span.start, in: zone))–\(LocalClock.hourMinute(span.end, in: zone))", SleepText.name(span.stage),
-                    NumberText.tenths(span.minutes), span.source,
-                ]
-            }
-        return writer.chart(
-            id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description,
-            kind: "hypnogram",
-            table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
+        }
+        return sleep.spans.map { span in
+            [
+                "\(LocalClock.hourMinute(span.start, in: zone))–\(LocalClock.hourMinute(span.end, in: zone))", SleepText.name(span.stage),
+                NumberText.tenths(span.minutes), span.source,
+            ]
+        }
     }
 }

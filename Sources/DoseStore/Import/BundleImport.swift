@@ -230,25 +230,30 @@ enum BundleReader {
         var files: [String: String] = [:]
         for (entry, key) in wanted {
             guard files[key] == nil else { throw DoseError.invalidFile(problem: "\(what) holds two files named \(key)") }
-            var data = Data()
-            do {
-                let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
-                    data.append(chunk)
-                    // The header's size may lie; stop at what it promised.
-                    guard data.count <= Int(entry.uncompressedSize) else {
-                        throw DoseError.invalidFile(problem: "'\(entry.path)' is larger than its header says")
-                    }
-                }
-                guard checksum == entry.checksum else { throw DoseError.invalidFile(problem: "'\(entry.path)' is damaged (checksum mismatch)") }
-            } catch let error as DoseError {
-                throw error
-            } catch {
-                throw DoseError.invalidFile(problem: "'\(entry.path)' cannot be read (damaged or truncated)")
-            }
-            guard let text = String(data: data, encoding: .utf8) else { throw DoseError.invalidFile(problem: "'\(entry.path)' is not UTF-8 text") }
-            files[key] = text
+            files[key] = try text(of: entry, in: archive)
         }
         return files
+    }
+
+    /// An entry's text, read no further than its header's size, with its checksum checked and as UTF-8.
+    static func text(of entry: Entry, in archive: Archive) throws -> String {
+        var data = Data()
+        do {
+            let checksum = try archive.extract(entry, skipCRC32: false) { chunk in
+                data.append(chunk)
+                // The header's size may lie; stop at what it promised.
+                guard data.count <= Int(entry.uncompressedSize) else {
+                    throw DoseError.invalidFile(problem: "'\(entry.path)' is larger than its header says")
+                }
+            }
+            guard checksum == entry.checksum else { throw DoseError.invalidFile(problem: "'\(entry.path)' is damaged (checksum mismatch)") }
+        } catch let error as DoseError {
+            throw error
+        } catch {
+            throw DoseError.invalidFile(problem: "'\(entry.path)' cannot be read (damaged or truncated)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw DoseError.invalidFile(problem: "'\(entry.path)' is not UTF-8 text") }
+        return text
     }
 
     /// The bundle's schema version, if this build imports it.
