@@ -87,14 +87,6 @@ enum Hypnogram {
             table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
     }
 
-    /// Where an instant falls on the chart's time axis.
-    struct TimeAxis {
-        let start, end: Date
-        let left, right: Double
-        var span: TimeInterval { max(60, end.timeIntervalSince(start)) }
-        func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
-    }
-
     /// A source of totals: the stage minutes as one bar, in proportion to each other, not placed in time.
     static func drawStageTotals(_ writer: inout SVGWriter, _ figures: SleepFigures, left: Double, right: Double, top: Double) {
         let parts = totals.map { (stage: $0, minutes: figures.stageMinutes[$0] ?? 0) }.filter { $0.minutes > 0 }
@@ -143,15 +135,11 @@ enum Hypnogram {
         writer.text(axis.left, top - 6, "Heart rate (bpm)")
     }
 
-    /// The hours under the chart, every hour (every second one for a night over 8 hours).
+    /// The hours under the chart.
     static func drawHours(_ writer: inout SVGWriter, axis: TimeAxis, y: Double, zone: TimeZone) {
-        let calendar = LocalClock.calendar(zone)
-        var tick = calendar.nextDate(after: axis.start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? axis.end
-        let step = axis.span > 8 * 3600 ? 2 : 1
-        while tick < axis.end {
+        for tick in axis.hours(in: zone) {
             writer.line(axis.x(tick), y - 6, axis.x(tick), y, "axis")
             writer.text(axis.x(tick), y + 12, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
-            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? axis.end
         }
     }
 

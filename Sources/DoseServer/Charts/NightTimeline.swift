@@ -19,8 +19,8 @@ enum NightTimeline {
         end = end.addingTimeInterval(15 * 60)
         let left = 16.0
         let right = 344.0
-        let span = end.timeIntervalSince(start)
-        func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
+        let axis = TimeAxis(start: start, end: end, left: left, right: right)
+        func x(_ instant: Date) -> Double { axis.x(instant) }
 
         var writer = SVGWriter(width: InsightCharts.width, height: 200)
         let axisY = 120.0
@@ -40,19 +40,28 @@ enum NightTimeline {
         }
         writer.line(left, axisY, right, axisY, "axis")
         // Hour ticks on the local clock.
-        let calendar = LocalClock.calendar(zone)
-        var tick = calendar.nextDate(after: start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? start
-        let step = span > 8 * 3600 ? 2 : 1
-        while tick < end {
+        for tick in axis.hours(in: zone) {
             writer.line(x(tick), axisY, x(tick), axisY + 5, "axis")
             writer.text(x(tick), axisY + 18, LocalClock.hourMinute(tick, in: zone), anchor: "middle")
-            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? end
         }
-        // Doses stand tall; other events are short ticks, staggered so close ones do not overlap.
+        drawEvents(&writer, events, axis: axis, axisY: axisY, zone: zone)
+        drawLegend(&writer, left: left, zone: zone)
+        let rows = events.map { [LocalClock.hourMinute($0.occurredAt, in: zone), $0.label] }
+        let description =
+            "\(events.count) events from \(LocalClock.hourMinute(first.occurredAt, in: zone)) to \(LocalClock.hourMinute(events.last!.occurredAt, in: zone))"
+            + (dose1.map { ", Dose 1 at \(LocalClock.hourMinute($0, in: zone))" } ?? "") + (naps.isEmpty ? "" : ", \(naps.count) nap(s)") + "."
+        return writer.chart(
+            id: "timeline-\(session.id.rawValue.prefix(8))", title: "Night of \(session.date)", description: description, kind: "timeline",
+            table: ChartTable(caption: "Events of the night of \(session.date)", headers: ["Time", "Event"], rows: rows))
+    }
+
+    /// Doses stand tall; a skip is a short dashed mark; other events are short ticks, staggered so close ones do not
+    /// overlap.
+    static func drawEvents(_ writer: inout SVGWriter, _ events: [NightEvent], axis: TimeAxis, axisY: Double, zone: TimeZone) {
         var lane = 0
         var lastX = -100.0
         for event in events {
-            let position = x(event.occurredAt)
+            let position = axis.x(event.occurredAt)
             let time = LocalClock.hourMinute(event.occurredAt, in: zone)
             let label = event.label
             let anchor = position > 290 ? "end" : position < 60 ? "start" : "middle"
@@ -73,6 +82,10 @@ enum NightTimeline {
                 writer.circle(position, top, 3, "event-mark", title: "\(label) at \(time)")
             }
         }
+    }
+
+    /// The zone the times are in, and what each mark means.
+    static func drawLegend(_ writer: inout SVGWriter, left: Double, zone: TimeZone) {
         writer.text(left, 160, "Times in \(zone.identifier)")
         writer.rect(left, 172, 14, 10, "band")
         writer.text(left + 18, 181, "window")
@@ -84,12 +97,5 @@ enum NightTimeline {
         writer.text(205, 181, "event")
         writer.rect(250, 172, 14, 10, "nap")
         writer.text(268, 181, "nap")
-        let rows = events.map { [LocalClock.hourMinute($0.occurredAt, in: zone), $0.label] }
-        let description =
-            "\(events.count) events from \(LocalClock.hourMinute(first.occurredAt, in: zone)) to \(LocalClock.hourMinute(events.last!.occurredAt, in: zone))"
-            + (dose1.map { ", Dose 1 at \(LocalClock.hourMinute($0, in: zone))" } ?? "") + (naps.isEmpty ? "" : ", \(naps.count) nap(s)") + "."
-        return writer.chart(
-            id: "timeline-\(session.id.rawValue.prefix(8))", title: "Night of \(session.date)", description: description, kind: "timeline",
-            table: ChartTable(caption: "Events of the night of \(session.date)", headers: ["Time", "Event"], rows: rows))
     }
 }

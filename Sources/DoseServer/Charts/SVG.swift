@@ -1,4 +1,5 @@
 import DoseApp
+import DoseCore
 import Foundation
 
 /// A table of the values a chart plots, for screen readers and print.
@@ -96,5 +97,28 @@ struct SVGWriter {
     func chart(id: String, title: String, description: String, kind: String, table: ChartTable) -> RenderedChart {
         RenderedChart(
             id: id, title: title, description: description, kind: kind, width: n(width), height: n(height), elements: elements, table: table)
+    }
+}
+
+/// A night's time axis on a chart: where an instant falls between `left` and `right`, and the local hours to mark.
+struct TimeAxis {
+    let start, end: Date
+    let left, right: Double
+    var span: TimeInterval { max(60, end.timeIntervalSince(start)) }
+
+    /// The horizontal position of an instant.
+    func x(_ instant: Date) -> Double { left + instant.timeIntervalSince(start) / span * (right - left) }
+
+    /// The whole local hours within the axis: every hour, every second one for a night over 8 hours.
+    func hours(in zone: TimeZone) -> [Date] {
+        let calendar = LocalClock.calendar(zone)
+        var tick = calendar.nextDate(after: start, matching: DateComponents(minute: 0), matchingPolicy: .nextTime) ?? end
+        let step = span > 8 * 3600 ? 2 : 1
+        var ticks: [Date] = []
+        while tick < end {
+            ticks.append(tick)
+            tick = calendar.date(byAdding: .hour, value: step, to: tick) ?? end
+        }
+        return ticks
     }
 }

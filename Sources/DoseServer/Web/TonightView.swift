@@ -139,6 +139,8 @@ struct TonightView {
         let until: String?
     }
 
+    /// Tonight's view from the status. Long by design: it sets each of the view's fields once, in the order the page
+    /// shows them; the parts that are rules of their own (the times line, the period variants, the ring) are functions.
     init(
         _ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
         banner: String? = nil, question: Question? = nil
@@ -168,42 +170,27 @@ struct TonightView {
             outcome = Outcome(mark: timing.mark, text: text, warning: timing.isWarning)
             if timing.isWarning, status.phase == .completed { heading = "Dose 2 taken \(timing == .late ? "late" : "early")" }
         }
-        if let dose1 = status.dose1At {
-            times =
-                status.dose2At == nil && !status.dose2Skipped
-                ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
-                : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
-        } else {
-            times = "Take Dose 1 at bedtime; Dose 2 follows 2½–4 hours later."
-        }
+        times = Self.times(status, zone: zone)
         let pendingDose2 = status.dose1At != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
         if pendingDose2, let dose1 = status.dose1At {
-            let current = Dose2Period.period(at: now, in: status.dose2Periods)?.kind
-            let drawnHeading = heading
-            variants = status.dose2Periods.map { period in
-                var variant = Self.variant(period.kind, dose1: dose1, zone: zone, current: period.kind == current)
-                // The drawn period says what the status says now (near the close, for one).
-                if variant.current { variant.heading = drawnHeading }
-                return variant
-            }
+            variants = Self.periodVariants(status, dose1: dose1, zone: zone, now: now, heading: heading)
             pending = Pending(canSnooze: status.canSnooze, shown: variants.first(where: \.current)?.showPending ?? true)
             if !status.canSnooze { snoozeWhy = status.snoozeBlockedReason }
+        } else if status.primaryAction == .waitForNewNight, let from = status.newDose1From {
+            // D17: last night's doses stand where Take Dose 1 would be; the link to correct them sits below, apart.
+            let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at))" }.joined(separator: " · ")
+            redose = Redose(from: clock(from), doses: doses, href: "/details?night=\(status.blockingDose?.night?.rawValue ?? "")")
+            heading = "A new Dose 1 is possible from \(clock(from))"
+            times = nil
+            var variant = Variant(kind: "", current: true, heading: heading)
+            variant.spotText = "Last night: \(doses)."
+            variants = [variant]
         } else {
             var variant = Variant(kind: "", current: true, heading: heading)
             switch status.primaryAction {
             case .takeDose1: variant.primary = Button(action: "dose1", label: "Take Dose 1")
             case .checkIn: variant.primaryLink = Link(href: "/checkin", label: "Morning check-in")
-            case .waitForNewNight:
-                if let from = status.newDose1From {
-                    let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at))" }.joined(separator: " · ")
-                    redose = Redose(from: clock(from), doses: doses, href: "/details?night=\(status.blockingDose?.night?.rawValue ?? "")")
-                    heading = "A new Dose 1 is possible from \(clock(from))"
-                    // Last night's doses stand where Take Dose 1 would be; the link to correct them sits below, apart.
-                    times = nil
-                    variant = Variant(kind: "", current: true, heading: heading)
-                    variant.spotText = "Last night: \(doses)."
-                }
-            case .waitForWindow, .takeDose2, .takeDose2Late, .none: break
+            case .waitForNewNight, .waitForWindow, .takeDose2, .takeDose2Late, .none: break
             }
             variants = [variant]
         }
@@ -224,6 +211,26 @@ struct TonightView {
             wake = Wake(risk: status.earlyWakeQuestion(in: zone))
         }
         showPreSleep = status.dose1At == nil
+    }
+
+    /// The line of tonight's times: Dose 1 with the window and target while Dose 2 is to come, else Dose 1 and the wake.
+    static func times(_ status: NightStatus, zone: TimeZone) -> String {
+        func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
+        guard let dose1 = status.dose1At else { return "Take Dose 1 at bedtime; Dose 2 follows 2½–4 hours later." }
+        return status.dose2At == nil && !status.dose2Skipped
+            ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
+            : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
+    }
+
+    /// One variant per Dose 2 period, so the page can move to the next without the server; the one drawn now says what
+    /// the status says now (near the close, for one).
+    static func periodVariants(_ status: NightStatus, dose1: Date, zone: TimeZone, now: Date, heading: String) -> [Variant] {
+        let current = Dose2Period.period(at: now, in: status.dose2Periods)?.kind
+        return status.dose2Periods.map { period in
+            var variant = variant(period.kind, dose1: dose1, zone: zone, current: period.kind == current)
+            if variant.current { variant.heading = heading }
+            return variant
+        }
     }
 
     /// The page for one Dose 2 period (D15, D18, SPEC §5.4): before the window the countdown and the opening time are the
