@@ -29,38 +29,14 @@ extension DataTransfer {
                     guard let id = record["id"] ?? nil, !id.isEmpty else {
                         throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty")
                     }
-                    if spec.table != "audit_log", spec.table != "sleep_sessions", let session = record["session_id"] ?? nil,
-                        rejectedSessions.contains(session)
-                    {
-                        report.reject(spec.file, row: row, "its night (\(session)) was rejected")
+                    switch try Self.admission(of: &record, id: id, table: spec.table, rejectedSessions: rejectedSessions, db) {
+                    case .insert: break
+                    case .skip(let reason):
+                        report.skippedRow(spec.file, because: reason)
                         continue
-                    }
-                    if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(spec.table) WHERE id = ?)", arguments: [id]) == true {
-                        report.skippedRow(spec.file, because: "already present (same id)")
-                        continue
-                    }
-                    if spec.table == "sleep_sessions", record["ended_at"] ?? nil == nil,
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") == true
-                    {
-                        rejectedSessions.insert(id)
-                        report.reject(spec.file, row: row, "a night is already open here; an open night cannot be imported beside it")
-                        continue
-                    }
-                    if spec.table == "medication_events", let session = record["session_id"] ?? nil,
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false
-                    {
-                        record["session_id"] = .some(nil)
-                    }
-                    if ["morning_checkins", "pre_sleep_logs"].contains(spec.table), let session = record["session_id"] ?? nil,
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(spec.table) WHERE session_id = ?)", arguments: [session]) == true
-                    {
-                        report.reject(spec.file, row: row, "that night already has one (one per night)")
-                        continue
-                    }
-                    if let session = record["session_id"] ?? nil, spec.table != "audit_log", spec.table != "medication_events",
-                        try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE id = ?)", arguments: [session]) == false
-                    {
-                        report.reject(spec.file, row: row, "its night (\(session)) is not in the bundle")
+                    case .reject(let reason, let rejectsNight):
+                        if rejectsNight { rejectedSessions.insert(id) }
+                        report.reject(spec.file, row: row, reason)
                         continue
                     }
                     try Self.insert(record, into: spec.table, file: spec.file, row: row, db)
@@ -76,6 +52,48 @@ extension DataTransfer {
             }
             return report
         }
+    }
+
+    /// What becomes of one bundle row.
+    enum Admission {
+        case insert
+        /// Already stored: importing the same bundle twice changes nothing.
+        case skip(String)
+        /// Refused with its reason; `rejectsNight` when the row is a night whose rows must all follow it out.
+        case reject(String, rejectsNight: Bool = false)
+    }
+
+    /// Whether a bundle row joins the store: rows of a rejected night follow it, a row already stored is skipped, a
+    /// second open night or a second check-in or pre-sleep log for a night is refused, a row's night must be in the
+    /// store, and a medication whose night is not keeps the entry without it.
+    static func admission(
+        of record: inout [String: String?], id: String, table: String, rejectedSessions: Set<String>, _ db: Database
+    ) throws -> Admission {
+        func exists(_ sql: String, _ arguments: StatementArguments = []) throws -> Bool {
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (\(sql))", arguments: arguments) == true
+        }
+        let session = record["session_id"] ?? nil
+        if table != "audit_log", table != "sleep_sessions", let session, rejectedSessions.contains(session) {
+            return .reject("its night (\(session)) was rejected")
+        }
+        if try exists("SELECT 1 FROM \(table) WHERE id = ?", [id]) { return .skip("already present (same id)") }
+        if table == "sleep_sessions", record["ended_at"] ?? nil == nil, try exists("SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL") {
+            return .reject("a night is already open here; an open night cannot be imported beside it", rejectsNight: true)
+        }
+        if table == "medication_events", let session, try !exists("SELECT 1 FROM sleep_sessions WHERE id = ?", [session]) {
+            record["session_id"] = .some(nil)
+        }
+        if ["morning_checkins", "pre_sleep_logs"].contains(table), let session,
+            try exists("SELECT 1 FROM \(table) WHERE session_id = ?", [session])
+        {
+            return .reject("that night already has one (one per night)")
+        }
+        if let session = record["session_id"] ?? nil, table != "audit_log", table != "medication_events",
+            try !exists("SELECT 1 FROM sleep_sessions WHERE id = ?", [session])
+        {
+            return .reject("its night (\(session)) is not in the bundle")
+        }
+        return .insert
     }
 
     static func insert(_ record: [String: String?], into table: String, file: String, row: Int, _ db: Database) throws {
