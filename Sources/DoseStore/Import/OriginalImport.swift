@@ -351,24 +351,7 @@ struct OriginalImporter {
             let at = Self.instant(row["completed_at"] ?? row["created_at_utc"])
             if has("pre_sleep_logs", "answers_json") {
                 let object = (row["answers_json"] as String?).flatMap { JSONValue.parse(Data($0.utf8))?.objectValue } ?? [:]
-                for (name, value) in object.sorted(by: { $0.key < $1.key }) {
-                    switch name {
-                    case "intendedSleepTime":
-                        log.intendedSleepTime = Self.choice(
-                            value.stringValue,
-                            [
-                                "15min": .in15Minutes, "15_min": .in15Minutes, "within30": .in30Minutes,
-                                "30min": .in30Minutes, "30_min": .in30Minutes, "1hr": .inAnHour, "30to60": .inAnHour,
-                            ])
-                    case "stressLevel": log.stressLevel = value.intValue.map { min(5, max(1, $0)) }
-                    case "bodyPain": log.bodyPain = Self.choice(value.stringValue)
-                    case "napToday": log.napToday = Self.choice(value.stringValue)
-                    case "exercise", "exerciseLevel": log.exercise = Self.choice(value.stringValue, ["hard": .intense])
-                    case "alcohol", "alcoholLevel": log.alcoholDrinks = ["none": 0, "1to2": 2, "3plus": 3][value.stringValue ?? ""]
-                    case "notes": log.notes = value.stringValue
-                    default: unmapped.append(name)
-                    }
-                }
+                unmapped = Self.preSleepAnswers(object, into: &log)
                 if date == nil, let id = row["session_id"] as String?, SessionKey(parsing: id) != nil { date = id }
                 if date == nil, let id = row["session_id"] as String? { date = nights.first { $0.value.sessionID == id }?.key }
                 if date == nil, let at, let fixed = Self.fixedZone(offsetMinutes: row["local_offset_minutes"]) {
@@ -402,6 +385,31 @@ struct OriginalImporter {
             nights[date, default: Night()].preSleep.append(
                 ("pre_sleep_logs", number, row["id"] ?? "legacy-presleep-\(number)", at, valid, row["completion_state"]))
         }
+    }
+
+    /// The later versions' pre-sleep answers (`answers_json`) in DoseTap's questions; returns the names DoseTap has no
+    /// question for.
+    static func preSleepAnswers(_ object: [String: JSONValue], into log: inout PreSleepLog) -> [String] {
+        var unmapped: [String] = []
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            switch name {
+            case "intendedSleepTime":
+                log.intendedSleepTime = choice(
+                    value.stringValue,
+                    [
+                        "15min": .in15Minutes, "15_min": .in15Minutes, "within30": .in30Minutes,
+                        "30min": .in30Minutes, "30_min": .in30Minutes, "1hr": .inAnHour, "30to60": .inAnHour,
+                    ])
+            case "stressLevel": log.stressLevel = value.intValue.map { min(5, max(1, $0)) }
+            case "bodyPain": log.bodyPain = choice(value.stringValue)
+            case "napToday": log.napToday = choice(value.stringValue)
+            case "exercise", "exerciseLevel": log.exercise = choice(value.stringValue, ["hard": .intense])
+            case "alcohol", "alcoholLevel": log.alcoholDrinks = ["none": 0, "1to2": 2, "3plus": 3][value.stringValue ?? ""]
+            case "notes": log.notes = value.stringValue
+            default: unmapped.append(name)
+            }
+        }
+        return unmapped
     }
 
     // MARK: Writing
