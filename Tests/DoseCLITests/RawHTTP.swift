@@ -50,6 +50,22 @@ final class RawConnection: @unchecked Sendable {
         return (String(decoding: received, as: UTF8.self), false)
     }
 
+    /// Reads until `marker` has arrived or the server closes the connection (true for either), or `limit` passes.
+    func read(until marker: String, limit: TimeInterval) -> Bool {
+        var received = ""
+        let deadline = Date().addingTimeInterval(limit)
+        while Date() < deadline {
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { return false }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return true }
+            received += String(decoding: buffer[0..<count], as: UTF8.self)
+            if received.contains(marker) { return true }
+        }
+        return false
+    }
+
     /// Whether the server has closed the connection, without waiting: any answer it sent first is read and dropped,
     /// then a read at the end of the stream returns 0.
     var isClosedByServer: Bool {
