@@ -4,25 +4,9 @@ import Foundation
 /// Decodes questionnaire answers (check-in, pre-sleep log) from a JSON object with the models' own strict decoders,
 /// turning decoding failures into errors that name the field and its allowed values. The CLI and the API share it.
 public enum AnswerDecoding {
-    /// Decodes a model from a JSON object, turning decoding failures into errors that name the field.
+    /// Decodes a model from a JSON object through the one body decoder, naming the field and its allowed values.
     public static func decode<T: Decodable>(_ type: T.Type, from object: [String: JSONValue], allowed: [String: String] = [:]) throws -> T {
-        let data = Data(JSONValue.object(object).rendered().utf8)
-        do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let error as DoseError {
-            throw error
-        } catch let error as DecodingError {
-            let (path, problem): ([any CodingKey], String) =
-                switch error {
-                case .dataCorrupted(let context): (context.codingPath, "has a value that is not allowed")
-                case .typeMismatch(_, let context): (context.codingPath, "has the wrong type of value")
-                case .valueNotFound(_, let context): (context.codingPath, "is missing a value")
-                case .keyNotFound(let key, let context): (context.codingPath + [key], "is missing")
-                @unknown default: ([], "is malformed")
-                }
-            let field = path.last(where: { $0.intValue == nil })?.stringValue ?? "answers"
-            throw DoseError.invalidInput(field: field, problem: "\(field) \(problem)", allowed: allowed[field])
-        }
+        try BodyDecoder.decode(T.self, from: .object(object), allowed: allowed)
     }
 
     /// Allowed values of the check-in's enumerated fields, for messages.

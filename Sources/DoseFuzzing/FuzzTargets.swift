@@ -61,10 +61,10 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = try? WhoopExport.read([.cycles: text])
             Self.importing(data, named: "sleeps.csv")
         case .pushSubscription:
-            if let body = try? JSONBody(data: data) {
-                _ = try? PushSubscriptionBody.subscription(body)
-                _ = try? PushSubscriptionBody.subscription(body, targets: OutboundTargets(allowLoopback: true))
-                _ = try? PushSubscriptionBody.endpointToRemove(body)
+            if let body = try? BodyDecoder.decode(PushSubscriptionBody.self, from: data) {
+                _ = try? body.subscription()
+                _ = try? body.subscription(targets: OutboundTargets(allowLoopback: true))
+                _ = try? body.endpointToRemove()
             }
             _ = OutboundTargets().refusal(of: String(decoding: data, as: UTF8.self))
         case .actionLink:

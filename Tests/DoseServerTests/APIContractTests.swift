@@ -137,6 +137,63 @@ struct APIContractTests {
     }
 }
 
+/// The request side of the contract: each JSON body the document describes is the one its route's type decodes.
+@Suite("The document's request bodies are the body types the routes decode")
+struct RequestBodyContractTests {
+    /// Which body type each JSON route decodes.
+    static let bodies: [String: RequestBodies.Kind] = [
+        "post /v1/doses/take": .take, "post /v1/doses/skip": .skip, "post /v1/doses/snooze": .snooze, "post /v1/undo": .undo,
+        "post /v1/events/log": .log, "post /v1/events/wake": .wake, "post /v1/checkins": .checkIn, "patch /v1/checkins/{date}": .editCheckIn,
+        "post /v1/presleep": .preSleep, "patch /v1/events/{id}": .editEvent, "patch /v1/settings": .settings, "post /v1/medications": .medications,
+        "post /v1/clear-all": .clearAll, "post /v1/push/subscriptions": .pushSubscription, "delete /v1/push/subscriptions": .pushSubscription,
+        "post /v1/alarm/ack": .alarmAck, "post /v1/alarm/test": .undo, "post /v1/insights/planner": .planner, "post /v1/supply/refills": .refill,
+        "post /v1/supply/adjustments": .adjustment,
+    ]
+
+    /// The JSON request schemas of the document, by "method path".
+    static var documented: [String: JSONValue] {
+        var schemas: [String: JSONValue] = [:]
+        for (path, operations) in APIContractTests.at("paths")?.objectValue ?? [:] {
+            for (method, operation) in operations.objectValue ?? [:] {
+                guard var schema = operation["requestBody"]?["content"]?["application/json"]?["schema"] else { continue }
+                if let reference = schema["$ref"]?.stringValue {
+                    schema = APIContractTests.components(String(reference.split(separator: "/").last ?? "")) ?? .null
+                }
+                schemas["\(method) \(path)"] = schema
+            }
+        }
+        return schemas
+    }
+
+    /// Whether decoding refused `key` as one the body does not take (the body types', the models' and the settings' words).
+    static func refusedAsUnknown(_ kind: RequestBodies.Kind, _ key: String) -> Bool {
+        do {
+            try RequestBodies.decode(kind, Data(JSONValue.object([key: .null]).rendered().utf8))
+            return false
+        } catch {
+            let text = "\(error)"
+            return text.contains("does not take the key '\(key)'") || text.contains("'\(key)' is not a")
+        }
+    }
+
+    @Test(
+        "every JSON body route has its type; a type that lists its keys lists exactly the document's; every documented key is taken, any other refused"
+    )
+    func requestBodies() {
+        let documented = Self.documented
+        #expect(Set(documented.keys) == Set(Self.bodies.keys), "routes with a JSON body")
+        #expect(Set(Self.bodies.values) == Set(RequestBodies.Kind.allCases), "every body type is some route's")
+        for (route, schema) in documented {
+            guard let kind = Self.bodies[route] else { continue }
+            let keys = (schema["properties"]?.objectValue ?? [:]).keys.sorted()
+            #expect(schema["additionalProperties"] == .bool(false), "\(route) says no other key is taken")
+            if let listed = RequestBodies.keys(kind) { #expect(listed == keys, "\(route): the type takes \(listed), the document \(keys)") }
+            for key in keys { #expect(!Self.refusedAsUnknown(kind, key), "\(route) documents \(key) but refuses it") }
+            #expect(Self.refusedAsUnknown(kind, "zz_undocumented"), "\(route) takes a key the document does not list")
+        }
+    }
+}
+
 @Suite("Methods an address does not take")
 struct MethodNotAllowedTests {
     @Test("a known address asked with another method answers 405 with Allow; an unknown address answers 404")

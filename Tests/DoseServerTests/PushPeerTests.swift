@@ -19,7 +19,7 @@ struct PushPeer {
             throw PushService.Failure.didNotStart(name)
         }
         object["role"] = .string(role.rawValue)
-        return try PushSubscriptionBody.subscription(JSONBody(object: object), targets: OutboundTargets(allowLoopback: true))
+        return try BodyDecoder.decode(PushSubscriptionBody.self, from: .object(object)).subscription(targets: OutboundTargets(allowLoopback: true))
     }
 
     /// Every request received, oldest first.

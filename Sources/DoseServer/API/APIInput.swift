@@ -51,7 +51,8 @@ extension JSONBody {
         return data
     }
 
-    static func read(_ request: Request) async throws -> JSONBody {
-        try JSONBody(data: try await collectJSON(request))
+    /// The body of a JSON route as its type, through the one strict decoder.
+    static func read<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
+        try BodyDecoder.decode(Body.self, from: try await collectJSON(request))
     }
 }

@@ -28,14 +28,14 @@ struct AlarmController {
     }
 
     func subscribe(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let subscription = try PushSubscriptionBody.subscription(try await JSONBody.read(request), targets: environment.outbound)
+        let subscription = try await JSONBody.read(PushSubscriptionBody.self, request).subscription(targets: environment.outbound)
         guard let device = context.device else { throw DoseError.deviceNotRegistered }
         let saved = try environment.useCases().alarms.subscribe(subscription, device: device.id)
         return Reply.json(JSONValue(response: PushSubscriptionResponse(saved, deviceName: device.name)), status: .created)
     }
 
     func unsubscribe(_ request: Request) async throws -> Response {
-        let endpoint = try PushSubscriptionBody.endpointToRemove(try await JSONBody.read(request))
+        let endpoint = try await JSONBody.read(PushSubscriptionBody.self, request).endpointToRemove()
         let removed = try environment.useCases().alarms.unsubscribe(endpoint)
         return Reply.json(
             JSONValue(
@@ -44,8 +44,7 @@ struct AlarmController {
 
     func acknowledge(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         // `{}` or `{"via": "push"}` (a notification's own "I'm up", posted by the service worker).
-        let body = try await JSONBody.read(request).only(["via"])
-        let via = try body.string("via")
+        let via = try await JSONBody.read(AlarmAckBody.self, request).via
         guard via == nil || via == "push" else {
             throw DoseError.invalidInput(field: "via", problem: "'\(via ?? "")' is not a surface", allowed: "push, or leave it out")
         }
@@ -54,7 +53,7 @@ struct AlarmController {
     }
 
     func test(_ request: Request) async throws -> Response {
-        _ = try await JSONBody.read(request).only([])
+        _ = try await JSONBody.read(EmptyBody.self, request)
         return Reply.json(JSONValue(response: await channels.test().coarse()))
     }
 

@@ -17,13 +17,13 @@ struct NightController {
     var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("status") { _, _ in try status() }
-        routes.post("doses/take") { request, context in try await action(request, context, RequestBodies.take) }
-        routes.post("doses/skip") { request, context in try await action(request, context, RequestBodies.skip) }
-        routes.post("doses/snooze") { request, context in try await action(request, context, RequestBodies.snooze) }
-        routes.post("undo") { request, context in try await action(request, context, RequestBodies.undo) }
-        routes.post("events/log") { request, context in try await action(request, context, RequestBodies.log) }
-        routes.post("events/wake") { request, context in try await action(request, context, RequestBodies.wake) }
-        routes.post("checkins") { request, context in try await action(request, context, RequestBodies.checkIn) }
+        routes.post("doses/take") { request, context in try await action(TakeBody.self, request, context) }
+        routes.post("doses/skip") { request, context in try await action(SkipBody.self, request, context) }
+        routes.post("doses/snooze") { request, context in try await action(SnoozeBody.self, request, context) }
+        routes.post("undo") { request, context in try await action(UndoBody.self, request, context) }
+        routes.post("events/log") { request, context in try await action(LogBody.self, request, context) }
+        routes.post("events/wake") { request, context in try await action(WakeBody.self, request, context) }
+        routes.post("checkins") { request, context in try await action(CheckInBody.self, request, context) }
         routes.get("reminders") { _, _ in try reminders() }
         routes.get("stream") { _, context in await stream(device: context.device?.id) }
         return routes
@@ -34,9 +34,9 @@ struct NightController {
     }
 
     /// Runs a night action with the request's idempotency key and client event id.
-    func action(_ request: Request, _ context: DoseRequestContext, _ make: (JSONBody) throws -> NightAction) async throws -> Response {
+    func action<Body: NightActionBody>(_ type: Body.Type, _ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let data = try await JSONBody.collectJSON(request)
-        let body = try JSONBody(data: data)
+        let body = try BodyDecoder.decode(Body.self, from: data)
         let device = context.device?.id ?? ""
         let key = request.headers[HTTPField.Name("Idempotency-Key")!]
         let fingerprint = DeviceTokens.fingerprint(Data("\(request.method) \(request.uri.path)\n".utf8) + data)
@@ -54,9 +54,9 @@ struct NightController {
                 return try Self.replay(stored, fingerprint: fingerprint)
             }
         }
-        var action = try make(body)
+        var action = try body.action()
         action.source = .user
-        let eventID = try body.string(RequestBodies.eventID).map { id throws(DoseError) -> EventID in
+        let eventID = try body.id.map { id throws(DoseError) -> EventID in
             guard let valid = EventID(clientSupplied: id) else {
                 throw .invalidInput(field: "id", problem: "'\(id.prefix(64))' is not an event id", allowed: EventID.clientForm)
             }

@@ -73,23 +73,21 @@ struct RecordsController {
 
     func editCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let date = try APIInput.date(context.parameters.get("date") ?? "", field: "date")
-        let body = try await JSONBody.read(request)
-        let saved = try environment.useCases().records.editCheckIn(
-            on: date, answers: try AnswerDecoding.decode(MorningCheckIn.self, from: body.object, allowed: AnswerDecoding.checkInAllowed))
+        let answers = try await JSONBody.read(CheckInEditBody.self, request).answers
+        let saved = try environment.useCases().records.editCheckIn(on: date, answers: answers)
         return Reply.json(CheckInResponse(saved))
     }
 
     func preSleep(_ request: Request) async throws -> Response {
-        let (log, at) = try RequestBodies.preSleep(try await JSONBody.read(request))
-        let saved = try environment.useCases().records.savePreSleep(log, at: at, note: nil)
+        let body = try await JSONBody.read(PreSleepBody.self, request)
+        let saved = try environment.useCases().records.savePreSleep(body.answers, at: body.timestamp, note: nil)
         return Reply.json(PreSleepResponse(saved))
     }
 
     func editEvent(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let (occurredAt, note) = try RequestBodies.eventEdit(try await JSONBody.read(request))
+        let body = try await JSONBody.read(EventEditBody.self, request)
         let edit = try environment.useCases().records.editEvent(
-            EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: occurredAt,
-            note: note)
+            EventID(rawValue: context.parameters.get("id") ?? ""), occurredAt: body.timestamp, note: body.note)
         return Reply.json(EventEditResponse(edit))
     }
 
@@ -103,8 +101,8 @@ struct RecordsController {
     }
 
     func logMedications(_ request: Request) async throws -> Response {
-        let (inputs, confirmations) = try RequestBodies.medications(try await JSONBody.read(request))
-        let records = try environment.useCases().medications.log(inputs, confirmations: confirmations)
+        let body = try await JSONBody.read(MedicationsBody.self, request)
+        let records = try environment.useCases().medications.log(try body.inputs(), confirmations: try body.confirmations())
         return Reply.json(records.map(MedicationResponse.init))
     }
 

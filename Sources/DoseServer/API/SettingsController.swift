@@ -21,7 +21,7 @@ struct SettingsController {
     }
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let changes = try RequestBodies.settingsChanges(try await JSONBody.read(request))
+        let changes = try await JSONBody.read(SettingsBody.self, request).changes
         return Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.update(changes))))
     }
 
@@ -32,7 +32,8 @@ struct SettingsController {
     }
 
     func applyPlanner(_ request: Request) async throws -> Response {
-        let (minutes, confirmed) = try RequestBodies.plannerApply(try await JSONBody.read(request))
+        let body = try await JSONBody.read(PlannerBody.self, request)
+        let (minutes, confirmed) = (body.targetInterval, body.confirm ?? false)
         let applied = try environment.useCases().insights.applyPlanner(minutes: minutes, confirmed: confirmed)
         return Reply.json(JSONValue(response: SettingsResponse(applied.settings)))
     }

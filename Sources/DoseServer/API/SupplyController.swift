@@ -15,13 +15,15 @@ struct SupplyController {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("supply") { _, _ in Reply.json(SupplyResponse(try environment.useCases().supply.report())) }
         routes.post("supply/refills") { request, _ in
-            let (bottles, ml, at, reason) = try RequestBodies.refill(try await JSONBody.read(request))
-            return try supplyEntry(try environment.useCases().supply.logRefill(bottles: bottles, ml: ml, at: at, reason: reason), status: .created)
+            let body = try await JSONBody.read(RefillBody.self, request)
+            let entry = try environment.useCases().supply.logRefill(bottles: body.bottles, ml: body.ml, at: body.timestamp, reason: body.reason)
+            return try supplyEntry(entry, status: .created)
         }
         routes.post("supply/adjustments") { request, _ in
-            let (change, counted, at, reason) = try RequestBodies.adjustment(try await JSONBody.read(request))
-            return try supplyEntry(
-                try environment.useCases().supply.adjust(changeML: change, countedML: counted, at: at, reason: reason), status: .created)
+            let body = try await JSONBody.read(AdjustmentBody.self, request)
+            let entry = try environment.useCases().supply.adjust(
+                changeML: body.changeML, countedML: body.countedML, at: body.timestamp, reason: body.reason)
+            return try supplyEntry(entry, status: .created)
         }
         routes.delete("supply/entries/:id") { _, context in
             try supplyEntry(try environment.useCases().supply.delete(context.parameters.get("id") ?? ""))

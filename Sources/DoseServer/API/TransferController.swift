@@ -73,7 +73,7 @@ struct TransferController {
     }
 
     func clearAll(_ request: Request) async throws -> Response {
-        let report = try environment.useCases().transfer.clearAll(confirmation: try RequestBodies.clearAll(try await JSONBody.read(request)))
+        let report = try environment.useCases().transfer.clearAll(confirmation: try await JSONBody.read(ClearAllBody.self, request).confirm)
         return Reply.json(ClearAllResponse(report))
     }
 }
