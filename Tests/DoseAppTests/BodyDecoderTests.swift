@@ -97,4 +97,34 @@ struct BodyDecoderTests {
         let checkIn = try BodyDecoder.decode(CheckInBody.self, from: Data(#"{"sleep_quality":4,"timestamp":"2026-11-22T14:00:00Z","id":"c-1"}"#.utf8))
         #expect(checkIn.answers.sleepQuality == 4 && checkIn.id == "c-1")
     }
+
+    /// A page's form, as a type with every kind of field.
+    struct SampleForm: Decodable, Equatable {
+        var minutes: Int?
+        var ml: Double?
+        var ticked: Bool?
+        var dates: [String]?
+        var name: String?
+    }
+
+    @Test("a page's form is read as its type: text as numbers and switches, repeated fields as a list, an empty field as absent")
+    func forms() throws {
+        let read = try BodyDecoder.decode(
+            SampleForm.self, form: ["minutes": "180", "ml": "12.5", "ticked": "yes", "dates": "2026-11-20,2026-11-21", "name": "", "csrf": "t"])
+        #expect(read == SampleForm(minutes: 180, ml: 12.5, ticked: true, dates: ["2026-11-20", "2026-11-21"], name: nil))
+        #expect(try BodyDecoder.decode(SampleForm.self, form: [:]) == SampleForm())
+        let refusals: [([String: String], String, String)] = [
+            (["minutes": "180.5"], "minutes", "not a whole number"), (["ml": "1e3"], "ml", "not a number"),
+            (["ml": "nan"], "ml", "not a number"), (["ticked": "maybe"], "ticked", "not yes or no"),
+        ]
+        for (fields, field, problem) in refusals {
+            do {
+                _ = try BodyDecoder.decode(SampleForm.self, form: fields)
+                Issue.record("\(fields) was taken")
+            } catch {
+                guard case .invalidInput(let named, let said, _) = error else { throw error }
+                #expect(named == field && said.contains(problem), "\(fields): \(said)")
+            }
+        }
+    }
 }

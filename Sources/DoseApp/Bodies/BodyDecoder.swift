@@ -25,7 +25,7 @@ public enum BodyDecoder {
         _ type: T.Type, from value: JSONValue, path: [any CodingKey] = [], allowed: [String: String] = [:]
     ) throws(DoseError) -> T {
         do {
-            return try BodyValueDecoder(value: value, codingPath: path, allowed: nil, table: allowed).convert(T.self)
+            return try BodyValueDecoder(value: value, codingPath: path, allowed: nil, reading: BodyReading(allowed: allowed)).convert(T.self)
         } catch let error as DoseError {
             throw error
         } catch let error as DecodingError {
@@ -45,6 +45,21 @@ public enum BodyDecoder {
         }
     }
 
+    /// Decodes a page's form: every field is text, read as the type asks (`"180"` as a whole number, a ticked box's
+    /// `"true"` or `"yes"` as true, repeated fields, which arrive joined by commas, as a list). A field the type does
+    /// not list is left alone: a page cached by a phone before an update may still send one, and a tap at night must
+    /// not be refused for it.
+    public static func decode<T: Decodable>(_ type: T.Type, form fields: [String: String]) throws(DoseError) -> T {
+        do {
+            let value = JSONValue.object(fields.mapValues(JSONValue.string))
+            return try BodyValueDecoder(value: value, codingPath: [], allowed: nil, reading: BodyReading(form: true)).convert(T.self)
+        } catch let error as DoseError {
+            throw error
+        } catch {
+            throw .invalidInput(field: "form", problem: "the form is not one of DoseTap's pages (\(error))", allowed: "a form sent by a DoseTap page")
+        }
+    }
+
     /// A coding path as a message names it: `entries[0].amount`, or `body` for the whole.
     static func field(_ path: [any CodingKey]) -> String {
         var text = ""
@@ -55,6 +70,14 @@ public enum BodyDecoder {
     }
 
     static let instantForm = "an ISO-8601 instant from 1970 to 2999 such as 2026-11-22T06:30:00Z"
+}
+
+/// How a body is read.
+struct BodyReading {
+    /// What keys that are not `BodyKey`s allow, by name.
+    var allowed: [String: String] = [:]
+    /// A page's form: text fields read as the type asks, other fields left alone.
+    var form = false
 }
 
 /// A key met while walking a body: an object's key or a list's index.
@@ -70,8 +93,8 @@ struct BodyValueDecoder: Decoder {
     let value: JSONValue
     let codingPath: [any CodingKey]
     let allowed: String?
-    /// What the keys of types that are not `BodyKey`s allow, by name.
-    var table: [String: String] = [:]
+    /// How the body is read: JSON or a form, and what keys that are not `BodyKey`s allow.
+    var reading = BodyReading()
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func refuse(_ problem: String, allowed fallback: String) -> DoseError {
@@ -80,6 +103,7 @@ struct BodyValueDecoder: Decoder {
 
     /// The value as `T`, taken only from its own JSON type.
     func convert<T: Decodable>(_ type: T.Type) throws -> T {
+        if reading.form, case .string(let text) = value, let read = try formValue(text, as: T.self) { return read }
         let described = JSONBody.describe(value)
         switch T.self {
         case is String.Type:
@@ -121,9 +145,32 @@ struct BodyValueDecoder: Decoder {
         }
     }
 
+    /// A form's text as a whole number, a number or a switch; nil for any other type, read as JSON text is.
+    func formValue<T>(_ text: String, as: T.Type) throws -> T? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch T.self {
+        case is Int.Type:
+            guard let whole = Int(trimmed) else { throw refuse("'\(text.prefix(40))' is not a whole number", allowed: "a whole number") }
+            return whole as? T
+        case is Double.Type:
+            // Plain decimals only: "1e300", "0x10" and "nan" are not amounts a person types.
+            guard trimmed.allSatisfy({ ("0"..."9").contains($0) || $0 == "." || $0 == "-" }), let number = Double(trimmed), number.isFinite else {
+                throw refuse("'\(text.prefix(40))' is not a number", allowed: "a number such as 180 or 12.5")
+            }
+            return number as? T
+        case is Bool.Type:
+            switch trimmed {
+            case "true", "yes", "on": return true as? T
+            case "false", "no", "": return false as? T
+            default: throw refuse("'\(text.prefix(40))' is not yes or no", allowed: "a ticked or unticked box")
+            }
+        default: return nil
+        }
+    }
+
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let object) = value else { throw refuse("\(JSONBody.describe(value)) is not an object", allowed: "an object") }
-        if let listed = Key.self as? any BodyKey.Type {
+        if !reading.form, let listed = Key.self as? any BodyKey.Type {
             let known = Self.names(listed)
             if let unknown = object.keys.sorted().first(where: { !known.contains($0) }) {
                 throw DoseError.invalidInput(
@@ -132,36 +179,46 @@ struct BodyValueDecoder: Decoder {
                     allowed: known.isEmpty ? "an empty object" : known.sorted().joined(separator: ", "))
             }
         }
-        return KeyedDecodingContainer(BodyObject<Key>(object: object, codingPath: codingPath, table: table))
+        return KeyedDecodingContainer(BodyObject<Key>(object: object, codingPath: codingPath, reading: reading))
     }
 
     static func names<Key: BodyKey>(_: Key.Type) -> [String] { Key.allCases.map(\.stringValue) }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        if reading.form, case .string(let text) = value {
+            let items = text.split(separator: ",").map { JSONValue.string(String($0)) }
+            return BodyList(items: items, codingPath: codingPath, allowed: allowed, reading: reading)
+        }
         guard case .array(let items) = value else { throw refuse("\(JSONBody.describe(value)) is not a list", allowed: "a list") }
-        return BodyList(items: items, codingPath: codingPath, allowed: allowed, table: table)
+        return BodyList(items: items, codingPath: codingPath, allowed: allowed, reading: reading)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { BodySingleValue(decoder: self) }
 }
 
-/// An object's keys, each decoded through `BodyValueDecoder`; a null value is absent.
+/// An object's keys, each decoded through `BodyValueDecoder`; a null value, or an empty field of a form, is absent.
 struct BodyObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let object: [String: JSONValue]
     let codingPath: [any CodingKey]
-    let table: [String: String]
+    let reading: BodyReading
 
     var allKeys: [Key] { object.keys.compactMap(Key.init(stringValue:)) }
     func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
-    func decodeNil(forKey key: Key) throws -> Bool { object[key.stringValue].map { $0 == .null } ?? true }
+    func decodeNil(forKey key: Key) throws -> Bool { value(key) == nil }
+
+    /// The key's value; null, or an empty field of a form, is none.
+    func value(_ key: Key) -> JSONValue? {
+        guard let value = object[key.stringValue], value != .null, !(reading.form && value == .string("")) else { return nil }
+        return value
+    }
 
     func child(_ key: Key) throws -> BodyValueDecoder {
-        let allowed = (key as? any BodyKey)?.allowed ?? table[key.stringValue]
+        let allowed = (key as? any BodyKey)?.allowed ?? reading.allowed[key.stringValue]
         let path = codingPath + [key]
-        guard let value = object[key.stringValue], value != .null else {
+        guard let value = value(key) else {
             throw DoseError.invalidInput(field: BodyDecoder.field(path), problem: "missing", allowed: allowed)
         }
-        return BodyValueDecoder(value: value, codingPath: path, allowed: allowed, table: table)
+        return BodyValueDecoder(value: value, codingPath: path, allowed: allowed, reading: reading)
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).convert(T.self) }
@@ -174,7 +231,7 @@ struct BodyObject<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try child(key).container(keyedBy: type)
     }
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try child(key).unkeyedContainer() }
-    func superDecoder() throws -> any Decoder { BodyValueDecoder(value: .object(object), codingPath: codingPath, allowed: nil, table: table) }
+    func superDecoder() throws -> any Decoder { BodyValueDecoder(value: .object(object), codingPath: codingPath, allowed: nil, reading: reading) }
     func superDecoder(forKey key: Key) throws -> any Decoder { try child(key) }
 }
 
@@ -183,11 +240,11 @@ struct BodyList: UnkeyedDecodingContainer {
     let items: [JSONValue]
     let codingPath: [any CodingKey]
     let allowed: String?
-    let table: [String: String]
+    let reading: BodyReading
     var currentIndex = 0
 
-    init(items: [JSONValue], codingPath: [any CodingKey], allowed: String?, table: [String: String]) {
-        (self.items, self.codingPath, self.allowed, self.table) = (items, codingPath, allowed, table)
+    init(items: [JSONValue], codingPath: [any CodingKey], allowed: String?, reading: BodyReading) {
+        (self.items, self.codingPath, self.allowed, self.reading) = (items, codingPath, allowed, reading)
     }
 
     var count: Int? { items.count }
@@ -197,7 +254,7 @@ struct BodyList: UnkeyedDecodingContainer {
         let path = codingPath + [BodyPathKey(intValue: currentIndex)]
         guard !isAtEnd else { throw DoseError.invalidInput(field: BodyDecoder.field(path), problem: "missing", allowed: allowed) }
         defer { currentIndex += 1 }
-        return BodyValueDecoder(value: items[currentIndex], codingPath: path, allowed: allowed, table: table)
+        return BodyValueDecoder(value: items[currentIndex], codingPath: path, allowed: allowed, reading: reading)
     }
 
     mutating func decodeNil() throws -> Bool {

@@ -20,8 +20,7 @@ struct AlarmPages: PageController {
     }
 
     func removeSubscription(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let removed = try environment.useCases().alarms.unsubscribe(fields["id"] ?? "")
+        let removed = try environment.useCases().alarms.unsubscribe(try await form(request, context, as: ChosenForm.self).id)
         return try settings.settings(
             context, flash: "\(removed.deviceName.isEmpty ? "That device" : removed.deviceName) will no longer get alarms by push.")
     }

@@ -190,12 +190,12 @@ struct HistoryPages: PageController {
     }
 
     func deleteNight(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
+        let chosen = try await form(request, context, as: DeleteNightsForm.self)
         let selection: NightSelection =
-            if let before = fields["before"], !before.isEmpty {
+            if let before = chosen.before {
                 .before(try APIInput.date(before, field: "before"))
             } else {
-                try nightSelection(dates: FormLists.values(fields, "date"), olderThan: nil)
+                try nightSelection(dates: chosen.date ?? [], olderThan: nil)
             }
         let deleted = try environment.useCases().records.deleteNights(selection, surface: "web")
         var items = URLComponents()
@@ -207,12 +207,12 @@ struct HistoryPages: PageController {
     /// Corrects a dose's time from Details (D17: Tonight links the night whose dose holds a new Dose 1 back here). The
     /// rules check the night again; the audit log keeps the old time.
     func correctTime(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
+        let correction = try await form(request, context, as: CorrectTimeForm.self)
         let app = environment.useCases()
-        let at = try ClockInput.localDateTime(fields["at"] ?? "", in: try app.settings.zone(), field: "at")
-        let night = fields["night"] ?? ""
+        let at = try ClockInput.localDateTime(correction.at, in: try app.settings.zone(), field: "at")
+        let night = correction.night ?? ""
         do {
-            let edit = try app.records.editEvent(EventID(rawValue: fields["id"] ?? ""), occurredAt: at, note: .none)
+            let edit = try app.records.editEvent(EventID(rawValue: correction.id), occurredAt: at, note: .none)
             let moved = (edit.after ?? edit.before).id.rawValue.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
             return WebPages.redirect("/details?night=\(night.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")&corrected=\(moved)")
         } catch let error as DoseError {

@@ -27,14 +27,11 @@ struct InsightsPages: PageController {
     }
 
     func applyPlanner(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        guard let minutes = Int(fields["target_interval"] ?? "") else {
-            throw DoseError.invalidInput(field: "target_interval", problem: "missing", allowed: "the planner's suggestion")
-        }
+        let planner = try await form(request, context, as: PlannerForm.self)
         let flash: String
         let status: HTTPResponse.Status
         do {
-            let applied = try environment.useCases().insights.applyPlanner(minutes: minutes, confirmed: fields["confirm"] == "yes")
+            let applied = try environment.useCases().insights.applyPlanner(minutes: planner.targetInterval, confirmed: planner.confirm == true)
             flash =
                 "Target changed from \(applied.suggestion.currentMinutes) to \(applied.settings.targetIntervalMinutes) minutes. Settings can change it back."
             status = .ok

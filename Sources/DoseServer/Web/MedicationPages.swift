@@ -38,12 +38,11 @@ struct MedicationPages: PageController {
 
     /// Logs the amount the form sent, in its unit; a missing or malformed amount is refused, never replaced.
     func logMedication(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let medication = try MedicationCatalogue.medication(id: fields["medication"] ?? "")
-        let typed = fields["other_amount"].flatMap { $0.isEmpty ? nil : $0 }
-        let (amount, unit) = try MedicationEntryText.amount(typed ?? fields["amount"] ?? "", unit: fields["unit"] ?? "", for: medication)
-        let confirmations: Set<ConfirmKind> = fields["confirm"] == "duplicate" ? [.duplicate] : []
-        let note = fields["note"].flatMap { $0.isEmpty ? nil : $0 }
+        let entry = try await form(request, context, as: MedicationForm.self)
+        let medication = try MedicationCatalogue.medication(id: entry.medication)
+        let (amount, unit) = try MedicationEntryText.amount(entry.otherAmount ?? entry.amount ?? "", unit: entry.unit ?? "", for: medication)
+        let confirmations: Set<ConfirmKind> = entry.confirm == "duplicate" ? [.duplicate] : []
+        let note = entry.note
         let app = environment.useCases()
         let records = try app.medications.log(
             [MedicationInput(medicationID: medication.id, amount: amount, unit: unit, note: note)],

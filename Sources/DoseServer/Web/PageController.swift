@@ -27,4 +27,9 @@ extension PageController {
         }
         return fields
     }
+
+    /// Reads a page's form into its type (`PageForms.swift`), after the same checks.
+    func form<Form: Decodable>(_ request: Request, _ context: DoseRequestContext, as type: Form.Type) async throws -> Form {
+        try BodyDecoder.decode(Form.self, form: try await form(request, context))
+    }
 }

@@ -54,15 +54,15 @@ struct SettingsPages: PageController {
     }
 
     func revokeDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let device = try environment.useCases().devices.revoke(fields["id"] ?? "")
+        let chosen = try await form(request, context, as: ChosenForm.self)
+        let device = try environment.useCases().devices.revoke(chosen.id)
         // Unpairing this browser: the next page says so.
         return device.id == context.device?.id ? WebPages.redirect("/") : try settings(context, flash: "\(device.name) can no longer use DoseTap.")
     }
 
     func renameDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let device = try environment.useCases().devices.rename(fields["id"] ?? "", to: fields["name"] ?? "")
+        let rename = try await form(request, context, as: RenameForm.self)
+        let device = try environment.useCases().devices.rename(rename.id, to: rename.name)
         return try settings(context, flash: "Renamed to \(device.name).")
     }
 
@@ -83,8 +83,7 @@ struct SettingsPages: PageController {
     }
 
     func clearAll(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        guard fields["phrase"] == AppDatabase.clearAllPhrase else {
+        guard try await form(request, context, as: ClearAllForm.self).phrase == AppDatabase.clearAllPhrase else {
             return try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: "The phrase does not match, so nothing was deleted."))
         }
         let report = try environment.useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)

@@ -18,8 +18,7 @@ struct SupplyPages: PageController {
         routes.post("/ui/supply/refill") { request, context in try await saveSupply(request, context, kind: .refill) }
         routes.post("/ui/supply/adjust") { request, context in try await saveSupply(request, context, kind: .adjustment) }
         routes.post("/ui/supply/delete") { request, context in
-            let fields = try await form(request, context)
-            _ = try environment.useCases().supply.delete(fields["id"] ?? "")
+            _ = try environment.useCases().supply.delete(try await form(request, context, as: ChosenForm.self).id)
             return WebPages.redirect("/supply?saved=1")
         }
         return routes
@@ -91,30 +90,23 @@ struct SupplyPages: PageController {
     func saveSupply(_ request: Request, _ context: DoseRequestContext, kind: InventoryKind) async throws -> Response {
         let fields = try await form(request, context)
         let service = environment.useCases().supply
-        func amount(_ name: String) throws(DoseError) -> Double? {
-            guard let text = fields[name]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-            guard let value = Double(text), value.isFinite else {
-                throw .invalidInput(field: name, problem: "'\(text)' is not a number of mL", allowed: "a number such as 180 or 12.5")
-            }
-            return value
-        }
         do {
+            let entry = try BodyDecoder.decode(SupplyForm.self, form: fields)
             if kind == .refill {
-                let ml = try amount("ml")
-                _ = try service.logRefill(bottles: ml == nil ? fields["bottles"].flatMap { Int($0) } : nil, ml: ml, at: nil, reason: fields["reason"])
+                _ = try service.logRefill(bottles: entry.ml == nil ? entry.bottles : nil, ml: entry.ml, at: nil, reason: entry.reason)
             } else {
-                let value = try amount("ml")
+                let value = entry.ml
                 let change: Double? =
-                    switch fields["direction"] {
+                    switch entry.direction {
                     case "add": value
                     case "remove": value.map { -$0 }
                     default: nil
                     }
-                let counted = fields["direction"] == "count" ? value : nil
+                let counted = entry.direction == "count" ? value : nil
                 if value == nil {
                     throw DoseError.invalidInput(field: "ml", problem: "no amount was given", allowed: "the mL added, removed or counted")
                 }
-                _ = try service.adjust(changeML: change, countedML: counted, at: nil, reason: fields["reason"])
+                _ = try service.adjust(changeML: change, countedML: counted, at: nil, reason: entry.reason)
             }
         } catch let error as DoseError {
             return try supply(context, banner: error.message, status: .badRequest)

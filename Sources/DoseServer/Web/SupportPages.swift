@@ -45,11 +45,11 @@ struct SupportPages: PageController {
 
     /// The zip, after the review page's button; the raw database only when its box was ticked.
     func supportBundle(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        guard fields["reviewed"] == "yes" else {
+        let choice = try await form(request, context, as: SupportBundleForm.self)
+        guard choice.reviewed == true else {
             throw DoseError.invalidInput(field: "reviewed", problem: "the bundle was not reviewed", allowed: "the button on the review page")
         }
-        let includeDatabase = fields["include_database"] == "yes"
+        let includeDatabase = choice.includeDatabase == true
         let app = environment.useCases()
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-support-\(app.clock.makeID()).zip").path
         defer { try? FileManager.default.removeItem(atPath: path) }

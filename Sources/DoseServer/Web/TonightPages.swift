@@ -92,25 +92,25 @@ struct TonightPages: PageController {
 
     /// A tap on Tonight. Refusals and questions come back on Tonight itself, never as a page of their own.
     func act(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let name = fields["action"] ?? ""
-        guard let action = TonightAction(rawValue: name) else {
+        let tap = try await form(request, context, as: TonightTapForm.self)
+        guard let action = TonightAction(rawValue: tap.action) else {
             throw DoseError.invalidInput(
-                field: "action", problem: "'\(name)' is not an action", allowed: TonightAction.allCases.map(\.rawValue).joined(separator: ", "))
+                field: "action", problem: "'\(tap.action.prefix(40))' is not an action",
+                allowed: TonightAction.allCases.map(\.rawValue).joined(separator: ", "))
         }
-        let kind = action.kind(event: fields["event"])
+        let kind = action.kind(event: tap.event)
         if case .dose1 = kind, try needsSetup() { return WebPages.redirect("/welcome") }
-        let confirmValues = FormLists.values(fields, "confirm")
+        let confirmValues = tap.confirm ?? []
         let confirmations = Set(confirmValues.compactMap(ConfirmKind.init(rawValue:)))
         let app = environment.useCases()
         let isWake = if case .wake = kind { true } else { false }
         // Only the big button and Wake Up need tonight as it is now; a quick-log tap goes straight to the rules.
-        if fields["spot"] == "primary" || isWake {
+        if tap.spot == "primary" || isWake {
             let snapshot = try app.night.status()
-            if fields["spot"] == "primary" {
+            if tap.spot == "primary" {
                 // D15: the big button must mean what the person saw. A tap on a page older than tonight's last change,
                 // or within 2 s of the last action (a double tap), does nothing.
-                if fields["revision"] != String(snapshot.revision) {
+                if tap.revision != String(snapshot.revision) {
                     return try tonightPage(
                         context,
                         banner:
@@ -138,7 +138,7 @@ struct TonightPages: PageController {
             return WebPages.redirect("/?did=\(label)&until=\(ISO8601.string(until))")
         } catch let error as DoseError where error.code != .invalidInput {
             let status = error.httpStatus
-            if let question = TonightView.question(for: error, action: name, event: fields["event"]) {
+            if let question = TonightView.question(for: error, action: tap.action, event: tap.event) {
                 return try tonightPage(context, question: question, status: status)
             }
             return try tonightPage(context, banner: error.message, status: status)

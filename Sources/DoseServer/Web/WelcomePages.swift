@@ -202,10 +202,11 @@ struct WelcomePages: PageController {
 
     func saveWelcomeStep(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        guard let step = fields["step"].flatMap({ Int($0) }).flatMap(SetupStep.init(rawValue:)) else {
-            throw DoseError.invalidInput(field: "step", problem: "'\(fields["step"] ?? "")' is not a setup step", allowed: "1–5")
+        let posted = try BodyDecoder.decode(WelcomeStepForm.self, form: fields)
+        guard let step = SetupStep(rawValue: posted.step) else {
+            throw DoseError.invalidInput(field: "step", problem: "\(posted.step) is not a setup step", allowed: "1–5")
         }
-        if fields["test_alarm"] == "yes" {
+        if posted.testAlarm == true {
             return try welcome(step, context, banner: nil, test: await channels.test().coarse())
         }
         var answers: [String: String] = [:]
