@@ -200,7 +200,7 @@ public struct ErrorResponse: Encodable, Sendable {
     /// The response for a refusal.
     public init(_ error: DoseError) {
         self.error = Body(
-            code: error.code.rawValue, message: error.message, confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds,
+            code: error.code.wire, message: error.message, confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds,
             details: error.details.isEmpty ? nil : error.details)
     }
 }

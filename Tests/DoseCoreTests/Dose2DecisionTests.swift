@@ -10,7 +10,7 @@ struct Dose2DecisionTests {
         let code: ErrorCode?
         let early: Bool
         let late: Bool
-        var testDescription: String { "\(minutes) min \(confirm.map(\.rawValue).sorted()) → \(code?.rawValue ?? "recorded")" }
+        var testDescription: String { "\(minutes) min \(confirm.map(\.rawValue).sorted()) → \(code.map { "\($0)" } ?? "recorded")" }
     }
 
     static let rows: [Row] = [

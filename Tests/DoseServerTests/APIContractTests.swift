@@ -78,7 +78,7 @@ struct APIContractTests {
         func sorted<T: RawRepresentable>(_ values: [T]) -> [String] where T.RawValue == String { values.map(\.rawValue).sorted() }
         #expect(
             Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"])
-                == (sorted(ErrorCode.allCases) + ["500_INTERNAL"]).sorted())
+                == (ErrorCode.allCases.map(\.wire) + ["500_INTERNAL"]).sorted())
         #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.allCases))
         #expect(Self.names(Self.components("Status")?["properties"]?["phase"]) == sorted(NightPhase.allCases))
         let period = Self.components("Status")?["properties"]?["dose2_periods"]?["items"]?["properties"]

@@ -250,7 +250,7 @@ struct RouterTests {
 
     @Test("the HTTP edge answers each SPEC §4 code with the status its number names", arguments: ErrorCode.allCases)
     func statusOfEachCode(code: ErrorCode) {
-        #expect(code.httpStatus.code == Int(code.rawValue.prefix(3)))
+        #expect(code.httpStatus.code == Int(code.wire.prefix(3)))
         #expect((400...599).contains(code.httpStatus.code))
     }
 

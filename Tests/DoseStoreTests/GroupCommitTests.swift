@@ -91,7 +91,7 @@ struct GroupCommitTests {
         let answers = results.map { result -> String in
             switch result {
             case .success(let outcome): outcome.decision.removed.isEmpty ? "recorded" : "removed \(outcome.decision.removed.map(\.kind.wireName))"
-            case .failure(let error as DoseError): error.code.rawValue
+            case .failure(let error as DoseError): error.code.wire
             case .failure(let error): "\(error)"
             }
         }

@@ -24,7 +24,7 @@ enum NightScript {
             do {
                 lines.append("\(label): " + (try body()))
             } catch let error as DoseError {
-                lines.append("\(label): refused \(error.code.rawValue) \(error.message) \(error.details.sorted { $0.key < $1.key })")
+                lines.append("\(label): refused \(error.code.wire) \(error.message) \(error.details.sorted { $0.key < $1.key })")
             } catch let answered as AlreadyAnswered {
                 lines.append("\(label): already answered \(answered.response)")
             } catch {
@@ -203,10 +203,10 @@ struct NightRepositoryTests {
             do {
                 _ = try ledger.perform(NightAction(.dose2), clock: clock.store)
                 results.add("recorded")
-            } catch let error as DoseError { results.add(error.code.rawValue) } catch { results.add("\(error)") }
+            } catch let error as DoseError { results.add(error.code.wire) } catch { results.add("\(error)") }
         }
         #expect(results.all.filter { $0 == "recorded" }.count == 1, "\(results.all)")
-        #expect(results.all.filter { $0 == ErrorCode.alreadyTaken.rawValue }.count == 7, "\(results.all)")
+        #expect(results.all.filter { $0 == ErrorCode.alreadyTaken.wire }.count == 7, "\(results.all)")
         let night = try #require(try ledger.status(clock: clock.store).session)
         #expect(night.events.filter { $0.kind == .dose2 }.count == 1)
     }

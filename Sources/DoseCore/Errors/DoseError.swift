@@ -13,36 +13,37 @@ public enum ConfirmKind: String, CaseIterable, Codable, Sendable, Hashable {
     case endNight = "end_night"
 }
 
-/// The wire codes of SPEC §4, one per refusal kind.
-public enum ErrorCode: String, CaseIterable, Codable, Sendable {
-    case invalidInput = "400_INVALID_INPUT"
-    case deviceNotRegistered = "401_DEVICE_NOT_REGISTERED"
+/// The kinds of refusal of SPEC §4, by reason. Each edge maps them: DoseApp to the wire code (`ErrorCode.wire`), the
+/// server to an HTTP status, the command line to an exit code.
+public enum ErrorCode: CaseIterable, Sendable, Hashable {
+    case invalidInput
+    case deviceNotRegistered
     /// A browser's request that did not come from this server's own page (Origin, Referer, CSRF token).
-    case forbidden = "403_FORBIDDEN"
-    case notFound = "404_NOT_FOUND"
-    case methodNotAllowed = "405_METHOD_NOT_ALLOWED"
-    case nothingToUndo = "404_NOTHING_TO_UNDO"
-    case alreadyTaken = "409_ALREADY_TAKEN"
-    case alreadySkipped = "409_ALREADY_SKIPPED"
-    case dose2Skipped = "409_DOSE2_SKIPPED"
-    case sessionFinalizing = "409_SESSION_FINALIZING"
-    case napState = "409_NAP_STATE"
-    case duplicateMedication = "409_DUPLICATE_MEDICATION"
-    case recentDose = "409_RECENT_DOSE"
+    case forbidden
+    case notFound
+    case methodNotAllowed
+    case nothingToUndo
+    case alreadyTaken
+    case alreadySkipped
+    case dose2Skipped
+    case sessionFinalizing
+    case napState
+    case duplicateMedication
+    case recentDose
     /// A check-in or wake-up while Dose 2 is undecided (D16); `end_night` confirms it.
-    case dose2Pending = "409_DOSE2_PENDING"
-    case tooLarge = "413_TOO_LARGE"
+    case dose2Pending
+    case tooLarge
     /// A JSON route was sent a body that is not `application/json`.
-    case unsupportedMediaType = "415_UNSUPPORTED_MEDIA_TYPE"
-    case dose1Required = "422_DOSE1_REQUIRED"
-    case windowNotOpen = "422_WINDOW_NOT_OPEN"
-    case windowExceeded = "422_WINDOW_EXCEEDED"
-    case snoozeLimit = "422_SNOOZE_LIMIT"
-    case snoozeUnavailable = "422_SNOOZE_UNAVAILABLE"
-    case undoExpired = "422_UNDO_EXPIRED"
-    case idempotencyMismatch = "422_IDEMPOTENCY_MISMATCH"
-    case rateLimit = "429_RATE_LIMIT"
-    case storageBusy = "503_STORAGE_BUSY"
+    case unsupportedMediaType
+    case dose1Required
+    case windowNotOpen
+    case windowExceeded
+    case snoozeLimit
+    case snoozeUnavailable
+    case undoExpired
+    case idempotencyMismatch
+    case rateLimit
+    case storageBusy
 }
 
 /// Why a snooze is not available right now.
@@ -339,5 +340,5 @@ extension DoseError {
 }
 
 extension DoseError: CustomStringConvertible {
-    public var description: String { "\(code.rawValue): \(message)" }
+    public var description: String { "\(code): \(message)" }
 }
