@@ -4,7 +4,7 @@ public import Foundation
 /// The starting corpus for the targets that are not seeded by the hostile-input tests (those write theirs when
 /// `DOSETAP_FUZZ_SEEDS` names a folder): the inputs that once broke the server, and ordinary valid ones.
 public enum FuzzSeeds {
-    /// Seeds per target, as named files.
+    /// Seeds per target, as named files. Long by design: it is the corpus itself, one list per target.
     public static func all() throws -> [FuzzTarget: [(name: String, data: Data)]] {
         func texts(_ items: [String]) -> [(name: String, data: Data)] {
             items.enumerated().map { ("seed-\($0.offset)", Data($0.element.utf8)) }

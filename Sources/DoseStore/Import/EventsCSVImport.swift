@@ -25,54 +25,7 @@ extension DataTransfer {
                 report.skippedRow(file, because: "undo rows record removed events; there is nothing to import")
                 continue
             }
-            let kind: EventKind
-            switch type {
-            case "dose1_taken", "dose1": kind = .dose1
-            case "dose2_taken", "dose2": kind = .dose2
-            case "extra_dose_taken", "extra_dose": kind = .extraDose
-            case "dose2_skipped": kind = .dose2Skipped
-            case "snooze": kind = .snooze
-            default:
-                guard let definition = SleepEventCatalogue.standard.definition(of: SleepEventType(rawValue: type)) else {
-                    throw DoseError.invalidFile(problem: "\(file) row \(row): event_type '\(type)' is not a DoseTap event")
-                }
-                kind = .sleep(definition.type)
-            }
-            let sourceText = field["source"] ?? ""
-            guard let source = EventSource(rawValue: sourceText) ?? (["watch", "flic"].contains(sourceText) ? .button : nil) else {
-                throw DoseError.invalidFile(problem: "\(file) row \(row): source '\(sourceText)' is not one of user, button, link, system, imported")
-            }
-            guard let at = ISO8601.parse(field["occurred_at_utc"] ?? "") else {
-                throw DoseError.invalidFile(
-                    problem: "\(file) row \(row): occurred_at_utc '\(field["occurred_at_utc"] ?? "")' is not an ISO-8601 instant")
-            }
-            guard at <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
-                throw DoseError.invalidFile(problem: "\(file) row \(row): occurred_at_utc is in the future")
-            }
-            let zoneText = field["local_tz"] ?? ""
-            guard let zone = TimeZone(identifier: zoneText), zoneText.contains("/") || zoneText == "UTC" else {
-                throw DoseError.invalidFile(problem: "\(file) row \(row): local_tz '\(zoneText)' is not an IANA time zone")
-            }
-            let sequence = field["dose_sequence"] ?? ""
-            guard sequence.isEmpty || Int(sequence).map({ (1...20).contains($0) }) == true else {
-                throw DoseError.invalidFile(problem: "\(file) row \(row): dose_sequence '\(sequence)' is not 1, 2, … or empty")
-            }
-            let rawNote = field["note"] ?? ""
-            let note: String?
-            do { note = try TextLimits.validated(rawNote.isEmpty ? nil : CSV.unguard(rawNote), field: "note", limit: TextLimits.note) } catch {
-                throw DoseError.invalidFile(problem: "\(file) row \(row): \(error.message)")
-            }
-            var metadata = EventMetadata()
-            if kind == .extraDose { metadata.doseIndex = Int(sequence) }
-            parsed.append(
-                (
-                    row,
-                    NightEvent(
-                        id: EventID(rawValue: id), kind: kind, occurredAt: at, recordedAt: clock.now, timeZone: zone,
-                        source: source == .system ? .system : .imported, note: note, metadata: metadata),
-                    // Its night: the session key in its own zone.
-                    SessionKey(for: at, in: zone)
-                ))
+            parsed.append(try Self.eventRow(field, type: type, id: id, row: row, file: file, clock: clock))
         }
         try ImportLimits.checkEventsPerNight(file: file, nights: parsed.map(\.night.description))
         return try database.write { db in
@@ -95,6 +48,60 @@ extension DataTransfer {
             }
             return report
         }
+    }
+
+    /// One row of an events.csv as the event it records and its night (the session key in the event's own zone), or
+    /// the refusal naming the row and the column.
+    static func eventRow(
+        _ field: [String: String], type: String, id: String, row: Int, file: String, clock: StoreClock
+    ) throws -> (row: Int, event: NightEvent, night: SessionKey) {
+        let kind: EventKind
+        switch type {
+        case "dose1_taken", "dose1": kind = .dose1
+        case "dose2_taken", "dose2": kind = .dose2
+        case "extra_dose_taken", "extra_dose": kind = .extraDose
+        case "dose2_skipped": kind = .dose2Skipped
+        case "snooze": kind = .snooze
+        default:
+            guard let definition = SleepEventCatalogue.standard.definition(of: SleepEventType(rawValue: type)) else {
+                throw DoseError.invalidFile(problem: "\(file) row \(row): event_type '\(type)' is not a DoseTap event")
+            }
+            kind = .sleep(definition.type)
+        }
+        let sourceText = field["source"] ?? ""
+        guard let source = EventSource(rawValue: sourceText) ?? (["watch", "flic"].contains(sourceText) ? .button : nil) else {
+            throw DoseError.invalidFile(problem: "\(file) row \(row): source '\(sourceText)' is not one of user, button, link, system, imported")
+        }
+        guard let at = ISO8601.parse(field["occurred_at_utc"] ?? "") else {
+            throw DoseError.invalidFile(
+                problem: "\(file) row \(row): occurred_at_utc '\(field["occurred_at_utc"] ?? "")' is not an ISO-8601 instant")
+        }
+        guard at <= clock.now.addingTimeInterval(NightRules.futureTolerance) else {
+            throw DoseError.invalidFile(problem: "\(file) row \(row): occurred_at_utc is in the future")
+        }
+        let zoneText = field["local_tz"] ?? ""
+        guard let zone = TimeZone(identifier: zoneText), zoneText.contains("/") || zoneText == "UTC" else {
+            throw DoseError.invalidFile(problem: "\(file) row \(row): local_tz '\(zoneText)' is not an IANA time zone")
+        }
+        let sequence = field["dose_sequence"] ?? ""
+        guard sequence.isEmpty || Int(sequence).map({ (1...20).contains($0) }) == true else {
+            throw DoseError.invalidFile(problem: "\(file) row \(row): dose_sequence '\(sequence)' is not 1, 2, … or empty")
+        }
+        let rawNote = field["note"] ?? ""
+        let note: String?
+        do { note = try TextLimits.validated(rawNote.isEmpty ? nil : CSV.unguard(rawNote), field: "note", limit: TextLimits.note) } catch {
+            throw DoseError.invalidFile(problem: "\(file) row \(row): \(error.message)")
+        }
+        var metadata = EventMetadata()
+        if kind == .extraDose { metadata.doseIndex = Int(sequence) }
+        return (
+            row,
+            NightEvent(
+                id: EventID(rawValue: id), kind: kind, occurredAt: at, recordedAt: clock.now, timeZone: zone,
+                source: source == .system ? .system : .imported, note: note, metadata: metadata),
+            // Its night: the session key in its own zone.
+            SessionKey(for: at, in: zone)
+        )
     }
 
     /// Adds one night's imported events to the night of that date, or to a new one, keeping the doses consistent.

@@ -281,35 +281,7 @@ struct OriginalImporter {
                 if let wakes = row["wake_count"] as Int? { extra.append("wake count: \(wakes)") }
                 if let latency = row["sleep_latency"] as Int? { extra.append("sleep latency: \(latency) min") }
             } else {
-                answers.sleepQuality = row["sleep_quality"] ?? 3
-                answers.feelRested = Self.choice(row["feel_rested"], ["moderately": .moderate]) ?? .moderate
-                answers.grogginess = Self.choice(row["grogginess"]) ?? .mild
-                answers.sleepInertia =
-                    Self.choice(
-                        row["sleep_inertia_duration"],
-                        [
-                            "5_minutes": .lessThanFive, "less_than_five": .lessThanFive, "5_15_minutes": .fiveToFifteen,
-                            "15_30_minutes": .fifteenToThirty,
-                            "30_60_minutes": .thirtyToSixty, "1_hour": .moreThanHour, "more_than_hour": .moreThanHour,
-                        ]) ?? .fiveToFifteen
-                answers.dreamRecall = Self.choice(row["dream_recall"]) ?? .none
-                answers.mentalClarity = row["mental_clarity"] ?? 5
-                answers.mood = Self.choice(row["mood"]) ?? .neutral
-                answers.anxietyLevel = Self.choice(row["anxiety_level"]) ?? .none
-                answers.readiness = row["readiness_for_day"] ?? 3
-                answers.hadSleepParalysis = (row["had_sleep_paralysis"] as Int? ?? 0) != 0
-                answers.hadHallucinations = (row["had_hallucinations"] as Int? ?? 0) != 0
-                answers.hadAutomaticBehavior = (row["had_automatic_behavior"] as Int? ?? 0) != 0
-                answers.fellOutOfBed = (row["fell_out_of_bed"] as Int? ?? 0) != 0
-                answers.hadConfusionOnWaking = (row["had_confusion_on_waking"] as Int? ?? 0) != 0
-                answers.hasPhysicalSymptoms = (row["has_physical_symptoms"] as Int? ?? 0) != 0
-                answers.hasRespiratorySymptoms = (row["has_respiratory_symptoms"] as Int? ?? 0) != 0
-                for column in ["physical_symptoms_json", "respiratory_symptoms_json", "stress_context_json"] {
-                    if let json = row[column] as String?, !json.isEmpty, json != "{}", json != "null" {
-                        extra.append("\(column.replacingOccurrences(of: "_json", with: "")): \(json)")
-                    }
-                }
-                if let stress = row["stress_level"] as Int? { extra.append("stress level: \(stress)") }
+                extra += Self.laterCheckInAnswers(row, into: &answers)
             }
             for column in ["sleep_therapy", "sleep_therapy_json"] {
                 guard let json = row[column] as String?, let data = json.data(using: .utf8),
@@ -340,6 +312,42 @@ struct OriginalImporter {
             }
             nights[date, default: Night()].checkIns.append(("morning_checkins", number, row["id"] ?? "legacy-checkin-\(number)", at, valid))
         }
+    }
+
+    /// The answers of a check-in row of the versions that name them (not 5–6's `overall_quality`), in the model's
+    /// terms; answers DoseTap has no field for are returned as words for the notes.
+    static func laterCheckInAnswers(_ row: SourceRow, into answers: inout MorningCheckIn) -> [String] {
+        var extra: [String] = []
+        answers.sleepQuality = row["sleep_quality"] ?? 3
+        answers.feelRested = Self.choice(row["feel_rested"], ["moderately": .moderate]) ?? .moderate
+        answers.grogginess = Self.choice(row["grogginess"]) ?? .mild
+        answers.sleepInertia =
+            Self.choice(
+                row["sleep_inertia_duration"],
+                [
+                    "5_minutes": .lessThanFive, "less_than_five": .lessThanFive, "5_15_minutes": .fiveToFifteen,
+                    "15_30_minutes": .fifteenToThirty,
+                    "30_60_minutes": .thirtyToSixty, "1_hour": .moreThanHour, "more_than_hour": .moreThanHour,
+                ]) ?? .fiveToFifteen
+        answers.dreamRecall = Self.choice(row["dream_recall"]) ?? .none
+        answers.mentalClarity = row["mental_clarity"] ?? 5
+        answers.mood = Self.choice(row["mood"]) ?? .neutral
+        answers.anxietyLevel = Self.choice(row["anxiety_level"]) ?? .none
+        answers.readiness = row["readiness_for_day"] ?? 3
+        answers.hadSleepParalysis = (row["had_sleep_paralysis"] as Int? ?? 0) != 0
+        answers.hadHallucinations = (row["had_hallucinations"] as Int? ?? 0) != 0
+        answers.hadAutomaticBehavior = (row["had_automatic_behavior"] as Int? ?? 0) != 0
+        answers.fellOutOfBed = (row["fell_out_of_bed"] as Int? ?? 0) != 0
+        answers.hadConfusionOnWaking = (row["had_confusion_on_waking"] as Int? ?? 0) != 0
+        answers.hasPhysicalSymptoms = (row["has_physical_symptoms"] as Int? ?? 0) != 0
+        answers.hasRespiratorySymptoms = (row["has_respiratory_symptoms"] as Int? ?? 0) != 0
+        for column in ["physical_symptoms_json", "respiratory_symptoms_json", "stress_context_json"] {
+            if let json = row[column] as String?, !json.isEmpty, json != "{}", json != "null" {
+                extra.append("\(column.replacingOccurrences(of: "_json", with: "")): \(json)")
+            }
+        }
+        if let stress = row["stress_level"] as Int? { extra.append("stress level: \(stress)") }
+        return extra
     }
 
     mutating func collectPreSleepLogs() {
@@ -454,6 +462,20 @@ struct OriginalImporter {
             if let source = sources[event.id] { countImported(source.table, row: source.row) }
         }
         session.events = (session.events + accepted).sorted(by: NightSession.chronological)
+        let closure = try writeCheckIns(night, date: date, session: &session, db)
+        try writePreSleepLogs(night, date: date, session: session, db)
+        if let closure {
+            session.endedAt = closure.endedAt
+            try NightRecords.refreshSession(session, closure: closure, db)
+            return
+        }
+        let update = SessionLifecycle.evaluate(session, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
+        if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
+        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: session), closure: update.closure, db)
+    }
+
+    /// Adds a night's check-in (one per night), and the closure it brings to a night still open.
+    mutating func writeCheckIns(_ night: Night, date: String, session: inout NightSession, _ db: Database) throws -> SessionClosure? {
         var closure: SessionClosure?
         for (index, item) in night.checkIns.enumerated() {
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE id = ?)", arguments: [item.id]) == true {
@@ -473,6 +495,11 @@ struct OriginalImporter {
             }
             report.importedRow(item.table)
         }
+        return closure
+    }
+
+    /// Adds a night's pre-sleep log (one per night).
+    mutating func writePreSleepLogs(_ night: Night, date: String, session: NightSession, _ db: Database) throws {
         for (index, item) in night.preSleep.enumerated() {
             if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE id = ?)", arguments: [item.id]) == true {
                 report.skippedRow(item.table, because: "already imported (same id)")
@@ -495,14 +522,6 @@ struct OriginalImporter {
                     """)
             report.importedRow(item.table)
         }
-        if let closure {
-            session.endedAt = closure.endedAt
-            try NightRecords.refreshSession(session, closure: closure, db)
-            return
-        }
-        let update = SessionLifecycle.evaluate(session, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
-        if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
-        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: session), closure: update.closure, db)
     }
 
     mutating func importMedications(_ db: Database) throws {
