@@ -79,11 +79,13 @@ public enum SupplyText {
         if status.pendingTonightMilligrams > 0 { text += " Tonight's Dose 2 is already set aside." }
         if status.shortfallML > 0 {
             text +=
-                " The doses logged use \(NumberText.plain(status.shown.shortfallML)) mL more than the supply recorded: count the bottles and log what is left."
+                " The doses logged use \(NumberText.plain(status.shown.shortfallML)) mL more than the supply recorded: count the bottles and "
+                + "log what is left."
         }
         if status.isLow {
             text +=
-                " Order a refill now: the pharmacy needs about \(report.settings.pharmacyLeadDays) days, and you keep \(report.settings.refillMarginDays) days in hand."
+                " Order a refill now: the pharmacy needs about \(report.settings.pharmacyLeadDays) days, and you keep "
+                + "\(report.settings.refillMarginDays) days in hand."
         }
         return text
     }

@@ -66,7 +66,8 @@ struct Alarm: ParsableCommand {
             abstract:
                 "Send a test alarm through every channel (Web Push subscriptions, the escalation contact, and the given webhooks) and report each.",
             discussion:
-                "No server need be running: Web Push goes out from this database's key to its subscriptions. Give the same --webhook and --on-reminder options as `serve` to test those too."
+                "No server need be running: Web Push goes out from this database's key to its subscriptions. Give the same --webhook and "
+                + "--on-reminder options as `serve` to test those too."
         )
         @OptionGroup var options: GlobalOptions
         @OptionGroup var channels: ChannelOptions

@@ -94,7 +94,8 @@ struct CommandContext {
                 throw DoseError.invalidInput(
                     field: "--db", problem: "there is no folder \(folder), so there is no database at \(path) (from --db \(flag))",
                     allowed:
-                        "the path of an existing DoseTap database, or leave --db out to use \(DatabaseLocation.resolve(flag: nil, environment: Terminal.current.environment))"
+                        "the path of an existing DoseTap database, or leave --db out to use "
+                        + "\(DatabaseLocation.resolve(flag: nil, environment: Terminal.current.environment))"
                 )
             }
         }

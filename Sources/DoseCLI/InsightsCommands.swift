@@ -52,7 +52,8 @@ enum InsightsText {
     static func lines(_ result: InsightsResult) -> [String] {
         let insights = result.insights
         var lines = [
-            "\(insights.period.label) (\(insights.period.from) to \(insights.period.to)): \(insights.nightsRecorded) nights recorded, \(insights.adherence.nights.count) with Dose 1."
+            "\(insights.period.label) (\(insights.period.from) to \(insights.period.to)): \(insights.nightsRecorded) nights recorded, "
+                + "\(insights.adherence.nights.count) with Dose 1."
         ]
         if insights.state == .insufficientData {
             let needed = insights.adherence.nightsNeeded
@@ -137,7 +138,8 @@ struct Report: ParsableCommand {
             let figures = result.insights.adherence
             let onTarget = figures.percent(.onTarget).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
             let words =
-                "Wrote \(out) (\(result.insights.period.from) to \(result.insights.period.to), \(result.insights.nightsRecorded) nights, on target \(onTarget))"
+                "Wrote \(out) (\(result.insights.period.from) to \(result.insights.period.to), \(result.insights.nightsRecorded) nights, on "
+                + "target \(onTarget))"
                 + (pdfPath.map { " and \($0)" } ?? "") + "."
             Output.show(
                 json: options.json,
@@ -175,7 +177,8 @@ enum PDFPrinter {
                 field: "pdf",
                 problem: "a PDF needs Chromium, and none was found (looked for \(candidates.joined(separator: ", ")) on PATH, or DOSETAP_CHROMIUM)",
                 allowed:
-                    "install Chromium (on Debian: apt-get install chromium), or leave out --pdf and print the HTML from a browser; the HTML report was written to \(html)"
+                    "install Chromium (on Debian: apt-get install chromium), or leave out --pdf and print the HTML from a browser; the HTML "
+                    + "report was written to \(html)"
             )
         }
         let process = Process()

@@ -32,7 +32,8 @@ struct Med: ParsableCommand {
                 for medication in items {
                     let doses = medication.validDosesMg.map { String(format: "%g", $0) }.joined(separator: ", ")
                     Output.line(
-                        "\(medication.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(medication.name) — \(medication.category.label), \(medication.formulation.label); \(doses) mg"
+                        "\(medication.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(medication.name) — "
+                            + "\(medication.category.label), \(medication.formulation.label); \(doses) mg"
                     )
                 }
             }
@@ -56,7 +57,8 @@ struct Med: ParsableCommand {
                 let confirmations = try Confirmations.parse(confirm, allowed: [.duplicate], command: "med log")
                 let records = try context.app.medications.log(inputs, confirmations: confirmations)
                 Output.list(records, json: options.json, response: MedicationResponse.init) { record in
-                    "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) (night of \(record.sessionDate))."
+                    "\(record.medication.name) \(String(format: "%g", record.doseMg)) mg recorded at \(HumanText.clock(record.takenAt, zone)) "
+                        + "(night of \(record.sessionDate))."
                 }
             }
         }
@@ -74,7 +76,8 @@ struct Med: ParsableCommand {
                 let zone = try context.app.settings.zone()
                 if records.isEmpty && !options.json { Output.line("No medications logged.") }
                 Output.list(records, json: options.json, response: MedicationResponse.init) { record in
-                    "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) \(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
+                    "\(record.sessionDate) \(HumanText.clock(record.takenAt, zone))  \(record.medication.name) "
+                        + "\(String(format: "%g", record.doseMg)) mg  [\(record.id)]"
                 }
             }
         }

@@ -39,7 +39,8 @@ func perform(
         // The rules never depend on setup; the person is told once (on stderr, so scripts' stdout stays clean).
         if try context.app.setup.shouldShowHint() {
             Output.note(
-                "DoseTap has not been set up, so it is using the defaults (target \(outcome.settings.targetIntervalMinutes) min, zone \(outcome.timeZone.identifier)). "
+                "DoseTap has not been set up, so it is using the defaults (target \(outcome.settings.targetIntervalMinutes) min, zone "
+                    + "\(outcome.timeZone.identifier)). "
                     + "Run `dosetap setup` to choose your schedule, medication and alarms. This note is shown once.")
         }
     }
@@ -168,7 +169,8 @@ struct Log: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract:
-            "Log a sleep event: bathroom, water, snack, in_bed, lights_out, wake_temp, nap_start, nap_end, anxiety, dream, heart_racing, noise, temperature, pain."
+            "Log a sleep event: bathroom, water, snack, in_bed, lights_out, wake_temp, nap_start, nap_end, anxiety, dream, heart_racing, "
+            + "noise, temperature, pain."
     )
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions

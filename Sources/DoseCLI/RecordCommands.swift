@@ -85,7 +85,8 @@ struct Session: ParsableCommand {
             commandName: "delete",
             abstract: "Delete ended nights and every trace of them: one or more DATEs, or every night before --before DATE (Clear Old).",
             discussion:
-                "Without --yes it only says what would be deleted. Tonight's open night, and a night whose dose is under 8 hours old, are never deleted."
+                "Without --yes it only says what would be deleted. Tonight's open night, and a night whose dose is under 8 hours old, are "
+                + "never deleted."
         )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The nights' dates, YYYY-MM-DD.") var dates: [String] = []
@@ -162,7 +163,9 @@ struct Settings: ParsableCommand {
             commandName: "set",
             abstract: "Change a setting; a value outside the allowed ones is refused.",
             discussion:
-                "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT (0–3600 s)."
+                "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), "
+                + "time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT "
+                + "(0–3600 s)."
         )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key.") var key: String

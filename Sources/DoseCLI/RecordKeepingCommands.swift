@@ -14,7 +14,8 @@ struct CheckIn: ParsableCommand {
         commandName: "checkin",
         abstract: "Morning check-in; closes the night. Unset answers take the defaults.",
         discussion:
-            "In a terminal with no answers given, asks the quick questions and offers the deep dives. --from-json FILE reads any field by its stored name; flags override it. --edit DATE changes an existing check-in."
+            "In a terminal with no answers given, asks the quick questions and offers the deep dives. --from-json FILE reads any field by its "
+            + "stored name; flags override it. --edit DATE changes an existing check-in."
     )
     @OptionGroup var options: GlobalOptions
     @OptionGroup var action: ActionOptions

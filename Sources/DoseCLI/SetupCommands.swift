@@ -62,7 +62,8 @@ struct Setup: ParsableCommand {
                     throw DoseError.invalidInput(
                         field: "accept-disclaimer",
                         problem:
-                            "setup was not run in a terminal, and the disclaimer was not accepted (\(SetupWizard.disclaimer.joined(separator: " ").dropLast()))",
+                            "setup was not run in a terminal, and the disclaimer was not accepted "
+                            + "(\(SetupWizard.disclaimer.joined(separator: " ").dropLast()))",
                         allowed: "--accept-disclaimer with the answers as flags, or `dosetap setup` in a terminal")
                 }
                 let answers = flagAnswers
@@ -172,7 +173,8 @@ enum SetupText {
         let product = (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct
         return [
             "Schedule: bed \(settings.sleepStart), up \(settings.wakeTime), evening from \(settings.prepTime), \(settings.timeZoneID)",
-            "Medication: \(product), Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 \(SetupWizard.grams(settings.dose2Milligrams)) g, "
+            "Medication: \(product), Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 "
+                + "\(SetupWizard.grams(settings.dose2Milligrams)) g, "
                 + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles",
             "Window: wake alarm \(settings.targetIntervalMinutes) min after Dose 1, "
                 + (settings.allowSnoozing ? "up to \(settings.maxSnoozes) snoozes" : "no snoozing") + ", \(settings.undoWindowSeconds) s to undo",

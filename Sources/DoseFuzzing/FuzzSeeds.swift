@@ -18,7 +18,8 @@ public enum FuzzSeeds {
             #"{"entries":[{"medication_id":"xywav","amount":4.5,"unit":"g","taken_at":"2026-11-22T06:30:00Z"}],"confirm":["duplicate"]}"#,
             #"{"entries":[{"medication_id":"modafinil","amount":1e-300,"unit":"mg"}]}"#, #"{"entries":[{"medication_id":"adderall_ir"}]}"#,
             #"{"target_interval":165,"allow_snoozing":true,"time_zone":"Europe/Paris"}"#, #"{"timestamp":null,"note":null}"#,
-            #"{"sleep_quality":4,"feel_rested":"well","grogginess":"mild","sleep_inertia_duration":"five_to_fifteen","dream_recall":"none","mental_clarity":7,"mood":"good","anxiety_level":"none","readiness_for_day":4}"#,
+            #"{"sleep_quality":4,"feel_rested":"well","grogginess":"mild","sleep_inertia_duration":"five_to_fifteen","dream_recall":"none","#
+                + #""mental_clarity":7,"mood":"good","anxiety_level":"none","readiness_for_day":4}"#,
             #"{"caffeine_cups":2,"stress_level":3,"notes":"fine"}"#, #"{"confirm":"Clear All Data — This cannot be undone."}"#,
             "[1,2]", "", "{", #"{"a":1e999}"#, #"{"minutes":-0,"sequence":true}"#,
         ])
@@ -34,7 +35,8 @@ public enum FuzzSeeds {
             "modafinil:1e300", "lumryz:4.5 g", "adderall_ir:.5mg",
         ])
         let keys =
-            #""keys":{"p256dh":"BLWGUQbSOIJ0JdQ_0ShSswcExoObv6HrjWTiKJZPrjFIsOALpwiKaxw5MJg7S1fbkPAwr6xoysJeWyvRA1nA66s","auth":"MDEyMzQ1Njc4OWFiY2RlZg"}"#
+            #""keys":{"p256dh":"BLWGUQbSOIJ0JdQ_0ShSswcExoObv6HrjWTiKJZPrjFIsOALpwiKaxw5MJg7S1fbkPAwr6xoysJeWyvRA1nA66s","#
+            + #""auth":"MDEyMzQ1Njc4OWFiY2RlZg"}"#
         seeds[.pushSubscription] = texts([
             #"{"endpoint":"https://fcm.googleapis.com/fcm/send/abc","expirationTime":null,"# + keys + "}",
             #"{"endpoint":"https://a/","# + keys + "}", #"{"endpoint":"http://127.0.0.1:9/p","role":"contact","# + keys + "}",

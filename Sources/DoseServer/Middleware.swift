@@ -165,7 +165,8 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
     static let fields: HTTPFields = [
         .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
         .contentSecurityPolicy:
-            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+            "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
+            + "form-action 'self'",
         HTTPField.Name("Referrer-Policy")!: "same-origin", HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
 

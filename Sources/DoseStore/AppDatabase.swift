@@ -156,7 +156,8 @@ public final class AppDatabase: Sendable {
         if userVersion > known || superseded {
             throw DoseError.invalidFile(
                 problem:
-                    "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update DoseTap; the file was left untouched"
+                    "\(path ?? "the database") was written by a newer DoseTap (schema \(userVersion); this one reads up to \(known)). Update "
+                    + "DoseTap; the file was left untouched"
             )
         }
         return userVersion == known && (path == nil || mode == "wal")

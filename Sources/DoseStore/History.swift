@@ -270,7 +270,8 @@ public struct HistoryStore: Sendable {
                 let rows = try Row.fetchAll(
                     db,
                     sql:
-                        "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, started_at, id",
+                        "SELECT * FROM sleep_sessions WHERE id IN (\(databaseQuestionMarks(count: chunk.count))) ORDER BY session_date, "
+                        + "started_at, id",
                     arguments: StatementArguments(chunk))
                 for record in try Self.records(from: rows, query: query, db) { try body(record) }
             }
@@ -288,14 +289,16 @@ public struct HistoryStore: Sendable {
             clauses.append("EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id)")
         } else if !doseTypes.isEmpty {
             clauses.append(
-                "EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN (\(databaseQuestionMarks(count: doseTypes.count))))"
+                "EXISTS (SELECT 1 FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN "
+                    + "(\(databaseQuestionMarks(count: doseTypes.count))))"
             )
             arguments += doseTypes
         }
         if !sleepTypes.isEmpty || !sleepCategories.isEmpty {
             clauses.append(
                 """
-                EXISTS (SELECT 1 FROM sleep_events e WHERE e.session_id = s.id AND (e.event_type IN (\(databaseQuestionMarks(count: max(1, sleepTypes.count))))
+                EXISTS (SELECT 1 FROM sleep_events e WHERE e.session_id = s.id AND (e.event_type IN
+                (\(databaseQuestionMarks(count: max(1, sleepTypes.count))))
                 OR e.category IN (\(databaseQuestionMarks(count: max(1, sleepCategories.count))))))
                 """)
             arguments += sleepTypes.isEmpty ? [""] : sleepTypes
@@ -464,7 +467,8 @@ struct NightAnswers {
             let rows = try Row.fetchCursor(
                 db,
                 sql:
-                    "SELECT \(columns) FROM \(table) WHERE session_id IN (SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND ?)\(orderBy)",
+                    "SELECT \(columns) FROM \(table) WHERE session_id IN (SELECT id FROM sleep_sessions WHERE session_date BETWEEN ? AND "
+                    + "?)\(orderBy)",
                 arguments: [from.description, to.description])
             while let row = try rows.next() { try body(row) }
         }

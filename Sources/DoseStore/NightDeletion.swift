@@ -114,7 +114,8 @@ extension HistoryStore {
             sql: """
                 SELECT s.id, s.session_date, s.ended_at IS NULL,
                     (SELECT COUNT(*) FROM dose_events d WHERE d.session_id = s.id), (SELECT COUNT(*) FROM sleep_events e WHERE e.session_id = s.id),
-                    (SELECT event_type || ' ' || occurred_at FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN ('dose1', 'dose2', 'extra_dose')
+                    (SELECT event_type || ' ' || occurred_at FROM dose_events d WHERE d.session_id = s.id AND d.event_type IN ('dose1',
+                    'dose2', 'extra_dose')
                         ORDER BY occurred_at DESC LIMIT 1)
                 FROM sleep_sessions s WHERE \(filter) ORDER BY s.session_date, s.started_at
                 """, arguments: arguments)

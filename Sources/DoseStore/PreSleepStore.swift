@@ -50,7 +50,8 @@ extension NightJournal {
                 literal: """
                     INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
                         completion_state, answers_json)
-                    VALUES (\(id), \(session.id.rawValue), \(ISO8601.string(at)), \(ISO8601.string(clock.now)), \(LocalClock.offsetMinutes(zone, at: at)),
+                    VALUES (\(id), \(session.id.rawValue), \(ISO8601.string(at)), \(ISO8601.string(clock.now)),
+                    \(LocalClock.offsetMinutes(zone, at: at)),
                         \(zone.identifier), 'user', \(note), \(log.completion.rawValue), \(json))
                     """)
             return SavedPreSleepLog(

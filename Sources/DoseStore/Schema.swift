@@ -147,12 +147,15 @@ enum Schema {
                 ALTER TABLE morning_checkins ADD COLUMN had_automatic_behavior INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE morning_checkins ADD COLUMN fell_out_of_bed INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE morning_checkins ADD COLUMN had_confusion_on_waking INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE morning_checkins ADD COLUMN physical_symptoms_json TEXT CHECK (physical_symptoms_json IS NULL OR json_valid(physical_symptoms_json));
-                ALTER TABLE morning_checkins ADD COLUMN respiratory_symptoms_json TEXT CHECK (respiratory_symptoms_json IS NULL OR json_valid(respiratory_symptoms_json));
+                ALTER TABLE morning_checkins ADD COLUMN physical_symptoms_json TEXT CHECK (physical_symptoms_json IS NULL OR
+                json_valid(physical_symptoms_json));
+                ALTER TABLE morning_checkins ADD COLUMN respiratory_symptoms_json TEXT CHECK (respiratory_symptoms_json IS NULL OR
+                json_valid(respiratory_symptoms_json));
                 ALTER TABLE morning_checkins ADD COLUMN used_sleep_therapy INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE morning_checkins ADD COLUMN sleep_therapy_json TEXT CHECK (sleep_therapy_json IS NULL OR json_valid(sleep_therapy_json));
                 ALTER TABLE morning_checkins ADD COLUMN has_sleep_environment INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE morning_checkins ADD COLUMN sleep_environment_json TEXT CHECK (sleep_environment_json IS NULL OR json_valid(sleep_environment_json));
+                ALTER TABLE morning_checkins ADD COLUMN sleep_environment_json TEXT CHECK (sleep_environment_json IS NULL OR
+                json_valid(sleep_environment_json));
 
                 CREATE TABLE pre_sleep_logs (
                     id TEXT PRIMARY KEY NOT NULL,

@@ -49,7 +49,8 @@ import Foundation
             }
             guard let name = arguments.first, let target = FuzzTarget(rawValue: name) else {
                 print(
-                    "usage: dosetap-fuzz TARGET FILE…  |  dosetap-fuzz seed FOLDER   targets: \(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))"
+                    "usage: dosetap-fuzz TARGET FILE…  |  dosetap-fuzz seed FOLDER   targets: "
+                        + "\(FuzzTarget.allCases.map(\.rawValue).joined(separator: ", "))"
                 )
                 exit(64)
             }

@@ -127,7 +127,8 @@ public struct SupportService: Sendable {
         [
             "DoseTap support bundle", "",
             "Made to help with a problem, with what identifies you taken out:",
-            "- events.csv: every event's type, source, time and zone (SSOT CSV v1 columns); notes are empty, and ids are pseudonyms that mean nothing outside this bundle.",
+            "- events.csv: every event's type, source, time and zone (SSOT CSV v1 columns); notes are empty, and ids are pseudonyms that mean "
+                + "nothing outside this bundle.",
             "- medications.csv: other medications by class only (stimulant, SSRI, ...), with their times.",
             "- inventory.csv: refills and supply adjustments in mL, with their times; the reasons typed are left out.",
             "- Every time is moved by the same whole number of days so the first night falls on 2000-01-01; intervals and times of day are kept.",

@@ -106,7 +106,8 @@ public struct SleepEventCatalogue: Sendable, Hashable {
         .init(type: .anxiety, label: "Anxiety", camelName: "anxiety", category: .mental, defaultCooldownSeconds: 0, icon: "😰", colour: nil),
         .init(type: .dream, label: "Dream", camelName: "dream", category: .mental, defaultCooldownSeconds: 0, icon: "💭", colour: nil),
         .init(
-            type: .heartRacing, label: "Heart Racing", camelName: "heartRacing", category: .mental, defaultCooldownSeconds: 0, icon: "💓", colour: nil),
+            type: .heartRacing, label: "Heart Racing", camelName: "heartRacing", category: .mental, defaultCooldownSeconds: 0, icon: "💓",
+            colour: nil),
         .init(type: .noise, label: "Noise", camelName: "noise", category: .environment, defaultCooldownSeconds: 0, icon: "🔊", colour: nil),
         .init(
             type: .temperature, label: "Temperature", camelName: "temperature", category: .environment, defaultCooldownSeconds: 0, icon: "🌡",

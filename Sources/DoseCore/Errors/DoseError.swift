@@ -277,7 +277,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "\(what)." + offer("To record Dose 2 anyway", .afterSkip)
         case .sessionFinalizing(_, let local):
             return
-                "Wake-up was logged at \(local), so tonight's doses are closed. Complete the morning check-in, or undo the wake-up if it was a mistake."
+                "Wake-up was logged at \(local), so tonight's doses are closed. Complete the morning check-in, or undo the wake-up if it was a "
+                + "mistake."
         case .napState(let problem):
             return problem
         case .duplicateMedication(let name, _, let local, let minutes):

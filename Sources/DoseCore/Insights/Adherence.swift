@@ -153,7 +153,8 @@ public struct Adherence: Sendable, Hashable {
     public static let minutesPerAwakening = 5
     /// How the WASO estimate is made, in words, wherever it is shown.
     public static let wasoMethod =
-        "Estimated: \(minutesPerAwakening) minutes for each logged bathroom trip, drink, snack or brief wake between Dose 1 and the final wake-up. Logged events have no duration."
+        "Estimated: \(minutesPerAwakening) minutes for each logged bathroom trip, drink, snack or brief wake between Dose 1 and the final "
+        + "wake-up. Logged events have no duration."
     /// Fewer nights with Dose 1 than this is seed 003's `insufficient_data` state.
     public static let minimumNights = 3
 

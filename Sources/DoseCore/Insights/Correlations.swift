@@ -66,7 +66,8 @@ public struct Correlation: Sendable, Hashable {
         let effect =
             comparison.effectSize.map { "\(comparison.effectWords ?? "") (d = \(Self.signedDecimal($0, places: 2)))" } ?? "not measurable (no spread)"
         return
-            "\(Self.capitalised(outcome)) with \(factor): \(value(with)) over \(comparison.with.nights) nights, against \(value(without)) over \(comparison.without.nights) nights without; difference \(signed(difference)); effect \(effect)."
+            "\(Self.capitalised(outcome)) with \(factor): \(value(with)) over \(comparison.with.nights) nights, against \(value(without)) over "
+            + "\(comparison.without.nights) nights without; difference \(signed(difference)); effect \(effect)."
     }
 
     /// A value in the outcome's unit, as shown.

@@ -32,7 +32,8 @@ public struct PlannerSuggestion: Sendable, Hashable {
 
     /// What the person confirms before a suggestion is applied.
     public static let safetyWarning =
-        "Change when you take Dose 2 only as your prescriber has told you. The target moves your wake alarm; the 150–240 minute window and every safety check stay the same."
+        "Change when you take Dose 2 only as your prescriber has told you. The target moves your wake alarm; the 150–240 minute window and "
+        + "every safety check stay the same."
 
     /// Whether it suggests a different target.
     public var isChange: Bool { suggestedMinutes != currentMinutes }
@@ -67,11 +68,13 @@ public enum WeeklyPlanner {
             return targetMinutes == baselineMinutes
                 ? answer(
                     .keep, targetMinutes,
-                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights; the target is already the \(baselineMinutes)-minute default."
+                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights; the target is already the "
+                        + "\(baselineMinutes)-minute default."
                 )
                 : answer(
                     .revert, baselineMinutes,
-                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights in a row: back to the \(baselineMinutes)-minute default."
+                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights in a row: back to the "
+                        + "\(baselineMinutes)-minute default."
                 )
         }
 
@@ -81,7 +84,8 @@ public enum WeeklyPlanner {
             let needed = nightsConsidered - stable.count
             return answer(
                 .insufficientData, targetMinutes,
-                "The planner needs \(nightsConsidered) nights in a row with Dose 2 taken inside the window before it suggests any change; \(needed) more needed.",
+                "The planner needs \(nightsConsidered) nights in a row with Dose 2 taken inside the window before it suggests any change; "
+                    + "\(needed) more needed.",
                 needed: needed)
         }
         let mean = Double(stable.reduce(0, +)) / Double(stable.count)
@@ -89,20 +93,23 @@ public enum WeeklyPlanner {
         guard Double(steady) / Double(stable.count) >= consistencyNeeded else {
             return answer(
                 .tooVariable, targetMinutes,
-                "The last \(nightsConsidered) intervals vary too much (\(steady) of \(stable.count) within ±15 minutes of their mean) to move the target."
+                "The last \(nightsConsidered) intervals vary too much (\(steady) of \(stable.count) within ±15 minutes of their mean) to move "
+                    + "the target."
             )
         }
         let average = Int(mean.rounded())
         if mean < 160, targetMinutes > baselineMinutes {
             return answer(
                 .nudgeDown, targetMinutes - stepMinutes,
-                "Dose 2 came \(average) minutes after Dose 1 on average over \(nightsConsidered) nights, well before the \(targetMinutes)-minute target."
+                "Dose 2 came \(average) minutes after Dose 1 on average over \(nightsConsidered) nights, well before the "
+                    + "\(targetMinutes)-minute target."
             )
         }
         if mean > Double(targetMinutes + 10), targetMinutes < DoseSettings.targetIntervalOptions.last! {
             return answer(
                 .nudgeUp, targetMinutes + stepMinutes,
-                "Dose 2 came \(average) minutes after Dose 1 on average over \(nightsConsidered) nights, more than 10 minutes after the \(targetMinutes)-minute target."
+                "Dose 2 came \(average) minutes after Dose 1 on average over \(nightsConsidered) nights, more than 10 minutes after the "
+                    + "\(targetMinutes)-minute target."
             )
         }
         return answer(

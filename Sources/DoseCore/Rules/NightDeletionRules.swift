@@ -33,7 +33,8 @@ extension NightRules {
                 field: "dates",
                 problem: "the night of \(night.date) holds a dose taken at \(LocalClock.hourMinute(dose.at, in: timeZone)), less than 8 hours ago",
                 allowed:
-                    "nights whose last dose is at least 8 hours old (this one from \(LocalClock.hourMinute(redoseSpacingEnds(after: dose), in: timeZone))), "
+                    "nights whose last dose is at least 8 hours old (this one from "
+                    + "\(LocalClock.hourMinute(redoseSpacingEnds(after: dose), in: timeZone))), "
                     + "since that dose is what stops a new Dose 1 too soon")
         }
     }

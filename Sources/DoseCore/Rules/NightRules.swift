@@ -192,7 +192,8 @@ private struct Builder {
             }
             metadata.confirmations = [.newNight]
             warnings.append(
-                "New night recorded \(DurationText.words(minutes: abs(minutes))) from the last oxybate dose (\(near.kind.label) at \(local(near.at))). "
+                "New night recorded \(DurationText.words(minutes: abs(minutes))) from the last oxybate dose (\(near.kind.label) at "
+                    + "\(local(near.at))). "
                     + "Take only what your prescriber told you to.")
         }
         try refuseIfFinalizing()

@@ -39,7 +39,8 @@ public struct PendingDose2: Sendable, Hashable {
     public var sentence: String {
         switch position {
         case .beforeWindow:
-            "Dose 2 is still to come: its window opens at \(opensLocalTime), in \(DurationText.words(minutes: minutes)), and closes at \(closesLocalTime)."
+            "Dose 2 is still to come: its window opens at \(opensLocalTime), in \(DurationText.words(minutes: minutes)), and closes at "
+                + "\(closesLocalTime)."
         case .window:
             "Dose 2 is not taken yet: its window is open until \(closesLocalTime) (\(DurationText.words(minutes: minutes)) left)."
         case .afterWindow:

@@ -81,7 +81,8 @@ public struct SourcePriority: Hashable, Sendable, Codable {
     /// or hyphens, none twice (case-insensitive).
     public init(setting text: String, field: String = "sleep_source_priority") throws(DoseError) {
         let allowed =
-            "1–\(Self.maximumWords) words of wearable names, comma-separated, first preferred (e.g. watch,whoop,ring,phone); each up to \(Self.maximumWordLength) letters, digits, spaces or hyphens"
+            "1–\(Self.maximumWords) words of wearable names, comma-separated, first preferred (e.g. watch,whoop,ring,phone); each up to "
+            + "\(Self.maximumWordLength) letters, digits, spaces or hyphens"
         let words = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         guard (1...Self.maximumWords).contains(words.count) else {
             throw .invalidInput(field: field, problem: "\(words.count) words", allowed: allowed)

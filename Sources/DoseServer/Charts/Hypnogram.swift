@@ -70,7 +70,9 @@ enum Hypnogram {
             writer.rect(
                 x(figures.periodStart), top + 3, max(1, x(figures.periodEnd) - x(figures.periodStart)), bottom - top - 6, "stage stage-totals",
                 title:
-                    "\(figures.sources.joined(separator: ", ")) \(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage totals only"
+                    "\(figures.sources.joined(separator: ", ")) "
+                    + "\(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage "
+                    + "totals only"
             )
             drawStageTotals(&writer, figures, left: left, right: right, top: barTop)
         }

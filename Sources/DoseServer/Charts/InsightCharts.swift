@@ -89,7 +89,8 @@ enum InsightCharts {
         }
         let median = adherence.medianInterval.map { "median \(InsightFigure.short($0)) min" } ?? "no Dose 2 yet"
         let description =
-            "\(period.label): \(adherence.intervals.count) nights with Dose 2, \(median), against a target of \(adherence.targetMinutes) min and the 150–240 minute window."
+            "\(period.label): \(adherence.intervals.count) nights with Dose 2, \(median), against a target of \(adherence.targetMinutes) min "
+            + "and the 150–240 minute window."
         let rows = adherence.nights.map { night in
             [night.date.description, night.intervalMinutes.map { "\($0) min" } ?? "—", words(night.timing)]
         }
@@ -168,7 +169,8 @@ enum InsightCharts {
         let outside = adherence.count(.early) + adherence.count(.late)
         let warning = outside == 0 ? "" : " \(outside) \(outside == 1 ? "night" : "nights") outside the window (early or late)."
         let description =
-            "\(period.label): \(onTarget) (\(adherence.count(.onTarget)) of \(adherence.decided) nights; on target is within 10 minutes of the target, "
+            "\(period.label): \(onTarget) (\(adherence.count(.onTarget)) of \(adherence.decided) nights; on target is within 10 minutes of the "
+            + "target, "
             + "in window the rest of 150–240 minutes).\(warning)\(shown)"
         let rows = adherence.nights.map { [$0.date.description, words($0.timing)] }
         return writer.chart(
@@ -218,7 +220,8 @@ enum InsightCharts {
         let description =
             insights.mornings.isEmpty
             ? "\(period.label): no morning check-ins."
-            : "\(period.label): \(insights.mornings.count) check-ins, mean wellness \(insights.meanWellness ?? 0) of 100, mean sleep quality \(insights.meanSleepQuality.map { InsightFigure.short($0) } ?? "—") of 5."
+            : "\(period.label): \(insights.mornings.count) check-ins, mean wellness \(insights.meanWellness ?? 0) of 100, mean sleep quality "
+                + "\(insights.meanSleepQuality.map { InsightFigure.short($0) } ?? "—") of 5."
         let rows = insights.mornings.map { [$0.date.description, String($0.wellness), "\($0.sleepQuality) of 5"] }
         return writer.chart(
             id: "wellness-chart", title: "Wellness over time", description: description, kind: "wellness",

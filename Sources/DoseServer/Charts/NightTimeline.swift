@@ -48,7 +48,8 @@ enum NightTimeline {
         drawLegend(&writer, left: left, zone: zone)
         let rows = events.map { [LocalClock.hourMinute($0.occurredAt, in: zone), $0.label] }
         let description =
-            "\(events.count) events from \(LocalClock.hourMinute(first.occurredAt, in: zone)) to \(LocalClock.hourMinute(events.last!.occurredAt, in: zone))"
+            "\(events.count) events from \(LocalClock.hourMinute(first.occurredAt, in: zone)) to "
+            + "\(LocalClock.hourMinute(events.last!.occurredAt, in: zone))"
             + (dose1.map { ", Dose 1 at \(LocalClock.hourMinute($0, in: zone))" } ?? "") + (naps.isEmpty ? "" : ", \(naps.count) nap(s)") + "."
         return writer.chart(
             id: "timeline-\(session.id.rawValue.prefix(8))", title: "Night of \(session.date)", description: description, kind: "timeline",

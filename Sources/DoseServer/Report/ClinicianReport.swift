@@ -28,7 +28,9 @@ public enum ClinicianReport {
 
     /// What every report says about itself.
     public static let disclaimer =
-        "DoseTap is a record-keeping and reminder tool, not a medical device, and this report is not medical advice. Its figures come only from what was logged; the time awake after Dose 1 is an estimate from logged events. Discuss any change to the regimen with the prescriber."
+        "DoseTap is a record-keeping and reminder tool, not a medical device, and this report is not medical advice. Its figures come only "
+        + "from what was logged; the time awake after Dose 1 is an estimate from logged events. Discuss any change to the regimen with the "
+        + "prescriber."
 
     /// `DoseTap_Report_2026-10-25_to_2026-11-23.html`.
     public static func fileName(_ period: InsightsPeriod) -> String { "DoseTap_Report_\(period.from)_to_\(period.to).html" }
@@ -87,7 +89,8 @@ struct ReportView {
         paperSize = paper.cssSize
         paperName = paper == .a4 ? "A4" : "Letter"
         period =
-            "\(insights.period.from) to \(insights.period.to) (\(insights.period.length == nil ? "chosen dates" : insights.period.label.lowercased()))"
+            "\(insights.period.from) to \(insights.period.to) "
+            + "(\(insights.period.length == nil ? "chosen dates" : insights.period.label.lowercased()))"
         generated = "\(ISO8601.string(generatedAt).prefix(10)) \(LocalClock.hourMinute(generatedAt, in: zone)) \(zone.identifier)"
         regimen = [
             Fact(
@@ -97,12 +100,14 @@ struct ReportView {
             Fact(
                 name: "Prescribed amounts",
                 value:
-                    "Dose 1 \(Self.grams(settings.dose1Milligrams)), Dose 2 \(Self.grams(settings.dose2Milligrams)) (\(Self.grams(settings.nightlyMilligrams)) a night); each night's amounts as logged are in the table"
+                    "Dose 1 \(Self.grams(settings.dose1Milligrams)), Dose 2 \(Self.grams(settings.dose2Milligrams)) "
+                    + "(\(Self.grams(settings.nightlyMilligrams)) a night); each night's amounts as logged are in the table"
             ),
             Fact(
                 name: "Target interval",
                 value:
-                    "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early before 150, late from 240)"
+                    "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early before 150, "
+                    + "late from 240)"
             ),
             Fact(name: "Snoozes", value: settings.allowSnoozing ? "up to \(settings.maxSnoozes) of \(DoseWindow.snoozeMinutes) min a night" : "off"),
             Fact(name: "Time zone", value: zone.identifier),

@@ -136,7 +136,8 @@ public struct LocalCertificates: Sendable {
             guard FileManager.default.fileExists(atPath: authorityKeyPath) else {
                 throw DoseError.invalidFile(
                     problem:
-                        "\(path) is here but its key \(authorityKeyPath) is not, so no new server certificate can be signed. Restore the key, or run `dosetap tls init --new-ca` and trust the new CA on every phone again"
+                        "\(path) is here but its key \(authorityKeyPath) is not, so no new server certificate can be signed. Restore the key, "
+                        + "or run `dosetap tls init --new-ca` and trust the new CA on every phone again"
                 )
             }
             authority = try Certificate(pemEncoded: try String(contentsOfFile: path, encoding: .utf8))

@@ -75,7 +75,8 @@ struct ActionLinkRoutes {
         let status = snapshot.status
         let zone = snapshot.timeZone
         let times =
-            "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window \(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
+            "\(status.phase.label) · Dose 1 \(WebPages.clock(status.dose1At, zone)) · window "
+            + "\(WebPages.clock(status.windowOpensAt, zone))–\(WebPages.clock(status.windowClosesAt, zone))"
         return try Templates.page(
             "action-link", LinkView(frame: Frame(link.action.label, current: ""), label: link.action.label, times: times, token: token))
     }

@@ -33,7 +33,8 @@ struct InsightsPages: PageController {
         do {
             let applied = try environment.useCases().insights.applyPlanner(minutes: planner.targetInterval, confirmed: planner.confirm == true)
             flash =
-                "Target changed from \(applied.suggestion.currentMinutes) to \(applied.settings.targetIntervalMinutes) minutes. Settings can change it back."
+                "Target changed from \(applied.suggestion.currentMinutes) to \(applied.settings.targetIntervalMinutes) minutes. Settings can "
+                + "change it back."
             status = .ok
         } catch let error as DoseError where error.code == .invalidInput {
             (flash, status) = (error.message, .badRequest)
@@ -131,7 +132,9 @@ struct InsightsView {
         hiddenCorrelations =
             hidden == 0
             ? ""
-            : "\(hidden) of \(insights.correlations.count) comparisons are not shown: each needs at least \(FactorComparison.minimumNights) nights with the factor and \(FactorComparison.minimumNights) without, from check-ins, pre-sleep logs and imported wearable sleep (Settings → Sleep from wearables)."
+            : "\(hidden) of \(insights.correlations.count) comparisons are not shown: each needs at least \(FactorComparison.minimumNights) "
+                + "nights with the factor and \(FactorComparison.minimumNights) without, from check-ins, pre-sleep logs and imported wearable "
+                + "sleep (Settings → Sleep from wearables)."
         caveat = FactorComparison.caveat
         medications = insights.medications.map { Medication(name: $0.name, value: "\($0.nightsTaken) of \(insights.nightsRecorded) nights") }
         hasMedications = !medications.isEmpty

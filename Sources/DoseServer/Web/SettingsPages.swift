@@ -92,7 +92,8 @@ struct SettingsPages: PageController {
             NoticePage(
                 frame: Frame("Cleared", current: ""), heading: "All data cleared",
                 message:
-                    "\(report.deleted.values.reduce(0, +)) rows deleted; none remain. This browser is no longer paired: restart `dosetap serve` for a new pairing link.",
+                    "\(report.deleted.values.reduce(0, +)) rows deleted; none remain. This browser is no longer paired: restart `dosetap "
+                    + "serve` for a new pairing link.",
                 link: nil))
     }
 }

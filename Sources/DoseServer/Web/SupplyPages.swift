@@ -65,7 +65,8 @@ struct SupplyPages: PageController {
                 .init(
                     label: "Order by",
                     value:
-                        "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin \(report.settings.refillMarginDays) days)"
+                        "\(state.lowThresholdNights) nights left (lead \(report.settings.pharmacyLeadDays) + margin "
+                        + "\(report.settings.refillMarginDays) days)"
                 ),
             ]
         }

@@ -114,7 +114,8 @@ struct TonightPages: PageController {
                     return try tonightPage(
                         context,
                         banner:
-                            "Tonight changed just before that tap (\(Self.lastChange(snapshot))), so nothing was done. Check the screen, then tap again.",
+                            "Tonight changed just before that tap (\(Self.lastChange(snapshot))), so nothing was done. Check the screen, then "
+                            + "tap again.",
                         status: .conflict)
                 }
                 if NightStatus.tapSettlesUntil(snapshot.session, at: app.clock.now) != nil {

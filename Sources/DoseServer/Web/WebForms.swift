@@ -232,7 +232,8 @@ enum PreSleepForm {
             .choice("exercise_type", "Exercise today", ExerciseLevel.self, chosen: []),
             .choice("nap_today", "Nap today", NapToday.self, chosen: []),
             .choice(
-                "heavy_meal_last_3_hours", "A heavy meal in the last 3 hours?", ["true", "false"], chosen: [], words: { $0 == "true" ? "Yes" : "No" }),
+                "heavy_meal_last_3_hours", "A heavy meal in the last 3 hours?", ["true", "false"], chosen: [],
+                words: { $0 == "true" ? "Yes" : "No" }),
             .choice(
                 "screen_time_30_min_prior", "Screens in the last 30 minutes?", ["true", "false"], chosen: [], words: { $0 == "true" ? "Yes" : "No" }),
             .choice("room_temperature", "Room", RoomTemperature.self, chosen: []),

@@ -34,7 +34,8 @@ enum WebPages {
             ? NoticePage(
                 frame: Frame("Not paired", current: ""), heading: "Not paired",
                 message:
-                    "This browser is not paired with DoseTap. On this device, open the pairing link that dosetap serve printed, or scan the code under Settings → Pair another device on a phone that is paired.",
+                    "This browser is not paired with DoseTap. On this device, open the pairing link that dosetap serve printed, or scan the "
+                    + "code under Settings → Pair another device on a phone that is paired.",
                 link: nil)
             : NoticePage(
                 frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,

@@ -300,7 +300,8 @@ struct SettingsView {
         let product = (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct
         medication =
             "\(product): Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 \(SetupWizard.grams(settings.dose2Milligrams)) g, "
-            + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at \(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
+            + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at "
+            + "\(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
             + "\(settings.refillReminderTime)."
         let current = settings.sleepSourcePriority.words.joined(separator: ",")
         var choices = Self.priorityChoices

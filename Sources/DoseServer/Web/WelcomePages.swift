@@ -129,7 +129,8 @@ struct WelcomePages: PageController {
                     inputMode: "numeric",
                     hint: "500 for XYWAV, Xyrem and the generics"),
                 TextInput(
-                    name: "bottle_ml", label: "One bottle holds (mL)", value: String(settings.bottleML), inputMode: "numeric", hint: "180 mL usually"),
+                    name: "bottle_ml", label: "One bottle holds (mL)", value: String(settings.bottleML), inputMode: "numeric",
+                    hint: "180 mL usually"),
             ]
         case .doseWindow:
             inputs.switches = SettingKey.allowSnoozing.rawValue

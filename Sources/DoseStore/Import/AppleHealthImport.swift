@@ -54,7 +54,8 @@ extension DataTransfer {
             var report = ImportReport()
             let sleep = try db.makeStatement(
                 sql: """
-                    INSERT OR IGNORE INTO wearable_sleep (id, provider, source, stage, start_at, end_at, start_offset_minutes, end_offset_minutes, imported_at)
+                    INSERT OR IGNORE INTO wearable_sleep (id, provider, source, stage, start_at, end_at, start_offset_minutes,
+                    end_offset_minutes, imported_at)
                     VALUES (?, 'apple_health', ?, ?, ?, ?, ?, ?, ?)
                     """)
             // Vitals wait in a temporary table as read (milliseconds, no id, no index), because whether one belongs to a
@@ -63,7 +64,8 @@ extension DataTransfer {
             // transaction whichever way it ends.
             try db.execute(
                 sql:
-                    "CREATE TEMP TABLE health_vitals_read (source TEXT NOT NULL, kind TEXT NOT NULL, start_ms INTEGER NOT NULL, end_ms INTEGER NOT NULL, value REAL NOT NULL)"
+                    "CREATE TEMP TABLE health_vitals_read (source TEXT NOT NULL, kind TEXT NOT NULL, start_ms INTEGER NOT NULL, end_ms INTEGER "
+                    + "NOT NULL, value REAL NOT NULL)"
             )
             let vital = try db.makeStatement(sql: "INSERT INTO temp.health_vitals_read VALUES (?, ?, ?, ?, ?)")
             var vitalsRead = 0

@@ -132,7 +132,8 @@ public enum AppleHealthReader {
                 for word in ["<!ENTITY", "SYSTEM", "PUBLIC"] where text.contains(word) {
                     throw .invalidFile(
                         problem:
-                            "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no file is read)"
+                            "export.xml: its DOCTYPE holds \(word); a Health export's does not, so it is refused (no entity is expanded, no "
+                            + "file is read)"
                     )
                 }
                 blank = index..<close

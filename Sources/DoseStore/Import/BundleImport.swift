@@ -152,7 +152,8 @@ struct CSVTable {
             let more = extra.count > 5 ? " and \(extra.count - 5) more" : ""
             throw DoseError.invalidFile(
                 problem:
-                    "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(named)\(more)); expected \(expected.joined(separator: ","))"
+                    "\(file) has the wrong header (missing: \(missing.joined(separator: ", ")); unexpected: \(named)\(more)); expected "
+                    + "\(expected.joined(separator: ","))"
             )
         }
         self.file = file
@@ -289,7 +290,8 @@ enum BundleReader {
         guard BundleFormats.importable.contains(version) else {
             throw DoseError.invalidFile(
                 problem:
-                    "the bundle has schema \(version); this DoseTap imports bundles of schema \(BundleFormats.importable.lowerBound)–\(BundleFormats.importable.upperBound)"
+                    "the bundle has schema \(version); this DoseTap imports bundles of schema "
+                    + "\(BundleFormats.importable.lowerBound)–\(BundleFormats.importable.upperBound)"
             )
         }
         return version

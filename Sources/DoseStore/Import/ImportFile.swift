@@ -31,7 +31,8 @@ extension DataTransfer {
         }
         throw DoseError.invalidFile(
             problem:
-                "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, an SQLite database, the Health app's export (export.zip, export.xml) or WHOOP's export (its zip, sleeps.csv, physiological_cycles.csv)"
+                "\(URL(fileURLWithPath: path).lastPathComponent) is not a DoseTap bundle (.zip), an events.csv, an SQLite database, the Health "
+                + "app's export (export.zip, export.xml) or WHOOP's export (its zip, sleeps.csv, physiological_cycles.csv)"
         )
     }
 }

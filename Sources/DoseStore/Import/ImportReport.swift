@@ -56,7 +56,8 @@ public enum ImportLimits {
         guard let (night, count) = counts.filter({ $0.value > maximumEventsPerNight }).min(by: { $0.key < $1.key }) else { return }
         throw DoseError.invalidFile(
             problem:
-                "\(file) has \(count) events for the night of \(night); DoseTap imports at most \(maximumEventsPerNight) events per night (a real night has a few dozen). Nothing was imported"
+                "\(file) has \(count) events for the night of \(night); DoseTap imports at most \(maximumEventsPerNight) events per night (a "
+                + "real night has a few dozen). Nothing was imported"
         )
     }
 }

@@ -516,7 +516,8 @@ struct OriginalImporter {
             let completion = item.completion.flatMap { PreSleepCompletion(rawValue: $0) } ?? item.log.completion
             try db.execute(
                 literal: """
-                    INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note, completion_state, answers_json)
+                    INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
+                    completion_state, answers_json)
                     VALUES (\(item.id), \(session.id.rawValue), \(ISO8601.string(item.at)), \(ISO8601.string(clock.now)),
                         \(LocalClock.offsetMinutes(zone, at: item.at)), \(zone.identifier), 'imported', NULL, \(completion.rawValue), \(json))
                     """)

@@ -111,7 +111,8 @@ struct StagedImport {
             let tables = try String.fetchAll(
                 db,
                 sql:
-                    "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER BY name"
+                    "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'grdb_migrations' ORDER "
+                    + "BY name"
             )
             var changes: [TableChange] = []
             for table in tables {
@@ -124,9 +125,11 @@ struct StagedImport {
                 // that existed before (an insert that clashes fails on its primary key), and write.
                 try db.execute(
                     sql: """
-                        CREATE TABLE main.\(change.updates.sqlIdentifier) AS SELECT * FROM main.\(name) WHERE (\(keys)) IN (SELECT \(keys) FROM base.\(name))
+                        CREATE TABLE main.\(change.updates.sqlIdentifier) AS SELECT * FROM main.\(name) WHERE (\(keys)) IN (SELECT
+                        \(keys) FROM base.\(name))
                         EXCEPT SELECT * FROM base.\(name);
-                        CREATE TABLE main.\(change.inserts.sqlIdentifier) AS SELECT * FROM main.\(name) WHERE (\(keys)) NOT IN (SELECT \(keys) FROM base.\(name));
+                        CREATE TABLE main.\(change.inserts.sqlIdentifier) AS SELECT * FROM main.\(name) WHERE (\(keys)) NOT IN (SELECT
+                        \(keys) FROM base.\(name));
                         CREATE TABLE main.\(change.deletes.sqlIdentifier) AS SELECT \(keys) FROM base.\(name) EXCEPT SELECT \(keys) FROM main.\(name);
                         """)
                 let counts = [change.inserts, change.updates, change.deletes].map { "(SELECT count(*) FROM main.\($0.sqlIdentifier))" }

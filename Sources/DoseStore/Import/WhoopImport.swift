@@ -263,7 +263,8 @@ extension DataTransfer {
             guard !files.isEmpty else {
                 throw DoseError.invalidFile(
                     problem:
-                        "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with sleep included"
+                        "WHOOP's zip holds neither sleeps.csv nor physiological_cycles.csv, the two files with the nights; export again with "
+                        + "sleep included"
                 )
             }
         } else {
@@ -273,7 +274,8 @@ extension DataTransfer {
             guard let file = WhoopExport.file(ofHeader: header.map { $0.trimmingCharacters(in: .whitespaces) }) else {
                 throw DoseError.invalidFile(
                     problem:
-                        "\(URL(fileURLWithPath: path).lastPathComponent) starts as WHOOP's export but has neither a 'Nap' column (sleeps.csv) nor 'Recovery score %' (physiological_cycles.csv)"
+                        "\(URL(fileURLWithPath: path).lastPathComponent) starts as WHOOP's export but has neither a 'Nap' column (sleeps.csv) "
+                        + "nor 'Recovery score %' (physiological_cycles.csv)"
                 )
             }
             files[file] = text
@@ -353,7 +355,8 @@ enum WearableSummaryRow {
         ]
         try db.execute(
             sql:
-                "INSERT \(replacing ? "OR REPLACE " : "")INTO wearable_summaries (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
+                "INSERT \(replacing ? "OR REPLACE " : "")INTO wearable_summaries (\(columns.joined(separator: ", "))) VALUES "
+                + "(\(databaseQuestionMarks(count: columns.count)))",
             arguments: StatementArguments(values))
     }
 }

@@ -47,8 +47,10 @@ extension PostgresStore {
         // Ids compare byte by byte, as SQLite's BINARY collation compares them, whatever the database's collation.
         let order = HistoryStore.order(query, id: "s.id COLLATE \"C\"")
         let sql = """
-            WITH matching AS (SELECT s.id, s.session_date, s.started_at FROM sleep_sessions AS s WHERE s.person_id = $1 AND \(numbered(matching.sql, from: 2))),
-            page AS (SELECT s.id, row_number() OVER (ORDER BY \(order)) AS n FROM matching AS s ORDER BY \(order) LIMIT $\(limit) OFFSET $\(limit + 1))
+            WITH matching AS (SELECT s.id, s.session_date, s.started_at FROM sleep_sessions AS s WHERE s.person_id = $1 AND
+            \(numbered(matching.sql, from: 2))),
+            page AS (SELECT s.id, row_number() OVER (ORDER BY \(order)) AS n FROM matching AS s ORDER BY \(order) LIMIT $\(limit)
+            OFFSET $\(limit + 1))
             SELECT (SELECT count(*) FROM matching), coalesce((SELECT array_agg(id ORDER BY n) FROM page), '{}')
             """
         guard let row = try session.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).first else { return HistoryPageNights(total: 0, ids: []) }

@@ -246,7 +246,8 @@ struct PostgresNightTransaction: NightTransaction {
         // One round trip: the logged reminders, each with the night's last answer (no rows: nothing rang).
         let rows = try session.rows(
             """
-            SELECT kind, dosetap_instant(fire_at), outcome, (SELECT dosetap_instant(max(at)) FROM alarm_acknowledgements WHERE session_id = \(night.rawValue))
+            SELECT kind, dosetap_instant(fire_at), outcome, (SELECT dosetap_instant(max(at)) FROM alarm_acknowledgements WHERE
+            session_id = \(night.rawValue))
             FROM reminder_log WHERE session_id = \(night.rawValue)
             """)
         var lastAnswer: Date?
@@ -331,7 +332,8 @@ struct PostgresNightTransaction: NightTransaction {
         write(
             PostgresQuery(
                 unsafeSQL:
-                    "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE id = $4",
+                    "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE "
+                    + "id = $4",
                 binds: binds))
         if event.kind.isDoseEvent {
             let metadata = String(decoding: try NightRecords.metadataEncoder.encode(event.metadata), as: UTF8.self)

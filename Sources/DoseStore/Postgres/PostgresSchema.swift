@@ -416,7 +416,8 @@ enum PostgresSchema {
     static let v3NightVersions = """
         CREATE SEQUENCE dosetap_night_versions;
         ALTER TABLE people ADD COLUMN night_version bigint NOT NULL DEFAULT nextval('dosetap_night_versions');
-        CREATE FUNCTION dosetap_night_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE people SET night_version = nextval('dosetap_night_versions') WHERE id IN (SELECT DISTINCT person_id FROM changed); RETURN NULL; END $$;
+        CREATE FUNCTION dosetap_night_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE people SET night_version =
+        nextval('dosetap_night_versions') WHERE id IN (SELECT DISTINCT person_id FROM changed); RETURN NULL; END $$;
         CREATE TRIGGER sleep_sessions_inserted AFTER INSERT ON sleep_sessions REFERENCING NEW TABLE AS changed
             FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
         CREATE TRIGGER sleep_sessions_updated AFTER UPDATE ON sleep_sessions REFERENCING NEW TABLE AS changed

@@ -129,9 +129,12 @@ struct PostgresWorkspace {
                 let record = { (row: String) in "INSERT INTO dosetap_changed VALUES ('\(table.name)', \(keys(row)));" }
                 try db.execute(
                     sql: """
-                        CREATE TEMP TRIGGER \("changed_insert_" + table.name) AFTER INSERT ON main.\(table.name.sqlIdentifier) BEGIN \(record("NEW")) END;
-                        CREATE TEMP TRIGGER \("changed_update_" + table.name) AFTER UPDATE ON main.\(table.name.sqlIdentifier) BEGIN \(record("OLD")) \(record("NEW")) END;
-                        CREATE TEMP TRIGGER \("changed_delete_" + table.name) AFTER DELETE ON main.\(table.name.sqlIdentifier) BEGIN \(record("OLD")) END;
+                        CREATE TEMP TRIGGER \("changed_insert_" + table.name) AFTER INSERT ON main.\(table.name.sqlIdentifier) BEGIN
+                        \(record("NEW")) END;
+                        CREATE TEMP TRIGGER \("changed_update_" + table.name) AFTER UPDATE ON main.\(table.name.sqlIdentifier) BEGIN
+                        \(record("OLD")) \(record("NEW")) END;
+                        CREATE TEMP TRIGGER \("changed_delete_" + table.name) AFTER DELETE ON main.\(table.name.sqlIdentifier) BEGIN
+                        \(record("OLD")) END;
                         """)
             }
         }
@@ -247,7 +250,8 @@ struct WorkspaceTable: Sendable {
             case .service: " WHERE $1::text IS NOT NULL"
             }
         return
-            "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM \(name.sqlIdentifier)\(filter)\(nightFilter ?? ""))"
+            "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM "
+            + "\(name.sqlIdentifier)\(filter)\(nightFilter ?? ""))"
     }
 
     /// The SQLite statement that puts the rows of one such JSON array (`?`) into the copy.
@@ -335,7 +339,8 @@ extension NightsRead {
         case .dated(let from, let to):
             guard WorkspaceTable.perNight.contains(table.name) else { return nil }
             return """
-                 AND session_id IN (SELECT s.id FROM sleep_sessions AS s WHERE s.person_id = $1 AND s.session_date BETWEEN '\(from)'::date AND '\(to)'::date)
+                 AND session_id IN (SELECT s.id FROM sleep_sessions AS s WHERE s.person_id = $1 AND s.session_date BETWEEN
+                 '\(from)'::date AND '\(to)'::date)
                 """
         case .ids:
             if table.name == "sleep_sessions" { return " AND id = ANY($2::text[])" }
