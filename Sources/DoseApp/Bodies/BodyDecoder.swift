@@ -153,8 +153,7 @@ struct BodyValueDecoder: Decoder {
             guard let whole = Int(trimmed) else { throw refuse("'\(text.prefix(40))' is not a whole number", allowed: "a whole number") }
             return whole as? T
         case is Double.Type:
-            // Plain decimals only: "1e300", "0x10" and "nan" are not amounts a person types.
-            guard trimmed.allSatisfy({ ("0"..."9").contains($0) || $0 == "." || $0 == "-" }), let number = Double(trimmed), number.isFinite else {
+            guard let number = NumberText.plainDecimal(trimmed, signed: true) else {
                 throw refuse("'\(text.prefix(40))' is not a number", allowed: "a number such as 180 or 12.5")
             }
             return number as? T

@@ -16,6 +16,17 @@ enum SharedKeys {
         "a list of " + accepted.map(\.rawValue).joined(separator: ", ") + ", such as [\"\(accepted[0].rawValue)\"]"
     }
 
+    /// A questionnaire's body split in two: the keys beside the answers, decoded as `Beside`, and the answers, which
+    /// the model decodes by its own keys.
+    static func separating<Beside: Decodable>(
+        _ type: Beside.Type, _ keys: [String], from decoder: any Decoder
+    ) throws -> (beside: Beside, answers: [String: JSONValue]) {
+        var answers = try decoder.singleValueContainer().decode(JSONValue.self).objectValue ?? [:]
+        var beside: [String: JSONValue] = [:]
+        for key in keys { beside[key] = answers.removeValue(forKey: key) }
+        return (try BodyDecoder.decode(Beside.self, from: .object(beside)), answers)
+    }
+
     /// The confirmations a body lists, each one a name the route accepts.
     static func confirmations(_ names: [String]?, accepted: [ConfirmKind] = ConfirmKind.allCases) throws(DoseError) -> Set<ConfirmKind> {
         var kinds: Set<ConfirmKind> = []
@@ -205,10 +216,8 @@ public struct CheckInBody: NightActionBody {
     }
 
     public init(from decoder: any Decoder) throws {
-        var answers = try decoder.singleValueContainer().decode(JSONValue.self).objectValue ?? [:]
-        var beside: [String: JSONValue] = [:]
-        for key in ["timestamp", "confirm", "id"] { beside[key] = answers.removeValue(forKey: key) }
-        envelope = try BodyDecoder.decode(Envelope.self, from: .object(beside))
+        let (envelope, answers) = try SharedKeys.separating(Envelope.self, ["timestamp", "confirm", "id"], from: decoder)
+        self.envelope = envelope
         self.answers = try AnswerDecoding.decode(MorningCheckIn.self, from: answers, allowed: AnswerDecoding.checkInAllowed)
     }
 

@@ -7,10 +7,12 @@ public struct PreSleepBody: Decodable {
     public var answers: PreSleepLog
     public var timestamp: Date?
 
+    /// The key beside the answers.
+    struct Envelope: Decodable { var timestamp: Date? }
+
     public init(from decoder: any Decoder) throws {
-        var answers = try decoder.singleValueContainer().decode(JSONValue.self).objectValue ?? [:]
-        let timestamp = answers.removeValue(forKey: "timestamp")
-        self.timestamp = try timestamp.map { try BodyDecoder.decode(Date?.self, from: $0, path: [BodyPathKey(stringValue: "timestamp")]) } ?? nil
+        let (envelope, answers) = try SharedKeys.separating(Envelope.self, ["timestamp"], from: decoder)
+        timestamp = envelope.timestamp
         self.answers = try AnswerDecoding.decode(PreSleepLog.self, from: answers, allowed: AnswerDecoding.preSleepAllowed)
     }
 }

@@ -7,9 +7,6 @@ public struct JSONBody {
     /// The decoded object.
     public let object: [String: JSONValue]
 
-    /// A body from already decoded fields (a form, a test).
-    public init(object: [String: JSONValue]) { self.object = object }
-
     /// Decodes the bytes of a request; an empty body is an empty object. A key that appears twice in any object is
     /// refused: JSON parsers disagree on which one wins, so a body that means two things means neither.
     public init(data: Data) throws(DoseError) {
@@ -152,7 +149,7 @@ public enum MedicationEntryText {
         guard let unit else {
             throw .invalidInput(field: "unit", problem: "'\(unitText)' is not a unit", allowed: "mg, g, mL (" + form + ")")
         }
-        guard !number.isEmpty, number.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }), let amount = Double(number), amount.isFinite else {
+        guard let amount = NumberText.plainDecimal(number) else {
             throw .invalidInput(
                 field: "amount", problem: "'\(number)' is not an amount", allowed: allowedAmounts(for: medication, unit: unit) + " (" + form + ")")
         }

@@ -170,6 +170,16 @@ public enum TextLimits {
 /// Numbers written for people and files without ever trapping: whole values without a fraction, others as Swift
 /// prints them. (`String(Int(value))` traps for values beyond Int's range, which outside input can reach.)
 public enum NumberText {
+    /// A number as a person types it: decimal digits and a point (a leading minus when `signed`), finite. `1e300`,
+    /// `0x10`, `nan` and `inf` are not amounts anyone means.
+    public static func plainDecimal(_ text: String, signed: Bool = false) -> Double? {
+        let digits = signed && text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy({ ("0"..."9").contains($0) || $0 == "." }), let value = Double(text), value.isFinite else {
+            return nil
+        }
+        return value
+    }
+
     /// `4500`, `2.5`, `1e+20`.
     public static func plain(_ value: Double) -> String {
         if let whole = Int(exactly: value) { return String(whole) }
