@@ -51,7 +51,9 @@ let package = Package(
         // Use cases and the wire format every surface shares (JSON objects of SPEC §5.1).
         .target(
             name: "DoseApp",
-            dependencies: ["DoseCore", "DoseStore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "DoseCore", "DoseStore", .product(name: "Crypto", package: "swift-crypto"), .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         // `dosetap serve`: the JSON API of SPEC §5.3 (and, later, the web UI and reminder engine).

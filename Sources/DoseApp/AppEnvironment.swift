@@ -1,10 +1,12 @@
 import DoseCore
 public import DoseStore
 public import Foundation
+public import Logging
 
-/// Everything a use case takes from the world outside: the database, the time, waiting, new ids, random bytes and the zone.
-/// Each edge builds one (a `dosetap` command, `dosetap serve`, a test) and everything below it is given what it needs
-/// from here, so no rule, store or handler reads the system clock or makes randomness of its own.
+/// Everything a use case takes from the world outside: the database, the time, waiting, new ids, random bytes, the zone,
+/// requests to other hosts, the folders files go to, and the log. Each edge builds one (a `dosetap` command,
+/// `dosetap serve`, a test) and everything below it is given what it needs from here, so no rule, store or handler
+/// reads the system clock, makes randomness, sends a request or picks a folder of its own.
 public struct AppEnvironment: Sendable {
     /// Where the records are kept.
     public var store: RecordStore
@@ -23,6 +25,14 @@ public struct AppEnvironment: Sendable {
     /// The folder for the files kept beside the store (the local certificates, the diagnostic log): the SQLite file's
     /// folder; on PostgreSQL the one the edge chose (nil: none).
     public var filesFolder: URL?
+    /// Where work in progress goes (an export before it is sent, an upload being read, a support bundle's copy of the
+    /// store) and is removed from when the work ends. The system's temporary folder unless the edge chose another.
+    public var scratchFolder: URL = FileManager.default.temporaryDirectory
+    /// Sends the requests to other hosts: alarms to webhooks, ntfy and push services. The edge gives its HTTP client;
+    /// without one nothing is sent, and each delivery says why.
+    public var http: any OutboundSender = NoOutboundSender()
+    /// Where what happens is logged: the process's handlers unless the edge or a test gave a logger of its own.
+    public var logger = Logger(label: "dosetap")
 
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
     /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
@@ -71,6 +81,11 @@ public struct AppEnvironment: Sendable {
         return environment
     }
 
+    /// A new path in the scratch folder, `prefix` then a fresh id then `suffix` (such as `.zip`).
+    public func scratchPath(_ prefix: String, suffix: String = "") -> URL {
+        scratchFolder.appendingPathComponent("\(prefix)-\(template.makeID())\(suffix)")
+    }
+
     /// Random bytes for tokens, codes and secrets.
     public var random: RandomSource { template.random }
 
@@ -82,10 +97,12 @@ public struct AppEnvironment: Sendable {
     }
 
     /// The use cases at this instant: one request or command works at one instant throughout.
-    public func useCases() -> UseCases { UseCases(store: store, clock: clock(), outbound: outbound) }
+    public func useCases() -> UseCases { useCases(at: clock()) }
 
     /// The use cases at a given clock (a command's `--now`, or a request that already took its instant).
-    public func useCases(at clock: StoreClock) -> UseCases { UseCases(store: store, clock: clock, outbound: outbound) }
+    public func useCases(at clock: StoreClock) -> UseCases {
+        UseCases(store: store, clock: clock, outbound: outbound, scratchFolder: scratchFolder)
+    }
 }
 
 /// Every use case of DoseTap at one instant; the CLI and the server call these, never the stores.
@@ -96,6 +113,8 @@ public struct UseCases: Sendable {
     public let clock: StoreClock
     /// Where requests a paired device chose may go.
     public let outbound: OutboundTargets
+    /// Where work in progress goes (`AppEnvironment.scratchFolder`).
+    public let scratchFolder: URL
 
     /// The use cases of a database at one clock.
     public init(_ database: AppDatabase, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {
@@ -119,10 +138,28 @@ public struct UseCases: Sendable {
     }
 
     /// The use cases of any store at one clock.
-    public init(store: RecordStore, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {
+    public init(
+        store: RecordStore, clock: StoreClock, outbound: OutboundTargets = OutboundTargets(),
+        scratchFolder: URL = FileManager.default.temporaryDirectory
+    ) {
         self.store = store
         self.clock = clock
         self.outbound = outbound
+        self.scratchFolder = scratchFolder
+    }
+
+    /// A new path in the scratch folder, `prefix` then a fresh id then `suffix` (such as `.zip`).
+    public func scratchPath(_ prefix: String, suffix: String = "") -> URL {
+        scratchFolder.appendingPathComponent("\(prefix)-\(clock.makeID())\(suffix)")
+    }
+
+    /// Runs `work` in a new owner-only folder of the scratch folder, and removes the folder and all in it afterwards,
+    /// whether `work` returned or threw: no health data is left behind in a shared temporary folder.
+    public func inScratchFolder<T>(_ prefix: String, _ work: (URL) throws -> T) throws -> T {
+        let folder = scratchPath(prefix)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        return try work(folder)
     }
 
     /// Tonight: act, status, settle.

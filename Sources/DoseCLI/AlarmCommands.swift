@@ -23,7 +23,7 @@ struct ChannelOptions: ParsableArguments {
             guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") else {
                 throw DoseError.invalidInput(field: "webhook", problem: "'\(url)' is not an http(s) URL", allowed: "http://… or https://…")
             }
-            deliveries.append(WebhookDelivery(url: url, format: format, sleep: environment.sleep))
+            deliveries.append(WebhookDelivery(url: url, format: format, environment: environment))
         }
         if let onReminder {
             let command = CommandDelivery(command: onReminder)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DoseApp
 import DoseCore
+import DoseServer
 import DoseStore
 import Foundation
 
@@ -59,7 +60,7 @@ struct CommandContext {
     /// The folder for the files kept beside the store (`AppEnvironment.filesFolder`), made if missing.
     var dataFolder: URL {
         get throws {
-            let folder = environment.filesFolder ?? FileManager.default.temporaryDirectory
+            let folder = environment.filesFolder ?? environment.scratchFolder
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             return folder
         }
@@ -85,6 +86,7 @@ struct CommandContext {
             // No file to keep them beside: the folder `--db`/`DOSETAP_DB` would name, else this user's data folder.
             let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
             environment.filesFolder = URL(fileURLWithPath: path).deletingLastPathComponent()
+            environment.http = OutboundHTTP.sender
             return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: location.redacted)
         }
         let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
@@ -102,8 +104,9 @@ struct CommandContext {
         let isNew = !FileManager.default.fileExists(atPath: path)
         let database = try AppDatabase.open(path: path, pooled: pooled)
         if isNew && !options.json { disclaim(where: path) }
-        let environment = AppEnvironment.system(
+        var environment = AppEnvironment.system(
             database: database, fixedNow: fixedNow, timeZoneOverride: zone, variables: Terminal.current.environment)
+        environment.http = OutboundHTTP.sender
         return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: path)
     }
 

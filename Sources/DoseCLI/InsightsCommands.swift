@@ -132,7 +132,7 @@ struct Report: ParsableCommand {
             var pdfPath: String?
             if pdf {
                 let target = URL(fileURLWithPath: out).deletingPathExtension().appendingPathExtension("pdf").path
-                try PDFPrinter.print(htmlAt: out, to: target)
+                try PDFPrinter.print(htmlAt: out, to: target, app: context.app)
                 pdfPath = target
             }
             let figures = result.insights.adherence
@@ -171,7 +171,7 @@ enum PDFPrinter {
         return nil
     }
 
-    static func print(htmlAt html: String, to pdf: String) throws {
+    static func print(htmlAt html: String, to pdf: String, app: UseCases) throws {
         guard let program = chromium() else {
             throw DoseError.invalidInput(
                 field: "pdf",
@@ -185,20 +185,20 @@ enum PDFPrinter {
         process.executableURL = URL(fileURLWithPath: program)
         // Chromium writes the PDF with the umask's permissions; it prints into a folder only this user can read, and the
         // report (health data) reaches its place as 0600, like the HTML.
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-pdf-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: work) }
-        let printed = work.appendingPathComponent("report.pdf")
-        process.arguments = [
-            "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=\(work.appendingPathComponent("profile").path)",
-            "--no-pdf-header-footer", "--print-to-pdf=\(printed.path)", URL(fileURLWithPath: html).absoluteString,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let bytes = FileManager.default.contents(atPath: printed.path) else {
-            throw DoseError.invalidFile(problem: "Chromium (\(program)) could not print \(html) to PDF (exit \(process.terminationStatus))")
+        let bytes = try app.inScratchFolder("dosetap-pdf") { work in
+            let printed = work.appendingPathComponent("report.pdf")
+            process.arguments = [
+                "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=\(work.appendingPathComponent("profile").path)",
+                "--no-pdf-header-footer", "--print-to-pdf=\(printed.path)", URL(fileURLWithPath: html).absoluteString,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0, let bytes = FileManager.default.contents(atPath: printed.path) else {
+                throw DoseError.invalidFile(problem: "Chromium (\(program)) could not print \(html) to PDF (exit \(process.terminationStatus))")
+            }
+            return bytes
         }
         try? FileManager.default.removeItem(atPath: pdf)
         guard FileManager.default.createFile(atPath: pdf, contents: bytes, attributes: [.posixPermissions: 0o600]) else {

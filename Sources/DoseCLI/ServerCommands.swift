@@ -33,12 +33,14 @@ struct Serve: AsyncParsableCommand {
             let limits = try connectionLimits()
             let listener = try self.listener()
             let context = try CommandContext.open(options, pooled: true)
-            let environment = context.environment
-            // Everything logged goes to stderr as before, and its safe parts to the diagnostic log beside the database.
-            let diagnostic = DiagnosticLogHandler.factory(
-                folder: try context.dataFolder, now: { environment.now() })
-            LoggingSystem.bootstrap { label in MultiplexLogHandler([StreamLogHandler.standardError(label: label), diagnostic(label)]) }
-            Logger(label: "dosetap").info("serve started")
+            // Everything logged goes to stderr, and its safe parts to the diagnostic log beside the database.
+            let diagnostic = DiagnosticLogHandler.factory(folder: try context.dataFolder, now: context.environment.now)
+            var logger = Logger(label: "dosetap") { label in MultiplexLogHandler([StreamLogHandler.standardError(label: label), diagnostic(label)]) }
+            logger.logLevel = .info
+            var configured = context.environment
+            configured.logger = logger
+            let environment = configured
+            environment.logger.info("serve started")
             if let tls = listener.tls,
                 let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now())
             {

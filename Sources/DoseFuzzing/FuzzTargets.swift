@@ -112,7 +112,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         guard let database = try? FuzzFixture.databaseWithOpenNight() else { return }
         let path = FuzzFixture.directory.appendingPathComponent(name).path
         guard FileManager.default.createFile(atPath: path, contents: data) else { return }
-        _ = try? database.transfer.importFile(at: path, clock: FuzzFixture.clock(), settling: NightLedger.settling(clock: FuzzFixture.clock()))
+        let clock = FuzzFixture.clock()
+        _ = try? database.transfer.importFile(
+            at: path, clock: clock, settling: NightLedger.settling(clock: clock), scratchFolder: FuzzFixture.directory)
     }
 
     /// A valid bundle with one entry's content replaced.

@@ -69,8 +69,7 @@ public enum DoseTapServer {
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
-        var logger = Logger(label: "dosetap")
-        logger.logLevel = .info
+        let logger = environment.logger
         let hub = eventHub(environment)
         let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
         let engine = ReminderEngine(channels: channels)
@@ -121,7 +120,7 @@ public enum DoseTapServer {
         let group = ServiceGroup(
             configuration: .init(
                 services: services + [ImportStopService(imports: environment.store.imports)], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: Logger(label: "dosetap")))
+                logger: environment.logger))
         try await group.run()
     }
 }

@@ -83,8 +83,9 @@ struct OutboundTargetTests {
             try await Application(router: redirecting).test(.live) { hookClient in
                 let url = "http://127.0.0.1:\(try #require(hookClient.port))/hook"
                 let log = DeliveryLog(now: { Date() }, persist: { _ in })
+                let fixture = try ServerFixture(now: Date(), allowLoopbackTargets: true)
                 let hook = WebhookDelivery(
-                    url: url, format: .json, audience: .contact, targets: OutboundTargets(allowLoopback: true), backoff: [], sleep: { _ in })
+                    url: url, format: .json, audience: .contact, environment: fixture.environment, checkingTargets: true, backoff: [])
                 await hook.deliver(ReminderNotice.test(for: .contact, at: Date()), log: log)
                 #expect(log.all.last?.outcome == .failed && log.all.last?.httpStatus == 307, "\(log.all)")
                 #expect(hits.withLock { $0 } == 0, "the redirect's target was never called")

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 import DoseApp
 import DoseCore
 import DoseTestSupport
@@ -168,8 +167,8 @@ struct ReminderEngineTests {
             for await _ in started.stream { break }
             let url = "http://127.0.0.1:\(port.withLock { $0 })/hook"
             let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
-            let json = WebhookDelivery(url: url, format: .json, backoff: [.zero, .zero], sleep: { _ in })
-            let ntfy = WebhookDelivery(url: url, format: .ntfy, backoff: [.zero], sleep: { _ in })
+            let json = WebhookDelivery(url: url, format: .json, environment: fixture.environment, backoff: [.zero, .zero])
+            let ntfy = WebhookDelivery(url: url, format: .ntfy, environment: fixture.environment, backoff: [.zero])
             let engine = ReminderEngine(environment: fixture.environment, deliveries: [json, ntfy], linkBase: "http://bedroom.local:8080")
             try Self.act(fixture, .dose1, at: WallClock.date(2026, 11, 21, 22, 30))
             fixture.set(WallClock.date(2026, 11, 22, 1, 0))

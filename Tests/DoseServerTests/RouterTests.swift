@@ -21,7 +21,11 @@ final class ServerFixture: Sendable {
 
     /// A fixture over a fresh in-memory database; `setUp` false leaves first-run setup to do (the welcome tests).
     /// `allowLoopbackTargets`: push services and webhooks under test listen on loopback (`DOSETAP_ALLOW_LOOPBACK_TARGETS`).
-    init(now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true, database: AppDatabase? = nil, allowLoopbackTargets: Bool = true) throws {
+    /// `scratchFolder`: where exports, uploads and support bundles are made (default the system's temporary folder).
+    init(
+        now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true, database: AppDatabase? = nil, allowLoopbackTargets: Bool = true,
+        scratchFolder: URL? = nil
+    ) throws {
         self.database = try database ?? AppDatabase.inMemory()
         let time = TestClock(now)
         self.time = time
@@ -31,6 +35,10 @@ final class ServerFixture: Sendable {
             makeID: { time.nextID() },
             random: .system)
         environment.outbound.allowLoopback = allowLoopbackTargets
+        // Retries in these tests wait for nothing; the alarms' peers (push services, webhooks) are real listeners.
+        environment.sleep = { _ in }
+        environment.http = OutboundHTTP.sender
+        if let scratchFolder { environment.scratchFolder = scratchFolder }
         self.environment = environment
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
         _ = try self.database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
@@ -403,9 +411,13 @@ struct RecordRouteTests {
         }
     }
 
-    @Test("export bundle, import it into another server, clear-all with its phrase")
+    @Test("export bundle, import it into another server, clear-all with its phrase; no file is left in the scratch folder")
     func exportImportClear() async throws {
-        let source = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-scratch-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let leftBehind: @Sendable () throws -> [String] = { try FileManager.default.contentsOfDirectory(atPath: scratch.path) }
+        let source = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), scratchFolder: scratch)
         let zip = DataBox()
         let auth = source.auth
         try await source.test { client in
@@ -415,12 +427,16 @@ struct RecordRouteTests {
             #expect(response.headers[.contentType] == "application/zip")
             zip.set(Data(response.body.readableBytesView))
         }
-        let target = try ServerFixture(now: WallClock.date(2026, 11, 22, 12, 0))
+        #expect(try leftBehind().isEmpty)
+        let target = try ServerFixture(now: WallClock.date(2026, 11, 22, 12, 0), scratchFolder: scratch)
         let targetAuth = target.auth
         let bundle = zip.get()
         try await target.test { client in
             var response = try await client.execute(uri: "/v1/import", method: .post, headers: targetAuth, body: ByteBuffer(bytes: bundle))
             #expect((ServerFixture.json(response)["imported"] as? [String: Any])?["sessions.csv"] as? Int == 1)
+            response = try await client.execute(uri: "/v1/import", method: .post, headers: targetAuth, body: buffer("PK not a bundle"))
+            #expect(response.status == .badRequest)
+            #expect(try leftBehind().isEmpty, "neither a good nor a refused upload leaves a file behind")
             response = try await client.execute(uri: "/v1/clear-all", method: .post, headers: targetAuth, body: buffer(#"{"confirm": "yes"}"#))
             #expect(response.status == .badRequest)
             response = try await client.execute(

@@ -16,9 +16,9 @@ extension NightLedger {
 }
 
 extension DataTransfer {
-    /// Imports a file, settling the open night first as the program does.
-    func importFile(at path: String, clock: StoreClock) throws -> ImportReport {
-        try importFile(at: path, clock: clock, settling: NightLedger.settling(clock: clock))
+    /// Imports a file, settling the open night first as the program does, unpacking in the system's temporary folder.
+    func importFile(at path: String, clock: StoreClock, scratchFolder: URL = FileManager.default.temporaryDirectory) throws -> ImportReport {
+        try importFile(at: path, clock: clock, settling: NightLedger.settling(clock: clock), scratchFolder: scratchFolder)
     }
 }
 

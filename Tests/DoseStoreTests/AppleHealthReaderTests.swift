@@ -450,7 +450,7 @@ struct AppleHealthImportTests {
         #expect(try Self.counts(database) == [0, 0], "the records read before the bad one were rolled back")
     }
 
-    @Test("export.zip: the Health app's zip is read from its apple_health_export/export.xml")
+    @Test("export.zip: the Health app's zip is unpacked in the scratch folder given, read from its apple_health_export/export.xml, and removed")
     func zip() throws {
         let folder = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -468,7 +468,14 @@ struct AppleHealthImportTests {
         try process.run()
         process.waitUntilExit()
         let database = try AppDatabase.inMemory()
-        let report = try database.transfer.importFile(at: zip.path, clock: TestClock(WallClock.date(2026, 11, 5, 7, 0)).store)
+        let clock = TestClock(WallClock.date(2026, 11, 5, 7, 0)).store
+        let notAFolder = folder.appendingPathComponent("export.zip")
+        #expect(throws: (any Error).self, "the zip is unpacked where it is told to be, so a scratch folder that is a file stops it") {
+            _ = try database.transfer.importFile(at: zip.path, clock: clock, scratchFolder: notAFolder)
+        }
+        let scratch = folder.appendingPathComponent("scratch")
+        let report = try database.transfer.importFile(at: zip.path, clock: clock, scratchFolder: scratch)
         #expect(report.imported["sleep"] == 5)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "nothing unpacked is left behind")
     }
 }

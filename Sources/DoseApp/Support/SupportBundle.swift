@@ -84,7 +84,7 @@ public struct SupportService: Sendable {
     public func write(_ bundle: SupportBundle, to path: String, includeDatabase: Bool) throws {
         var entries = bundle.files.map { (name: $0.name, data: Data($0.text.utf8)) }
         if includeDatabase {
-            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-support-\(app.clock.makeID()).sqlite").path
+            let copy = app.scratchPath("dosetap-support", suffix: ".sqlite").path
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
             try app.onRecords { try $0.transfer.copyDatabase(to: copy) }
             entries.append((name: Self.databaseFileName, data: try Data(contentsOf: URL(fileURLWithPath: copy))))

@@ -45,30 +45,31 @@ struct TransferController {
 
     func bundle() throws -> Response {
         let transfer = environment.useCases().transfer
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: directory) }
         let name = try transfer.bundleName()
-        let path = directory.appendingPathComponent(name).path
-        _ = try transfer.exportBundle(to: path)
+        let bytes = try environment.useCases().inScratchFolder("dosetap-export") { folder in
+            let path = folder.appendingPathComponent(name).path
+            _ = try transfer.exportBundle(to: path)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try Data(contentsOf: URL(fileURLWithPath: path)))))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     func importFile(_ request: Request) async throws -> Response {
         let data = try await JSONBody.collect(request, limit: ServerLimits.importBody)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-import-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("upload").path
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
-        }
-        let transfer = environment.useCases().transfer
+        let app = environment.useCases()
         // Off the cooperative pool: a long import must not take one of its few threads from every other request.
-        let report = try await BlockingWork.run { try transfer.importFile(at: path) }
+        let report = try await BlockingWork.run {
+            try app.inScratchFolder("dosetap-import") { folder in
+                let path = folder.appendingPathComponent("upload").path
+                guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                    throw DoseError.invalidFile(problem: "the upload could not be stored for reading")
+                }
+                return try app.transfer.importFile(at: path)
+            }
+        }
         return Reply.json(ImportResponse(report))
     }
 

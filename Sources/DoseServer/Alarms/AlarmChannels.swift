@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 public import DoseApp
 public import DoseCore
 import DoseStore
@@ -26,9 +25,7 @@ public struct AlarmChannels: Sendable {
         if audience == .contact, let settings, !settings.escalationContact.isEmpty {
             let format = WebhookDelivery.Format(rawValue: settings.escalationContactFormat) ?? .ntfy
             channels.append(
-                WebhookDelivery(
-                    url: settings.escalationContact, format: format, audience: .contact, client: push?.client ?? OutboundHTTP.client,
-                    targets: environment.outbound, sleep: environment.sleep))
+                WebhookDelivery(url: settings.escalationContact, format: format, audience: .contact, environment: environment, checkingTargets: true))
         }
         return channels
     }

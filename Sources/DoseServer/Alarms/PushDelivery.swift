@@ -1,25 +1,20 @@
-public import AsyncHTTPClient
 public import DoseApp
 public import DoseCore
 public import DoseStore
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
 
-/// How Web Push requests are made: the HTTP client, the VAPID contact, and the retries.
+/// How Web Push requests are made: the VAPID contact and the retries (the sender is `AppEnvironment.http`).
 public struct PushOptions: Sendable {
-    public var client: HTTPClient
     /// The VAPID `sub` claim (`mailto:` or `https:`).
     public var subject: String
     public var retries: RetryPolicy
 
     public init(
-        client: HTTPClient = OutboundHTTP.client, subject: String = VAPID.defaultSubject,
+        subject: String = VAPID.defaultSubject,
         backoff: [Duration] = [.seconds(2), .seconds(10), .seconds(30), .seconds(60), .seconds(120), .seconds(300)],
         sleep: @escaping @Sendable (Duration) async throws -> Void
     ) {
-        self.client = client
         self.subject = subject
         retries = RetryPolicy(backoff: backoff, sleep: sleep)
     }
@@ -32,12 +27,15 @@ public struct PushDelivery: ReminderDelivery {
     let environment: AppEnvironment
     let role: PushRole
     let options: PushOptions
-    let logger = Logger(label: "dosetap.push")
+    let logger: Logger
 
     public init(environment: AppEnvironment, role: PushRole, options: PushOptions) {
         self.environment = environment
         self.role = role
         self.options = options
+        var logger = environment.logger
+        logger[metadataKey: "channel"] = "push"
+        self.logger = logger
     }
 
     public var audience: ReminderAudience { role == .alarm ? .sleeper : .contact }
@@ -87,9 +85,12 @@ public struct PushDelivery: ReminderDelivery {
                 guard let request = try request(payload, notice.topic, to: subscription, ttl: ttl, vapid: vapid) else {
                     return record(.failed, nil, "the subscription is damaged; subscribe again")
                 }
-                (status, retryAfter) = try await OutboundHTTP.send(request, with: options.client, connection)
+                let answer = try await environment.http.send(request, over: connection)
+                (status, retryAfter) = (answer.status, answer.retryAfter)
             } catch let error as WebPushError {
                 return record(.failed, nil, error.description)
+            } catch let error as NoOutboundSender.Unavailable {
+                return record(.failed, nil, "not sent: \(error)")
             } catch {
                 // A device's name is the person's own words: the log gets the attempt and the error's type only.
                 logger.warning("push delivery failed", metadata: ["attempt": "\(attempt)", "error": "\(type(of: error))"])
@@ -116,21 +117,19 @@ public struct PushDelivery: ReminderDelivery {
 
     /// The push request for one subscription (RFC 8030, RFC 8291's encryption, RFC 8292's VAPID), or nil when the stored
     /// subscription is damaged.
-    func request(_ payload: Data, _ topic: String, to subscription: PushSubscriptionRecord, ttl: Int, vapid: VAPID) throws -> HTTPClientRequest? {
+    func request(_ payload: Data, _ topic: String, to subscription: PushSubscriptionRecord, ttl: Int, vapid: VAPID) throws -> OutboundRequest? {
         guard let endpoint = URL(string: subscription.endpoint), let key = Base64URL.decode(subscription.p256dh),
             let auth = Base64URL.decode(subscription.auth)
         else { return nil }
-        var request = HTTPClientRequest(url: subscription.endpoint)
-        request.method = .POST
-        request.headers.add(name: "TTL", value: String(ttl))
-        request.headers.add(name: "Urgency", value: "high")
-        request.headers.add(name: "Topic", value: topic)
-        request.headers.add(name: "Content-Encoding", value: "aes128gcm")
-        request.headers.add(name: "Content-Type", value: "application/octet-stream")
+        var request = OutboundRequest(post: subscription.endpoint)
+        request.headers = [
+            ("TTL", String(ttl)), ("Urgency", "high"), ("Topic", topic), ("Content-Encoding", "aes128gcm"),
+            ("Content-Type", "application/octet-stream"),
+        ]
         // The push service checks the token's expiry against its own clock, which is the real one, whatever clock the
         // night runs on (`--now`, a test's).
-        request.headers.add(name: "Authorization", value: try vapid.authorization(endpoint: endpoint, now: environment.wallClock()))
-        request.body = .bytes(ByteBuffer(bytes: try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)))
+        request.headers.append(("Authorization", try vapid.authorization(endpoint: endpoint, now: environment.wallClock())))
+        request.body = try WebPushMessage.encrypt(payload, userAgentPublicKey: key, authSecret: auth)
         return request
     }
 }

@@ -1,4 +1,3 @@
-import AsyncHTTPClient
 public import DoseApp
 public import DoseCore
 import DoseStore

@@ -1,11 +1,8 @@
-public import AsyncHTTPClient
 public import DoseApp
 public import DoseCore
 import DoseStore
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
 
 /// POSTs each notice to a webhook, retrying with backoff. `json` sends the notice object; `ntfy` sends the message
 /// as the body with ntfy's Title, Priority and Tags headers.
@@ -15,22 +12,28 @@ public struct WebhookDelivery: ReminderDelivery {
     public let url: String
     public let format: Format
     public let audience: ReminderAudience
-    public let client: HTTPClient
+    /// Sends the requests (`AppEnvironment.http`).
+    public let sender: any OutboundSender
     public let retries: RetryPolicy
     /// The rule a target chosen by a device must pass before each attempt; nil for the operator's own `--webhook`.
     public let targets: OutboundTargets?
-    let logger = Logger(label: "dosetap.webhook")
+    let logger: Logger
 
+    /// A webhook that sends, waits between retries and logs through `environment`. `checkingTargets` holds the URL to
+    /// `environment.outbound` before each attempt: for a target a device chose, not the operator's own `--webhook`.
     public init(
-        url: String, format: Format, audience: ReminderAudience = .sleeper, client: HTTPClient = OutboundHTTP.client, targets: OutboundTargets? = nil,
-        backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)], sleep: @escaping @Sendable (Duration) async throws -> Void
+        url: String, format: Format, audience: ReminderAudience = .sleeper, environment: AppEnvironment, checkingTargets: Bool = false,
+        backoff: [Duration] = [.seconds(1), .seconds(4), .seconds(15)]
     ) {
         self.url = url
         self.format = format
         self.audience = audience
-        self.client = client
-        self.targets = targets
-        retries = RetryPolicy(backoff: backoff, sleep: sleep)
+        sender = environment.http
+        targets = checkingTargets ? environment.outbound : nil
+        retries = RetryPolicy(backoff: backoff, sleep: environment.sleep)
+        var logger = environment.logger
+        logger[metadataKey: "channel"] = "webhook"
+        self.logger = logger
     }
 
     /// The alarm-log channel: ntfy or a JSON webhook.
@@ -39,21 +42,20 @@ public struct WebhookDelivery: ReminderDelivery {
     var target: String { URLComponents(string: url)?.host ?? "webhook" }
 
     public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
+        var request = OutboundRequest(post: url)
         switch format {
         case .json:
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.body = .bytes(ByteBuffer(string: notice.json.rendered()))
+            request.headers.append(("Content-Type", "application/json"))
+            request.body = Data(notice.json.rendered().utf8)
         case .ntfy:
-            request.headers.add(name: "Title", value: notice.audience == .contact ? "DoseTap — please check on them" : "DoseTap")
-            request.headers.add(name: "Priority", value: notice.rings ? "urgent" : "default")
-            request.headers.add(name: "Tags", value: notice.audience == .contact ? "warning" : notice.rings ? "alarm_clock" : "pill")
+            request.headers.append(("Title", notice.audience == .contact ? "DoseTap — please check on them" : "DoseTap"))
+            request.headers.append(("Priority", notice.rings ? "urgent" : "default"))
+            request.headers.append(("Tags", notice.audience == .contact ? "warning" : notice.rings ? "alarm_clock" : "pill"))
             // `view` buttons open the link's page, which asks once more and shows any refusal in words; an `http`
             // button would act unseen and swallow a refusal.
             let buttons = ActionLink.Action.allCases.compactMap { action in notice.links[action].map { "view, \(action.label), \($0)" } }
-            if !buttons.isEmpty { request.headers.add(name: "Actions", value: buttons.joined(separator: "; ")) }
-            request.body = .bytes(ByteBuffer(string: notice.message))
+            if !buttons.isEmpty { request.headers.append(("Actions", buttons.joined(separator: "; "))) }
+            request.body = Data(notice.message.utf8)
         }
         var attempt = 0
         while true {
@@ -71,14 +73,18 @@ public struct WebhookDelivery: ReminderDelivery {
                 return
             }
             do {
-                (status, retryAfter) = try await OutboundHTTP.send(request, with: client, connection)
-                if (200..<300).contains(status ?? 0) {
+                let answer = try await sender.send(request, over: connection)
+                (status, retryAfter) = (answer.status, answer.retryAfter)
+                if (200..<300).contains(answer.status) {
                     log.record(notice, channel: channel, target: target, attempt: attempt, outcome: .accepted, httpStatus: status, started: started)
                     return
                 }
+            } catch let error as NoOutboundSender.Unavailable {
+                return log.record(
+                    notice, channel: channel, target: target, attempt: attempt, outcome: .failed, detail: "not sent: \(error)", started: started)
             } catch {
-                // The URL may carry a secret: log only the attempt.
-                logger.warning("webhook delivery failed", metadata: ["attempt": "\(attempt)"])
+                // The URL may carry a secret: log only the attempt and the error's type.
+                logger.warning("webhook delivery failed", metadata: ["attempt": "\(attempt)", "error": "\(type(of: error))"])
             }
             let detail = status.map { "HTTP \($0)" } ?? "could not reach it"
             guard let delay = retries.delay(after: attempt, retryAfterSeconds: retryAfter, now: log.now(), usefulUntil: notice.usefulUntil) else {

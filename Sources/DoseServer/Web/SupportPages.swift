@@ -51,10 +51,12 @@ struct SupportPages: PageController {
         }
         let includeDatabase = choice.includeDatabase == true
         let app = environment.useCases()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-support-\(app.clock.makeID()).zip").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        try app.support.write(try redactedBundle(), to: path, includeDatabase: includeDatabase)
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let bundle = try redactedBundle()
+        let data = try app.inScratchFolder("dosetap-support") { folder in
+            let path = folder.appendingPathComponent("DoseTap_Support.zip").path
+            try app.support.write(bundle, to: path, includeDatabase: includeDatabase)
+            return try Data(contentsOf: URL(fileURLWithPath: path))
+        }
         var headers = HTTPFields()
         headers[.contentType] = "application/zip"
         headers[.contentDisposition] = "attachment; filename=\"DoseTap_Support.zip\""

@@ -25,9 +25,9 @@ extension DataTransfer {
     /// inside one transaction. A malformed file refuses everything with its line and reason; records already stored
     /// (the same source, kind, times and value) are skipped, so importing the same export again adds nothing. Vital
     /// samples are kept only within an hour of some sleep record: a night's, not a day's.
-    func importAppleHealth(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importAppleHealth(at path: String, clock: StoreClock, scratchFolder: URL) throws -> ImportReport {
         if Self.isHealthExportZip(path) {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-health-\(clock.makeID())")
+            let folder = scratchFolder.appendingPathComponent("dosetap-health-\(clock.makeID())")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             defer { try? FileManager.default.removeItem(at: folder) }
             let xml = folder.appendingPathComponent("export.xml")

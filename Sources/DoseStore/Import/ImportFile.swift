@@ -1,29 +1,30 @@
 public import DoseCore
-import Foundation
+public import Foundation
 
 extension DataTransfer {
     /// Imports a file by what it is: a zip bundle, an events.csv (SSOT CSV v1), or an SQLite database of the original app.
     /// The import works on a private copy and lands in one short transaction (`StagedImport`), so however long it
-    /// takes, it never holds the writer that actions and alarms need, and a reader sees all of it or none.
-    public func importFile(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
+    /// takes, it never holds the writer that actions and alarms need, and a reader sees all of it or none. A zip that
+    /// must be unpacked first is unpacked in `scratchFolder`, and removed from it when the import ends.
+    public func importFile(at path: String, clock: StoreClock, settling: NightSettling, scratchFolder: URL) throws -> ImportReport {
         try StagedImport(database: database).run { staged in
-            try DataTransfer(database: staged).importByKind(at: path, clock: clock, settling: settling)
+            try DataTransfer(database: staged).importByKind(at: path, clock: clock, settling: settling, scratchFolder: scratchFolder)
         }
     }
 
-    func importByKind(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
+    func importByKind(at path: String, clock: StoreClock, settling: NightSettling, scratchFolder: URL) throws -> ImportReport {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DoseError.invalidFile(problem: "\(path) cannot be read")
         }
         let head = (try? handle.read(upToCount: 24)) ?? Data()
         try? handle.close()
         if head.starts(with: [0x50, 0x4B]) {
-            if Self.isHealthExportZip(path) { return try importAppleHealth(at: path, clock: clock) }
+            if Self.isHealthExportZip(path) { return try importAppleHealth(at: path, clock: clock, scratchFolder: scratchFolder) }
             return Self.isWhoopExportZip(path) ? try importWhoop(at: path, clock: clock) : try importBundle(at: path)
         }
         if Self.isWhoopCSV(head) { return try importWhoop(at: path, clock: clock) }
         if head.starts(with: Data("<?xml".utf8)) || head.starts(with: Data("<HealthData".utf8)) || path.hasSuffix("export.xml") {
-            return try importAppleHealth(at: path, clock: clock)
+            return try importAppleHealth(at: path, clock: clock, scratchFolder: scratchFolder)
         }
         if head.starts(with: Data("SQLite format 3".utf8)) { return try importOriginalDatabase(at: path, clock: clock, settling: settling) }
         if head.starts(with: Data("event_id,".utf8)) || head.starts(with: Data([0xEF, 0xBB, 0xBF])) {
