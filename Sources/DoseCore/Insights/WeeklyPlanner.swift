@@ -54,6 +54,8 @@ public enum WeeklyPlanner {
     public static let baselineMinutes = DoseSettings.targetIntervalOptions[0]
 
     /// The suggestion for `nights` (any order) with `targetMinutes` in force.
+    /// Long by design: the planner's rules in the order they are tried, each returning its answer, read top to bottom as
+    /// SPEC words them; split, the order that makes a revert win over a nudge would live in two places.
     public static func suggest(_ nights: [Adherence.Night], targetMinutes: Int) -> PlannerSuggestion {
         let decided = nights.filter { $0.timing != .undecided }.sorted { $0.date < $1.date }
         func answer(_ kind: PlannerSuggestion.Kind, _ suggested: Int, _ reason: String, needed: Int = 0) -> PlannerSuggestion {

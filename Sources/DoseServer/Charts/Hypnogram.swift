@@ -38,7 +38,6 @@ enum Hypnogram {
         let left = 52.0
         let right = 344.0
         let axis = TimeAxis(start: start, end: end, left: left, right: right)
-        func x(_ instant: Date) -> Double { axis.x(instant) }
         let rowHeight = 22.0
         let top = 24.0
         // A source of totals has no stage rows: one row for the sleep's bounds, the time axis, and its stage minutes as a
@@ -56,26 +55,7 @@ enum Hypnogram {
             writer.text(left - 6, y + 15, row.label, anchor: "end")
             writer.line(left, y + rowHeight, right, y + rowHeight, "grid")
         }
-        for spanItem in sleep.spans {
-            guard let row = stageRows.firstIndex(where: { $0.stages.contains(spanItem.stage) }) else { continue }
-            let y = top + Double(row) * rowHeight + 3
-            let from = LocalClock.hourMinute(spanItem.start, in: zone)
-            let to = LocalClock.hourMinute(spanItem.end, in: zone)
-            writer.rect(
-                x(spanItem.start), y, max(1, x(spanItem.end) - x(spanItem.start)), rowHeight - 6, "stage stage-\(spanItem.stage.rawValue)",
-                title: "\(spanItem.stage.rawValue.replacingOccurrences(of: "_", with: " ")) \(from)–\(to) (\(spanItem.source))")
-        }
-        if sleep.spans.isEmpty {
-            // Totals only: one band from onset to wake, no stage placed where it was not measured.
-            writer.rect(
-                x(figures.periodStart), top + 3, max(1, x(figures.periodEnd) - x(figures.periodStart)), bottom - top - 6, "stage stage-totals",
-                title:
-                    "\(figures.sources.joined(separator: ", ")) "
-                    + "\(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage "
-                    + "totals only"
-            )
-            drawStageTotals(&writer, figures, left: left, right: right, top: barTop)
-        }
+        drawStages(&writer, sleep, rows: stageRows, axis: axis, rowTop: top, rowHeight: rowHeight, zone: zone, totalsTop: barTop)
         drawMarks(&writer, alarms: alarms, events: events, axis: axis, top: top, bottom: bottom, zone: zone)
         drawHeartRate(&writer, rates, axis: axis, top: heartTop, height: heartHeight)
         drawHours(&writer, axis: axis, y: axisY, zone: zone)
@@ -87,6 +67,35 @@ enum Hypnogram {
             id: "hypnogram-\(session.id.rawValue.prefix(8))", title: "Sleep stages, night of \(session.date)", description: description,
             kind: "hypnogram",
             table: ChartTable(caption: "Sleep stages of the night of \(session.date)", headers: ["Time", "Stage", "Minutes", "Source"], rows: rows))
+    }
+
+    /// Each measured stage as a bar in its row, with its times and source; for a source of totals, one band from onset to
+    /// wake and the stage minutes as a bar beneath (`drawStageTotals`), no stage placed where it was not measured.
+    static func drawStages(
+        _ writer: inout SVGWriter, _ sleep: NightSleep, rows: [(label: String, stages: Set<SleepStage>)], axis: TimeAxis, rowTop: Double,
+        rowHeight: Double, zone: TimeZone, totalsTop: Double
+    ) {
+        let figures = sleep.figures
+        for spanItem in sleep.spans {
+            guard let row = rows.firstIndex(where: { $0.stages.contains(spanItem.stage) }) else { continue }
+            let y = rowTop + Double(row) * rowHeight + 3
+            let from = LocalClock.hourMinute(spanItem.start, in: zone)
+            let to = LocalClock.hourMinute(spanItem.end, in: zone)
+            writer.rect(
+                axis.x(spanItem.start), y, max(1, axis.x(spanItem.end) - axis.x(spanItem.start)), rowHeight - 6,
+                "stage stage-\(spanItem.stage.rawValue)",
+                title: "\(spanItem.stage.rawValue.replacingOccurrences(of: "_", with: " ")) \(from)–\(to) (\(spanItem.source))")
+        }
+        guard sleep.spans.isEmpty else { return }
+        writer.rect(
+            axis.x(figures.periodStart), rowTop + 3, max(1, axis.x(figures.periodEnd) - axis.x(figures.periodStart)),
+            Double(rows.count) * rowHeight - 6, "stage stage-totals",
+            title:
+                "\(figures.sources.joined(separator: ", ")) "
+                + "\(LocalClock.hourMinute(figures.periodStart, in: zone))–\(LocalClock.hourMinute(figures.periodEnd, in: zone)): stage "
+                + "totals only"
+        )
+        drawStageTotals(&writer, figures, left: axis.left, right: axis.right, top: totalsTop)
     }
 
     /// A source of totals: the stage minutes as one bar, in proportion to each other, not placed in time.
