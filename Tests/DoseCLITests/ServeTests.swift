@@ -128,6 +128,10 @@ struct ServeTests {
 
         let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(!logs.contains(token) && !logs.contains("dose1") && !logs.contains(cookie.prefix(40)), "logs carry no tokens or health data")
+        // serve's logger writes to stderr and, its safe parts, to the diagnostic log beside the database.
+        #expect(logs.contains("serve started"))
+        let diagnostic = (try? String(contentsOf: cli.directory.appendingPathComponent("dosetap-diagnostic.log"), encoding: .utf8)) ?? ""
+        #expect(diagnostic.contains(#" info dosetap "serve started""#), "\(diagnostic)")
         let night = try cli.run(["status"], now: "2026-11-21 22:40")
         #expect(night.phase == "before_window", "the dose acknowledged over HTTP is stored")
     }

@@ -6,6 +6,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import Testing
 
@@ -288,6 +289,30 @@ struct WebSafetyTests {
         #expect(throws: Templates.MissingTemplate.self) {
             try Templates.page("no-such-page", NoticePage(frame: Frame("x", current: ""), heading: "x", message: "x", link: nil))
         }
+    }
+
+    @Test("a page whose template fails answers 500 with its request id, and the log has the error's type and the path, nothing more")
+    func failedTemplateIsA500() async throws {
+        let router = Router(context: DoseRequestContext.self)
+        let internalErrors = InternalErrorLog()
+        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: RouteTable()))
+        router.get("/broken") { _, _ in
+            try Templates.page("no-such-page", NoticePage(frame: Frame("x", current: ""), heading: "x", message: "canary-note-7731", link: nil))
+        }
+        let lines = Recorded<String>()
+        let logger = Logger(label: "dosetap") { _ in RecordingLogHandler(lines: lines) }
+        try await Application(router: router, logger: logger).test(.router) { client in
+            let response = try await client.execute(uri: "/broken", method: .get)
+            #expect(response.status == .internalServerError)
+            let body = String(buffer: response.body)
+            #expect(body.contains("500_INTERNAL") && !body.contains("canary-note-7731"))
+            let error = try #require(ServerFixture.json(response)["error"] as? [String: Any])
+            let id = try #require(error["request_id"] as? String)
+            let logged = lines.values.filter { $0.hasPrefix("error ") }
+            // hb.request.id is Hummingbird's own name for the same id.
+            #expect(logged == ["error request failed error=MissingTemplate hb.request.id=\(id) path=/broken request_id=\(id)"], "\(lines.values)")
+        }
+        #expect(internalErrors.all.count == 1 && internalErrors.all[0].hasSuffix("MissingTemplate"))
     }
 
     @Test("the check-in form records a headache (severity, place, migraine) even when the pain switch was left off")
