@@ -65,11 +65,11 @@ public enum ClockInput {
         return date
     }
 
-    /// `--tz`: an IANA zone id.
-    public static func timeZone(_ text: String) throws(DoseError) -> TimeZone {
+    /// `--tz` (or the input `field` names): an IANA zone id.
+    public static func timeZone(_ text: String, field: String = "tz") throws(DoseError) -> TimeZone {
         guard text.contains("/") || text == "UTC", let zone = TimeZone(identifier: text) else {
             throw .invalidInput(
-                field: "tz", problem: "'\(text)' is not a known time zone",
+                field: field, problem: "'\(text)' is not a known time zone",
                 allowed: "an IANA time zone such as America/New_York, Europe/Paris or UTC")
         }
         return zone

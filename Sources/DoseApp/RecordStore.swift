@@ -117,10 +117,20 @@ public enum RecordStore: Sendable {
         }
     }
 
-    /// Opens the PostgreSQL store at `location` for the one person it holds (made on first use, with `newID`; `isNew`
-    /// says so): PostgreSQL's migrations run first.
-    public static func postgres(_ location: PostgresLocation, newID: String) throws -> (store: RecordStore, isNew: Bool) {
+    /// Opens the PostgreSQL store at `location` for `person` (an e-mail address or id), or, when none is named, for the
+    /// one person it holds (made on first use, with `newID`; `isNew` says so). PostgreSQL's migrations run first.
+    public static func postgres(_ location: PostgresLocation, newID: String, person named: String? = nil) throws -> (
+        store: RecordStore, isNew: Bool
+    ) {
         let store = try PostgresStore.open(location)
+        if let named {
+            guard let person = try store.person(named: named) else {
+                throw DoseError.invalidInput(
+                    field: "person", problem: "\(location.redacted) has no person '\(named.prefix(100))'",
+                    allowed: "the e-mail address of a person `dosetap person list` shows")
+            }
+            return (.postgres(store, person: person.id), false)
+        }
         let person = try store.soloPerson(newID: newID)
         return (.postgres(store, person: person.id), person.created)
     }

@@ -21,6 +21,9 @@ struct GlobalOptions: ParsableArguments {
 
     @Option(help: "Use this IANA time zone for this call instead of the time_zone setting.")
     var tz: String?
+
+    @Option(help: "The person to act for, by e-mail address: needed when a PostgreSQL store holds several (`dosetap person list`).")
+    var person: String?
 }
 
 /// Options of the night actions.
@@ -80,7 +83,7 @@ struct CommandContext {
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
         if let url = try postgresURL(options) {
             let location = try PostgresLocation(url: url)
-            let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased())
+            let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased(), person: options.person)
             if isNew && !options.json { disclaim(where: location.redacted) }
             var environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone, variables: Terminal.current.environment)
             // No file to keep them beside: the folder `--db`/`DOSETAP_DB` would name, else this user's data folder.
@@ -89,6 +92,7 @@ struct CommandContext {
             environment.http = OutboundHTTP.sender
             return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: location.redacted)
         }
+        if let person = options.person { throw SharedStore.sqliteHoldsOnePerson(option: "--person \(person.prefix(100))") }
         let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
         if reading, let flag = options.db, !FileManager.default.fileExists(atPath: path) {
             let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path

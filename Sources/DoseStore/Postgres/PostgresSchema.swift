@@ -13,7 +13,7 @@ import PostgresNIO
 enum PostgresSchema {
     /// The migrations, oldest first.
     static let migrations: [(name: String, sql: String)] = [
-        ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions),
+        ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -442,5 +442,13 @@ enum PostgresSchema {
             FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
         CREATE TRIGGER morning_checkins_deleted AFTER DELETE ON morning_checkins REFERENCING OLD TABLE AS changed
             FOR EACH STATEMENT EXECUTE FUNCTION dosetap_night_changed();
+        """
+
+    /// People of a shared store are named by an e-mail address (lower case, one person each) and may have a name. The
+    /// one person of a store made before keeps neither until the operator gives them.
+    static let v4People = """
+        ALTER TABLE people ADD COLUMN email text CHECK (email IS NULL OR (char_length(email) BETWEEN 3 AND 254 AND email = lower(email)));
+        ALTER TABLE people ADD COLUMN name text CHECK (name IS NULL OR char_length(name) BETWEEN 1 AND 100);
+        CREATE UNIQUE INDEX people_by_email ON people (email) WHERE email IS NOT NULL;
         """
 }

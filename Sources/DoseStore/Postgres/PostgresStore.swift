@@ -82,11 +82,12 @@ public final class PostgresStore: Sendable {
     }
 
     /// The one person of a store of one: made on first use, as a SQLite database is one person's. A store shared by
-    /// several people needs the person named (accounts come with SPEC §5.6's people).
+    /// several people needs the person named (`--person`).
     /// `newID` is the id a person made now gets; `created` says it was made now.
     public func soloPerson(newID: String) throws -> (id: String, created: Bool) {
         // Almost always the person is there: read with the migrations when the store opened, or one read, no lock.
-        // People are never removed from a store of one, so the person found at opening is still its person.
+        // A person found at opening and removed since by another process fails the command at its first write (the
+        // rows would name a person who is gone), never writes under someone else.
         if let opened = peopleAtOpening.withLockedValue({ list in
             defer { list = nil }
             return list
@@ -107,8 +108,8 @@ public final class PostgresStore: Sendable {
                 return (people[0], false)
             default:
                 throw DoseError.invalidInput(
-                    field: "person", problem: "\(location.redacted) holds several people",
-                    allowed: "a store of one person (accounts are not here yet)")
+                    field: "person", problem: "\(location.redacted) holds several people, and no person was named",
+                    allowed: "--person EMAIL, one of the people `dosetap person list` shows")
             }
         }
     }

@@ -1,0 +1,63 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// The people of a shared PostgreSQL store (SPEC §5.6): the operator adds, lists and removes them. A SQLite file is one
+/// person's records, so it has no people to manage.
+public struct PeopleService: Sendable {
+    let store: PostgresStore
+    let clock: StoreClock
+
+    /// The people of `store`, at `clock` (its instant dates a new person, its ids name them).
+    public init(store: PostgresStore, clock: StoreClock) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// The phrase `remove` needs for `email`, so a person is never removed by a slip of the keyboard.
+    public static func removalPhrase(_ email: String) -> String { "Delete \(email) and all their data" }
+
+    /// The most a name may be.
+    public static let nameLimit = 100
+
+    /// Adds a person named by `email`, with `name` and `timeZone` (IANA) when given. Every input is checked before
+    /// anything is written, so a refusal adds no one.
+    public func add(email raw: String, name: String? = nil, timeZone: String? = nil) throws -> PersonRecord {
+        let email = try EmailAddress(raw)
+        let name = try name.map(Self.checkedName)
+        let zone = try timeZone.map { zone throws(DoseError) in try ClockInput.timeZone(zone, field: "time-zone").identifier }
+        let person = try store.addPerson(id: clock.makeID(), email: email, name: name, at: clock.now)
+        if let zone {
+            _ = try RecordStore.postgres(store, person: person.id).settingsBook.update([("time_zone", zone)], clock: clock)
+        }
+        return person
+    }
+
+    /// Every person, oldest first.
+    public func list() throws -> [PersonRecord] { try store.people() }
+
+    /// Removes the person `named` (an e-mail address or id) and every row of theirs, once `confirmation` is
+    /// `removalPhrase` of their address; nothing is removed otherwise.
+    public func remove(_ named: String, confirmation: String?) throws -> PersonRemoval {
+        guard let person = try store.person(named: named) else {
+            throw DoseError.invalidInput(
+                field: "email", problem: "this store has no person '\(named.prefix(100))'", allowed: "an e-mail address `dosetap person list` shows")
+        }
+        let phrases = Set([named, person.shownName].map(Self.removalPhrase))
+        guard let confirmation, phrases.contains(confirmation) else {
+            throw DoseError.invalidInput(
+                field: "confirm", problem: "removing \(person.shownName) deletes every record of theirs and cannot be undone",
+                allowed: "--confirm \"\(Self.removalPhrase(person.shownName))\"")
+        }
+        return try store.removePerson(person)
+    }
+
+    /// A name as kept: trimmed, 1–100 characters, no control characters.
+    static func checkedName(_ raw: String) throws(DoseError) -> String {
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...nameLimit).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw DoseError.invalidInput(field: "name", problem: "the name is empty, too long or has control characters", allowed: "1–100 characters")
+        }
+        return name
+    }
+}

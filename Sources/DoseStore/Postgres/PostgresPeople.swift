@@ -1,0 +1,133 @@
+public import DoseCore
+public import Foundation
+import PostgresNIO
+
+/// A person of a shared PostgreSQL store (SPEC §5.6): the id every row of theirs carries, and the e-mail address and
+/// name the operator gave. A store made before people had addresses holds one person without either.
+public struct PersonRecord: Sendable, Equatable {
+    public var id: String
+    /// Lower case; nil for the one person of a store made before `person add`.
+    public var email: String?
+    public var name: String?
+    public var createdAt: Date
+
+    /// How a message names them: the address, else the name, else the id.
+    public var shownName: String { email ?? name ?? id }
+}
+
+/// What removing a person did: the rows deleted, table by table, and what a check found of theirs afterwards.
+public struct PersonRemoval: Sendable, Equatable {
+    public var person: PersonRecord
+    /// Rows deleted in each table that had any.
+    public var deleted: [String: Int]
+    /// Rows still carrying their id in any table after the removal: zero, or the removal was rolled back.
+    public var remaining: Int
+}
+
+extension PostgresStore {
+    /// Every person, oldest first.
+    public func people() throws -> [PersonRecord] {
+        try transaction(readOnly: true) { session in
+            try session.rows("SELECT id, email, name, created_at FROM people ORDER BY created_at, id").map(Self.person)
+        }
+    }
+
+    /// The person an e-mail address or an id names (an address in any case), or nil.
+    public func person(named text: String) throws -> PersonRecord? {
+        let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
+        return try transaction(readOnly: true) { session in
+            try session.rows("SELECT id, email, name, created_at FROM people WHERE email = \(lowered) OR id = \(text) LIMIT 1").map(Self.person)
+                .first
+        }
+    }
+
+    /// Adds a person with the id `id`. The operator is told when the address already has a person; nothing is written.
+    public func addPerson(id: String, email: EmailAddress, name: String?, at now: Date) throws -> PersonRecord {
+        try transaction { session in
+            let taken = try session.rows("SELECT 1 FROM people WHERE email = \(email.text)")
+            guard taken.isEmpty else {
+                throw DoseError.invalidInput(
+                    field: "email", problem: "\(email) already has a person in this store", allowed: "an address no person here has yet")
+            }
+            try session.execute("INSERT INTO people (id, email, name, created_at) VALUES (\(id), \(email.text), \(name), \(now))")
+            return PersonRecord(id: id, email: email.text, name: name, createdAt: now)
+        }
+    }
+
+    /// Removes a person and every row of theirs, in one transaction: the rows go with the person (`ON DELETE CASCADE` on
+    /// every table that has `person_id`, and from their nights on every table of a night), and a count of every such
+    /// table afterwards must find none, or nothing is removed.
+    public func removePerson(_ person: PersonRecord) throws -> PersonRemoval {
+        try transaction(writingFor: person.id) { session in
+            let tables = try Self.ownedTables(session)
+            let nights = try session.rows("SELECT id FROM sleep_sessions WHERE person_id = \(person.id)").map { try $0.decode(String.self) }
+            func counts() throws -> [String: Int] {
+                var counts: [String: Int] = [:]
+                for table in tables {
+                    let count = try Self.count(in: table, person: person.id, nights: nights, session)
+                    if count > 0 { counts[table.name] = count }
+                }
+                return counts
+            }
+            let deleted = try counts()
+            try session.execute("DELETE FROM people WHERE id = \(person.id)")
+            let remaining = try counts().values.reduce(0, +)
+            guard remaining == 0 else {
+                throw PostgresFailure(state: "DT002", message: "\(remaining) rows of the person remained after the removal; nothing was removed")
+            }
+            return PersonRemoval(person: person, deleted: deleted, remaining: remaining)
+        }
+    }
+
+    /// Rows carrying `person` in any table of the store.
+    public func rowsOf(_ person: String) throws -> Int {
+        try transaction(readOnly: true) { session in
+            let nights = try session.rows("SELECT id FROM sleep_sessions WHERE person_id = \(person)").map { try $0.decode(String.self) }
+            return try Self.ownedTables(session).reduce(0) { total, table in
+                total + (try Self.count(in: table, person: person, nights: nights, session))
+            }
+        }
+    }
+
+    /// A table whose rows belong to a person: by `person_id`, or by `session_id` to one of their nights.
+    struct OwnedTable {
+        let name: String
+        let byPerson: Bool
+    }
+
+    /// Every table of the store's schema with a `person_id` or a `session_id` column, read from the catalogue so a table
+    /// added later is counted without being listed here.
+    static func ownedTables(_ session: PostgresSession) throws -> [OwnedTable] {
+        try session.rows(
+            """
+            SELECT c.relname::text, bool_or(a.attname = 'person_id') FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
+            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attname IN ('person_id', 'session_id')
+                AND NOT a.attisdropped
+            GROUP BY 1 ORDER BY 1
+            """
+        ).map { row in
+            let (name, byPerson) = try row.decode((String, Bool).self)
+            return OwnedTable(name: name, byPerson: byPerson)
+        }
+    }
+
+    /// The rows of `table` that are `person`'s: by their id, or by one of `nights`.
+    static func count(in table: OwnedTable, person: String, nights: [String], _ session: PostgresSession) throws -> Int {
+        var binds = PostgresBindings()
+        // The table's name comes from the catalogue, never from input.
+        let sql: String
+        if table.byPerson {
+            binds.append(person)
+            sql = "SELECT count(*)::bigint FROM \"\(table.name)\" WHERE person_id = $1"
+        } else {
+            binds.append(nights)
+            sql = "SELECT count(*)::bigint FROM \"\(table.name)\" WHERE session_id = ANY($1)"
+        }
+        return try session.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).first.map { Int(try $0.decode(Int64.self)) } ?? 0
+    }
+
+    static func person(_ row: PostgresRow) throws -> PersonRecord {
+        let (id, email, name, created) = try row.decode((String, String?, String?, Date).self)
+        return PersonRecord(id: id, email: email, name: name, createdAt: created)
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+/// Reads a PostgreSQL schema with `psql` (Debian's client, not DoseTap's code): what a removal left behind.
+enum PSQL {
+    /// The base URL and schema of a fresh store of a test's own.
+    static func freshStore() throws -> (url: String, base: String, schema: String) {
+        let base = try #require(PostgresCLITests.url)
+        let schema = "people_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        return (base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)", base, schema)
+    }
+
+    /// Runs one query in `schema` and returns its rows, `|`-separated.
+    static func query(_ sql: String, base: String, schema: String) throws -> [String] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/psql")
+        process.arguments = ["-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-d", base, "-c", "SET search_path TO \(schema); \(sql)"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CLIHarnessFailure("psql exited \(process.terminationStatus) for: \(sql)") }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty && $0 != "SET" }
+    }
+
+    /// Each table of the schema with the rows whose JSON form contains any of `needles`, or whose `person_id` is `person`.
+    static func rowsMentioning(_ needles: [String], person: String, base: String, schema: String) throws -> [String: Int] {
+        let condition = (needles.map { "to_jsonb(t)::text LIKE '%\($0)%'" } + ["to_jsonb(t)->>'person_id' = '\(person)'"]).joined(separator: " OR ")
+        let rows = try query(
+            """
+            SELECT c.relname, (xpath('/row/n/text()', query_to_xml(format('SELECT count(*) AS n FROM %I t WHERE \(condition.replacingOccurrences(of: "'", with: "''").replacingOccurrences(of: "%", with: "%%"))', c.relname), false, true, '')))[1]::text
+            FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' ORDER BY 1
+            """, base: base, schema: schema)
+        var found: [String: Int] = [:]
+        for row in rows {
+            let parts = row.split(separator: "|")
+            if parts.count == 2, let count = Int(parts[1]), count > 0 { found[String(parts[0])] = count }
+        }
+        return found
+    }
+}
+
+struct CLIHarnessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+@Suite("People of a shared PostgreSQL store: added, chosen with --person, removed with every row", .serialized)
+struct PeopleCLITests {
+    static let enabled = ConditionTrait.enabled(if: PostgresCLITests.url != nil, Comment(rawValue: PostgresCLITests.skipped))
+
+    static func run(_ arguments: [String], _ store: String, now: String? = nil) throws -> Run {
+        try CLI.inProcess(
+            arguments + ["--json", "--database", store, "--tz", "America/New_York"]
+                + (now.map { ["--now", CLI.instant($0, zone: "America/New_York")] } ?? []))
+    }
+
+    /// A full night and its records for `person`, every note carrying `canary`.
+    static func night(_ person: String, canary: String, _ store: String) throws {
+        let steps: [([String], String)] = [
+            (
+                [
+                    "setup", "--bedtime", "22:30", "--wake-time", "07:00", "--product", "xywav", "--dose1", "2.25", "--dose2", "2.25",
+                    "--accept-disclaimer",
+                ], "2026-11-20 12:00"
+            ),
+            (["settings", "set", "escalation_contact", "https://ntfy.example.org/\(canary)-topic"], "2026-11-21 12:00"),
+            (["dose1", "--note", "\(canary)-dose1"], "2026-11-21 22:30"),
+            (["med", "log", "modafinil:200mg", "--note", "\(canary)-med"], "2026-11-21 22:31"),
+            (["log", "bathroom", "--note", "\(canary)-event"], "2026-11-21 23:00"),
+            (["dose2", "--note", "\(canary)-dose2"], "2026-11-22 01:35"),
+            (["checkin", "--notes", "\(canary)-checkin"], "2026-11-22 07:00"),
+            (["supply", "log", "--bottles", "1", "--reason", "\(canary)-pharmacy"], "2026-11-22 08:00"),
+            (["device", "add", "\(canary)-phone"], "2026-11-22 08:00"),
+        ]
+        for (arguments, now) in steps {
+            let result = try run(arguments + ["--person", person], store, now: now)
+            #expect(result.status == 0, "\(arguments): \(result.stdout) \(result.stderr)")
+        }
+    }
+
+    @Test("two people, each night their own; without --person a store of several is refused by name; removal takes every row and no other's", enabled)
+    func twoPeople() throws {
+        let (store, base, schema) = try PSQL.freshStore()
+        let alice = try Self.run(["person", "add", "Alice@Example.ORG", "--name", "Alice", "--time-zone", "America/Chicago"], store)
+        #expect(
+            alice.status == 0 && alice.json["email"] as? String == "alice@example.org" && alice.json["name"] as? String == "Alice", "\(alice.stdout)")
+        let bob = try Self.run(["person", "add", "bob@example.org"], store)
+        let aliceID = try #require(alice.json["id"] as? String)
+        #expect(bob.status == 0 && bob.json["id"] as? String != aliceID)
+
+        try Self.night("ALICE@example.org", canary: "canary-alice", store)
+        try Self.night("bob@example.org", canary: "canary-bob", store)
+
+        // Each person's night is theirs; the address is matched in any case; Alice's zone is her own.
+        let aliceNight = try Self.run(["session", "show", "2026-11-21", "--person", "alice@example.org"], store, now: "2026-11-22 09:00")
+        #expect(aliceNight.stdout.contains("canary-alice-dose1") && !aliceNight.stdout.contains("canary-bob"), "\(aliceNight.stdout)")
+        let settings = try Self.run(["settings", "list", "--person", "alice@example.org"], store)
+        #expect(settings.stdout.contains("America/Chicago"), "\(settings.stdout)")
+
+        let unnamed = try Self.run(["status"], store)
+        #expect(unnamed.status == 64 && unnamed.errorCode == "400_INVALID_INPUT")
+        #expect(((unnamed.json["error"] as? [String: Any])?["message"] as? String)?.contains("--person EMAIL") == true, "\(unnamed.stdout)")
+        let stranger = try Self.run(["status", "--person", "carol@example.org"], store)
+        #expect(stranger.status == 64 && stranger.stdout.contains("has no person 'carol@example.org'"), "\(stranger.stdout)")
+
+        let people = try Self.run(["person", "list"], store)
+        let listed = (try JSONSerialization.jsonObject(with: Data(people.stdout.utf8)) as? [[String: Any]])?.compactMap { $0["email"] as? String }
+        #expect(listed == ["alice@example.org", "bob@example.org"])
+
+        // Her night's id too: the tables of a night (summaries, reminder log, acknowledgements) carry it, not her id.
+        let aliceNights = try Self.run(["session", "show", "2026-11-21", "--person", "alice@example.org"], store, now: "2026-11-22 09:00").stdout
+        let aliceSession = try #require(
+            (try JSONSerialization.jsonObject(with: Data(aliceNights.utf8)) as? [[String: Any]])?.first?["session_id"] as? String)
+        let aliceNeedles = ["canary-alice", "alice@example.org", aliceSession]
+        let before = try PSQL.rowsMentioning(aliceNeedles, person: aliceID, base: base, schema: schema)
+        #expect(before.count >= 10, "Alice's rows are spread over many tables before: \(before)")
+        let bobBefore = try PSQL.rowsMentioning(["canary-bob"], person: "none", base: base, schema: schema)
+
+        // A wrong or missing phrase removes nothing.
+        for confirm in [[], ["--confirm", "yes"], ["--confirm", "Delete bob@example.org and all their data"]] {
+            let refused = try Self.run(["person", "remove", "alice@example.org"] + confirm, store)
+            #expect(refused.status == 64 && refused.errorCode == "400_INVALID_INPUT", "\(refused.stdout)")
+        }
+        #expect(try PSQL.rowsMentioning(aliceNeedles, person: aliceID, base: base, schema: schema) == before)
+
+        let removed = try Self.run(["person", "remove", "alice@example.org", "--confirm", "Delete alice@example.org and all their data"], store)
+        #expect(removed.status == 0 && removed.json["removed"] as? Bool == true && removed.json["remaining_rows"] as? Int == 0, "\(removed.stdout)")
+        // Every row the scan found, but the person's own row in `people`, which the count of theirs does not include.
+        #expect(removed.json["deleted_rows"] as? Int == before.values.reduce(0, +) - 1, "\(removed.stdout) \(before)")
+        let after = try PSQL.rowsMentioning(aliceNeedles, person: aliceID, base: base, schema: schema)
+        #expect(after.isEmpty, "rows of Alice's remain: \(after)")
+        #expect(try PSQL.rowsMentioning(["canary-bob"], person: "none", base: base, schema: schema) == bobBefore, "Bob's rows are untouched")
+
+        // With one person left, commands need no --person again; Alice is no one now.
+        let bobStatus = try Self.run(["session", "show", "2026-11-21"], store, now: "2026-11-22 09:00")
+        #expect(bobStatus.status == 0 && bobStatus.stdout.contains("canary-bob-dose1"), "\(bobStatus.stdout)")
+        #expect(try Self.run(["status", "--person", "alice@example.org"], store).status == 64)
+    }
+
+    @Test("bad addresses, a taken address in another case, a bad zone or name add no one; --person on SQLite and on `person` is refused", enabled)
+    func refusals() throws {
+        let (store, _, _) = try PSQL.freshStore()
+        for (arguments, field) in [
+            (["person", "add", "not-an-address"], "email"), (["person", "add", "a@b"], "email"), (["person", "add", "a b@example.org"], "email"),
+            (["person", "add", "x@example.org", "--time-zone", "Mars/Olympus"], "time-zone"),
+            (["person", "add", "x@example.org", "--name", ""], "name"),
+        ] {
+            let refused = try Self.run(arguments, store)
+            #expect(refused.status == 64 && refused.errorCode == "400_INVALID_INPUT", "\(arguments): \(refused.stdout)")
+            #expect(((refused.json["error"] as? [String: Any])?["details"] as? [String: Any])?["field"] as? String == field, "\(refused.stdout)")
+        }
+        let listed = try Self.run(["person", "list"], store)
+        #expect(listed.stdout == "[]\n", "nothing was added: \(listed.stdout)")
+        #expect(try Self.run(["person", "add", "dana@example.org"], store).status == 0)
+        let again = try Self.run(["person", "add", "DANA@Example.org"], store)
+        #expect(again.status == 64 && again.stdout.contains("already has a person"), "\(again.stdout)")
+        let onPerson = try Self.run(["person", "list", "--person", "dana@example.org"], store)
+        #expect(onPerson.status == 64, "\(onPerson.stdout)")
+
+        // The suite's PostgreSQL pass runs --db commands on PostgreSQL; a SQLite file is only there on the SQLite pass.
+        guard ProcessInfo.processInfo.environment["DOSETAP_CLI_SUITE_POSTGRES_URL"] == nil else { return }
+        let cli = try CLI()
+        let sqlite = try cli.run(["person", "add", "erin@example.org"])
+        #expect(sqlite.status == 64 && sqlite.stdout.contains("a SQLite file holds one person"), "\(sqlite.stdout)")
+        let choosing = try cli.run(["status", "--person", "erin@example.org"])
+        #expect(choosing.status == 64 && choosing.stdout.contains("a SQLite file holds one person"), "\(choosing.stdout)")
+    }
+}
