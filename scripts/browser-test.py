@@ -19,6 +19,7 @@ PARTS = {
     "insights": ["test_records.py::test_insights_and_report"],
     "history": ["test_records.py::test_deleting_nights"],
     "sleep": ["test_records.py::test_sleep_details"],
+    "people": ["test_people.py"],
 }
 
 

@@ -101,6 +101,25 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Uses a sign-in link made for this store's person (SPEC §5.6): true once. A SQLite file has no sign-in links (its
+    /// browsers pair instead), so none is ever valid there.
+    public func useSignInLink(tokenHash: String, at now: Date) throws -> Bool {
+        guard case .postgres(let store, let person) = self else { return false }
+        return try store.useSignInLink(tokenHash: tokenHash, person: person, at: now)
+    }
+
+    /// Failed sign-ins from `address` since `since` (none on a SQLite file, where none can succeed either).
+    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> Int {
+        guard case .postgres(let store, _) = self else { return 0 }
+        return try store.signInFailures(from: address, since: since, forgetBefore: forgetBefore)
+    }
+
+    /// Counts a failed sign-in from `address`, for every instance to see.
+    public func recordSignInFailure(from address: String, at now: Date) throws {
+        guard case .postgres(let store, _) = self else { return }
+        try store.recordSignInFailure(from: address, at: now)
+    }
+
     /// Where the records are, as the privacy step of setup says it: short enough to read on a phone, so no URL.
     public var place: String {
         switch self {

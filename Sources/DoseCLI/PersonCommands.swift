@@ -8,7 +8,25 @@ import Foundation
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "person", abstract: "Add, list and remove the people of a shared PostgreSQL store.",
-        subcommands: [Add.self, List.self, Remove.self])
+        subcommands: [Add.self, Link.self, List.self, Remove.self])
+
+    /// Where sign-in links point: `--link-base`, else `DOSETAP_PUBLIC_URL`, else this machine's default `serve`.
+    static func linkBase(_ option: String?) -> String {
+        option ?? Terminal.current.environment["DOSETAP_PUBLIC_URL"] ?? "http://localhost:8080"
+    }
+
+    /// A sign-in link in JSON and in words.
+    static func linkJSON(_ person: PersonRecord, _ url: String, _ expiresAt: Date) -> JSONValue {
+        guard case .object(var object) = json(person) else { return .null }
+        object["link"] = .string(url)
+        object["link_expires_at"] = .string(ISO8601.string(expiresAt))
+        return .object(object)
+    }
+
+    static func linkWords(_ person: PersonRecord, _ url: String, _ expiresAt: Date) -> String {
+        "Sign-in link for \(person.shownName) (works once, until \(ISO8601.string(expiresAt))):\n  \(url)\n"
+            + "Opened on their phone or computer and confirmed there, it signs that browser in as them."
+    }
 
     /// The people of the store the options name; a SQLite file, or `--person` (the person is the argument), is refused.
     static func people(_ options: GlobalOptions) throws -> PeopleService {
@@ -37,14 +55,34 @@ struct PersonCommand: ParsableCommand {
         @Argument(help: "Their e-mail address (compared in any case).") var email: String
         @Option(help: "A name to show (1–100 characters).") var name: String?
         @Option(help: "Their IANA time zone, e.g. America/Chicago (default: the machine's).") var timeZone: String?
+        @Option(help: "This DoseTap's address for the sign-in link (default $DOSETAP_PUBLIC_URL, else http://localhost:8080).")
+        var linkBase: String?
 
         func run() throws {
             try Output.run(json: options.json) {
-                let person = try PersonCommand.people(options).add(email: email, name: name, timeZone: timeZone)
+                let people = try PersonCommand.people(options)
+                let base = try SignInLinks.checkedBase(PersonCommand.linkBase(linkBase))
+                let added = try people.add(email: email, name: name, timeZone: timeZone)
+                let (person, url, expiresAt) = try people.signInLink(for: added.id, base: base)
                 Output.show(
-                    json: options.json, PersonCommand.json(person),
-                    "Added \(person.shownName)\(person.name.map { " (\($0))" } ?? ""). Commands act for them with --person \(person.shownName); "
-                        + "`dosetap device add NAME --person \(person.shownName)` pairs a device of theirs.")
+                    json: options.json, PersonCommand.linkJSON(person, url, expiresAt),
+                    "Added \(person.shownName)\(person.name.map { " (\($0))" } ?? ""). Commands act for them with --person \(person.shownName).\n"
+                        + PersonCommand.linkWords(person, url, expiresAt))
+            }
+        }
+    }
+
+    struct Link: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "link", abstract: "Make a new one-time sign-in link for a person; their older unused one stops working.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "Their e-mail address.") var email: String
+        @Option(help: "This DoseTap's address (default $DOSETAP_PUBLIC_URL, else http://localhost:8080).") var linkBase: String?
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let (person, url, expiresAt) = try PersonCommand.people(options).signInLink(for: email, base: PersonCommand.linkBase(linkBase))
+                Output.show(json: options.json, PersonCommand.linkJSON(person, url, expiresAt), PersonCommand.linkWords(person, url, expiresAt))
             }
         }
     }

@@ -47,7 +47,7 @@ public enum DoseTapServer {
             InsightsPages(environment: environment).routes, SupplyPages(environment: environment).routes, settings.routes,
             AlarmPages(environment: environment, channels: channels, settings: settings).routes, SupportPages(environment: environment).routes,
             WelcomePages(environment: environment, channels: channels).routes, SetupRoutes(environment: environment).routes,
-            ActionLinkRoutes(environment: environment).routes, AppShell.routes,
+            ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment).routes, AppShell.routes,
         ] {
             router.addRoutes(controller)
         }

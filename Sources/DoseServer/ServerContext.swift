@@ -14,8 +14,12 @@ public struct DoseRequestContext: RequestContext {
     /// True when the request came over this server's own HTTPS listener.
     public var secureTransport = false
 
+    /// The peer's address (the proxy's, behind one), for what is limited per address; nil when the channel has none.
+    public var remoteAddress: String?
+
     public init(source: Source) {
         coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Request bodies beyond 64 KiB are refused with 413 before any work (SPEC §5.3; import gets its own limit).

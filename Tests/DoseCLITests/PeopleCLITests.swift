@@ -1,3 +1,4 @@
+import DoseApp
 import Foundation
 import Testing
 
@@ -167,5 +168,99 @@ struct PeopleCLITests {
         #expect(sqlite.status == 64 && sqlite.stdout.contains("a SQLite file holds one person"), "\(sqlite.stdout)")
         let choosing = try cli.run(["status", "--person", "erin@example.org"])
         #expect(choosing.status == 64 && choosing.stdout.contains("a SQLite file holds one person"), "\(choosing.stdout)")
+    }
+}
+
+/// Requests made with curl (an independent client): the status, the headers and the body.
+enum Curl {
+    static func call(_ url: String, post form: String? = nil, origin: String? = nil, cookie: String? = nil) throws -> (
+        status: Int, headers: String, body: String
+    ) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-curl-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var arguments = ["-s", "-D", folder.appendingPathComponent("h").path, "-o", folder.appendingPathComponent("b").path, "-w", "%{http_code}"]
+        if let form { arguments += ["-X", "POST", "--data-raw", form] }
+        if let origin { arguments += ["-H", "Origin: \(origin)"] }
+        if let cookie { arguments += ["-H", "Cookie: \(cookie)"] }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = arguments + [url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let code = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let headers = (try? String(contentsOf: folder.appendingPathComponent("h"), encoding: .utf8)) ?? ""
+        let body = (try? String(contentsOf: folder.appendingPathComponent("b"), encoding: .utf8)) ?? ""
+        return (Int(code) ?? 0, headers, body)
+    }
+}
+
+@Suite("Sign-in links: made by the operator, used once from a browser, limited per address", .serialized)
+struct SignInLinkTests {
+    static func token(_ run: Run) throws -> String {
+        let link = try #require(run.json["link"] as? String, "\(run.stdout)")
+        #expect(link.hasPrefix("https://dosetap.example.org/signin?token=dts_"))
+        return String(link.split(separator: "=").last ?? "")
+    }
+
+    @Test(
+        "GET shows a button and uses nothing; POST from this site signs in once; another's, an old or an expired link is refused alike",
+        PeopleCLITests.enabled)
+    func signIn() async throws {
+        let (store, base, schema) = try PSQL.freshStore()
+        let link = ["--link-base", "https://dosetap.example.org"]
+        let alice = try PeopleCLITests.run(["person", "add", "alice@example.org"] + link, store, now: "2026-11-21 11:00")
+        let bob = try PeopleCLITests.run(["person", "add", "bob@example.org"] + link, store, now: "2026-11-21 11:00")
+        #expect(alice.json["link_expires_at"] as? String == "2026-11-22T16:00:00.000Z", "a day: \(alice.stdout)")
+        let replaced = try Self.token(alice)
+        let aliceToken = try Self.token(try PeopleCLITests.run(["person", "link", "alice@example.org"] + link, store, now: "2026-11-21 11:01"))
+        let bobToken = try Self.token(bob)
+        let expired = try Self.token(try PeopleCLITests.run(["person", "link", "bob@example.org"] + link, store, now: "2026-11-20 09:00"))
+        let stored = try PSQL.query("SELECT count(*) FROM sign_in_links WHERE token_hash LIKE 'dts_%'", base: base, schema: schema)
+        #expect(stored == ["0"], "only hashes are kept")
+
+        let cli = try CLI()
+        let server = try Server(
+            cli, now: "2026-11-21 12:00", arguments: ["--person", "alice@example.org"], variables: ["DOSETAP_DATABASE_URL": store])
+        let here = server.base
+        let page = try Curl.call(here + "/signin?token=" + aliceToken)
+        #expect(page.status == 200 && page.body.contains("Sign in on this browser") && page.body.contains("value=\"\(aliceToken)\""))
+        #expect(try Curl.call(here + "/signin?token=" + aliceToken).status == 200, "opening it again still shows it: GET uses nothing")
+
+        var failures = 0
+        let crossSite = try Curl.call(here + "/signin", post: "token=\(aliceToken)", origin: "https://evil.example")
+        #expect(crossSite.status == 403, "another site cannot sign this browser in")
+        let signedIn = try Curl.call(here + "/signin", post: "token=\(aliceToken)", origin: here)
+        #expect(signedIn.status == 303 && signedIn.headers.contains("Location: /"), "\(signedIn.headers)")
+        let cookie = try #require(signedIn.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: dosetap_device=dtp_") })
+        #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+        let device = String(cookie.dropFirst("Set-Cookie: ".count).split(separator: ";")[0])
+        let tonight = try Curl.call(here + "/", cookie: device)
+        #expect(tonight.status == 200 || tonight.status == 303, "\(tonight.status)")
+        #expect(try Curl.call(here + "/v1/status", cookie: device).status == 200, "the browser is Alice's device now")
+        let devices = try PeopleCLITests.run(["device", "list", "--person", "alice@example.org"], store)
+        #expect(devices.stdout.contains("\"revoked_at\":null"), "\(devices.stdout)")
+
+        for (name, token) in [("used", aliceToken), ("replaced", replaced), ("Bob's", bobToken), ("expired", expired), ("malformed", "dts_zz")] {
+            let refused = try Curl.call(here + "/signin", post: "token=\(token)", origin: here)
+            failures += 1
+            #expect(refused.status == 400 && refused.body.contains("it was used, it expired, or it was made for another DoseTap"), "\(name)")
+        }
+        let bobsLink = try PSQL.query(
+            "SELECT count(*) FROM sign_in_links WHERE used_at IS NULL AND person_id = (SELECT id FROM people WHERE email = 'bob@example.org')",
+            base: base, schema: schema)
+        #expect(bobsLink == ["1"], "Bob's link was not used up by the attempt on Alice's DoseTap")
+
+        // Ten failures from one address in 15 minutes: the next attempt waits, even with a good link, on any instance.
+        while failures < SignInLinks.failuresAllowed {
+            #expect(try Curl.call(here + "/signin", post: "token=dts_\(String(repeating: "0", count: 64))", origin: here).status == 400)
+            failures += 1
+        }
+        let fresh = try Self.token(try PeopleCLITests.run(["person", "link", "alice@example.org"] + link, store, now: "2026-11-21 11:30"))
+        let limited = try Curl.call(here + "/signin", post: "token=\(fresh)", origin: here)
+        #expect(limited.status == 429 && limited.headers.contains("Retry-After: 900"), "\(limited.status) \(limited.headers)")
+        #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 }

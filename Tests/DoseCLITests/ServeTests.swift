@@ -12,7 +12,8 @@ final class Server: @unchecked Sendable {
     let pairingURL: String
     private let exited = AsyncStream<Int32>.makeStream()
 
-    init(_ cli: CLI, now: String, arguments: [String] = [], allowLoopbackTargets: Bool = true) throws {
+    /// `variables` are added to the server's environment (`DOSETAP_DATABASE_URL` chooses a PostgreSQL store of the test's own).
+    init(_ cli: CLI, now: String, arguments: [String] = [], allowLoopbackTargets: Bool = true, variables: [String: String] = [:]) throws {
         let out = Pipe()
         process.executableURL = CLI.binary
         var environment = ProcessInfo.processInfo.environment
@@ -20,6 +21,7 @@ final class Server: @unchecked Sendable {
         process.arguments =
             ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
         for (key, value) in CLI.suiteStore(process.arguments ?? []) { environment[key] = value }
+        for (key, value) in variables { environment[key] = value }
         process.environment = environment
         process.standardOutput = out
         process.standardError = stderr

@@ -1207,3 +1207,43 @@ def reminder_rings(driver, binary, work, out):
     finally:
         process.terminate()
         process.wait(10)
+
+
+def sign_in(driver, wait, binary, work, out, base_url):
+    """A person of a shared PostgreSQL store opens the sign-in link the operator made: the page only asks, the button
+    signs this browser in as them, and the same link a second time is refused in words."""
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=signin_" + os.path.basename(work).lower().replace("-", "_")[-40:]
+    port = free_port()
+    here = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
+    added = subprocess.run([binary, "person", "add", "alice@example.org", "--name", "Alice", "--link-base", here, "--json"],
+                           env=environment, capture_output=True, text=True, check=True)
+    link = json.loads(added.stdout)["link"]
+    subprocess.run([binary, "person", "add", "bob@example.org", "--json"], env=environment, capture_output=True, check=True)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--person", "alice@example.org"], env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        process.stdout.readline()
+        driver.get(link)
+        button = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button")))
+        check("Sign in to DoseTap" in driver.find_element(By.TAG_NAME, "h1").text, "the sign-in page says what it is")
+        check(fits(driver), "the sign-in page fits 390x844 without scrolling")
+        audit(driver, "signin", out)
+        check(not driver.get_cookie("dosetap_device"), "opening the link signed nothing in")
+        button.click()
+        wait.until(lambda d: not d.current_url.startswith(here + "/signin"))
+        check(bool(driver.get_cookie("dosetap_device")), "the button signed this browser in (its cookie is set)")
+        check("/welcome" in driver.current_url or driver.current_url.rstrip("/") == here, f"then setup or Tonight ({driver.current_url})")
+        driver.save_screenshot(os.path.join(out, "signin-done.png"))
+        devices = subprocess.run([binary, "device", "list", "--json", "--person", "alice@example.org"], env=environment,
+                                 capture_output=True, text=True, check=True)
+        check(len(json.loads(devices.stdout)) == 1, "Alice has this browser as her one device")
+        driver.delete_all_cookies()
+        driver.get(link)
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button"))).click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
+        check("does not work here" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text, "the used link is refused in words")
+        audit(driver, "signin-refused", out)
+    finally:
+        process.terminate()
+        process.wait()

@@ -20,6 +20,11 @@ struct ChosenForm: Decodable {
     var id: String
 }
 
+/// The sign-in page's button: the link's token.
+struct SignInForm: Decodable {
+    var token: String
+}
+
 /// A device's new name.
 struct RenameForm: Decodable {
     var id: String

@@ -40,7 +40,10 @@ enum WebPages {
             : NoticePage(
                 frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
                 link: NoticePage.Link(href: "/", label: "Back to Tonight"))
-        return try Templates.page("notice", page, status: error.httpStatus)
+        var response = try Templates.page("notice", page, status: error.httpStatus)
+        // A page that says "wait" tells the browser how long, as the API does.
+        if let retry = error.retryAfterSeconds { response.headers[.retryAfter] = String(retry) }
+        return response
     }
 
     static func clock(_ date: Date?, _ zone: TimeZone) -> String { date.map { LocalClock.hourMinute($0, in: zone) } ?? "—" }

@@ -89,6 +89,43 @@ extension PostgresStore {
         }
     }
 
+    /// Keeps a new sign-in link of `person` (its hash) until `expiresAt`; their older unused links stop working, so one
+    /// link at most is live per person.
+    public func issueSignInLink(person: String, tokenHash: String, at now: Date, expiresAt: Date) throws {
+        try transaction(writingFor: person) { session in
+            try session.execute("DELETE FROM sign_in_links WHERE person_id = \(person) AND used_at IS NULL")
+            try session.execute(
+                "INSERT INTO sign_in_links (token_hash, person_id, created_at, expires_at) VALUES (\(tokenHash), \(person), \(now), \(expiresAt))")
+        }
+    }
+
+    /// Uses the sign-in link of `tokenHash` if it is `person`'s, unused and unexpired at `now`: true once, false ever after
+    /// (whichever instance asks), and false for a link of anyone else, which stays unused.
+    public func useSignInLink(tokenHash: String, person: String, at now: Date) throws -> Bool {
+        try transaction(writingFor: person) { session in
+            try !session.rows(
+                """
+                UPDATE sign_in_links SET used_at = \(now)
+                WHERE token_hash = \(tokenHash) AND person_id = \(person) AND used_at IS NULL AND expires_at > \(now) RETURNING 1
+                """
+            ).isEmpty
+        }
+    }
+
+    /// Failed sign-ins from `address` since `since`, after forgetting those older than `forgetBefore`.
+    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> Int {
+        try transaction { session in
+            try session.execute("DELETE FROM sign_in_failures WHERE at < \(forgetBefore)")
+            return try session.rows("SELECT count(*)::bigint FROM sign_in_failures WHERE address = \(address) AND at >= \(since)").first
+                .map { Int(try $0.decode(Int64.self)) } ?? 0
+        }
+    }
+
+    /// Counts a failed sign-in from `address`.
+    public func recordSignInFailure(from address: String, at now: Date) throws {
+        try transaction { session in try session.execute("INSERT INTO sign_in_failures (address, at) VALUES (\(address), \(now))") }
+    }
+
     /// A table whose rows belong to a person: by `person_id`, or by `session_id` to one of their nights.
     struct OwnedTable {
         let name: String

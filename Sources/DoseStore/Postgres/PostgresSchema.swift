@@ -14,6 +14,7 @@ enum PostgresSchema {
     /// The migrations, oldest first.
     static let migrations: [(name: String, sql: String)] = [
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
+        ("v5_sign_in", v5SignIn),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -450,5 +451,23 @@ enum PostgresSchema {
         ALTER TABLE people ADD COLUMN email text CHECK (email IS NULL OR (char_length(email) BETWEEN 3 AND 254 AND email = lower(email)));
         ALTER TABLE people ADD COLUMN name text CHECK (name IS NULL OR char_length(name) BETWEEN 1 AND 100);
         CREATE UNIQUE INDEX people_by_email ON people (email) WHERE email IS NOT NULL;
+        """
+
+    /// One-time sign-in links (only their hashes: a link is a credential until used or expired) and the failed attempts
+    /// of each address, counted here so every instance limits them alike.
+    static let v5SignIn = """
+        CREATE TABLE sign_in_links (
+            token_hash text PRIMARY KEY CHECK (length(token_hash) = 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            created_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            used_at timestamptz
+        );
+        CREATE INDEX sign_in_links_by_person ON sign_in_links (person_id);
+        CREATE TABLE sign_in_failures (
+            address text NOT NULL CHECK (char_length(address) BETWEEN 1 AND 100),
+            at timestamptz NOT NULL
+        );
+        CREATE INDEX sign_in_failures_by_address ON sign_in_failures (address, at);
         """
 }
