@@ -217,8 +217,9 @@ struct PostgresNightTransaction: NightTransaction {
     func isRecorded(_ id: EventID) throws -> Bool {
         let rows = try session.rows(
             """
-            SELECT EXISTS (SELECT 1 FROM dose_events WHERE id = \(id.rawValue)) OR EXISTS (SELECT 1 FROM sleep_events WHERE id = \(id.rawValue))
-                OR EXISTS (SELECT 1 FROM morning_checkins WHERE id = \(id.rawValue))
+            SELECT EXISTS (SELECT 1 FROM dose_events WHERE person_id = \(person) AND id = \(id.rawValue))
+                OR EXISTS (SELECT 1 FROM sleep_events WHERE person_id = \(person) AND id = \(id.rawValue))
+                OR EXISTS (SELECT 1 FROM morning_checkins WHERE person_id = \(person) AND id = \(id.rawValue))
             """)
         return try rows.first?.decode(Bool.self) ?? false
     }
@@ -313,14 +314,18 @@ struct PostgresNightTransaction: NightTransaction {
             PostgresQuery(
                 unsafeSQL: """
                     SELECT \(Self.nightColumns) FROM sleep_sessions WHERE person_id = $1 AND id IN (
-                        SELECT session_id FROM dose_events WHERE id = $2 UNION ALL SELECT session_id FROM sleep_events WHERE id = $2
-                        UNION ALL SELECT session_id FROM morning_checkins WHERE id = $2)
+                        SELECT session_id FROM dose_events WHERE person_id = $1 AND id = $2
+                        UNION ALL SELECT session_id FROM sleep_events WHERE person_id = $1 AND id = $2
+                        UNION ALL SELECT session_id FROM morning_checkins WHERE person_id = $1 AND id = $2)
                     """, binds: binds(person, id.rawValue)))
         return try nights(from: rows).first
     }
 
     func delete(_ event: NightEvent) throws {
-        write(PostgresQuery(unsafeSQL: "DELETE FROM \(NightRecords.table(of: event.kind)) WHERE id = $1", binds: binds(event.id.rawValue)))
+        write(
+            PostgresQuery(
+                unsafeSQL: "DELETE FROM \(NightRecords.table(of: event.kind)) WHERE person_id = $1 AND id = $2",
+                binds: binds(person, event.id.rawValue)))
     }
 
     func update(_ event: NightEvent) throws {
@@ -329,15 +334,16 @@ struct PostgresNightTransaction: NightTransaction {
         binds.append(event.utcOffsetMinutes)
         binds.append(event.note)
         binds.append(event.id.rawValue)
+        binds.append(person)
         write(
             PostgresQuery(
                 unsafeSQL:
                     "UPDATE \(NightRecords.table(of: event.kind)) SET occurred_at = $1::timestamptz, utc_offset_minutes = $2, note = $3 WHERE "
-                    + "id = $4",
+                    + "id = $4 AND person_id = $5",
                 binds: binds))
         if event.kind.isDoseEvent {
             let metadata = String(decoding: try NightRecords.metadataEncoder.encode(event.metadata), as: UTF8.self)
-            write("UPDATE dose_events SET metadata = \(metadata) WHERE id = \(event.id.rawValue)")
+            write("UPDATE dose_events SET metadata = \(metadata) WHERE person_id = \(person) AND id = \(event.id.rawValue)")
         }
     }
 

@@ -14,7 +14,7 @@ enum PostgresSchema {
     /// The migrations, oldest first.
     static let migrations: [(name: String, sql: String)] = [
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
-        ("v5_sign_in", v5SignIn),
+        ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -469,5 +469,19 @@ enum PostgresSchema {
             at timestamptz NOT NULL
         );
         CREATE INDEX sign_in_failures_by_address ON sign_in_failures (address, at);
+        """
+
+    /// A value a person chooses is unique only among their own rows: a client's event id (the API's `id`) and a push
+    /// endpoint. Unique across people, a second person's same id would fail where the first's exists, telling them it
+    /// does (SPEC §5.6: no constraint may show one person another's values).
+    static let v6PersonKeys = """
+        ALTER TABLE dose_events DROP CONSTRAINT dose_events_pkey;
+        ALTER TABLE dose_events ADD PRIMARY KEY (person_id, id);
+        ALTER TABLE sleep_events DROP CONSTRAINT sleep_events_pkey;
+        ALTER TABLE sleep_events ADD PRIMARY KEY (person_id, id);
+        ALTER TABLE morning_checkins DROP CONSTRAINT morning_checkins_pkey;
+        ALTER TABLE morning_checkins ADD PRIMARY KEY (person_id, id);
+        ALTER TABLE push_subscriptions DROP CONSTRAINT push_subscriptions_endpoint_key;
+        ALTER TABLE push_subscriptions ADD CONSTRAINT push_subscriptions_endpoint_key UNIQUE (person_id, endpoint);
         """
 }
