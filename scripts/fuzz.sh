@@ -13,7 +13,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(request_body form clock_input medication_entry events_csv bundle bundle_entry original_db health_xml whoop_csv push_subscription action_link)
+    targets=(request_body form clock_input medication_entry events_csv bundle bundle_entry original_db health_xml whoop_csv push_subscription action_link person_input)
 fi
 
 # Its own build folder: every module is instrumented for coverage, which the normal build must not be.

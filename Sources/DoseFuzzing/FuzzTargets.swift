@@ -32,6 +32,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case pushSubscription = "push_subscription"
     /// A reminder link's token (`/a/TOKEN`); and a link made from the bytes must read back as itself.
     case actionLink = "action_link"
+    /// What an operator or a person types about people: an e-mail address (kept as it reads back), a name, a sign-in
+    /// link's token and base, and the sign-in form.
+    case personInput = "person_input"
 
     /// Runs one input through the target.
     public func run(_ data: Data) {
@@ -69,7 +72,27 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
             _ = OutboundTargets().refusal(of: String(decoding: data, as: UTF8.self))
         case .actionLink:
             Self.actionLink(data)
+        case .personInput:
+            Self.personInput(data)
         }
+    }
+
+    static func personInput(_ data: Data) {
+        let text = String(decoding: data, as: UTF8.self)
+        if let address = try? EmailAddress(text) {
+            // An address kept is one that reads back as itself: lower case, at most 254 characters, one @.
+            precondition((try? EmailAddress(address.text))?.text == address.text, "a kept address did not read back as itself")
+            precondition(address.text == address.text.lowercased() && address.text.unicodeScalars.count <= 254, "a kept address is not canonical")
+        }
+        _ = try? PeopleService.checkedName(text)
+        _ = SignInLinks.isWellFormed(text)
+        _ = try? SignInLinks.checkedBase(text)
+        if let fields = try? FormBody.fields(data) { _ = try? BodyDecoder.decode(SignInFields.self, form: fields) }
+    }
+
+    /// The sign-in page's form as the server reads it.
+    struct SignInFields: Decodable {
+        var token: String
     }
 
     /// The signer of every run: a fixed key, so a seed token is valid.

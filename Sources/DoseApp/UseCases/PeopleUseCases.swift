@@ -53,7 +53,7 @@ public struct PeopleService: Sendable {
     }
 
     /// A name as kept: trimmed, 1–100 characters, no control characters.
-    static func checkedName(_ raw: String) throws(DoseError) -> String {
+    public static func checkedName(_ raw: String) throws(DoseError) -> String {
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...nameLimit).contains(name.count), !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw DoseError.invalidInput(field: "name", problem: "the name is empty, too long or has control characters", allowed: "1–100 characters")

@@ -18,7 +18,7 @@ public enum SignInLinks {
     public static func token(_ random: RandomSource) -> String { "dts_" + random.hex(32) }
 
     /// Whether `token` has a link's shape (before any lookup).
-    static func isWellFormed(_ token: String) -> Bool {
+    public static func isWellFormed(_ token: String) -> Bool {
         token.count == 68 && token.hasPrefix("dts_") && token.dropFirst(4).allSatisfy { $0.isHexDigit && !$0.isUppercase }
     }
 
