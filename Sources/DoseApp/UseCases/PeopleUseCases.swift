@@ -1,6 +1,6 @@
 public import DoseCore
 public import DoseStore
-public import Foundation
+import Foundation
 
 /// The people of a shared PostgreSQL store (SPEC §5.6): the operator adds, lists and removes them. A SQLite file is one
 /// person's records, so it has no people to manage.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A night that imported events join (events.csv, the original app's export): what an imported dose event needs to
 /// know of it, kept up to date as events join, so a night of many rows is checked in one pass rather than re-read for
