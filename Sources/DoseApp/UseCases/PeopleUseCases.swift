@@ -39,10 +39,7 @@ public struct PeopleService: Sendable {
     /// Removes the person `named` (an e-mail address or id) and every row of theirs, once `confirmation` is
     /// `removalPhrase` of their address; nothing is removed otherwise.
     public func remove(_ named: String, confirmation: String?) throws -> PersonRemoval {
-        guard let person = try store.person(named: named) else {
-            throw DoseError.invalidInput(
-                field: "email", problem: "this store has no person '\(named.prefix(100))'", allowed: "an e-mail address `dosetap person list` shows")
-        }
+        let person = try self.person(named)
         let phrases = Set([named, person.shownName].map(Self.removalPhrase))
         guard let confirmation, phrases.contains(confirmation) else {
             throw DoseError.invalidInput(
@@ -50,6 +47,15 @@ public struct PeopleService: Sendable {
                 allowed: "--confirm \"\(Self.removalPhrase(person.shownName))\"")
         }
         return try store.removePerson(person)
+    }
+
+    /// The person an e-mail address or id names, or the refusal that says there is none.
+    func person(_ named: String) throws -> PersonRecord {
+        guard let person = try store.person(named: named) else {
+            throw DoseError.invalidInput(
+                field: "email", problem: "this store has no person '\(named.prefix(100))'", allowed: "an e-mail address `dosetap person list` shows")
+        }
+        return person
     }
 
     /// A name as kept: trimmed, 1–100 characters, no control characters.

@@ -44,10 +44,7 @@ extension PeopleService {
     /// A new sign-in link for the person `named`, at `base`; their older unused link stops working.
     public func signInLink(for named: String, base: String) throws -> (person: PersonRecord, url: String, expiresAt: Date) {
         let base = try SignInLinks.checkedBase(base)
-        guard let person = try store.person(named: named) else {
-            throw DoseError.invalidInput(
-                field: "email", problem: "this store has no person '\(named.prefix(100))'", allowed: "an e-mail address `dosetap person list` shows")
-        }
+        let person = try self.person(named)
         let token = SignInLinks.token(clock.random)
         let expiresAt = clock.now.addingTimeInterval(SignInLinks.lifetime)
         try store.issueSignInLink(person: person.id, tokenHash: DeviceTokens.hash(token), at: clock.now, expiresAt: expiresAt)
