@@ -77,6 +77,13 @@ public struct ActionLinkSigner: Sendable {
         return payload + "." + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)))
     }
 
+    /// The night a token says it is for, unchecked: on a shared store it only chooses whose key then checks the token.
+    public static func claimedNight(of token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= 400, [5, 6].contains(parts.count), let night = data(base64URL: String(parts[1])), !night.isEmpty else { return nil }
+        return String(decoding: night, as: UTF8.self)
+    }
+
     /// The link a token stands for, if its signature holds and it has not expired.
     public func link(from token: String, now: Date) throws(DoseError) -> ActionLink {
         let invalid = DoseError.invalidInput(

@@ -28,6 +28,24 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// The id of the person these records are of on a shared PostgreSQL store; nil for a SQLite file (one person).
+    public var personID: String? {
+        guard case .postgres(_, let person) = self else { return nil }
+        return person
+    }
+
+    /// The PostgreSQL store these records are in, shared by its people; nil for a SQLite file.
+    public var shared: PostgresStore? {
+        guard case .postgres(let store, _) = self else { return nil }
+        return store
+    }
+
+    /// The same store, as the records of `person` (a PostgreSQL store's person id; a SQLite file has only its own).
+    public func of(person: String) -> RecordStore {
+        guard case .postgres(let store, _) = self else { return self }
+        return .postgres(store, person: person)
+    }
+
     /// The SQLite database, for what only a file on this machine has (its size, the folder beside it); nil on PostgreSQL.
     public var sqliteFile: AppDatabase? {
         guard case .sqlite(let database) = self else { return nil }
@@ -134,6 +152,21 @@ public enum RecordStore: Sendable {
         case .sqlite(let database): database.imports
         case .postgres(let store, _): store.imports
         }
+    }
+
+    /// The person id of records that are no one's: no person has it (an id is at least one character), so it reads no
+    /// rows. A server for everyone of a shared store answers what names no person over it.
+    public static let nobody = ""
+
+    /// Opens the PostgreSQL store at `location` to serve everyone in it (`dosetap serve` without `--person`): as its one
+    /// person when it holds at most one (made on first use, as `postgres` does), else as `nobody`; `people` says how many
+    /// it held.
+    public static func postgresForEveryone(_ location: PostgresLocation, newID: String) throws -> (store: RecordStore, isNew: Bool, people: Int) {
+        let store = try PostgresStore.open(location)
+        let people = try store.peopleCount()
+        guard people < 2 else { return (.postgres(store, person: nobody), false, people) }
+        let person = try store.soloPerson(newID: newID)
+        return (.postgres(store, person: person.id), person.created, 1)
     }
 
     /// Opens the PostgreSQL store at `location` for `person` (an e-mail address or id), or, when none is named, for the

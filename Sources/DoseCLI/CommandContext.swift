@@ -71,6 +71,10 @@ struct CommandContext {
 
     /// Where the records are, for messages: the SQLite file, or the PostgreSQL URL without its password.
     let storeName: String
+    /// How many people the store held when opened (a SQLite file holds one).
+    var people = 1
+    /// Whether it was opened to serve everyone of a shared store.
+    var everyone = false
 
     /// The use cases at the command's instant.
     var app: UseCases { environment.useCases(at: clock) }
@@ -78,19 +82,31 @@ struct CommandContext {
     /// Parses the global options and opens the database; prints the disclaimer when the database is new.
     /// A command that only reads (`reading`) refuses a `--db` whose folder does not exist: a typo there would
     /// otherwise show an empty night from a new database instead of the person's own.
-    static func open(_ options: GlobalOptions, pooled: Bool = false, reading: Bool = false) throws -> CommandContext {
+    /// `everyone` (serve): a PostgreSQL store named with no `--person` is opened for all its people (`people` in the
+    /// context says how many), not refused for holding several.
+    static func open(_ options: GlobalOptions, pooled: Bool = false, reading: Bool = false, everyone: Bool = false) throws -> CommandContext {
         let fixedNow = try options.now.map { text throws(DoseError) in try ClockInput.instant(text, field: "now") }
         let zone = try options.tz.map { text throws(DoseError) in try ClockInput.timeZone(text) }
         if let url = try postgresURL(options) {
             let location = try PostgresLocation(url: url)
-            let (store, isNew) = try RecordStore.postgres(location, newID: UUID().uuidString.lowercased(), person: options.person)
+            let newID = UUID().uuidString.lowercased()
+            let opened: (store: RecordStore, isNew: Bool, people: Int)
+            if everyone && options.person == nil {
+                opened = try RecordStore.postgresForEveryone(location, newID: newID)
+            } else {
+                let (store, isNew) = try RecordStore.postgres(location, newID: newID, person: options.person)
+                opened = (store, isNew, 1)
+            }
+            let (store, isNew, people) = opened
             if isNew && !options.json { disclaim(where: location.redacted) }
             var environment = AppEnvironment.system(store: store, fixedNow: fixedNow, timeZoneOverride: zone, variables: Terminal.current.environment)
             // No file to keep them beside: the folder `--db`/`DOSETAP_DB` would name, else this user's data folder.
             let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
             environment.filesFolder = URL(fileURLWithPath: path).deletingLastPathComponent()
             environment.http = OutboundHTTP.sender
-            return CommandContext(options: options, environment: environment, clock: environment.clock(), storeName: location.redacted)
+            return CommandContext(
+                options: options, environment: environment, clock: environment.clock(), storeName: location.redacted, people: people,
+                everyone: everyone && options.person == nil)
         }
         if let person = options.person { throw SharedStore.sqliteHoldsOnePerson(option: "--person \(person.prefix(100))") }
         let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)

@@ -32,7 +32,7 @@ struct Serve: AsyncParsableCommand {
             let rateLimit = self.rateLimit
             let limits = try connectionLimits()
             let listener = try self.listener()
-            let context = try CommandContext.open(options, pooled: true)
+            let context = try CommandContext.open(options, pooled: true, everyone: true)
             // Everything logged goes to stderr, and its safe parts to the diagnostic log beside the database.
             let diagnostic = DiagnosticLogHandler.factory(folder: try context.dataFolder, now: context.environment.now)
             var logger = Logger(label: "dosetap") { label in MultiplexLogHandler([StreamLogHandler.standardError(label: label), diagnostic(label)]) }
@@ -53,8 +53,12 @@ struct Serve: AsyncParsableCommand {
             let pairing = PairingCodes()
             // Links are opened on other devices: a wildcard address is no place to go, the machine's name is.
             let shown = ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
+            let people = context.people
             let announce: @Sendable (Int) async -> Void = { port in
-                let code = await pairing.issue(now: environment.now(), random: environment.random)
+                guard people < 2 else {
+                    return Terminal.current.line(Self.peopleAnnouncement(scheme, host, shown, port, path, people: people, json: json))
+                }
+                let code = await pairing.issue(now: environment.now(), random: environment.random, for: environment.store.personID)
                 let link = "\(scheme)://\(shown):\(port)/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
                 let text =
@@ -75,8 +79,25 @@ struct Serve: AsyncParsableCommand {
             let push = try channels.pushOptions(environment)
             try await DoseTapServer.run(
                 environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, push: push, pairing: pairing,
-                requestsPerMinute: rateLimit, limits: limits, onServerRunning: announce)
+                requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, onServerRunning: announce)
         }
+    }
+
+    /// Said at start when the store holds several people: no pairing link (whose device would it pair?), but how each
+    /// person signs in.
+    static func peopleAnnouncement(_ scheme: String, _ host: String, _ shown: String, _ port: Int, _ path: String, people: Int, json: Bool) -> String
+    {
+        guard !json else {
+            return JSONValue(
+                dictionaryLiteral: ("listening", .string("\(scheme)://\(host):\(port)")), ("port", .int(port)), ("pairing_url", .null),
+                ("people", .int(people))
+            ).rendered()
+        }
+        return """
+            DoseTap is serving \(scheme)://\(host):\(port) for \(people) people  (database \(path))
+            Each person signs in on a new browser with their own link: `dosetap person link EMAIL --link-base \(scheme)://\(shown):\(port)`.
+            Programs: `dosetap device add NAME --person EMAIL` gives a token for `Authorization: Bearer <token>`.
+            """
     }
 
     /// The pairing link as a QR code for the phone's camera, when a person is watching the terminal (not a supervisor's log).

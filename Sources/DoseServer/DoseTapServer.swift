@@ -17,7 +17,7 @@ public enum DoseTapServer {
     public static func router(
         environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil
+        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, people: PeopleSites? = nil
     ) -> Router<DoseRequestContext> {
         let hub = hub ?? eventHub(environment)
         let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
@@ -27,6 +27,8 @@ public enum DoseTapServer {
         if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
+        // Serving everyone of a shared store: a request of a person goes on to that person's own routes.
+        if let people { router.add(middleware: PeopleMiddleware(people: people)) }
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         router.add(middleware: QueryMiddleware())
         router.get("/health") { _, _ in Reply.json(HealthResponse()) }
@@ -47,7 +49,8 @@ public enum DoseTapServer {
             InsightsPages(environment: environment).routes, SupplyPages(environment: environment).routes, settings.routes,
             AlarmPages(environment: environment, channels: channels, settings: settings).routes, SupportPages(environment: environment).routes,
             WelcomePages(environment: environment, channels: channels).routes, SetupRoutes(environment: environment).routes,
-            ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment).routes, AppShell.routes,
+            ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment, owner: people?.signInOwner).routes,
+            AppShell.routes,
         ] {
             router.addRoutes(controller)
         }
@@ -62,18 +65,39 @@ public enum DoseTapServer {
 
     /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and
     /// plain HTTP on loopback beside it when asked for; both share one router, one event hub and one reminder engine.
-    /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host).
+    /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host). With
+    /// `everyone`, a shared PostgreSQL store is served for each of its people (`PeopleSites`), not only the environment's.
     public static func applications(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil,
         deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(),
-        requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(),
+        requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         let logger = environment.logger
-        let hub = eventHub(environment)
-        let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
-        let engine = ReminderEngine(channels: channels)
-        let router = router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)
+        let router: Router<DoseRequestContext>
+        let reminders: any Service
+        let setLinkBase: @Sendable (String) async -> Void
+        if everyone,
+            let people = PeopleSites(
+                environment: environment, pairing: pairing, deliveries: deliveries, push: push, requestsPerMinute: requestsPerMinute)
+        {
+            router = people.router()
+            reminders = PeopleRemindersService(people: people)
+            setLinkBase = { await people.setLinkBase($0) }
+        } else {
+            let hub = eventHub(environment)
+            let channels = AlarmChannels(
+                environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
+            let engine = ReminderEngine(channels: channels)
+            router = Self.router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)
+            // The run is logged before the server listens, so that no request can see tonight's outages without it, and
+            // the next run can say when the server, and the night's alarms, were down.
+            let run = try? environment.useCases().reminders.serverStarted()
+            // The link key is made now, so no reminder ever waits for the writer to make it.
+            _ = try? environment.useCases().reminders.signer()
+            reminders = ReminderEngineService(engine: engine, environment: environment, run: run)
+            setLinkBase = { await engine.setLinkBase($0) }
+        }
         let governor = ConnectionGovernor(limits: limits)
         var server = HTTPServerBuilder.guardedHTTP1(governor)
         var services: [any Service] = []
@@ -84,19 +108,14 @@ public enum DoseTapServer {
                 CertificateRenewalService(
                     files: tls, holder: holder, environment: environment, interval: listener.certificateCheckInterval, logger: logger))
         }
-        // The run is logged before the server listens, so that no request can see tonight's outages without it, and
-        // the next run can say when the server, and the night's alarms, were down.
-        let run = try? environment.useCases().reminders.serverStarted()
-        // The link key is made now, so no reminder ever waits for the writer to make it.
-        _ = try? environment.useCases().reminders.signer()
         let scheme = listener.tls == nil ? "http" : "https"
         let main = Application(
             responder: ListenerResponder(inner: router.buildResponder(), secure: listener.tls != nil), server: server,
             configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: "dosetap"),
-            services: [ReminderEngineService(engine: engine, environment: environment, run: run)] + services,
+            services: [reminders] + services,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? listener.port
-                await engine.setLinkBase("\(scheme)://\(linkHost ?? listener.host):\(bound)")
+                await setLinkBase("\(scheme)://\(linkHost ?? listener.host):\(bound)")
                 await onServerRunning(bound)
             },
             logger: logger)
@@ -111,11 +130,11 @@ public enum DoseTapServer {
     public static func run(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
         push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        limits: ConnectionLimits = ConnectionLimits(), onServerRunning: @escaping @Sendable (Int) async -> Void
+        limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false, onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(
             environment: environment, listener: listener, linkHost: linkHost, deliveries: deliveries, push: push, pairing: pairing,
-            requestsPerMinute: requestsPerMinute, limits: limits, onServerRunning: onServerRunning)
+            requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, onServerRunning: onServerRunning)
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
             configuration: .init(

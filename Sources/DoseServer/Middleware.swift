@@ -208,16 +208,7 @@ struct AuthMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if Self.isOpen(request.uri.path) { return try await next(request, context) }
-        var token: String?
-        var viaCookie = false
-        if let header = request.headers[.authorization] {
-            guard header.hasPrefix("Bearer ") else { throw DoseError.deviceNotRegistered }
-            token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        } else if let value = Self.cookieValue(request.headers[.cookie]) {
-            token = value
-            viaCookie = true
-        }
-        guard let token else { throw DoseError.deviceNotRegistered }
+        guard let (token, viaCookie) = try Self.credential(request) else { throw DoseError.deviceNotRegistered }
         let hash = DeviceTokens.hash(token)
         var match: DeviceRecord?
         for device in try environment.useCases().devices.active() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
@@ -239,6 +230,15 @@ struct AuthMiddleware: RouterMiddleware {
         context.device = device
         context.viaCookie = viaCookie
         return try await next(request, context)
+    }
+
+    /// The device token a request carries, and whether it came as the pairing cookie; nil when it carries none.
+    static func credential(_ request: Request) throws(DoseError) -> (token: String, viaCookie: Bool)? {
+        if let header = request.headers[.authorization] {
+            guard header.hasPrefix("Bearer ") else { throw .deviceNotRegistered }
+            return (String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces), false)
+        }
+        return cookieValue(request.headers[.cookie]).map { ($0, true) }
     }
 
     /// A browser's change must come from this server's page: its `Origin`, or when a browser sends none its

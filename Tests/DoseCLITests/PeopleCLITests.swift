@@ -173,7 +173,7 @@ struct PeopleCLITests {
 
 /// Requests made with curl (an independent client): the status, the headers and the body.
 enum Curl {
-    static func call(_ url: String, post form: String? = nil, origin: String? = nil, cookie: String? = nil) throws -> (
+    static func call(_ url: String, post form: String? = nil, origin: String? = nil, cookie: String? = nil, bearer: String? = nil) throws -> (
         status: Int, headers: String, body: String
     ) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-curl-\(UUID().uuidString)")
@@ -183,6 +183,7 @@ enum Curl {
         if let form { arguments += ["-X", "POST", "--data-raw", form] }
         if let origin { arguments += ["-H", "Origin: \(origin)"] }
         if let cookie { arguments += ["-H", "Cookie: \(cookie)"] }
+        if let bearer { arguments += ["-H", "Authorization: Bearer \(bearer)", "-H", "Content-Type: application/json"] }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = arguments + [url]
@@ -199,9 +200,9 @@ enum Curl {
 
 @Suite("Sign-in links: made by the operator, used once from a browser, limited per address", .serialized)
 struct SignInLinkTests {
-    static func token(_ run: Run) throws -> String {
+    static func token(_ run: Run, base: String = "https://dosetap.example.org") throws -> String {
         let link = try #require(run.json["link"] as? String, "\(run.stdout)")
-        #expect(link.hasPrefix("https://dosetap.example.org/signin?token=dts_"))
+        #expect(link.hasPrefix(base + "/signin?token=dts_"))
         return String(link.split(separator: "=").last ?? "")
     }
 
@@ -261,6 +262,55 @@ struct SignInLinkTests {
         let fresh = try Self.token(try PeopleCLITests.run(["person", "link", "alice@example.org"] + link, store, now: "2026-11-21 11:30"))
         let limited = try Curl.call(here + "/signin", post: "token=\(fresh)", origin: here)
         #expect(limited.status == 429 && limited.headers.contains("Retry-After: 900"), "\(limited.status) \(limited.headers)")
+        #expect(try await server.terminate(within: .seconds(20)) == 0)
+    }
+}
+
+@Suite("serve without --person: everyone of a shared store, each signed in on their own", .serialized)
+struct ServeEveryoneTests {
+    /// Signs a browser in with `person`'s new link and returns its cookie (`dosetap_device=…`).
+    static func signIn(_ person: String, _ store: String, server: Server) throws -> String {
+        let link = try PeopleCLITests.run(["person", "link", person, "--link-base", server.base], store, now: "2026-11-21 21:00")
+        let token = try SignInLinkTests.token(link, base: server.base)
+        let signedIn = try Curl.call(server.base + "/signin", post: "token=\(token)", origin: server.base)
+        #expect(signedIn.status == 303, "\(person): \(signedIn.status) \(signedIn.body.prefix(300))")
+        let cookie = try #require(signedIn.headers.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: dosetap_device=dtp_") })
+        return String(cookie.dropFirst("Set-Cookie: ".count).split(separator: ";")[0])
+    }
+
+    static func phase(_ cookie: String, _ server: Server) throws -> String? {
+        let status = try Curl.call(server.base + "/v1/status", cookie: cookie)
+        return (try? JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])?["phase"] as? String
+    }
+
+    @Test(
+        "one server for all: each person signs in with their own link, sees only their night; added and removed people count at once",
+        PeopleCLITests.enabled)
+    func everyone() async throws {
+        let (store, base, schema) = try PSQL.freshStore()
+        for person in ["alice@example.org", "bob@example.org"] { _ = try PeopleCLITests.run(["person", "add", person], store) }
+        let server = try Server(try CLI(), now: "2026-11-21 21:00", variables: ["DOSETAP_DATABASE_URL": store])
+        #expect(server.pairingURL.isEmpty, "no pairing link: whose device would it pair?")
+        let alice = try Self.signIn("alice@example.org", store, server: server)
+        let bob = try Self.signIn("bob@example.org", store, server: server)
+        let tablet = try #require(
+            try PeopleCLITests.run(["device", "add", "tablet", "--person", "alice@example.org"], store).json["token"] as? String)
+        let taken = try Curl.call(server.base + "/v1/doses/take", post: #"{"type":"dose1"}"#, bearer: tablet)
+        #expect(taken.status == 200, "\(taken.body)")
+        #expect(try Self.phase(alice, server) == "before_window")
+        #expect(try Self.phase(bob, server) == "no_dose1", "Bob's browser sees his own night, not Alice's")
+        #expect(try Curl.call(server.base + "/v1/status").status == 401)
+
+        // Carol, added while the server runs, signs in at once; Bob, removed, is signed out at his next request.
+        _ = try PeopleCLITests.run(["person", "add", "carol@example.org"], store)
+        let carol = try Self.signIn("carol@example.org", store, server: server)
+        #expect(try Self.phase(carol, server) == "no_dose1")
+        let removed = try PeopleCLITests.run(
+            ["person", "remove", "bob@example.org", "--confirm", "Delete bob@example.org and all their data"], store)
+        #expect(removed.status == 0, "\(removed.stdout)")
+        #expect(try Curl.call(server.base + "/v1/status", cookie: bob).status == 401)
+        let owners = try PSQL.query("SELECT count(DISTINCT person_id) FROM devices", base: base, schema: schema)
+        #expect(owners == ["2"], "Alice's and Carol's devices remain: \(owners)")
         #expect(try await server.terminate(within: .seconds(20)) == 0)
     }
 }

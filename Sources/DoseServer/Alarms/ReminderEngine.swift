@@ -140,6 +140,12 @@ public actor ReminderEngine {
     /// Hands notices to the channels in the background (remembering them for status pages and tests).
     private func deliver(_ notices: [ReminderNotice], settings: DoseSettings?) {
         guard !notices.isEmpty else { return }
+        let person = environment.store.personID
+        let notices = notices.map { notice in
+            var named = notice
+            named.person = person
+            return named
+        }
         delivered += notices
         if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
         let channels = self.channels

@@ -21,6 +21,9 @@ public struct ReminderNotice: Sendable, Hashable {
     public var actionLinks: [ActionLink.Action: ActionLink] = [:]
     /// Where links point (e.g. `http://192.168.1.20:8080`), when the server knows its address.
     public var linkBase: String?
+    /// Whose notice it is on a shared PostgreSQL store (SPEC §5.6: the operator's webhook receives every person's); nil on
+    /// a SQLite file, which holds one person.
+    public var person: String?
     /// A daily refill reminder rather than a night's reminder or a test.
     public private(set) var isRefill = false
 
@@ -104,6 +107,7 @@ public struct ReminderNotice: Sendable, Hashable {
             "type": "reminder", "kind": .string(name), "message": .string(message), "rings": .bool(rings),
             "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID), "audience": .string(audience.rawValue),
         ]
+        if let person { body["person_id"] = .string(person) }
         let links = self.links
         if !links.isEmpty { body["actions"] = .object(Dictionary(uniqueKeysWithValues: links.map { ($0.key.rawValue, JSONValue.string($0.value)) })) }
         return body

@@ -69,7 +69,7 @@ struct SettingsPages: PageController {
     /// A new one-time link for another phone or computer, shown on this page.
     func pairAnother(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         _ = try await form(request, context)
-        let code = await pairing.issue(now: environment.now(), random: environment.random)
+        let code = await pairing.issue(now: environment.now(), random: environment.random, for: environment.store.personID)
         let host = request.head.authority ?? "localhost"
         let scheme = WebPages.isHTTPS(request, context) ? "https" : "http"
         return try settings(context, flash: "A pairing link is ready below.", pairing: "\(scheme)://\(host)/pair?code=\(code)")

@@ -8,6 +8,9 @@ import Hummingbird
 /// of the person and sets its cookie. Both are open paths: the browser has no device yet.
 struct SignInPages: PageController {
     let environment: AppEnvironment
+    /// On a shared store served for everyone, the environment of the person a link's hash was made for (nil: nobody's,
+    /// and the link is refused like any other); nil here uses this router's own person.
+    var owner: (@Sendable (_ tokenHash: String) throws -> AppEnvironment?)?
 
     /// The routes, at the root of the site.
     var routes: RouteCollection<DoseRequestContext> {
@@ -29,7 +32,9 @@ struct SignInPages: PageController {
         // Login CSRF: another site must not sign this browser in as someone else.
         try AuthMiddleware.refuseCrossSite(request, secure: context.secureTransport)
         let form = try BodyDecoder.decode(SignInForm.self, form: try FormBody.fields(try await JSONBody.collect(request)))
-        let app = environment.useCases()
+        let environment = self.environment
+        let owner = self.owner
+        let app = try await BlockingWork.run { try owner?(DeviceTokens.hash(form.token)) ?? environment }.useCases()
         let agent = request.headers[.userAgent] ?? ""
         let address = context.remoteAddress ?? "unknown"
         let token = try await BlockingWork.run {

@@ -26,7 +26,7 @@ struct TonightPages: PageController {
     func pair(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let code = request.uri.queryParameters["code"].map(String.init) ?? ""
         let app = environment.useCases()
-        guard let expiry = await pairing.reserve(code, now: app.clock.now) else {
+        guard let expiry = await pairing.reserve(code, for: environment.store.personID, now: app.clock.now) else {
             throw DoseError.invalidInput(
                 field: "code", problem: "this pairing link is used up or expired",
                 allowed: "a fresh link: Settings → Pair another device, or `dosetap device add`")
@@ -36,7 +36,7 @@ struct TonightPages: PageController {
             let agent = request.headers[.userAgent] ?? ""
             token = try app.devices.pair(name: DeviceNames.fromUserAgent(agent), uniqued: true).token
         } catch {
-            await pairing.restore(code, expiry: expiry)
+            await pairing.restore(code, expiry: expiry, for: environment.store.personID)
             throw error
         }
         let secure = WebPages.isHTTPS(request, context) ? "; Secure" : ""

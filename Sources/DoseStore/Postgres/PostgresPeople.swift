@@ -32,6 +32,11 @@ extension PostgresStore {
         }
     }
 
+    /// How many people the store holds.
+    public func peopleCount() throws -> Int {
+        try withConnection { session in try session.rows("SELECT count(*) FROM people").first?.decode(Int.self) ?? 0 }
+    }
+
     /// The person an e-mail address or an id names (an address in any case), or nil.
     public func person(named text: String) throws -> PersonRecord? {
         let lowered = text.trimmingCharacters(in: .whitespaces).lowercased()
@@ -166,5 +171,30 @@ extension PostgresStore {
     static func person(_ row: PostgresRow) throws -> PersonRecord {
         let (id, email, name, created) = try row.decode((String, String?, String?, Date).self)
         return PersonRecord(id: id, email: email, name: name, createdAt: created)
+    }
+}
+
+/// What a request can carry that names its person on a shared store, before it reaches that person's routes.
+public enum PersonClue: Sendable, Equatable {
+    /// A paired device's token hash (an active device only).
+    case deviceToken(hash: String)
+    /// A sign-in link's token hash (whether or not it can still be used: the person's own routes decide that).
+    case signInLink(hash: String)
+    /// A night's id, from a reminder's action link.
+    case night(id: String)
+}
+
+extension PostgresStore {
+    /// The id of the person `clue` belongs to, or nil when it belongs to no one here. One indexed read.
+    public func owner(of clue: PersonClue) throws -> String? {
+        try withConnection { session in
+            let rows =
+                switch clue {
+                case .deviceToken(let hash): try session.rows("SELECT person_id FROM devices WHERE token_hash = \(hash) AND revoked_at IS NULL")
+                case .signInLink(let hash): try session.rows("SELECT person_id FROM sign_in_links WHERE token_hash = \(hash)")
+                case .night(let id): try session.rows("SELECT person_id FROM sleep_sessions WHERE id = \(id)")
+                }
+            return try rows.first?.decode(String.self)
+        }
     }
 }

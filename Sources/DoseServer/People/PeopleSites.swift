@@ -1,0 +1,163 @@
+public import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+public import Hummingbird
+import ServiceLifecycle
+import Synchronization
+
+/// Everyone of a shared PostgreSQL store served by one `dosetap serve` (SPEC §5.6). Each person has a site of their
+/// own: the whole router over an environment that reads and writes only their records, with their open pages and their
+/// reminder engine. A request reaches a site only through something that names its person (a paired device's token, a
+/// pairing code, a reminder link's night, a sign-in link); everything else, and every credential that names no one, is
+/// answered by the lobby, a router over nobody's records, where a protected route answers "not paired".
+public final class PeopleSites: Sendable {
+    /// One person's routes, open pages and reminders.
+    struct Site: Sendable {
+        let environment: AppEnvironment
+        let responder: RouterResponder<DoseRequestContext>
+        let engine: ReminderEngine
+    }
+
+    let shared: PostgresStore
+    let base: AppEnvironment
+    let pairing: PairingCodes
+    let deliveries: [any ReminderDelivery]
+    let push: PushOptions?
+    let requestsPerMinute: Int
+    let internalErrors: InternalErrorLog
+    private let sites = Mutex<[String: Site]>([:])
+    private let linkBase = Mutex<String?>(nil)
+
+    /// The people of `environment`'s store, each served with the configured channels; nil on a SQLite file.
+    public init?(
+        environment: AppEnvironment, pairing: PairingCodes, deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil,
+        requestsPerMinute: Int = ServerLimits.requestsPerMinute, internalErrors: InternalErrorLog = InternalErrorLog()
+    ) {
+        guard let shared = environment.store.shared else { return nil }
+        self.shared = shared
+        base = environment
+        self.pairing = pairing
+        self.deliveries = deliveries
+        self.push = push
+        self.requestsPerMinute = requestsPerMinute
+        self.internalErrors = internalErrors
+    }
+
+    /// The router every request enters by: the lobby's routes, with the step that hands a person's request to their site.
+    public func router() -> Router<DoseRequestContext> {
+        var lobby = base
+        lobby.store = base.store.of(person: RecordStore.nobody)
+        return DoseTapServer.router(
+            environment: lobby, pairing: PairingCodes(), requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, people: self)
+    }
+
+    /// The site of `person`, made on first use.
+    func site(_ person: String) -> Site {
+        if let site = sites.withLock({ $0[person] }) { return site }
+        var environment = base
+        environment.store = base.store.of(person: person)
+        let hub = DoseTapServer.eventHub(environment)
+        let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
+        let router = DoseTapServer.router(
+            environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors,
+            channels: channels)
+        let made = Site(
+            environment: environment, responder: router.buildResponder(),
+            engine: ReminderEngine(channels: channels, linkBase: linkBase.withLock { $0 }))
+        // Two first requests at once may both build one; the first kept is the one both use.
+        return sites.withLock { sites in
+            if let kept = sites[person] { return kept }
+            sites[person] = made
+            return made
+        }
+    }
+
+    /// Forgets the site of a person who is gone.
+    func forget(_ person: String) { _ = sites.withLock { $0.removeValue(forKey: person) } }
+
+    /// Sets where every site's reminder links point, once the server knows its address.
+    public func setLinkBase(_ base: String) async {
+        linkBase.withLock { $0 = base }
+        for site in sites.withLock({ Array($0.values) }) { await site.engine.setLinkBase(base) }
+    }
+
+    /// The environment of the person a sign-in link's hash was made for; nil when it was made for no one here.
+    var signInOwner: @Sendable (_ tokenHash: String) throws -> AppEnvironment? {
+        { [self] hash in try shared.owner(of: .signInLink(hash: hash)).map { site($0).environment } }
+    }
+
+    /// The person whose site answers `request`, or nil for the lobby.
+    func person(answering request: Request) async throws -> String? {
+        let path = request.uri.path
+        if path.hasPrefix(AuthMiddleware.openPrefix) {
+            guard let night = ActionLinkSigner.claimedNight(of: String(path.dropFirst(AuthMiddleware.openPrefix.count))),
+                let person = try shared.owner(of: .night(id: night))
+            else {
+                // No key of the lobby's could check it, and none should be made for nobody: refused as any forged link.
+                throw DoseError.invalidInput(
+                    field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
+                    allowed: "a link from a DoseTap reminder, or the Tonight page")
+            }
+            return person
+        }
+        if path == "/pair" {
+            let code = request.uri.queryParameters["code"].map(String.init) ?? ""
+            return await pairing.owner(of: code, now: base.now()) ?? nil
+        }
+        if AuthMiddleware.isOpen(path) { return nil }
+        guard let (token, _) = try AuthMiddleware.credential(request) else { return nil }
+        return try shared.owner(of: .deviceToken(hash: DeviceTokens.hash(token)))
+    }
+
+    /// Runs the reminder engine of every person, looking for people added or removed every `interval`: a person added
+    /// while serving gets reminders from then on, and a removed person's engine stops. Returns when cancelled.
+    func runEngines(every interval: Duration = .seconds(30)) async {
+        var running: [String: Task<Void, Never>] = [:]
+        while !Task.isCancelled {
+            if let people = try? await BlockingWork.run({ [shared] in Set(try shared.people().map(\.id)) }) {
+                for person in people where running[person] == nil {
+                    let site = site(person)
+                    running[person] = Task { await Self.runEngine(of: site) }
+                }
+                for (person, engine) in running where !people.contains(person) {
+                    engine.cancel()
+                    running[person] = nil
+                    forget(person)
+                }
+            }
+            do { try await base.sleep(interval) } catch { break }
+        }
+        for engine in running.values { engine.cancel() }
+        for engine in running.values { await engine.value }
+    }
+
+    /// One person's engine, with the run log that lets their next night say when the server was down.
+    static func runEngine(of site: Site) async {
+        let environment = site.environment
+        let run = try? await BlockingWork.run { try environment.useCases().reminders.serverStarted() }
+        _ = try? await BlockingWork.run { try environment.useCases().reminders.signer() }
+        await site.engine.run(heartbeat: run)
+        if let run { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run, stopped: true) } }
+    }
+}
+
+/// Hands each request of a person to that person's site; what names no one stays with the lobby.
+struct PeopleMiddleware: RouterMiddleware {
+    typealias Context = DoseRequestContext
+    let people: PeopleSites
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let person = try await people.person(answering: request) else { return try await next(request, context) }
+        return try await people.site(person).responder.respond(to: request, context: context)
+    }
+}
+
+/// Runs every person's reminder engine beside the HTTP server and stops them with it.
+struct PeopleRemindersService: Service {
+    let people: PeopleSites
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await people.runEngines() }
+    }
+}
