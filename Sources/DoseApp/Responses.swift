@@ -154,10 +154,12 @@ public struct EventResponse: Encodable, Sendable {
         var snoozeUntil: Date?
         var confirmed: [String]?
         var amountMilligrams: Int?
+        /// Who recorded it for the person (a grantee with `log`), when not the person themself.
+        var actedBy: String?
 
         enum CodingKeys: String, CodingKey {
             case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", reason, count, snoozeUntil = "snooze_until", confirmed
-            case amountMilligrams = "amount_mg"
+            case amountMilligrams = "amount_mg", actedBy = "acted_by"
         }
     }
 
@@ -178,7 +180,7 @@ public struct EventResponse: Encodable, Sendable {
             isEarly: event.metadata.isEarly, isLate: event.metadata.isLate, doseIndex: event.metadata.doseIndex, reason: event.metadata.skipReason,
             count: event.metadata.snoozeCount, snoozeUntil: event.metadata.snoozeUntil,
             confirmed: event.metadata.confirmations.isEmpty ? nil : event.metadata.confirmations.map(\.rawValue),
-            amountMilligrams: event.metadata.amountMilligrams)
+            amountMilligrams: event.metadata.amountMilligrams, actedBy: event.metadata.actedBy)
     }
 }
 

@@ -87,12 +87,28 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         _ = try? PeopleService.checkedName(text)
         _ = SignInLinks.isWellFormed(text)
         _ = try? SignInLinks.checkedBase(text)
-        if let fields = try? FormBody.fields(data) { _ = try? BodyDecoder.decode(SignInFields.self, form: fields) }
+        _ = SharingService.isWellFormed(text)
+        // Grants, comma-separated: a kept set names only grants, once each, sorted, with `view` wherever `log` is.
+        if let grants = try? Grant.parse(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)) {
+            precondition(grants == Array(Set(grants)).sorted() && (!grants.contains(.log) || grants.contains(.view)), "grants not canonical")
+        }
+        // A claimed night of a reminder link's token (it only chooses whose key checks the token).
+        _ = ActionLinkSigner.claimedNight(of: text)
+        if let fields = try? FormBody.fields(data) {
+            _ = try? BodyDecoder.decode(SignInFields.self, form: fields)
+            _ = try? BodyDecoder.decode(InvitationFields.self, form: fields)
+        }
     }
 
     /// The sign-in page's form as the server reads it.
     struct SignInFields: Decodable {
         var token: String
+    }
+
+    /// The invitation page's form as the server reads it.
+    struct InvitationFields: Decodable {
+        var token: String
+        var answer: String
     }
 
     /// The signer of every run: a fixed key, so a seed token is valid.

@@ -17,7 +17,7 @@ public enum DoseTapServer {
     public static func router(
         environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, people: PeopleSites? = nil
+        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, shared: SharedRole? = nil
     ) -> Router<DoseRequestContext> {
         let hub = hub ?? eventHub(environment)
         let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
@@ -28,8 +28,10 @@ public enum DoseTapServer {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
         // Serving everyone of a shared store: a request of a person goes on to that person's own routes.
-        if let people { router.add(middleware: PeopleMiddleware(people: people)) }
+        if case .lobby(let people) = shared { router.add(middleware: PeopleMiddleware(people: people)) }
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
+        // A person's request for someone who shares with them goes on to that person's routes, if a grant opens it.
+        if case .person(let people) = shared { router.add(middleware: SharedAccessMiddleware(people: people, environment: environment)) }
         router.add(middleware: QueryMiddleware())
         router.get("/health") { _, _ in Reply.json(HealthResponse()) }
         router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }
@@ -38,6 +40,7 @@ public enum DoseTapServer {
             NightController(environment: environment, hub: hub).routes, RecordsController(environment: environment).routes,
             SettingsController(environment: environment).routes, TransferController(environment: environment).routes,
             SupplyController(environment: environment).routes, AlarmController(environment: environment, channels: channels).routes,
+            SharingController(environment: environment).routes,
         ] {
             router.addRoutes(controller, atPath: "/v1")
         }
@@ -49,7 +52,8 @@ public enum DoseTapServer {
             InsightsPages(environment: environment).routes, SupplyPages(environment: environment).routes, settings.routes,
             AlarmPages(environment: environment, channels: channels, settings: settings).routes, SupportPages(environment: environment).routes,
             WelcomePages(environment: environment, channels: channels).routes, SetupRoutes(environment: environment).routes,
-            ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment, owner: people?.signInOwner).routes,
+            ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment, owner: shared?.people.signInOwner).routes,
+            InvitationPages(environment: environment).routes,
             AppShell.routes,
         ] {
             router.addRoutes(controller)

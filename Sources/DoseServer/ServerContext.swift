@@ -1,5 +1,5 @@
 import DoseApp
-import DoseCore
+public import DoseCore
 public import DoseStore
 import Foundation
 public import Hummingbird
@@ -14,6 +14,10 @@ public struct DoseRequestContext: RequestContext {
     /// True when the request came over this server's own HTTPS listener.
     public var secureTransport = false
 
+    /// Set on a request a grantee makes for another person (`/v1/people/{id}/…`), once their own device and the grant
+    /// were checked: the person's site answers it for them.
+    public var grantee: SharedAccess?
+
     /// The peer's address (the proxy's, behind one), for what is limited per address; nil when the channel has none.
     public var remoteAddress: String?
 
@@ -24,6 +28,14 @@ public struct DoseRequestContext: RequestContext {
 
     /// Request bodies beyond 64 KiB are refused with 413 before any work (SPEC §5.3; import gets its own limit).
     public var maxUploadSize: Int { ServerLimits.body }
+}
+
+/// Who is acting for another person, and with which grants.
+public struct SharedAccess: Sendable {
+    /// The grantee's person id and address.
+    public var person: String
+    public var email: String?
+    public var grants: [Grant]
 }
 
 /// Marks each request with the listener it came in on, so the pages know whether the browser reached them over HTTPS

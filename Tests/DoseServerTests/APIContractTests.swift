@@ -48,7 +48,17 @@ struct APIContractTests {
         }
         #expect(served.count >= 50)
         #expect(served.subtracting(described).sorted() == [], "served but not described")
-        #expect(described.subtracting(served).sorted() == [], "described but not served")
+        // A person's routes for someone who shares with them are served by that person's site through
+        // `SharedAccessMiddleware`, not by routes of their own: each must be a route a grant opens, and each such route
+        // must be described.
+        let sharedPrefix = "/v1/people/{person}/"
+        let sharedDescribed = Set(described.filter { $0.contains(" " + sharedPrefix) })
+        let opened = Set(
+            SharedRoutes.opened.values.flatMap { $0 }.map { method, route in
+                "\(method.rawValue.lowercased()) \(sharedPrefix)\(route.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/"))"
+            })
+        #expect(sharedDescribed == opened, "the shared routes described are the ones grants open")
+        #expect(described.subtracting(served).subtracting(sharedDescribed).sorted() == [], "described but not served")
     }
 
     @Test("every operation says which statuses it answers, each refusal with the SPEC §4 error body, and open routes need no token")
@@ -147,7 +157,11 @@ struct RequestBodyContractTests {
         "post /v1/presleep": .preSleep, "patch /v1/events/{id}": .editEvent, "patch /v1/settings": .settings, "post /v1/medications": .medications,
         "post /v1/clear-all": .clearAll, "post /v1/push/subscriptions": .pushSubscription, "delete /v1/push/subscriptions": .pushSubscription,
         "post /v1/alarm/ack": .alarmAck, "post /v1/alarm/test": .undo, "post /v1/insights/planner": .planner, "post /v1/supply/refills": .refill,
-        "post /v1/supply/adjustments": .adjustment,
+        "post /v1/supply/adjustments": .adjustment, "post /v1/shares": .share, "post /v1/invitations/accept": .invitationAnswer,
+        "post /v1/invitations/decline": .invitationAnswer, "post /v1/people/{person}/doses/take": .take,
+        "post /v1/people/{person}/doses/skip": .skip, "post /v1/people/{person}/doses/snooze": .snooze,
+        "post /v1/people/{person}/events/log": .log, "post /v1/people/{person}/events/wake": .wake,
+        "post /v1/people/{person}/alarm/ack": .alarmAck,
     ]
 
     /// The JSON request schemas of the document, by "method path".

@@ -192,3 +192,178 @@ struct PeopleSitesTests {
         }
     }
 }
+
+@Suite("sharing on a shared store: invitations, grants that open exactly their routes, revocation, the audit", .serialized)
+struct SharingRouteTests {
+    static func post(_ client: any TestClientProtocol, _ uri: String, _ headers: HTTPFields, _ body: String) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body))
+    }
+
+    static func get(_ client: any TestClientProtocol, _ uri: String, _ headers: HTTPFields) async throws -> TestResponse {
+        try await client.execute(uri: uri, method: .get, headers: headers)
+    }
+
+    static func message(_ response: TestResponse) -> String {
+        ((ServerFixture.json(response)["error"] as? [String: Any])?["message"] as? String) ?? ""
+    }
+
+    @Test(
+        "Alice shares `log` with Bob: refusals first, then Bob records her dose under the rules, named in her audit; revoked, he sees nothing",
+        SharedStoreFixture.enabled)
+    func logShare() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "bob", "carol"])
+        let alice = try #require(fixture.people["alice"]?.id)
+        try await fixture.test { client in
+            for (body, problem) in [
+                (#"{"email":"alice@example.org","grants":["view"]}"#, "your own address"),
+                (#"{"email":"dave@example.org","grants":["view"]}"#, "no one signs in to this DoseTap as dave@example.org"),
+                (#"{"email":"bob@example.org","grants":["admin"]}"#, "'admin' is not a grant"),
+                (#"{"email":"bob@example.org","grants":[]}"#, "no grant was given"),
+                (#"{"email":"bob@example.org"}"#, "grants"),
+                (#"{"email":"not an address","grants":["view"]}"#, "email"),
+            ] {
+                let refused = try await Self.post(client, "/v1/shares", fixture.auth("alice"), body)
+                #expect(refused.status == .badRequest && Self.message(refused).contains(problem), "\(body): \(Self.message(refused))")
+            }
+            let made = try await Self.post(client, "/v1/shares", fixture.auth("alice"), #"{"email":"Bob@Example.org","grants":["log"]}"#)
+            #expect(made.status == .created)
+            let invitation = ServerFixture.json(made)
+            #expect(invitation["grants"] as? [String] == ["view", "log"], "log includes view: \(invitation)")
+            #expect(invitation["state"] as? String == "pending" && invitation["expires_at"] as? String == "2026-11-29T03:30:00.000Z")
+            let url = try #require(invitation["invite_url"] as? String)
+            let token = String(try #require(url.split(separator: "=").last))
+            #expect(token.hasPrefix("dti_") && token.count == 68)
+            let again = try await Self.post(client, "/v1/shares", fixture.auth("alice"), #"{"email":"bob@example.org","grants":["view"]}"#)
+            #expect(again.status == .badRequest && Self.message(again).contains("already has a pending invitation"))
+
+            // Before Bob accepts, Alice does not exist for him, exactly as someone who never existed.
+            let early = try await Self.get(client, "/v1/people/\(alice)/status", fixture.auth("bob"))
+            let never = try await Self.get(client, "/v1/people/no-such-person/status", fixture.auth("bob"))
+            #expect(early.status == .notFound && never.status == .notFound)
+            #expect(
+                Self.message(early).replacingOccurrences(of: alice, with: "X")
+                    == Self.message(never).replacingOccurrences(of: "no-such-person", with: "X"))
+
+            let wrongPerson = try await Self.post(client, "/v1/invitations/accept", fixture.auth("carol"), #"{"token":"\#(token)"}"#)
+            #expect(wrongPerson.status == .badRequest && Self.message(wrongPerson).contains("made for another address"))
+            let own = try await Self.post(client, "/v1/invitations/accept", fixture.auth("alice"), #"{"token":"\#(token)"}"#)
+            #expect(own.status == .badRequest && Self.message(own).contains("your own invitation"))
+            let accepted = try await Self.post(client, "/v1/invitations/accept", fixture.auth("bob"), #"{"token":"\#(token)"}"#)
+            #expect(accepted.status == .ok, "\(String(buffer: accepted.body))")
+            let twice = try await Self.post(client, "/v1/invitations/accept", fixture.auth("bob"), #"{"token":"\#(token)"}"#)
+            #expect(twice.status == .badRequest && Self.message(twice).contains("cannot be used"))
+
+            let listed = ServerFixture.json(try await Self.get(client, "/v1/people", fixture.auth("bob")))["people"] as? [[String: Any]]
+            #expect(listed?.map { $0["email"] as? String } == ["alice@example.org"] && listed?.first?["grants"] as? [String] == ["view", "log"])
+
+            // With `log`, Bob records Alice's Dose 1; Dose 2 now is refused by the same rule that would refuse her.
+            let dose1 = try await Self.post(client, "/v1/people/\(alice)/doses/take", fixture.auth("bob"), #"{"type":"dose1"}"#)
+            #expect(dose1.status == .ok, "\(String(buffer: dose1.body))")
+            #expect((ServerFixture.json(dose1)["metadata"] as? [String: Any])?["acted_by"] as? String == "bob@example.org")
+            let tooEarly = try await Self.post(client, "/v1/people/\(alice)/doses/take", fixture.auth("bob"), #"{"type":"dose2"}"#)
+            #expect(tooEarly.status == .unprocessableContent && ServerFixture.code(tooEarly) == "422_WINDOW_NOT_OPEN")
+            #expect(PeopleSitesTests.phase(try await Self.get(client, "/v1/status", fixture.auth("alice"))) == "before_window")
+            #expect(PeopleSitesTests.phase(try await Self.get(client, "/v1/status", fixture.auth("bob"))) == "no_dose1", "his own night")
+            #expect(PeopleSitesTests.phase(try await Self.get(client, "/v1/people/\(alice)/status", fixture.auth("bob"))) == "before_window")
+
+            // Each grant opens exactly its routes.
+            for (method, route) in [
+                (HTTPRequest.Method.get, "insights"), (.get, "settings"), (.post, "clear-all"), (.get, "export/events.csv"), (.post, "undo"),
+            ] {
+                let closed = try await client.execute(
+                    uri: "/v1/people/\(alice)/\(route)", method: method, headers: fixture.auth("bob"), body: ByteBuffer(string: "{}"))
+                #expect(closed.status == .forbidden, "\(method) \(route): \(closed.status)")
+            }
+            let stranger = try await Self.get(client, "/v1/people/\(alice)/status", fixture.auth("carol"))
+            #expect(stranger.status == .notFound)
+
+            let audit = ServerFixture.json(try await Self.get(client, "/v1/audit", fixture.auth("alice")))["entries"] as? [[String: Any]] ?? []
+            let lines = audit.map { "\($0["who"] as? String ?? "?") \($0["action"] as? String ?? "?") \($0["detail"] as? String ?? "?")" }
+            #expect(lines.contains("bob@example.org logged POST doses/take"), "\(lines)")
+            #expect(
+                lines.contains("bob@example.org viewed GET status") && lines.contains("bob@example.org accepted accepted view and log"), "\(lines)")
+            #expect(lines.contains("alice@example.org shared invited bob@example.org to view and log"), "\(lines)")
+            #expect((ServerFixture.json(try await Self.get(client, "/v1/audit", fixture.auth("bob")))["entries"] as? [Any])?.isEmpty == true)
+
+            // Revoked: the next request of Bob's finds no one.
+            let shares = ServerFixture.json(try await Self.get(client, "/v1/shares", fixture.auth("alice")))
+            let shareID = try #require((shares["shares"] as? [[String: Any]])?.first?["id"] as? String)
+            let revoked = try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: fixture.auth("alice"))
+            #expect(revoked.status == .ok)
+            #expect(try await Self.get(client, "/v1/people/\(alice)/status", fixture.auth("bob")).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: fixture.auth("alice")).status == .notFound)
+            #expect(try await client.execute(uri: "/v1/shares/\(shareID)", method: .delete, headers: fixture.auth("bob")).status == .notFound)
+        }
+    }
+
+    @Test("an invitation expires after 7 days; a declined one cannot be accepted; view does not log", SharedStoreFixture.enabled)
+    func expiryAndDecline() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "bob", "carol"])
+        let alice = try #require(fixture.people["alice"]?.id)
+        try await fixture.test { client in
+            func invite(_ email: String, _ grants: String) async throws -> String {
+                let made = ServerFixture.json(
+                    try await Self.post(client, "/v1/shares", fixture.auth("alice"), #"{"email":"\#(email)","grants":\#(grants)}"#))
+                return String((made["invite_url"] as? String)?.split(separator: "=").last ?? "")
+            }
+            let bobs = try await invite("bob@example.org", #"["view"]"#)
+            let carols = try await invite("carol@example.org", #"["view","report"]"#)
+            #expect(try await Self.post(client, "/v1/invitations/decline", fixture.auth("carol"), #"{"token":"\#(carols)"}"#).status == .ok)
+            let afterDecline = try await Self.post(client, "/v1/invitations/accept", fixture.auth("carol"), #"{"token":"\#(carols)"}"#)
+            #expect(afterDecline.status == .badRequest)
+            fixture.time.advance(seconds: SharingService.lifetime + 60)
+            let late = try await Self.post(client, "/v1/invitations/accept", fixture.auth("bob"), #"{"token":"\#(bobs)"}"#)
+            #expect(late.status == .badRequest && Self.message(late).contains("cannot be used"))
+            let fresh = try await invite("bob@example.org", #"["view"]"#)
+            #expect(try await Self.post(client, "/v1/invitations/accept", fixture.auth("bob"), #"{"token":"\#(fresh)"}"#).status == .ok)
+            #expect(try await Self.get(client, "/v1/people/\(alice)/sessions", fixture.auth("bob")).status == .ok)
+            let logging = try await Self.post(client, "/v1/people/\(alice)/doses/take", fixture.auth("bob"), #"{"type":"dose1"}"#)
+            #expect(logging.status == .forbidden && Self.message(logging).contains("it needs log"), "\(Self.message(logging))")
+            let states = (ServerFixture.json(try await Self.get(client, "/v1/shares", fixture.auth("alice")))["invitations"] as? [[String: Any]])?
+                .map { "\($0["email"] as? String ?? "") \($0["state"] as? String ?? "") \($0["expired"] as? Bool ?? false)" }
+            // Newest first; the first two were made at one instant, so their order is their ids'.
+            #expect(states?.first == "bob@example.org accepted false", "\(states ?? [])")
+            #expect(Set(states ?? []) == ["bob@example.org accepted false", "carol@example.org declined false", "bob@example.org cancelled false"])
+        }
+    }
+
+    @Test("on a SQLite file, which is one person's, sharing is refused with the reason, and /v1/people/… is no route")
+    func sqliteRefuses() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        try await fixture.test { client in
+            for (method, path, body) in [
+                (HTTPRequest.Method.post, "/v1/shares", #"{"email":"bob@example.org","grants":["view"]}"#), (.get, "/v1/shares", ""),
+                (.get, "/v1/people", ""), (.get, "/v1/audit", ""), (.post, "/v1/invitations/accept", #"{"token":"dti_0"}"#),
+            ] {
+                let refused = try await client.execute(uri: path, method: method, headers: fixture.auth, body: ByteBuffer(string: body))
+                #expect(refused.status == .forbidden && Self.message(refused).contains("needs a shared PostgreSQL store"), "\(method) \(path)")
+            }
+            #expect(try await Self.get(client, "/v1/people/someone/status", fixture.auth).status == .notFound)
+        }
+    }
+
+    @Test("the invitation page shows who shares and what each grant allows, and its buttons accept once", SharedStoreFixture.enabled)
+    func invitationPage() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        try await fixture.test { client in
+            let made = ServerFixture.json(
+                try await Self.post(client, "/v1/shares", fixture.auth("alice"), #"{"email":"bob@example.org","grants":["view","alarms"]}"#))
+            let token = String((made["invite_url"] as? String)?.split(separator: "=").last ?? "")
+            let page = try await Self.get(client, "/invitation?token=\(token)", fixture.auth("bob"))
+            let html = String(buffer: page.body)
+            #expect(page.status == .ok && html.contains("alice@example.org shares with you") && html.contains("Alarms: be told"), "\(html)")
+            #expect(!html.contains("Log: record"), "only the grants given are listed")
+            let csrf = try #require(html.split(separator: "name=\"csrf\" value=\"").dropFirst().first?.split(separator: "\"").first)
+            var headers = fixture.auth("bob")
+            headers[.contentType] = "application/x-www-form-urlencoded"
+            let accepted = try await client.execute(
+                uri: "/ui/invitation", method: .post, headers: headers, body: ByteBuffer(string: "csrf=\(csrf)&token=\(token)&answer=accept"))
+            #expect(accepted.status == .ok && String(buffer: accepted.body).contains("alice@example.org now shares with you: view and alarms."))
+            let again = try await Self.get(client, "/invitation?token=\(token)", fixture.auth("bob"))
+            #expect(again.status == .badRequest && String(buffer: again.body).contains("cannot be used"))
+            let forged = try await client.execute(
+                uri: "/ui/invitation", method: .post, headers: headers, body: ByteBuffer(string: "csrf=wrong&token=\(token)&answer=accept"))
+            #expect(forged.status == .forbidden)
+        }
+    }
+}

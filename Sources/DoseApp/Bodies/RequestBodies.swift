@@ -48,7 +48,7 @@ public enum RequestBodies {
     public enum Kind: String, CaseIterable, Sendable {
         case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event"
         case clearAll = "clear_all", undo, pushSubscription = "push_subscription", refill, adjustment, planner, alarmAck = "alarm_ack"
-        case editCheckIn = "edit_checkin"
+        case editCheckIn = "edit_checkin", share, invitationAnswer = "invitation_answer"
 
         /// The route's body type.
         public var type: any Decodable.Type {
@@ -71,6 +71,8 @@ public enum RequestBodies {
             case .planner: PlannerBody.self
             case .alarmAck: AlarmAckBody.self
             case .editCheckIn: CheckInEditBody.self
+            case .share: ShareBody.self
+            case .invitationAnswer: InvitationAnswerBody.self
             }
         }
     }
@@ -94,6 +96,8 @@ public enum RequestBodies {
             case .adjustment: AdjustmentBody.CodingKeys.self
             case .planner: PlannerBody.CodingKeys.self
             case .alarmAck: AlarmAckBody.CodingKeys.self
+            case .share: ShareBody.CodingKeys.self
+            case .invitationAnswer: InvitationAnswerBody.CodingKeys.self
             case .checkIn, .preSleep, .settings, .editCheckIn: nil
             }
         return listed.map { BodyValueDecoder.names($0).sorted() }
@@ -107,6 +111,9 @@ public enum RequestBodies {
         case let action as any NightActionBody: _ = try action.action()
         case let medications as MedicationsBody: _ = try medications.inputs()
         case let subscription as PushSubscriptionBody: _ = try subscription.subscription()
+        case let share as ShareBody:
+            _ = try EmailAddress(share.email)
+            _ = try Grant.parse(share.grants)
         default: break
         }
     }

@@ -139,6 +139,12 @@ public struct NightLedger: Sendable {
         }
         let target = try Self.target(of: action, open: open, context: context, night)
         var decision = try NightRules.decide(action, session: target, context: context)
+        if let actor = action.actor {
+            for index in decision.recorded.indices { decision.recorded[index].metadata.actedBy = actor }
+            for index in decision.session.events.indices where decision.recorded.contains(where: { $0.id == decision.session.events[index].id }) {
+                decision.session.events[index].metadata.actedBy = actor
+            }
+        }
         if let eventID, let index = decision.recorded.indices.last {
             let generated = decision.recorded[index].id
             decision.recorded[index].id = eventID

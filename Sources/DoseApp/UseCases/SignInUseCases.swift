@@ -72,7 +72,9 @@ public struct SignInService: Sendable {
             try app.store.recordSignInFailure(from: address, at: now)
             throw Self.invalid
         }
-        return try app.devices.pair(name: deviceName, uniqued: true)
+        let paired = try app.devices.pair(name: deviceName, uniqued: true)
+        if let person = app.store.personID { try app.sharing.record(to: person, by: person, "signed_in", "signed in on \(paired.device.name)") }
+        return paired
     }
 }
 

@@ -124,6 +124,8 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     /// A dose's amount in mg, from the medication profile when it was taken; nil for doses recorded before the
     /// profile existed (the supply counts those at the profile's amount).
     public var amountMilligrams: Int?
+    /// Who recorded it for the person, when not the person themself (SPEC §5.6).
+    public var actedBy: String?
 
     /// Empty metadata.
     public init() {}
@@ -131,7 +133,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", skipReason = "reason"
         case snoozeCount = "count", snoozeUntil = "snooze_until", confirmations = "confirmed"
-        case amountMilligrams = "amount_mg"
+        case amountMilligrams = "amount_mg", actedBy = "acted_by"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -144,6 +146,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         snoozeUntil = try container.decodeIfPresent(String.self, forKey: .snoozeUntil).flatMap(ISO8601.parse)
         confirmations = try container.decodeIfPresent([ConfirmKind].self, forKey: .confirmations) ?? []
         amountMilligrams = try container.decodeIfPresent(Int.self, forKey: .amountMilligrams)
+        actedBy = try container.decodeIfPresent(String.self, forKey: .actedBy)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -156,6 +159,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         try container.encodeIfPresent(snoozeUntil.map(ISO8601.string), forKey: .snoozeUntil)
         if !confirmations.isEmpty { try container.encode(confirmations, forKey: .confirmations) }
         try container.encodeIfPresent(amountMilligrams, forKey: .amountMilligrams)
+        try container.encodeIfPresent(actedBy, forKey: .actedBy)
     }
 }
 

@@ -28,6 +28,9 @@ public struct NightAction: Sendable {
     public var source: EventSource
     /// The surface the action came through, when known (the ledger sets it from where the request arrived).
     public var surface: AlarmSurface?
+    /// Who acted for the person when it was not the person themself (a grantee with `log`, SPEC §5.6): their address,
+    /// kept on each dose event the action records.
+    public var actor: String?
 
     /// Whether it came through a surface a person uses half asleep: Tonight, a notification action, a button press or a
     /// `dosetap://` link. Those never record a Dose 1 within 8 hours of a dose (D17).

@@ -56,6 +56,7 @@ struct NightController {
         }
         var action = try body.action()
         action.source = .user
+        action.actor = context.grantee.map { $0.email ?? $0.person }
         let eventID = try body.id.map { id throws(DoseError) -> EventID in
             guard let valid = EventID(clientSupplied: id) else {
                 throw .invalidInput(field: "id", problem: "'\(id.prefix(64))' is not an event id", allowed: EventID.clientForm)

@@ -49,7 +49,7 @@ public final class PeopleSites: Sendable {
         var lobby = base
         lobby.store = base.store.of(person: RecordStore.nobody)
         return DoseTapServer.router(
-            environment: lobby, pairing: PairingCodes(), requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, people: self)
+            environment: lobby, pairing: PairingCodes(), requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, shared: .lobby(self))
     }
 
     /// The site of `person`, made on first use.
@@ -61,7 +61,7 @@ public final class PeopleSites: Sendable {
         let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
         let router = DoseTapServer.router(
             environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors,
-            channels: channels)
+            channels: channels, shared: .person(self))
         let made = Site(
             environment: environment, responder: router.buildResponder(),
             engine: ReminderEngine(channels: channels, linkBase: linkBase.withLock { $0 }))
@@ -139,6 +139,21 @@ public final class PeopleSites: Sendable {
         _ = try? await BlockingWork.run { try environment.useCases().reminders.signer() }
         await site.engine.run(heartbeat: run)
         if let run { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run, stopped: true) } }
+    }
+}
+
+/// Which part a router plays for everyone of a shared store.
+public enum SharedRole: Sendable {
+    /// The router every request enters by, over nobody's records.
+    case lobby(PeopleSites)
+    /// One person's site.
+    case person(PeopleSites)
+
+    /// The people served.
+    var people: PeopleSites {
+        switch self {
+        case .lobby(let people), .person(let people): people
+        }
     }
 }
 

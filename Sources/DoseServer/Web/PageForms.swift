@@ -25,6 +25,12 @@ struct SignInForm: Decodable {
     var token: String
 }
 
+/// The answer to an invitation: its token and `accept` or `decline`.
+struct InvitationForm: Decodable {
+    var token: String
+    var answer: String
+}
+
 /// A device's new name.
 struct RenameForm: Decodable {
     var id: String

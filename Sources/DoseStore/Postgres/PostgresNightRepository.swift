@@ -225,7 +225,8 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        let rows = try session.rows("SELECT request_hash, status, response FROM idempotency_keys WHERE device_id = \(device) AND key = \(key)")
+        let rows = try session.rows(
+            "SELECT request_hash, status, response FROM idempotency_keys WHERE person_id = \(person) AND device_id = \(device) AND key = \(key)")
         guard let (hash, status, body) = try rows.first?.decode((String, Int, String).self) else { return nil }
         return StoredResponse(requestHash: hash, status: status, body: body)
     }

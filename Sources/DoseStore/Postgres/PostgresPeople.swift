@@ -75,6 +75,8 @@ extension PostgresStore {
                 return counts
             }
             let deleted = try counts()
+            // Invitations others made for their address name them too; none could be accepted once they are gone.
+            if let email = person.email { try session.execute("DELETE FROM share_invitations WHERE email = \(email)") }
             try session.execute("DELETE FROM people WHERE id = \(person.id)")
             let remaining = try counts().values.reduce(0, +)
             guard remaining == 0 else {
@@ -131,10 +133,12 @@ extension PostgresStore {
         try transaction { session in try session.execute("INSERT INTO sign_in_failures (address, at) VALUES (\(address), \(now))") }
     }
 
-    /// A table whose rows belong to a person: by `person_id`, or by `session_id` to one of their nights.
+    /// A table whose rows belong to a person: by `person_id` (or, for what was shared with them, `grantee_id`), or by
+    /// `session_id` to one of their nights.
     struct OwnedTable {
         let name: String
         let byPerson: Bool
+        var byGrantee = false
     }
 
     /// Every table of the store's schema with a `person_id` or a `session_id` column, read from the catalogue so a table
@@ -142,14 +146,15 @@ extension PostgresStore {
     static func ownedTables(_ session: PostgresSession) throws -> [OwnedTable] {
         try session.rows(
             """
-            SELECT c.relname::text, bool_or(a.attname = 'person_id') FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
-            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND a.attname IN ('person_id', 'session_id')
-                AND NOT a.attisdropped
+            SELECT c.relname::text, bool_or(a.attname = 'person_id'), bool_or(a.attname = 'grantee_id')
+            FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid
+            WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r'
+                AND a.attname IN ('person_id', 'session_id', 'grantee_id') AND NOT a.attisdropped
             GROUP BY 1 ORDER BY 1
             """
         ).map { row in
-            let (name, byPerson) = try row.decode((String, Bool).self)
-            return OwnedTable(name: name, byPerson: byPerson)
+            let (name, byPerson, byGrantee) = try row.decode((String, Bool, Bool).self)
+            return OwnedTable(name: name, byPerson: byPerson, byGrantee: byGrantee)
         }
     }
 
@@ -160,7 +165,7 @@ extension PostgresStore {
         let sql: String
         if table.byPerson {
             binds.append(person)
-            sql = "SELECT count(*)::bigint FROM \"\(table.name)\" WHERE person_id = $1"
+            sql = "SELECT count(*)::bigint FROM \"\(table.name)\" WHERE person_id = $1" + (table.byGrantee ? " OR grantee_id = $1" : "")
         } else {
             binds.append(nights)
             sql = "SELECT count(*)::bigint FROM \"\(table.name)\" WHERE session_id = ANY($1)"

@@ -14,7 +14,7 @@ enum PostgresSchema {
     /// The migrations, oldest first.
     static let migrations: [(name: String, sql: String)] = [
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
-        ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys),
+        ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -483,5 +483,48 @@ enum PostgresSchema {
         ALTER TABLE morning_checkins ADD PRIMARY KEY (person_id, id);
         ALTER TABLE push_subscriptions DROP CONSTRAINT push_subscriptions_endpoint_key;
         ALTER TABLE push_subscriptions ADD CONSTRAINT push_subscriptions_endpoint_key UNIQUE (person_id, endpoint);
+        """
+
+    /// Sharing (SPEC §5.6). An invitation is the owner's (`person_id`), for an address, one use within 7 days, kept as
+    /// its token's hash; at most one is pending per owner and address. A share is what an accepted invitation made: the
+    /// owner, the grantee and the grants, one row per pair, deleted to revoke. The access audit is the owner's list of
+    /// who viewed, logged, acknowledged or changed a share; an actor removed later is "a person since removed" (their id
+    /// is cleared, so no row of the store names them). Idempotency keys are the person's own: a caregiver's device
+    /// acting for two people keeps one key space for each.
+    static let v7Sharing = """
+        CREATE TABLE share_invitations (
+            id text PRIMARY KEY CHECK (length(id) BETWEEN 1 AND 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            email text NOT NULL CHECK (char_length(email) BETWEEN 3 AND 254 AND email = lower(email)),
+            grants text[] NOT NULL CHECK (cardinality(grants) BETWEEN 1 AND 4 AND grants <@ ARRAY['view', 'report', 'alarms', 'log']),
+            token_hash text NOT NULL UNIQUE CHECK (length(token_hash) = 64),
+            created_at timestamptz NOT NULL,
+            expires_at timestamptz NOT NULL,
+            state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'accepted', 'declined', 'cancelled')),
+            answered_at timestamptz,
+            grantee_id text REFERENCES people(id) ON DELETE CASCADE
+        );
+        CREATE INDEX share_invitations_by_person ON share_invitations (person_id);
+        CREATE UNIQUE INDEX share_invitations_pending ON share_invitations (person_id, email) WHERE state = 'pending';
+        CREATE TABLE shares (
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            grantee_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE CHECK (grantee_id <> person_id),
+            invitation_id text NOT NULL,
+            grants text[] NOT NULL CHECK (cardinality(grants) BETWEEN 1 AND 4 AND grants <@ ARRAY['view', 'report', 'alarms', 'log']),
+            created_at timestamptz NOT NULL,
+            PRIMARY KEY (person_id, grantee_id)
+        );
+        CREATE INDEX shares_by_grantee ON shares (grantee_id);
+        CREATE TABLE access_audit (
+            id bigserial PRIMARY KEY,
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            actor_id text REFERENCES people(id) ON DELETE SET NULL,
+            at timestamptz NOT NULL,
+            action text NOT NULL CHECK (char_length(action) BETWEEN 1 AND 40),
+            detail text NOT NULL DEFAULT '' CHECK (char_length(detail) <= 300)
+        );
+        CREATE INDEX access_audit_by_person ON access_audit (person_id, at);
+        ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
+        ALTER TABLE idempotency_keys ADD PRIMARY KEY (person_id, device_id, key);
         """
 }

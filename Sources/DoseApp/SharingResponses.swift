@@ -1,0 +1,119 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// A person as another sees them: id, address and name.
+public struct PersonResponse: Encodable, Sendable {
+    var id: String
+    var email: String?
+    var name: String?
+
+    /// The person of a record.
+    public init(_ person: PersonRecord) {
+        id = person.id
+        email = person.email
+        name = person.name
+    }
+}
+
+/// An invitation the person made; `invite_url` only in the answer that made it.
+public struct InvitationResponse: Encodable, Sendable {
+    var id, email, state: String
+    var grants: [Grant]
+    var createdAt, expiresAt: Date
+    var answeredAt: Date?
+    var expired: Bool
+    var inviteURL: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, email, state, grants, createdAt = "created_at", expiresAt = "expires_at", answeredAt = "answered_at", expired
+        case inviteURL = "invite_url"
+    }
+
+    /// An invitation as of `now`, with its link when it was just made.
+    public init(_ invitation: InvitationRecord, now: Date, url: String? = nil) {
+        id = invitation.id
+        email = invitation.email
+        state = invitation.state.rawValue
+        grants = invitation.grants
+        createdAt = invitation.createdAt
+        expiresAt = invitation.expiresAt
+        answeredAt = invitation.answeredAt
+        expired = invitation.state == .pending && invitation.expiresAt <= now
+        inviteURL = url
+    }
+}
+
+/// A share: whose records, who may use them, with which grants, since when.
+public struct ShareResponse: Encodable, Sendable {
+    var id: String
+    var person: PersonResponse
+    var grantee: PersonResponse
+    var grants: [Grant]
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case id, person, grantee, grants, createdAt = "created_at" }
+
+    /// A share of the store.
+    public init(_ share: ShareRecord) {
+        id = share.id
+        person = PersonResponse(share.owner)
+        grantee = PersonResponse(share.grantee)
+        grants = share.grants
+        createdAt = share.createdAt
+    }
+}
+
+/// `GET /v1/shares`: the person's invitations, newest first, and the shares they gave.
+public struct SharesResponse: Encodable, Sendable {
+    var invitations: [InvitationResponse]
+    var shares: [ShareResponse]
+
+    /// What the person gave, as of `now`.
+    public init(invitations: [InvitationRecord], shares: [ShareRecord], now: Date) {
+        self.invitations = invitations.map { InvitationResponse($0, now: now) }
+        self.shares = shares.map(ShareResponse.init)
+    }
+}
+
+/// One person shared with the caller (`GET /v1/people`), with the grants and where their routes are.
+public struct SharedPersonResponse: Encodable, Sendable {
+    var id: String
+    var email: String?
+    var name: String?
+    var grants: [Grant]
+    var since: Date
+    var routes: String
+
+    /// A share received.
+    public init(_ share: ShareRecord) {
+        id = share.owner.id
+        email = share.owner.email
+        name = share.owner.name
+        grants = share.grants
+        since = share.createdAt
+        routes = "/v1/people/\(share.owner.id)/"
+    }
+}
+
+/// `GET /v1/audit`: who viewed, logged, acknowledged or changed a share, newest first.
+public struct AuditResponse: Encodable, Sendable {
+    struct Entry: Encodable, Sendable {
+        var at: Date
+        var actor: PersonResponse?
+        var who: String
+        var action: String
+        var detail: String
+    }
+
+    var entries: [Entry]
+
+    /// The entries of an audit; an actor removed since is "a person since removed".
+    public init(_ entries: [AccessEntry]) {
+        self.entries = entries.map { entry in
+            Entry(
+                at: entry.at, actor: entry.actor.map(PersonResponse.init), who: entry.actor?.shownName ?? "a person since removed",
+                action: entry.action, detail: entry.detail)
+        }
+    }
+}

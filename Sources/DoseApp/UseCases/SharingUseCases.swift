@@ -1,0 +1,168 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// Sharing a person's records with another person of the same shared store (SPEC §5.6): an invitation for their address
+/// with its grants, accepted once within 7 days by that person signed in; a share revoked at once; and the access audit
+/// that tells the person who viewed, logged or acknowledged, and when.
+public struct SharingService: Sendable {
+    let app: UseCases
+
+    /// How long an invitation stays good.
+    public static let lifetime: TimeInterval = 7 * 24 * 3600
+    /// The most audit entries one read returns.
+    public static let auditLimit = 500
+    /// A view by the same person of the same thing is audited once in this many seconds, so a page that polls does not
+    /// fill the audit.
+    public static let viewAuditInterval: TimeInterval = 15 * 60
+
+    /// A new invitation's secret: `dti_` and 64 hex digits (256 bits from the system's generator).
+    public static func token(_ random: RandomSource) -> String { "dti_" + random.hex(32) }
+
+    /// Whether `token` has an invitation's shape (before any lookup).
+    public static func isWellFormed(_ token: String) -> Bool {
+        token.count == 68 && token.hasPrefix("dti_") && token.dropFirst(4).allSatisfy { $0.isHexDigit && !$0.isUppercase }
+    }
+
+    /// The address an invitee opens: `base` (this DoseTap's own address) and the token.
+    public static func url(base: String, token: String) -> String {
+        (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/invitation?token=" + token
+    }
+
+    /// The refusal of an invitation that cannot be answered, whatever the reason: it says nothing about whose it was.
+    static let unusable = DoseError.invalidInput(
+        field: "token", problem: "this invitation cannot be used: it was answered, cancelled or expired, or it was never made here",
+        allowed: "a new invitation from the person who wants to share with you")
+
+    /// The store and the person acting; sharing needs a shared store.
+    func shared() throws -> (store: PostgresStore, person: PersonRecord) {
+        guard let store = app.store.shared, let id = app.store.personID, let person = try store.person(named: id) else {
+            throw DoseError.forbidden(
+                why: "sharing needs a shared PostgreSQL store (SPEC §5.6); this DoseTap keeps one person's records in a SQLite file")
+        }
+        return (store, person)
+    }
+
+    /// The acting person.
+    public func me() throws -> PersonRecord { try shared().person }
+
+    /// Invites the person with address `email` to `grants` on the acting person's records; returns the invitation and
+    /// the link to give them.
+    public func invite(email raw: String, grants names: [String], base: String) throws -> (invitation: InvitationRecord, url: String) {
+        let (store, person) = try shared()
+        let email = try EmailAddress(raw)
+        let grants = try Grant.parse(names)
+        guard email.text != person.email else {
+            throw DoseError.invalidInput(field: "email", problem: "that is your own address", allowed: "the address of someone else on this DoseTap")
+        }
+        guard try store.person(named: email.text) != nil else {
+            throw DoseError.invalidInput(
+                field: "email", problem: "no one signs in to this DoseTap as \(email)",
+                allowed: "the address of a person of this DoseTap (whoever runs it adds people with `dosetap person add`)")
+        }
+        let token = Self.token(app.clock.random)
+        let invitation = InvitationRecord(
+            id: app.clock.makeID(), owner: person.id, email: email.text, grants: grants, createdAt: app.clock.now,
+            expiresAt: app.clock.now.addingTimeInterval(Self.lifetime), state: .pending, answeredAt: nil)
+        try store.invite(invitation, tokenHash: DeviceTokens.hash(token))
+        try record(to: person.id, by: person.id, "shared", "invited \(email) to \(Self.words(grants))")
+        return (invitation, Self.url(base: try SignInLinks.checkedBase(base), token: token))
+    }
+
+    /// The acting person's invitations, newest first, and the shares they gave.
+    public func given() throws -> (invitations: [InvitationRecord], shares: [ShareRecord]) {
+        let (store, person) = try shared()
+        return (try store.invitations(of: person.id), try store.shares(owner: person.id))
+    }
+
+    /// The shares others gave the acting person.
+    public func received() throws -> [ShareRecord] {
+        let (store, person) = try shared()
+        return try store.shares(grantee: person.id)
+    }
+
+    /// Cancels the acting person's pending invitation `id`, or revokes the share it made; effective at the next request
+    /// and before the next alarm.
+    public func revoke(_ id: String) throws -> InvitationRecord {
+        let (store, person) = try shared()
+        guard let revoked = try store.revoke(String(id.prefix(64)), owner: person.id, at: app.clock.now) else {
+            throw DoseError.notFound(what: "a share or pending invitation of yours with id '\(id.prefix(64))'")
+        }
+        let action = revoked.state == .pending ? "cancelled" : "revoked"
+        try record(to: person.id, by: person.id, action, "\(action) the share with \(revoked.email)")
+        return revoked
+    }
+
+    /// Accepts (or declines) the invitation `token` as the acting person; returns the share an acceptance made.
+    public func answer(token: String, accept: Bool) throws -> ShareRecord? {
+        let (store, person) = try shared()
+        guard Self.isWellFormed(token) else { throw Self.unusable }
+        switch try store.answerInvitation(tokenHash: DeviceTokens.hash(token), as: person, accept: accept, at: app.clock.now) {
+        case .accepted(let share):
+            try record(to: share.owner.id, by: person.id, "accepted", "accepted \(Self.words(share.grants))")
+            return share
+        case .declined(let owner):
+            try record(to: owner, by: person.id, "declined", "declined the invitation")
+            return nil
+        case .unusable:
+            throw Self.unusable
+        case .own:
+            throw DoseError.invalidInput(field: "token", problem: "this is your own invitation", allowed: "an invitation someone else made for you")
+        case .addressedToSomeoneElse:
+            throw DoseError.invalidInput(
+                field: "token", problem: "this invitation was made for another address than yours (\(person.shownName))",
+                allowed: "an invitation made for your address; ask its sender to invite \(person.shownName)")
+        }
+    }
+
+    /// The invitation `token` as its invitee sees it before answering: who made it and what it grants. Anything that
+    /// cannot be answered (used, expired, never made) is refused with one sentence.
+    public func invitation(token: String) throws -> (invitation: InvitationRecord, from: PersonRecord) {
+        let (store, _) = try shared()
+        guard Self.isWellFormed(token), let found = try store.pendingInvitation(tokenHash: DeviceTokens.hash(token), at: app.clock.now) else {
+            throw Self.unusable
+        }
+        return (found.invitation, found.owner)
+    }
+
+    /// The grants the acting person holds on `owner`'s records now.
+    public func grants(on owner: String) throws -> [Grant] {
+        let (store, person) = try shared()
+        return try store.grants(of: person.id, on: owner)
+    }
+
+    /// The acting person's access audit, newest first.
+    public func audit() throws -> [AccessEntry] {
+        let (store, person) = try shared()
+        return try store.accessAudit(of: person.id, limit: Self.auditLimit)
+    }
+
+    /// Records in `owner`'s audit that the acting person did `action` (`viewed`, `logged`, `acknowledged`) — a view at most
+    /// once per `viewAuditInterval` for the same detail.
+    public func recordAccess(to owner: String, _ action: String, _ detail: String) throws {
+        let (store, person) = try shared()
+        if action == "viewed",
+            try store.recentlyRecorded(
+                to: owner, by: person.id, action: action, detail: detail, since: app.clock.now.addingTimeInterval(-Self.viewAuditInterval))
+        {
+            return
+        }
+        try record(to: owner, by: person.id, action, detail)
+    }
+
+    func record(to owner: String, by actor: String, _ action: String, _ detail: String) throws {
+        guard let store = app.store.shared else { return }
+        try store.recordAccess(to: owner, by: actor, action: action, detail: detail, at: app.clock.now)
+    }
+
+    /// Grants in words: "view and log".
+    public static func words(_ grants: [Grant]) -> String {
+        let names = grants.map(\.rawValue)
+        return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
+    }
+}
+
+extension UseCases {
+    /// Sharing with other people of a shared store.
+    public var sharing: SharingService { SharingService(app: self) }
+}
