@@ -45,7 +45,7 @@ contract() { # BASE TOKEN CONFIG [st options…]
     shift 3
     st --config-file "$config" run "$base/openapi.json" -H "Authorization: Bearer $bearer" \
         --phases examples,coverage,fuzzing,stateful --mode all --max-examples "$examples" \
-        --seed "${SCHEMATHESIS_SEED:-1}" --workers 2 --exclude-checks positive_data_acceptance "$@"
+        --seed "${SCHEMATHESIS_SEED:-1}" --workers "${workers:-2}" --exclude-checks positive_data_acceptance "$@"
 }
 
 bearer=$("$binary" device add schemathesis --json --db "$work/db.sqlite" | token)
@@ -80,6 +80,8 @@ invite=$(curl -fsS -X POST "$base/v1/shares" -H "Authorization: Bearer $alice" -
     -d '{"email": "bob@example.org", "grants": ["view", "report", "alarms", "log"]}' | python3 -c 'import json,sys; print(json.load(sys.stdin)["invite_url"].split("=")[1])')
 curl -fsS -X POST "$base/v1/invitations/accept" -H "Authorization: Bearer $bob" -H "Content-Type: application/json" \
     -d "{\"token\": \"$invite\"}" > /dev/null
-contract "$base" "$bob" "$(dirname "$0")/schemathesis-sharing.toml" --include-path-regex '^/v1/(shares|people|audit|invitations)'
+# One worker: two threads of schemathesis's coverage phase have crashed inside Python's `ast` (a SystemError of
+# CPython 3.11's parser when two threads compile at once), failing the run on schemathesis's own error.
+workers=1 contract "$base" "$bob" "$(dirname "$0")/schemathesis-sharing.toml" --include-path-regex '^/v1/(shares|people|audit|invitations)'
 still_standing "$base" "$work/serve-shared.log"
 echo "API contract, sharing on PostgreSQL: schemathesis found nothing; the server still answers."

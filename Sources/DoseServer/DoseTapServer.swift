@@ -31,7 +31,7 @@ public enum DoseTapServer {
         if case .lobby(let people) = shared { router.add(middleware: PeopleMiddleware(people: people)) }
         router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
         // A person's request for someone who shares with them goes on to that person's routes, if a grant opens it.
-        if case .person(let people) = shared { router.add(middleware: SharedAccessMiddleware(people: people, environment: environment)) }
+        router.add(middleware: SharedAccessMiddleware(people: shared?.people, environment: environment))
         router.add(middleware: QueryMiddleware())
         router.get("/health") { _, _ in Reply.json(HealthResponse()) }
         router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }

@@ -327,7 +327,7 @@ struct SharingRouteTests {
         }
     }
 
-    @Test("on a SQLite file, which is one person's, sharing is refused with the reason, and /v1/people/… is no route")
+    @Test("on a SQLite file, which is one person's, sharing is refused with the reason; a method no grant opens answers 405")
     func sqliteRefuses() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         try await fixture.test { client in
@@ -338,7 +338,10 @@ struct SharingRouteTests {
                 let refused = try await client.execute(uri: path, method: method, headers: fixture.auth, body: ByteBuffer(string: body))
                 #expect(refused.status == .forbidden && Self.message(refused).contains("needs a shared PostgreSQL store"), "\(method) \(path)")
             }
-            #expect(try await Self.get(client, "/v1/people/someone/status", fixture.auth).status == .notFound)
+            let shared = try await Self.get(client, "/v1/people/someone/status?x=1", fixture.auth)
+            #expect(shared.status == .forbidden && Self.message(shared).contains("needs a shared PostgreSQL store"))
+            let trace = try await client.execute(uri: "/v1/people/someone/alarm/log?date=2000-01-01", method: .trace, headers: fixture.auth)
+            #expect(trace.status == .methodNotAllowed && trace.headers[.allow] == "GET, HEAD", "as the router answers its own routes")
         }
     }
 

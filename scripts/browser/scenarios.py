@@ -8,7 +8,7 @@ on every page (no serious or critical violation) and measures contrast (text ≥
 Each scenario is a function of its own (driver, binary, a work folder, the screenshot folder); the pytest modules
 beside this file run each one alone with a fresh browser: `python3 -m pytest scripts/browser --binary PATH`.
 """
-import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse
+import argparse, datetime, json, os, re, shutil, sqlite3, subprocess, sys, tempfile, time, urllib.parse, urllib.request
 
 from axe_selenium_python import Axe
 from selenium import webdriver
@@ -1212,7 +1212,7 @@ def reminder_rings(driver, binary, work, out):
 def sign_in(driver, wait, binary, work, out, base_url):
     """A person of a shared PostgreSQL store opens the sign-in link the operator made: the page only asks, the button
     signs this browser in as them, and the same link a second time is refused in words."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=signin_" + os.path.basename(work).lower().replace("-", "_")[-40:]
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=signin_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
@@ -1244,6 +1244,57 @@ def sign_in(driver, wait, binary, work, out, base_url):
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
         check("does not work here" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text, "the used link is refused in words")
         audit(driver, "signin-refused", out)
+    finally:
+        process.terminate()
+        process.wait()
+
+
+def invitation(driver, wait, binary, work, out, base_url):
+    """On a server for everyone of a shared store, Bob signs in with his own link and opens the invitation Alice made:
+    the page says who shares and what each grant allows, Accept takes it once, and Alice's night is then his to see."""
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=invite_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    port = free_port()
+    here = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
+    alice = json.loads(subprocess.run([binary, "person", "add", "alice@example.org", "--name", "Alice", "--json"], env=environment,
+                                      capture_output=True, text=True, check=True).stdout)
+    bob = json.loads(subprocess.run([binary, "person", "add", "bob@example.org", "--link-base", here, "--json"], env=environment,
+                                    capture_output=True, text=True, check=True).stdout)
+    token = json.loads(subprocess.run([binary, "device", "add", "phone", "--person", "alice@example.org", "--json"], env=environment,
+                                      capture_output=True, text=True, check=True).stdout)["token"]
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json"], env=environment, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    try:
+        check(json.loads(process.stdout.readline()).get("people") == 2, "serve says it serves two people")
+
+        def alices(method, path, body):
+            request = urllib.request.Request(here + path, method=method, data=json.dumps(body).encode(),
+                                             headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+            with urllib.request.urlopen(request) as answer:
+                return json.loads(answer.read())
+
+        invite_url = alices("POST", "/v1/shares", {"email": "bob@example.org", "grants": ["log"]})["invite_url"]
+        alices("POST", "/v1/doses/take", {"type": "dose1"})
+        driver.get(bob["link"])
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button"))).click()
+        wait.until(lambda d: not d.current_url.startswith(here + "/signin"))
+        driver.get(invite_url)
+        heading = wait.until(EC.presence_of_element_located((By.TAG_NAME, "h1"))).text
+        check("Alice (alice@example.org) shares with you" in heading, f"the invitation names who shares ({heading})")
+        page = driver.find_element(By.TAG_NAME, "main").text if driver.find_elements(By.TAG_NAME, "main") else driver.page_source
+        check("Log: record doses" in page and "View:" in page, "each grant is said in words")
+        check(fits(driver), "the invitation fits 390x844 without scrolling")
+        audit(driver, "invitation", out)
+        driver.find_element(By.XPATH, "//button[normalize-space()='Accept']").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
+        said = driver.find_element(By.CSS_SELECTOR, "[role=alert]").text
+        check("Alice (alice@example.org) now shares with you: view and log" in said, said)
+        audit(driver, "invitation-accepted", out)
+        driver.get(here + "/v1/people/" + alice["id"] + "/status")
+        check('"phase":"before_window"' in driver.page_source.replace(" ", ""), "Bob's browser now reads Alice's night")
+        driver.get(invite_url)
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
+        check("cannot be used" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text, "the used invitation is refused in words")
     finally:
         process.terminate()
         process.wait()

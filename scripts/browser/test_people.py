@@ -8,3 +8,9 @@ def test_sign_in(driver, wait, binary, work, out, store):
     if not store:
         pytest.skip("sign-in links need a PostgreSQL store: run with --database-url")
     scenarios.sign_in(driver, wait, binary, work, out, store)
+
+
+def test_invitation(driver, wait, binary, work, out, store):
+    if not store:
+        pytest.skip("sharing needs a PostgreSQL store: run with --database-url")
+    scenarios.invitation(driver, wait, binary, work, out, store)

@@ -35,6 +35,12 @@ enum SharedRoutes {
         return grants
     }
 
+    /// The methods some grant opens on `path` (HEAD wherever GET is), sorted; empty when no grant opens it at all.
+    static func methods(for path: String) -> [String] {
+        let methods = [HTTPRequest.Method.get, .post].filter { !grants(opening: $0, path).isEmpty }.map(\.rawValue)
+        return (methods + (methods.contains("GET") ? ["HEAD"] : [])).sorted()
+    }
+
     /// What a grant's use is called in the person's audit.
     static func auditAction(_ method: HTTPRequest.Method, _ path: String) -> String {
         if method == .get || method == .head { return "viewed" }
@@ -48,7 +54,8 @@ enum SharedRoutes {
 /// the answer is 404, as for a person who does not exist; with a grant that does not open the route, 403 naming it.
 struct SharedAccessMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
-    let people: PeopleSites
+    /// The people served; nil when this server serves one person (a SQLite file, or `serve --person`).
+    let people: PeopleSites?
     let environment: AppEnvironment
 
     static let prefix = "/v1/people/"
@@ -60,10 +67,21 @@ struct SharedAccessMiddleware: RouterMiddleware {
         guard let slash = rest.firstIndex(of: "/") else { return try await next(request, context) }
         let owner = String(rest[..<slash])
         let route = String(rest[rest.index(after: slash)...])
+        let opening = SharedRoutes.grants(opening: request.method, route)
+        let allowed = SharedRoutes.methods(for: route)
+        if opening.isEmpty, !allowed.isEmpty {
+            // An address a grant opens, asked with a method none does (RFC 9110 §15.5.6), as the router answers its own.
+            var response = Reply.error(.methodNotAllowed(method: request.method.rawValue, path: path, allowed: allowed))
+            response.headers[.allow] = allowed.joined(separator: ", ")
+            return response
+        }
         let app = environment.useCases()
         let grants = try app.sharing.grants(on: owner)
         guard !grants.isEmpty else { throw DoseError.notFound(what: "a person with id '\(owner.prefix(64))' who shares with you") }
-        let opening = SharedRoutes.grants(opening: request.method, route)
+        guard let people else {
+            throw DoseError.forbidden(
+                why: "this server serves one person (`dosetap serve --person`); `dosetap serve` without --person serves those who share with you")
+        }
         guard !opening.isDisjoint(with: grants) else {
             let needed = opening.isEmpty ? "only they can use it" : "it needs \(opening.sorted().map(\.rawValue).joined(separator: " or "))"
             throw DoseError.forbidden(

@@ -42,7 +42,7 @@ struct InvitationPages: PageController {
         return try Templates.page(
             "invitation",
             InvitationView(
-                frame: Frame("Invitation", current: ""), from: from.name.map { "\($0) (\(from.shownName))" } ?? from.shownName,
+                frame: Frame("Invitation", current: ""), from: from.longName,
                 email: invitation.email, grants: SharingService.words(invitation.grants),
                 expires: SettingsView.day(invitation.expiresAt, zone) + " " + LocalClock.hourMinute(invitation.expiresAt, in: zone), token: token,
                 csrf: csrf(context), meanings: invitation.grants.map(Self.meaning)))
@@ -55,7 +55,7 @@ struct InvitationPages: PageController {
         }
         let share = try environment.useCases().sharing.answer(token: form.token, accept: form.answer == "accept")
         let message =
-            share.map { "\($0.owner.shownName) now shares with you: \(SharingService.words($0.grants)). They can revoke it at any time." }
+            share.map { "\($0.owner.longName) now shares with you: \(SharingService.words($0.grants)). They can revoke it at any time." }
             ?? "Declined. Nothing was shared."
         return try Templates.page(
             "notice",

@@ -13,6 +13,8 @@ public struct PersonRecord: Sendable, Equatable {
 
     /// How a message names them: the address, else the name, else the id.
     public var shownName: String { email ?? name ?? id }
+    /// How a page introduces them: "Alice (alice@example.org)", or the shown name alone.
+    public var longName: String { name.map { email == nil ? $0 : "\($0) (\(shownName))" } ?? shownName }
 }
 
 /// What removing a person did: the rows deleted, table by table, and what a check found of theirs afterwards.

@@ -71,16 +71,20 @@ extension PostgresStore {
     public func invite(_ invitation: InvitationRecord, tokenHash: String) throws {
         try transaction(writingFor: invitation.owner) { session in
             let pending = try session.rows(
-                "SELECT 1 FROM share_invitations WHERE person_id = \(invitation.owner) AND email = \(invitation.email) AND state = 'pending' AND expires_at > \(invitation.createdAt)"
-            )
+                """
+                SELECT 1 FROM share_invitations
+                WHERE person_id = \(invitation.owner) AND email = \(invitation.email) AND state = 'pending' AND expires_at > \(invitation.createdAt)
+                """)
             guard pending.isEmpty else {
                 throw DoseError.invalidInput(
                     field: "email", problem: "\(invitation.email) already has a pending invitation from you",
                     allowed: "that invitation's link, or cancel it (DELETE /v1/shares/{id}) and invite again")
             }
             let shared = try session.rows(
-                "SELECT 1 FROM shares JOIN people ON people.id = shares.grantee_id WHERE shares.person_id = \(invitation.owner) AND people.email = \(invitation.email)"
-            )
+                """
+                SELECT 1 FROM shares JOIN people ON people.id = shares.grantee_id
+                WHERE shares.person_id = \(invitation.owner) AND people.email = \(invitation.email)
+                """)
             guard shared.isEmpty else {
                 throw DoseError.invalidInput(
                     field: "email", problem: "you already share with \(invitation.email)",
@@ -88,8 +92,10 @@ extension PostgresStore {
             }
             // An expired pending invitation to the same address gives way to the new one.
             try session.execute(
-                "UPDATE share_invitations SET state = 'cancelled', answered_at = \(invitation.createdAt) WHERE person_id = \(invitation.owner) AND email = \(invitation.email) AND state = 'pending'"
-            )
+                """
+                UPDATE share_invitations SET state = 'cancelled', answered_at = \(invitation.createdAt)
+                WHERE person_id = \(invitation.owner) AND email = \(invitation.email) AND state = 'pending'
+                """)
             try session.execute(
                 """
                 INSERT INTO share_invitations (id, person_id, email, grants, token_hash, created_at, expires_at)
@@ -219,11 +225,11 @@ extension PostgresStore {
 
     /// Adds an entry to `person`'s access audit.
     public func recordAccess(to person: String, by actor: String?, action: String, detail: String, at now: Date) throws {
-        try transaction {
-            session in
+        // The column's limit counts code points, as `char_length` does.
+        let detail = String(String.UnicodeScalarView(detail.unicodeScalars.prefix(300)))
+        try transaction { session in
             try session.execute(
-                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(person), \(actor), \(now), \(action), \(String(detail.prefix(300))))"
-            )
+                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(person), \(actor), \(now), \(action), \(detail))")
         }
     }
 
