@@ -77,6 +77,11 @@ public struct ActionLinkSigner: Sendable {
         return payload + "." + Self.base64URL(Data(HMAC<SHA256>.authenticationCode(for: Data(payload.utf8), using: key)))
     }
 
+    /// The refusal of a token that is not a link this DoseTap signed, or was changed.
+    public static let forged = DoseError.invalidInput(
+        field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
+        allowed: "a link from a DoseTap reminder, or the Tonight page")
+
     /// The night a token says it is for, unchecked: on a shared store it only chooses whose key then checks the token.
     public static func claimedNight(of token: String) -> String? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -86,9 +91,7 @@ public struct ActionLinkSigner: Sendable {
 
     /// The link a token stands for, if its signature holds and it has not expired.
     public func link(from token: String, now: Date) throws(DoseError) -> ActionLink {
-        let invalid = DoseError.invalidInput(
-            field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
-            allowed: "a link from a DoseTap reminder, or the Tonight page")
+        let invalid = Self.forged
         let parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         guard token.utf8.count <= 400, [5, 6].contains(parts.count), let signature = Self.data(base64URL: parts[parts.count - 1]) else {
             throw invalid

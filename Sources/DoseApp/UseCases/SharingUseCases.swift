@@ -34,12 +34,21 @@ public struct SharingService: Sendable {
         field: "token", problem: "this invitation cannot be used: it was answered, cancelled or expired, or it was never made here",
         allowed: "a new invitation from the person who wants to share with you")
 
-    /// The store and the person acting; sharing needs a shared store.
+    /// The refusal on a store that is not shared.
+    static let unshared = DoseError.forbidden(
+        why: "sharing needs a shared PostgreSQL store (SPEC §5.6); this DoseTap keeps one person's records in a SQLite file")
+
+    /// The store and the acting person's id; sharing needs a shared store. Most uses need only the id, read from the
+    /// store's scope, not the person's row.
+    func sharedStore() throws -> (store: PostgresStore, person: String) {
+        guard let store = app.store.shared, let id = app.store.personID else { throw Self.unshared }
+        return (store, id)
+    }
+
+    /// The store and the acting person's record (their address), for what compares addresses.
     func shared() throws -> (store: PostgresStore, person: PersonRecord) {
-        guard let store = app.store.shared, let id = app.store.personID, let person = try store.person(named: id) else {
-            throw DoseError.forbidden(
-                why: "sharing needs a shared PostgreSQL store (SPEC §5.6); this DoseTap keeps one person's records in a SQLite file")
-        }
+        let (store, id) = try sharedStore()
+        guard let person = try store.person(named: id) else { throw Self.unshared }
         return (store, person)
     }
 
@@ -71,25 +80,25 @@ public struct SharingService: Sendable {
 
     /// The acting person's invitations, newest first, and the shares they gave.
     public func given() throws -> (invitations: [InvitationRecord], shares: [ShareRecord]) {
-        let (store, person) = try shared()
-        return (try store.invitations(of: person.id), try store.shares(owner: person.id))
+        let (store, person) = try sharedStore()
+        return (try store.invitations(of: person), try store.shares(owner: person))
     }
 
     /// The shares others gave the acting person.
     public func received() throws -> [ShareRecord] {
-        let (store, person) = try shared()
-        return try store.shares(grantee: person.id)
+        let (store, person) = try sharedStore()
+        return try store.shares(grantee: person)
     }
 
     /// Cancels the acting person's pending invitation `id`, or revokes the share it made; effective at the next request
     /// and before the next alarm.
     public func revoke(_ id: String) throws -> InvitationRecord {
-        let (store, person) = try shared()
-        guard let revoked = try store.revoke(String(id.prefix(64)), owner: person.id, at: app.clock.now) else {
+        let (store, person) = try sharedStore()
+        guard let revoked = try store.revoke(String(id.prefix(64)), owner: person, at: app.clock.now) else {
             throw DoseError.notFound(what: "a share or pending invitation of yours with id '\(id.prefix(64))'")
         }
         let action = revoked.state == .pending ? "cancelled" : "revoked"
-        try record(to: person.id, by: person.id, action, "\(action) the share with \(revoked.email)")
+        try record(to: person, by: person, action, "\(action) the share with \(revoked.email)")
         return revoked
     }
 
@@ -118,7 +127,7 @@ public struct SharingService: Sendable {
     /// The invitation `token` as its invitee sees it before answering: who made it and what it grants. Anything that
     /// cannot be answered (used, expired, never made) is refused with one sentence.
     public func invitation(token: String) throws -> (invitation: InvitationRecord, from: PersonRecord) {
-        let (store, _) = try shared()
+        let (store, _) = try sharedStore()
         guard Self.isWellFormed(token), let found = try store.pendingInvitation(tokenHash: DeviceTokens.hash(token), at: app.clock.now) else {
             throw Self.unusable
         }
@@ -127,27 +136,27 @@ public struct SharingService: Sendable {
 
     /// The grants the acting person holds on `owner`'s records now.
     public func grants(on owner: String) throws -> [Grant] {
-        let (store, person) = try shared()
-        return try store.grants(of: person.id, on: owner)
+        let (store, person) = try sharedStore()
+        return try store.grants(of: person, on: owner)
     }
 
     /// The acting person's access audit, newest first.
     public func audit() throws -> [AccessEntry] {
-        let (store, person) = try shared()
-        return try store.accessAudit(of: person.id, limit: Self.auditLimit)
+        let (store, person) = try sharedStore()
+        return try store.accessAudit(of: person, limit: Self.auditLimit)
     }
 
     /// Records in `owner`'s audit that the acting person did `action` (`viewed`, `logged`, `acknowledged`) — a view at most
     /// once per `viewAuditInterval` for the same detail.
     public func recordAccess(to owner: String, _ action: String, _ detail: String) throws {
-        let (store, person) = try shared()
+        let (store, person) = try sharedStore()
         if action == "viewed",
             try store.recentlyRecorded(
-                to: owner, by: person.id, action: action, detail: detail, since: app.clock.now.addingTimeInterval(-Self.viewAuditInterval))
+                to: owner, by: person, action: action, detail: detail, since: app.clock.now.addingTimeInterval(-Self.viewAuditInterval))
         {
             return
         }
-        try record(to: owner, by: person.id, action, detail)
+        try record(to: owner, by: person, action, detail)
     }
 
     func record(to owner: String, by actor: String, _ action: String, _ detail: String) throws {

@@ -95,9 +95,7 @@ public final class PeopleSites: Sendable {
                 let person = try shared.owner(of: .night(id: night))
             else {
                 // No key of the lobby's could check it, and none should be made for nobody: refused as any forged link.
-                throw DoseError.invalidInput(
-                    field: "link", problem: "this is not a DoseTap reminder link, or it was changed",
-                    allowed: "a link from a DoseTap reminder, or the Tonight page")
+                throw ActionLinkSigner.forged
             }
             return person
         }
@@ -135,10 +133,8 @@ public final class PeopleSites: Sendable {
     /// One person's engine, with the run log that lets their next night say when the server was down.
     static func runEngine(of site: Site) async {
         let environment = site.environment
-        let run = try? await BlockingWork.run { try environment.useCases().reminders.serverStarted() }
-        _ = try? await BlockingWork.run { try environment.useCases().reminders.signer() }
-        await site.engine.run(heartbeat: run)
-        if let run { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run, stopped: true) } }
+        let run = (try? await BlockingWork.run { ReminderEngineService.started(environment) }) ?? nil
+        await ReminderEngineService(engine: site.engine, environment: environment, run: run).runEngine()
     }
 }
 

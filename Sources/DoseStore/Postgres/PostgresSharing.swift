@@ -110,7 +110,7 @@ extension PostgresStore {
         try transaction(readOnly: true) { session in
             try session.rows(
                 """
-                SELECT id, person_id, email, grants, created_at, expires_at, state, answered_at FROM share_invitations
+                SELECT \(unescaped: Self.invitationColumns) FROM share_invitations
                 WHERE person_id = \(owner) ORDER BY created_at DESC, id
                 """
             ).map(Self.invitation)
@@ -154,7 +154,7 @@ extension PostgresStore {
             guard
                 let invitation = try session.rows(
                     """
-                    SELECT id, person_id, email, grants, created_at, expires_at, state, answered_at FROM share_invitations
+                    SELECT \(unescaped: Self.invitationColumns) FROM share_invitations
                     WHERE person_id = \(owner) AND id = \(id) FOR UPDATE
                     """
                 ).first.map(Self.invitation)
@@ -180,7 +180,7 @@ extension PostgresStore {
             guard
                 let invitation = try session.rows(
                     """
-                    SELECT id, person_id, email, grants, created_at, expires_at, state, answered_at FROM share_invitations
+                    SELECT \(unescaped: Self.invitationColumns) FROM share_invitations
                     WHERE token_hash = \(tokenHash) AND state = 'pending' AND expires_at > \(now)
                     """
                 ).first.map(Self.invitation),
@@ -197,7 +197,7 @@ extension PostgresStore {
             guard
                 let invitation = try session.rows(
                     """
-                    SELECT id, person_id, email, grants, created_at, expires_at, state, answered_at FROM share_invitations
+                    SELECT \(unescaped: Self.invitationColumns) FROM share_invitations
                     WHERE token_hash = \(tokenHash) FOR UPDATE
                     """
                 ).first.map(Self.invitation), invitation.state == .pending, invitation.expiresAt > now
@@ -261,6 +261,9 @@ extension PostgresStore {
             }
         }
     }
+
+    /// The columns `invitation(_:)` reads, in its order (a constant, never input).
+    static let invitationColumns = "id, person_id, email, grants, created_at, expires_at, state, answered_at"
 
     static func invitation(_ row: PostgresRow) throws -> InvitationRecord {
         let (id, owner, email, grants, created, expires, state, answered) = try row.decode(
