@@ -73,7 +73,8 @@ struct CommandContext {
     let storeName: String
     /// How many people the store held when opened (a SQLite file holds one).
     var people = 1
-    /// Whether it was opened to serve everyone of a shared store.
+    /// Whether it was opened to serve everyone of a shared store: one that held two or more people at start (a store of
+    /// one is served as before, by the one-person server, until a restart finds the second).
     var everyone = false
 
     /// The use cases at the command's instant.
@@ -106,7 +107,7 @@ struct CommandContext {
             environment.http = OutboundHTTP.sender
             return CommandContext(
                 options: options, environment: environment, clock: environment.clock(), storeName: location.redacted, people: people,
-                everyone: everyone && options.person == nil)
+                everyone: everyone && options.person == nil && people > 1)
         }
         if let person = options.person { throw SharedStore.sqliteHoldsOnePerson(option: "--person \(person.prefix(100))") }
         let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)

@@ -94,8 +94,12 @@ public enum DoseTapServer {
                 environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
             let engine = ReminderEngine(channels: channels)
             router = Self.router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)
-            // Logged before the server listens, so that no request can see tonight's outages without it.
-            reminders = ReminderEngineService(engine: engine, environment: environment, run: ReminderEngineService.started(environment))
+            // The run is logged before the server listens, so that no request can see tonight's outages without it, and
+            // the next run can say when the server, and the night's alarms, were down.
+            let run = try? environment.useCases().reminders.serverStarted()
+            // The link key is made now, so no reminder ever waits for the writer to make it.
+            _ = try? environment.useCases().reminders.signer()
+            reminders = ReminderEngineService(engine: engine, environment: environment, run: run)
             setLinkBase = { await engine.setLinkBase($0) }
         }
         let governor = ConnectionGovernor(limits: limits)
@@ -186,22 +190,9 @@ struct ReminderEngineService: Service {
     /// This server run's id in the run log (nil if it could not be logged).
     let run: String?
 
-    /// Logs the start of a server run, so the next run can say when the server, and the night's alarms, were down, and
-    /// makes the link key now, so no reminder ever waits for the writer to make it; returns the run's id.
-    static func started(_ environment: AppEnvironment) -> String? {
-        let run = try? environment.useCases().reminders.serverStarted()
-        _ = try? environment.useCases().reminders.signer()
-        return run
-    }
-
     func run() async throws {
         // The engine's loop ends when its task is cancelled, which graceful shutdown does.
-        await cancelWhenGracefulShutdown { await runEngine() }
-    }
-
-    /// Runs the engine until cancelled, then logs that the run stopped cleanly.
-    func runEngine() async {
-        await engine.run(heartbeat: run)
+        await cancelWhenGracefulShutdown { await engine.run(heartbeat: run) }
         if let run { try? environment.useCases().reminders.serverAlive(run, stopped: true) }
     }
 }

@@ -133,8 +133,11 @@ public final class PeopleSites: Sendable {
     /// One person's engine, with the run log that lets their next night say when the server was down.
     static func runEngine(of site: Site) async {
         let environment = site.environment
-        let run = (try? await BlockingWork.run { ReminderEngineService.started(environment) }) ?? nil
-        await ReminderEngineService(engine: site.engine, environment: environment, run: run).runEngine()
+        let run = try? await BlockingWork.run { try environment.useCases().reminders.serverStarted() }
+        _ = try? await BlockingWork.run { try environment.useCases().reminders.signer() }
+        await site.engine.run(heartbeat: run)
+        // Off the cooperative threads: a shutdown that waits on this write must not also be what it waits behind.
+        if let run { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run, stopped: true) } }
     }
 }
 
