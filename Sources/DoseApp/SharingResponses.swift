@@ -76,23 +76,52 @@ public struct SharesResponse: Encodable, Sendable {
     }
 }
 
-/// One person shared with the caller (`GET /v1/people`), with the grants and where their routes are.
+/// One person shared with the caller (`GET /v1/people`), with the grants, where their routes are, and what the grants
+/// show at a glance: their latest decided night (`view`) and their last 30 nights on target (`report`).
 public struct SharedPersonResponse: Encodable, Sendable {
+    struct LatestNight: Encodable, Sendable {
+        var date: String
+        var outcome: DoseTiming
+        var intervalMinutes: Int?
+
+        enum CodingKeys: String, CodingKey { case date, outcome, intervalMinutes = "interval_minutes" }
+    }
+
+    struct OnTarget: Encodable, Sendable {
+        var nights: Int
+        var decided: Int
+        var onTarget: Int
+        var percent: Double?
+
+        enum CodingKeys: String, CodingKey { case nights, decided, onTarget = "on_target", percent }
+    }
+
     var id: String
     var email: String?
     var name: String?
     var grants: [Grant]
     var since: Date
     var routes: String
+    var latestNight: LatestNight?
+    var recent: OnTarget?
 
-    /// A share received.
-    public init(_ share: ShareRecord) {
+    enum CodingKeys: String, CodingKey {
+        case id, email, name, grants, since, routes, latestNight = "latest_night", recent = "on_target_30"
+    }
+
+    /// A share received, with what its grants show.
+    public init(_ overview: SharedPersonOverview) {
+        let share = overview.share
         id = share.owner.id
         email = share.owner.email
         name = share.owner.name
         grants = share.grants
         since = share.createdAt
         routes = "/v1/people/\(share.owner.id)/"
+        latestNight = overview.latest.map { LatestNight(date: $0.date.description, outcome: $0.timing, intervalMinutes: $0.intervalMinutes) }
+        recent = overview.recent.map {
+            OnTarget(nights: SharedPersonOverview.recentNights, decided: $0.decided, onTarget: $0.count(.onTarget), percent: $0.percent(.onTarget))
+        }
     }
 }
 

@@ -53,7 +53,7 @@ public enum DoseTapServer {
             AlarmPages(environment: environment, channels: channels, settings: settings).routes, SupportPages(environment: environment).routes,
             WelcomePages(environment: environment, channels: channels).routes, SetupRoutes(environment: environment).routes,
             ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment, owner: shared?.people.signInOwner).routes,
-            InvitationPages(environment: environment).routes,
+            InvitationPages(environment: environment).routes, SharingPages(environment: environment).routes,
             AppShell.routes,
         ] {
             router.addRoutes(controller)

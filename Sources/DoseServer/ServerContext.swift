@@ -36,6 +36,13 @@ public struct SharedAccess: Sendable {
     public var person: String
     public var email: String?
     public var grants: [Grant]
+    /// Whose records they act on: that person's id, and their name as shown.
+    public var owner: String
+    public var ownerName: String
+
+    /// Where the grantee's pages for the person are (`/people/{id}`), and their routes (`/v1/people/{id}`).
+    var pageBase: String { "/people/" + owner }
+    var apiBase: String { "/v1/people/" + owner }
 }
 
 /// Marks each request with the listener it came in on, so the pages know whether the browser reached them over HTTPS
@@ -64,4 +71,13 @@ public enum ServerLimits {
 extension AppEnvironment {
     /// The CSRF tokens under the server's stored secret.
     func csrfTokens() throws -> CSRFTokens { CSRFTokens(secretHex: try useCases().devices.linkSecret()) }
+
+    /// The CSRF tokens of whoever is at the browser: a grantee's page for another person carries the grantee's own
+    /// token, which their own site checks on every API call the page makes.
+    func csrfTokens(of context: DoseRequestContext) throws -> CSRFTokens {
+        guard let grantee = context.grantee else { return try csrfTokens() }
+        var theirs = self
+        theirs.store = store.of(person: grantee.person)
+        return try theirs.csrfTokens()
+    }
 }

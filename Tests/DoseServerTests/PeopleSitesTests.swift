@@ -193,6 +193,92 @@ struct PeopleSitesTests {
     }
 }
 
+extension PeopleSitesTests {
+    @Test(
+        "every route a grant could open, API and pages, walked as Alice, each one-grant grantee, a revoked grantee, a stranger and no one",
+        SharedStoreFixture.enabled)
+    func sharedRouteMatrix() async throws {
+        let grantees: [String: [String]] = ["viewer": ["view"], "reporter": ["report"], "ringer": ["alarms"], "logger": ["log"]]
+        let fixture = try SharedStoreFixture(
+            now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "revoked", "stranger"] + grantees.keys.sorted())
+        let alice = try #require(fixture.people["alice"]?.id)
+        let canary = "canary-\(UUID().uuidString.prefix(8))"
+        let own = try fixture.environment("alice").useCases()
+        _ = try own.night.perform(NightAction(.dose1, note: canary), from: .api)
+        for (name, grants) in grantees.merging(["revoked": ["view", "report", "alarms", "log"]], uniquingKeysWith: { $1 }) {
+            let url = try own.sharing.invite(email: "\(name)@example.org", grants: grants, base: "http://localhost").url
+            _ = try fixture.environment(name).useCases().sharing.answer(token: String(url.split(separator: "=").last ?? ""), accept: true)
+        }
+        let revokedShare = try #require(try own.sharing.given().shares.first { $0.grantee.email == "revoked@example.org" })
+        _ = try own.sharing.revoke(revokedShare.id)
+        let eventID = try #require(try own.night.status().session?.events.first?.id.rawValue)
+        let nightID = try #require(try own.night.status().session?.id.rawValue)
+
+        // Every route a grant opens, and some of Alice's that none does, under both prefixes.
+        var walk: [(HTTPRequest.Method, String, Set<Grant>)] = []
+        for (table, prefix) in [(SharedRoutes.opened, "/v1/people/\(alice)/"), (SharedRoutes.pages, "/people/\(alice)/")] {
+            var routes: [String: (HTTPRequest.Method, Set<Grant>)] = [:]
+            for (grant, opened) in table {
+                for (method, route) in opened { routes["\(method) \(route)", default: (method, [])].1.insert(grant) }
+            }
+            for (key, (method, grants)) in routes {
+                let route = String(key.split(separator: " ", maxSplits: 1).dropFirst().first ?? "")
+                walk.append(
+                    (
+                        method, prefix + route.replacingOccurrences(of: ":date", with: "2026-11-21").replacingOccurrences(of: ":id", with: nightID),
+                        grants
+                    ))
+            }
+        }
+        for (method, route) in [(HTTPRequest.Method.get, "settings"), (.post, "clear-all"), (.get, "export/events.csv"), (.post, "undo")] {
+            walk.append((method, "/v1/people/\(alice)/\(route)", []))
+        }
+        for (method, route) in [(HTTPRequest.Method.get, "settings"), (.get, "details"), (.post, "ui/clear-all"), (.get, "history")] {
+            walk.append((method, "/people/\(alice)/\(route)", []))
+        }
+        #expect(walk.count >= 25)
+        let routes = walk
+        try await fixture.test { client in
+            // Each person's own form token (a grantee's pages for Alice carry theirs), so a refusal is the grant's.
+            var tokens: [String: String] = [:]
+            for who in ["stranger", "revoked"] + grantees.keys.sorted() {
+                let page = String(buffer: try await client.execute(uri: "/settings/sharing", method: .get, headers: fixture.auth(who)).body)
+                tokens[who] = String(page.split(separator: "name=\"csrf\" value=\"").dropFirst().first?.split(separator: "\"").first ?? "")
+            }
+            for (method, path, opening) in routes {
+                for who in ["nobody", "stranger", "revoked"] + grantees.keys.sorted() {
+                    let body = ByteBuffer(string: path.hasPrefix("/v1/") ? "{}" : "csrf=\(tokens[who] ?? "")&action=log&event=bathroom")
+                    let grants = Set((grantees[who] ?? []).compactMap(Grant.init(rawValue:)) + (grantees[who] == ["log"] ? [.view] : []))
+                    // The event stream of a grant that opens it never ends; the sharing tests read it elsewhere.
+                    if path.hasSuffix("/stream"), !grants.isDisjoint(with: opening) { continue }
+                    var headers = who == "nobody" ? HTTPFields() : fixture.auth(who)
+                    if !path.hasPrefix("/v1/") { headers[.contentType] = "application/x-www-form-urlencoded" }
+                    let response = try await client.execute(uri: path, method: method, headers: headers, body: body)
+                    let text = String(buffer: response.body)
+                    let expected: HTTPResponse.Status? =
+                        switch who {
+                        case "nobody": .unauthorized
+                        case "stranger", "revoked": .notFound
+                        default: grants.isDisjoint(with: opening) ? .forbidden : nil
+                        }
+                    if let expected {
+                        #expect(response.status == expected, "\(method) \(path) as \(who): \(response.status)")
+                        // A refusal may repeat the address asked for; it shows nothing else of hers.
+                        for secret in [canary, eventID, nightID] where !path.contains(secret) {
+                            #expect(!text.contains(secret), "\(method) \(path) as \(who) refused, yet showed Alice's \(secret)")
+                        }
+                    } else {
+                        #expect(![.unauthorized, .forbidden, .notFound].contains(response.status), "\(method) \(path) as \(who): \(response.status)")
+                    }
+                }
+            }
+        }
+        let audit = try own.sharing.audit()
+        #expect(!audit.contains { $0.actor?.email == "stranger@example.org" }, "a stranger leaves no trace in Alice's audit")
+        #expect(!audit.contains { $0.actor?.email == "revoked@example.org" && ["viewed", "logged", "acknowledged"].contains($0.action) })
+    }
+}
+
 @Suite("sharing on a shared store: invitations, grants that open exactly their routes, revocation, the audit", .serialized)
 struct SharingRouteTests {
     static func post(_ client: any TestClientProtocol, _ uri: String, _ headers: HTTPFields, _ body: String) async throws -> TestResponse {
@@ -342,6 +428,12 @@ struct SharingRouteTests {
             #expect(shared.status == .forbidden && Self.message(shared).contains("needs a shared PostgreSQL store"))
             let trace = try await client.execute(uri: "/v1/people/someone/alarm/log?date=2000-01-01", method: .trace, headers: fixture.auth)
             #expect(trace.status == .methodNotAllowed && trace.headers[.allow] == "GET, HEAD", "as the router answers its own routes")
+            for page in ["/people", "/settings/sharing", "/settings/audit", "/people/someone/"] {
+                let refused = try await client.execute(uri: page, method: .get, headers: fixture.auth)
+                #expect(refused.status == .forbidden && String(buffer: refused.body).contains("needs a shared PostgreSQL store"), "\(page)")
+            }
+            #expect(
+                !String(buffer: try await client.execute(uri: "/settings", method: .get, headers: fixture.auth).body).contains("/settings/sharing"))
         }
     }
 

@@ -1249,6 +1249,106 @@ def sign_in(driver, wait, binary, work, out, base_url):
         process.wait()
 
 
+def caregiving(driver, wait, binary, work, out, base_url):
+    """Three people of a shared store, on a fixed clock 170 minutes after Alice's Dose 1: Bob (log) lands on his People,
+    opens Alice's Tonight from the switcher and takes her Dose 2 with the big button; Carol (view and report), her
+    clinician, sees each patient's latest night and 30 nights on target with the report link; Alice's Sharing and audit
+    pages then name Bob. Each page is screenshot and checked with axe-core at 390×844."""
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=care_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    port = free_port()
+    here = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
+
+    def run(*arguments):
+        return subprocess.run([binary, *arguments, "--tz", "America/New_York"], env=environment, capture_output=True, text=True, check=True).stdout
+
+    people = {name: json.loads(run("person", "add", f"{name.lower()}@example.org", "--name", name, "--link-base", here, "--json"))
+              for name in ["Alice", "Bob", "Carol"]}
+    alice = people["Alice"]["id"]
+    # Three nights of Alice's (Dose 2 after 165, 205 and 168 minutes), then tonight's Dose 1 at 22:30 New York time.
+    first = datetime.datetime(2026, 11, 18, 3, 30, tzinfo=datetime.timezone.utc)
+    for night, minutes in enumerate([165, 205, 168]):
+        dose1 = first + datetime.timedelta(days=night)
+        run("dose1", "--person", "alice@example.org", "--now", dose1.isoformat())
+        run("dose2", "--person", "alice@example.org", "--now", (dose1 + datetime.timedelta(minutes=minutes)).isoformat())
+    tonight = first + datetime.timedelta(days=3)
+    run("dose1", "--person", "alice@example.org", "--now", tonight.isoformat())
+    token = json.loads(run("device", "add", "phone", "--person", "alice@example.org", "--json"))["token"]
+    now = (tonight + datetime.timedelta(minutes=170)).isoformat()
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--now", now, "--tz", "America/New_York"], env=environment,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        process.stdout.readline()
+
+        def alices(method, path, body):
+            request = urllib.request.Request(here + path, method=method, data=json.dumps(body).encode(),
+                                             headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+            with urllib.request.urlopen(request) as answer:
+                return json.loads(answer.read())
+
+        def sign_in_and_accept(name, grants):
+            invite_url = alices("POST", "/v1/shares", {"email": f"{name.lower()}@example.org", "grants": grants})["invite_url"]
+            driver.delete_all_cookies()
+            driver.get(people[name]["link"])
+            wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button"))).click()
+            wait.until(lambda d: not d.current_url.startswith(here + "/signin"))
+            driver.get(invite_url)
+            wait.until(EC.element_to_be_clickable((By.XPATH, "//button[normalize-space()='Accept']"))).click()
+            wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
+
+        sign_in_and_accept("Bob", ["log", "alarms"])
+        driver.find_element(By.LINK_TEXT, "Open their Tonight").click()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-on-behalf]")))
+        check(driver.current_url == f"{here}/people/{alice}/", f"the invitation leads to Alice's Tonight ({driver.current_url})")
+        said = driver.find_element(By.CSS_SELECTOR, "[data-on-behalf]").text
+        check("Logging for Alice" in said, f"the page says whose night it is and that taps are for her ({said})")
+        current = driver.find_element(By.CSS_SELECTOR, "nav.people [aria-current=page]").text
+        check(current == "Alice", f"the switcher marks Alice's night ({current})")
+        check(primary(driver).text == "Take Dose 2", f"the big button is Take Dose 2 in her window ({primary(driver).text})")
+        check(not driver.find_elements(By.CSS_SELECTOR, "a[href='/medications']"), "her other pages are not offered")
+        check(fits(driver), "her Tonight fits 390x844 without scrolling")
+        audit(driver, "caregiver-tonight", out)
+        primary(driver).click()
+        wait.until(lambda d: "did=dose2" in d.current_url)
+        outcome = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-outcome]"))).text
+        check("Dose 2" in outcome, f"the outcome is said on her page ({outcome})")
+        check(not driver.find_elements(By.CSS_SELECTOR, "[data-undo-until]"), "no Undo for Bob: undo is Alice's own")
+        audit(driver, "caregiver-tonight-done", out)
+        status = json.loads(urllib.request.urlopen(urllib.request.Request(here + "/v1/status", headers={"Authorization": "Bearer " + token})).read())
+        check(status.get("dose2_at") is not None, "Alice's own status has the Dose 2 Bob gave")
+        driver.get(here + "/")
+        wait.until(lambda d: d.current_url.startswith(here + "/people"))
+        check(driver.current_url == here + "/people", "Bob, who has not set DoseTap up for himself, lands on his People")
+        audit(driver, "caregiver-people", out)
+
+        sign_in_and_accept("Carol", ["view", "report"])
+        driver.get(here + "/people")
+        card = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-person]"))).text
+        check("Alice" in card and "Dose 2 on target" in card and "Latest night" in card, f"the clinician's list shows Alice at a glance ({card})")
+        report = driver.find_element(By.LINK_TEXT, "Report, 30 nights").get_attribute("href")
+        check(report == f"{here}/people/{alice}/report/file?nights=30", f"and the report link ({report})")
+        check(fits(driver), "the clinician's list fits 390x844 without scrolling")
+        audit(driver, "clinician-list", out)
+        driver.get(report)
+        check("Report" in driver.title or "DoseTap" in driver.title, f"the report opens ({driver.title})")
+
+        driver.delete_all_cookies()
+        driver.get(people["Alice"]["link"])
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button"))).click()
+        wait.until(lambda d: not d.current_url.startswith(here + "/signin"))
+        driver.get(here + "/settings/sharing")
+        shares = wait.until(EC.presence_of_element_located((By.TAG_NAME, "main"))).text
+        check("bob@example.org" in shares and "carol@example.org" in shares, "Alice's Sharing lists both shares")
+        audit(driver, "sharing-settings", out)
+        driver.get(here + "/settings/audit")
+        entries = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "ul.audit"))).text
+        check("Bob (bob@example.org) logged: Dose 2 recorded on Tonight" in entries, f"the audit names Bob's tap ({entries[:300]})")
+        audit(driver, "access-audit", out)
+    finally:
+        process.terminate()
+        process.wait()
+
+
 def invitation(driver, wait, binary, work, out, base_url):
     """On a server for everyone of a shared store, Bob signs in with his own link and opens the invitation Alice made:
     the page says who shares and what each grant allows, Accept takes it once, and Alice's night is then his to see."""

@@ -14,3 +14,9 @@ def test_invitation(driver, wait, binary, work, out, store):
     if not store:
         pytest.skip("sharing needs a PostgreSQL store: run with --database-url")
     scenarios.invitation(driver, wait, binary, work, out, store)
+
+
+def test_caregiving(driver, wait, binary, work, out, store):
+    if not store:
+        pytest.skip("sharing needs a PostgreSQL store: run with --database-url")
+    scenarios.caregiving(driver, wait, binary, work, out, store)

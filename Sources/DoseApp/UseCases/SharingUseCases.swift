@@ -134,6 +134,27 @@ public struct SharingService: Sendable {
         return (found.invitation, found.owner)
     }
 
+    /// The share `owner` gave the acting person, read now (so a revocation holds at the next request); nil without one.
+    public func share(from owner: String) throws -> ShareRecord? {
+        let (store, person) = try sharedStore()
+        return try store.shares(owner: String(owner.prefix(64)), grantee: person).first
+    }
+
+    /// The people who share with the acting person, each with what their grants let them see at a glance: the latest
+    /// decided night (with `view`) and the last 30 nights' share of Dose 2 on target (with `report`), judged by the
+    /// person's own settings as their own Insights judge them.
+    public func overview() throws -> [SharedPersonOverview] {
+        try received().map { share in
+            let grants = Set(share.grants)
+            guard !grants.isDisjoint(with: [.view, .report]) else { return SharedPersonOverview(share: share, latest: nil, recent: nil) }
+            let theirs = UseCases(store: app.store.of(person: share.owner.id), clock: app.clock, outbound: app.outbound)
+            let adherence = try theirs.insights.insights(nights: SharedPersonOverview.recentNights).insights.adherence
+            return SharedPersonOverview(
+                share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,
+                recent: grants.contains(.report) ? adherence : nil)
+        }
+    }
+
     /// The grants the acting person holds on `owner`'s records now.
     public func grants(on owner: String) throws -> [Grant] {
         let (store, person) = try sharedStore()
@@ -169,6 +190,18 @@ public struct SharingService: Sendable {
         let names = grants.map(\.rawValue)
         return names.count < 2 ? names.joined() : names.dropLast().joined(separator: ", ") + " and " + names.last!
     }
+}
+
+/// One person who shares with the acting person, as their list shows them.
+public struct SharedPersonOverview: Sendable {
+    /// The nights `recent` covers, back from tonight.
+    public static let recentNights = 30
+
+    public let share: ShareRecord
+    /// Their latest night whose Dose 2 was decided within `recentNights`, with `view`; nil without it or without one.
+    public let latest: Adherence.Night?
+    /// Their last `recentNights` nights, with `report`.
+    public let recent: Adherence?
 }
 
 extension UseCases {

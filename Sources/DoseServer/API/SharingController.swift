@@ -44,7 +44,7 @@ struct SharingController {
             return Reply.json(JSONValue(dictionaryLiteral: ("declined", .bool(true))))
         }
         routes.get("people") { _, _ in
-            let people = try environment.useCases().sharing.received().map(SharedPersonResponse.init)
+            let people = try environment.useCases().sharing.overview().map(SharedPersonResponse.init)
             return Reply.json(JSONValue(dictionaryLiteral: ("people", JSONValue(response: people))))
         }
         routes.get("audit") { _, _ in Reply.json(AuditResponse(try environment.useCases().sharing.audit())) }

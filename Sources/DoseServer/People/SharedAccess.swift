@@ -12,21 +12,29 @@ enum SharedRoutes {
     static let opened: [Grant: [(HTTPRequest.Method, String)]] = [
         .view: [
             (.get, "status"), (.get, "sessions"), (.get, "sessions/:date"), (.get, "nights/:id"), (.get, "reminders"), (.get, "alarm/log"),
-            (.get, "medications"), (.get, "supply"),
+            (.get, "medications"), (.get, "supply"), (.get, "stream"),
         ],
         .report: [(.get, "insights"), (.get, "export/sessions.csv"), (.get, "analytics/export")],
         .alarms: [(.post, "alarm/ack")],
         .log: [(.post, "doses/take"), (.post, "doses/skip"), (.post, "doses/snooze"), (.post, "events/log"), (.post, "events/wake")],
     ]
 
+    /// The pages a grant opens under `/people/{id}/`, each the person's own page at the site's root: their Tonight (read
+    /// with `view`, its taps with `log`) and the clinician's report file.
+    static let pages: [Grant: [(HTTPRequest.Method, String)]] = [
+        .view: [(.get, "")],
+        .report: [(.get, "report/file")],
+        .log: [(.post, "ui/act")],
+    ]
+
     /// The grants that open `method` on `path` (below `/v1/`); empty when no grant does. HEAD is GET without the body.
-    static func grants(opening method: HTTPRequest.Method, _ path: String) -> Set<Grant> {
+    static func grants(opening method: HTTPRequest.Method, _ path: String, in table: [Grant: [(HTTPRequest.Method, String)]] = opened) -> Set<Grant> {
         let method = method == .head ? .get : method
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var grants = Set<Grant>()
-        for (grant, routes) in opened {
+        for (grant, routes) in table {
             for (routeMethod, pattern) in routes where routeMethod == method {
-                let parts = pattern.split(separator: "/")
+                let parts = pattern.split(separator: "/", omittingEmptySubsequences: false)
                 if parts.count == segments.count, zip(parts, segments).allSatisfy({ $0.hasPrefix(":") ? !$1.isEmpty : $0 == $1 }) {
                     grants.insert(grant)
                 }
@@ -36,39 +44,51 @@ enum SharedRoutes {
     }
 
     /// The methods some grant opens on `path` (HEAD wherever GET is), sorted; empty when no grant opens it at all.
-    static func methods(for path: String) -> [String] {
-        let methods = [HTTPRequest.Method.get, .post].filter { !grants(opening: $0, path).isEmpty }.map(\.rawValue)
+    static func methods(for path: String, in table: [Grant: [(HTTPRequest.Method, String)]] = opened) -> [String] {
+        let methods = [HTTPRequest.Method.get, .post].filter { !grants(opening: $0, path, in: table).isEmpty }.map(\.rawValue)
         return (methods + (methods.contains("GET") ? ["HEAD"] : [])).sorted()
     }
 
     /// What a grant's use is called in the person's audit.
     static func auditAction(_ method: HTTPRequest.Method, _ path: String) -> String {
         if method == .get || method == .head { return "viewed" }
-        return path == "alarm/ack" ? "acknowledged" : "logged"
+        return path.hasSuffix("alarm/ack") ? "acknowledged" : "logged"
     }
 }
 
-/// `/v1/people/{id}/…`: a signed-in person's request for someone who shares with them. Their own device, CSRF token and
-/// rate were checked by their own site; here the grant is read (on every request, so a revocation holds at once) and
-/// the request goes on to the person's site as `/v1/…`, marked with who is acting. Without any grant from that person
-/// the answer is 404, as for a person who does not exist; with a grant that does not open the route, 403 naming it.
+/// `/v1/people/{id}/…` and `/people/{id}/…`: a signed-in person's request for someone who shares with them. Their own
+/// device, CSRF token and rate were checked by their own site; here the grant is read (on every request, so a
+/// revocation holds at once) and the request goes on to the person's site as `/v1/…` (or the page at `/…`), marked with
+/// who is acting. Without any grant from that person the answer is 404, as for a person who does not exist; with a
+/// grant that does not open the route, 403 naming it.
 struct SharedAccessMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     /// The people served; nil when this server serves one person (a SQLite file, or `serve --person`).
     let people: PeopleSites?
     let environment: AppEnvironment
 
-    static let prefix = "/v1/people/"
+    /// Where a grantee reaches another person's routes, and where each leads on that person's site.
+    struct Entry {
+        let prefix: String
+        let target: String
+        let routes: [Grant: [(HTTPRequest.Method, String)]]
+    }
+
+    static let api = Entry(prefix: "/v1/people/", target: "/v1/", routes: SharedRoutes.opened)
+    static let pages = Entry(prefix: "/people/", target: "/", routes: SharedRoutes.pages)
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        guard path.hasPrefix(Self.prefix) else { return try await next(request, context) }
-        let rest = path.dropFirst(Self.prefix.count)
-        guard let slash = rest.firstIndex(of: "/") else { return try await next(request, context) }
+        guard let entry = [Self.api, Self.pages].first(where: { path.hasPrefix($0.prefix) }) else { return try await next(request, context) }
+        let rest = path.dropFirst(entry.prefix.count)
+        guard let slash = rest.firstIndex(of: "/") else {
+            // `/people/{id}` is their Tonight, at the address its links are relative to.
+            return entry.prefix == Self.pages.prefix && !rest.isEmpty ? WebPages.redirect(path + "/") : try await next(request, context)
+        }
         let owner = String(rest[..<slash])
         let route = String(rest[rest.index(after: slash)...])
-        let opening = SharedRoutes.grants(opening: request.method, route)
-        let allowed = SharedRoutes.methods(for: route)
+        let opening = SharedRoutes.grants(opening: request.method, route, in: entry.routes)
+        let allowed = SharedRoutes.methods(for: route, in: entry.routes)
         if opening.isEmpty, !allowed.isEmpty {
             // An address a grant opens, asked with a method none does (RFC 9110 §15.5.6), as the router answers its own.
             var response = Reply.error(.methodNotAllowed(method: request.method.rawValue, path: path, allowed: allowed))
@@ -76,28 +96,52 @@ struct SharedAccessMiddleware: RouterMiddleware {
             return response
         }
         let app = environment.useCases()
-        let grants = try app.sharing.grants(on: owner)
-        guard !grants.isEmpty else { throw DoseError.notFound(what: "a person with id '\(owner.prefix(64))' who shares with you") }
+        guard let share = try app.sharing.share(from: owner) else {
+            throw DoseError.notFound(what: "a person with id '\(owner.prefix(64))' who shares with you")
+        }
         guard let people else {
             throw DoseError.forbidden(
                 why: "this server serves one person (`dosetap serve --person`); `dosetap serve` without --person serves those who share with you")
         }
-        guard !opening.isDisjoint(with: grants) else {
+        guard !opening.isDisjoint(with: share.grants) else {
             let needed = opening.isEmpty ? "only they can use it" : "it needs \(opening.sorted().map(\.rawValue).joined(separator: " or "))"
             throw DoseError.forbidden(
-                why: "\(request.method) \(route.prefix(80)) is not open to you for this person: you hold \(SharingService.words(grants)); \(needed)")
+                why: "\(request.method) \(route.prefix(80)) is not open to you for \(share.owner.shownName): "
+                    + "you hold \(SharingService.words(share.grants)); \(needed)")
         }
         var head = request.head
         let query = request.uri.query.map { "?" + $0 } ?? ""
-        head.path = "/v1/" + route + query
+        head.path = entry.target + route + query
         var forwarded = context
-        let me = try app.sharing.me()
-        forwarded.grantee = SharedAccess(person: me.id, email: me.email, grants: grants)
-        let response = try await people.site(owner).responder.respond(to: Request(head: head, body: request.body), context: forwarded)
-        if (200..<300).contains(response.status.code) {
-            let action = SharedRoutes.auditAction(request.method, route)
-            try app.sharing.recordAccess(to: owner, action, "\(request.method == .head ? "GET" : request.method.rawValue) \(route)")
+        forwarded.grantee = SharedAccess(
+            person: share.grantee.id, email: share.grantee.email, grants: share.grants, owner: share.owner.id,
+            ownerName: share.owner.name ?? share.owner.shownName)
+        var response = try await people.site(owner).responder.respond(to: Request(head: head, body: request.body), context: forwarded)
+        // A page's tap is done only when it goes back to Tonight; its answer of 200 is a question asked, nothing logged.
+        let done =
+            entry.prefix == Self.pages.prefix && request.method == .post ? response.status == .seeOther : (200..<300).contains(response.status.code)
+        if done {
+            let method = request.method == .head ? "GET" : request.method.rawValue
+            let detail = entry.prefix == Self.pages.prefix ? Self.pageDetail(route, response) : "\(method) \(route)"
+            try app.sharing.recordAccess(to: owner, SharedRoutes.auditAction(request.method, route), detail)
+        }
+        // The person's site sends a tap back to its Tonight; the grantee's Tonight for them is under their prefix.
+        if let location = response.headers[.location], location.hasPrefix("/"), !location.hasPrefix("//") {
+            response.headers[.location] = Self.pages.prefix + owner + location
         }
         return response
+    }
+
+    /// A page's use in the person's audit, in words: which page was opened, or what a tap recorded (read from where it
+    /// sent the browser back to: Tonight's `did=` names the kind).
+    static func pageDetail(_ route: String, _ response: Response) -> String {
+        switch route {
+        case "": return "Tonight"
+        case "report/file": return "the report"
+        default:
+            let location = response.headers[.location] ?? ""
+            let did = URLComponents(string: location)?.queryItems?.first { $0.name == "did" }?.value
+            return did.map { "\(TonightPages.recordedSentence($0).dropLast()) on Tonight" } ?? "a tap on Tonight"
+        }
     }
 }

@@ -99,6 +99,8 @@
   }
   if (variants.length > 1) { showVariant(); setInterval(showVariant, 1000); }
   const live = document.querySelector("[data-live]");
+  // A grantee's Tonight for someone who shares with them sends its calls to that person's routes (/v1/people/{id}).
+  const here = live ? live.dataset : {}, api = here.api || "/v1", home = here.home || "/", grantee = "grantee" in here;
   const queue = window.DoseTapQueue && window.indexedDB && live ? window.DoseTapQueue : null;
   const banner = document.getElementById("offline-banner");
   const zoneName = ((document.querySelector("[data-periods]") || {}).dataset || {}).zone;
@@ -143,10 +145,11 @@
     say(words);
     showQueue(words);
     // A tap is kept on the phone with its time; a Dose 2 outside the window asks first, from the periods the server sent.
-    document.querySelectorAll("form[action='/ui/act']").forEach((form) => form.addEventListener("submit", (event) => {
+    document.querySelectorAll("form[action$='/ui/act']").forEach((form) => form.addEventListener("submit", (event) => {
       event.preventDefault(); event.stopImmediatePropagation();
       const action = (form.querySelector("[name=action]") || {}).value, label = (form.querySelector("button[type=submit]") || {}).textContent || action;
-      if (!queue || !queue.queueable(action)) { say(label.trim() + " needs the server: not saved. Try again when it is back."); cue("error"); return; }
+      // The phone's queue replays as its own person; a tap for someone else waits for the server instead.
+      if (!queue || grantee || !queue.queueable(action)) { say(label.trim() + " needs the server: not saved. Try again when it is back."); cue("error"); return; }
       const now = Date.now() - skew, given = Array.from(form.querySelectorAll("[name=confirm]")).map((i) => i.value);
       const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : null, csrf: csrfToken() })
         .then((tap) => showQueue("Kept on this phone: " + tap.label + " at " + local(new Date(tap.at)) + ". It is sent when DoseTap's server is back."))
@@ -227,11 +230,11 @@
   }
   const ring_alarm = () => tone(660, 0.2);
   if (window.EventSource && document.body.querySelector("[data-live]")) {
-    const source = new EventSource("/v1/stream");
+    const source = new EventSource(api + "/stream");
     source.addEventListener("reminder", (event) => {
       const notice = JSON.parse(event.data);
       announce(notice.message);
-      if (notice.rings) startAlarm();
+      if (notice.rings && "rings" in here) startAlarm();
       if (window.Notification && Notification.permission === "granted") new Notification("DoseTap", { body: notice.message });
       const banner = document.getElementById("reminder-banner");
       if (banner) { banner.textContent = notice.message; banner.hidden = false; }
@@ -304,15 +307,15 @@
     ringOnce();
   }
   // "I'm up" is recorded as the answer to tonight's alarms (from this page, or from a notification that opened it).
-  const acknowledge = (via) => fetch("/v1/alarm/ack", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
+  const acknowledge = (via) => fetch(api + "/alarm/ack", { method: "POST", headers: { "Content-Type": "application/json", "X-CSRF-Token": csrfToken() },
     body: JSON.stringify(via ? { via: via } : {}) }).catch(() => {});
   const imUp = document.querySelector("[data-imup]");
   if (imUp) imUp.addEventListener("click", () => { stopAlarm(); acknowledge(); announce("Alarm answered."); });
   const asked = new URLSearchParams(location.search);
-  if (asked.get("ack") === "push" && live && !offlineSince) { acknowledge("push"); history.replaceState(null, "", "/"); }
+  if (asked.get("ack") === "push" && live && !offlineSince) { acknowledge("push"); history.replaceState(null, "", home); }
   // A notification's Take Dose 2 that the rules call risky opens Tonight here, at the same dialog a tap would show.
   if (asked.get("ask") === "take" && live) {
-    history.replaceState(null, "", "/");
+    history.replaceState(null, "", home);
     const form = Array.from(document.querySelectorAll("form[data-risk]")).find((f) => (f.querySelector("[name=action]") || {}).value === "dose2");
     if (form && form.requestSubmit) form.requestSubmit(); else say("Take Dose 2 from here if it is still time; the notification could not.");
   }

@@ -61,6 +61,11 @@ struct InvitationPages: PageController {
             "notice",
             NoticePage(
                 frame: Frame("Invitation", current: ""), heading: share == nil ? "Declined" : "Accepted", message: message,
-                link: NoticePage.Link(href: "/", label: "Open Tonight")))
+                link: share.map {
+                    $0.grants.contains(.view)
+                        ? NoticePage.Link(href: "/people/\($0.owner.id)/", label: "Open their Tonight")
+                        : NoticePage.Link(href: "/people", label: "People who share with you")
+                }
+                    ?? NoticePage.Link(href: "/", label: "Open Tonight")))
     }
 }

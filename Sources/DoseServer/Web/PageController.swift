@@ -12,8 +12,17 @@ protocol PageController {
 extension PageController {
     /// The CSRF token for this page: bound to the browser's device, rotated every 12 hours.
     func csrf(_ context: DoseRequestContext) -> String {
-        guard let device = context.device, let tokens = try? environment.csrfTokens() else { return "" }
+        guard let device = context.device, let tokens = try? environment.csrfTokens(of: context) else { return "" }
         return tokens.token(device: device.id, at: environment.now())
+    }
+
+    /// The person switcher for whoever is at the browser (the person, or a grantee on a page for someone who shares with
+    /// them); empty on a SQLite file, or when no one shares `view` with them.
+    func switcher(_ context: DoseRequestContext) throws -> [Frame.Tab] {
+        guard environment.store.shared != nil else { return [] }
+        var browser = environment
+        if let grantee = context.grantee { browser.store = environment.store.of(person: grantee.person) }
+        return Frame.switcher(try browser.useCases().sharing.received(), current: context.grantee?.owner)
     }
 
     /// Reads a urlencoded form within the body limit and checks its CSRF token.
@@ -21,7 +30,7 @@ extension PageController {
         let data = try await JSONBody.collect(request)
         let fields = try FormBody.fields(data)
         guard let device = context.device, let sent = fields["csrf"],
-            try environment.csrfTokens().accepts(sent, device: device.id, at: environment.now())
+            try environment.csrfTokens(of: context).accepts(sent, device: device.id, at: environment.now())
         else {
             throw DoseError.forbidden(why: "the form's token is missing, wrong or from a page loaded more than a day ago")
         }

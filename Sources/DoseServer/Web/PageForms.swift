@@ -119,3 +119,9 @@ struct WelcomeStepForm: Decodable {
         case step, testAlarm = "test_alarm"
     }
 }
+
+/// An invitation to share, from Settings → Sharing: the invitee's address and the grants ticked.
+struct ShareForm: Decodable {
+    var email: String
+    var grants: [String]?
+}

@@ -32,10 +32,11 @@ struct SettingsPages: PageController {
         let app = environment.useCases()
         let settings = try app.settings.current()
         let zone = try app.settings.zone()
-        let view = SettingsView(
+        var view = SettingsView(
             frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
             devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: zone, pairing: pairing,
             alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test))
+        view.shared = environment.store.shared != nil
         return try Templates.page("settings", view)
     }
 

@@ -1,3 +1,5 @@
+import DoseCore
+import DoseStore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -50,7 +52,15 @@ struct Frame {
 
     let title: String
     let nav: [Tab]
+    /// Whether the page has the tab bar (a grantee's page for another person has none).
+    let hasTabs: Bool
     var flash: String?
+    /// Whose pages these are, on a page of the person or of someone who shares with them: "You · Alice · Bob".
+    var switcher: Switcher?
+
+    struct Switcher {
+        let tabs: [Tab]
+    }
 
     static let tabs: [(path: String, label: String)] = [
         ("/", "Tonight"), ("/details", "Details"), ("/history", "History"), ("/insights", "Insights"), ("/settings", "Settings"),
@@ -59,7 +69,30 @@ struct Frame {
     init(_ title: String, current: String, flash: String? = nil) {
         self.title = title
         self.nav = Self.tabs.map { Tab(path: $0.path, label: $0.label, current: $0.path == current) }
+        hasTabs = true
         self.flash = flash
+    }
+
+    init(title: String, nav: [Tab], switcher: [Tab]) {
+        self.title = title
+        self.nav = nav
+        hasTabs = !nav.isEmpty
+        self.switcher = switcher.isEmpty ? nil : Switcher(tabs: switcher)
+    }
+
+    /// The frame of a grantee's page for another person: no tabs of theirs (their other pages are theirs alone); the
+    /// switcher leads back to the grantee's own Tonight and on to their People.
+    static func forGrantee(_ title: String, switcher: [Tab]) -> Frame {
+        Frame(title: title, nav: [], switcher: switcher + [Tab(path: "/people", label: "People", current: false)])
+    }
+
+    /// The person switcher: the person's own Tonight and that of each person who shares `view` with them, `current`
+    /// marked; empty when no one does.
+    static func switcher(_ shares: [ShareRecord], current: String?) -> [Tab] {
+        let viewable = shares.filter { $0.grants.contains(.view) }
+        guard !viewable.isEmpty else { return [] }
+        return [Tab(path: "/", label: "You", current: current == nil)]
+            + viewable.map { Tab(path: "/people/\($0.owner.id)/", label: $0.owner.name ?? $0.owner.shownName, current: $0.owner.id == current) }
     }
 }
 

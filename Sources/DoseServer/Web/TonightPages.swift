@@ -45,12 +45,23 @@ struct TonightPages: PageController {
 
     func tonight(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         // Nobody starts a night with the wrong target, zone or alarms: setup comes first (it never blocks an open night).
-        if try needsSetup() { return WebPages.redirect("/welcome") }
+        if try needsSetup() {
+            guard let grantee = context.grantee else {
+                // Someone who only looks after others lands on their people, not on setup for a medicine they may not take.
+                return WebPages.redirect(try switcher(context).isEmpty ? "/welcome" : "/people")
+            }
+            return try tonightPage(context, banner: Self.notSetUp(grantee))
+        }
         var undo: (String, Date)?
         if let wire = request.uri.queryParameters["did"], let until = request.uri.queryParameters["until"].flatMap({ ISO8601.parse(String($0)) }) {
             undo = (Self.recordedSentence(String(wire)), until)
         }
         return try tonightPage(context, undo: undo)
+    }
+
+    /// Why a grantee cannot start the night of a person who never set DoseTap up: setup (target, zone, alarms) is theirs.
+    static func notSetUp(_ grantee: SharedAccess) -> String {
+        "\(grantee.ownerName) has not set DoseTap up yet. Dose 1 can be logged for them once they have chosen their target, time zone and alarms."
     }
 
     /// What changed tonight most recently, in words, for the refusal of a tap made on an older page.
@@ -77,6 +88,11 @@ struct TonightPages: PageController {
         let app = environment.useCases()
         let (snapshot, outages) = try app.night.tonight()
         var view = TonightView(snapshot, csrf: csrf(context), now: app.clock.now, undo: undo, outages: outages, banner: banner, question: question)
+        if let grantee = context.grantee {
+            view.show(to: grantee, switcher: try switcher(context))
+            return try Templates.page("tonight", view, status: status)
+        }
+        view.frame.switcher = Frame.Switcher(tabs: try switcher(context))
         if !view.nightOpen {
             let supply = try app.supply.report()
             if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays) }
@@ -99,7 +115,15 @@ struct TonightPages: PageController {
                 allowed: TonightAction.allCases.map(\.rawValue).joined(separator: ", "))
         }
         let kind = action.kind(event: tap.event)
-        if case .dose1 = kind, try needsSetup() { return WebPages.redirect("/welcome") }
+        if let grantee = context.grantee, action == .undo {
+            // Undo removes tonight's last action, whoever made it: a caregiver's could erase the person's own dose.
+            return try tonightPage(
+                context, banner: "Undo is \(grantee.ownerName)'s own: they can undo or correct what was recorded.", status: .forbidden)
+        }
+        if case .dose1 = kind, try needsSetup() {
+            guard let grantee = context.grantee else { return WebPages.redirect("/welcome") }
+            return try tonightPage(context, banner: Self.notSetUp(grantee), status: .conflict)
+        }
         let confirmValues = tap.confirm ?? []
         let confirmations = Set(confirmValues.compactMap(ConfirmKind.init(rawValue:)))
         let app = environment.useCases()
@@ -131,7 +155,9 @@ struct TonightPages: PageController {
             }
         }
         do {
-            let outcome = try app.night.perform(NightAction(kind, confirmations: confirmations), from: .page)
+            var nightAction = NightAction(kind, confirmations: confirmations)
+            nightAction.actor = context.grantee.map { $0.email ?? $0.person }
+            let outcome = try app.night.perform(nightAction, from: .page)
             guard let event = outcome.decision.event else { return WebPages.redirect("/") }
             let until = event.recordedAt.addingTimeInterval(TimeInterval(outcome.settings.undoWindowSeconds))
             // The kind by its wire name: the page words it, so a link cannot put words of its own on Tonight.

@@ -100,9 +100,18 @@ struct TonightView {
         let risk: String?
     }
 
-    let frame: Frame
+    var frame: Frame
     let csrf: String
     let revision: String
+    /// Where the page's taps and script calls go: the person's own, or a grantee's for them (`/people/{id}`).
+    var actURL = "/ui/act"
+    var apiBase = "/v1"
+    var home = "/"
+    /// A grantee's page for another person: whose night it is and what the grantee may do on it.
+    var onBehalf: String?
+    var isGrantee = false
+    /// Whether the night's reminders ring on this page: the person's own, or a grantee with `alarms`.
+    var rings = true
     var settleUntil: String?
     var banner: String?
     var heading: String
@@ -118,7 +127,7 @@ struct TonightView {
     var snoozeWhy: String?
     var undo: Undo?
     let warnings: [String]
-    let grid: [GridItem]
+    var grid: [GridItem]
     let dense: Bool
     var wake: Wake?
     var showPreSleep = false
@@ -211,6 +220,47 @@ struct TonightView {
             wake = Wake(risk: status.earlyWakeQuestion(in: zone))
         }
         showPreSleep = status.dose1At == nil
+    }
+
+    /// Tonight as `grantee` sees it for the person who shares with them: every tap under the same rules, sent to the
+    /// grantee's address for them, with only what their grants open. Undo is the person's own (a caregiver's undo could
+    /// remove a dose the person recorded, and a dose that looks untaken invites a second one); so are check-in,
+    /// pre-sleep, other medications and corrections.
+    mutating func show(to grantee: SharedAccess, switcher: [Frame.Tab]) {
+        let canLog = grantee.grants.contains(.log)
+        actURL = grantee.pageBase + "/ui/act"
+        apiBase = grantee.apiBase
+        home = grantee.pageBase + "/"
+        isGrantee = true
+        rings = grantee.grants.contains(.alarms)
+        frame = Frame.forGrantee("\(grantee.ownerName)'s night", switcher: switcher)
+        onBehalf =
+            canLog
+            ? "Logging for \(grantee.ownerName). Each tap is recorded with your name."
+            : "Viewing \(grantee.ownerName)'s night. Their share does not let you log."
+        undo = nil
+        showCheckIn = false
+        showPreSleep = false
+        lowSupply = nil
+        redose = redose.map { Redose(from: $0.from, doses: $0.doses, href: "") }
+        variants = variants.map { variant in
+            var variant = variant
+            if variant.primaryLink != nil {
+                variant.primaryLink = nil
+                variant.spotText = "Their morning check-in is theirs to answer."
+            }
+            if !canLog {
+                variant.primary = nil
+                variant.secondary = nil
+            }
+            return variant
+        }
+        if !canLog {
+            question = nil
+            pending = nil
+            wake = nil
+            grid = []
+        }
     }
 
     /// The line of tonight's times: Dose 1 with the window and target while Dose 2 is to come, else Dose 1 and the wake.

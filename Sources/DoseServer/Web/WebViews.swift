@@ -267,6 +267,8 @@ struct SettingsView {
     let medication: String
     /// The sleep-source priority as typed: words, comma-separated, first preferred.
     let sleepPriorities: [SelectOption]
+    /// On a shared store: the Sharing section, with the people who share with this person.
+    var shared = false
 
     init(
         frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,

@@ -1,0 +1,189 @@
+import DoseApp
+import DoseCore
+import DoseStore
+import Foundation
+import Hummingbird
+
+/// The sharing pages (SPEC §5.6): People (those who share with the signed-in person, each with their latest night and
+/// their last 30 nights at a glance, as a clinician's list of patients), Settings → Sharing (invite, cancel, revoke) and
+/// the access audit. On a SQLite file they say that sharing needs a shared store.
+struct SharingPages: PageController {
+    let environment: AppEnvironment
+
+    /// The routes, at the root of the site.
+    var routes: RouteCollection<DoseRequestContext> {
+        let routes = RouteCollection(context: DoseRequestContext.self)
+        routes.get("/people") { _, context in try people(context) }
+        routes.get("/settings/sharing") { request, context in
+            try sharing(context, flash: request.uri.queryParameters["done"].flatMap { Self.done[String($0)] })
+        }
+        routes.post("/ui/shares") { request, context in try await invite(request, context) }
+        routes.post("/ui/shares/revoke") { request, context in try await revoke(request, context) }
+        routes.get("/settings/audit") { _, _ in try audit() }
+        return routes
+    }
+
+    /// The words of a redirect's `done=` after a change.
+    static let done = ["cancelled": "Invitation cancelled.", "revoked": "Share revoked: it no longer opens anything, from now on."]
+
+    struct PersonCard {
+        let name, email, grants, since: String
+        let latest, recent: String?
+        let tonight, report: String?
+        let alarms: Bool
+    }
+
+    struct PeopleView {
+        let frame: Frame
+        let people: [PersonCard]
+        let none: Bool
+        /// DoseTap is not set up for the person's own nights (Tonight sends someone who only looks after others here).
+        let setUpOwn: Bool
+    }
+
+    func people(_ context: DoseRequestContext) throws -> Response {
+        let app = environment.useCases()
+        try requireShared()
+        let zone = try app.settings.zone()
+        let cards = try app.sharing.overview().map { Self.card($0, zone: zone) }
+        var frame = Frame("People", current: "")
+        let tabs = try switcher(context)
+        frame.switcher = tabs.isEmpty ? nil : Frame.Switcher(tabs: tabs)
+        return try Templates.page(
+            "people", PeopleView(frame: frame, people: cards, none: cards.isEmpty, setUpOwn: try app.setup.isRequiredBeforeDose1()))
+    }
+
+    /// One person who shares, as their card words them.
+    static func card(_ overview: SharedPersonOverview, zone: TimeZone) -> PersonCard {
+        let share = overview.share
+        let grants = Set(share.grants)
+        let base = "/people/\(share.owner.id)/"
+        var latest: String?
+        if grants.contains(.view) {
+            latest =
+                overview.latest.map { night in
+                    let interval = night.intervalMinutes.map { ", Dose 2 after \(DurationText.words(minutes: $0))" } ?? ""
+                    return "Latest night, \(night.date): \(night.timing.mark) \(night.timing.label)\(interval)."
+                } ?? "No night with Dose 2 decided in the last \(SharedPersonOverview.recentNights) nights."
+        }
+        let recent = overview.recent.map { adherence in
+            guard let percent = adherence.percent(.onTarget) else {
+                return "Last \(SharedPersonOverview.recentNights) nights: no night with Dose 2 decided yet."
+            }
+            return "Last \(SharedPersonOverview.recentNights) nights: Dose 2 on target \(NumberText.tenths(percent))% "
+                + "(\(adherence.count(.onTarget)) of \(adherence.decided) decided nights)."
+        }
+        return PersonCard(
+            name: share.owner.name ?? share.owner.shownName, email: share.owner.email ?? "", grants: SharingService.words(share.grants),
+            since: SettingsView.day(share.createdAt, zone), latest: latest, recent: recent, tonight: grants.contains(.view) ? base : nil,
+            report: grants.contains(.report) ? base + "report/file?nights=\(SharedPersonOverview.recentNights)" : nil,
+            alarms: grants.contains(.alarms))
+    }
+
+    struct Row {
+        let id, who, grants, detail: String
+        let canCancel, canRevoke: Bool
+    }
+
+    struct SharingView {
+        let frame: Frame
+        let csrf: String
+        let shares: [Row]
+        let invitations: [Row]
+        let choices: [Choice]
+        let inviteURL: String?
+        let email: String
+    }
+
+    struct Choice {
+        let name, meaning: String
+        let checked: Bool
+    }
+
+    func sharing(
+        _ context: DoseRequestContext, flash: String? = nil, inviteURL: String? = nil, email: String = "", chosen: Set<String> = ["view"],
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
+        let app = environment.useCases()
+        try requireShared()
+        let zone = try app.settings.zone()
+        let (invitations, shares) = try app.sharing.given()
+        let now = app.clock.now
+        func when(_ date: Date) -> String { SettingsView.day(date, zone) + " " + LocalClock.hourMinute(date, in: zone) }
+        let shareRows = shares.map {
+            Row(
+                id: $0.id, who: $0.grantee.longName, grants: SharingService.words($0.grants), detail: "since \(SettingsView.day($0.createdAt, zone))",
+                canCancel: false, canRevoke: true)
+        }
+        let invitationRows = invitations.filter { $0.state != .accepted }.map { invitation in
+            let expired = invitation.state == .pending && invitation.expiresAt <= now
+            let state =
+                expired
+                ? "expired \(when(invitation.expiresAt))"
+                : invitation.state == .pending ? "pending until \(when(invitation.expiresAt))" : invitation.state.rawValue
+            return Row(
+                id: invitation.id, who: invitation.email, grants: SharingService.words(invitation.grants), detail: state,
+                canCancel: invitation.state == .pending && !expired, canRevoke: false)
+        }
+        let choices = Grant.allCases.map { Choice(name: $0.rawValue, meaning: InvitationPages.meaning($0), checked: chosen.contains($0.rawValue)) }
+        return try Templates.page(
+            "sharing",
+            SharingView(
+                frame: Frame("Sharing", current: "/settings", flash: flash), csrf: csrf(context), shares: shareRows, invitations: invitationRows,
+                choices: choices, inviteURL: inviteURL, email: email),
+            status: status)
+    }
+
+    func invite(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let form = try await form(request, context, as: ShareForm.self)
+        let grants = form.grants ?? []
+        let base = (WebPages.isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
+        do {
+            let (invitation, url) = try environment.useCases().sharing.invite(email: form.email, grants: grants, base: base)
+            return try sharing(
+                context, flash: "Invitation made for \(invitation.email). Give them this link; it works once, for 7 days.", inviteURL: url)
+        } catch let error as DoseError {
+            // The form again with what was typed, and the refusal in words.
+            return try sharing(context, flash: error.message, email: form.email, chosen: Set(grants), status: error.httpStatus)
+        }
+    }
+
+    func revoke(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let form = try await form(request, context, as: ChosenForm.self)
+        let revoked = try environment.useCases().sharing.revoke(form.id)
+        // The record as it was: a pending invitation was cancelled; an accepted one's share was revoked.
+        return WebPages.redirect("/settings/sharing?done=\(revoked.state == .pending ? "cancelled" : "revoked")")
+    }
+
+    struct AuditView {
+        struct Entry {
+            let when, who, action, detail: String
+        }
+
+        let frame: Frame
+        let entries: [Entry]
+        let none: Bool
+    }
+
+    func audit() throws -> Response {
+        let app = environment.useCases()
+        try requireShared()
+        let zone = try app.settings.zone()
+        let entries = try app.sharing.audit().map { entry in
+            AuditView.Entry(
+                when: SettingsView.day(entry.at, zone) + " " + LocalClock.hourMinute(entry.at, in: zone),
+                who: entry.actor?.longName ?? "a person since removed",
+                // A use of the records is said with its verb; a share change or a sign-in says itself in its detail.
+                action: ["viewed", "logged", "acknowledged"].contains(entry.action) ? entry.action : "", detail: entry.detail)
+        }
+        return try Templates.page("audit", AuditView(frame: Frame("Audit", current: "/settings"), entries: entries, none: entries.isEmpty))
+    }
+
+    /// Sharing needs a shared PostgreSQL store; on a SQLite file the page says so instead of showing an empty list.
+    func requireShared() throws {
+        guard environment.store.shared != nil else {
+            throw DoseError.forbidden(
+                why: "sharing needs a shared PostgreSQL store (SPEC §5.6); this DoseTap keeps one person's records in a SQLite file")
+        }
+    }
+}
