@@ -146,3 +146,20 @@ public struct AuditResponse: Encodable, Sendable {
         }
     }
 }
+
+/// `GET` and `PUT /v1/ladder`: the escalation ladder in order, each rung's person and minute after Dose 1.
+public struct LadderResponse: Encodable, Sendable {
+    struct Rung: Encodable, Sendable {
+        var person: PersonResponse
+        var minutesAfterDose1: Int
+
+        enum CodingKeys: String, CodingKey { case person, minutesAfterDose1 = "minutes_after_dose1" }
+    }
+
+    var rungs: [Rung]
+
+    /// The ladder's rungs.
+    public init(_ rungs: [(share: ShareRecord, minutesAfterDose1: Int)]) {
+        self.rungs = rungs.map { Rung(person: PersonResponse($0.share.grantee), minutesAfterDose1: $0.minutesAfterDose1) }
+    }
+}

@@ -197,7 +197,7 @@ struct ResponseConformanceTests {
 
     /// Whether an operation is one of sharing's, which answer only on a shared PostgreSQL store (on a file: 403).
     static func needsSharedStore(_ operation: String) -> Bool {
-        ["/v1/shares", "/v1/people", "/v1/audit", "/v1/invitations/"].contains { operation.contains(" " + $0) }
+        ["/v1/shares", "/v1/people", "/v1/audit", "/v1/invitations/", "/v1/ladder"].contains { operation.contains(" " + $0) }
     }
 
     @Test("sharing on a shared store: every sharing operation and every route a grant opens answers as documented", SharedStoreFixture.enabled)
@@ -233,6 +233,8 @@ struct ResponseConformanceTests {
                 try await walk.call(.get, "\(people)/\(route)", expect: .ok, as: bob)
             }
             try await walk.call(.get, "/v1/shares", expect: .ok)
+            try await walk.call(.put, "/v1/ladder", #"{"rungs": [{"email": "bob@example.org", "minutes_after_dose1": 225}]}"#, expect: .ok)
+            try await walk.call(.get, "/v1/ladder", expect: .ok)
             try await walk.call(.get, "/v1/audit", expect: .ok)
             let shareID = invitation["id"]?.stringValue ?? ""
             try await walk.call(.delete, "/v1/shares/\(shareID)", expect: .ok)

@@ -182,6 +182,16 @@ struct SharingPagesTests {
             #expect(other.status == .forbidden, "Alice's form token is not Bob's")
             let audit = String(buffer: try await Routes.get(client, "/settings/audit", fixture.auth("alice")).body)
             #expect(audit.contains("invited bob@example.org to view and alarms") && audit.contains("cancelled the share with bob@example.org"))
+            // The ladder: Bob, who holds alarms, gets a minute; a minute outside the window is refused in words.
+            try await Self.share(client, fixture, with: "bob", #"["alarms"]"#)
+            let withBob = String(buffer: try await Routes.get(client, "/settings/sharing", fixture.auth("alice")).body)
+            let field = try #require(withBob.split(separator: "name=\"minutes_").dropFirst().first?.split(separator: "\"").first)
+            let outside = try await Routes.post(client, "/ui/ladder", Self.form(fixture, "alice"), "csrf=\(csrf)&minutes_\(field)=241")
+            #expect(outside.status == .badRequest && String(buffer: outside.body).contains("150–239"))
+            let saved = try await Routes.post(client, "/ui/ladder", Self.form(fixture, "alice"), "csrf=\(csrf)&minutes_\(field)=225")
+            #expect(saved.status == .seeOther && saved.headers[.location] == "/settings/sharing?done=ladder")
+            let rungs = ServerFixture.json(try await Routes.get(client, "/v1/ladder", fixture.auth("alice")))["rungs"] as? [[String: Any]]
+            #expect(rungs?.first?["minutes_after_dose1"] as? Int == 225 && rungs?.count == 1)
             let settings = String(buffer: try await Routes.get(client, "/settings", fixture.auth("alice")).body)
             #expect(settings.contains("href=\"/settings/sharing\""))
         }

@@ -1340,6 +1340,16 @@ def caregiving(driver, wait, binary, work, out, base_url):
         shares = wait.until(EC.presence_of_element_located((By.TAG_NAME, "main"))).text
         check("bob@example.org" in shares and "carol@example.org" in shares, "Alice's Sharing lists both shares")
         audit(driver, "sharing-settings", out)
+        minutes = driver.find_element(By.CSS_SELECTOR, "form[data-ladder] input[type=number]")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", minutes)
+        minutes.send_keys("225")
+        driver.find_element(By.XPATH, "//button[normalize-space()='Save the ladder']").click()
+        saved = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".notice.saved"))).text
+        check("Alarm ladder saved." in saved, f"the ladder is saved from the page ({saved})")
+        ladder = json.loads(urllib.request.urlopen(urllib.request.Request(here + "/v1/ladder", headers={"Authorization": "Bearer " + token})).read())
+        check([rung["person"]["email"] for rung in ladder["rungs"]] == ["bob@example.org"], f"Bob is the ladder's one rung ({ladder})")
+        driver.execute_script("document.getElementById('ladder').scrollIntoView()")
+        audit(driver, "sharing-ladder", out)
         driver.get(here + "/settings/audit")
         entries = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "ul.audit"))).text
         check("Bob (bob@example.org) logged: Dose 2 recorded on Tonight" in entries, f"the audit names Bob's tap ({entries[:300]})")

@@ -48,7 +48,7 @@ public enum RequestBodies {
     public enum Kind: String, CaseIterable, Sendable {
         case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event"
         case clearAll = "clear_all", undo, pushSubscription = "push_subscription", refill, adjustment, planner, alarmAck = "alarm_ack"
-        case editCheckIn = "edit_checkin", share, invitationAnswer = "invitation_answer"
+        case editCheckIn = "edit_checkin", share, invitationAnswer = "invitation_answer", ladder
 
         /// The route's body type.
         public var type: any Decodable.Type {
@@ -73,6 +73,7 @@ public enum RequestBodies {
             case .editCheckIn: CheckInEditBody.self
             case .share: ShareBody.self
             case .invitationAnswer: InvitationAnswerBody.self
+            case .ladder: LadderBody.self
             }
         }
     }
@@ -98,6 +99,7 @@ public enum RequestBodies {
             case .alarmAck: AlarmAckBody.CodingKeys.self
             case .share: ShareBody.CodingKeys.self
             case .invitationAnswer: InvitationAnswerBody.CodingKeys.self
+            case .ladder: LadderBody.CodingKeys.self
             case .checkIn, .preSleep, .settings, .editCheckIn: nil
             }
         return listed.map { BodyValueDecoder.names($0).sorted() }
@@ -114,6 +116,10 @@ public enum RequestBodies {
         case let share as ShareBody:
             _ = try EmailAddress(share.email)
             _ = try Grant.parse(share.grants)
+        case let ladder as LadderBody:
+            for rung in ladder.rungs { _ = try EmailAddress(rung.email) }
+            try EscalationLadder.check(
+                ladder.rungs.map { EscalationLadder.Rung(person: $0.email.lowercased(), minutesAfterDose1: $0.minutesAfterDose1) })
         default: break
         }
     }

@@ -47,6 +47,11 @@ struct SharingController {
             let people = try environment.useCases().sharing.overview().map(SharedPersonResponse.init)
             return Reply.json(JSONValue(dictionaryLiteral: ("people", JSONValue(response: people))))
         }
+        routes.get("ladder") { _, _ in Reply.json(LadderResponse(try environment.useCases().ladder.rungs())) }
+        routes.put("ladder") { request, _ in
+            let body = try await JSONBody.read(LadderBody.self, request)
+            return Reply.json(LadderResponse(try environment.useCases().ladder.set(body.rungs.map { ($0.email, $0.minutesAfterDose1) })))
+        }
         routes.get("audit") { _, _ in Reply.json(AuditResponse(try environment.useCases().sharing.audit())) }
         return routes
     }

@@ -40,6 +40,11 @@ public actor ReminderEngine {
     private var claim: Task<Void, Never>?
     /// Notices a claim found that the read had not (due in between), sent with the next tick.
     private var claimedNotices: [ReminderNotice] = []
+    /// Sends the escalation ladder's alerts to the people told (everyone of a shared store); nil: no ladder.
+    let alertLadder: (@Sendable ([LadderAlert]) async -> Void)?
+    private var lastLadderCheck: Date?
+    /// How often the ladder is read: its rungs are minutes of the window, and a read is a few queries.
+    static let ladderInterval: TimeInterval = 2
 
     /// An engine over the configured deliveries; `push` nil sends no Web Push.
     public init(environment: AppEnvironment, deliveries: [any ReminderDelivery], push: PushOptions? = nil, linkBase: String? = nil) {
@@ -47,10 +52,11 @@ public actor ReminderEngine {
     }
 
     /// An engine over its channels.
-    public init(channels: AlarmChannels, linkBase: String? = nil) {
+    public init(channels: AlarmChannels, linkBase: String? = nil, alertLadder: (@Sendable ([LadderAlert]) async -> Void)? = nil) {
         environment = channels.environment
         self.channels = channels
         self.linkBase = linkBase
+        self.alertLadder = alertLadder
     }
 
     /// Sets the address links point to (known once the server is listening).
@@ -102,6 +108,16 @@ public actor ReminderEngine {
         if waitForDeliveries {
             await self.waitForDeliveries()
             await DeliveryLog.flush()
+        }
+        if let alertLadder, lastLadderCheck.map({ abs(app.clock.now.timeIntervalSince($0)) >= Self.ladderInterval }) ?? true {
+            lastLadderCheck = app.clock.now
+            // Each alert is claimed in the night's log before it is sent, so two checks at once never tell anyone twice.
+            let environment = self.environment
+            let job = Task {
+                let alerts = (try? await BlockingWork.run { try environment.useCases().ladder.due() }) ?? []
+                if !alerts.isEmpty { await alertLadder(alerts) }
+            }
+            if waitForDeliveries { await job.value }
         }
         if let lastRevision, lastRevision != due.revision {
             for delivery in channels.configured { await delivery.statusChanged(revision: due.revision) }

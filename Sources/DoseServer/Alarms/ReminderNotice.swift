@@ -52,6 +52,14 @@ public struct ReminderNotice: Sendable, Hashable {
         self.linkBase = linkBase
     }
 
+    /// An alert of the escalation ladder, for the grantee told: it rings on their own alarm channels, carries the
+    /// person's night in words, and no action that could take a dose.
+    public static func ladder(_ alert: LadderAlert) -> ReminderNotice {
+        ReminderNotice(
+            kind: .escalation, audience: .sleeper, fireAt: alert.fireAt, usefulUntil: alert.usefulUntil, sessionID: alert.sessionID,
+            message: alert.message, tokens: [:], linkBase: nil)
+    }
+
     /// A test alarm for one audience. It is useful for a minute: a test that cannot get through by then has its
     /// answer, and the person is waiting for it.
     public static func test(for audience: ReminderAudience, at now: Date) -> ReminderNotice {

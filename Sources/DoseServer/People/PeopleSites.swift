@@ -16,6 +16,7 @@ public final class PeopleSites: Sendable {
     struct Site: Sendable {
         let environment: AppEnvironment
         let responder: RouterResponder<DoseRequestContext>
+        let channels: AlarmChannels
         let engine: ReminderEngine
     }
 
@@ -62,15 +63,30 @@ public final class PeopleSites: Sendable {
         let router = DoseTapServer.router(
             environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors,
             channels: channels, shared: .person(self))
+        let owner = environment
         let made = Site(
-            environment: environment, responder: router.buildResponder(),
-            engine: ReminderEngine(channels: channels, linkBase: linkBase.withLock { $0 }))
+            environment: environment, responder: router.buildResponder(), channels: channels,
+            engine: ReminderEngine(
+                channels: channels, linkBase: linkBase.withLock { $0 }, alertLadder: { [self] alerts in await alert(alerts, from: owner) }))
         // Two first requests at once may both build one; the first kept is the one both use.
         return sites.withLock { sites in
             if let kept = sites[person] { return kept }
             sites[person] = made
             return made
         }
+    }
+
+    /// Tells each rung of a person's ladder on that rung's own channels (their open pages, their alarm subscriptions, the
+    /// operator's hook naming them), as an alarm with no action in it; the attempts go in the person's alarm log.
+    func alert(_ alerts: [LadderAlert], from owner: AppEnvironment) async {
+        let log = DeliveryLog(recordingTo: owner)
+        for alert in alerts {
+            let site = site(alert.person)
+            var notice = ReminderNotice.ladder(alert)
+            notice.person = alert.person
+            await site.channels.deliver([notice], settings: nil, log: log)
+        }
+        await DeliveryLog.flush()
     }
 
     /// Forgets the site of a person who is gone.

@@ -19,12 +19,16 @@ struct SharingPages: PageController {
         }
         routes.post("/ui/shares") { request, context in try await invite(request, context) }
         routes.post("/ui/shares/revoke") { request, context in try await revoke(request, context) }
+        routes.post("/ui/ladder") { request, context in try await saveLadder(request, context) }
         routes.get("/settings/audit") { _, _ in try audit() }
         return routes
     }
 
     /// The words of a redirect's `done=` after a change.
-    static let done = ["cancelled": "Invitation cancelled.", "revoked": "Share revoked: it no longer opens anything, from now on."]
+    static let done = [
+        "cancelled": "Invitation cancelled.", "revoked": "Share revoked: it no longer opens anything, from now on.",
+        "ladder": "Alarm ladder saved.",
+    ]
 
     struct PersonCard {
         let name, email, grants, since: String
@@ -93,6 +97,13 @@ struct SharingPages: PageController {
         let choices: [Choice]
         let inviteURL: String?
         let email: String
+        /// Everyone who holds `alarms`, with their minute on the ladder ("" when they are not on it).
+        let ladder: [LadderRow]
+        let canLadder: Bool
+    }
+
+    struct LadderRow {
+        let id, who, minutes: String
     }
 
     struct Choice {
@@ -126,11 +137,17 @@ struct SharingPages: PageController {
                 canCancel: invitation.state == .pending && !expired, canRevoke: false)
         }
         let choices = Grant.allCases.map { Choice(name: $0.rawValue, meaning: InvitationPages.meaning($0), checked: chosen.contains($0.rawValue)) }
+        let rungs = try app.ladder.rungs()
+        let ladder = shares.filter { $0.grants.contains(.alarms) }.map { share in
+            LadderRow(
+                id: share.id, who: share.grantee.longName,
+                minutes: rungs.first { $0.share.id == share.id }.map { String($0.minutesAfterDose1) } ?? "")
+        }
         return try Templates.page(
             "sharing",
             SharingView(
                 frame: Frame("Sharing", current: "/settings", flash: flash), csrf: csrf(context), shares: shareRows, invitations: invitationRows,
-                choices: choices, inviteURL: inviteURL, email: email),
+                choices: choices, inviteURL: inviteURL, email: email, ladder: ladder, canLadder: !ladder.isEmpty),
             status: status)
     }
 
@@ -153,6 +170,32 @@ struct SharingPages: PageController {
         let revoked = try environment.useCases().sharing.revoke(form.id)
         // The record as it was: a pending invitation was cancelled; an accepted one's share was revoked.
         return WebPages.redirect("/settings/sharing?done=\(revoked.state == .pending ? "cancelled" : "revoked")")
+    }
+
+    /// Saves the ladder from its form: each `minutes_<share id>` filled puts that person on it, in order of their minutes
+    /// (the order they are listed in for equal minutes); an empty one takes them off.
+    func saveLadder(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        let app = environment.useCases()
+        let shares = try app.sharing.given().shares.filter { $0.grants.contains(.alarms) }
+        var rungs: [(email: String, minutesAfterDose1: Int)] = []
+        for share in shares {
+            let typed = (fields["minutes_\(share.id)"] ?? "").trimmingCharacters(in: .whitespaces)
+            guard !typed.isEmpty else { continue }
+            guard let minutes = Int(typed) else {
+                return try sharing(
+                    context, flash: "\(share.grantee.shownName): '\(typed.prefix(10))' is not a number of minutes (150–239).", status: .badRequest)
+            }
+            rungs.append((share.grantee.email ?? share.grantee.id, minutes))
+        }
+        let ordered = rungs.enumerated().sorted { ($0.element.minutesAfterDose1, $0.offset) < ($1.element.minutesAfterDose1, $1.offset) }.map(
+            \.element)
+        do {
+            _ = try app.ladder.set(ordered)
+        } catch let error as DoseError {
+            return try sharing(context, flash: error.message, status: error.httpStatus)
+        }
+        return WebPages.redirect("/settings/sharing?done=ladder")
     }
 
     struct AuditView {

@@ -14,7 +14,7 @@ enum PostgresSchema {
     /// The migrations, oldest first.
     static let migrations: [(name: String, sql: String)] = [
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
-        ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing),
+        ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -526,5 +526,15 @@ enum PostgresSchema {
         CREATE INDEX access_audit_by_person ON access_audit (person_id, at);
         ALTER TABLE idempotency_keys DROP CONSTRAINT idempotency_keys_pkey;
         ALTER TABLE idempotency_keys ADD PRIMARY KEY (person_id, device_id, key);
+        """
+
+    /// The escalation ladder: a share with `alarms` is a rung when it has a place (`ladder_rank`, from 1) and a minute of
+    /// the Dose 2 window (`ladder_minutes` after Dose 1). Revoking the share removes the rung with it.
+    static let v8Ladder = """
+        ALTER TABLE shares ADD COLUMN ladder_rank integer CHECK (ladder_rank BETWEEN 1 AND 5);
+        ALTER TABLE shares ADD COLUMN ladder_minutes integer CHECK (ladder_minutes BETWEEN 150 AND 239);
+        ALTER TABLE shares ADD CONSTRAINT shares_ladder_whole CHECK ((ladder_rank IS NULL) = (ladder_minutes IS NULL));
+        ALTER TABLE shares ADD CONSTRAINT shares_ladder_alarms CHECK (ladder_rank IS NULL OR 'alarms' = ANY (grants));
+        CREATE UNIQUE INDEX shares_ladder_rank ON shares (person_id, ladder_rank) WHERE ladder_rank IS NOT NULL;
         """
 }

@@ -147,6 +147,67 @@ extension PostgresStore {
         }
     }
 
+    /// `owner`'s escalation ladder, in order: each rung's share and its minute after Dose 1.
+    public func ladder(of owner: String) throws -> [(share: ShareRecord, minutesAfterDose1: Int)] {
+        let minutes = try withConnection { session in
+            try session.rows(
+                "SELECT grantee_id, ladder_minutes FROM shares WHERE person_id = \(owner) AND ladder_rank IS NOT NULL ORDER BY ladder_rank"
+            ).map { try $0.decode((String, Int).self) }
+        }
+        let shares = try self.shares(owner: owner)
+        return minutes.compactMap { grantee, minutes in shares.first { $0.grantee.id == grantee }.map { ($0, minutes) } }
+    }
+
+    /// Replaces `owner`'s ladder with `rungs` (grantee ids in order, with their minutes). Refused, with nothing changed,
+    /// when a rung's person does not hold `alarms` from them.
+    public func setLadder(of owner: String, _ rungs: [(grantee: String, minutesAfterDose1: Int)]) throws {
+        try transaction(writingFor: owner) { session in
+            try session.execute("UPDATE shares SET ladder_rank = NULL, ladder_minutes = NULL WHERE person_id = \(owner)")
+            for (index, rung) in rungs.enumerated() {
+                let placed = try session.rows(
+                    """
+                    UPDATE shares SET ladder_rank = \(index + 1), ladder_minutes = \(rung.minutesAfterDose1)
+                    WHERE person_id = \(owner) AND grantee_id = \(rung.grantee) AND 'alarms' = ANY (grants) RETURNING 1
+                    """)
+                guard !placed.isEmpty else {
+                    throw DoseError.invalidInput(
+                        field: "rungs[\(index)]", problem: "that person does not hold alarms from you",
+                        allowed: "someone you share alarms with (POST /v1/shares with \"alarms\")")
+                }
+            }
+        }
+    }
+
+    /// Claims rung `grantee`'s step of night `session` at `fireAt` in the night's reminder log, once: true for the one
+    /// caller that logs it, and only while the share still holds `alarms` (the grant is read at the moment of sending).
+    public func claimRung(owner: String, grantee: String, session: String, fireAt: Date, at now: Date) throws -> Bool {
+        try transaction(writingFor: owner) { connection in
+            try !connection.rows(
+                """
+                INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at)
+                SELECT \(session), \("ladder:" + grantee), \(fireAt), 'fired', \(now)
+                WHERE EXISTS (
+                    SELECT 1 FROM shares WHERE person_id = \(owner) AND grantee_id = \(grantee) AND 'alarms' = ANY (grants)
+                        AND ladder_rank IS NOT NULL)
+                    AND EXISTS (SELECT 1 FROM sleep_sessions WHERE id = \(session) AND person_id = \(owner))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """
+            ).isEmpty
+        }
+    }
+
+    /// When anyone of `actors` acknowledged an alarm of `owner`'s since `since` (read from the owner's access audit).
+    public func acknowledgements(of owner: String, by actors: [String], since: Date) throws -> [Date] {
+        try withConnection { session in
+            try session.rows(
+                """
+                SELECT at FROM access_audit WHERE person_id = \(owner) AND action = 'acknowledged' AND actor_id = ANY (\(actors))
+                    AND at >= \(since)
+                """
+            ).map { try $0.decode(Date.self) }
+        }
+    }
+
     /// Ends `owner`'s invitation or share `id`: a pending invitation is cancelled, an accepted one's share deleted.
     /// Returns the invitation as it was, or nil when `owner` has none of that id (or it had already ended).
     public func revoke(_ id: String, owner: String, at now: Date) throws -> InvitationRecord? {

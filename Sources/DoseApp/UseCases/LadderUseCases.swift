@@ -1,0 +1,92 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// One alert of the escalation ladder, claimed and ready to send: who is told, about whose night, and the words.
+public struct LadderAlert: Sendable, Hashable {
+    /// The grantee told.
+    public let person: String
+    public let sessionID: String
+    public let fireAt: Date
+    public let usefulUntil: Date
+    public let message: String
+}
+
+/// The escalation ladder (SPEC §5.6): the person orders the people they share `alarms` with, each at a minute of the
+/// Dose 2 window; while Dose 2 is pending each is told in turn, until one of them answers. Only on a shared store.
+public struct LadderService: Sendable {
+    let app: UseCases
+
+    /// The acting person's ladder, in order.
+    public func rungs() throws -> [(share: ShareRecord, minutesAfterDose1: Int)] {
+        let (store, person) = try app.sharing.sharedStore()
+        return try store.ladder(of: person)
+    }
+
+    /// Replaces the acting person's ladder: each rung by address, in order, with its minute after Dose 1. Refused by name:
+    /// an address that holds no `alarms` from them, a minute outside the window, one person twice, a rung out of order.
+    public func set(_ rungs: [(email: String, minutesAfterDose1: Int)]) throws -> [(share: ShareRecord, minutesAfterDose1: Int)] {
+        let (store, person) = try app.sharing.sharedStore()
+        let shares = try store.shares(owner: person)
+        var resolved: [EscalationLadder.Rung] = []
+        for (index, rung) in rungs.enumerated() {
+            let email = try EmailAddress(rung.email)
+            guard let share = shares.first(where: { $0.grantee.email == email.text }), share.grants.contains(.alarms) else {
+                throw DoseError.invalidInput(
+                    field: "rungs[\(index)].email", problem: "you do not share alarms with \(email)",
+                    allowed: "someone you share alarms with: "
+                        + (shares.filter { $0.grants.contains(.alarms) }.map(\.grantee.shownName).joined(separator: ", ")))
+            }
+            resolved.append(EscalationLadder.Rung(person: share.grantee.id, minutesAfterDose1: rung.minutesAfterDose1))
+        }
+        try EscalationLadder.check(resolved)
+        try store.setLadder(of: person, resolved.map { ($0.person, $0.minutesAfterDose1) })
+        let words = resolved.compactMap { rung in
+            shares.first { $0.grantee.id == rung.person }.map { "\($0.grantee.shownName) at \(rung.minutesAfterDose1) min" }
+        }
+        try app.sharing.record(
+            to: person, by: person, "ladder", words.isEmpty ? "emptied the alarm ladder" : "set the alarm ladder: " + words.joined(separator: ", "))
+        return try store.ladder(of: person)
+    }
+
+    /// The ladder's alerts due now for the acting person's open night, each claimed in the night's reminder log (so it
+    /// goes out once, whichever caller claims it) while its share still holds `alarms`, and recorded in their audit.
+    public func due() throws -> [LadderAlert] {
+        guard let store = app.store.shared, let person = app.store.personID else { return [] }
+        let ladder = try store.ladder(of: person)
+        guard !ladder.isEmpty else { return [] }
+        let snapshot = try app.night.status()
+        guard let session = snapshot.session else { return [] }
+        let rungs = ladder.map { EscalationLadder.Rung(person: $0.share.grantee.id, minutesAfterDose1: $0.minutesAfterDose1) }
+        let steps = EscalationLadder.steps(for: session, settings: snapshot.settings, rungs: rungs)
+        guard let first = steps.map(\.fireAt).min(), first <= app.clock.now else { return [] }
+        let answers = try store.acknowledgements(of: person, by: rungs.map(\.person), since: first)
+        var alerts: [LadderAlert] = []
+        for step in EscalationLadder.due(steps, answeredAt: answers, now: app.clock.now) {
+            guard try store.claimRung(owner: person, grantee: step.rung.person, session: session.id.rawValue, fireAt: step.fireAt, at: app.clock.now)
+            else { continue }
+            let name = ladder.first { $0.share.grantee.id == step.rung.person }?.share
+            let message = Self.message(about: name?.owner, session: session, zone: snapshot.timeZone)
+            alerts.append(
+                LadderAlert(
+                    person: step.rung.person, sessionID: session.id.rawValue, fireAt: step.fireAt, usefulUntil: step.usefulUntil, message: message))
+            try app.sharing.record(to: person, by: step.rung.person, "alerted", "told that Dose 2 is still pending (alarm ladder)")
+        }
+        return alerts
+    }
+
+    /// What a rung is told: whose Dose 2 is pending, since when, until when, and what to do (never a button that could
+    /// take the dose: they wake the person, who decides).
+    static func message(about owner: PersonRecord?, session: NightSession, zone: TimeZone) -> String {
+        let who = owner.map { $0.name ?? $0.shownName } ?? "The person who shares with you"
+        guard let dose1 = NightFacts(session.events).dose1?.occurredAt else { return "DoseTap: \(who)'s Dose 2 has not been taken." }
+        return "DoseTap: \(who)'s Dose 2 has not been taken. Dose 1 was at \(LocalClock.hourMinute(dose1, in: zone)); the window closes at "
+            + "\(LocalClock.hourMinute(DoseWindow.closes(after: dose1), in: zone)). Please wake them; they decide about the dose. "
+            + "Answer the alarm in DoseTap to stop the ladder."
+    }
+}
+
+extension UseCases {
+    /// The escalation ladder over the people a person shares `alarms` with.
+    public var ladder: LadderService { LadderService(app: self) }
+}
