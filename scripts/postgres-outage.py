@@ -9,7 +9,10 @@ shared test cluster. The night:
   3. restore the proxy: within a few seconds, without restarting `serve`, status answers 200 and an event logs;
   4. what was refused was not kept: the night holds Dose 1 and the one event logged after the return, nothing else.
 
-Usage: scripts/postgres-outage.py path/to/dosetap postgres://USER@127.0.0.1:PORT/DATABASE
+With `--people 2` the store holds two people and `serve` serves both (the night is Alice's); either way the server
+must stop within 20 s of SIGTERM afterwards, which a statement left unanswered on a cut connection once prevented.
+
+Usage: scripts/postgres-outage.py path/to/dosetap postgres://USER@127.0.0.1:PORT/DATABASE [--people 2]
 """
 import json, os, select, socket, subprocess, sys, threading, time, urllib.error, urllib.parse, urllib.request, uuid
 
@@ -96,13 +99,19 @@ def request(base, path, token=None, body=None, method=None):
 
 def main():
     binary, url = sys.argv[1], sys.argv[2]
+    people = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[3] == "--people" else 1
     parsed = urllib.parse.urlparse(url)
     proxy = Proxy(parsed.hostname, parsed.port or 5432)
     schema = "outage_" + uuid.uuid4().hex[:12]
     through = parsed._replace(netloc=parsed.netloc.replace(f"{parsed.hostname}:{parsed.port}", f"127.0.0.1:{proxy.port}")).geturl()
     store = through + ("&" if "?" in through else "?") + "search_path=" + schema
     env = {**os.environ, "DOSETAP_DATABASE_URL": store}
-    token = json.loads(subprocess.run([binary, "device", "add", "outage", "--json"], env=env, check=True, capture_output=True, text=True).stdout)["token"]
+    who = []
+    if people > 1:
+        for email in ["alice@example.org", "bob@example.org"][:people]:
+            subprocess.run([binary, "person", "add", email, "--json"], env=env, check=True, capture_output=True, text=True)
+        who = ["--person", "alice@example.org"]
+    token = json.loads(subprocess.run([binary, "device", "add", "outage", "--json", *who], env=env, check=True, capture_output=True, text=True).stdout)["token"]
     server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--tz", "UTC"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         base = json.loads(server.stdout.readline())["listening"]
@@ -133,13 +142,20 @@ def main():
         check(status == 200, f"an event logs after the return: {status}")
         status, _, text = request(base, "/v1/status", token)
         night = json.loads(text)
-        events = subprocess.run([binary, "history", "--json"], env=env, check=True, capture_output=True, text=True).stdout
+        events = subprocess.run([binary, "history", "--json", *who], env=env, check=True, capture_output=True, text=True).stdout
         check('"bathroom"' in events and '"water"' not in events and '"dose2"' not in events,
               "the night holds Dose 1 and the event logged after the return; nothing refused was kept")
         check(night.get("phase") not in (None, "no_dose1"), f"Dose 1 survived the outage (phase {night.get('phase')})")
     finally:
         server.terminate()
-        server.wait(20)
+        started = time.monotonic()
+        try:
+            server.wait(20)
+            check(True, f"serve stopped {time.monotonic() - started:.1f} s after SIGTERM")
+        except subprocess.TimeoutExpired:
+            check(False, "serve stopped within 20 s of SIGTERM")
+            server.kill()
+            server.wait()
         subprocess.run(["psql", url, "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE"], capture_output=True)
     print("PASS" if not failures else f"FAIL ({len(failures)})")
     return 0 if not failures else 1

@@ -160,9 +160,14 @@ public final class PostgresStore: Sendable {
                 giveBack(connection)
                 return result
             } catch {
-                session.abandon()
-                _ = try? session.execute("ROLLBACK")
-                giveBack(connection)
+                // A connection cut mid-transaction (the database restarting, a proxy dropping it) can leave a statement
+                // sent after the cut unanswered for ever: the clean-up waits a bounded time, and a connection that does
+                // not answer is closed, never given back, so nothing (a shutdown included) waits on it.
+                if session.abandon(within: Self.cleanUpWait), session.rollBack(within: Self.cleanUpWait) {
+                    giveBack(connection)
+                } else {
+                    _ = connection.close() as EventLoopFuture<Void>
+                }
                 if Self.isConflict(error) {
                     if attempt < Self.attempts { continue }
                     throw DoseError.storageBusy
@@ -197,6 +202,9 @@ public final class PostgresStore: Sendable {
         }
         return connection
     }
+
+    /// How long the clean-up of a failed transaction waits for the connection before closing it.
+    static let cleanUpWait = DispatchTimeInterval.seconds(5)
 
     private func giveBack(_ connection: PostgresConnection) {
         guard !connection.isClosed else { return }
@@ -271,7 +279,7 @@ public final class PostgresSession {
 
     /// The rows of a statement sent before, once it and every statement sent before it have run.
     func rows(of pending: PendingRows) throws -> [PostgresRow] {
-        let result = Result { try pending.future.wait() }
+        let result = Result { try wait(for: pending.future) }
         try confirm()
         return try result.get().rows
     }
@@ -282,15 +290,47 @@ public final class PostgresSession {
         unconfirmed = []
         var first: (any Error)?
         for future in sent {
-            do { _ = try future.wait() } catch { if first == nil { first = error } }
+            do { _ = try wait(for: future) } catch { if first == nil { first = error } }
         }
         if let first { throw first }
     }
 
-    /// Forgets the statements sent (a rollback follows, which answers for all of them).
-    func abandon() {
-        for future in unconfirmed { _ = try? future.wait() }
+    /// A statement's result, or the connection's end: a statement sent on a connection just cut can stay unanswered for
+    /// ever (postgres-nio drops a write to a closed channel without failing its query), so waiting for it alone could
+    /// hold a request, or the server's shutdown, without end.
+    func wait(for future: EventLoopFuture<PostgresQueryResult>) throws -> PostgresQueryResult {
+        let result = NIOLockedValueBox<Result<PostgresQueryResult, any Error>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { outcome in
+            result.withLockedValue { $0 = outcome }
+            done.signal()
+        }
+        connection.closeFuture.whenComplete { _ in done.signal() }
+        done.wait()
+        // Closed first: a statement failing with the connection says so within moments; one left hanging is given up.
+        if result.withLockedValue({ $0 }) == nil { _ = done.wait(timeout: .now() + .seconds(1)) }
+        guard let outcome = result.withLockedValue({ $0 }) else { throw ChannelError.ioOnClosedChannel }
+        return try outcome.get()
+    }
+
+    /// Forgets the statements sent (a rollback follows, which answers for all of them); false when one of them was not
+    /// answered within `limit` (the connection is then of no further use).
+    func abandon(within limit: DispatchTimeInterval) -> Bool {
+        let sent = unconfirmed
         unconfirmed = []
+        return sent.allSatisfy { Self.answered($0, within: limit) }
+    }
+
+    /// Rolls the transaction back; false when the connection did not answer within `limit`.
+    func rollBack(within limit: DispatchTimeInterval) -> Bool {
+        Self.answered(connection.query("ROLLBACK", logger: logger), within: limit)
+    }
+
+    /// Whether `future` completed (either way) within `limit`, waiting on this thread.
+    static func answered<T>(_ future: EventLoopFuture<T>, within limit: DispatchTimeInterval) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        future.whenComplete { _ in done.signal() }
+        return done.wait(timeout: .now() + limit) == .success
     }
 }
 
