@@ -54,6 +54,9 @@ struct SharingPagesTests {
             // with his taps.
             let own = try await Routes.get(client, "/", fixture.auth("bob"))
             #expect(own.status == .seeOther && own.headers[.location] == "/people")
+            let alicesOwn = try await Routes.get(client, "/", fixture.auth("alice"))
+            #expect(alicesOwn.status == .ok && String(buffer: alicesOwn.body).contains("data-live"))
+            #expect(!String(buffer: alicesOwn.body).contains("Whose night"), "no switcher, not even an empty one, for someone no one shares with")
             let people = String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body)
             #expect(people.contains("aria-label=\"Whose night\"") && people.contains("href=\"\(page)\"") && people.contains("set it up"))
             fixture.time.advance(seconds: 170 * 60)
@@ -93,6 +96,12 @@ struct SharingPagesTests {
             #expect(try await Routes.get(client, page, fixture.auth("dave")).status == .notFound)
             let viewOnly = String(buffer: try await Routes.get(client, page, fixture.auth("carol")).body)
             #expect(viewOnly.contains("Viewing alice@example.org&#39;s night.") && !viewOnly.contains("ui/act\""), "\(viewOnly)")
+            // A question asked on his page keeps him on hers: its safe choice goes back to her Tonight.
+            let wake = try await Routes.post(client, page + "ui/act", Self.form(fixture, "bob"), "csrf=\(csrf)&action=wake")
+            let asked = String(buffer: wake.body)
+            #expect(
+                asked.contains("class=\"question\"") && asked.contains("<a class=\"button primary\" href=\"\(page)\">Keep sleeping</a>"),
+                "\(wake.status)")
             let carolsCSRF = Self.hidden(String(buffer: try await Routes.get(client, "/settings/sharing", fixture.auth("carol")).body), "csrf")
             let refused = try await Routes.post(client, page + "ui/act", Self.form(fixture, "carol"), "csrf=\(carolsCSRF)&action=log&event=bathroom")
             #expect(refused.status == .forbidden && String(buffer: refused.body).contains("it needs log"))

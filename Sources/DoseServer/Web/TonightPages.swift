@@ -92,7 +92,8 @@ struct TonightPages: PageController {
             view.show(to: grantee, switcher: try switcher(context))
             return try Templates.page("tonight", view, status: status)
         }
-        view.frame.switcher = Frame.Switcher(tabs: try switcher(context))
+        let tabs = try switcher(context)
+        view.frame.switcher = tabs.isEmpty ? nil : Frame.Switcher(tabs: tabs)
         if !view.nightOpen {
             let supply = try app.supply.report()
             if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays) }

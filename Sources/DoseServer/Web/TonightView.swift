@@ -238,6 +238,8 @@ struct TonightView {
             canLog
             ? "Logging for \(grantee.ownerName). Each tap is recorded with your name."
             : "Viewing \(grantee.ownerName)'s night. Their share does not let you log."
+        // A question's safe choice goes back to their Tonight, not the grantee's own.
+        if question?.safeHref == "/" { question?.safeHref = home }
         undo = nil
         showCheckIn = false
         showPreSleep = false
