@@ -73,8 +73,7 @@ struct CommandContext {
     let storeName: String
     /// How many people the store held when opened (a SQLite file holds one).
     var people = 1
-    /// Whether it was opened to serve everyone of a shared store: one that held two or more people at start (a store of
-    /// one is served as before, by the one-person server, until a restart finds the second).
+    /// Whether it was opened to serve everyone of a shared store (a person added while serving is served at once).
     var everyone = false
 
     /// The use cases at the command's instant.
@@ -107,7 +106,7 @@ struct CommandContext {
             environment.http = OutboundHTTP.sender
             return CommandContext(
                 options: options, environment: environment, clock: environment.clock(), storeName: location.redacted, people: people,
-                everyone: everyone && options.person == nil && people > 1)
+                everyone: everyone && options.person == nil)
         }
         if let person = options.person { throw SharedStore.sqliteHoldsOnePerson(option: "--person \(person.prefix(100))") }
         let path = DatabaseLocation.resolve(flag: options.db, environment: Terminal.current.environment)
