@@ -41,6 +41,12 @@ struct Serve: AsyncParsableCommand {
             configured.logger = logger
             let environment = configured
             environment.logger.info("serve started")
+            if let shared = environment.store.shared, let role = try? shared.connectedRole(), role.bypassesRowSecurity || role.ownsTables {
+                // Served this way, one person's rows are kept from another by the handlers alone.
+                Output.note(
+                    "warning: PostgreSQL role \(role.name) \(role.bypassesRowSecurity ? "bypasses row-level security" : "owns the tables"); "
+                        + "serve as a role that owns nothing, given access with `dosetap store grant ROLE` (README: Isolation in the database)")
+            }
             if let tls = listener.tls,
                 let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now())
             {

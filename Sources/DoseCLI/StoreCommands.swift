@@ -7,8 +7,40 @@ import Foundation
 /// `dosetap store`: the store itself, as a whole.
 struct StoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "store", abstract: "The store as a whole: copy every record to another store (SQLite ⇄ PostgreSQL).",
-        subcommands: [StoreCopyCommand.self])
+        commandName: "store",
+        abstract: "The store as a whole: copy every record to another store (SQLite ⇄ PostgreSQL); let a role serve a PostgreSQL store.",
+        subcommands: [StoreCopyCommand.self, StoreGrantCommand.self])
+}
+
+/// `dosetap store grant ROLE --database OWNER_URL`: the role the service connects as, given what serving needs.
+struct StoreGrantCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "grant",
+        abstract: "Bring a PostgreSQL store's schema up to date and let ROLE serve it, with row-level security holding for it.",
+        discussion: """
+            Run it as the schema's owner (--database names the owner's URL): it applies the migrations this dosetap has and \
+            the store lacks, then grants ROLE reading and writing rows, never changing the schema. ROLE must exist, own \
+            nothing here, and be neither a superuser nor BYPASSRLS. Serve and run every other command with ROLE's URL; after \
+            an upgrade, run this again before serving.
+            """)
+    @OptionGroup var options: GlobalOptions
+    @Argument(help: "The role the service connects as (CREATE ROLE dosetap LOGIN PASSWORD '…').") var role: String
+
+    func run() throws {
+        try Output.run(json: options.json) {
+            guard let url = try CommandContext.postgresURL(options) else {
+                throw DoseError.invalidInput(
+                    field: "--database", problem: "`dosetap store grant` is for a PostgreSQL store, and none was named",
+                    allowed: "--database postgres://OWNER@HOST/DATABASE (or DOSETAP_DATABASE_URL)")
+            }
+            let store = try PostgresStore.open(try PostgresLocation(url: url))
+            defer { store.close() }
+            try store.grant(to: role)
+            Output.show(
+                json: options.json, ["granted": .bool(true), "role": .string(role), "store": .string(store.location.redacted)] as JSONValue,
+                "\(role) may now serve \(store.location.redacted), seeing one person's rows at a time.")
+        }
+    }
 }
 
 /// `dosetap store copy --from SOURCE --to TARGET`: every record, verified, into an empty store.

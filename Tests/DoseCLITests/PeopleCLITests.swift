@@ -11,6 +11,17 @@ enum PSQL {
         return (base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)", base, schema)
     }
 
+    /// The role hosted stores are served as (`.ci/run` creates it).
+    static let servingRole = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_ROLE"] ?? "dosetap_app"
+
+    /// `url` with the serving role as its user.
+    static func served(_ url: String) -> String {
+        var components = URLComponents(string: url)
+        components?.user = servingRole
+        components?.password = nil
+        return components?.string ?? url
+    }
+
     /// Runs one query in `schema` and returns its rows, `|`-separated.
     static func query(_ sql: String, base: String, schema: String) throws -> [String] {
         let process = Process()
@@ -84,7 +95,15 @@ struct PeopleCLITests {
 
     @Test("two people, each night their own; without --person a store of several is refused by name; removal takes every row and no other's", enabled)
     func twoPeople() throws {
-        let (store, base, schema) = try PSQL.freshStore()
+        // Set up as a hosted store is: its owner brings the schema up and grants the serving role, and every command
+        // after runs as that role, under row-level security; psql, as the superuser, sees every row to check.
+        let (ownerURL, base, schema) = try PSQL.freshStore()
+        let granted = try Self.run(["store", "grant", PSQL.servingRole], ownerURL)
+        #expect(granted.status == 0 && granted.json["granted"] as? Bool == true, "\(granted.stdout) \(granted.stderr)")
+        let superuser = try #require(URLComponents(string: base)?.user)
+        let refused = try Self.run(["store", "grant", superuser], ownerURL)
+        #expect(refused.status == 64 && refused.stdout.contains("superuser"), "\(refused.stdout)")
+        let store = PSQL.served(ownerURL)
         let alice = try Self.run(["person", "add", "Alice@Example.ORG", "--name", "Alice", "--time-zone", "America/Chicago"], store)
         #expect(
             alice.status == 0 && alice.json["email"] as? String == "alice@example.org" && alice.json["name"] as? String == "Alice", "\(alice.stdout)")

@@ -15,6 +15,8 @@ import Testing
 /// each person's device token, and the operator's recorder standing in for `serve --webhook`.
 final class SharedStoreFixture: Sendable {
     static let url = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"]
+    /// The role the store is served as (`.ci/run` creates it).
+    static let servingRole = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_ROLE"] ?? "dosetap_app"
     static let enabled = ConditionTrait.enabled(
         if: url != nil, Comment(rawValue: "PostgreSQL tests skipped: set DOSETAP_TEST_POSTGRES_URL (.ci/run does)"))
 
@@ -30,6 +32,13 @@ final class SharedStoreFixture: Sendable {
     init(now: Date, names: [String] = ["alice", "bob"]) throws {
         var location = try PostgresLocation(url: try #require(Self.url))
         location.schema = "sites_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        // Made by its owner, served as a role that owns nothing, as `dosetap store grant` sets a hosted one up: every
+        // request runs under row-level security.
+        let owner = try PostgresStore.open(location)
+        try owner.grant(to: Self.servingRole)
+        owner.close()
+        location.username = Self.servingRole
+        location.password = nil
         store = try PostgresStore.open(location)
         let time = TestClock(now)
         self.time = time

@@ -271,6 +271,14 @@ struct NightRepositoryTests {
                 """
                 SELECT format('sequence %s', sequencename) FROM pg_sequences WHERE schemaname = current_schema() ORDER BY sequencename
                 """,
+                """
+                SELECT format('row security %s enabled %s forced %s', relname, relrowsecurity, relforcerowsecurity) FROM pg_class
+                WHERE relnamespace = current_schema()::regnamespace AND relkind = 'r' ORDER BY relname
+                """,
+                """
+                SELECT format('policy %s %s %s %s using %s check %s', tablename, policyname, permissive, cmd, qual, with_check) FROM pg_policies
+                WHERE schemaname = current_schema() ORDER BY tablename, policyname
+                """,
             ]
             for query in queries {
                 for row in try session.rows(PostgresQuery(unsafeSQL: query)) {

@@ -16,7 +16,7 @@ private typealias F = StoreFixture
 struct PostgresOpenNightTests {
     /// The remembered night if it is still valid, and a fresh load, from one snapshot.
     static func compare(_ store: PostgresStore) throws -> (remembered: NightSession??, stored: NightSession?) {
-        try store.transaction(readOnly: true) { session in
+        try store.transaction(readOnly: true, seeing: .person("local")) { session in
             let version = try #require(try session.rows("SELECT night_version FROM people WHERE id = 'local'").first?.decode(Int64.self))
             let stored = try PostgresNightTransaction(session: session, person: "local", openNights: OpenNights(), writing: nil).openNight()
             return (store.openNights.peek("local", at: version), stored)
@@ -92,7 +92,7 @@ struct PostgresOpenNightTests {
         finished.enter()
         Thread {
             // What a workspace or plain SQL does: no person lock of its own, only the trigger's row update.
-            try? store.transaction { session in try session.execute("UPDATE dose_events SET note = 'changed elsewhere'") }
+            try? store.transaction(seeing: .person("local")) { session in try session.execute("UPDATE dose_events SET note = 'changed elsewhere'") }
             otherDone.set()
             finished.leave()
         }.start()
@@ -160,7 +160,8 @@ struct PostgresOpenNightTests {
             "UPDATE sleep_sessions SET time_zone = 'UTC'", "DELETE FROM sleep_sessions",
         ])
     func everyWriteBumps(statement: String) throws {
-        let store = try PostgresTestDatabase.freshStore()
+        // The owner's store: some of these statements change a table, which the serving role may not.
+        let store = try PostgresTestDatabase.freshOwnerStore()
         defer { store.close() }
         let ledger = Self.ledger(store)
         let clock = TestClock(F.dose1)
@@ -170,7 +171,7 @@ struct PostgresOpenNightTests {
         try F.act(ledger, .checkIn(MorningCheckIn()), at: F.minutes(490), clock: clock)
         let before = try Self.version(store)
         #expect(try Self.compare(store).remembered != .none)
-        try store.transaction { session in
+        try store.transaction(seeing: .person("local")) { session in
             for part in statement.components(separatedBy: "; ") { try session.execute(PostgresQuery(unsafeSQL: part)) }
         }
         #expect(try Self.version(store) != before)

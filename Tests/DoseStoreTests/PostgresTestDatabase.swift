@@ -16,8 +16,18 @@ enum PostgresTestDatabase {
     /// Why the PostgreSQL tests were skipped.
     static let skipped = "PostgreSQL tests skipped: set DOSETAP_TEST_POSTGRES_URL=postgres://USER@127.0.0.1:PORT/DATABASE (.ci/run does)"
 
-    /// A new, empty store in a schema of its own, so every test starts from nothing and tests run side by side.
+    /// The role the stores under test connect as: owning nothing and bypassing nothing, as a served store does, so every
+    /// query of every PostgreSQL test runs under row-level security (`.ci/run` creates it).
+    static let servingRole = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_ROLE"] ?? "dosetap_app"
+
+    /// A new, empty store in a schema of its own, so every test starts from nothing and tests run side by side. The
+    /// schema is made and granted by the URL's role (its owner); the store returned connects as `servingRole`.
     static func freshStore() throws -> PostgresStore {
+        try served(freshOwnerStore()).store
+    }
+
+    /// A new store as its owner made it, with its one person.
+    static func freshOwnerStore() throws -> PostgresStore {
         guard let url else { throw DoseError.invalidInput(field: "DOSETAP_TEST_POSTGRES_URL", problem: "not set", allowed: skipped) }
         var location = try PostgresLocation(url: url)
         location.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -26,9 +36,19 @@ enum PostgresTestDatabase {
         return store
     }
 
+    /// `owner`'s store as `servingRole` sees it, once granted; the owner's store is closed.
+    static func served(_ owner: PostgresStore) throws -> (store: PostgresStore, location: PostgresLocation) {
+        try owner.grant(to: servingRole)
+        owner.close()
+        var location = owner.location
+        location.username = servingRole
+        location.password = nil
+        return (try PostgresStore.open(location), location)
+    }
+
     /// Every row of the night tables, as text, to prove a refusal changed nothing.
-    static func snapshot(_ store: PostgresStore) throws -> String {
-        try store.transaction(readOnly: true) { session in
+    static func snapshot(_ store: PostgresStore, of person: String = "local") throws -> String {
+        try store.transaction(readOnly: true, seeing: .person(person)) { session in
             var text = ""
             for table in ["sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "night_summaries", "audit_log", "reminder_log"] {
                 for row in try session.rows(PostgresQuery(unsafeSQL: "SELECT to_jsonb(t)::text FROM \(table) t ORDER BY 1")) {

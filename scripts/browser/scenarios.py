@@ -1275,7 +1275,15 @@ def caregiving(driver, wait, binary, work, out, base_url):
     run("dose1", "--person", "alice@example.org", "--now", tonight.isoformat())
     token = json.loads(run("device", "add", "phone", "--person", "alice@example.org", "--json"))["token"]
     now = (tonight + datetime.timedelta(minutes=170)).isoformat()
-    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--now", now, "--tz", "America/New_York"], env=environment,
+    # Served as a hosted store is: as a role that owns nothing, so every page and tap below runs under row-level security.
+    served = environment
+    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
+    if role:
+        run("store", "grant", role)
+        parts = urllib.parse.urlsplit(store)
+        served = {**environment, "DOSETAP_DATABASE_URL": urllib.parse.urlunsplit(
+            parts._replace(netloc=role + "@" + parts.hostname + (f":{parts.port}" if parts.port else "")))}
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--now", now, "--tz", "America/New_York"], env=served,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         process.stdout.readline()

@@ -6,7 +6,7 @@ extension PostgresStore {
     /// The person's paired, unrevoked devices, read in one query: the server checks them on every request, where a
     /// workspace would copy the table each time.
     public func activeDevices(of person: String) throws -> [DeviceRecord] {
-        try withConnection { session in
+        try transaction(readOnly: true, seeing: .person(person)) { session in
             try session.rows(
                 "SELECT id, name, token_hash, dosetap_instant(created_at) FROM devices WHERE person_id = \(person) AND revoked_at IS NULL"
             ).map { row in
@@ -20,14 +20,14 @@ extension PostgresStore {
 extension PostgresStore {
     /// Whether `person` completed first-run setup (asked after every night command, so read in one query).
     public func setupComplete(of person: String) throws -> Bool {
-        try withConnection { session in
+        try transaction(readOnly: true, seeing: .person(person)) { session in
             try session.rows("SELECT EXISTS (SELECT 1 FROM setup_runs WHERE person_id = \(person))").first?.decode(Bool.self) ?? false
         }
     }
 
     /// True the first time `notice` is asked for on `person`'s behalf, false ever after: one insert that keeps the first.
     public func firstShowing(of notice: String, to person: String, at now: Date) throws -> Bool {
-        try withConnection { session in
+        try transaction(seeing: .person(person)) { session in
             !(try session.rows(
                 """
                 INSERT INTO notices_shown (person_id, name, shown_at) VALUES (\(person), \(notice), \(ISO8601.string(now))::timestamptz)

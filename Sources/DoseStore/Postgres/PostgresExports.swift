@@ -8,7 +8,7 @@ extension PostgresStore {
     /// does), each line made by the one function both stores share, so the file is the same to the byte. Rows come
     /// through a cursor a few thousand at a time, so ten years of them are never held at once beside the file.
     public func eventsCSV(of person: String, rowsPerFetch: Int = 4000) throws -> String {
-        try transaction(readOnly: true) { session in
+        try transaction(readOnly: true, seeing: .person(person)) { session in
             var out = CSV.row(DataTransfer.eventsCSVHeader.split(separator: ",").map(String.init))
             // A cursor's statement takes no parameters: the person is quoted as a literal.
             let person = "'" + person.replacingOccurrences(of: "'", with: "''") + "'"

@@ -47,7 +47,7 @@ public struct PostgresNightRepository: NightRepository {
     }
 
     public func read<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
-        try store.transaction(readOnly: true) { session in
+        try store.transaction(readOnly: true, seeing: .person(person)) { session in
             var transaction = PostgresNightTransaction(session: session, person: person, openNights: store.openNights, writing: nil)
             // Sent with the snapshot's BEGIN: the open night it decides on costs no wait of its own.
             transaction.snapshotVersion = transaction.sendNightVersion()

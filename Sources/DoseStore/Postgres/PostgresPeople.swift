@@ -90,7 +90,7 @@ extension PostgresStore {
 
     /// Rows carrying `person` in any table of the store.
     public func rowsOf(_ person: String) throws -> Int {
-        try transaction(readOnly: true) { session in
+        try transaction(readOnly: true, seeing: .person(person)) { session in
             let nights = try session.rows("SELECT id FROM sleep_sessions WHERE person_id = \(person)").map { try $0.decode(String.self) }
             return try Self.ownedTables(session).reduce(0) { total, table in
                 total + (try Self.count(in: table, person: person, nights: nights, session))
@@ -194,7 +194,12 @@ public enum PersonClue: Sendable, Equatable {
 extension PostgresStore {
     /// The id of the person `clue` belongs to, or nil when it belongs to no one here. One indexed read.
     public func owner(of clue: PersonClue) throws -> String? {
-        try withConnection { session in
+        let scope =
+            switch clue {
+            case .deviceToken(let hash), .signInLink(let hash): RowScope(tokenHash: hash)
+            case .night(let id): RowScope(night: id)
+            }
+        return try transaction(readOnly: true, seeing: scope) { session in
             let rows =
                 switch clue {
                 case .deviceToken(let hash): try session.rows("SELECT person_id FROM devices WHERE token_hash = \(hash) AND revoked_at IS NULL")

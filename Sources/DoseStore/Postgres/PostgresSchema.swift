@@ -15,6 +15,7 @@ enum PostgresSchema {
     static let migrations: [(name: String, sql: String)] = [
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
+        ("v9_row_security", v9RowSecurity),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -33,6 +34,20 @@ enum PostgresSchema {
             store.peopleAtOpening.withLockedValue { $0 = opening.first?.1 ?? [] }
             return
         }
+        do {
+            try apply(to: store)
+        } catch let failure as PostgresFailure where failure.state == "42501" {
+            // The service's own role owns nothing, so it cannot bring the schema up to date: its owner must, once.
+            throw DoseError.storageUnavailable(
+                problem: """
+                    \(store.location.redacted) lacks some of this dosetap's migrations, and \(store.location.username) may not apply them \
+                    (\(failure.message)); run `dosetap store grant \(store.location.username) --database-url URL` with the schema owner's URL
+                    """)
+        }
+    }
+
+    /// Applies the migrations missing, under the lock.
+    private static func apply(to store: PostgresStore) throws {
         try store.transaction { session in
             try session.execute("SELECT pg_advisory_xact_lock(\(lockKey))")
             if let schema = store.location.schema { try session.execute(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)")) }
@@ -537,4 +552,46 @@ enum PostgresSchema {
         ALTER TABLE shares ADD CONSTRAINT shares_ladder_alarms CHECK (ladder_rank IS NULL OR 'alarms' = ANY (grants));
         CREATE UNIQUE INDEX shares_ladder_rank ON shares (person_id, ladder_rank) WHERE ladder_rank IS NOT NULL;
         """
+    /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
+    static let personTables = [
+        "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",
+        "medication_events", "devices", "push_subscriptions", "alarm_deliveries", "setup_runs", "notices_shown", "inventory_events",
+        "refill_reminders", "wearable_sleep", "wearable_vitals", "wearable_summaries", "sign_in_links", "share_invitations", "access_audit",
+    ]
+    /// The tables whose rows belong to a night, and so to the night's person.
+    static let nightTables = ["night_summaries", "reminder_log", "alarm_acknowledgements"]
+
+    /// Row-level security on every table that holds a person's rows (SPEC §5.6), forced on the tables' owner too, so a
+    /// query that forgot its `person_id` condition finds no one else's row whoever runs it (a superuser, or a role with
+    /// BYPASSRLS, is the one exception PostgreSQL makes, and `dosetap db grant` refuses to serve as one).
+    ///
+    /// A transaction names its person with `SET LOCAL dosetap.person` (`PostgresStore.transaction`); unset, it sees no
+    /// one's rows. A shares row is seen by both of its people. A few rows may also be read by whoever holds their key, to
+    /// learn whose they are: a device or sign-in link by its token's hash (`dosetap.token`), an invitation by its token's
+    /// hash (and answered by it), a night by its id (`dosetap.night`, from an action link, whose signature is then checked
+    /// with that person's key). An invitation is also seen by the person it was made for, who may delete it. The
+    /// directory of people (`people`) and the service's own tables (keys, runs, failed sign-ins by address) hold no one's
+    /// records and have none.
+    static let v9RowSecurity: String = {
+        let person = "current_setting('dosetap.person', true)"
+        let token = "current_setting('dosetap.token', true)"
+        var sql: [String] = []
+        func secure(_ table: String, _ condition: String) {
+            sql.append("ALTER TABLE \(table) ENABLE ROW LEVEL SECURITY")
+            sql.append("ALTER TABLE \(table) FORCE ROW LEVEL SECURITY")
+            sql.append("CREATE POLICY \(table)_owner ON \(table) USING (\(condition))")
+        }
+        for table in personTables { secure(table, "person_id = \(person)") }
+        secure("shares", "person_id = \(person) OR grantee_id = \(person)")
+        for table in nightTables { secure(table, "EXISTS (SELECT 1 FROM sleep_sessions AS s WHERE s.id = session_id)") }
+        for table in ["devices", "sign_in_links", "share_invitations"] {
+            sql.append("CREATE POLICY \(table)_token_holder ON \(table) FOR SELECT USING (token_hash = \(token))")
+        }
+        sql.append("CREATE POLICY share_invitations_answer ON share_invitations FOR UPDATE USING (token_hash = \(token))")
+        let addressee = "email = (SELECT p.email FROM people AS p WHERE p.id = \(person))"
+        sql.append("CREATE POLICY share_invitations_addressee ON share_invitations FOR SELECT USING (\(addressee))")
+        sql.append("CREATE POLICY share_invitations_addressee_removed ON share_invitations FOR DELETE USING (\(addressee))")
+        sql.append("CREATE POLICY sleep_sessions_linked ON sleep_sessions FOR SELECT USING (id = current_setting('dosetap.night', true))")
+        return sql.joined(separator: ";\n") + ";\n"
+    }()
 }

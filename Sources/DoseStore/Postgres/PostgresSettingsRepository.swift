@@ -20,7 +20,9 @@ public struct PostgresSettingsRepository: SettingsRepository {
     }
 
     public func read<T>(_ body: (any SettingsTransaction) throws -> T) throws -> T {
-        try store.transaction(readOnly: true) { session in try body(PostgresSettingsTransaction(session: session, person: person)) }
+        try store.transaction(readOnly: true, seeing: .person(person)) { session in
+            try body(PostgresSettingsTransaction(session: session, person: person))
+        }
     }
 }
 

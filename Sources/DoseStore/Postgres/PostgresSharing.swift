@@ -107,7 +107,7 @@ extension PostgresStore {
 
     /// Every invitation `owner` made, newest first.
     public func invitations(of owner: String) throws -> [InvitationRecord] {
-        try transaction(readOnly: true) { session in
+        try transaction(readOnly: true, seeing: .person(owner)) { session in
             try session.rows(
                 """
                 SELECT \(unescaped: Self.invitationColumns) FROM share_invitations
@@ -119,7 +119,8 @@ extension PostgresStore {
 
     /// The shares `owner` gave (`given`), or the shares given to `grantee` (`received`), oldest first.
     public func shares(owner: String? = nil, grantee: String? = nil) throws -> [ShareRecord] {
-        try transaction(readOnly: true) { session in
+        // Both people of a share see it; asked for neither, no one's shares are seen.
+        try transaction(readOnly: true, seeing: RowScope(person: owner ?? grantee)) { session in
             try session.rows(
                 """
                 SELECT s.invitation_id, s.grants, s.created_at, o.id, o.email, o.name, o.created_at, g.id, g.email, g.name, g.created_at
@@ -141,7 +142,7 @@ extension PostgresStore {
     /// The grants `grantee` holds on `owner`'s records now (empty: none). Read on every request and before every alarm,
     /// so a revocation holds at once.
     public func grants(of grantee: String, on owner: String) throws -> [Grant] {
-        try withConnection { session in
+        try transaction(readOnly: true, seeing: .person(grantee)) { session in
             try session.rows("SELECT grants FROM shares WHERE person_id = \(owner) AND grantee_id = \(grantee)").first
                 .map { try $0.decode([String].self).compactMap(Grant.init(rawValue:)).sorted() } ?? []
         }
@@ -149,7 +150,7 @@ extension PostgresStore {
 
     /// `owner`'s escalation ladder, in order: each rung's share and its minute after Dose 1.
     public func ladder(of owner: String) throws -> [(share: ShareRecord, minutesAfterDose1: Int)] {
-        let minutes = try withConnection { session in
+        let minutes = try transaction(readOnly: true, seeing: .person(owner)) { session in
             try session.rows(
                 "SELECT grantee_id, ladder_minutes FROM shares WHERE person_id = \(owner) AND ladder_rank IS NOT NULL ORDER BY ladder_rank"
             ).map { try $0.decode((String, Int).self) }
@@ -198,7 +199,7 @@ extension PostgresStore {
 
     /// When anyone of `actors` acknowledged an alarm of `owner`'s since `since` (read from the owner's access audit).
     public func acknowledgements(of owner: String, by actors: [String], since: Date) throws -> [Date] {
-        try withConnection { session in
+        try transaction(readOnly: true, seeing: .person(owner)) { session in
             try session.rows(
                 """
                 SELECT at FROM access_audit WHERE person_id = \(owner) AND action = 'acknowledged' AND actor_id = ANY (\(actors))
@@ -237,7 +238,7 @@ extension PostgresStore {
     /// The pending, unexpired invitation of `tokenHash` at `now` and the person who made it; nil for any other (read
     /// only, so showing an invitation uses nothing).
     public func pendingInvitation(tokenHash: String, at now: Date) throws -> (invitation: InvitationRecord, owner: PersonRecord)? {
-        try transaction(readOnly: true) { session in
+        try transaction(readOnly: true, seeing: RowScope(tokenHash: tokenHash)) { session in
             guard
                 let invitation = try session.rows(
                     """
@@ -254,7 +255,9 @@ extension PostgresStore {
     /// Accepts or declines the invitation of `tokenHash` as `person` at `now`. Only a pending, unexpired invitation for
     /// the person's own address can be answered, and only once.
     public func answerInvitation(tokenHash: String, as person: PersonRecord, accept: Bool, at now: Date) throws -> InvitationAnswer {
-        try transaction { session in
+        // The invitation is the inviter's row, which its token's holder may read and answer; the share it makes names the
+        // person answering as its grantee.
+        try transaction(seeing: RowScope(person: person.id, tokenHash: tokenHash)) { session in
             guard
                 let invitation = try session.rows(
                     """
@@ -288,7 +291,7 @@ extension PostgresStore {
     public func recordAccess(to person: String, by actor: String?, action: String, detail: String, at now: Date) throws {
         // The column's limit counts code points, as `char_length` does.
         let detail = String(String.UnicodeScalarView(detail.unicodeScalars.prefix(300)))
-        try transaction { session in
+        try transaction(seeing: .person(person)) { session in
             try session.execute(
                 "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(person), \(actor), \(now), \(action), \(detail))")
         }
@@ -297,7 +300,7 @@ extension PostgresStore {
     /// Whether `actor` already has an entry `action` with `detail` in `person`'s audit since `since` (so a page that
     /// polls does not fill it).
     public func recentlyRecorded(to person: String, by actor: String, action: String, detail: String, since: Date) throws -> Bool {
-        try withConnection { session in
+        try transaction(readOnly: true, seeing: .person(person)) { session in
             try !session.rows(
                 """
                 SELECT 1 FROM access_audit WHERE person_id = \(person) AND actor_id = \(actor) AND action = \(action) AND detail = \(detail)
@@ -309,7 +312,7 @@ extension PostgresStore {
 
     /// `person`'s access audit, newest first, at most `limit` entries.
     public func accessAudit(of person: String, limit: Int) throws -> [AccessEntry] {
-        try transaction(readOnly: true) { session in
+        try transaction(readOnly: true, seeing: .person(person)) { session in
             try session.rows(
                 """
                 SELECT a.at, a.action, a.detail, p.id, p.email, p.name, p.created_at FROM access_audit a LEFT JOIN people p ON p.id = a.actor_id

@@ -137,7 +137,13 @@ public final class PostgresStore: Sendable {
     /// the writes of one person run one after another, never aborted for each other (several people write at once). Any
     /// other write is SERIALIZABLE. Either way a conflict PostgreSQL still reports (a unique key two writers raced for,
     /// a serialization failure) rolls the transaction back and runs it again from the start, never half-kept.
-    public func transaction<T>(readOnly: Bool = false, writingFor person: String? = nil, _ body: (PostgresSession) throws -> T) throws -> T {
+    ///
+    /// Row-level security sees to it that the body reads and writes only the rows of `scope` (by default the person
+    /// written for, else no person's): a query that forgot its `person_id` condition still finds no one else's row.
+    public func transaction<T>(
+        readOnly: Bool = false, writingFor person: String? = nil, seeing scope: RowScope? = nil, _ body: (PostgresSession) throws -> T
+    ) throws -> T {
+        let scope = scope ?? person.map(RowScope.person) ?? .nobody
         var attempt = 0
         while true {
             attempt += 1
@@ -155,6 +161,13 @@ public final class PostgresStore: Sendable {
                 } else {
                     try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 }
+                // SET LOCAL, with its values bound: it ends with the transaction, so a kept connection carries no one's
+                // scope to its next user, and it runs before anything the body sends.
+                session.send(
+                    """
+                    SELECT set_config('dosetap.person', \(scope.person ?? ""), true), set_config('dosetap.token', \(scope.tokenHash ?? ""), true),
+                        set_config('dosetap.night', \(scope.night ?? ""), true)
+                    """)
                 let result = try body(session)
                 try session.execute("COMMIT")
                 giveBack(connection)
@@ -242,6 +255,21 @@ public final class PostgresStore: Sendable {
         }
         return DoseError.storageUnavailable(problem: "\(location.redacted) does not answer")
     }
+}
+
+/// Whose rows a transaction sees and changes under row-level security (`PostgresSchema.v9RowSecurity`).
+public struct RowScope: Sendable, Equatable {
+    /// The person whose rows are seen (nil: no one's).
+    public var person: String?
+    /// A token's hash: whoever holds a device token, sign-in link or invitation may read that one row to learn whose it is.
+    public var tokenHash: String?
+    /// A night's id: an action link claims one, and its row may be read to learn whose link to check.
+    public var night: String?
+
+    /// One person's rows.
+    public static func person(_ id: String) -> RowScope { RowScope(person: id) }
+    /// No person's rows: the service's own tables and the directory of people only.
+    public static let nobody = RowScope()
 }
 
 /// One connection's queries. A statement can be sent without waiting for it (`send`): postgres-nio runs a

@@ -45,7 +45,7 @@ struct PostgresWorkspace {
         only: Set<String>? = nil, choosing choose: (PostgresSession) throws -> (NightsRead?, Choice), _ work: (AppDatabase, Choice) throws -> T
     ) throws -> T {
         let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
-        return try store.transaction(readOnly: true) { session in
+        return try store.transaction(readOnly: true, seeing: .person(person)) { session in
             let (nights, choice) = try choose(session)
             return try readCopy(of: tables, nights: nights, session) { try work($0, choice) }
         }
@@ -57,7 +57,7 @@ struct PostgresWorkspace {
         throws
     {
         let tables = try store.workspaceTables().filter { only.contains($0.name) }
-        try store.transaction(readOnly: true) { session in
+        try store.transaction(readOnly: true, seeing: .person(person)) { session in
             let ids = try choose(session)
             for start in stride(from: 0, to: ids.count, by: size) {
                 try readCopy(of: tables, nights: .ids(Array(ids[start..<min(ids.count, start + size)])), session, work)
@@ -84,7 +84,7 @@ struct PostgresWorkspace {
     /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
     func snapshot() throws -> DatabaseQueue {
         let tables = try store.workspaceTables()
-        return try store.transaction(readOnly: true) { session in
+        return try store.transaction(readOnly: true, seeing: .person(person)) { session in
             let copy = try AppDatabase.migratedQueue()
             try load(tables, from: session, into: copy)
             return copy
