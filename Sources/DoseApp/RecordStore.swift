@@ -103,6 +103,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Records that a request used device `id` at `now`.
+    public func recordDeviceUse(_ id: String, at now: Date) throws {
+        switch self {
+        case .sqlite(let database): try database.devices.recordUse(id, at: now)
+        case .postgres(let store, let person): try store.recordDeviceUse(id, of: person, at: now)
+        }
+    }
+
     /// Whether first-run setup was completed (asked after every night command, so read directly on either store).
     public func setupComplete() throws -> Bool {
         switch self {
@@ -126,16 +134,17 @@ public enum RecordStore: Sendable {
         return try store.useSignInLink(tokenHash: tokenHash, person: person, at: now)
     }
 
-    /// Failed sign-ins from `address` since `since` (none on a SQLite file, where none can succeed either).
-    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> Int {
-        guard case .postgres(let store, _) = self else { return 0 }
-        return try store.signInFailures(from: address, since: since, forgetBefore: forgetBefore)
+    /// Failed sign-ins since `since` from `address` and against this store's person's account (none on a SQLite file,
+    /// where none can succeed either).
+    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> (address: Int, account: Int) {
+        guard case .postgres(let store, let person) = self else { return (0, 0) }
+        return try store.signInFailures(from: address, of: person == Self.nobody ? nil : person, since: since, forgetBefore: forgetBefore)
     }
 
-    /// Counts a failed sign-in from `address`, for every instance to see.
+    /// Counts a failed sign-in from `address`, and against this store's person's account, for every instance to see.
     public func recordSignInFailure(from address: String, at now: Date) throws {
-        guard case .postgres(let store, _) = self else { return }
-        try store.recordSignInFailure(from: address, at: now)
+        guard case .postgres(let store, let person) = self else { return }
+        try store.recordSignInFailure(from: address, of: person == Self.nobody ? nil : person, at: now)
     }
 
     /// Where the records are, as the privacy step of setup says it: short enough to read on a phone, so no URL.

@@ -165,16 +165,24 @@ struct Device: ParsableCommand {
         commandName: "device", abstract: "Pair, list and revoke the devices that may use the API.", subcommands: [Add.self, List.self, Revoke.self])
 
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add", abstract: "Pair a device; its token is shown once.")
+        static let configuration = CommandConfiguration(
+            commandName: "add", abstract: "Pair a device; its token is shown once. It stops working once unused for 90 days.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "A name for the device, e.g. \"bedside tablet\".") var name: String
+        @Option(help: "For a script's token: stop working this many days from now (1–365). Never during an open night.")
+        var expiresInDays: Int?
         func run() throws {
             try Output.run(options) { context in
-                let (device, token) = try context.app.devices.pair(name: name)
+                let (device, token) = try context.app.devices.pair(name: name, expiresInDays: expiresInDays)
+                let expiry = device.expiry.map(ISO8601.string) ?? ""
                 Output.show(
                     json: options.json,
-                    JSONValue(dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name))),
-                    "Paired \"\(device.name)\". Its token (shown only now):\n\(token)")
+                    JSONValue(
+                        dictionaryLiteral: ("token", .string(token)), ("id", .string(device.id)), ("name", .string(device.name)),
+                        ("expires_at", device.expiresAt.map { .string(ISO8601.string($0)) } ?? .null)),
+                    "Paired \"\(device.name)\". Its token (shown only now):\n\(token)\n"
+                        + (device.expiresAt == nil
+                            ? "It stops working once unused for 90 days (first on \(expiry))." : "It stops working on \(expiry)."))
             }
         }
     }
@@ -192,6 +200,9 @@ struct Device: ParsableCommand {
                                 [
                                     "id": .string($0.id), "name": .string($0.name), "created_at": .string(ISO8601.string($0.createdAt)),
                                     "revoked_at": $0.revokedAt.map { .string(ISO8601.string($0)) } ?? .null,
+                                    "last_used_at": $0.lastUsedAt.map { .string(ISO8601.string($0)) } ?? .null,
+                                    "expires_at": $0.expiresAt.map { .string(ISO8601.string($0)) } ?? .null,
+                                    "expiry": $0.revokedAt == nil ? $0.expiry.map { .string(ISO8601.string($0)) } ?? .null : .null,
                                 ]
                             }
                         ).rendered())
@@ -199,11 +210,18 @@ struct Device: ParsableCommand {
                 }
                 if devices.isEmpty { Output.line("No devices paired.") }
                 for device in devices {
+                    let state = device.revokedAt.map { "  revoked \(ISO8601.string($0))" } ?? Self.expiryWords(device, now: context.clock.now)
                     Output.line(
                         "\(device.name)  [\(device.id)]  paired \(ISO8601.string(device.createdAt))"
-                            + (device.revokedAt.map { "  revoked \(ISO8601.string($0))" } ?? ""))
+                            + (device.lastUsedAt.map { "  last used \(ISO8601.string($0))" } ?? "") + state)
                 }
             }
+        }
+
+        /// "  expires 2027-02-25T…" for a device that works, "  expired 2027-…" for one that stopped.
+        static func expiryWords(_ device: DeviceRecord, now: Date) -> String {
+            guard let expiry = device.expiry else { return "" }
+            return expiry <= now ? "  expired \(ISO8601.string(expiry))" : "  expires \(ISO8601.string(expiry))"
         }
     }
 

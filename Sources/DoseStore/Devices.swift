@@ -9,12 +9,13 @@ public struct DeviceStore: Sendable {
     /// How long idempotency records are kept (at least 31 days).
     public static let idempotencyRetention: TimeInterval = 32 * 86_400
 
-    /// Registers a device by the hash of its token.
-    public func add(name: String, tokenHash: String, clock: StoreClock) throws -> DeviceRecord {
+    /// Registers a device by the hash of its token, expiring at `expiresAt` if one was chosen.
+    public func add(name: String, tokenHash: String, expiresAt: Date? = nil, clock: StoreClock) throws -> DeviceRecord {
         let trimmed = try Self.deviceName(name)
         return try database.write { db in
             try Self.refuseTakenName(trimmed, except: nil, db)
-            let record = DeviceRecord(id: clock.makeID(), name: trimmed, tokenHash: tokenHash, createdAt: clock.now, revokedAt: nil)
+            let record = DeviceRecord(
+                id: clock.makeID(), name: trimmed, tokenHash: tokenHash, createdAt: clock.now, revokedAt: nil, expiresAt: expiresAt)
             try record.insert(db)
             return record
         }
@@ -71,6 +72,13 @@ public struct DeviceStore: Sendable {
     /// The token hashes of devices that may call the API (read on every request, so a revocation applies at once).
     public func active() throws -> [DeviceRecord] {
         try database.read { db in try DeviceRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices WHERE revoked_at IS NULL")) }
+    }
+
+    /// Records that a request used device `id` at `now`.
+    public func recordUse(_ id: String, at now: Date) throws {
+        try database.write { db in
+            try DeviceRecord.filter(DeviceRecord.Columns.id == id).updateAll(db, DeviceRecord.Columns.lastUsedAt.set(to: ISO8601.string(now)))
+        }
     }
 
     /// Revokes a device by id or name.

@@ -15,6 +15,7 @@ enum Schema {
         ("v8_setup_and_supply", v8),
         ("v9_wearable_sleep", v9),
         ("v10_wearable_summaries", v10),
+        ("v11_device_expiry", v11),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -452,6 +453,16 @@ enum Schema {
                     imported_at TEXT NOT NULL CHECK (length(imported_at) = 24)
                 );
                 CREATE INDEX wearable_summaries_by_time ON wearable_summaries(start_at);
+                """)
+    }
+
+    /// A paired device expires when unused for 90 days, or at the date chosen for a script's token
+    /// (`DeviceLifetime`): its last use (written at most once a day) and that date. Bundles do not carry devices.
+    static func v11(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE devices ADD COLUMN last_used_at TEXT CHECK (last_used_at IS NULL OR length(last_used_at) = 24);
+                ALTER TABLE devices ADD COLUMN expires_at TEXT CHECK (expires_at IS NULL OR length(expires_at) = 24);
                 """)
     }
 }

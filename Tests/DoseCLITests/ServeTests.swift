@@ -95,6 +95,27 @@ struct ServeTests {
         return (Int(response.status.code), text, response)
     }
 
+    @Test("device add --expires-in-days: the binary's token works until its day and not from it; device list says when each expires")
+    func tokenLifetime() async throws {
+        let cli = try CLI()
+        let added = try cli.run(["device", "add", "script", "--expires-in-days", "1"], now: "2026-11-21 12:00")
+        let token = try #require(added.json["token"] as? String)
+        #expect(added.json["expires_at"] as? String == "2026-11-22T17:00:00.000Z", "\(added.stdout)")
+        for days in ["0", "366"] {
+            let refused = try cli.run(["device", "add", "bad", "--expires-in-days", days])
+            #expect(refused.status == 64 && refused.stdout.contains("expires-in-days") && refused.stdout.contains("1–365 days"), "\(refused.stdout)")
+        }
+        for (now, expected) in [("2026-11-22 11:59", 200), ("2026-11-22 12:00", 401)] {
+            let server = try Server(cli, now: now)
+            let (status, _, _) = try await Self.request(server.base + "/v1/status", token: token)
+            #expect(status == expected, "at \(now)")
+            _ = try await server.terminate(within: .seconds(20))
+        }
+        let listed = try cli.run(["device", "list"], now: "2026-11-23 12:00", json: false)
+        #expect(listed.stdout.contains("script") && listed.stdout.contains("last used 2026-11-22T16:59:00.000Z"), "\(listed.stdout)")
+        #expect(listed.stdout.contains("expired 2026-11-22T17:00:00.000Z"), "\(listed.stdout)")
+    }
+
     @Test("serve pairs a browser, keeps an acknowledged dose, streams, and stops on SIGTERM with a stream open")
     func serveAndStop() async throws {
         let cli = try CLI()

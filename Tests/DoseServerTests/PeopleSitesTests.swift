@@ -103,6 +103,41 @@ struct PeopleSitesTests {
         #expect(alices.count == 1 && bobs.isEmpty, "one dose, Alice's: \(alices) \(bobs)")
     }
 
+    @Test(
+        "failed sign-ins with a person's own used link count against their account from any address; a guess counts against no one",
+        SharedStoreFixture.enabled)
+    func accountSignInLimit() throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 12, 0))
+        let alice = try #require(fixture.people["alice"]?.id)
+        func link(_ person: String) throws -> String {
+            let token = SignInLinks.token(.system)
+            try fixture.store.issueSignInLink(
+                person: person, tokenHash: DeviceTokens.hash(token), at: fixture.time.now, expiresAt: fixture.time.now.addingTimeInterval(3_600))
+            return token
+        }
+        let used = try link(alice)
+        let signIn = fixture.environment("alice").useCases().signIn
+        _ = try signIn.signIn(token: used, from: "10.0.0.1", deviceName: "Phone")
+        // The used link tried again from ten addresses, one attempt each: no address reaches its limit, the account does.
+        for address in 1...SignInLinks.failuresAllowed {
+            #expect(throws: DoseError.self) { try signIn.signIn(token: used, from: "10.0.1.\(address)", deviceName: "Phone") }
+        }
+        let fresh = try link(alice)
+        #expect(throws: DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow), "a good link waits out the window") {
+            try signIn.signIn(token: fresh, from: "10.0.2.1", deviceName: "Phone")
+        }
+        // Guesses reach the lobby, which is no one's: they count against their address only, never an account.
+        let lobby = fixture.sites.site(RecordStore.nobody).environment.useCases().signIn
+        for _ in 1...3 {
+            #expect(throws: DoseError.self) { try lobby.signIn(token: "dts_" + String(repeating: "0", count: 64), from: "10.0.3.1", deviceName: "x") }
+        }
+        let bob = try #require(fixture.people["bob"]?.id)
+        _ = try fixture.environment("bob").useCases().signIn.signIn(token: try link(bob), from: "10.0.4.1", deviceName: "Phone")
+        // Past the window Alice's fresh link works.
+        fixture.time.set(fixture.time.now.addingTimeInterval(TimeInterval(SignInLinks.failureWindow) + 1))
+        _ = try fixture.environment("alice").useCases().signIn.signIn(token: fresh, from: "10.0.2.1", deviceName: "Phone")
+    }
+
     @Test("a pairing code pairs a device of the person whose page asked for it, and of no one else", SharedStoreFixture.enabled)
     func pairingCodesKeepTheirPerson() async throws {
         let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30))

@@ -221,7 +221,7 @@ struct NightRepositoryTests {
         let applied = try store.transaction(readOnly: true) { session in
             try session.rows("SELECT name FROM dosetap_migrations ORDER BY name").map { try $0.decode(String.self) }
         }
-        #expect(applied == PostgresSchema.migrations.map(\.name))
+        #expect(applied == PostgresSchema.migrations.map(\.name).sorted(), "each migration once (ordered by name: v10 before v2)")
         // Set in each connection's startup message, over whatever the server's defaults are.
         let settings = try store.transaction(readOnly: true) { session in
             try session.rows("SELECT current_setting('synchronous_commit'), current_setting('TimeZone'), current_schema()").map {

@@ -45,15 +45,37 @@ public struct DeviceService: Sendable {
     let app: UseCases
 
     /// Pairs a device under `name`; returns it and its token, which is never shown again. With `uniqued`, a taken
-    /// name gets the first free suffix (`name 2`, …) instead of being refused.
-    public func pair(name: String, uniqued: Bool = false) throws -> (device: DeviceRecord, token: String) {
+    /// name gets the first free suffix (`name 2`, …) instead of being refused. With `expiresInDays` (a script's token)
+    /// it stops working that many days from now; otherwise only once unused for `DeviceLifetime.idleLimit`.
+    public func pair(name: String, uniqued: Bool = false, expiresInDays: Int? = nil) throws -> (device: DeviceRecord, token: String) {
+        let expiresAt = try DeviceLifetime.chosenExpiry(days: expiresInDays, from: app.clock.now)
         let token = DeviceTokens.generate(app.clock.random)
         let device = try app.onRecords(only: ["devices"]) { database in
             let store = database.devices
             let name = uniqued ? try store.unusedName(name) : name
-            return try store.add(name: name, tokenHash: DeviceTokens.hash(token), clock: app.clock)
+            return try store.add(name: name, tokenHash: DeviceTokens.hash(token), expiresAt: expiresAt, clock: app.clock)
         }
         return (device, token)
+    }
+
+    /// Whether `device`, which a request's token matched, may be used now (`DeviceLifetime`): false once it expired,
+    /// except while the person's night is open, when it works until the night ends. A device in use has its use
+    /// recorded once a day, which keeps it from expiring; a use after its expiry records nothing, so it still expires
+    /// when that night ends.
+    public func admit(_ device: DeviceRecord) throws -> Bool {
+        let now = app.clock.now
+        let expired = device.expiry.map { $0 <= now } ?? false
+        let nightOpen = expired ? try app.store.ledger.status(clock: app.clock).session != nil : false
+        switch DeviceLifetime.state(
+            createdAt: device.createdAt, lastUsedAt: device.lastUsedAt, expiresAt: device.expiresAt, revokedAt: device.revokedAt, now: now,
+            nightOpen: nightOpen)
+        {
+        case .revoked, .expired: return false
+        case .expiryDeferred: return true
+        case .usable:
+            if DeviceLifetime.shouldRecordUse(lastUsedAt: device.lastUsedAt, now: now) { try app.store.recordDeviceUse(device.id, at: now) }
+            return true
+        }
     }
 
     /// Every device, revoked ones included.

@@ -9,7 +9,8 @@ public import Foundation
 public enum SignInLinks {
     /// How long a link stays good.
     public static let lifetime: TimeInterval = 24 * 3600
-    /// Failed sign-ins an address may make in `failureWindow` before it must wait.
+    /// Failed sign-ins an address, or one person's account, may have in `failureWindow` before it must wait. A failure
+    /// counts against an account when the link was theirs (used or expired): a guess names no one.
     public static let failuresAllowed = 10
     /// The window failed sign-ins are counted in, in seconds.
     public static let failureWindow = 15 * 60
@@ -62,12 +63,14 @@ public struct SignInService: Sendable {
         allowed: "a new link from whoever runs this DoseTap (`dosetap person link EMAIL`)")
 
     /// Uses `token` and pairs this browser as a device of the person, named `deviceName`; returns its device token.
-    /// An address with too many failures in the window waits, whichever instance it asks.
+    /// An address, or an account, with too many failures in the window waits, whichever instance it asks.
     public func signIn(token: String, from address: String, deviceName: String) throws -> (device: DeviceRecord, token: String) {
         let now = app.clock.now
         let window = TimeInterval(SignInLinks.failureWindow)
         let failures = try app.store.signInFailures(from: address, since: now - window, forgetBefore: now - 24 * 3600)
-        guard failures < SignInLinks.failuresAllowed else { throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow) }
+        guard max(failures.address, failures.account) < SignInLinks.failuresAllowed else {
+            throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow)
+        }
         guard SignInLinks.isWellFormed(token), try app.store.useSignInLink(tokenHash: DeviceTokens.hash(token), at: now) else {
             try app.store.recordSignInFailure(from: address, at: now)
             throw Self.invalid

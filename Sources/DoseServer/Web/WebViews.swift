@@ -232,6 +232,8 @@ struct SettingsView {
 
     struct Device {
         let id, name, paired: String
+        /// The day a request last used it (written once a day; nil: not since it was paired).
+        let used: String?
         let this: Bool
     }
 
@@ -296,7 +298,9 @@ struct SettingsView {
         }
         quickLimit = DoseSettings.quickLogRange.upperBound
         devices = records.filter { $0.revokedAt == nil }.map {
-            Device(id: $0.id, name: $0.name, paired: Self.day($0.createdAt, zone), this: $0.id == thisDevice)
+            Device(
+                id: $0.id, name: $0.name, paired: Self.day($0.createdAt, zone), used: $0.lastUsedAt.map { Self.day($0, zone) },
+                this: $0.id == thisDevice)
         }
         self.pairing = pairing.map(Pairing.init(link:))
         let product = (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct

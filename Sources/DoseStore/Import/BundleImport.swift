@@ -360,6 +360,8 @@ enum BundleFormats {
             if settings.effective?[key] == nil { settings.effective?[key] = try DoseSettings(timeZoneID: "UTC").value(of: key) }
             files["settings.json"] = try BundleFiles.json(settings)
         },
+        // v11 added when each paired device was last used and when it expires; bundles carry no devices: unchanged.
+        10: { _ in },
     ]
 
     /// The columns of `wearable_summaries.csv` at schema 10.

@@ -121,18 +121,30 @@ extension PostgresStore {
         }
     }
 
-    /// Failed sign-ins from `address` since `since`, after forgetting those older than `forgetBefore`.
-    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> Int {
-        try transaction { session in
+    /// Failed sign-ins since `since` from `address`, and of `person`'s account (nil: a link of no one's), after
+    /// forgetting those older than `forgetBefore`.
+    public func signInFailures(from address: String, of person: String?, since: Date, forgetBefore: Date) throws -> (
+        address: Int, account: Int
+    ) {
+        try transaction(seeing: RowScope(person: person)) { session in
             try session.execute("DELETE FROM sign_in_failures WHERE at < \(forgetBefore)")
-            return try session.rows("SELECT count(*)::bigint FROM sign_in_failures WHERE address = \(address) AND at >= \(since)").first
-                .map { Int(try $0.decode(Int64.self)) } ?? 0
+            try session.execute("DELETE FROM sign_in_account_failures WHERE at < \(forgetBefore)")
+            let counts = try session.rows(
+                """
+                SELECT (SELECT count(*)::bigint FROM sign_in_failures WHERE address = \(address) AND at >= \(since)),
+                    (SELECT count(*)::bigint FROM sign_in_account_failures WHERE person_id = \(person) AND at >= \(since))
+                """
+            ).first.map { try $0.decode((Int64, Int64).self) }
+            return (Int(counts?.0 ?? 0), Int(counts?.1 ?? 0))
         }
     }
 
-    /// Counts a failed sign-in from `address`.
-    public func recordSignInFailure(from address: String, at now: Date) throws {
-        try transaction { session in try session.execute("INSERT INTO sign_in_failures (address, at) VALUES (\(address), \(now))") }
+    /// Counts a failed sign-in from `address`, and against `person`'s account when the link was theirs.
+    public func recordSignInFailure(from address: String, of person: String?, at now: Date) throws {
+        try transaction(seeing: RowScope(person: person)) { session in
+            try session.execute("INSERT INTO sign_in_failures (address, at) VALUES (\(address), \(now))")
+            if let person { try session.execute("INSERT INTO sign_in_account_failures (person_id, at) VALUES (\(person), \(now))") }
+        }
     }
 
     /// A table whose rows belong to a person: by `person_id` (or, for what was shared with them, `grantee_id`), or by

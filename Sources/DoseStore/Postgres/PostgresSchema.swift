@@ -15,7 +15,7 @@ enum PostgresSchema {
     static let migrations: [(name: String, sql: String)] = [
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
-        ("v9_row_security", v9RowSecurity),
+        ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -552,6 +552,22 @@ enum PostgresSchema {
         ALTER TABLE shares ADD CONSTRAINT shares_ladder_alarms CHECK (ladder_rank IS NULL OR 'alarms' = ANY (grants));
         CREATE UNIQUE INDEX shares_ladder_rank ON shares (person_id, ladder_rank) WHERE ladder_rank IS NOT NULL;
         """
+    /// A paired device's last use (written at most once a day) and the date chosen for it to stop working
+    /// (`DeviceLifetime`), as SQLite's v11 has them; and the failed sign-ins of each person's account (a link of theirs
+    /// used or expired), counted here so every instance limits them alike, the person's own rows.
+    static let v10ExpiryAndLimits = """
+        ALTER TABLE devices ADD COLUMN last_used_at timestamptz;
+        ALTER TABLE devices ADD COLUMN expires_at timestamptz;
+        CREATE TABLE sign_in_account_failures (
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            at timestamptz NOT NULL
+        );
+        CREATE INDEX sign_in_account_failures_by_person ON sign_in_account_failures (person_id, at);
+        ALTER TABLE sign_in_account_failures ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE sign_in_account_failures FORCE ROW LEVEL SECURITY;
+        CREATE POLICY sign_in_account_failures_owner ON sign_in_account_failures USING (person_id = current_setting('dosetap.person', true));
+        """
+
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
     static let personTables = [
         "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",

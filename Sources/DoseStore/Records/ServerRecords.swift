@@ -1,3 +1,4 @@
+import DoseCore
 public import Foundation
 import GRDB
 
@@ -13,12 +14,31 @@ public struct DeviceRecord: Sendable, Hashable, StoredRecord {
     public var tokenHash: String
     public var createdAt: Date
     public var revokedAt: Date?
+    /// When a request last used it, written at most once a day (nil: not since it was paired).
+    public var lastUsedAt: Date?
+    /// The date chosen for it to stop working (nil: only when unused for `DeviceLifetime.idleLimit`).
+    public var expiresAt: Date?
+
+    public init(id: String, name: String, tokenHash: String, createdAt: Date, revokedAt: Date?, lastUsedAt: Date? = nil, expiresAt: Date? = nil) {
+        self.id = id
+        self.name = name
+        self.tokenHash = tokenHash
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+        self.lastUsedAt = lastUsedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// When it expires if not used again (`DeviceLifetime.expiry`).
+    public var expiry: Date? { DeviceLifetime.expiry(createdAt: createdAt, lastUsedAt: lastUsedAt, expiresAt: expiresAt) }
 
     enum CodingKeys: String, CodingKey {
         case id, name
         case tokenHash = "token_hash"
         case createdAt = "created_at"
         case revokedAt = "revoked_at"
+        case lastUsedAt = "last_used_at"
+        case expiresAt = "expires_at"
     }
 
     enum Columns {
@@ -26,6 +46,7 @@ public struct DeviceRecord: Sendable, Hashable, StoredRecord {
         static let name = Column(CodingKeys.name)
         static let createdAt = Column(CodingKeys.createdAt)
         static let revokedAt = Column(CodingKeys.revokedAt)
+        static let lastUsedAt = Column(CodingKeys.lastUsedAt)
     }
 }
 
