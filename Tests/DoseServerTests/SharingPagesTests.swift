@@ -155,11 +155,18 @@ struct SharingPagesTests {
             let percent = NumberText.tenths(try #require(ownShare?["percent"] as? Double))
             #expect(list.contains("Dose 2 on target \(percent)%") && list.contains("Latest night, 2026-11-20"), "\(list)")
             #expect(list.contains("href=\"/people/\(alice)/report/file?nights=30\""))
+            #expect(list.contains("aria-label=\"Whose night\"") && !list.contains("aria-current=\"page\">You<"), "People is no one's Tonight")
             let report = try await Routes.get(client, "/people/\(alice)/report/file?nights=30", fixture.auth("carol"))
             #expect(report.status == .ok && report.headers[.contentType]?.hasPrefix("text/html") == true)
             #expect(try await Routes.get(client, "/people/\(alice)/report/file?nights=30", fixture.auth("bob")).status == .forbidden)
             let bobsList = String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body)
-            #expect(bobsList.contains("on their alarm ladder") && !bobsList.contains("Their Tonight"))
+            #expect(bobsList.contains("you can answer their alarms") && !bobsList.contains("ladder") && !bobsList.contains("Their Tonight"))
+            // Only a rung of her ladder is told it is one, with its minute.
+            let rungs = #"{"rungs":[{"email":"bob@example.org","minutes_after_dose1":225}]}"#
+            let placed = try await client.execute(uri: "/v1/ladder", method: .put, headers: fixture.auth("alice"), body: ByteBuffer(string: rungs))
+            #expect(placed.status == .ok, "\(String(buffer: placed.body))")
+            let onLadder = String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body)
+            #expect(onLadder.contains("you are on their alarm ladder, told 225 min after their Dose 1 while Dose 2 is pending"), "\(onLadder)")
         }
     }
 

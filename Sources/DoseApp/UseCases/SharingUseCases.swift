@@ -144,14 +144,19 @@ public struct SharingService: Sendable {
     /// decided night (with `view`) and the last 30 nights' share of Dose 2 on target (with `report`), judged by the
     /// person's own settings as their own Insights judge them.
     public func overview() throws -> [SharedPersonOverview] {
-        try received().map { share in
+        let (store, person) = try sharedStore()
+        return try received().map { share in
             let grants = Set(share.grants)
-            guard !grants.isDisjoint(with: [.view, .report]) else { return SharedPersonOverview(share: share, latest: nil, recent: nil) }
+            let rung =
+                grants.contains(.alarms) ? try store.ladder(of: share.owner.id).first { $0.share.grantee.id == person }?.minutesAfterDose1 : nil
+            guard !grants.isDisjoint(with: [.view, .report]) else {
+                return SharedPersonOverview(share: share, latest: nil, recent: nil, ladderMinute: rung)
+            }
             let theirs = UseCases(store: app.store.of(person: share.owner.id), clock: app.clock, outbound: app.outbound)
             let adherence = try theirs.insights.insights(nights: SharedPersonOverview.recentNights).insights.adherence
             return SharedPersonOverview(
                 share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,
-                recent: grants.contains(.report) ? adherence : nil)
+                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung)
         }
     }
 
@@ -202,6 +207,9 @@ public struct SharedPersonOverview: Sendable {
     public let latest: Adherence.Night?
     /// Their last `recentNights` nights, with `report`.
     public let recent: Adherence?
+    /// The minute after their Dose 1 at which the acting person is told Dose 2 is pending, when they are a rung of the
+    /// person's alarm ladder.
+    public let ladderMinute: Int?
 }
 
 extension UseCases {

@@ -17,12 +17,14 @@ extension PageController {
     }
 
     /// The person switcher for whoever is at the browser (the person, or a grantee on a page for someone who shares with
-    /// them); empty on a SQLite file, or when no one shares `view` with them.
-    func switcher(_ context: DoseRequestContext) throws -> [Frame.Tab] {
+    /// them); empty on a SQLite file, or when no one shares `view` with them. On a page that is no one's Tonight (People),
+    /// `onTonight` false marks none of its tabs.
+    func switcher(_ context: DoseRequestContext, onTonight: Bool = true) throws -> [Frame.Tab] {
         guard environment.store.shared != nil else { return [] }
         var browser = environment
         if let grantee = context.grantee { browser.store = environment.store.of(person: grantee.person) }
-        return Frame.switcher(try browser.useCases().sharing.received(), current: context.grantee?.owner)
+        let place: Frame.Place = !onTonight ? .elsewhere : context.grantee.map { .person($0.owner) } ?? .you
+        return Frame.switcher(try browser.useCases().sharing.received(), at: place)
     }
 
     /// Reads a urlencoded form within the body limit and checks its CSRF token.

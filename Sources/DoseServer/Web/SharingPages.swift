@@ -34,7 +34,8 @@ struct SharingPages: PageController {
         let name, email, grants, since: String
         let latest, recent: String?
         let tonight, report: String?
-        let alarms: Bool
+        /// "you can answer their alarms", and when they are on the ladder, at which minute they are told.
+        let alarms: String?
     }
 
     struct PeopleView {
@@ -51,8 +52,7 @@ struct SharingPages: PageController {
         let zone = try app.settings.zone()
         let cards = try app.sharing.overview().map { Self.card($0, zone: zone) }
         var frame = Frame("People", current: "")
-        let tabs = try switcher(context)
-        frame.switcher = tabs.isEmpty ? nil : Frame.Switcher(tabs: tabs)
+        frame.switcher = Frame.switcher(showing: try switcher(context, onTonight: false))
         return try Templates.page(
             "people", PeopleView(frame: frame, people: cards, none: cards.isEmpty, setUpOwn: try app.setup.isRequiredBeforeDose1()))
     }
@@ -81,7 +81,9 @@ struct SharingPages: PageController {
             name: share.owner.name ?? share.owner.shownName, email: share.owner.email ?? "", grants: SharingService.words(share.grants),
             since: SettingsView.day(share.createdAt, zone), latest: latest, recent: recent, tonight: grants.contains(.view) ? base : nil,
             report: grants.contains(.report) ? base + "report/file?nights=\(SharedPersonOverview.recentNights)" : nil,
-            alarms: grants.contains(.alarms))
+            alarms: grants.contains(.alarms)
+                ? overview.ladderMinute.map { "you are on their alarm ladder, told \($0) min after their Dose 1 while Dose 2 is pending" }
+                    ?? "you can answer their alarms" : nil)
     }
 
     struct Row {

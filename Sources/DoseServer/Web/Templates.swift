@@ -77,7 +77,15 @@ struct Frame {
         self.title = title
         self.nav = nav
         hasTabs = !nav.isEmpty
-        self.switcher = switcher.isEmpty ? nil : Switcher(tabs: switcher)
+        self.switcher = Self.switcher(showing: switcher)
+    }
+
+    /// The switcher of `tabs`; none when it has none.
+    static func switcher(showing tabs: [Tab]) -> Switcher? { tabs.isEmpty ? nil : Switcher(tabs: tabs) }
+
+    /// Which Tonight a page is, for the switcher to mark.
+    enum Place {
+        case you, person(String), elsewhere
     }
 
     /// The frame of a grantee's page for another person: no tabs of theirs (their other pages are theirs alone); the
@@ -86,13 +94,15 @@ struct Frame {
         Frame(title: title, nav: [], switcher: switcher + [Tab(path: "/people", label: "People", current: false)])
     }
 
-    /// The person switcher: the person's own Tonight and that of each person who shares `view` with them, `current`
-    /// marked; empty when no one does.
-    static func switcher(_ shares: [ShareRecord], current: String?) -> [Tab] {
+    /// The person switcher: the person's own Tonight and that of each person who shares `view` with them, the one at
+    /// `place` marked; empty when no one does.
+    static func switcher(_ shares: [ShareRecord], at place: Place) -> [Tab] {
         let viewable = shares.filter { $0.grants.contains(.view) }
         guard !viewable.isEmpty else { return [] }
-        return [Tab(path: "/", label: "You", current: current == nil)]
-            + viewable.map { Tab(path: "/people/\($0.owner.id)/", label: $0.owner.name ?? $0.owner.shownName, current: $0.owner.id == current) }
+        func isHere(_ owner: String) -> Bool { if case .person(owner) = place { true } else { false } }
+        let you: Bool = if case .you = place { true } else { false }
+        return [Tab(path: "/", label: "You", current: you)]
+            + viewable.map { Tab(path: "/people/\($0.owner.id)/", label: $0.owner.name ?? $0.owner.shownName, current: isHere($0.owner.id)) }
     }
 }
 

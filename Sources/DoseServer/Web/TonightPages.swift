@@ -92,8 +92,7 @@ struct TonightPages: PageController {
             view.show(to: grantee, switcher: try switcher(context))
             return try Templates.page("tonight", view, status: status)
         }
-        let tabs = try switcher(context)
-        view.frame.switcher = tabs.isEmpty ? nil : Frame.Switcher(tabs: tabs)
+        view.frame.switcher = Frame.switcher(showing: try switcher(context))
         if !view.nightOpen {
             let supply = try app.supply.report()
             if supply.status.isLow { view.lowSupply = Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays) }
