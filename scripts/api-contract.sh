@@ -8,7 +8,8 @@
 # (an early Dose 2 is a valid body and must answer 422; an undo with nothing to undo is 404).
 #
 # Usage: scripts/api-contract.sh PATH/TO/dosetap [max-examples]   (SCHEMATHESIS_SEED picks another seed;
-# DOSETAP_CONTRACT_POSTGRES_URL=postgres://… runs the sharing operations again on a shared store of two people)
+# DOSETAP_CONTRACT_POSTGRES_URL=postgres://… runs the sharing operations again on a shared store of two people, served
+# as DOSETAP_CONTRACT_POSTGRES_ROLE or DOSETAP_TEST_POSTGRES_ROLE when one is set)
 set -euo pipefail
 binary=$1
 examples=${2:-20}
@@ -71,8 +72,15 @@ alice=$("$binary" device add alice --person alice@example.org --database "$store
 bob=$("$binary" device add bob --person bob@example.org --database "$store" --json | token)
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
+# Served as a hosted store is, when a role is named: one that owns nothing, so every request runs under row-level security.
+served="$store"
+role="${DOSETAP_CONTRACT_POSTGRES_ROLE:-${DOSETAP_TEST_POSTGRES_ROLE:-}}"
+if [ -n "$role" ]; then
+    "$binary" store grant "$role" --database "$store" > /dev/null
+    served=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(netloc=sys.argv[2] + "@" + p.hostname + (":%d" % p.port if p.port else ""))))' "$store" "$role")
+fi
 listen=$(port)
-"$binary" serve --database "$store" --port "$listen" --rate-limit 1000000 > "$work/serve-shared.log" 2>&1 &
+"$binary" serve --database "$served" --port "$listen" --rate-limit 1000000 > "$work/serve-shared.log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$listen"
 wait_for "$base"

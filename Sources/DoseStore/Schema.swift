@@ -458,11 +458,13 @@ enum Schema {
 
     /// A paired device expires when unused for 90 days, or at the date chosen for a script's token
     /// (`DeviceLifetime`): its last use (written at most once a day) and that date. Bundles do not carry devices.
+    /// Devices paired before count as used at the upgrade: each has its full 90 days, so an upgrade signs no one out.
     static func v11(_ db: Database) throws {
         try db.execute(
             sql: """
                 ALTER TABLE devices ADD COLUMN last_used_at TEXT CHECK (last_used_at IS NULL OR length(last_used_at) = 24);
                 ALTER TABLE devices ADD COLUMN expires_at TEXT CHECK (expires_at IS NULL OR length(expires_at) = 24);
+                UPDATE devices SET last_used_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE revoked_at IS NULL;
                 """)
     }
 }

@@ -55,6 +55,31 @@ struct DatabaseTests {
         #expect(folded == (try String(contentsOf: fixture, encoding: .utf8)))
     }
 
+    @Test("schema 11 counts every paired device as used at the upgrade, so an upgrade expires none; a revoked one stays revoked")
+    func deviceExpiryMigration() throws {
+        let queue = try DatabaseQueue()
+        try Schema.migrator.migrate(queue, upTo: "v10_wearable_summaries")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO devices (id, name, token_hash, created_at) VALUES ('old', 'Phone', '\(String(repeating: "a", count: 64))',
+                        '2025-01-01T00:00:00.000Z');
+                    INSERT INTO devices (id, name, token_hash, created_at, revoked_at) VALUES ('gone', 'Tablet', '\(String(repeating: "b", count: 64))',
+                        '2025-01-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z');
+                    """)
+        }
+        try Schema.migrator.migrate(queue)
+        let used = try queue.read { db in try String.fetchAll(db, sql: "SELECT COALESCE(last_used_at, '-') FROM devices ORDER BY id") }
+        #expect(used.count == 2 && used[0] == "-", "the revoked device records no use: \(used)")
+        // Written by the migration at the real moment of the upgrade, the one instant a test cannot fix.
+        let upgraded = try #require(ISO8601.parse(used[1]))
+        #expect(abs(upgraded.timeIntervalSinceNow) < 3_600, "\(used[1])")
+        #expect(
+            DeviceLifetime.state(
+                createdAt: try #require(ISO8601.parse("2025-01-01T00:00:00.000Z")), lastUsedAt: upgraded, expiresAt: nil, revokedAt: nil,
+                now: upgraded.addingTimeInterval(DeviceLifetime.idleLimit - 1), nightOpen: false) == .usable)
+    }
+
     @Test("reopening an existing database keeps its data and migrates nothing twice")
     func reopen() throws {
         let directory = try StoreFixture.temporaryDirectory()

@@ -554,10 +554,15 @@ enum PostgresSchema {
         """
     /// A paired device's last use (written at most once a day) and the date chosen for it to stop working
     /// (`DeviceLifetime`), as SQLite's v11 has them; and the failed sign-ins of each person's account (a link of theirs
-    /// used or expired), counted here so every instance limits them alike, the person's own rows.
+    /// used or expired), counted here so every instance limits them alike, the person's own rows. Devices paired before
+    /// count as used at the upgrade, so an upgrade signs no one out; the owner's update reaches every person's devices
+    /// with row-level security unforced for that statement, inside this migration's transaction.
     static let v10ExpiryAndLimits = """
         ALTER TABLE devices ADD COLUMN last_used_at timestamptz;
         ALTER TABLE devices ADD COLUMN expires_at timestamptz;
+        ALTER TABLE devices NO FORCE ROW LEVEL SECURITY;
+        UPDATE devices SET last_used_at = now() WHERE revoked_at IS NULL;
+        ALTER TABLE devices FORCE ROW LEVEL SECURITY;
         CREATE TABLE sign_in_account_failures (
             person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
             at timestamptz NOT NULL
