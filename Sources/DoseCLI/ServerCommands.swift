@@ -56,7 +56,8 @@ struct Serve: AsyncParsableCommand {
             let host = self.host
             let path = context.storeName
             let scheme = listener.tls == nil ? "http" : "https"
-            let pairing = PairingCodes()
+            // On PostgreSQL every instance serving the store shares the codes, so a link pairs wherever it lands.
+            let pairing = PairingCodes(store: environment.store.shared)
             // Links are opened on other devices: a wildcard address is no place to go, the machine's name is.
             let shown = ["0.0.0.0", "::"].contains(host) ? ProcessInfo.processInfo.hostName : host
             let people = context.people

@@ -23,7 +23,8 @@ final class SharedStoreFixture: Sendable {
     let time: TestClock
     let store: PostgresStore
     let sites: PeopleSites
-    let pairing = PairingCodes()
+    /// The codes, kept in the store as `serve` keeps them on PostgreSQL, so another instance can use them.
+    let pairing: PairingCodes
     let operatorHook = Recorder()
     let internalErrors = InternalErrorLog()
     /// Each person's id and API token, by first name.
@@ -40,6 +41,7 @@ final class SharedStoreFixture: Sendable {
         location.username = Self.servingRole
         location.password = nil
         store = try PostgresStore.open(location)
+        pairing = PairingCodes(store: store)
         let time = TestClock(now)
         self.time = time
         var base = AppEnvironment(
@@ -101,6 +103,41 @@ struct PeopleSitesTests {
         let alices = try fixture.environment("alice").store.eventsCSV().split(separator: "\n").filter { $0.contains("dose1") }
         let bobs = try fixture.environment("bob").store.eventsCSV().split(separator: "\n").filter { $0.contains("dose1") }
         #expect(alices.count == 1 && bobs.isEmpty, "one dose, Alice's: \(alices) \(bobs)")
+    }
+
+    @Test("a pairing code one instance showed pairs at another instance of the same store, once, for its person", SharedStoreFixture.enabled)
+    func pairingCodesAcrossInstances() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        let bob = try #require(fixture.people["bob"]?.id)
+        // A second instance: its own sites and codes over the same database, as a second `serve` has.
+        var base = AppEnvironment(
+            store: .postgres(fixture.store, person: RecordStore.nobody), now: { fixture.time.now }, machineTimeZoneID: "America/New_York",
+            makeID: { UUID().uuidString.lowercased() }, random: .system)
+        base.sleep = { _ in }
+        let errors = InternalErrorLog()
+        let other = try #require(
+            PeopleSites(
+                environment: base, pairing: PairingCodes(store: fixture.store), deliveries: [], requestsPerMinute: 1_000, internalErrors: errors))
+        let code = await fixture.pairing.issue(now: fixture.time.now, random: .system, for: bob)
+        #expect(await fixture.pairing.outstanding == 0, "kept in the database, not in the instance that made it")
+        try await Application(router: other.router()).test(.router) { client in
+            let paired = try await client.execute(uri: "/pair?code=\(code)", method: .get)
+            #expect(paired.status == .seeOther, "\(String(buffer: paired.body).prefix(300))")
+        }
+        #expect(try fixture.environment("bob").useCases().devices.active().count == 2, "the browser is Bob's, paired at the other instance")
+        #expect(try fixture.environment("alice").useCases().devices.active().count == 1)
+        try await fixture.test { client in
+            let again = try await client.execute(uri: "/pair?code=\(code)", method: .get)
+            #expect(again.status == .badRequest && String(buffer: again.body).contains("used up or expired"), "used once, at any instance")
+        }
+        // A code past its fifteen minutes pairs nowhere.
+        let late = await fixture.pairing.issue(now: fixture.time.now, random: .system, for: bob)
+        fixture.time.set(fixture.time.now.addingTimeInterval(PairingCodes.lifetime + 1))
+        try await Application(router: other.router()).test(.router) { client in
+            let expired = try await client.execute(uri: "/pair?code=\(late)", method: .get)
+            #expect(expired.status == .badRequest)
+        }
+        #expect(errors.all.isEmpty, "\(errors.all)")
     }
 
     @Test(

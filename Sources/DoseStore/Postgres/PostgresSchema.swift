@@ -16,6 +16,7 @@ enum PostgresSchema {
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
         ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
+        ("v11_pairing_codes", v11PairingCodes),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -571,6 +572,21 @@ enum PostgresSchema {
         ALTER TABLE sign_in_account_failures ENABLE ROW LEVEL SECURITY;
         ALTER TABLE sign_in_account_failures FORCE ROW LEVEL SECURITY;
         CREATE POLICY sign_in_account_failures_owner ON sign_in_account_failures USING (person_id = current_setting('dosetap.person', true));
+        """
+
+    /// One-time pairing codes (only their hashes), so whichever instance a printed or shown link reaches pairs the
+    /// browser, once. A code is its person's; its holder may read it to learn whose it is.
+    static let v11PairingCodes = """
+        CREATE TABLE pairing_codes (
+            code_hash text PRIMARY KEY CHECK (length(code_hash) = 64),
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            expires_at timestamptz NOT NULL
+        );
+        CREATE INDEX pairing_codes_by_person ON pairing_codes (person_id, expires_at);
+        ALTER TABLE pairing_codes ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE pairing_codes FORCE ROW LEVEL SECURITY;
+        CREATE POLICY pairing_codes_owner ON pairing_codes USING (person_id = current_setting('dosetap.person', true));
+        CREATE POLICY pairing_codes_token_holder ON pairing_codes FOR SELECT USING (code_hash = current_setting('dosetap.token', true));
         """
 
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
