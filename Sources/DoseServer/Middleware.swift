@@ -214,7 +214,7 @@ struct AuthMiddleware: RouterMiddleware {
         var match: DeviceRecord?
         for device in try environment.useCases().devices.active() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
         // An expired device is answered as one never paired: the page leads to pairing or signing in again.
-        guard let device = match, try environment.useCases().devices.admit(device) else { throw DoseError.deviceNotRegistered }
+        guard let device = match, environment.useCases().devices.admit(device) else { throw DoseError.deviceNotRegistered }
         if viaCookie, ![.get, .head].contains(request.method) {
             try Self.refuseCrossSite(request, secure: context.secureTransport)
             // Form posts are checked by their handler (the token is a form field); API calls carry it as a header.

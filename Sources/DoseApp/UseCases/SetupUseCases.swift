@@ -62,10 +62,11 @@ public struct DeviceService: Sendable {
     /// except while the person's night is open, when it works until the night ends. A device in use has its use
     /// recorded once a day, which keeps it from expiring; a use after its expiry records nothing, so it still expires
     /// when that night ends.
-    public func admit(_ device: DeviceRecord) throws -> Bool {
+    public func admit(_ device: DeviceRecord) -> Bool {
         let now = app.clock.now
         let expired = device.expiry.map { $0 <= now } ?? false
-        let nightOpen = expired ? try app.store.ledger.status(clock: app.clock).session != nil : false
+        // Unknown (the night cannot be read) counts as open: an expiry must never lock anyone out mid-night.
+        let nightOpen = expired ? (try? app.store.ledger.status(clock: app.clock).session != nil) ?? true : false
         switch DeviceLifetime.state(
             createdAt: device.createdAt, lastUsedAt: device.lastUsedAt, expiresAt: device.expiresAt, revokedAt: device.revokedAt, now: now,
             nightOpen: nightOpen)
@@ -73,7 +74,9 @@ public struct DeviceService: Sendable {
         case .revoked, .expired: return false
         case .expiryDeferred: return true
         case .usable:
-            if DeviceLifetime.shouldRecordUse(lastUsedAt: device.lastUsedAt, now: now) { try app.store.recordDeviceUse(device.id, at: now) }
+            // Bookkeeping: a use that cannot be written now (the writer busy) is written by a later request, never
+            // refusing this one.
+            if DeviceLifetime.shouldRecordUse(lastUsedAt: device.lastUsedAt, now: now) { try? app.store.recordDeviceUse(device.id, at: now) }
             return true
         }
     }
