@@ -42,7 +42,7 @@ enum PostgresSchema {
             throw DoseError.storageUnavailable(
                 problem: """
                     \(store.location.redacted) lacks some of this dosetap's migrations, and \(store.location.username) may not apply them \
-                    (\(failure.message)); run `dosetap store grant \(store.location.username) --database-url URL` with the schema owner's URL
+                    (\(failure.message)); run `dosetap store grant \(store.location.username) --database OWNER_URL` as the schema's owner
                     """)
         }
     }
