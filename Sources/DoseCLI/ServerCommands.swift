@@ -167,10 +167,14 @@ struct Device: ParsableCommand {
 
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
-            commandName: "add", abstract: "Pair a device; its token is shown once. It stops working once unused for 90 days.")
+            commandName: "add", abstract: "Pair a device; its token is shown once. It stops working once unused for \(DeviceLifetime.idleDays) days.")
         @OptionGroup var options: GlobalOptions
         @Argument(help: "A name for the device, e.g. \"bedside tablet\".") var name: String
-        @Option(help: "For a script's token: stop working this many days from now (1–365). Never during an open night.")
+        @Option(
+            help: """
+                For a script's token: stop working this many days from now \
+                (\(DeviceLifetime.chosenDays.lowerBound)–\(DeviceLifetime.chosenDays.upperBound)). Never during an open night.
+                """)
         var expiresInDays: Int?
         func run() throws {
             try Output.run(options) { context in
@@ -183,7 +187,8 @@ struct Device: ParsableCommand {
                         ("expires_at", device.expiresAt.map { .string(ISO8601.string($0)) } ?? .null)),
                     "Paired \"\(device.name)\". Its token (shown only now):\n\(token)\n"
                         + (device.expiresAt == nil
-                            ? "It stops working once unused for 90 days (first on \(expiry))." : "It stops working on \(expiry)."))
+                            ? "It stops working once unused for \(DeviceLifetime.idleDays) days (first on \(expiry))."
+                            : "It stops working on \(expiry)."))
             }
         }
     }

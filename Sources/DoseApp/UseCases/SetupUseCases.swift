@@ -64,12 +64,11 @@ public struct DeviceService: Sendable {
     /// when that night ends.
     public func admit(_ device: DeviceRecord) -> Bool {
         let now = app.clock.now
-        let expired = device.expiry.map { $0 <= now } ?? false
-        // Unknown (the night cannot be read) counts as open: an expiry must never lock anyone out mid-night.
-        let nightOpen = expired ? (try? app.store.ledger.status(clock: app.clock).session != nil) ?? true : false
+        // Read only for an expired device. Unknown (the night cannot be read) counts as open: an expiry must never lock
+        // anyone out mid-night.
         switch DeviceLifetime.state(
             createdAt: device.createdAt, lastUsedAt: device.lastUsedAt, expiresAt: device.expiresAt, revokedAt: device.revokedAt, now: now,
-            nightOpen: nightOpen)
+            nightOpen: (try? app.store.ledger.status(clock: app.clock).session != nil) ?? true)
         {
         case .revoked, .expired: return false
         case .expiryDeferred: return true

@@ -9,8 +9,10 @@ public import Foundation
 /// out during a night: while the person's night is open (Dose 1 taken and the night not closed), an expired device keeps
 /// working until the night ends, so a half-asleep person is never sent to sign in between their doses.
 public enum DeviceLifetime {
-    /// A device unused this long stops working: 90 days.
-    public static let idleLimit: TimeInterval = 90 * 86_400
+    /// A device unused this many days stops working.
+    public static let idleDays = 90
+    /// `idleDays` in seconds.
+    public static let idleLimit = TimeInterval(idleDays) * 86_400
     /// How stale the recorded last use may grow before a request writes it again: a day, so a device in use costs one
     /// write a day and is never within a day of its idle limit unnoticed.
     public static let useRecordedEvery: TimeInterval = 86_400
@@ -30,13 +32,14 @@ public enum DeviceLifetime {
     }
 
     /// The state of a device made at `createdAt`, last used at `lastUsedAt` (nil: never since it was made), expiring at
-    /// `expiresAt` (nil: only when idle) and revoked at `revokedAt`, at `now`.
+    /// `expiresAt` (nil: only when idle) and revoked at `revokedAt`, at `now`. `nightOpen` is asked only of an expired
+    /// device, so a caller reads the night only then.
     public static func state(
-        createdAt: Date, lastUsedAt: Date?, expiresAt: Date?, revokedAt: Date?, now: Date, nightOpen: Bool
+        createdAt: Date, lastUsedAt: Date?, expiresAt: Date?, revokedAt: Date?, now: Date, nightOpen: @autoclosure () -> Bool
     ) -> State {
         if let revokedAt, revokedAt <= now { return .revoked }
         guard let since = expiry(createdAt: createdAt, lastUsedAt: lastUsedAt, expiresAt: expiresAt), since <= now else { return .usable }
-        return nightOpen ? .expiryDeferred(since: since) : .expired(since: since, chosen: expiresAt == since)
+        return nightOpen() ? .expiryDeferred(since: since) : .expired(since: since, chosen: expiresAt == since)
     }
 
     /// When the device expires if it is not used again: the earlier of its idle limit and its chosen date.

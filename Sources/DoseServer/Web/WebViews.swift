@@ -263,6 +263,8 @@ struct SettingsView {
     let quickLog: [Check]
     let quickLimit: Int
     let devices: [Device]
+    /// How long a device may go unused before it stops working (`DeviceLifetime`).
+    let idleDays = DeviceLifetime.idleDays
     let pairing: Pairing?
     let alarms: AlarmSettingsView
     /// The medication profile in words.

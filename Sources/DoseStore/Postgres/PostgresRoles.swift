@@ -17,19 +17,24 @@ extension PostgresStore {
 
     /// The role this store's connections log in as, and what it could do past row-level security.
     public func connectedRole() throws -> ConnectedRole {
-        try transaction(readOnly: true) { session in
-            let row = try session.rows(
-                """
-                SELECT current_user::text, rolsuper OR rolbypassrls,
-                    EXISTS (SELECT 1 FROM pg_class WHERE relname = 'dose_events' AND relnamespace = current_schema()::regnamespace
-                        AND pg_has_role(current_user, relowner, 'USAGE'))
-                FROM pg_roles WHERE rolname = current_user
-                """
-            ).first
-            guard let (name, bypasses, owns) = try row?.decode((String, Bool, Bool).self) else {
-                throw PostgresFailure(state: "DT003", message: "the connected role is not in pg_roles")
-            }
-            return ConnectedRole(name: name, bypassesRowSecurity: bypasses, ownsTables: owns)
+        guard let (role, _) = try transaction(readOnly: true, { try Self.role(nil, $0) }) else {
+            throw PostgresFailure(state: "DT003", message: "the connected role is not in pg_roles")
+        }
+        return role
+    }
+
+    /// What role `name` (nil: the connected one) could do past row-level security on this store's tables, and the
+    /// schema they are in; nil when there is no such role.
+    private static func role(_ name: String?, _ session: PostgresSession) throws -> (role: ConnectedRole, schema: String)? {
+        try session.rows(
+            """
+            SELECT rolname::text, rolsuper OR rolbypassrls, COALESCE(pg_has_role(rolname, (SELECT relowner FROM pg_class
+                WHERE relname = 'dose_events' AND relnamespace = current_schema()::regnamespace), 'USAGE'), false), current_schema()::text
+            FROM pg_roles WHERE rolname = COALESCE(\(name)::text, current_user::text)
+            """
+        ).first.map { row in
+            let (name, bypasses, owns, schema) = try row.decode((String, Bool, Bool, String).self)
+            return (ConnectedRole(name: name, bypassesRowSecurity: bypasses, ownsTables: owns), schema)
         }
     }
 
@@ -44,21 +49,14 @@ extension PostgresStore {
                 field: "role", problem: "'\(role.prefix(64))' is not a plain role name (a–z, 0–9, _; at most 63)", allowed: allowed)
         }
         try transaction { session in
-            let found = try session.rows(
-                """
-                SELECT rolsuper OR rolbypassrls, pg_has_role(\(role), (SELECT relowner FROM pg_class WHERE relname = 'dose_events'
-                    AND relnamespace = current_schema()::regnamespace), 'USAGE'), current_schema()::text
-                FROM pg_roles WHERE rolname = \(role)
-                """
-            ).first
-            guard let (bypasses, owns, schema) = try found?.decode((Bool, Bool, String).self) else {
+            guard let (found, schema) = try Self.role(role, session) else {
                 throw DoseError.invalidInput(field: "role", problem: "PostgreSQL has no role named \(role)", allowed: allowed)
             }
-            guard !bypasses else {
+            guard !found.bypassesRowSecurity else {
                 throw DoseError.invalidInput(
                     field: "role", problem: "\(role) is a superuser or has BYPASSRLS, so row-level security would not hold for it", allowed: allowed)
             }
-            guard !owns else {
+            guard !found.ownsTables else {
                 throw DoseError.invalidInput(
                     field: "role", problem: "\(role) owns the store's tables, so it could turn their row-level security off", allowed: allowed)
             }

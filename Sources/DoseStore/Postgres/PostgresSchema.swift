@@ -600,7 +600,7 @@ enum PostgresSchema {
 
     /// Row-level security on every table that holds a person's rows (SPEC §5.6), forced on the tables' owner too, so a
     /// query that forgot its `person_id` condition finds no one else's row whoever runs it (a superuser, or a role with
-    /// BYPASSRLS, is the one exception PostgreSQL makes, and `dosetap db grant` refuses to serve as one).
+    /// BYPASSRLS, is the one exception PostgreSQL makes, and `dosetap store grant` refuses to serve as one).
     ///
     /// A transaction names its person with `SET LOCAL dosetap.person` (`PostgresStore.transaction`); unset, it sees no
     /// one's rows. A shares row is seen by both of its people. A few rows may also be read by whoever holds their key, to
