@@ -127,12 +127,41 @@ public struct RemindersResponse: Encodable, Sendable {
     }
 }
 
-/// `GET /health`: the server answers.
+/// `GET /health`: the server answers, and whether its database does.
 public struct HealthResponse: Encodable, Sendable {
     var ok = true
+    /// `reachable` or `unreachable`.
+    var database: String
+    /// What the database said, when it did not answer (never a password); null when it did.
+    var problem: String?
 
     /// The server's answer to a health check.
-    public init() {}
+    public init(databaseProblem: String?) {
+        database = databaseProblem == nil ? "reachable" : "unreachable"
+        problem = databaseProblem
+    }
+}
+
+/// `GET /ready`: whether this instance should be sent work. It is when its database answers and, on a shared store, it
+/// is claiming reminder jobs.
+public struct ReadinessResponse: Encodable, Sendable {
+    var ready: Bool
+    var database: String
+    /// Whether this instance is claiming reminder jobs (a shared store); null on a SQLite file, whose one engine
+    /// fires them.
+    var claiming: Bool?
+    var problem: String?
+
+    /// The answer, from what the checks found.
+    public init(databaseProblem: String?, claiming: Bool?) {
+        database = databaseProblem == nil ? "reachable" : "unreachable"
+        self.claiming = claiming
+        ready = databaseProblem == nil && claiming != false
+        problem = databaseProblem ?? (claiming == false ? "this instance has not claimed reminder jobs for a few seconds" : nil)
+    }
+
+    /// Whether it is ready.
+    public var isReady: Bool { ready }
 }
 
 /// The settings as a flat object of strings, one key per setting (SPEC §5.3's `GET /v1/settings`).

@@ -46,6 +46,14 @@ public enum RecordStore: Sendable {
         return .postgres(store, person: person)
     }
 
+    /// Whether the database answers a read (`/health`, `/ready`).
+    public func ping() throws {
+        switch self {
+        case .sqlite(let database): try database.ping()
+        case .postgres(let store, _): try store.ping()
+        }
+    }
+
     /// The SQLite database, for what only a file on this machine has (its size, the folder beside it); nil on PostgreSQL.
     public var sqliteFile: AppDatabase? {
         guard case .sqlite(let database) = self else { return nil }

@@ -17,7 +17,8 @@ public enum DoseTapServer {
     public static func router(
         environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, shared: SharedRole? = nil
+        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, shared: SharedRole? = nil,
+        jobs: ReminderJobs? = nil
     ) -> Router<DoseRequestContext> {
         let hub = hub ?? eventHub(environment)
         let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
@@ -33,7 +34,9 @@ public enum DoseTapServer {
         // A person's request for someone who shares with them goes on to that person's routes, if a grant opens it.
         router.add(middleware: SharedAccessMiddleware(people: shared?.people, environment: environment))
         router.add(middleware: QueryMiddleware())
-        router.get("/health") { _, _ in Reply.json(HealthResponse()) }
+        let health = HealthChecks(environment: environment, jobs: jobs)
+        router.get("/health") { _, _ in Reply.json(await health.health()) }
+        router.get("/ready") { _, _ in try await health.readiness() }
         router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }
         // The JSON API of SPEC §5.3, one controller per concern; each reaches the use cases, never a store.
         for controller in [
@@ -92,14 +95,19 @@ public enum DoseTapServer {
             let hub = eventHub(environment)
             let channels = AlarmChannels(
                 environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
-            let engine = ReminderEngine(channels: channels)
-            router = Self.router(environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels)
+            // On PostgreSQL the reminder jobs deliver, so another instance serving the same person never rings twice.
+            let engine = ReminderEngine(channels: channels, firesReminders: environment.store.shared == nil)
+            let jobs = environment.store.shared.map { store in
+                ReminderJobs(store: store, environment: environment, person: environment.store.personID) { _ in engine }
+            }
+            router = Self.router(
+                environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, channels: channels, jobs: jobs)
             // The run is logged before the server listens, so that no request can see tonight's outages without it, and
             // the next run can say when the server, and the night's alarms, were down.
             let run = try? environment.useCases().reminders.serverStarted()
             // The link key is made now, so no reminder ever waits for the writer to make it.
             _ = try? environment.useCases().reminders.signer()
-            reminders = ReminderEngineService(engine: engine, environment: environment, run: run)
+            reminders = ReminderEngineService(engine: engine, jobs: jobs, environment: environment, run: run)
             setLinkBase = { await engine.setLinkBase($0) }
         }
         let governor = ConnectionGovernor(limits: limits)
@@ -186,13 +194,19 @@ public struct Listener: Sendable {
 /// Runs the reminder engine beside the HTTP server and stops with it.
 struct ReminderEngineService: Service {
     let engine: ReminderEngine
+    /// On PostgreSQL, the person's reminder jobs.
+    let jobs: ReminderJobs?
     let environment: AppEnvironment
     /// This server run's id in the run log (nil if it could not be logged).
     let run: String?
 
     func run() async throws {
         // The engine's loop ends when its task is cancelled, which graceful shutdown does.
-        await cancelWhenGracefulShutdown { await engine.run(heartbeat: run) }
+        await cancelWhenGracefulShutdown {
+            async let engine: Void = engine.run(heartbeat: run)
+            async let jobs: Void = jobs?.run() ?? ()
+            _ = await (engine, jobs)
+        }
         if let run { try? environment.useCases().reminders.serverAlive(run, stopped: true) }
     }
 }

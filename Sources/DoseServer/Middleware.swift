@@ -195,7 +195,7 @@ struct AuthMiddleware: RouterMiddleware {
     let limiter: RateLimiter
     /// Paths that need no token.
     static let openPaths: Set<String> = [
-        "/health", "/openapi.json", "/pair", "/signin", "/assets/app.css", "/assets/app.js", "/setup", "/setup/ca",
+        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/assets/app.css", "/assets/app.js", "/setup", "/setup/ca",
         "/assets/period.js", "/assets/queue.js", "/sw.js", "/manifest.webmanifest", "/assets/icon.svg", "/assets/icon-192.png",
         "/assets/icon-512.png",
     ]

@@ -179,6 +179,9 @@ public final class AppDatabase: Sendable {
     }
 
     /// Runs one read, mapping storage failures to the error taxonomy.
+    /// Whether the database answers a read (`/health`).
+    public func ping() throws { try read { db in _ = try Int.fetchOne(db, sql: "SELECT 1") } }
+
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         do { return try writer.read(body) } catch { throw StoreErrors.map(error, path: path) }
     }

@@ -123,7 +123,7 @@ struct ServeTests {
         #expect(server.port > 0)
         #expect(server.pairingURL.hasPrefix("http://127.0.0.1:\(server.port)/pair?code="))
         var (status, body, response) = try await Self.request(server.base + "/health")
-        #expect(status == 200 && body == #"{"ok":true}"#)
+        #expect(status == 200 && body == #"{"database":"reachable","ok":true,"problem":null}"#)
         (status, _, response) = try await Self.request(server.pairingURL)
         #expect(status == 303)
         let cookie = response.headers["Set-Cookie"].first ?? ""

@@ -206,7 +206,7 @@ struct PeopleSitesTests {
         let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30))
         for name in ["alice", "bob"] { _ = try fixture.environment(name).useCases().night.perform(NightAction(.dose1), from: .api) }
         fixture.time.set(WallClock.date(2026, 11, 22, 1, 0))
-        for name in ["alice", "bob"] { try await fixture.sites.site(fixture.people[name]?.id ?? "").engine.tick() }
+        await fixture.sites.jobs.round(waitForDeliveries: true)
         let notices = fixture.operatorHook.all
         #expect(notices.map(\.kind) == [.windowOpen, .windowOpen])
         #expect(Set(notices.compactMap(\.person)) == ["person-alice", "person-bob"])

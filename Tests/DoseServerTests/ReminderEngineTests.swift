@@ -19,8 +19,11 @@ final class Recorder: ReminderDelivery {
     let audience: ReminderAudience
     init(audience: ReminderAudience = .sleeper) { self.audience = audience }
     func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let channel: AlarmChannel = audience == .sleeper ? .page : .ntfy
+        // As every channel does: what an instance that died delivered already is not delivered again.
+        if log.deliveredBefore(notice, channel: channel, target: "recorder") { return }
         notices.withLock { $0.append(notice) }
-        log.record(notice, channel: audience == .sleeper ? .page : .ntfy, target: "recorder", attempt: 1, outcome: .accepted, started: .now)
+        log.record(notice, channel: channel, target: "recorder", attempt: 1, outcome: .accepted, started: .now)
     }
     func statusChanged(revision: Int) async { changes.withLock { $0.append(revision) } }
     var revisions: [Int] { changes.withLock { $0 } }

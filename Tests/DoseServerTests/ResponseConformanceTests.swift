@@ -44,7 +44,7 @@ struct ResponseConformanceTests {
     /// Every JSON operation with a success answer: "METHOD /template".
     static var operationsWithJSONSuccess: Set<String> {
         var operations = Set<String>()
-        for (template, item) in document["paths"]?.objectValue ?? [:] where template.hasPrefix("/v1/") || template == "/health" {
+        for (template, item) in document["paths"]?.objectValue ?? [:] where template.hasPrefix("/v1/") || ["/health", "/ready"].contains(template) {
             for (method, operation) in item.objectValue ?? [:] {
                 let succeeds = (operation["responses"]?.objectValue ?? [:]).contains { status, response in
                     status.hasPrefix("2") && response["content"]?["application/json"] != nil
@@ -128,6 +128,8 @@ struct ResponseConformanceTests {
             try await walk.call(.post, "/v1/insights/planner", #"{"target_interval": 180, "confirm": true}"#, expect: .ok)
             fixture.set(WallClock.date(2026, 11, 21, 22, 0))
             try await walk.call(.get, "/health", expect: .ok)
+            // A SQLite file has one engine, which fires its reminders: ready whenever the file answers.
+            try await walk.call(.get, "/ready", expect: .ok)
             try await walk.call(.get, "/v1/status", expect: .ok)
             try await walk.call(.post, "/v1/presleep", #"{"stress_level": 2, "caffeine_cups": 1}"#, expect: .ok)
             try await walk.call(.post, "/v1/doses/take", #"{"type": "dose2"}"#, expect: .unprocessableContent)

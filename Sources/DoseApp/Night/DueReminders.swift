@@ -10,6 +10,9 @@ public struct DueReminders: Sendable {
     public var fire: [Reminder]
     /// Due earlier while nothing was running: logged as missed, never fired late.
     public var missed: [Reminder]
+    /// Logged as fired by an instance that stopped before delivering them, and still ringing: delivered now, on the
+    /// channels that instance had not reached, and not logged again.
+    public var resumed: [Reminder] = []
     /// Tonight's revision (`StatusSnapshot.revision`), read in the same transaction.
     public var revision: Int = 0
     /// The settings in force (where an escalation goes).
@@ -27,12 +30,17 @@ extension NightLedger {
     /// as fired or missed in the same transaction, so each reminder is delivered at most once, across restarts.
     /// A reminder in `sent` went out already (the engine sends from a read, then claims): it is logged as fired, however
     /// late the claim.
-    public func takeDueReminders(clock: StoreClock, sent: Set<String> = []) throws -> DueReminders {
+    ///
+    /// With `claimed` (the reminder jobs an instance holds the lease of, by log key), only those are taken, so each due
+    /// reminder has one deliverer however many instances run; `resuming` are claimed ones already logged as fired.
+    public func takeDueReminders(clock: StoreClock, sent: Set<String> = [], claimed: Set<String>? = nil, resuming: Set<String> = []) throws
+        -> DueReminders
+    {
         try repository.write { night in
             let settings = try night.settings(machineTimeZoneID: clock.machineTimeZoneID)
             let zone = clock.zone(settings)
             let open = try Self.applyLifecycle(night, settings: settings, zone: zone, clock: clock).open
-            let due = try Self.due(open: open, settings: settings, zone: zone, now: clock.now, night)
+            let due = try Self.due(open: open, settings: settings, zone: zone, now: clock.now, night, only: claimed, resuming: resuming)
             if let session = open {
                 for reminder in due.fire + due.missed {
                     let missed = due.missed.contains(reminder) && !sent.contains(reminder.logKey)
@@ -60,9 +68,10 @@ extension NightLedger {
     }
 
     /// The open night's reminders due by `now` and not yet logged: those still ringing to fire, older ones missed.
-    private static func due(open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ night: any NightTransaction) throws
-        -> DueReminders
-    {
+    private static func due(
+        open: NightSession?, settings: DoseSettings, zone: TimeZone, now: Date, _ night: any NightTransaction, only: Set<String>? = nil,
+        resuming: Set<String> = []
+    ) throws -> DueReminders {
         let revision = Self.revision(session: open, settings: settings)
         guard let session = open else { return DueReminders(sessionID: nil, fire: [], missed: [], revision: revision) }
         let logged = try night.loggedReminders(night: session.id)
@@ -72,11 +81,15 @@ extension NightLedger {
             timeZone: zone)
         let answers = try night.alarmAnswers(night: session.id)
         for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= now {
-            guard !logged.contains(reminder.logKey) else { continue }
+            if let only, !only.contains(reminder.logKey) { continue }
+            guard !logged.contains(reminder.logKey) else {
+                if resuming.contains(reminder.logKey), ReminderPlan.stillRings(reminder, at: now) { due.resumed.append(reminder) }
+                continue
+            }
             if ReminderPlan.stillRings(reminder, at: now) { due.fire.append(reminder) } else { due.missed.append(reminder) }
         }
         // The buttons a reminder offers depend on whether a snooze can work; worked out only when one fires.
-        if !due.fire.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: now, settings: settings, timeZone: zone).canSnooze }
+        if !due.fire.isEmpty || !due.resumed.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: now, settings: settings, timeZone: zone).canSnooze }
         return due
     }
 }

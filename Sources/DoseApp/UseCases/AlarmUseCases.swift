@@ -52,6 +52,13 @@ public struct AlarmService: Sendable {
         try app.onRecords { try $0.alarms.log(session: session) }
     }
 
+    /// A night's delivery attempts, oldest first: what an instance that resumes a reminder must not send again.
+    public func deliveries(night: SessionID) throws -> [AlarmDeliveryRecord] {
+        try app.onRecords(only: ["sleep_sessions", "reminder_log", "alarm_deliveries", "alarm_acknowledgements"]) {
+            try $0.alarms.log(session: night).deliveries
+        }
+    }
+
     /// The alarm logs of a date's nights, or of the open night; `404_NOT_FOUND` when there is none.
     public func logs(on date: SessionKey?) throws -> AlarmLogsResponse {
         if let date {

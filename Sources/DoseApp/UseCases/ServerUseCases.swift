@@ -81,6 +81,12 @@ public struct ReminderService: Sendable {
         try app.store.ledger.takeDueReminders(clock: app.clock, sent: sent)
     }
 
+    /// Takes the claimed reminder jobs (by log key) that are due: each logged once, by the lease's holder alone;
+    /// `resuming` are those an instance that died logged and may not have delivered.
+    public func takeClaimed(_ claimed: Set<String>, resuming: Set<String>) throws -> DueReminders {
+        try app.store.ledger.takeDueReminders(clock: app.clock, claimed: claimed, resuming: resuming)
+    }
+
     /// The reminders due now, read without waiting for the writer, and whether the night has a lifecycle step to write.
     public func peekDue() throws -> (due: DueReminders, settles: Bool) {
         try app.store.ledger.peekDueReminders(clock: app.clock)

@@ -11,17 +11,26 @@ public final class DeliveryLog: Sendable {
     private let attempts = Mutex<[AlarmDeliveryRecord]>([])
     private let persist: @Sendable (AlarmDeliveryRecord) -> Void
     let now: @Sendable () -> Date
+    /// What an earlier instance already delivered of the notices this log carries (`acceptedKey`): a notice resumed after
+    /// that instance died is not sent again on those channels.
+    let acceptedBefore: Set<String>
 
     /// A log that hands each attempt to `persist`.
-    public init(now: @escaping @Sendable () -> Date, persist: @escaping @Sendable (AlarmDeliveryRecord) -> Void) {
+    public init(
+        now: @escaping @Sendable () -> Date, acceptedBefore: Set<String> = [], persist: @escaping @Sendable (AlarmDeliveryRecord) -> Void
+    ) {
         self.now = now
+        self.acceptedBefore = acceptedBefore
         self.persist = persist
     }
 
     /// A log that records into the environment's database, in order, on a queue of its own: a delivery never waits
     /// for the writer (an import, another process), and a busy writer only delays the record, tried again a few times.
-    public convenience init(recordingTo environment: AppEnvironment) {
-        self.init(now: environment.now) { attempt in
+    public convenience init(recordingTo environment: AppEnvironment, acceptedBefore: [AlarmDeliveryRecord] = []) {
+        let accepted = acceptedBefore.filter { $0.outcome == .accepted }
+        let keys = accepted.map { Self.acceptedKey(kind: $0.kind, fireAt: $0.fireAt, channel: $0.channel, target: $0.target) }
+            + accepted.map { Self.acceptedKey(kind: $0.kind, fireAt: $0.fireAt, channel: $0.channel, target: nil) }
+        self.init(now: environment.now, acceptedBefore: Set(keys)) { attempt in
             Self.writes.async {
                 for _ in 1...3 {
                     if (try? environment.useCases().alarms.record(attempt)) != nil { break }
@@ -36,6 +45,16 @@ public final class DeliveryLog: Sendable {
     /// Waits until every attempt handed over so far is written (tests, and the engine when told to wait).
     public static func flush() async {
         await withCheckedContinuation { continuation in writes.async { continuation.resume() } }
+    }
+
+    /// Whether an earlier instance already delivered `notice` on `channel` to `target` (nil: to any target of the channel,
+    /// as for open pages, whose count changes), so sending it again would ring the same occurrence twice there.
+    public func deliveredBefore(_ notice: ReminderNotice, channel: AlarmChannel, target: String?) -> Bool {
+        !acceptedBefore.isEmpty && acceptedBefore.contains(Self.acceptedKey(kind: notice.name, fireAt: notice.fireAt, channel: channel, target: target))
+    }
+
+    static func acceptedKey(kind: String, fireAt: Date?, channel: AlarmChannel, target: String?) -> String {
+        "\(kind)@\(fireAt.map(ISO8601.string) ?? "")|\(channel.rawValue)|\(target ?? "*")"
     }
 
     /// Records one attempt; `started` is when it began, on the monotonic clock.

@@ -38,6 +38,7 @@ public actor EventHub: ReminderDelivery {
     public var count: Int { subscribers.count }
 
     public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        if log.deliveredBefore(notice, channel: .page, target: nil) { return }
         let started = ContinuousClock.now
         let signer = notice.actionLinks.isEmpty ? nil : self.signer()
         for subscriber in subscribers.values {
@@ -65,6 +66,8 @@ public struct CommandDelivery: ReminderDelivery {
     }
 
     public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        let target = URL(fileURLWithPath: executable).lastPathComponent
+        if log.deliveredBefore(notice, channel: .command, target: target) { return }
         let started = ContinuousClock.now
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -79,7 +82,6 @@ public struct CommandDelivery: ReminderDelivery {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        let target = URL(fileURLWithPath: executable).lastPathComponent
         do {
             try process.run()
             log.record(notice, channel: .command, target: target, attempt: 1, outcome: .accepted, started: started)

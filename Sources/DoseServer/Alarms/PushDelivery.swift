@@ -54,6 +54,7 @@ public struct PushDelivery: ReminderDelivery {
                 // A device with two subscriptions (two browsers on one token) shows as "phone", "phone #2".
                 seen[device, default: 0] += 1
                 let target = seen[device] == 1 ? device : "\(device) #\(seen[device] ?? 0)"
+                if log.deliveredBefore(notice, channel: .push, target: target) { continue }
                 // Its links are issued to the subscription's device, so revoking the device voids them.
                 let payload = Data(notice.issued(to: subscription.deviceID, signer: signer).pushPayload.rendered().utf8)
                 group.addTask { await send(payload, notice, to: subscription, device: target, vapid: vapid, log: log) }

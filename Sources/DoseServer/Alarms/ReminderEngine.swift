@@ -1,6 +1,6 @@
 public import DoseApp
 public import DoseCore
-import DoseStore
+public import DoseStore
 import Foundation
 
 /// Somewhere a notice goes: open pages, Web Push, a webhook, a local command.
@@ -43,6 +43,9 @@ public actor ReminderEngine {
     /// Sends the escalation ladder's alerts to the people told (everyone of a shared store); nil: no ladder.
     let alertLadder: (@Sendable ([LadderAlert]) async -> Void)?
     private var lastLadderCheck: Date?
+    /// Whether this engine finds and sends the plan's reminders itself; on a shared store the reminder jobs do
+    /// (`ReminderJobsService`, through `deliverClaimed`), and the engine keeps the rest: the stream, the ladder, refills.
+    let firesReminders: Bool
     /// How often the ladder is read: its rungs are minutes of the window, and a read is a few queries.
     static let ladderInterval: TimeInterval = 2
 
@@ -52,11 +55,14 @@ public actor ReminderEngine {
     }
 
     /// An engine over its channels.
-    public init(channels: AlarmChannels, linkBase: String? = nil, alertLadder: (@Sendable ([LadderAlert]) async -> Void)? = nil) {
+    public init(
+        channels: AlarmChannels, linkBase: String? = nil, alertLadder: (@Sendable ([LadderAlert]) async -> Void)? = nil, firesReminders: Bool = true
+    ) {
         environment = channels.environment
         self.channels = channels
         self.linkBase = linkBase
         self.alertLadder = alertLadder
+        self.firesReminders = firesReminders
     }
 
     /// Sets the address links point to (known once the server is listening).
@@ -72,7 +78,10 @@ public actor ReminderEngine {
     @discardableResult
     public func tick(waitForDeliveries: Bool = true) async throws -> DueReminders {
         let app = environment.useCases()
-        let (peeked, settles) = try app.reminders.peekDue()
+        var (peeked, settles) = try app.reminders.peekDue()
+        if !firesReminders {
+            (peeked.fire, peeked.missed, settles) = ([], [], false)
+        }
         var due = peeked
         due.fire = peeked.fire.filter { !sentUnclaimed.keys.contains($0.logKey) }
         for reminder in due.fire { sentUnclaimed[reminder.logKey] = reminder.fireAt }
@@ -153,9 +162,33 @@ public actor ReminderEngine {
         }
     }
 
-    /// Hands notices to the channels in the background (remembering them for status pages and tests).
-    private func deliver(_ notices: [ReminderNotice], settings: DoseSettings?) {
-        guard !notices.isEmpty else { return }
+    /// Delivers this person's claimed reminder jobs (a shared store): takes those due, each logged once in the
+    /// transaction that marks its job as being delivered, and returns once every channel has been tried, so the caller
+    /// can finish the jobs. One resumed from an instance that died goes only where that instance's attempts were not
+    /// accepted. Returns the notices sent.
+    @discardableResult
+    public func deliverClaimed(_ jobs: [ReminderJob]) async throws -> [ReminderNotice] {
+        let environment = self.environment
+        let claimed = Set(jobs.map(\.logKey))
+        let resuming = Set(jobs.filter { $0.state == .sending }.map(\.logKey))
+        let (due, before) = try await BlockingWork.run { () -> (DueReminders, [AlarmDeliveryRecord]) in
+            let app = environment.useCases()
+            let due = try app.reminders.takeClaimed(claimed, resuming: resuming)
+            guard let night = due.sessionID, !due.resumed.isEmpty else { return (due, []) }
+            return (due, try app.alarms.deliveries(night: night))
+        }
+        let app = environment.useCases()
+        let notices = try (due.fire + due.resumed).sorted(by: Self.firstDue).map { try notice(for: $0, due: due, app: app) }
+        await deliver(notices, settings: due.settings, log: DeliveryLog(recordingTo: environment, acceptedBefore: before))?.value
+        await DeliveryLog.flush()
+        return notices
+    }
+
+    /// Hands notices to the channels in the background (remembering them for status pages and tests); returns the
+    /// delivery's task.
+    @discardableResult
+    private func deliver(_ notices: [ReminderNotice], settings: DoseSettings?, log: DeliveryLog? = nil) -> Task<Void, Never>? {
+        guard !notices.isEmpty else { return nil }
         let person = environment.store.personID
         let notices = notices.map { notice in
             var named = notice
@@ -165,12 +198,14 @@ public actor ReminderEngine {
         delivered += notices
         if delivered.count > Self.deliveredLimit { delivered.removeFirst(delivered.count - Self.deliveredLimit) }
         let channels = self.channels
-        let log = DeliveryLog(recordingTo: environment)
+        let log = log ?? DeliveryLog(recordingTo: environment)
         let id = UUID()
-        inFlight[id] = Task { [notices] in
+        let job = Task { [notices] in
             await channels.deliver(notices, settings: settings, log: log)
             self.finished(id)
         }
+        inFlight[id] = job
+        return job
     }
 
     private func finished(_ id: UUID) { inFlight[id] = nil }

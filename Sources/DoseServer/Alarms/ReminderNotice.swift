@@ -109,11 +109,16 @@ public struct ReminderNotice: Sendable, Hashable {
         return "dosetap-night-" + String(sessionID.filter { $0.isLetter || $0.isNumber }.prefix(18))
     }
 
+    /// The occurrence's key, the same on every attempt and every instance: a webhook's `Idempotency-Key`, and the
+    /// `occurrence` of its body, by which a receiver can tell a copy sent again after a crash.
+    public var occurrence: String { "\(person.map { $0 + "/" } ?? "")\(sessionID)/\(name)@\(ISO8601.string(fireAt))" }
+
     /// The JSON body of server-sent events and webhooks.
     public var json: JSONValue {
         var body: JSONValue = [
             "type": "reminder", "kind": .string(name), "message": .string(message), "rings": .bool(rings),
             "fire_at": .string(ISO8601.string(fireAt)), "session_id": .string(sessionID), "audience": .string(audience.rawValue),
+            "occurrence": .string(occurrence),
         ]
         if let person { body["person_id"] = .string(person) }
         let links = self.links

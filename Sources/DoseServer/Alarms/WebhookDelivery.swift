@@ -42,7 +42,10 @@ public struct WebhookDelivery: ReminderDelivery {
     var target: String { URLComponents(string: url)?.host ?? "webhook" }
 
     public func deliver(_ notice: ReminderNotice, log: DeliveryLog) async {
+        if log.deliveredBefore(notice, channel: channel, target: target) { return }
         var request = OutboundRequest(post: url)
+        // The same occurrence always carries the same key, so a receiver can drop a copy sent again after a crash.
+        request.headers.append(("Idempotency-Key", notice.occurrence))
         switch format {
         case .json:
             request.headers.append(("Content-Type", "application/json"))

@@ -29,6 +29,7 @@ public final class PeopleSites: Sendable {
     let internalErrors: InternalErrorLog
     private let sites = Mutex<[String: Site]>([:])
     private let linkBase = Mutex<String?>(nil)
+    private let jobsMade = Mutex<ReminderJobs?>(nil)
 
     /// The people of `environment`'s store, each served with the configured channels; nil on a SQLite file.
     public init?(
@@ -43,14 +44,20 @@ public final class PeopleSites: Sendable {
         self.push = push
         self.requestsPerMinute = requestsPerMinute
         self.internalErrors = internalErrors
+        let jobs = ReminderJobs(store: shared, environment: environment) { [weak self] person in self?.site(person).engine }
+        jobsMade.withLock { $0 = jobs }
     }
+
+    /// Everyone's reminder jobs, claimed by this instance as by any other.
+    public var jobs: ReminderJobs { jobsMade.withLock { $0! } }
 
     /// The router every request enters by: the lobby's routes, with the step that hands a person's request to their site.
     public func router() -> Router<DoseRequestContext> {
         var lobby = base
         lobby.store = base.store.of(person: RecordStore.nobody)
         return DoseTapServer.router(
-            environment: lobby, pairing: PairingCodes(), requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, shared: .lobby(self))
+            environment: lobby, pairing: PairingCodes(), requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, shared: .lobby(self),
+            jobs: jobs)
     }
 
     /// The site of `person`, made on first use.
@@ -67,7 +74,8 @@ public final class PeopleSites: Sendable {
         let made = Site(
             environment: environment, responder: router.buildResponder(), channels: channels,
             engine: ReminderEngine(
-                channels: channels, linkBase: linkBase.withLock { $0 }, alertLadder: { [self] alerts in await alert(alerts, from: owner) }))
+                channels: channels, linkBase: linkBase.withLock { $0 }, alertLadder: { [self] alerts in await alert(alerts, from: owner) },
+                firesReminders: false))
         // Two first requests at once may both build one; the first kept is the one both use.
         return sites.withLock { sites in
             if let kept = sites[person] { return kept }
@@ -183,11 +191,15 @@ struct PeopleMiddleware: RouterMiddleware {
     }
 }
 
-/// Runs every person's reminder engine beside the HTTP server and stops them with it.
+/// Runs everyone's reminder jobs and every person's reminder engine beside the HTTP server and stops them with it.
 struct PeopleRemindersService: Service {
     let people: PeopleSites
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await people.runEngines() }
+        await cancelWhenGracefulShutdown {
+            async let engines: Void = people.runEngines()
+            async let jobs: Void = people.jobs.run()
+            _ = await (engines, jobs)
+        }
     }
 }

@@ -26,6 +26,7 @@ public struct PostgresNightRepository: NightRepository {
             // here on no one else writes a night of this person, so every version this transaction reads is exact.
             writing.version = try transaction.nightVersion(lockingRow: true)
             let result = try body(transaction)
+            if writing.planMayChange { try transaction.planReminderJobs() }
             // The version after this transaction's writes, sent to run with the commit.
             ending = writing.kept != nil || writing.borrowed != nil ? (writing, transaction.sendNightVersion()) : nil
             return result
@@ -70,6 +71,9 @@ final class NightWriting {
     /// The alarm log of a night as this transaction last read it. Only a write under the person's lock adds to the log,
     /// so it holds until this transaction adds to it (`insertAlarmAnswer`, `logReminder`) or rolls an action back.
     var alarmLog: (night: SessionID, reminders: [LoggedReminder], lastAnswer: Date?)?
+    /// Whether this transaction changed something the reminder plan is made of (a night, an answer to an alarm), so its
+    /// jobs are planned again before it commits.
+    var planMayChange = false
 }
 
 /// One PostgreSQL transaction seen as a `NightTransaction`. Instants go in as the same fixed-width UTC text SQLite keeps
@@ -135,7 +139,10 @@ struct PostgresNightTransaction: NightTransaction {
     /// Sends a write without waiting: its error comes with the next statement waited for, at the latest the commit (or
     /// a savepoint's release). A write to a night table makes the known version stale.
     private func write(_ query: PostgresQuery, changingNights: Bool = true) {
-        if changingNights { writing?.version = nil }
+        if changingNights {
+            writing?.version = nil
+            writing?.planMayChange = true
+        }
         session.send(query)
     }
 
@@ -390,6 +397,8 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     func insertAlarmAnswer(id: String, night: SessionID, at instant: Date, surface: AlarmSurface, eventID: EventID?) throws {
+        // An answer can cancel the wake alarm's re-fire.
+        writing?.planMayChange = true
         writing?.alarmLog = nil
         write(
             """
@@ -413,6 +422,16 @@ struct PostgresNightTransaction: NightTransaction {
             INSERT INTO reminder_log (session_id, kind, fire_at, outcome, recorded_at)
             VALUES (\(night.rawValue), \(reminder.kind.rawValue), \(text(reminder.fireAt))::timestamptz, \(missed ? "missed" : "fired"),
                 \(text(instant))::timestamptz)
+            """, changingNights: false)
+        // Its job moves with the log entry, in one commit: a fired one is now being delivered by the lease's holder (whose
+        // successor delivers it, not logs it again, if the holder dies), a missed one is done.
+        // A missed one gives its lease back with it; a fired one keeps it, for its holder's delivery.
+        write(
+            """
+            UPDATE reminder_jobs SET state = \(missed ? "missed" : "sending"), done_at = \(missed ? text(instant) : nil)::timestamptz,
+                lease_owner = CASE WHEN \(missed) THEN NULL ELSE lease_owner END, lease_until = CASE WHEN \(missed) THEN NULL ELSE lease_until END
+            WHERE session_id = \(night.rawValue) AND kind = \(reminder.kind.rawValue) AND fire_at = \(text(reminder.fireAt))::timestamptz
+                AND state = 'pending'
             """, changingNights: false)
     }
 

@@ -16,7 +16,7 @@ enum PostgresSchema {
         ("v1_nights", v1Nights), ("v2_records", v2Records), ("v3_night_versions", v3NightVersions), ("v4_people", v4People),
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
         ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
-        ("v11_pairing_codes", v11PairingCodes),
+        ("v11_pairing_codes", v11PairingCodes), ("v12_reminder_jobs", v12ReminderJobs),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -587,6 +587,34 @@ enum PostgresSchema {
         ALTER TABLE pairing_codes FORCE ROW LEVEL SECURITY;
         CREATE POLICY pairing_codes_owner ON pairing_codes USING (person_id = current_setting('dosetap.person', true));
         CREATE POLICY pairing_codes_token_holder ON pairing_codes FOR SELECT USING (code_hash = current_setting('dosetap.token', true));
+        """
+
+    /// Every occurrence of a person's reminder plan as a row keyed like its reminder log entry (night, kind, fire time), so
+    /// whichever instance is alive delivers it: planned in the transaction of the action that plans it, claimed with a
+    /// lease by `FOR UPDATE SKIP LOCKED`, and kept once done so a retry never rings the same occurrence twice. A job is its
+    /// person's; the scheduler scope (`dosetap.scheduler`) sees every job, and nothing else of anyone's. `people.jobs_version`
+    /// is the `night_version` a person's jobs were last planned at: a person whose nights changed since (an import, a
+    /// correction, a command of an older version) is planned again by the next instance to look.
+    static let v12ReminderJobs = """
+        CREATE TABLE reminder_jobs (
+            session_id text NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
+            person_id text NOT NULL REFERENCES people(id) ON DELETE CASCADE,
+            kind text NOT NULL CHECK (length(kind) BETWEEN 1 AND 64),
+            fire_at timestamptz NOT NULL,
+            state text NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'missed', 'cancelled')),
+            lease_owner text,
+            lease_until timestamptz,
+            claims integer NOT NULL DEFAULT 0,
+            done_at timestamptz,
+            PRIMARY KEY (session_id, kind, fire_at)
+        );
+        CREATE INDEX reminder_jobs_due ON reminder_jobs (fire_at) WHERE state IN ('pending', 'sending');
+        CREATE INDEX reminder_jobs_by_person ON reminder_jobs (person_id, state);
+        ALTER TABLE reminder_jobs ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE reminder_jobs FORCE ROW LEVEL SECURITY;
+        CREATE POLICY reminder_jobs_owner ON reminder_jobs USING (person_id = current_setting('dosetap.person', true));
+        CREATE POLICY reminder_jobs_scheduler ON reminder_jobs USING (current_setting('dosetap.scheduler', true) = 'on');
+        ALTER TABLE people ADD COLUMN jobs_version bigint;
         """
 
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.

@@ -45,6 +45,9 @@ struct PostgresSettingsTransaction: SettingsTransaction {
             INSERT INTO settings (person_id, key, value, updated_at) VALUES (\(person), \(key), \(value), \(ISO8601.string(instant))::timestamptz)
             ON CONFLICT (person_id, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
             """)
+        // A setting can move a reminder (the target, the re-fire, the escalation): the person's jobs are planned again by
+        // the next instance to look, within a second.
+        try session.execute("UPDATE people SET jobs_version = NULL WHERE id = \(person)")
     }
 
     func auditSettingChange(key: String, details: [String: String], auditID: String, at instant: Date) throws {

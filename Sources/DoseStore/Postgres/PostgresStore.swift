@@ -158,6 +158,9 @@ public final class PostgresStore: Sendable {
                     // nothing the body sends can run before the lock is held.
                     session.send("BEGIN ISOLATION LEVEL READ COMMITTED")
                     session.send("SELECT pg_advisory_xact_lock(\(Self.personLockClass), hashtext(\(person)))")
+                } else if scope.scheduler {
+                    // Claims skip the rows another instance holds (`FOR UPDATE SKIP LOCKED`) instead of failing on them.
+                    session.send("BEGIN ISOLATION LEVEL READ COMMITTED")
                 } else {
                     try session.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
                 }
@@ -166,7 +169,7 @@ public final class PostgresStore: Sendable {
                 session.send(
                     """
                     SELECT set_config('dosetap.person', \(scope.person ?? ""), true), set_config('dosetap.token', \(scope.tokenHash ?? ""), true),
-                        set_config('dosetap.night', \(scope.night ?? ""), true)
+                        set_config('dosetap.night', \(scope.night ?? ""), true), set_config('dosetap.scheduler', \(scope.scheduler ? "on" : ""), true)
                     """)
                 let result = try body(session)
                 try session.execute("COMMIT")
@@ -265,11 +268,15 @@ public struct RowScope: Sendable, Equatable {
     public var tokenHash: String?
     /// A night's id: an action link claims one, and its row may be read to learn whose link to check.
     public var night: String?
+    /// Every person's reminder jobs (`reminder_jobs`), to claim what is due; nothing else of anyone's.
+    public var scheduler = false
 
     /// One person's rows.
     public static func person(_ id: String) -> RowScope { RowScope(person: id) }
     /// No person's rows: the service's own tables and the directory of people only.
     public static let nobody = RowScope()
+    /// The reminder jobs of everyone, for the instance that claims them.
+    public static let scheduler = RowScope(scheduler: true)
 }
 
 /// One connection's queries. A statement can be sent without waiting for it (`send`): postgres-nio runs a
