@@ -38,15 +38,24 @@ def parse(text):
 
 
 class Sink(http.server.BaseHTTPRequestHandler):
-    """The webhook: every POST, with its arrival time, body and Idempotency-Key."""
+    """The webhook: every POST accepted, with its arrival time, body and Idempotency-Key. While `refusing` (from the
+    kill's moment), each occurrence's first attempt is answered 503, so the instance that sent it holds its lease
+    through the retry's wait, and is killed then."""
     received = []
+    refused = set()
+    refusing_from = float("inf")
     lock = threading.Lock()
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        key = self.headers.get("Idempotency-Key")
         with Sink.lock:
-            Sink.received.append((time.time(), self.headers.get("Idempotency-Key"), json.loads(body)))
-        self.send_response(204)
+            refuse = time.time() >= Sink.refusing_from and key not in Sink.refused and len(Sink.refused) < 3
+            if refuse:
+                Sink.refused.add(key)
+            else:
+                Sink.received.append((time.time(), key, json.loads(body)))
+        self.send_response(503 if refuse else 204)
         self.end_headers()
 
     def log_message(self, *args):
@@ -135,14 +144,25 @@ def main():
         kill_at = min((fire for fire in expected.values() if fire >= first_due + args.kill_after), default=first_due + args.kill_after) + 0.15
         check(len(expected) >= args.people, f"{len(expected)} reminders fall due during the run, at least one for each person")
 
+        # From the kill's moment the sink refuses the next occurrences once; the instance retrying one (holding its
+        # lease, mid-delivery) is the one killed.
+        Sink.refusing_from = kill_at - 0.3
         killed = None
+        pids = {server.pid: server for server, _ in instances}
         while time.time() < last_due + 20:
             if killed is None and time.time() >= kill_at:
-                killed = instances[1 % len(instances)][0]
-                killed.send_signal(signal.SIGKILL)
-                killed.wait()
-                print(f"killed instance {killed.pid} at {time.time() - first_due:.1f} s into the run", flush=True)
-            time.sleep(0.2)
+                holders = subprocess.run(["psql", args.url, "-At", "-c", f"SET search_path = {schema}; SELECT DISTINCT lease_owner FROM "
+                                          "reminder_jobs WHERE state = 'sending' AND lease_owner IS NOT NULL"],
+                                         capture_output=True, text=True).stdout.split()[1:]
+                owners = [pids.get(int(holder.split("/")[1])) for holder in holders if holder.count("/") == 2]
+                owners = [owner for owner in owners if owner is not None]
+                if owners or time.time() >= kill_at + 5:
+                    killed = owners[0] if owners else instances[1 % len(instances)][0]
+                    killed.send_signal(signal.SIGKILL)
+                    killed.wait()
+                    print(f"killed instance {killed.pid} at {time.time() - first_due:.1f} s into the run"
+                          f" ({'while it held a lease mid-delivery' if owners else 'holding no lease'})", flush=True)
+            time.sleep(0.1)
         check(killed is not None, "one instance was killed mid-run")
 
         with Sink.lock:
@@ -185,6 +205,7 @@ def main():
                               capture_output=True, text=True).stdout.split()
         taken_over = jobs.pop()
         print(f"jobs due by now, by state: {', '.join(jobs[1:-2])}; claimed more than once (taken over): {taken_over}", flush=True)
+        check(int(taken_over) >= 1, "the killed instance's delivery was taken over by another")
         check(not any(line.startswith("pending|") or line.startswith("sending|") for line in jobs[:-2]), "no job due by now is left undone")
         check(jobs[-2:] == ["0", "0"], f"no lease is left held on a done job, and no reminder is logged twice: {jobs[-2:]}")
     finally:

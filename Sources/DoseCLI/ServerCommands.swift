@@ -22,6 +22,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The certificate's private key (PEM).") var tlsKey: String?
     @Option(help: "With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.") var httpLoopbackPort: Int?
     @Option(help: .hidden) var tlsCheckSeconds = 12 * 3_600
+    @Option(
+        help: "The address people reach this server by through a proxy, e.g. https://dosetap.example.org: reminder and pairing links use it.")
+    var publicURL: String?
 
     func run() async throws {
         try await Output.runAsync(json: options.json) {
@@ -32,6 +35,7 @@ struct Serve: AsyncParsableCommand {
             let rateLimit = self.rateLimit
             let limits = try connectionLimits()
             let listener = try self.listener()
+            let publicURL = try Self.publicBase(self.publicURL)
             let context = try CommandContext.open(options, pooled: true, everyone: true)
             // Everything logged goes to stderr, and its safe parts to the diagnostic log beside the database.
             let diagnostic = DiagnosticLogHandler.factory(folder: try context.dataFolder, now: context.environment.now)
@@ -66,7 +70,7 @@ struct Serve: AsyncParsableCommand {
                     return Terminal.current.line(Self.peopleAnnouncement(scheme, host, shown, port, path, people: people, json: json))
                 }
                 let code = await pairing.issue(now: environment.now(), random: environment.random, for: environment.store.personID)
-                let link = "\(scheme)://\(shown):\(port)/pair?code=\(code)"
+                let link = "\(publicURL ?? "\(scheme)://\(shown):\(port)")/pair?code=\(code)"
                 // Written straight to the descriptor: a supervisor reading a pipe sees it at once.
                 let text =
                     json
@@ -85,7 +89,7 @@ struct Serve: AsyncParsableCommand {
             let deliveries = try channels.deliveries(environment)
             let push = try channels.pushOptions(environment)
             try await DoseTapServer.run(
-                environment: environment, listener: listener, linkHost: shown, deliveries: deliveries, push: push, pairing: pairing,
+                environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push, pairing: pairing,
                 requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, onServerRunning: announce)
         }
     }
@@ -115,6 +119,17 @@ struct Serve: AsyncParsableCommand {
 }
 
 extension Serve {
+    /// A proxy's public address as links start with it: http(s), a host, no path, query or fragment; nil when not given.
+    static func publicBase(_ given: String?) throws(DoseError) -> String? {
+        guard let given else { return nil }
+        let allowed = "an http:// or https:// address with a host and nothing after it, e.g. https://dosetap.example.org"
+        guard let parts = URLComponents(string: given), ["http", "https"].contains(parts.scheme?.lowercased() ?? ""),
+            let host = parts.host, !host.isEmpty, parts.path.isEmpty || parts.path == "/", parts.query == nil, parts.fragment == nil,
+            parts.user == nil, parts.password == nil
+        else { throw DoseError.invalidInput(field: "public-url", problem: "'\(given)' is not a site's address", allowed: allowed) }
+        return given.hasSuffix("/") ? String(given.dropLast()) : given
+    }
+
     /// Where to listen: HTTPS when both certificate files are given (and checked), else plain HTTP.
     func listener() throws(DoseError) -> Listener {
         switch (tlsCert, tlsKey) {

@@ -6,7 +6,7 @@ import Foundation
 /// `dosetap service`: runs the server under a supervisor, so that it is back within seconds if it ever dies.
 struct ServiceCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "service", abstract: "Keep `dosetap serve` running under systemd.", subcommands: [Install.self])
+        commandName: "service", abstract: "Keep `dosetap serve` running under systemd.", subcommands: [Install.self, Template.self])
 
     struct Install: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -61,10 +61,51 @@ struct ServiceCommand: ParsableCommand {
         }
 
         /// This executable's absolute path (systemd needs one).
-        static func executablePath() -> String {
-            let link = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-            if link != "/proc/self/exe" { return link }
-            return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
+        static func executablePath() -> String { ServiceCommand.executablePath() }
+    }
+
+    /// `dosetap service template`: the system-wide unit for several instances of a hosted store (docs/DEPLOY.md).
+    struct Template: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "template",
+            abstract: "Write the systemd template unit dosetap-serve@.service: one instance of a hosted store per port, behind a proxy.",
+            discussion: "Each instance reads the store and its public address from \(ServiceUnit.templateEnvironmentFile); see docs/DEPLOY.md.")
+        @Flag(name: .customLong("print"), help: "Print the unit instead of writing it.") var printOnly = false
+        @Flag(help: "Print machine-readable JSON on stdout.") var json = false
+        @Option(help: "Folder to write the unit into (default /etc/systemd/system).") var unitDir = "/etc/systemd/system"
+
+        func run() throws {
+            try Output.run(json: json) {
+                let unit = ServiceUnit.systemdTemplate(executable: ServiceCommand.executablePath())
+                if printOnly {
+                    Output.line(json ? JSONValue(dictionaryLiteral: ("unit", .string(unit))).rendered() : unit)
+                    return
+                }
+                let path = URL(fileURLWithPath: unitDir).appendingPathComponent(ServiceUnit.templateFileName).path
+                do {
+                    try FileManager.default.createDirectory(atPath: unitDir, withIntermediateDirectories: true)
+                    try Data(unit.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+                } catch {
+                    throw DoseError.invalidInput(field: "unit-dir", problem: "cannot write \(path)", allowed: "a writable folder (as root for /etc)")
+                }
+                Output.line(
+                    json
+                        ? JSONValue(dictionaryLiteral: ("unit_path", .string(path))).rendered()
+                        : """
+                        Wrote \(path).
+                        Put the store and the public address in \(ServiceUnit.templateEnvironmentFile) (see the unit's first lines), then:
+                          systemctl daemon-reload && systemctl enable --now dosetap-serve@8081 dosetap-serve@8082
+                        """)
+            }
         }
+    }
+}
+
+extension ServiceCommand {
+    /// This executable's absolute path (systemd needs one).
+    static func executablePath() -> String {
+        let link = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        if link != "/proc/self/exe" { return link }
+        return URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.path
     }
 }

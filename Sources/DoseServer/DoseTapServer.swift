@@ -72,10 +72,11 @@ public enum DoseTapServer {
 
     /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and
     /// plain HTTP on loopback beside it when asked for; both share one router, one event hub and one reminder engine.
-    /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host). With
+    /// Reminder links point at `linkHost` (the name other devices reach this machine by; default the host), or at
+    /// `publicURL` when people reach it through a proxy. With
     /// `everyone`, a shared PostgreSQL store is served for each of its people (`PeopleSites`), not only the environment's.
     public static func applications(
-        environment: AppEnvironment, listener: Listener, linkHost: String? = nil,
+        environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil,
         deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -127,7 +128,7 @@ public enum DoseTapServer {
             services: [reminders] + services,
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? listener.port
-                await setLinkBase("\(scheme)://\(linkHost ?? listener.host):\(bound)")
+                await setLinkBase(publicURL ?? "\(scheme)://\(linkHost ?? listener.host):\(bound)")
                 await onServerRunning(bound)
             },
             logger: logger)
@@ -140,12 +141,13 @@ public enum DoseTapServer {
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public static func run(
-        environment: AppEnvironment, listener: Listener, linkHost: String? = nil, deliveries: [any ReminderDelivery] = [],
+        environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil, deliveries: [any ReminderDelivery] = [],
         push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false, onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(
-            environment: environment, listener: listener, linkHost: linkHost, deliveries: deliveries, push: push, pairing: pairing,
+            environment: environment, listener: listener, linkHost: linkHost, publicURL: publicURL, deliveries: deliveries, push: push,
+            pairing: pairing,
             requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, onServerRunning: onServerRunning)
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(

@@ -1,4 +1,5 @@
 import DoseApp
+import HTTPTypes
 public import DoseCore
 public import DoseStore
 import Foundation
@@ -24,6 +25,22 @@ public struct DoseRequestContext: RequestContext {
     public init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+
+    /// The address a request came from, for what is limited per address: behind a proxy on this machine (the peer is
+    /// loopback), the one it appended last to `X-Forwarded-For`, so each client is counted apart rather than all as the
+    /// proxy; otherwise the peer. A header from any other peer is not believed.
+    public func clientAddress(_ request: Request) -> String {
+        Self.clientAddress(peer: remoteAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!])
+    }
+
+    /// `clientAddress` from the peer and the `X-Forwarded-For` header.
+    static func clientAddress(peer: String?, forwardedFor: String?) -> String {
+        guard let peer else { return "unknown" }
+        guard Listener.isLoopback(peer), let forwardedFor,
+            let last = forwardedFor.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty, last.count <= 45
+        else { return peer }
+        return last
     }
 
     /// Request bodies beyond 64 KiB are refused with 413 before any work (SPEC §5.3; import gets its own limit).

@@ -191,4 +191,41 @@ struct SupervisionTests {
             #expect(verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify.stderr)")
         }
     }
+
+    @Test("service template writes dosetap-serve@.service: one instance per port, the store from one file, restarting for ever; systemd accepts it")
+    func templateUnit() throws {
+        let cli = try CLI()
+        let folder = cli.directory.appendingPathComponent("system").path
+        let run = try CLI.execute(["service", "template", "--unit-dir", folder, "--json"])
+        #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+        let unit = try String(contentsOfFile: folder + "/dosetap-serve@.service", encoding: .utf8)
+        for line in [
+            "Restart=always", "StartLimitIntervalSec=0", "User=dosetap", "EnvironmentFile=/etc/dosetap/serve.env", "KillSignal=SIGTERM",
+            "WantedBy=multi-user.target",
+        ] {
+            #expect(unit.contains("\n" + line + "\n"), "\(line) missing")
+        }
+        #expect(unit.contains(#""serve" "--host" "127.0.0.1" "--port" "%i" "--database" "${DOSETAP_DATABASE_URL}" "--public-url""#))
+        let printed = try CLI.execute(["service", "template", "--print"])
+        #expect(printed.status == 0 && printed.stdout.contains("dosetap-serve@8081"))
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
+            // A template is checked as one of its instances.
+            let instance = folder + "/dosetap-serve@8081.service"
+            try FileManager.default.copyItem(atPath: folder + "/dosetap-serve@.service", toPath: instance)
+            let verify = try CLI.execute(["verify", instance], executable: URL(fileURLWithPath: "/usr/bin/systemd-analyze"))
+            #expect(verify.status == 0 && verify.stderr.isEmpty, "systemd-analyze verify: \(verify.stderr)")
+        }
+    }
+
+    @Test("serve --public-url: links start with the proxy's address; one that is not a site's address is refused by name")
+    func publicURL() async throws {
+        let cli = try CLI()
+        for bad in ["ftp://dosetap.example.org", "https://dosetap.example.org/app", "dosetap.example.org", "https://x.org/?a=1", "https://"] {
+            let refused = try cli.run(["serve", "--port", "0", "--public-url", bad])
+            #expect(refused.status == 64 && refused.stdout.contains("public-url"), "\(bad): \(refused.stdout)")
+        }
+        let server = try Server(cli, now: "2026-11-21 22:30", arguments: ["--public-url", "https://dosetap.example.org/"])
+        #expect(server.pairingURL.hasPrefix("https://dosetap.example.org/pair?code="), "\(server.pairingURL)")
+        #expect(try await server.terminate(within: .seconds(20)) == 0)
+    }
 }

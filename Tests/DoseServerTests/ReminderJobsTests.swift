@@ -167,4 +167,15 @@ struct ReminderJobsTests {
             #expect(health["ok"] as? Bool == true && health["database"] as? String == "reachable")
         }
     }
+
+    @Test(
+        "behind a proxy on this machine each client counts apart, by the address the proxy appended last; from anyone else the header is ignored",
+        arguments: [
+            ("127.0.0.1", "203.0.113.7", "203.0.113.7"), ("127.0.0.1", "198.51.100.1, 203.0.113.7", "203.0.113.7"),
+            ("::1", "2001:db8::5", "2001:db8::5"), ("127.0.0.1", nil, "127.0.0.1"), ("127.0.0.1", " , ", "127.0.0.1"),
+            ("192.0.2.10", "203.0.113.7", "192.0.2.10"), (nil, "203.0.113.7", "unknown"),
+        ] as [(String?, String?, String)])
+    func clientAddress(peer: String?, forwardedFor: String?, counted: String) {
+        #expect(DoseRequestContext.clientAddress(peer: peer, forwardedFor: forwardedFor) == counted)
+    }
 }

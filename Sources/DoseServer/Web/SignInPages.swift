@@ -36,7 +36,7 @@ struct SignInPages: PageController {
         let owner = self.owner
         let app = try await BlockingWork.run { try owner?(DeviceTokens.hash(form.token)) ?? environment }.useCases()
         let agent = request.headers[.userAgent] ?? ""
-        let address = context.remoteAddress ?? "unknown"
+        let address = context.clientAddress(request)
         let token = try await BlockingWork.run {
             try app.signIn.signIn(token: form.token, from: address, deviceName: DeviceNames.fromUserAgent(agent)).token
         }
