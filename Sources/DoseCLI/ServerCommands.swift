@@ -89,7 +89,8 @@ struct Serve: AsyncParsableCommand {
             let deliveries = try channels.deliveries(environment)
             let push = try channels.pushOptions(environment)
             try await DoseTapServer.run(
-                environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push, pairing: pairing,
+                environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push,
+                pairing: pairing,
                 requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, onServerRunning: announce)
         }
     }

@@ -1,8 +1,8 @@
 import DoseApp
-import HTTPTypes
 public import DoseCore
 public import DoseStore
 import Foundation
+import HTTPTypes
 public import Hummingbird
 
 /// The request context: Hummingbird's core plus the device the request was authenticated as.

@@ -87,8 +87,14 @@ struct TLSTests {
         #expect(words.stdout.contains("SHA-256 fingerprint") && words.stdout.contains(printed), "\(words.stdout)")
 
         let server = try Self.serve(cli, made)
-        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (0, #"{"database":"reachable","ok":true,"problem":null}"#))
-        #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: made.authority) == (0, #"{"database":"reachable","ok":true,"problem":null}"#))
+        #expect(
+            try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (
+                0, #"{"database":"reachable","ok":true,"problem":null}"#
+            ))
+        #expect(
+            try Self.curl("https://127.0.0.1:\(server.port)/health", authority: made.authority) == (
+                0, #"{"database":"reachable","ok":true,"problem":null}"#
+            ))
         #expect(try Self.curl("https://localhost:\(server.port)/health", authority: nil).status == 60)
         let stranger = try CLI()
         let foreign = Made(try stranger.run(["tls", "init", "localhost", "127.0.0.1"]))
@@ -171,7 +177,10 @@ struct TLSTests {
         let before = try Data(contentsOf: URL(fileURLWithPath: made.certificate))
         let server = try Self.serve(cli, made)
         #expect(try Data(contentsOf: URL(fileURLWithPath: made.certificate)) != before, "a new certificate was written")
-        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (0, #"{"database":"reachable","ok":true,"problem":null}"#))
+        #expect(
+            try Self.curl("https://localhost:\(server.port)/health", authority: made.authority) == (
+                0, #"{"database":"reachable","ok":true,"problem":null}"#
+            ))
         #expect(try Self.curl("https://127.0.0.1:\(server.port)/health", authority: made.authority).status == 0, "for the same names")
         _ = try await server.terminate(within: .seconds(20))
         let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -208,6 +217,24 @@ struct TLSTests {
         _ = try await server.terminate(within: .seconds(20))
         let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(logs.contains("Renewed the server certificate") && logs.contains("New connections use it."))
+    }
+
+    @Test("a certificate another instance renewed in the shared files is picked up by this one at its next check, without a restart", .readsSQLiteFile)
+    func renewedElsewhere() async throws {
+        let cli = try CLI()
+        let first = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1"]))
+        let server = try Server(
+            cli, now: "2026-11-21 22:30", arguments: ["--tls-cert", first.certificate, "--tls-key", first.key, "--tls-check-seconds", "1"])
+        #expect(try Self.curl("https://localhost:\(server.port)/health", authority: first.authority).status == 0)
+        // Another instance's renewal: new files from a new CA, not due, so this server has nothing to renew itself.
+        let renewed = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1", "--new-ca"]))
+        let served = try await eventually(within: .seconds(20)) {
+            try Self.curl("https://localhost:\(server.port)/health", authority: renewed.authority).status == 0
+        }
+        #expect(served, "new connections get the certificate renewed elsewhere")
+        _ = try await server.terminate(within: .seconds(20))
+        let logs = String(decoding: server.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(logs.contains("the server certificate file changed; new connections use it"))
     }
 
     @Test("bad names, half a certificate pair and a key that is not a file are refused before anything is made or served")

@@ -36,10 +36,13 @@ struct ReminderJobsTests {
         let app = fixture.environment(name).useCases()
         let night = try #require(try app.night.status().session)
         let person = try #require(fixture.people[name]?.id)
-        return ReminderPlan.plan(for: night, settings: try app.settings.current()).map { "\(person)/\($0.kind.rawValue)@\(ISO8601.string($0.fireAt))" }
+        return ReminderPlan.plan(for: night, settings: try app.settings.current()).map {
+            "\(person)/\($0.kind.rawValue)@\(ISO8601.string($0.fireAt))"
+        }
     }
 
-    @Test("two instances rounding at once through a whole night: each of two people's reminders reaches one of them, once", SharedStoreFixture.enabled)
+    @Test(
+        "two instances rounding at once through a whole night: each of two people's reminders reaches one of them, once", SharedStoreFixture.enabled)
     func twoInstancesOnce() async throws {
         let fixture = try SharedStoreFixture(now: Self.dose1)
         let otherHook = Recorder()
@@ -68,7 +71,8 @@ struct ReminderJobsTests {
         #expect(log.reminders.count == expected.count / 2 && log.reminders.allSatisfy { !$0.missed }, "each logged once, as fired")
     }
 
-    @Test("an instance killed after claiming: another delivers within the lease (6 s), once; killed after logging: resumed, once",
+    @Test(
+        "an instance killed after claiming: another delivers within the lease (6 s), once; killed after logging: resumed, once",
         SharedStoreFixture.enabled)
     func takeover() async throws {
         let fixture = try SharedStoreFixture(now: Self.dose1)
@@ -88,7 +92,10 @@ struct ReminderJobsTests {
         // At 6 s the live instance takes both over: Bob's as new, Alice's as resumed (logged, not logged again).
         fixture.time.set(open.addingTimeInterval(6))
         #expect(await fixture.sites.jobs.round(waitForDeliveries: true) == 2)
-        #expect(Self.keys(fixture.operatorHook.all).sorted() == ["person-alice/window_open@\(ISO8601.string(open))", "person-bob/window_open@\(ISO8601.string(open))"])
+        #expect(
+            Self.keys(fixture.operatorHook.all).sorted() == [
+                "person-alice/window_open@\(ISO8601.string(open))", "person-bob/window_open@\(ISO8601.string(open))",
+            ])
         let alicesLog = try fixture.environment("alice").useCases().alarms.log(session: alices.night)
         #expect(alicesLog.reminders.filter { $0.kind == .windowOpen }.count == 1, "logged once")
         // Nothing more, ever: both jobs are done.
@@ -119,7 +126,8 @@ struct ReminderJobsTests {
         #expect(await fixture.sites.jobs.round(waitForDeliveries: true) == 0, "the job is done")
     }
 
-    @Test("a graceful shutdown gives its leases back at once; a Dose 2 cancels what was planned; a setting plans again",
+    @Test(
+        "a graceful shutdown gives its leases back at once; a Dose 2 cancels what was planned; a setting plans again",
         SharedStoreFixture.enabled)
     func releaseCancelAndReplan() async throws {
         let fixture = try SharedStoreFixture(now: Self.dose1)

@@ -89,7 +89,9 @@ extension NightLedger {
             if ReminderPlan.stillRings(reminder, at: now) { due.fire.append(reminder) } else { due.missed.append(reminder) }
         }
         // The buttons a reminder offers depend on whether a snooze can work; worked out only when one fires.
-        if !due.fire.isEmpty || !due.resumed.isEmpty { due.canSnooze = NightStatus.derive(session: session, at: now, settings: settings, timeZone: zone).canSnooze }
+        if !due.fire.isEmpty || !due.resumed.isEmpty {
+            due.canSnooze = NightStatus.derive(session: session, at: now, settings: settings, timeZone: zone).canSnooze
+        }
         return due
     }
 }

@@ -28,7 +28,8 @@ public final class DeliveryLog: Sendable {
     /// for the writer (an import, another process), and a busy writer only delays the record, tried again a few times.
     public convenience init(recordingTo environment: AppEnvironment, acceptedBefore: [AlarmDeliveryRecord] = []) {
         let accepted = acceptedBefore.filter { $0.outcome == .accepted }
-        let keys = accepted.map { Self.acceptedKey(kind: $0.kind, fireAt: $0.fireAt, channel: $0.channel, target: $0.target) }
+        let keys =
+            accepted.map { Self.acceptedKey(kind: $0.kind, fireAt: $0.fireAt, channel: $0.channel, target: $0.target) }
             + accepted.map { Self.acceptedKey(kind: $0.kind, fireAt: $0.fireAt, channel: $0.channel, target: nil) }
         self.init(now: environment.now, acceptedBefore: Set(keys)) { attempt in
             Self.writes.async {
@@ -50,7 +51,8 @@ public final class DeliveryLog: Sendable {
     /// Whether an earlier instance already delivered `notice` on `channel` to `target` (nil: to any target of the channel,
     /// as for open pages, whose count changes), so sending it again would ring the same occurrence twice there.
     public func deliveredBefore(_ notice: ReminderNotice, channel: AlarmChannel, target: String?) -> Bool {
-        !acceptedBefore.isEmpty && acceptedBefore.contains(Self.acceptedKey(kind: notice.name, fireAt: notice.fireAt, channel: channel, target: target))
+        !acceptedBefore.isEmpty
+            && acceptedBefore.contains(Self.acceptedKey(kind: notice.name, fireAt: notice.fireAt, channel: channel, target: target))
     }
 
     static func acceptedKey(kind: String, fireAt: Date?, channel: AlarmChannel, target: String?) -> String {

@@ -11,17 +11,29 @@ import ServiceLifecycle
 /// The server's TLS context. A renewed certificate replaces it in place, and each new connection takes the current one,
 /// so the server never has to stop (it is the night's alarm clock) to serve a renewed certificate.
 final class TLSContextHolder: Sendable {
-    private let context: NIOLockedValueBox<NIOSSLContext>
+    /// The context in use, and the certificate file's bytes it was made from.
+    private let context: NIOLockedValueBox<(context: NIOSSLContext, certificate: Data?)>
 
-    init(_ files: TLSFiles) throws { context = NIOLockedValueBox(try files.context()) }
+    init(_ files: TLSFiles) throws { context = NIOLockedValueBox((try files.context(), Self.read(files))) }
 
-    var current: NIOSSLContext { context.withLockedValue { $0 } }
+    var current: NIOSSLContext { context.withLockedValue { $0.context } }
 
     /// Reads the files again; on any failure the context in use stays.
     func reload(_ files: TLSFiles) throws {
+        let certificate = Self.read(files)
         let next = try files.context()
-        context.withLockedValue { $0 = next }
+        context.withLockedValue { $0 = (next, certificate) }
     }
+
+    /// Reloads when the certificate file is no longer the one in use: another instance (or an ACME client) renewed it.
+    /// Returns whether it did.
+    func reloadIfChanged(_ files: TLSFiles) throws -> Bool {
+        guard let certificate = Self.read(files), certificate != context.withLockedValue({ $0.certificate }) else { return false }
+        try reload(files)
+        return true
+    }
+
+    private static func read(_ files: TLSFiles) -> Data? { try? Data(contentsOf: URL(fileURLWithPath: files.certificate)) }
 }
 
 /// HTTPS over DoseTap's guarded HTTP/1.1 channel, with the holder's current context for each connection.
@@ -76,7 +88,9 @@ struct CertificateRenewalService: Service {
             case .due(let warning):
                 logger.warning("the server certificate is due")
                 logger.warning("\(warning)")
-            case nil: break
+            case nil:
+                // Renewed by someone else (another instance of the store, an ACME client): new connections get it too.
+                if try holder.reloadIfChanged(files) { logger.notice("the server certificate file changed; new connections use it") }
             }
         } catch {
             logger.error("the server certificate could not be renewed", metadata: ["error": "\(type(of: error))"])

@@ -43,7 +43,8 @@ extension PostgresStore {
             ).map { row in
                 let (person, night, kind, fireAt, state) = try row.decode((String, String, String, String, String).self)
                 return ReminderJob(
-                    person: person, night: SessionID(rawValue: night), kind: kind, fireAt: NightRecords.instant(fireAt), state: ReminderJob.State(rawValue: state) ?? .pending)
+                    person: person, night: SessionID(rawValue: night), kind: kind, fireAt: NightRecords.instant(fireAt),
+                    state: ReminderJob.State(rawValue: state) ?? .pending)
             }
             let next = try session.rows(
                 """
