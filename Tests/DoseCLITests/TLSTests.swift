@@ -219,7 +219,9 @@ struct TLSTests {
         #expect(logs.contains("Renewed the server certificate") && logs.contains("New connections use it."))
     }
 
-    @Test("a certificate another instance renewed in the shared files is picked up by this one at its next check, without a restart", .readsSQLiteFile)
+    @Test(
+        "a certificate another instance renewed in the shared files is picked up by this one at its next check, without a restart",
+        .readsSQLiteFile)
     func renewedElsewhere() async throws {
         let cli = try CLI()
         let first = Made(try cli.run(["tls", "init", "localhost", "127.0.0.1"]))
