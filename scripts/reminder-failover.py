@@ -62,6 +62,15 @@ class Sink(http.server.BaseHTTPRequestHandler):
         pass
 
 
+def cpu_seconds(pid):
+    """User and system CPU the process has used, in seconds (/proc/PID/stat)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return None
+
+
 def request(base, path, token):
     req = urllib.request.Request(base + path, headers={"Authorization": f"Bearer {token}"})
     with urllib.request.urlopen(req, timeout=30) as response:
@@ -144,6 +153,14 @@ def main():
         kill_at = min((fire for fire in expected.values() if fire >= first_due + args.kill_after), default=first_due + args.kill_after) + 0.15
         check(len(expected) >= args.people, f"{len(expected)} reminders fall due during the run, at least one for each person")
 
+        # CPU per instance: idle (every plan written, nothing due yet) and through the run.
+        idle_from = {server.pid: cpu_seconds(server.pid) for server, _ in instances}
+        idle_start = time.time()
+        time.sleep(max(0, min(5, first_due - 1 - time.time())))
+        idle_span = time.time() - idle_start
+        idle = {pid: (cpu_seconds(pid) - used) / idle_span for pid, used in idle_from.items() if idle_span > 0.5 and used is not None}
+        busy_from = {server.pid: cpu_seconds(server.pid) for server, _ in instances}
+        busy_start, busy = time.time(), {}
         # From the kill's moment the sink refuses the next occurrences once; the instance retrying one (holding its
         # lease, mid-delivery) is the one killed.
         Sink.refusing_from = kill_at - 0.3
@@ -163,7 +180,13 @@ def main():
                     print(f"killed instance {killed.pid} at {time.time() - first_due:.1f} s into the run"
                           f" ({'while it held a lease mid-delivery' if owners else 'holding no lease'})", flush=True)
             time.sleep(0.1)
+            if time.time() >= last_due and busy_start:
+                busy = {pid: (cpu_seconds(pid) - used) / (time.time() - busy_start) for pid, used in busy_from.items()
+                        if pids[pid].poll() is None and used is not None}
+                busy_start = None
         check(killed is not None, "one instance was killed mid-run")
+        print("CPU per instance, idle: " + ", ".join(f"{share * 100:.1f}%" for share in idle.values())
+              + "; through the run: " + ", ".join(f"{share * 100:.1f}%" for share in busy.values()), flush=True)
 
         with Sink.lock:
             received = list(Sink.received)

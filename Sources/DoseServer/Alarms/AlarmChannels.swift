@@ -30,6 +30,12 @@ public struct AlarmChannels: Sendable {
         return channels
     }
 
+    /// Whether any page is open on this instance's event stream (a page of the person, or a grantee's page of theirs).
+    func hasOpenPages() async -> Bool {
+        for case let hub as EventHub in configured where await hub.count > 0 { return true }
+        return false
+    }
+
     /// Delivers notices in order, each on all its channels at once; returns when every attempt has ended.
     func deliver(_ notices: [ReminderNotice], settings: DoseSettings?, log: DeliveryLog) async {
         for notice in notices {

@@ -253,6 +253,10 @@ public actor ReminderEngine {
     public func run(every interval: Duration = .milliseconds(250), heartbeat run: String? = nil) async {
         var lastHeartbeat = environment.now()
         while !Task.isCancelled {
+            // On a shared store the reminder jobs ring; with no page open here the engine has only the ladder (read every
+            // 2 s) and the refill to look at, so it looks no more often than that.
+            let watched = await channels.hasOpenPages()
+            let pace = firesReminders || watched ? interval : .seconds(Self.ladderInterval)
             // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.
             _ = try? await tick(waitForDeliveries: false)
             if let run, environment.now().timeIntervalSince(lastHeartbeat) >= ServerRuns.heartbeatInterval {
@@ -261,7 +265,7 @@ public actor ReminderEngine {
                 let environment = self.environment
                 Task { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run) } }
             }
-            do { try await environment.sleep(interval) } catch { return }
+            do { try await environment.sleep(pace) } catch { return }
         }
     }
 }
