@@ -17,58 +17,22 @@ Usage: scripts/reminder-failover.py path/to/dosetap postgres://OWNER@127.0.0.1:P
            [--instances 3] [--people 36] [--kill-after 45] [--role dosetap_app]
 With --role (default $DOSETAP_TEST_POSTGRES_ROLE), the schema's owner grants the role and the instances serve as it.
 """
-import argparse, datetime, http.server, json, os, signal, statistics, subprocess, sys, threading, time, urllib.error, urllib.parse
-import urllib.request, uuid
+import argparse, json, os, signal, statistics, subprocess, sys, time, urllib.request
 
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
+from hosted_night import Sink, check, cpu_seconds, drop, failures, iso, night_zone, parse, people_ids, throwaway_store
 
 
-def iso(instant):
-    return datetime.datetime.fromtimestamp(instant, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
-
-
-def parse(text):
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-class Sink(http.server.BaseHTTPRequestHandler):
-    """The webhook: every POST accepted, with its arrival time, body and Idempotency-Key. While `refusing` (from the
-    kill's moment), each occurrence's first attempt is answered 503, so the instance that sent it holds its lease
-    through the retry's wait, and is killed then."""
-    received = []
+class RefusingSink(Sink):
+    """From the kill's moment, each of the next three occurrences' first attempt is answered 503, so the instance that
+    sent it holds its lease through the retry's wait, and is killed then."""
     refused = set()
     refusing_from = float("inf")
-    lock = threading.Lock()
 
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        key = self.headers.get("Idempotency-Key")
-        with Sink.lock:
-            refuse = time.time() >= Sink.refusing_from and key not in Sink.refused and len(Sink.refused) < 3
-            if refuse:
-                Sink.refused.add(key)
-            else:
-                Sink.received.append((time.time(), key, json.loads(body)))
-        self.send_response(503 if refuse else 204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
-
-def cpu_seconds(pid):
-    """User and system CPU the process has used, in seconds (/proc/PID/stat)."""
-    try:
-        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except OSError:
-        return None
+    def refuse(self, key):
+        if time.time() < RefusingSink.refusing_from or key in RefusingSink.refused or len(RefusingSink.refused) >= 3:
+            return False
+        RefusingSink.refused.add(key)
+        return True
 
 
 def request(base, path, token):
@@ -88,19 +52,10 @@ def main():
     options.add_argument("--keep", action="store_true", help="keep the schema afterwards, to look into it")
     args = options.parse_args()
 
-    schema = "failover_" + uuid.uuid4().hex[:12]
-    owner_store = args.url + ("&" if "?" in args.url else "?") + "search_path=" + schema
+    schema, owner_store, serving = throwaway_store(args.binary, args.url, args.role, "failover")
     owner_env = {**os.environ, "DOSETAP_DATABASE_URL": owner_store}
-    serving = owner_store
-    if args.role:
-        subprocess.run([args.binary, "store", "grant", args.role, "--database", owner_store], check=True, capture_output=True)
-        parsed = urllib.parse.urlparse(owner_store)
-        serving = parsed._replace(netloc=f"{args.role}@{parsed.hostname}:{parsed.port}").geturl()
     env = {**os.environ, "DOSETAP_DATABASE_URL": serving}
-
-    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
-    threading.Thread(target=sink.serve_forever, daemon=True).start()
-    hook = f"http://127.0.0.1:{sink.server_address[1]}/hook"
+    sink, hook = Sink.start(RefusingSink)
 
     def cli(*words):
         done = subprocess.run([args.binary, *words, "--json"], env=env, capture_output=True, text=True)
@@ -108,12 +63,7 @@ def main():
             raise SystemExit(f"dosetap {' '.join(words)}: {done.stderr.strip()}")
         return json.loads(done.stdout) if done.stdout.strip() else None
 
-    # A zone where it is now the middle of the night (about 02:30), so each Dose 1 falls in the evening before and no
-    # night is closed by the evening's rollover.
-    utc = datetime.datetime.now(datetime.timezone.utc)
-    hours = round((2.5 - utc.hour - utc.minute / 60) % 24)
-    hours = hours - 24 if hours > 14 else hours
-    zone = "Europe/London" if hours == 0 else f"Etc/GMT{'-' if hours > 0 else '+'}{abs(hours)}"
+    zone = night_zone()
     people = [f"p{index:03d}@example.org" for index in range(args.people)]
     tokens = {}
     for email in people:
@@ -163,7 +113,7 @@ def main():
         busy_start, busy = time.time(), {}
         # From the kill's moment the sink refuses the next occurrences once; the instance retrying one (holding its
         # lease, mid-delivery) is the one killed.
-        Sink.refusing_from = kill_at - 0.3
+        RefusingSink.refusing_from = kill_at - 0.3
         killed = None
         pids = {server.pid: server for server, _ in instances}
         while time.time() < last_due + 20:
@@ -188,8 +138,7 @@ def main():
         print("CPU per instance, idle: " + ", ".join(f"{share * 100:.1f}%" for share in idle.values())
               + "; through the run: " + ", ".join(f"{share * 100:.1f}%" for share in busy.values()), flush=True)
 
-        with Sink.lock:
-            received = list(Sink.received)
+        received = Sink.accepted()
         arrivals = {}
         for arrived, key, body in received:
             arrivals.setdefault(key, []).append((arrived, body))
@@ -202,8 +151,7 @@ def main():
         by_person = {}
         for arrived, key, body in received:
             by_person.setdefault((body.get("person_id"), body["kind"], round(parse(body["fire_at"]), 3)), []).append(arrived)
-        listed = json.loads(subprocess.run([args.binary, "person", "list", "--json"], env=owner_env, capture_output=True, text=True).stdout)
-        directory = {entry["email"]: entry["id"] for entry in (listed.get("people", []) if isinstance(listed, dict) else listed)}
+        directory = people_ids(args.binary, owner_env)
         lateness, missing = [], []
         for (email, kind, fire), instant in expected.items():
             copies = by_person.get((directory.get(email), kind, fire), [])
@@ -244,7 +192,7 @@ def main():
         if args.keep:
             print(f"kept schema {schema}")
         else:
-            subprocess.run(["psql", args.url, "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE"], capture_output=True)
+            drop(args.url, schema)
         sink.shutdown()
     print("PASS" if not failures else f"FAIL ({len(failures)})", flush=True)
     return 0 if not failures else 1

@@ -14,39 +14,9 @@ The steps of docs/DEPLOY.md, on the real clock:
 
 Usage: scripts/upgrade-test.py OLD_DOSETAP NEW_DOSETAP postgres://OWNER@127.0.0.1:PORT/DATABASE [--role dosetap_app]
 """
-import argparse, datetime, http.server, json, os, signal, subprocess, sys, threading, time, urllib.parse, urllib.request, uuid
+import argparse, json, os, signal, subprocess, sys, time, urllib.error, urllib.request
 
-failures = []
-
-
-def check(condition, what):
-    print(("ok   " if condition else "FAIL ") + what, flush=True)
-    if not condition:
-        failures.append(what)
-
-
-def iso(instant):
-    return datetime.datetime.fromtimestamp(instant, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-4] + "Z"
-
-
-def parse(text):
-    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-class Sink(http.server.BaseHTTPRequestHandler):
-    received = []
-    lock = threading.Lock()
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
-        with Sink.lock:
-            Sink.received.append((time.time(), body))
-        self.send_response(204)
-        self.end_headers()
-
-    def log_message(self, *args):
-        pass
-
+from hosted_night import Sink, check, drop, failures, iso, night_zone, parse, people_ids, throwaway_store
 
 def request(base, path, token, body=None):
     data = json.dumps(body).encode() if body is not None else None
@@ -67,17 +37,9 @@ def main():
     options.add_argument("--role", default=os.environ.get("DOSETAP_TEST_POSTGRES_ROLE"))
     args = options.parse_args()
 
-    schema = "upgrade_" + uuid.uuid4().hex[:12]
-    owner_store = args.url + ("&" if "?" in args.url else "?") + "search_path=" + schema
-    serving = owner_store
-    if args.role:
-        subprocess.run([args.old, "store", "grant", args.role, "--database", owner_store], check=True, capture_output=True)
-        parsed = urllib.parse.urlparse(owner_store)
-        serving = parsed._replace(netloc=f"{args.role}@{parsed.hostname}:{parsed.port}").geturl()
+    schema, owner_store, serving = throwaway_store(args.old, args.url, args.role, "upgrade")
     env = {**os.environ, "DOSETAP_DATABASE_URL": serving}
-    sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Sink)
-    threading.Thread(target=sink.serve_forever, daemon=True).start()
-    hook = f"http://127.0.0.1:{sink.server_address[1]}/hook"
+    sink, hook = Sink.start(Sink)
 
     def cli(binary, *words):
         done = subprocess.run([binary, *words, "--json"], env=env, capture_output=True, text=True)
@@ -90,10 +52,7 @@ def main():
                                   stderr=subprocess.DEVNULL, text=True)
         return server, json.loads(server.stdout.readline())["listening"]
 
-    utc = datetime.datetime.now(datetime.timezone.utc)
-    hours = round((2.5 - utc.hour - utc.minute / 60) % 24)
-    hours = hours - 24 if hours > 14 else hours
-    zone = "Europe/London" if hours == 0 else f"Etc/GMT{'-' if hours > 0 else '+'}{abs(hours)}"
+    zone = night_zone()
     people = [f"u{index:02d}@example.org" for index in range(args.people)]
     tokens = {}
     for email in people:
@@ -134,12 +93,9 @@ def main():
         check(status == 200, f"the new instance answers: {status}")
         time.sleep(max(0, end + 15 - time.time()))
 
-        listed = json.loads(subprocess.run([args.new, "person", "list", "--json"], env=env, capture_output=True, text=True).stdout)
-        ids = {entry["email"]: entry["id"] for entry in (listed.get("people", []) if isinstance(listed, dict) else listed)}
-        with Sink.lock:
-            received = list(Sink.received)
+        ids = people_ids(args.new, env)
         arrivals = {}
-        for arrived, body in received:
+        for arrived, _, body in Sink.accepted():
             arrivals.setdefault((body.get("person_id"), body["kind"], round(parse(body["fire_at"]), 3)), []).append(arrived)
         missing, late, twice_outside, twice_overlap, count = [], [], [], 0, 0
         for email, plan in plans.items():
@@ -179,7 +135,7 @@ def main():
                     server.wait(20)
                 except subprocess.TimeoutExpired:
                     server.kill()
-        subprocess.run(["psql", args.url, "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE"], capture_output=True)
+        drop(args.url, schema)
         sink.shutdown()
     print("PASS" if not failures else f"FAIL ({len(failures)})", flush=True)
     return 0 if not failures else 1

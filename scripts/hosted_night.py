@@ -1,0 +1,94 @@
+"""What the hosting scripts (reminder-failover.py, upgrade-test.py) share: their checks, instants as DoseTap writes
+them, a time zone where it is now the middle of the night, a throwaway schema served as a granted role, and a webhook
+sink that records every reminder it accepts."""
+import datetime, http.server, json, os, subprocess, threading, time, urllib.parse, uuid
+
+failures = []
+
+
+def check(condition, what):
+    print(("ok   " if condition else "FAIL ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+def iso(instant):
+    return datetime.datetime.fromtimestamp(instant, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-4] + "Z"
+
+
+def parse(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def night_zone():
+    """A zone where it is now about 02:30, so a Dose 1 a few hours back falls in the evening before and no night is
+    closed by the evening's rollover."""
+    utc = datetime.datetime.now(datetime.timezone.utc)
+    hours = round((2.5 - utc.hour - utc.minute / 60) % 24)
+    hours = hours - 24 if hours > 14 else hours
+    return "Europe/London" if hours == 0 else f"Etc/GMT{'-' if hours > 0 else '+'}{abs(hours)}"
+
+
+def throwaway_store(binary, url, role, prefix):
+    """A new schema of `url` (its owner's URL) and the URL to serve it by: as `role` once the owner granted it, else as
+    the owner. Returns (schema, owner URL, serving URL)."""
+    schema = prefix + "_" + uuid.uuid4().hex[:12]
+    owner = url + ("&" if "?" in url else "?") + "search_path=" + schema
+    if not role:
+        return schema, owner, owner
+    subprocess.run([binary, "store", "grant", role, "--database", owner], check=True, capture_output=True)
+    parsed = urllib.parse.urlparse(owner)
+    return schema, owner, parsed._replace(netloc=f"{role}@{parsed.hostname}:{parsed.port}").geturl()
+
+
+def drop(url, schema):
+    subprocess.run(["psql", url, "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE"], capture_output=True)
+
+
+class Sink(http.server.BaseHTTPRequestHandler):
+    """The webhook: every POST it accepts, as (arrival, Idempotency-Key, body). `refuse(key)` says whether to answer
+    one 503 instead (a subclass decides)."""
+    received = []
+    lock = threading.Lock()
+
+    def refuse(self, key):
+        return False
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        key = self.headers.get("Idempotency-Key")
+        with Sink.lock:
+            refused = self.refuse(key)
+            if not refused:
+                Sink.received.append((time.time(), key, body))
+        self.send_response(503 if refused else 204)
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+    @staticmethod
+    def start(handler):
+        """Serves `handler` on a free loopback port; returns the server and the hook's URL."""
+        sink = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=sink.serve_forever, daemon=True).start()
+        return sink, f"http://127.0.0.1:{sink.server_address[1]}/hook"
+
+    @staticmethod
+    def accepted():
+        with Sink.lock:
+            return list(Sink.received)
+
+
+def people_ids(binary, env):
+    listed = json.loads(subprocess.run([binary, "person", "list", "--json"], env=env, capture_output=True, text=True).stdout)
+    return {entry["email"]: entry["id"] for entry in (listed.get("people", []) if isinstance(listed, dict) else listed)}
+
+
+def cpu_seconds(pid):
+    """User and system CPU the process has used, in seconds (/proc/PID/stat)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return None
