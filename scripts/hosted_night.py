@@ -41,6 +41,25 @@ def throwaway_store(binary, url, role, prefix):
     return schema, owner, parsed._replace(netloc=f"{role}@{parsed.hostname}:{parsed.port}").geturl()
 
 
+def stop(servers):
+    """SIGTERM to every server still running; each must stop within 20 s (else it is killed, and that is a failure)."""
+    for server in servers:
+        if server.poll() is None:
+            server.terminate()
+    for server in servers:
+        try:
+            server.wait(20)
+        except subprocess.TimeoutExpired:
+            check(False, f"serve {server.pid} stopped within 20 s of SIGTERM")
+            server.kill()
+
+
+def verdict():
+    """Prints PASS or FAIL and returns the exit status."""
+    print("PASS" if not failures else f"FAIL ({len(failures)})", flush=True)
+    return 0 if not failures else 1
+
+
 def drop(url, schema):
     subprocess.run(["psql", url, "-q", "-c", f"DROP SCHEMA IF EXISTS {schema} CASCADE"], capture_output=True)
 

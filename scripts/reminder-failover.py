@@ -19,7 +19,7 @@ With --role (default $DOSETAP_TEST_POSTGRES_ROLE), the schema's owner grants the
 """
 import argparse, json, os, signal, statistics, subprocess, sys, time, urllib.request
 
-from hosted_night import Sink, check, cpu_seconds, drop, failures, iso, night_zone, parse, people_ids, throwaway_store
+from hosted_night import Sink, check, cpu_seconds, drop, iso, night_zone, parse, people_ids, stop, throwaway_store, verdict
 
 
 class RefusingSink(Sink):
@@ -180,22 +180,13 @@ def main():
         check(not any(line.startswith("pending|") or line.startswith("sending|") for line in jobs[:-2]), "no job due by now is left undone")
         check(jobs[-2:] == ["0", "0"], f"no lease is left held on a done job, and no reminder is logged twice: {jobs[-2:]}")
     finally:
-        for server, _ in instances:
-            if server.poll() is None:
-                server.terminate()
-        for server, _ in instances:
-            try:
-                server.wait(20)
-            except subprocess.TimeoutExpired:
-                check(False, "an instance stopped within 20 s of SIGTERM")
-                server.kill()
+        stop([server for server, _ in instances])
         if args.keep:
             print(f"kept schema {schema}")
         else:
             drop(args.url, schema)
         sink.shutdown()
-    print("PASS" if not failures else f"FAIL ({len(failures)})", flush=True)
-    return 0 if not failures else 1
+    return verdict()
 
 
 if __name__ == "__main__":

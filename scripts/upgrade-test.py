@@ -16,7 +16,7 @@ Usage: scripts/upgrade-test.py OLD_DOSETAP NEW_DOSETAP postgres://OWNER@127.0.0.
 """
 import argparse, json, os, signal, subprocess, sys, time, urllib.error, urllib.request
 
-from hosted_night import Sink, check, drop, failures, iso, night_zone, parse, people_ids, throwaway_store
+from hosted_night import Sink, check, drop, iso, night_zone, parse, people_ids, stop, throwaway_store, verdict
 
 def request(base, path, token, body=None):
     data = json.dumps(body).encode() if body is not None else None
@@ -128,17 +128,10 @@ def main():
         history = subprocess.run([args.new, "history", "--json", "--person", people[1]], env=env, capture_output=True, text=True)
         check(history.returncode == 0 and '"water"' in history.stdout, "the event the old instance logged after the migration is there")
     finally:
-        for server in instances:
-            if server.poll() is None:
-                server.terminate()
-                try:
-                    server.wait(20)
-                except subprocess.TimeoutExpired:
-                    server.kill()
+        stop(instances)
         drop(args.url, schema)
         sink.shutdown()
-    print("PASS" if not failures else f"FAIL ({len(failures)})", flush=True)
-    return 0 if not failures else 1
+    return verdict()
 
 
 if __name__ == "__main__":
