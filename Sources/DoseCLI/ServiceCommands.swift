@@ -29,7 +29,11 @@ struct ServiceCommand: ParsableCommand {
                 let environment = Terminal.current.environment
                 let database = URL(fileURLWithPath: DatabaseLocation.resolve(flag: options.db, environment: environment)).standardizedFileURL.path
                 var arguments = ["--db", database]
-                if let tz = options.tz { arguments += ["--tz", try ClockInput.timeZone(tz).identifier] }
+                if let tz = options.tz {
+                    // As given once known: Foundation names UTC "GMT", which `--tz` would then refuse when the unit starts.
+                    _ = try ClockInput.timeZone(tz)
+                    arguments += ["--tz", tz]
+                }
                 let unit = ServiceUnit.systemdUser(executable: Self.executablePath(), serveArguments: arguments + serveArguments)
                 if printOnly {
                     Output.line(options.json ? JSONValue(dictionaryLiteral: ("unit", .string(unit))).rendered() : unit)

@@ -175,6 +175,10 @@ struct PeopleCLITests {
         let listed = try Self.run(["person", "list"], store)
         #expect(listed.stdout == "[]\n", "nothing was added: \(listed.stdout)")
         #expect(try Self.run(["person", "add", "dana@example.org"], store).status == 0)
+        // UTC is a zone people type: added as UTC (Foundation calls it GMT, which the setting would refuse).
+        let utc = try Self.run(["person", "add", "utc@example.org", "--time-zone", "UTC"], store)
+        #expect(utc.status == 0, "\(utc.stdout)")
+        #expect(try Self.run(["settings", "get", "time_zone", "--person", "utc@example.org"], store).stdout.contains("UTC"))
         let again = try Self.run(["person", "add", "DANA@Example.org"], store)
         #expect(again.status == 64 && again.stdout.contains("already has a person"), "\(again.stdout)")
         let onPerson = try Self.run(["person", "list", "--person", "dana@example.org"], store)

@@ -185,6 +185,8 @@ struct SupervisionTests {
         #expect(unit.contains("ExecStart=\"\(CLI.binary.resolvingSymlinksInPath().path)\" \"serve\" \"--db\" \"\(cli.database)\""))
         #expect(unit.contains("\"https://ntfy.sh/a%%b$$c\""), "systemd expands nothing in the arguments")
         #expect(try cli.run(["service", "install", "--unit-dir", folder]).status == 64, "--user is required")
+        let utc = try CLI.execute(["service", "install", "--user", "--print", "--db", cli.database, "--tz", "UTC"])
+        #expect(utc.status == 0 && utc.stdout.contains(#""--tz" "UTC""#), "UTC stays UTC, which serve accepts: \(utc.stdout)")
         // systemd's own parser, where the machine has it (Debian's systemd package; .ci/run installs it).
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze") {
             let verify = try CLI.execute(["verify", folder + "/dosetap.service"], executable: URL(fileURLWithPath: "/usr/bin/systemd-analyze"))

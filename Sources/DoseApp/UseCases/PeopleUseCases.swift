@@ -25,7 +25,11 @@ public struct PeopleService: Sendable {
     public func add(email raw: String, name: String? = nil, timeZone: String? = nil) throws -> PersonRecord {
         let email = try EmailAddress(raw)
         let name = try name.map(Self.checkedName)
-        let zone = try timeZone.map { zone throws(DoseError) in try ClockInput.timeZone(zone, field: "time-zone").identifier }
+        // Kept as given once known: Foundation names UTC "GMT", which the time_zone setting would then refuse.
+        let zone = try timeZone.map { zone throws(DoseError) in
+            _ = try ClockInput.timeZone(zone, field: "time-zone")
+            return zone
+        }
         let person = try store.addPerson(id: clock.makeID(), email: email, name: name, at: clock.now)
         if let zone {
             _ = try RecordStore.postgres(store, person: person.id).settingsBook.update([("time_zone", zone)], clock: clock)
