@@ -67,7 +67,8 @@ struct Serve: AsyncParsableCommand {
             let people = context.people
             let announce: @Sendable (Int) async -> Void = { port in
                 guard people < 2 else {
-                    return Terminal.current.line(Self.peopleAnnouncement(scheme, host, shown, port, path, people: people, json: json))
+                    let linkBase = publicURL ?? "\(scheme)://\(shown):\(port)"
+                    return Terminal.current.line(Self.peopleAnnouncement(scheme, host, linkBase, port, path, people: people, json: json))
                 }
                 let code = await pairing.issue(now: environment.now(), random: environment.random, for: environment.store.personID)
                 let link = "\(publicURL ?? "\(scheme)://\(shown):\(port)")/pair?code=\(code)"
@@ -97,7 +98,8 @@ struct Serve: AsyncParsableCommand {
 
     /// Said at start when the store holds several people: no pairing link (whose device would it pair?), but how each
     /// person signs in.
-    static func peopleAnnouncement(_ scheme: String, _ host: String, _ shown: String, _ port: Int, _ path: String, people: Int, json: Bool) -> String
+    static func peopleAnnouncement(_ scheme: String, _ host: String, _ linkBase: String, _ port: Int, _ path: String, people: Int, json: Bool)
+        -> String
     {
         guard !json else {
             return JSONValue(
@@ -107,7 +109,7 @@ struct Serve: AsyncParsableCommand {
         }
         return """
             DoseTap is serving \(scheme)://\(host):\(port) for \(people) people  (database \(path))
-            Each person signs in on a new browser with their own link: `dosetap person link EMAIL --link-base \(scheme)://\(shown):\(port)`.
+            Each person signs in on a new browser with their own link: `dosetap person link EMAIL --link-base \(linkBase)`.
             Programs: `dosetap device add NAME --person EMAIL` gives a token for `Authorization: Bearer <token>`.
             """
     }
