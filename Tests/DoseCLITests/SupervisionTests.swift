@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import DoseCLI
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -67,6 +69,9 @@ struct SupervisionTests {
         #expect(!watch.timings.isEmpty)
         #expect(slowest < 2000, "the slowest /health took \(slowest) ms: \(watch.timings.map { Int($0) })")
         #expect(try await server.terminate(within: .seconds(20)) == 0)
+        // A store of several people shows no pairing link but how to make each one's sign-in link: at the same address.
+        let several = Serve.peopleAnnouncement("http", "127.0.0.1", "https://dosetap.example.org", 8081, "store", people: 2, json: false)
+        #expect(several.contains("`dosetap person link EMAIL --link-base https://dosetap.example.org`"), "\(several)")
     }
 
     /// What `watchUntilClosed` saw: whether and when all were closed, and how long each /health probe took.
