@@ -94,7 +94,7 @@ extension PostgresStore {
     }
 
     /// Up to `limit` people whose nights or settings changed since their reminder jobs were planned (by a writer that
-    /// did not plan them: an import, a correction, an older version), oldest change first.
+    /// did not plan them: an import, an older version), oldest change first.
     public func peopleToPlan(limit: Int) throws -> [String] {
         try transaction(readOnly: true) { session in
             try session.rows(

@@ -593,8 +593,8 @@ enum PostgresSchema {
     /// whichever instance is alive delivers it: planned in the transaction of the action that plans it, claimed with a
     /// lease by `FOR UPDATE SKIP LOCKED`, and kept once done so a retry never rings the same occurrence twice. A job is its
     /// person's; the scheduler scope (`dosetap.scheduler`) sees every job, and nothing else of anyone's. `people.jobs_version`
-    /// is the `night_version` a person's jobs were last planned at: a person whose nights changed since (an import, a
-    /// correction, a command of an older version) is planned again by the next instance to look.
+    /// is the `night_version` a person's jobs were last planned at: a person whose nights changed since (an import or
+    /// a command of an older version) is planned again by the next instance to look.
     static let v12ReminderJobs = """
         CREATE TABLE reminder_jobs (
             session_id text NOT NULL REFERENCES sleep_sessions(id) ON DELETE CASCADE,
