@@ -138,9 +138,23 @@ public actor ReminderJobs {
             }
             group.cancelAll()
         }
+        // Deliveries under way finish first (a few seconds at most), so what they are sending is not sent again by the
+        // instance that takes the leases; one still retrying after that is handed over with the rest.
+        // In a task of its own: this one is cancelled by now, and a cancelled task's sleep returns at once.
+        await Task {
+            let step = Duration.milliseconds(100)
+            var waited = Duration.zero
+            while !inFlight.isEmpty, waited < Self.shutdownWait {
+                try? await Task.sleep(for: step)
+                waited += step
+            }
+        }.value
         let (store, owner) = (self.store, self.owner)
         _ = try? await BlockingWork.run { try store.releaseReminderLeases(owner: owner) }
     }
+
+    /// How long a shutdown waits for deliveries under way before giving their leases back.
+    static let shutdownWait: Duration = .seconds(3)
 }
 
 /// Runs the reminder jobs beside the HTTP server; graceful shutdown ends them and gives their leases back.
