@@ -36,6 +36,7 @@ class Proxy:
         self.listener.listen(64)
         self.port = self.listener.getsockname()[1]
         self.open = True
+        self.stalled = False
         self.pairs = []
         self.lock = threading.Lock()
         threading.Thread(target=self.accept, daemon=True).start()
@@ -55,6 +56,10 @@ class Proxy:
         try:
             while True:
                 ready, _, _ = select.select([a, b], [], [], 1)
+                if self.stalled:
+                    # Held: nothing is read or forwarded, and nothing is closed, as a network that drops packets.
+                    time.sleep(0.05)
+                    continue
                 for source in ready:
                     data = source.recv(65536)
                     if not data:
@@ -81,6 +86,9 @@ class Proxy:
 
     def restore(self):
         self.open = True
+
+    def stall(self, stalled=True):
+        self.stalled = stalled
 
 
 def request(base, path, token=None, body=None, method=None):
@@ -146,6 +154,21 @@ def main():
         check('"bathroom"' in events and '"water"' not in events and '"dose2"' not in events,
               "the night holds Dose 1 and the event logged after the return; nothing refused was kept")
         check(night.get("phase") not in (None, "no_dose1"), f"Dose 1 survived the outage (phase {night.get('phase')})")
+
+        # The database stops answering without closing anything (packets dropped): /health and /ready still answer at
+        # once, naming it, rather than hanging on the read.
+        proxy.stall()
+        for path, expected in [("/health", 200), ("/ready", 503)]:
+            started = time.monotonic()
+            status, _, text = request(base, path)
+            took = time.monotonic() - started
+            check(status == expected and '"unreachable"' in text and took < 4,
+                  f"{path} with the database not answering: {status} in {took:.1f} s: {text[:160]}")
+        proxy.stall(False)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and '"reachable"' not in request(base, "/health")[2]:
+            time.sleep(0.2)
+        check('"reachable"' in request(base, "/health")[2], "/health says reachable again once the database answers")
     finally:
         server.terminate()
         started = time.monotonic()

@@ -2,6 +2,7 @@ import DoseApp
 import DoseCore
 import Foundation
 import Hummingbird
+import Synchronization
 
 /// `/health` (the process answers; whether its database does) and `/ready` (whether a proxy should send it work: its
 /// database answers and, on a shared store, it is claiming reminder jobs). Each check waits at most `deadline` for the
@@ -20,28 +21,42 @@ struct HealthChecks: Sendable {
         return Reply.json(answer, status: answer.isReady ? .ok : .serviceUnavailable)
     }
 
-    /// Nil when the database answered a read within the deadline; else what went wrong.
+    /// Nil when the database answered a read within the deadline; else what went wrong. A read that hangs (a cut
+    /// connection no one closed) is left to finish on its own: the answer does not wait for it.
     private func databaseProblem() async -> String? {
         let store = environment.store
-        return await withTaskGroup(of: String?.self) { group in
-            group.addTask {
+        let deadline = Self.deadline
+        return await withCheckedContinuation { continuation in
+            let answer = FirstAnswer(continuation)
+            Task {
                 do {
                     try await BlockingWork.run { try store.ping() }
-                    return nil
+                    answer.give(nil)
                 } catch let error as DoseError {
-                    return error.message
+                    answer.give(error.message)
                 } catch {
-                    return "the database did not answer"
+                    answer.give("the database did not answer")
                 }
             }
-            group.addTask {
+            Task {
                 // A real deadline, not the environment's clock: it bounds a wait on the network, whatever time tests pretend.
-                try? await Task.sleep(for: Self.deadline)
-                return "the database did not answer within \(Self.deadline.components.seconds) s"
+                try? await Task.sleep(for: deadline)
+                answer.give("the database did not answer within \(deadline.components.seconds) s")
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        }
+    }
+}
+
+/// Resumes a continuation with the first answer given; later ones are dropped.
+private final class FirstAnswer: Sendable {
+    private let continuation: Mutex<CheckedContinuation<String?, Never>?>
+
+    init(_ continuation: CheckedContinuation<String?, Never>) { self.continuation = Mutex(continuation) }
+
+    func give(_ answer: String?) {
+        continuation.withLock { waiting in
+            waiting?.resume(returning: answer)
+            waiting = nil
         }
     }
 }
