@@ -46,6 +46,29 @@ public enum RecordStore: Sendable {
         return .postgres(store, person: person)
     }
 
+    /// The secret that signs reminder action links and page CSRF tokens, made on first use; on PostgreSQL one for the
+    /// whole store, made once whoever asks first.
+    public func actionLinkSecret(clock: StoreClock) throws -> String {
+        switch self {
+        case .sqlite(let database): try database.serverKeys.actionLinkSecret(clock: clock)
+        case .postgres(let store, _): try store.serverSecret(purpose: "action_links", at: clock.now) { clock.random.hex(32) }
+        }
+    }
+
+    /// The VAPID private key, made on first use (`isValidKey` says whether random bytes make one); on PostgreSQL one for
+    /// the whole store, made once whoever asks first.
+    public func vapidPrivateKey(clock: StoreClock, isValidKey: (String) -> Bool) throws -> String {
+        switch self {
+        case .sqlite(let database): return try database.serverKeys.vapidPrivateKey(clock: clock, isValidKey: isValidKey)
+        case .postgres(let store, _):
+            return try store.serverSecret(purpose: "vapid", at: clock.now) {
+                var secret = clock.random.hex(32)
+                while !isValidKey(secret) { secret = clock.random.hex(32) }
+                return secret
+            }
+        }
+    }
+
     /// Whether the database answers a read (`/health`, `/ready`).
     public func ping() throws {
         switch self {

@@ -186,4 +186,25 @@ struct ReminderJobsTests {
     func clientAddress(peer: String?, forwardedFor: String?, counted: String) {
         #expect(DoseRequestContext.clientAddress(peer: peer, forwardedFor: forwardedFor) == counted)
     }
+
+    @Test("the store's link and push keys are made once when several people's first reminders ask for them at once", SharedStoreFixture.enabled)
+    func oneKeyForEveryone() async throws {
+        let fixture = try SharedStoreFixture(now: Self.dose1, names: ["alice", "bob", "carol"])
+        let environments = ["alice", "bob", "carol"].map { fixture.environment($0) }
+        let made = try await withThrowingTaskGroup(of: (String, String).self) { group in
+            for environment in environments + environments + environments {
+                group.addTask {
+                    let app = environment.useCases()
+                    return (
+                        try environment.store.actionLinkSecret(clock: app.clock),
+                        try environment.store.vapidPrivateKey(clock: app.clock, isValidKey: { _ in true })
+                    )
+                }
+            }
+            return try await group.reduce(into: [(String, String)]()) { $0.append($1) }
+        }
+        #expect(Set(made.map(\.0)).count == 1 && Set(made.map(\.1)).count == 1, "one key each, whoever asked first: \(made.count) asked")
+        let app = environments[0].useCases()
+        #expect(try environments[0].store.actionLinkSecret(clock: app.clock) == made[0].0, "and it is the one kept")
+    }
 }

@@ -35,9 +35,7 @@ public struct AlarmService: Sendable {
     /// The VAPID signer from the stored key (made on first use).
     public func vapid(subject: String = VAPID.defaultSubject) throws -> VAPID {
         try VAPID(
-            privateKeyHex: try app.onRecords(only: ["server_keys"]) {
-                try $0.serverKeys.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey)
-            },
+            privateKeyHex: try app.store.vapidPrivateKey(clock: app.clock, isValidKey: VAPID.isValidKey),
             subject: subject)
     }
 

@@ -94,7 +94,7 @@ public struct ReminderService: Sendable {
 
     /// Signs the action links of the reminders.
     public func signer() throws -> ActionLinkSigner {
-        ActionLinkSigner(secretHex: try app.onRecords(only: ["server_keys"]) { try $0.serverKeys.actionLinkSecret(clock: app.clock) })
+        ActionLinkSigner(secretHex: try app.store.actionLinkSecret(clock: app.clock))
     }
 
     /// Records a server run's start; returns its id.

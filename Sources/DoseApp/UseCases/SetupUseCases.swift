@@ -117,6 +117,6 @@ public struct DeviceService: Sendable {
 
     /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).
     public func linkSecret() throws -> String {
-        try app.onRecords(only: ["server_keys"]) { try $0.serverKeys.actionLinkSecret(clock: app.clock) }
+        try app.store.actionLinkSecret(clock: app.clock)
     }
 }
