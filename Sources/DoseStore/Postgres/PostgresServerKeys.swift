@@ -9,9 +9,8 @@ extension PostgresStore {
     /// The secret for `purpose`, made with `make` if there is none: inserted only if still absent, then read back, so
     /// every caller gets the one stored.
     public func serverSecret(purpose: String, at instant: Date, make: () -> String) throws -> String {
-        let stored = "SELECT secret FROM server_keys WHERE purpose = "
         let known = try transaction(readOnly: true) { session in
-            try session.rows(PostgresQuery(unsafeSQL: stored + "$1", binds: Self.binds(purpose))).first?.decode(String.self)
+            try session.rows("SELECT secret FROM server_keys WHERE purpose = \(purpose)").first?.decode(String.self)
         }
         if let known { return known }
         let candidate = make()
@@ -19,15 +18,10 @@ extension PostgresStore {
             try session.execute(
                 "INSERT INTO server_keys (purpose, secret, created_at) VALUES (\(purpose), \(candidate), \(instant)) ON CONFLICT (purpose) DO NOTHING"
             )
-            guard let secret = try session.rows(PostgresQuery(unsafeSQL: stored + "$1", binds: Self.binds(purpose))).first?.decode(String.self)
-            else { throw DoseError.storageUnavailable(problem: "the \(purpose) key could not be kept") }
+            guard let secret = try session.rows("SELECT secret FROM server_keys WHERE purpose = \(purpose)").first?.decode(String.self) else {
+                throw DoseError.storageUnavailable(problem: "the \(purpose) key could not be kept")
+            }
             return secret
         }
-    }
-
-    private static func binds(_ value: String) -> PostgresBindings {
-        var binds = PostgresBindings()
-        binds.append(value)
-        return binds
     }
 }
