@@ -38,7 +38,8 @@ struct HealthChecks: Sendable {
                     answer.give("the database did not answer")
                 }
             }
-            Task {
+            // On the request threads, so the deadline holds even while something else holds the cooperative pool.
+            Task(executorPreference: BlockingExecutor.shared) {
                 // A real deadline, not the environment's clock: it bounds a wait on the network, whatever time tests pretend.
                 try? await Task.sleep(for: deadline)
                 answer.give("the database did not answer within \(deadline.components.seconds) s")

@@ -251,6 +251,13 @@ public actor ReminderEngine {
     /// real clock. With a server run id it also records, every 30 seconds, that the server is alive, so a later run can
     /// tell when it was down.
     public func run(every interval: Duration = .milliseconds(250), heartbeat run: String? = nil) async {
+        // A tick reads the plan synchronously. On PostgreSQL that read is a round trip, and two engines waiting on a
+        // stalled database would hold both threads of Swift's cooperative pool, and every timer with them (the health
+        // check's deadline among them); on the request threads they wait like any request.
+        await withTaskExecutorPreference(BlockingExecutor.shared) { await loop(every: interval, heartbeat: run) }
+    }
+
+    private func loop(every interval: Duration, heartbeat run: String?) async {
         var lastHeartbeat = environment.now()
         while !Task.isCancelled {
             // On a shared store the reminder jobs ring; with no page open here the engine has only the ladder (read every

@@ -2,7 +2,7 @@ public import DoseApp
 import DoseCore
 public import DoseStore
 public import Foundation
-public import ServiceLifecycle
+import ServiceLifecycle
 
 /// Delivers the reminder jobs of a shared PostgreSQL store, whichever instances run (issue 36): each round it claims
 /// the jobs due by now that no live lease holds, with `FOR UPDATE SKIP LOCKED`, and hands each person's to their engine,
