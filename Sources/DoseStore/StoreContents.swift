@@ -95,7 +95,7 @@ extension PostgresStore {
 
     /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing.
     public func fill(_ person: String, with contents: StoreContents) throws {
-        try onRecords(of: person) { copy in
+        try onRecords(of: person, only: try everyTableName()) { copy in
             guard try StoreContents(copy: copy).rowCount() == 0 else {
                 throw DoseError.invalidInput(field: "--to", problem: "\(location.redacted) already holds records", allowed: "an empty store")
             }

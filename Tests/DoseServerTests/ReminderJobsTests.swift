@@ -207,4 +207,24 @@ struct ReminderJobsTests {
         let app = environments[0].useCases()
         #expect(try environments[0].store.actionLinkSecret(clock: app.clock) == made[0].0, "and it is the one kept")
     }
+
+    /// One person's Clear All Data deletes that person's records and nothing of the service's: the link and push keys
+    /// everyone's reminders are signed with, and the run log that explains everyone's outages, stay as they were.
+    @Test("one person's Clear All keeps the store's keys and run log")
+    func clearAllKeepsTheServiceTables() throws {
+        let fixture = try SharedStoreFixture(now: Self.dose1, names: ["alice", "bob"])
+        let alice = fixture.environment("alice").useCases()
+        let bob = fixture.environment("bob").useCases()
+        let link = try fixture.environment("alice").store.actionLinkSecret(clock: alice.clock)
+        let push = try fixture.environment("alice").store.vapidPrivateKey(clock: alice.clock, isValidKey: { _ in true })
+        let run = try alice.reminders.serverStarted()
+        _ = try bob.night.perform(NightAction(.dose1), from: .api)
+        let cleared = try bob.transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
+        #expect(cleared.deleted["dose_events"] == 1 && cleared.remaining.values.allSatisfy { $0 == 0 }, "Bob's records are gone: \(cleared)")
+        #expect(try bob.night.status().session == nil, "and his night with them")
+        #expect(try fixture.environment("bob").store.actionLinkSecret(clock: bob.clock) == link, "the link key is the store's, kept")
+        #expect(try fixture.environment("alice").store.vapidPrivateKey(clock: alice.clock, isValidKey: { _ in true }) == push, "so is the push key")
+        let runs = try fixture.store.transaction(readOnly: true) { try $0.rows("SELECT id FROM server_runs").map { try $0.decode(String.self) } }
+        #expect(runs == [run], "and the run log")
+    }
 }

@@ -74,13 +74,13 @@ struct PostgresWorkspaceTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         try sqlite.write { try Self.fill($0) }
-        try store.onRecords(of: "local") { copy in try copy.write { try Self.fill($0) } }
+        try store.onRecords(of: "local", only: try store.everyTableName()) { copy in try copy.write { try Self.fill($0) } }
         let filled = try sqlite.contents().digests()
         #expect(try store.contents(of: "local").digests() == filled)
         #expect(try sqlite.contents().rowCount() == 14)
 
         try sqlite.write { try Self.change($0) }
-        try store.onRecords(of: "local") { copy in try copy.write { try Self.change($0) } }
+        try store.onRecords(of: "local", only: try store.everyTableName()) { copy in try copy.write { try Self.change($0) } }
         let changed = try sqlite.contents().digests()
         #expect(changed != filled)
         #expect(try store.contents(of: "local").digests() == changed)
@@ -93,7 +93,7 @@ struct PostgresWorkspaceTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         try store.addPerson("other")
-        try store.onRecords(of: "other") { copy in try copy.write { try Self.fill($0) } }
+        try store.onRecords(of: "other", only: try store.everyTableName()) { copy in try copy.write { try Self.fill($0) } }
         let before = try store.contents(of: "local").digests()
         #expect(try store.contents(of: "local").rowCount() == 1, "only the service's rows (the key) are shared")
 
@@ -109,6 +109,7 @@ struct PostgresWorkspaceTests {
         #expect(seen == 0, "another person's night is not in this person's copy")
         try store.onRecords(of: "local") { copy in try copy.write { try $0.execute(sql: "DELETE FROM sleep_sessions; DELETE FROM devices") } }
         #expect(try store.contents(of: "other").rowCount() == 14, "deleting everything of one person leaves the other's rows")
+        #expect(try store.contents(of: "local").rowCount() == 1, "and the service's key, which a person's work never holds unless it names it")
     }
 
     @Test("a read of past nights on a narrowed copy may not write: the copy is refused and nothing is kept", .needsPostgres)

@@ -22,7 +22,7 @@ struct PostgresWorkspace {
     /// Runs `work` on a copy of the person's records and writes back what it changed, in one transaction. With `only`,
     /// just those tables are copied (the rest are empty in the copy): for small, frequent work that names what it reads.
     func run<T>(only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
-        let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
+        let tables = try tables(only: only)
         return try store.transaction(writingFor: person) { session in
             let copy = try AppDatabase.migratedQueue()
             try load(tables, from: session, into: copy)
@@ -44,7 +44,7 @@ struct PostgresWorkspace {
     func read<Choice, T>(
         only: Set<String>? = nil, choosing choose: (PostgresSession) throws -> (NightsRead?, Choice), _ work: (AppDatabase, Choice) throws -> T
     ) throws -> T {
-        let tables = try store.workspaceTables().filter { only?.contains($0.name) ?? true }
+        let tables = try tables(only: only)
         return try store.transaction(readOnly: true, seeing: .person(person)) { session in
             let (nights, choice) = try choose(session)
             return try readCopy(of: tables, nights: nights, session) { try work($0, choice) }
@@ -79,6 +79,13 @@ struct PostgresWorkspace {
             throw PostgresFailure(state: "DT002", message: "a read of past nights changed its copy of the records; nothing was kept")
         }
         return result
+    }
+
+    /// The tables `only` names, or without it every table of the person's. The service's own tables (its keys and run
+    /// log, everyone's) come only when named: work on all of one person's records, Clear All Data above all, must
+    /// never delete or rewrite what every other person's links, pushes and outage notes rely on.
+    private func tables(only: Set<String>?) throws -> [WorkspaceTable] {
+        try store.workspaceTables().filter { table in only.map { $0.contains(table.name) } ?? (table.scope != .service) }
     }
 
     /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
@@ -301,6 +308,10 @@ extension PostgresStore {
     public func readRecords<T>(of person: String, only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
         try PostgresWorkspace(store: self, person: person).read(only: only, nights: nights, work)
     }
+
+    /// The name of every table a workspace can hold, the service's own included: for work that must carry them all
+    /// (`store copy` filling a store from a SQLite file, with its link and push keys).
+    func everyTableName() throws -> Set<String> { Set(try workspaceTables().map(\.name)) }
 
     /// Every table the SQLite store has, parents first, matched with PostgreSQL's: read once per store. A table or column
     /// SQLite has and PostgreSQL lacks is a schema out of step, refused rather than silently dropped.
