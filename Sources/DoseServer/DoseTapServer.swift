@@ -30,7 +30,7 @@ public enum DoseTapServer {
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
         // Serving everyone of a shared store: a request of a person goes on to that person's own routes.
         if case .lobby(let people) = shared { router.add(middleware: PeopleMiddleware(people: people)) }
-        router.add(middleware: AuthMiddleware(environment: environment, limiter: RateLimiter(limit: requestsPerMinute)))
+        router.add(middleware: AuthMiddleware(environment: environment, limits: RequestLimits(environment: environment, limit: requestsPerMinute)))
         // A person's request for someone who shares with them goes on to that person's routes, if a grant opens it.
         router.add(middleware: SharedAccessMiddleware(people: shared?.people, environment: environment))
         router.add(middleware: QueryMiddleware())

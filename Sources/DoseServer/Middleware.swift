@@ -192,7 +192,7 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     let environment: AppEnvironment
-    let limiter: RateLimiter
+    let limits: RequestLimits
     /// Paths that need no token.
     static let openPaths: Set<String> = [
         "/health", "/ready", "/openapi.json", "/pair", "/signin", "/assets/app.css", "/assets/app.js", "/setup", "/setup/ca",
@@ -225,7 +225,7 @@ struct AuthMiddleware: RouterMiddleware {
                 }
             }
         }
-        if let wait = await limiter.admit(device.id, at: environment.now()) {
+        if let wait = try await limits.admit(device.id, at: environment.now()) {
             throw DoseError.tooManyRequests(retryAfterSeconds: wait)
         }
         var context = context
@@ -272,7 +272,26 @@ struct AuthMiddleware: RouterMiddleware {
     }
 }
 
-/// A fixed window of requests per device per minute.
+/// Requests per paired device per minute: in this instance's memory for a SQLite file, which one instance serves; in
+/// the database for a shared store, so that the instances behind a proxy count one window between them.
+struct RequestLimits: Sendable {
+    let local: RateLimiter
+    let shared: (store: PostgresStore, person: String)?
+
+    init(environment: AppEnvironment, limit: Int) {
+        local = RateLimiter(limit: limit)
+        shared = environment.store.shared.flatMap { store in environment.store.personID.map { (store, $0) } }
+    }
+
+    /// nil when admitted, else seconds to wait.
+    func admit(_ device: String, at now: Date) async throws -> Int? {
+        guard let shared else { return await local.admit(device, at: now) }
+        // Requests of a shared store run on the request threads, where a round trip may wait.
+        return try shared.store.admitRequest(of: shared.person, device: device, at: now, limit: local.limit)
+    }
+}
+
+/// A fixed window of requests per device per minute, in memory.
 actor RateLimiter {
     let limit: Int
     private var windows: [String: (start: Date, count: Int)] = [:]

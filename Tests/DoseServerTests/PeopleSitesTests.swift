@@ -105,6 +105,41 @@ struct PeopleSitesTests {
         #expect(alices.count == 1 && bobs.isEmpty, "one dose, Alice's: \(alices) \(bobs)")
     }
 
+    @Test("a device's requests per minute are counted once across instances: two instances allow the limit, not twice it", SharedStoreFixture.enabled)
+    func requestLimitAcrossInstances() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        var base = AppEnvironment(
+            store: .postgres(fixture.store, person: RecordStore.nobody), now: { fixture.time.now }, machineTimeZoneID: "America/New_York",
+            makeID: { UUID().uuidString.lowercased() }, random: .system)
+        base.sleep = { _ in }
+        let errors = InternalErrorLog()
+        // Two instances with a limit of 6 a minute, as two `serve` processes behind one proxy.
+        let instances = try (0..<2).map { _ in
+            try #require(
+                PeopleSites(
+                    environment: base, pairing: PairingCodes(store: fixture.store), deliveries: [], requestsPerMinute: 6, internalErrors: errors))
+        }
+        func status(_ name: String, at instance: Int) async throws -> TestResponse {
+            try await Application(router: instances[instance].router()).test(.router) { client in
+                try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth(name))
+            }
+        }
+        for request in 0..<6 {
+            let answer = try await status("alice", at: request % 2)
+            #expect(answer.status == .ok, "request \(request + 1) of 6, at instance \(request % 2): \(answer.status)")
+        }
+        fixture.time.set(fixture.time.now.addingTimeInterval(20))
+        for instance in 0..<2 {
+            let refused = try await status("alice", at: instance)
+            #expect(refused.status == .tooManyRequests, "the 7th and 8th, whichever instance answers: \(refused.status)")
+            #expect(refused.headers[.retryAfter] == "40", "until the window that began 20 s ago ends")
+        }
+        #expect(try await status("bob", at: 1).status == .ok, "another person's device has a window of its own")
+        fixture.time.set(fixture.time.now.addingTimeInterval(40))
+        #expect(try await status("alice", at: 1).status == .ok, "a minute after the window began, a new one")
+        #expect(errors.all.isEmpty, "\(errors.all)")
+    }
+
     @Test("a pairing code one instance showed pairs at another instance of the same store, once, for its person", SharedStoreFixture.enabled)
     func pairingCodesAcrossInstances() async throws {
         let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30))

@@ -17,6 +17,7 @@ enum PostgresSchema {
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
         ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
         ("v11_pairing_codes", v11PairingCodes), ("v12_reminder_jobs", v12ReminderJobs),
+        ("v13_request_windows", v13RequestWindows),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -615,6 +616,22 @@ enum PostgresSchema {
         CREATE POLICY reminder_jobs_owner ON reminder_jobs USING (person_id = current_setting('dosetap.person', true));
         CREATE POLICY reminder_jobs_scheduler ON reminder_jobs USING (current_setting('dosetap.scheduler', true) = 'on');
         ALTER TABLE people ADD COLUMN jobs_version bigint;
+        """
+
+    /// Each paired device's window of requests, counted in the database so every instance of a shared store counts the
+    /// same minute (issue 36); a device's window goes with the device. Unlogged: a counter needs no crash safety, and its writes then cost no WAL, so the request
+    /// it admits waits for no flush. A crash empties it, which only forgives a minute.
+    static let v13RequestWindows = """
+        CREATE UNLOGGED TABLE request_windows (
+            person_id text NOT NULL,
+            device_id text NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+            window_start timestamptz NOT NULL,
+            requests integer NOT NULL CHECK (requests > 0),
+            PRIMARY KEY (person_id, device_id)
+        );
+        ALTER TABLE request_windows ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE request_windows FORCE ROW LEVEL SECURITY;
+        CREATE POLICY request_windows_owner ON request_windows USING (person_id = current_setting('dosetap.person', true));
         """
 
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.

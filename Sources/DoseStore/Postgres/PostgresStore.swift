@@ -140,8 +140,12 @@ public final class PostgresStore: Sendable {
     ///
     /// Row-level security sees to it that the body reads and writes only the rows of `scope` (by default the person
     /// written for, else no person's): a query that forgot its `person_id` condition still finds no one else's row.
+    ///
+    /// `readCommitted` runs a write of one statement that needs no snapshot of its own (a counter's upsert) at READ
+    /// COMMITTED, so two of them at once wait for each other instead of failing and running again.
     public func transaction<T>(
-        readOnly: Bool = false, writingFor person: String? = nil, seeing scope: RowScope? = nil, _ body: (PostgresSession) throws -> T
+        readOnly: Bool = false, writingFor person: String? = nil, seeing scope: RowScope? = nil, readCommitted: Bool = false,
+        _ body: (PostgresSession) throws -> T
     ) throws -> T {
         let scope = scope ?? person.map(RowScope.person) ?? .nobody
         var attempt = 0
@@ -158,7 +162,7 @@ public final class PostgresStore: Sendable {
                     // nothing the body sends can run before the lock is held.
                     session.send("BEGIN ISOLATION LEVEL READ COMMITTED")
                     session.send("SELECT pg_advisory_xact_lock(\(Self.personLockClass), hashtext(\(person)))")
-                } else if scope.scheduler {
+                } else if scope.scheduler || readCommitted {
                     // Claims skip the rows another instance holds (`FOR UPDATE SKIP LOCKED`) instead of failing on them.
                     session.send("BEGIN ISOLATION LEVEL READ COMMITTED")
                 } else {
