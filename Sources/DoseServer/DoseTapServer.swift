@@ -66,8 +66,8 @@ public enum DoseTapServer {
     }
 
     /// The hub of open pages, signing each page's links for the device that opened it.
-    public static func eventHub(_ environment: AppEnvironment) -> EventHub {
-        EventHub(signer: { try? environment.useCases().reminders.signer() })
+    public static func eventHub(_ environment: AppEnvironment, pagesChanged: (@Sendable (Int) -> Void)? = nil) -> EventHub {
+        EventHub(signer: { try? environment.useCases().reminders.signer() }, pagesChanged: pagesChanged)
     }
 
     /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and

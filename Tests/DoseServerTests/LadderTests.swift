@@ -96,6 +96,28 @@ struct LadderTests {
         #expect(try await Self.told(second, at: 231) == ["person-bob"], "Carol's grant is read at the moment of sending")
     }
 
+    @Test(
+        "the instance's upkeep alone tells the ladder, reading the ladders only of people on one with a night under way",
+        SharedStoreFixture.enabled)
+    func byUpkeep() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "bob", "carol"])
+        try await fixture.test { client in try await Self.ladder(client, fixture) }
+        _ = try fixture.environment("bob").useCases().night.perform(NightAction(.dose1), from: .api)
+        let dose1 = WallClock.date(2026, 11, 21, 22, 30)
+        #expect(try fixture.store.peopleWithALadder(around: dose1.addingTimeInterval(225 * 60)) == ["person-alice"], "Bob's night has no ladder")
+        #expect(try fixture.store.peopleWithALadder(around: dose1.addingTimeInterval(12 * 3_600)).isEmpty, "nor is any night under way then")
+        var state = UpkeepState()
+        func told(at minutes: Double) async -> [String] {
+            fixture.time.set(dose1.addingTimeInterval(minutes * 60))
+            await fixture.sites.upkeepRound(&state, now: fixture.time.now, waitForDeliveries: true)
+            return fixture.operatorHook.all.filter { $0.kind == .escalation }.compactMap(\.person)
+        }
+        #expect(await told(at: 224.9).isEmpty)
+        #expect(await told(at: 225) == ["person-bob"])
+        #expect(await told(at: 227) == ["person-bob"], "once")
+        #expect(await told(at: 230) == ["person-bob", "person-carol"])
+    }
+
     @Test("Dose 2 taken before the first rung: no one is told", SharedStoreFixture.enabled)
     func takenInTime() async throws {
         let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "bob", "carol"])

@@ -9,7 +9,13 @@ public actor EventHub: ReminderDelivery {
     /// Signs the links of a notice for the device a page belongs to; nil sends the notice's links as they are.
     private let signer: @Sendable () -> ActionLinkSigner?
 
-    public init(signer: @escaping @Sendable () -> ActionLinkSigner? = { nil }) { self.signer = signer }
+    /// Told the number of open pages each time one opens or closes (a shared store's upkeep watches only people with one).
+    private let pagesChanged: (@Sendable (Int) -> Void)?
+
+    public init(signer: @escaping @Sendable () -> ActionLinkSigner? = { nil }, pagesChanged: (@Sendable (Int) -> Void)? = nil) {
+        self.signer = signer
+        self.pagesChanged = pagesChanged
+    }
 
     /// A new subscriber's stream of `data:` frames, for the page of `device`.
     public func subscribe(device: String? = nil) -> (UUID, AsyncStream<String>) {
@@ -17,10 +23,15 @@ public actor EventHub: ReminderDelivery {
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
         subscribers[id] = (device, continuation)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
+        pagesChanged?(subscribers.count)
         return (id, stream)
     }
 
-    public func unsubscribe(_ id: UUID) { subscribers.removeValue(forKey: id)?.continuation.finish() }
+    public func unsubscribe(_ id: UUID) {
+        guard let gone = subscribers.removeValue(forKey: id) else { return }
+        gone.continuation.finish()
+        pagesChanged?(subscribers.count)
+    }
 
     /// Ends every stream of a device (it was revoked).
     public func close(device: String) {

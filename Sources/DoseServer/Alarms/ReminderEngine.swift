@@ -118,21 +118,45 @@ public actor ReminderEngine {
             await self.waitForDeliveries()
             await DeliveryLog.flush()
         }
-        if let alertLadder, lastLadderCheck.map({ abs(app.clock.now.timeIntervalSince($0)) >= Self.ladderInterval }) ?? true {
-            lastLadderCheck = app.clock.now
-            // Each alert is claimed in the night's log before it is sent, so two checks at once never tell anyone twice.
-            let environment = self.environment
-            let job = Task {
-                let alerts = (try? await BlockingWork.run { try environment.useCases().ladder.due() }) ?? []
-                if !alerts.isEmpty { await alertLadder(alerts) }
-            }
-            if waitForDeliveries { await job.value }
+        if alertLadder != nil, lastLadderCheck.map({ abs(app.clock.now.timeIntervalSince($0)) >= Self.ladderInterval }) ?? true {
+            await checkLadder(waitForDeliveries: waitForDeliveries)
         }
-        if let lastRevision, lastRevision != due.revision {
-            for delivery in channels.configured { await delivery.statusChanged(revision: due.revision) }
-        }
-        lastRevision = due.revision
+        await pagesSee(revision: due.revision)
         return due
+    }
+
+    /// Tells the open pages that tonight changed, when its revision moved since they were last told.
+    private func pagesSee(revision: Int) async {
+        if let lastRevision, lastRevision != revision {
+            for delivery in channels.configured { await delivery.statusChanged(revision: revision) }
+        }
+        lastRevision = revision
+    }
+
+    /// Reads tonight and tells the open pages if it changed: on a shared store another instance may have recorded the
+    /// change, and only a read here can see it.
+    public func refreshPages() async throws {
+        let app = environment.useCases()
+        await pagesSee(revision: try app.reminders.peekDue().0.revision)
+    }
+
+    /// Alerts the rungs of the escalation ladder now due (a shared store). Each alert is claimed in the night's log
+    /// before it is sent, so two checks at once, on two instances, never tell anyone twice.
+    public func checkLadder(waitForDeliveries: Bool = false) async {
+        guard let alertLadder else { return }
+        lastLadderCheck = environment.now()
+        let environment = self.environment
+        let job = Task {
+            let alerts = (try? await BlockingWork.run { try environment.useCases().ladder.due() }) ?? []
+            if !alerts.isEmpty { await alertLadder(alerts) }
+        }
+        if waitForDeliveries { await job.value }
+    }
+
+    /// Sends the day's refill reminder, already claimed in the database (so once, whichever instance found it due).
+    func sendRefill(_ refill: (status: SupplyStatus, settings: DoseSettings), at instant: Date, waitForDeliveries: Bool = false) async {
+        let job = deliver([Self.refillNotice(refill, at: instant)], settings: refill.settings)
+        if waitForDeliveries { await job?.value }
     }
 
     /// What a background claim wrote: the reminders it logged, when, and the day's refill reminder if it was due.
@@ -156,10 +180,12 @@ public actor ReminderEngine {
             claimedNotices += late.compactMap { try? notice(for: $0, due: due, app: app) }
             sentUnclaimed = sentUnclaimed.filter { $0.value > claimed.at }
         }
-        if let supply = claimed.refill {
-            let message = "DoseTap: " + Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays)
-            claimedNotices.append(.refill(message: message, at: claimed.at))
-        }
+        if let supply = claimed.refill { claimedNotices.append(Self.refillNotice(supply, at: claimed.at)) }
+    }
+
+    /// The day's refill reminder, worded from the supply's figures.
+    private static func refillNotice(_ supply: (status: SupplyStatus, settings: DoseSettings), at instant: Date) -> ReminderNotice {
+        .refill(message: "DoseTap: " + Supply.lowSupplyMessage(supply.status, leadDays: supply.settings.pharmacyLeadDays), at: instant)
     }
 
     /// Delivers this person's claimed reminder jobs (a shared store): takes those due, each logged once in the

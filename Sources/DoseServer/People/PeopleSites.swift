@@ -15,9 +15,12 @@ public final class PeopleSites: Sendable {
     /// One person's routes, open pages and reminders.
     struct Site: Sendable {
         let environment: AppEnvironment
-        let responder: RouterResponder<DoseRequestContext>
+        /// Built at the person's first request: most people's sites exist here only to deliver their reminders.
+        let routes: LazyResponder
         let channels: AlarmChannels
         let engine: ReminderEngine
+
+        var responder: RouterResponder<DoseRequestContext> { routes.responder }
     }
 
     let shared: PostgresStore
@@ -30,6 +33,8 @@ public final class PeopleSites: Sendable {
     private let sites = Mutex<[String: Site]>([:])
     private let linkBase = Mutex<String?>(nil)
     private let jobsMade = Mutex<ReminderJobs?>(nil)
+    /// The people with a page open on this instance: the upkeep reads their nights, and no one else's, for the stream.
+    let watched = Mutex<Set<String>>([])
 
     /// The people of `environment`'s store, each served with the configured channels; nil on a SQLite file.
     public init?(
@@ -65,14 +70,21 @@ public final class PeopleSites: Sendable {
         if let site = sites.withLock({ $0[person] }) { return site }
         var environment = base
         environment.store = base.store.of(person: person)
-        let hub = DoseTapServer.eventHub(environment)
+        let hub = DoseTapServer.eventHub(environment) { [weak self] pages in
+            self?.watched.withLock { watched in
+                if pages > 0 { watched.insert(person) } else { watched.remove(person) }
+            }
+        }
         let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
-        let router = DoseTapServer.router(
-            environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors,
-            channels: channels, shared: .person(self))
+        let routes = LazyResponder { [self, environment] in
+            DoseTapServer.router(
+                environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors,
+                channels: channels, shared: .person(self)
+            ).buildResponder()
+        }
         let owner = environment
         let made = Site(
-            environment: environment, responder: router.buildResponder(), channels: channels,
+            environment: environment, routes: routes, channels: channels,
             engine: ReminderEngine(
                 channels: channels, linkBase: linkBase.withLock { $0 }, alertLadder: { [self] alerts in await alert(alerts, from: owner) },
                 firesReminders: false))
@@ -131,38 +143,6 @@ public final class PeopleSites: Sendable {
         guard let (token, _) = try AuthMiddleware.credential(request) else { return nil }
         return try shared.owner(of: .deviceToken(hash: DeviceTokens.hash(token)))
     }
-
-    /// Runs the reminder engine of every person, looking for people added or removed every `interval`: a person added
-    /// while serving gets reminders from then on, and a removed person's engine stops. Returns when cancelled.
-    func runEngines(every interval: Duration = .seconds(30)) async {
-        var running: [String: Task<Void, Never>] = [:]
-        while !Task.isCancelled {
-            if let people = try? await BlockingWork.run({ [shared] in Set(try shared.people().map(\.id)) }) {
-                for person in people where running[person] == nil {
-                    let site = site(person)
-                    running[person] = Task { await Self.runEngine(of: site) }
-                }
-                for (person, engine) in running where !people.contains(person) {
-                    engine.cancel()
-                    running[person] = nil
-                    forget(person)
-                }
-            }
-            do { try await base.sleep(interval) } catch { break }
-        }
-        for engine in running.values { engine.cancel() }
-        for engine in running.values { await engine.value }
-    }
-
-    /// One person's engine, with the run log that lets their next night say when the server was down.
-    static func runEngine(of site: Site) async {
-        let environment = site.environment
-        let run = try? await BlockingWork.run { try environment.useCases().reminders.serverStarted() }
-        _ = try? await BlockingWork.run { try environment.useCases().reminders.signer() }
-        await site.engine.run(heartbeat: run)
-        // Off the cooperative threads: a shutdown that waits on this write must not also be what it waits behind.
-        if let run { _ = try? await BlockingWork.run { try environment.useCases().reminders.serverAlive(run, stopped: true) } }
-    }
 }
 
 /// Which part a router plays for everyone of a shared store.
@@ -191,15 +171,33 @@ struct PeopleMiddleware: RouterMiddleware {
     }
 }
 
-/// Runs everyone's reminder jobs and every person's reminder engine beside the HTTP server and stops them with it.
+/// Runs everyone's reminder jobs and everyone's upkeep beside the HTTP server and stops them with it.
 struct PeopleRemindersService: Service {
     let people: PeopleSites
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            async let engines: Void = people.runEngines()
+            async let upkeep: Void = people.runUpkeep()
             async let jobs: Void = people.jobs.run()
-            _ = await (engines, jobs)
+            _ = await (upkeep, jobs)
+        }
+    }
+}
+
+/// A router built on first use, once.
+final class LazyResponder: Sendable {
+    private let build: @Sendable () -> RouterResponder<DoseRequestContext>
+    private let built = Mutex<RouterResponder<DoseRequestContext>?>(nil)
+
+    init(_ build: @escaping @Sendable () -> RouterResponder<DoseRequestContext>) { self.build = build }
+
+    var responder: RouterResponder<DoseRequestContext> {
+        if let made = built.withLock({ $0 }) { return made }
+        let made = build()
+        return built.withLock { kept in
+            if let kept { return kept }
+            kept = made
+            return made
         }
     }
 }

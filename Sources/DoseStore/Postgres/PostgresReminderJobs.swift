@@ -103,6 +103,49 @@ extension PostgresStore {
         }
     }
 
+    /// The version of each of `people`'s nights (`people.night_version`, moved by every write of a night): one read that
+    /// tells which of the people with a page open here have a night another instance changed.
+    public func nightVersions(of people: [String]) throws -> [String: Int64] {
+        guard !people.isEmpty else { return [:] }
+        return try transaction(readOnly: true) { session in
+            let rows = try session.rows("SELECT id, night_version FROM people WHERE id = ANY(\(people))").map { try $0.decode((String, Int64?).self) }
+            return Dictionary(rows.map { ($0.0, $0.1 ?? 0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// The people with an escalation ladder and a reminder due within five hours either side of `now`: the only ones
+    /// whose ladder can have a rung due (a rung is 150 to 239 minutes after Dose 1, and Dose 1 plans the night's
+    /// reminders), so the ladder is read for them alone, not for everyone.
+    public func peopleWithALadder(around now: Date) throws -> [String] {
+        try transaction(readOnly: true, seeing: .scheduler) { session in
+            try session.rows(
+                """
+                SELECT DISTINCT j.person_id FROM reminder_jobs AS j
+                WHERE j.fire_at BETWEEN \(now)::timestamptz - interval '5 hours' AND \(now)::timestamptz + interval '5 hours'
+                    AND EXISTS (SELECT 1 FROM shares AS s WHERE s.person_id = j.person_id AND s.ladder_rank IS NOT NULL)
+                """
+            ).map { try $0.decode(String.self) }
+        }
+    }
+
+    /// Deletes up to `limit` jobs done (sent, missed or cancelled) before `cutoff`; returns how many. The reminder log
+    /// keeps what each did, so a job is needed only while it may still be claimed.
+    @discardableResult
+    public func purgeReminderJobs(doneBefore cutoff: Date, limit: Int = 5_000) throws -> Int {
+        try transaction(seeing: .scheduler) { session in
+            try session.rows(
+                """
+                WITH gone AS (
+                    DELETE FROM reminder_jobs WHERE (session_id, kind, fire_at) IN (
+                        SELECT session_id, kind, fire_at FROM reminder_jobs
+                        WHERE state IN ('sent', 'missed', 'cancelled') AND fire_at < \(cutoff) LIMIT \(limit))
+                    RETURNING 1)
+                SELECT count(*)::bigint FROM gone
+                """
+            ).first?.decode(Int.self) ?? 0
+        }
+    }
+
     /// Plans `person`'s reminder jobs again from their open night, under their lock (a no-op when nothing changed).
     public func planReminderJobs(of person: String) throws {
         try PostgresNightRepository(store: self, person: person).write { night in

@@ -17,7 +17,7 @@ enum PostgresSchema {
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
         ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
         ("v11_pairing_codes", v11PairingCodes), ("v12_reminder_jobs", v12ReminderJobs),
-        ("v13_request_windows", v13RequestWindows),
+        ("v13_shared_upkeep", v13SharedUpkeep),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -618,10 +618,14 @@ enum PostgresSchema {
         ALTER TABLE people ADD COLUMN jobs_version bigint;
         """
 
-    /// Each paired device's window of requests, counted in the database so every instance of a shared store counts the
-    /// same minute (issue 36); a device's window goes with the device. Unlogged: a counter needs no crash safety, and its writes then cost no WAL, so the request
-    /// it admits waits for no flush. A crash empties it, which only forgives a minute.
-    static let v13RequestWindows = """
+    /// What several instances of a shared store need beside the reminder jobs (issue 36).
+    /// - `request_windows`: each paired device's window of requests, counted in the database so every instance counts
+    ///   the same minute; a device's window goes with the device. Unlogged: a counter needs no crash safety, and its
+    ///   writes then cost no WAL, so the request it admits waits for no flush. A crash empties it, which only forgives a
+    ///   minute.
+    /// - The scheduler may read `shares`, to find the few people whose escalation ladder can be due, instead of reading
+    ///   everyone's night every two seconds; and jobs are found by time, to purge those done.
+    static let v13SharedUpkeep = """
         CREATE UNLOGGED TABLE request_windows (
             person_id text NOT NULL,
             device_id text NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
@@ -632,6 +636,8 @@ enum PostgresSchema {
         ALTER TABLE request_windows ENABLE ROW LEVEL SECURITY;
         ALTER TABLE request_windows FORCE ROW LEVEL SECURITY;
         CREATE POLICY request_windows_owner ON request_windows USING (person_id = current_setting('dosetap.person', true));
+        CREATE POLICY shares_scheduler ON shares FOR SELECT USING (current_setting('dosetap.scheduler', true) = 'on');
+        CREATE INDEX reminder_jobs_by_time ON reminder_jobs (fire_at);
         """
 
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
