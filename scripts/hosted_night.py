@@ -1,7 +1,7 @@
 """What the hosting scripts (reminder-failover.py, upgrade-test.py) share: their checks, instants as DoseTap writes
 them, a time zone where it is now the middle of the night, a throwaway schema served as a granted role, and a webhook
 sink that records every reminder it accepts."""
-import datetime, http.server, json, os, subprocess, threading, time, urllib.parse, uuid
+import datetime, http.server, json, os, statistics, subprocess, threading, time, urllib.parse, uuid
 
 failures = []
 
@@ -111,3 +111,46 @@ def cpu_seconds(pid):
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except OSError:
         return None
+
+
+def check_arrivals(received, expected, since):
+    """Checks the sink's arrivals (`Sink.accepted()`) against `expected`, {(person id, kind, fire time rounded to the
+    millisecond): fire time}: no occurrence twice (by `Idempotency-Key`), every expected one arrived, none before its
+    time, each within 10 s; prints lateness p50, p99 and the worst. Returns the lateness of each, in order."""
+    arrivals = {}
+    for arrived, key, _ in received:
+        arrivals.setdefault(key, []).append(arrived)
+    twice = [key for key, copies in arrivals.items() if len(copies) > 1]
+    check(not twice, f"no occurrence arrived twice ({len(received)} arrivals, {len(arrivals)} occurrences): {twice[:5]}")
+    for key in twice[:5]:
+        print(f"     {key}: arrived at " + ", ".join(f"{arrived - since:+.2f} s" for arrived in arrivals[key]), flush=True)
+    check(all(key for _, key, _ in received), "every arrival carried an Idempotency-Key")
+    by_occurrence = {}
+    for arrived, _, body in received:
+        by_occurrence.setdefault((body.get("person_id"), body["kind"], round(parse(body["fire_at"]), 3)), []).append(arrived)
+    lateness, missing = [], []
+    for occurrence, instant in expected.items():
+        copies = by_occurrence.get(occurrence)
+        if copies:
+            lateness.append(min(copies) - instant)
+        else:
+            missing.append(f"{occurrence[0]} {occurrence[1]} {iso(instant)}")
+    check(not missing, f"every reminder due during the run arrived: {len(expected) - len(missing)} of {len(expected)}; missing {missing[:5]}")
+    ordered = sorted(lateness)
+    if ordered:
+        p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
+        print(f"lateness over {len(ordered)} reminders: p50 {statistics.median(ordered):.2f} s, p99 {p99:.2f} s, "
+              f"worst {ordered[-1]:.2f} s, earliest {ordered[0]:.2f} s", flush=True)
+        check(ordered[-1] <= 10, f"each arrived within 10 s of its time (worst {ordered[-1]:.2f} s)")
+        check(ordered[0] >= -0.5, f"none arrived before its time (earliest {ordered[0]:.2f} s)")
+    return ordered
+
+
+def wind_up(servers, url, schema, keep, sink):
+    """Stops the servers, drops the schema (or says it was kept), and stops the sink."""
+    stop(servers)
+    if keep:
+        print(f"kept schema {schema}")
+    else:
+        drop(url, schema)
+    sink.shutdown()

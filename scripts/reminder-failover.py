@@ -17,9 +17,9 @@ Usage: scripts/reminder-failover.py path/to/dosetap postgres://OWNER@127.0.0.1:P
            [--instances 3] [--people 36] [--kill-after 45] [--role dosetap_app]
 With --role (default $DOSETAP_TEST_POSTGRES_ROLE), the schema's owner grants the role and the instances serve as it.
 """
-import argparse, json, os, signal, statistics, subprocess, sys, time, urllib.request
+import argparse, json, os, signal, subprocess, sys, time, urllib.request
 
-from hosted_night import Sink, check, cpu_seconds, drop, iso, night_zone, parse, people_ids, stop, throwaway_store, verdict
+from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, parse, people_ids, throwaway_store, verdict, wind_up
 
 
 class RefusingSink(Sink):
@@ -138,35 +138,8 @@ def main():
         print("CPU per instance, idle: " + ", ".join(f"{share * 100:.1f}%" for share in idle.values())
               + "; through the run: " + ", ".join(f"{share * 100:.1f}%" for share in busy.values()), flush=True)
 
-        received = Sink.accepted()
-        arrivals = {}
-        for arrived, key, body in received:
-            arrivals.setdefault(key, []).append((arrived, body))
-        twice = [key for key, copies in arrivals.items() if len(copies) > 1]
-        check(not twice, f"no occurrence arrived twice ({len(received)} arrivals, {len(arrivals)} occurrences): {twice[:5]}")
-        for key in twice[:5]:
-            print(f"     {key}: arrived at " + ", ".join(f"{arrived - first_due:+.2f} s" for arrived, _ in arrivals[key]), flush=True)
-        check(all(key for _, key, _ in received), "every arrival carried an Idempotency-Key")
-        # Which arrivals are the expected ones: by person, kind and time.
-        by_person = {}
-        for arrived, key, body in received:
-            by_person.setdefault((body.get("person_id"), body["kind"], round(parse(body["fire_at"]), 3)), []).append(arrived)
         directory = people_ids(args.binary, owner_env)
-        lateness, missing = [], []
-        for (email, kind, fire), instant in expected.items():
-            copies = by_person.get((directory.get(email), kind, fire), [])
-            if not copies:
-                missing.append(f"{email} {kind} {iso(instant)}")
-                continue
-            lateness.append(copies[0] - instant)
-        check(not missing, f"every reminder due during the run arrived: {len(expected) - len(missing)} of {len(expected)}; missing {missing[:5]}")
-        if lateness:
-            ordered = sorted(lateness)
-            p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-            print(f"lateness over {len(ordered)} reminders: p50 {statistics.median(ordered):.2f} s, p99 {p99:.2f} s, "
-                  f"worst {ordered[-1]:.2f} s, earliest {ordered[0]:.2f} s", flush=True)
-            check(ordered[-1] <= 10, f"each arrived within 10 s of its time (worst {ordered[-1]:.2f} s)")
-            check(ordered[0] >= -0.5, f"none arrived before its time (earliest {ordered[0]:.2f} s)")
+        check_arrivals(Sink.accepted(), {(directory.get(email), kind, fire): instant for (email, kind, fire), instant in expected.items()}, first_due)
         jobs = subprocess.run(["psql", args.url, "-At", "-c",
                                f"SET search_path = {schema}; SELECT state, count(*) FROM reminder_jobs WHERE fire_at <= now() - interval '15 seconds'"
                                " GROUP BY state ORDER BY state; SELECT count(*) FROM reminder_jobs WHERE lease_owner IS NOT NULL"
@@ -180,12 +153,7 @@ def main():
         check(not any(line.startswith("pending|") or line.startswith("sending|") for line in jobs[:-2]), "no job due by now is left undone")
         check(jobs[-2:] == ["0", "0"], f"no lease is left held on a done job, and no reminder is logged twice: {jobs[-2:]}")
     finally:
-        stop([server for server, _ in instances])
-        if args.keep:
-            print(f"kept schema {schema}")
-        else:
-            drop(args.url, schema)
-        sink.shutdown()
+        wind_up([server for server, _ in instances], args.url, schema, args.keep, sink)
     return verdict()
 
 

@@ -41,6 +41,50 @@ struct PeopleUpkeepTests {
         #expect(fixture.sites.watched.withLock { $0 }.isEmpty, "the page closed")
     }
 
+    @Test(
+        "a site idle for 10 minutes is let go unless a page of its person is open here; the next request makes it again", SharedStoreFixture.enabled)
+    func idleSites() async throws {
+        let fixture = try SharedStoreFixture(now: Self.dose1)
+        let alice = try #require(fixture.people["alice"]?.id)
+        let hub = try #require(fixture.sites.site(alice).channels.configured.first as? EventHub)
+        _ = fixture.sites.site(try #require(fixture.people["bob"]?.id))
+        let (page, _) = await hub.subscribe(device: nil)
+        fixture.time.advance(seconds: PeopleSites.siteKept - 1)
+        var state = UpkeepState()
+        await fixture.sites.upkeepRound(&state, now: fixture.time.now)
+        #expect(fixture.sites.siteCount == 2, "both were needed within 10 minutes")
+        fixture.time.advance(seconds: 31)
+        await fixture.sites.upkeepRound(&state, now: fixture.time.now)
+        #expect(fixture.sites.siteCount == 1, "Bob's let go, Alice's kept for her open page")
+        await hub.unsubscribe(page)
+        try await fixture.test { client in
+            let status = try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth("bob"))
+            #expect(status.status == .ok, "Bob's next request is answered by a site made again")
+        }
+        #expect(fixture.sites.siteCount == 2)
+    }
+
+    @Test(
+        "the refill reminder of the one person who keeps a supply goes out once from two instances' upkeep, within its 10-minute round",
+        SharedStoreFixture.enabled)
+    func refillByUpkeep() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 9, 0))
+        let otherHook = Recorder()
+        let other = try ReminderJobsTests.secondInstance(fixture, hook: otherHook)
+        _ = try fixture.environment("alice").useCases().supply.logRefill(bottles: nil, ml: 36, at: nil, reason: nil)
+        #expect(try fixture.store.peopleKeepingASupply() == ["person-alice"], "Bob keeps none, so his records are never read for it")
+        var mine = UpkeepState()
+        var theirs = UpkeepState()
+        for minute in 0..<10 {
+            fixture.time.set(WallClock.date(2026, 11, 21, 10, 5).addingTimeInterval(Double(minute) * 60))
+            await fixture.sites.upkeepRound(&mine, now: fixture.time.now, waitForDeliveries: true)
+            await other.upkeepRound(&theirs, now: fixture.time.now, waitForDeliveries: true)
+        }
+        let refills = (fixture.operatorHook.all + otherHook.all).filter(\.isRefill)
+        #expect(refills.count == 1 && refills.first?.person == "person-alice", "\(refills.map(\.message))")
+        #expect(refills.first?.message.contains("4 nights left") == true)
+    }
+
     @Test("done jobs are purged once older than the cutoff; pending ones stay whatever their age", SharedStoreFixture.enabled)
     func purge() throws {
         let fixture = try SharedStoreFixture(now: Self.dose1)
@@ -94,6 +138,8 @@ struct PeopleUpkeepTests {
             for index in slice { seen[index] += 1 }
         }
         #expect(seen.allSatisfy { $0 == 1 }, "each of \(count) once in \(round) minutes")
-        #expect(UpkeepState.refillSlice(of: count, from: &next, round: round) == UpkeepState.refillSlice(of: count, from: &zero, round: round), "and round again")
+        #expect(
+            UpkeepState.refillSlice(of: count, from: &next, round: round) == UpkeepState.refillSlice(of: count, from: &zero, round: round),
+            "and round again")
     }
 }

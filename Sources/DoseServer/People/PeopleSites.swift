@@ -31,6 +31,8 @@ public final class PeopleSites: Sendable {
     let requestsPerMinute: Int
     let internalErrors: InternalErrorLog
     private let sites = Mutex<[String: Site]>([:])
+    /// When each site was last asked for (a request, a delivery, the upkeep), so idle ones can be let go.
+    private let lastUse = Mutex<[String: Date]>([:])
     private let linkBase = Mutex<String?>(nil)
     private let jobsMade = Mutex<ReminderJobs?>(nil)
     /// The people with a page open on this instance: the upkeep reads their nights, and no one else's, for the stream.
@@ -67,6 +69,8 @@ public final class PeopleSites: Sendable {
 
     /// The site of `person`, made on first use.
     func site(_ person: String) -> Site {
+        let now = base.now()
+        lastUse.withLock { $0[person] = now }
         if let site = sites.withLock({ $0[person] }) { return site }
         var environment = base
         environment.store = base.store.of(person: person)
@@ -110,7 +114,29 @@ public final class PeopleSites: Sendable {
     }
 
     /// Forgets the site of a person who is gone.
-    func forget(_ person: String) { _ = sites.withLock { $0.removeValue(forKey: person) } }
+    func forget(_ person: String) {
+        _ = sites.withLock { $0.removeValue(forKey: person) }
+        _ = lastUse.withLock { $0.removeValue(forKey: person) }
+    }
+
+    /// Lets go of the sites not asked for since `cutoff`, with no page open here and no delivery under way: a site
+    /// holds a person's routes, so an instance serving thousands keeps only those of the people active lately. A site
+    /// let go is made again when next needed; all it held is in the database.
+    @discardableResult
+    func releaseIdleSites(before cutoff: Date) async -> Int {
+        let idle = lastUse.withLock { $0.filter { $0.value < cutoff }.map(\.key) }
+        let watching = watched.withLock { $0 }
+        var released = 0
+        for person in idle where !watching.contains(person) {
+            guard let site = sites.withLock({ $0[person] }), await site.engine.deliveriesInFlight == 0 else { continue }
+            forget(person)
+            released += 1
+        }
+        return released
+    }
+
+    /// How many people's sites this instance holds now.
+    var siteCount: Int { sites.withLock { $0.count } }
 
     /// Sets where every site's reminder links point, once the server knows its address.
     public func setLinkBase(_ base: String) async {

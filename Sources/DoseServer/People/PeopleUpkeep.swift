@@ -10,9 +10,11 @@ import Synchronization
 ///   that moved (on any instance) is read and its pages told, and every watched night is read at least every 2 s, so a
 ///   setting changed elsewhere reaches them too;
 /// - **the escalation ladder**: every 2 s, the people with a ladder and a night under way (one query), then their ladders;
-/// - **the refill reminder**: each person's supply once every 10 minutes, a tenth of the people each minute;
+/// - **the refill reminder**: the supply of each person who keeps one, once every 10 minutes, a tenth of them each
+///   minute (one query says who keeps one);
 /// - **the run log**: one run per instance, alive every 30 s, so a night can tell when the service was down;
-/// - **done jobs**: purged after two days (the reminder log keeps what each did).
+/// - **done jobs**: purged after two days (the reminder log keeps what each did);
+/// - **idle sites**: a person's routes, let go 10 minutes after they were last needed.
 extension PeopleSites {
     /// How often the people with an open page are looked at.
     static let pagesPace: Duration = .milliseconds(250)
@@ -20,6 +22,8 @@ extension PeopleSites {
     static let pagesFullRead: TimeInterval = 2
     /// How long a full round of refill checks takes; a slice of it is checked each minute.
     static let refillRound = 10
+    /// How long a person's site is kept after it was last needed.
+    static let siteKept: TimeInterval = 600
     /// How long a done job is kept.
     static let jobsKept: TimeInterval = 2 * 86_400
 
@@ -58,8 +62,12 @@ extension PeopleSites {
             state.people = everyone.sorted()
             if let run = state.run { _ = try? lobbyReminders.serverAlive(run) }
             _ = try? shared.purgeReminderJobs(doneBefore: now.addingTimeInterval(-Self.jobsKept))
+            await releaseIdleSites(before: now.addingTimeInterval(-Self.siteKept))
         }
-        if UpkeepState.due(&state.refillAt, every: 60, now: now) { await checkRefills(&state, waitForDeliveries: waitForDeliveries) }
+        if UpkeepState.due(&state.refillAt, every: 60, now: now), let keeping = try? shared.peopleKeepingASupply() {
+            state.keepingASupply = keeping
+            await checkRefills(&state, waitForDeliveries: waitForDeliveries)
+        }
     }
 
     /// Tells the open pages of every watched person whose night moved, or was not read for `pagesFullRead`.
@@ -77,11 +85,12 @@ extension PeopleSites {
         state.pagesReadAt = state.pagesReadAt.filter { people.contains($0.key) }
     }
 
-    /// The refill reminders of this minute's slice of the people: each person is looked at once per `refillRound`
-    /// minutes. A person's site is made only when their reminder is due.
+    /// The refill reminders of this minute's slice of the people who keep a supply: each is looked at once per
+    /// `refillRound` minutes. A person's site is made only when their reminder is due.
     private func checkRefills(_ state: inout UpkeepState, waitForDeliveries: Bool) async {
-        let chosen = UpkeepState.refillSlice(of: state.people.count, from: &state.refillNext, round: Self.refillRound)
-        for person in state.people[chosen] {
+        let people = state.keepingASupply
+        let chosen = UpkeepState.refillSlice(of: people.count, from: &state.refillNext, round: Self.refillRound)
+        for person in people[chosen] {
             var environment = base
             environment.store = base.store.of(person: person)
             guard let due = try? environment.useCases().supply.claimRefillReminder() else { continue }
@@ -99,8 +108,10 @@ struct UpkeepState {
     var ladderAt: Date?
     var peopleAt: Date?
     var refillAt: Date?
-    /// Everyone served, sorted, as last read; and which of the refill round's slices is next.
+    /// Everyone served, sorted, as last read.
     var people: [String] = []
+    /// The people who keep a supply, as last read, and which of the refill round's slices of them is next.
+    var keepingASupply: [String] = []
     var refillNext = 0
 
     /// Whether `every` seconds passed since `last` (or the clock went back); if so, `last` becomes `now`.

@@ -128,6 +128,13 @@ extension PostgresStore {
         }
     }
 
+    /// The people who keep a supply (an inventory event of theirs exists): a refill reminder can be due for them alone.
+    public func peopleKeepingASupply() throws -> [String] {
+        try transaction(readOnly: true, seeing: .scheduler) { session in
+            try session.rows("SELECT DISTINCT person_id FROM inventory_events ORDER BY person_id").map { try $0.decode(String.self) }
+        }
+    }
+
     /// Deletes up to `limit` jobs done (sent, missed or cancelled) before `cutoff`; returns how many. The reminder log
     /// keeps what each did, so a job is needed only while it may still be claimed.
     @discardableResult

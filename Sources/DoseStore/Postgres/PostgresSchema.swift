@@ -623,8 +623,9 @@ enum PostgresSchema {
     ///   the same minute; a device's window goes with the device. Unlogged: a counter needs no crash safety, and its
     ///   writes then cost no WAL, so the request it admits waits for no flush. A crash empties it, which only forgives a
     ///   minute.
-    /// - The scheduler may read `shares`, to find the few people whose escalation ladder can be due, instead of reading
-    ///   everyone's night every two seconds; and jobs are found by time, to purge those done.
+    /// - The scheduler may read `shares` and `inventory_events`, to find the few people whose escalation ladder can be
+    ///   due and the people who keep a supply (the only ones a refill reminder can be due for), instead of reading
+    ///   everyone's records; and jobs are found by time, to purge those done.
     static let v13SharedUpkeep = """
         CREATE UNLOGGED TABLE request_windows (
             person_id text NOT NULL,
@@ -637,6 +638,7 @@ enum PostgresSchema {
         ALTER TABLE request_windows FORCE ROW LEVEL SECURITY;
         CREATE POLICY request_windows_owner ON request_windows USING (person_id = current_setting('dosetap.person', true));
         CREATE POLICY shares_scheduler ON shares FOR SELECT USING (current_setting('dosetap.scheduler', true) = 'on');
+        CREATE POLICY inventory_events_scheduler ON inventory_events FOR SELECT USING (current_setting('dosetap.scheduler', true) = 'on');
         CREATE INDEX reminder_jobs_by_time ON reminder_jobs (fire_at);
         """
 
