@@ -154,3 +154,12 @@ def wind_up(servers, url, schema, keep, sink):
     else:
         drop(url, schema)
     sink.shutdown()
+
+
+def start_instances(binary, count, env, hook, instances):
+    """Starts `count` `serve` instances on free ports, each sending to the webhook `hook`, appending (process, base URL)
+    to `instances` as each starts, so the caller's clean-up stops those started even if a later one fails."""
+    for _ in range(count):
+        server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--webhook", hook], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        instances.append((server, json.loads(server.stdout.readline())["listening"]))

@@ -19,7 +19,7 @@ With --role (default $DOSETAP_TEST_POSTGRES_ROLE), the schema's owner grants the
 """
 import argparse, json, os, signal, subprocess, sys, time, urllib.request
 
-from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, parse, people_ids, throwaway_store, verdict, wind_up
+from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, parse, people_ids, start_instances, throwaway_store, verdict, wind_up
 
 
 class RefusingSink(Sink):
@@ -72,10 +72,7 @@ def main():
 
     instances = []
     try:
-        for _ in range(args.instances):
-            server = subprocess.Popen([args.binary, "serve", "--port", "0", "--json", "--webhook", hook], env=env,
-                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-            instances.append((server, json.loads(server.stdout.readline())["listening"]))
+        start_instances(args.binary, args.instances, env, hook, instances)
         print(f"{args.instances} instances serving {args.people} people in {zone}; sink at {hook}", flush=True)
 
         # Person i's reminder at minute m_i of the night falls due `lead + i * spread` seconds from now.

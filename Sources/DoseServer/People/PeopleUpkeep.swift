@@ -72,8 +72,9 @@ extension PeopleSites {
 
     /// Tells the open pages of every watched person whose night moved, or was not read for `pagesFullRead`.
     private func refreshPages(_ state: inout UpkeepState, now: Date) async {
-        let people = watched.withLock { Array($0) }
-        state.versions = state.versions.filter { people.contains($0.key) }
+        let watching = watched.withLock { $0 }
+        let people = Array(watching)
+        state.versions = state.versions.filter { watching.contains($0.key) }
         guard !people.isEmpty, let versions = try? shared.nightVersions(of: people) else { return }
         for person in people {
             let stale = state.pagesReadAt[person].map { abs(now.timeIntervalSince($0)) >= Self.pagesFullRead } ?? true
@@ -82,7 +83,7 @@ extension PeopleSites {
             state.versions[person] = versions[person]
             state.pagesReadAt[person] = now
         }
-        state.pagesReadAt = state.pagesReadAt.filter { people.contains($0.key) }
+        state.pagesReadAt = state.pagesReadAt.filter { watching.contains($0.key) }
     }
 
     /// The refill reminders of this minute's slice of the people who keep a supply: each is looked at once per
