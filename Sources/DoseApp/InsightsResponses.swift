@@ -105,7 +105,7 @@ public struct InsightsResponse: Encodable, Sendable {
         (targetInterval, nightsRecorded) = (adherence.targetMinutes, insights.nightsRecorded)
         (nightsWithDose1, nightsDecided) = (adherence.nights.count, adherence.decided)
         timing = Dictionary(
-            uniqueKeysWithValues: DoseTiming.allCases.map { ($0.rawValue, Share(nights: adherence.count($0), percent: adherence.percent($0))) })
+            uniqueKeysWithValues: DoseTiming.dose2Figures.map { ($0.rawValue, Share(nights: adherence.count($0), percent: adherence.percent($0))) })
         let quartiles = adherence.interquartileRange
         interval = Interval(
             nights: adherence.intervals.count, median: adherence.medianInterval, quartile1: quartiles?.lower, quartile3: quartiles?.upper,

@@ -35,6 +35,7 @@ public struct StatusResponse: Encodable, Sendable {
     var warnings: [String]
     var asOf: Date
     var timeZone: String
+    var regimen: RegimenResponse
 
     /// The night whose dose holds a new Dose 1 back (D17).
     struct BlockingNight: Encodable, Sendable {
@@ -63,7 +64,7 @@ public struct StatusResponse: Encodable, Sendable {
         case nextReminder = "next_reminder", dose2Periods = "dose2_periods", wakeAt = "wake_at", wakeAsksUntil = "wake_asks_until"
         case checkedIn = "checked_in"
         case dose2Undecided = "dose2_undecided", dose2Timing = "dose2_timing", newDose1From = "new_dose1_from", blockingNight = "blocking_night"
-        case warnings, asOf = "as_of", timeZone = "time_zone"
+        case warnings, asOf = "as_of", timeZone = "time_zone", regimen
     }
 
     /// The response for a derived status.
@@ -84,12 +85,45 @@ public struct StatusResponse: Encodable, Sendable {
         dose2Periods = status.dose2Periods.map(PeriodResponse.init)
         (minutesSinceDose1, minutesRemaining, minutesUntilOpen) = (status.minutesSinceDose1, status.minutesRemaining, status.minutesUntilOpen)
         (wakeAt, wakeAsksUntil, checkedIn) = (status.wakeAt, status.wakeAsksUntil, status.checkedIn)
-        (warnings, asOf, timeZone) = (status.warnings, status.asOf, status.timeZoneID)
+        (warnings, asOf, timeZone, regimen) = (status.warnings, status.asOf, status.timeZoneID, RegimenResponse(status.regimen))
         (dose2Undecided, newDose1From, dose2Timing) = (status.dose2Undecided, status.newDose1From, status.dose2Timing?.rawValue)
         blockingNight = status.blockingDose.map { blocking in
             BlockingNight(
                 sessionID: blocking.night?.rawValue,
                 doses: status.blockingNightDoses.map { BlockingNight.Dose(type: $0.kind.wireName, at: $0.at, sessionID: $0.night?.rawValue) })
+        }
+    }
+}
+
+/// A regimen as the API shows it: once or twice nightly, the product, each dose's amount, the target and the window
+/// (D19), and the same in words.
+public struct RegimenResponse: Encodable, Sendable {
+    var kind, product, summary: String
+    var dosesMg: [Int]
+    var targetMinutes: Int?
+    var window: Window?
+
+    /// The window's edges in minutes after Dose 1.
+    struct Window: Encodable, Sendable {
+        var opens, nearClose, closes, expires: Int
+        enum CodingKeys: String, CodingKey {
+            case opens = "opens_after_minutes", nearClose = "near_close_after_minutes", closes = "closes_after_minutes"
+            case expires = "expires_after_minutes"
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case kind, product, summary, dosesMg = "doses_mg", targetMinutes = "target_minutes", window
+    }
+
+    /// The response for a regimen.
+    public init(_ regimen: DoseRegimen) {
+        (kind, product, summary) = (regimen.kind.rawValue, regimen.product, RegimenWords.summary(regimen))
+        (dosesMg, targetMinutes) = (regimen.dosesMilligrams, regimen.targetMinutes)
+        window = regimen.window.map {
+            Window(
+                opens: $0.opensAfterMinutes, nearClose: $0.nearCloseAfterMinutes, closes: $0.closesAfterMinutes, expires: $0.sleepThroughExpiryMinutes
+            )
         }
     }
 }
@@ -223,12 +257,16 @@ public struct NightResponse: Encodable, Sendable {
     var presleep: JSONValue?
     var medications: [Medication]
     var sleep: SleepResponse?
+    /// The regimen the night's Dose 1 was taken under; nil without Dose 1 (D19).
+    var regimen: RegimenResponse?
+    /// How Dose 2 went (D18), judged by the night's own regimen and target, whatever the settings say now.
+    var dose2Timing: String?
 
     enum CodingKeys: String, CodingKey {
         case sessionID = "session_id", sessionDate = "session_date", startedAt = "started_at", endedAt = "ended_at", endReason = "end_reason"
         case terminalState = "terminal_state", dose1At = "dose1_at", dose2At = "dose2_at", dose2Skipped = "dose2_skipped"
         case intervalMinutes = "interval_minutes", snoozeCount = "snooze_count", extraDoseCount = "extra_dose_count", events, naps, checkin
-        case presleep, medications, sleep
+        case presleep, medications, sleep, regimen, dose2Timing = "dose2_timing"
     }
 
     struct Nap: Encodable, Sendable {
@@ -274,6 +312,9 @@ public struct NightResponse: Encodable, Sendable {
             Medication(id: $0.id, medicationID: $0.medicationID, doseMg: $0.doseMg, takenAt: $0.takenAt, notes: $0.note)
         }
         sleep = record.sleep.map { SleepResponse($0, vitals: !$0.heartRate.isEmpty || $0.meanHRV != nil) }
+        regimen = facts.regimen.map(RegimenResponse.init)
+        // A night from before nights kept their target is judged against the default one.
+        dose2Timing = DoseTiming.of(facts, targetMinutes: DoseSettings(timeZoneID: "UTC").targetIntervalMinutes)?.rawValue
     }
 }
 

@@ -16,6 +16,7 @@ enum HumanText {
         var lines: [String] = []
         let night = status.sessionDate.map { "Night of \($0)" } ?? "Tonight"
         lines.append("\(night) — \(status.phase.label)")
+        lines.append("  Regimen: \(RegimenWords.summary(status.regimen)).")
         if let dose1 = status.dose1At {
             var text = "  Dose 1 taken at \(clock(dose1, zone))"
             if let minutes = status.minutesSinceDose1 { text += " (\(duration(minutes: minutes)) ago)" }
@@ -65,7 +66,9 @@ enum HumanText {
 
     static func nextStep(_ status: NightStatus, zone: TimeZone) -> String {
         switch status.primaryAction {
-        case .takeDose1: return "take Dose 1 at bedtime, then run `dosetap dose1`."
+        case .takeDose1:
+            return status.regimen.window == nil
+                ? "take tonight's one dose at bedtime, then run `dosetap dose1`." : "take Dose 1 at bedtime, then run `dosetap dose1`."
         case .waitForWindow:
             let opens = status.windowOpensAt.map { clock($0, zone) } ?? "the window"
             return "stay in bed and wait. Dose 2 opens at \(opens)."

@@ -22,7 +22,8 @@ struct Setup: ParsableCommand {
     @Option(help: "Usual wake time, HH:mm.") var wakeTime: String?
     @Option(help: "When a new evening begins, HH:mm.") var prepTime: String?
     @Option(name: .customLong("time-zone"), help: "IANA time zone, e.g. Europe/Paris.") var timeZone: String?
-    @Option(help: "The oxybate: xywav, xyrem or sodium_oxybate.") var product: String?
+    @Option(help: "The oxybate: xywav, xyrem, sodium_oxybate or lumryz (Lumryz is once nightly).") var product: String?
+    @Option(help: "twice_nightly or once_nightly (XYWAV allows either; applies from the next Dose 1).") var regimen: String?
     @Option(name: .customLong("dose1"), help: "Dose 1 in grams, e.g. 2.25.") var dose1: String?
     @Option(name: .customLong("dose2"), help: "Dose 2 in grams, e.g. 2.25.") var dose2: String?
     @Option(help: "Bottle concentration in mg/mL (500 for XYWAV, Xyrem and the generics).") var concentration: String?
@@ -39,7 +40,8 @@ struct Setup: ParsableCommand {
     var flagAnswers: [SetupStep: [String: String]] {
         let given: [(SetupStep, String, String?)] = [
             (.sleepSchedule, "sleep_start", sleepStart), (.sleepSchedule, "wake_time", wakeTime), (.sleepSchedule, "prep_time", prepTime),
-            (.sleepSchedule, "time_zone", timeZone), (.medication, "medication_product", product), (.medication, "dose1_g", dose1),
+            (.sleepSchedule, "time_zone", timeZone), (.medication, "medication_product", product), (.medication, "regimen", regimen),
+            (.medication, "dose1_g", dose1),
             (.medication, "dose2_g", dose2), (.medication, "concentration_mg_per_ml", concentration), (.medication, "bottle_ml", bottleMl),
             (.doseWindow, "target_interval", target), (.doseWindow, "allow_snoozing", allowSnoozing), (.doseWindow, "max_snoozes", maxSnoozes),
             (.doseWindow, "undo_window_seconds", undoWindow), (.notifications, "reminders_enabled", reminders),
@@ -90,7 +92,7 @@ struct SetupConversation {
         var settings = try app.settings.current()
         for step in SetupStep.allCases {
             Output.line("Step \(step.rawValue) of 5 — \(step.title)")
-            for line in SetupText.explanation(step, place: app.store.place) { Output.line("  " + line) }
+            for line in SetupText.explanation(step, place: app.store.place, regimen: settings.regimen) { Output.line("  " + line) }
             while true {
                 var answers = prefilled[step] ?? [:]
                 for name in step.answers where answers[name] == nil {
@@ -101,7 +103,13 @@ struct SetupConversation {
                         throw DoseError.invalidInput(field: name, problem: "the input ended before setup finished", allowed: "an answer, or Enter")
                     }
                     let typed = line.trimmingCharacters(in: .whitespaces)
-                    if !typed.isEmpty { answers[name] = typed } else if name != SetupWizard.disclaimerAnswer { answers[name] = current }
+                    // Enter keeps a value; the regimen is kept by leaving it unanswered, so a product that brings its own
+                    // (Lumryz, once nightly) is not refused for the regimen it replaces.
+                    if !typed.isEmpty {
+                        answers[name] = typed
+                    } else if name != SetupWizard.disclaimerAnswer, name != SettingKey.regimen.rawValue {
+                        answers[name] = current
+                    }
                 }
                 do {
                     settings = try app.setup.apply(step, answers: answers, surface: "cli")
@@ -124,9 +132,10 @@ enum SetupText {
         case "wake_time": "Usual wake time (HH:mm)"
         case "prep_time": "A new evening begins at (HH:mm)"
         case "time_zone": "Time zone (IANA, e.g. Europe/Paris)"
-        case "medication_product": "Product (" + MedicationCatalogue.splitNight.map(\.id).joined(separator: ", ") + ")"
+        case "medication_product": "Product (" + RegimenCatalogue.entries.map(\.product).joined(separator: ", ") + ")"
+        case "regimen": "Doses a night (" + DoseRegimen.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")"
         case "dose1_g": "Dose 1 in grams"
-        case "dose2_g": "Dose 2 in grams"
+        case "dose2_g": "Dose 2 in grams (twice nightly)"
         case "concentration_mg_per_ml": "Bottle concentration (mg/mL)"
         case "bottle_ml": "One bottle holds (mL)"
         case "target_interval": "Target minutes after Dose 1 (165, 180, 195, 210, 225)"
@@ -148,34 +157,39 @@ enum SetupText {
         }
     }
 
-    static func explanation(_ step: SetupStep, place: String) -> [String] {
+    static func explanation(_ step: SetupStep, place: String, regimen: DoseRegimen) -> [String] {
         switch step {
-        case .sleepSchedule: ["Nights are dated by the evening they start; the time zone dates them and shows every time."]
-        case .medication: ["The amounts count your supply down; they never change when a dose may be taken."]
+        case .sleepSchedule: return ["Nights are dated by the evening they start; the time zone dates them and shows every time."]
+        case .medication:
+            return [
+                "Lumryz is once nightly; XYWAV twice nightly, or once nightly for idiopathic hypersomnia; Xyrem and the generics twice nightly.",
+                "A change applies from your next Dose 1. The amounts count your supply down; they never change when a dose may be taken.",
+            ]
         case .doseWindow:
-            [
-                "Dose 2 may be taken 150–240 minutes after Dose 1:",
-                "  0 ─── 150 ══════════ 240 ─── minutes after Dose 1",
+            guard let window = regimen.window else {
+                return ["\(RegimenWords.summary(regimen)): no Dose 2, so no window or wake alarm. These settings wait for a twice-nightly regimen."]
+            }
+            let (opens, closes) = (String(window.opensAfterMinutes), String(window.closesAfterMinutes))
+            return [
+                "\(RegimenWords.dose2Rule(window)):",
+                "  0 ─── \(opens) ══════════ \(closes) ─── minutes after Dose 1",
                 "        opens   window  closes",
                 "The wake alarm rings at your target inside it. Snoozes are 10 minutes and stop 15 minutes before it closes.",
             ]
         case .notifications:
-            [
+            return [
                 "Reminders ring through `dosetap serve`: open pages, Web Push, ntfy, webhooks.",
                 "Test every channel any time with `dosetap alarm test` (or Settings → Test alarm in the web app).",
             ]
-        case .privacy: SetupWizard.privacy(storedIn: place) + ["", "Disclaimer:"] + SetupWizard.disclaimer.map { "- " + $0 }
+        case .privacy: return SetupWizard.privacy(storedIn: place) + ["", "Disclaimer:"] + SetupWizard.disclaimer.map { "- " + $0 }
         }
     }
 
     /// What was set, a line a step.
     static func summary(_ settings: DoseSettings) -> [String] {
-        let product = (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct
         return [
             "Schedule: bed \(settings.sleepStart), up \(settings.wakeTime), evening from \(settings.prepTime), \(settings.timeZoneID)",
-            "Medication: \(product), Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 "
-                + "\(SetupWizard.grams(settings.dose2Milligrams)) g, "
-                + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles",
+            "Medication: \(RegimenWords.summary(settings.regimen)), \(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles",
             "Window: wake alarm \(settings.targetIntervalMinutes) min after Dose 1, "
                 + (settings.allowSnoozing ? "up to \(settings.maxSnoozes) snoozes" : "no snoozing") + ", \(settings.undoWindowSeconds) s to undo",
             "Reminders: " + (settings.remindersEnabled ? "on" : "off")

@@ -44,7 +44,8 @@ enum NightSummaries {
             sql: """
                 SELECT s.id, s.session_date, s.started_at, s.dose1_at, COALESCE(n.dose1_time_zone, s.time_zone), s.dose2_at,
                     COALESCE(n.dose2_time_zone, s.time_zone), n.extra_doses, s.dose2_skipped, n.skip_reason, n.slept_through, s.snooze_count,
-                    n.awakenings
+                    n.awakenings,
+                    (SELECT json_extract(d.metadata, '$.regimen') FROM dose_events d WHERE d.session_id = s.id AND d.event_type = 'dose1' LIMIT 1)
                 FROM sleep_sessions s LEFT JOIN night_summaries n ON n.session_id = s.id
                 WHERE s.session_date BETWEEN ? AND ? ORDER BY s.session_date, s.started_at
                 """, arguments: [from.description, to.description])
@@ -55,10 +56,16 @@ enum NightSummaries {
             let summary = NightSummary(
                 date: SessionKey(parsing: row[1]) ?? SessionKey(year: 1970, month: 1, day: 1)!, startedAt: NightRecords.instant(row[2]),
                 dose1: moment(row[3], row[4]), dose2: moment(row[5], row[6]), extraDoses: extraDoses(row[7]),
-                skip: skipped ? NightSummary.Skip(reason: row[9], sleptThrough: row[10] ?? false) : nil, snoozes: row[11], awakenings: row[12] ?? 0)
+                skip: skipped ? NightSummary.Skip(reason: row[9], sleptThrough: row[10] ?? false) : nil, snoozes: row[11], awakenings: row[12] ?? 0,
+                regimen: regimen(row[13]))
             summaries.append((row[0], summary))
         }
         return summaries
+    }
+
+    /// The regimen a Dose 1's metadata carries (its JSON text), or nil.
+    static func regimen(_ text: String?) -> DoseRegimen? {
+        text.flatMap { try? JSONDecoder().decode(DoseRegimen.self, from: Data($0.utf8)) }
     }
 
     /// Fills `night_summaries` for every night from its events (migration v7), a few hundred nights at a time.

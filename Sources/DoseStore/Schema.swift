@@ -16,6 +16,7 @@ enum Schema {
         ("v9_wearable_sleep", v9),
         ("v10_wearable_summaries", v10),
         ("v11_device_expiry", v11),
+        ("v12_night_regimens", v12),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -466,5 +467,14 @@ enum Schema {
                 ALTER TABLE devices ADD COLUMN expires_at TEXT CHECK (expires_at IS NULL OR length(expires_at) = 24);
                 UPDATE devices SET last_used_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE revoked_at IS NULL;
                 """)
+    }
+
+    /// Each night keeps the regimen it was taken under (issue 37, D19). Every Dose 1 recorded before was twice nightly,
+    /// the only regimen DoseTap had: it gets that regimen with its own amount (the profile's if it has none), its
+    /// night's Dose 2 amount (likewise), the product and the target of the profile. The regimen is added as the last
+    /// key, which is where the sorted encoding of every new Dose 1 puts it, so old and new nights read alike and both
+    /// stores write the same bytes (`NightRegimenFill` is shared with PostgreSQL's migration).
+    static func v12(_ db: Database) throws {
+        try db.execute(sql: NightRegimenFill.sql(.sqlite))
     }
 }

@@ -47,9 +47,12 @@ struct SetupCLITests {
             ["Usual bedtime (HH:mm) [21:00]: ", "22:30"], ["Usual wake time (HH:mm) [07:00]: ", ""],
             ["A new evening begins at (HH:mm) [18:00]: ", ""],
             ["Time zone (IANA, e.g. Europe/Paris) [America/New_York]: ", "Europe/Paris"],
-            ["Product (xywav, xyrem, sodium_oxybate) [xywav]: ", "xyrem"], ["Dose 1 in grams [2.25]: ", "3"], ["Dose 2 in grams [2.25]: ", "9"],
+            ["Product (xywav, xyrem, sodium_oxybate, lumryz) [xywav]: ", "xyrem"],
+            ["Doses a night (twice_nightly, once_nightly) [twice_nightly]: ", ""], ["Dose 1 in grams [2.25]: ", "3"],
+            ["Dose 2 in grams (twice nightly) [2.25]: ", "9"],
             ["Bottle concentration (mg/mL) [500]: ", ""], ["One bottle holds (mL) [180]: ", ""],
-            ["Please answer this step again.", "xyrem"], ["Dose 1 in grams [2.25]: ", "3"], ["Dose 2 in grams [2.25]: ", "2.5"],
+            ["Please answer this step again.", "xyrem"], ["Doses a night (twice_nightly, once_nightly) [twice_nightly]: ", ""],
+            ["Dose 1 in grams [2.25]: ", "3"], ["Dose 2 in grams (twice nightly) [2.25]: ", "2.5"],
             ["Bottle concentration (mg/mL) [500]: ", ""], ["One bottle holds (mL) [180]: ", ""],
             ["Target minutes after Dose 1 (165, 180, 195, 210, 225) [165]: ", "180"], ["Allow snoozing (yes/no) [true]: ", ""],
             ["Snoozes a night (1–5) [3]: ", ""], ["Seconds to undo (3, 5, 7, 10) [5]: ", ""],
@@ -62,7 +65,7 @@ struct SetupCLITests {
             environment: ["TZ": "America/New_York"], executable: URL(fileURLWithPath: "/usr/bin/python3"))
         #expect(run.status == 0, "\(run.stdout)")
         #expect(run.stdout.contains("Step 5 of 5 — Privacy and disclaimer"))
-        #expect(run.stdout.contains("Invalid dose2_g: 9 g is outside the single-dose range"))
+        #expect(run.stdout.contains("Invalid dose2_g: 9 g is more than one dose of Xyrem twice nightly may be"))
         #expect(run.stdout.contains("Invalid accept_disclaimer"))
         #expect(run.stdout.contains("Setup complete."))
         let settings = try cli.run(["settings", "list"])

@@ -36,7 +36,7 @@ struct Dose2PeriodTests {
 
     @Test("the periods run from Dose 1 with no gap and no overlap, the last without an end")
     func contiguous() throws {
-        let periods = Dose2Period.periods(dose1: Fixture.dose1)
+        let periods = Dose2Period.periods(dose1: Fixture.dose1, window: .label)
         #expect(periods.map(\.kind) == Dose2Period.Kind.allCases)
         #expect(periods.first?.from == Fixture.dose1)
         for (earlier, later) in zip(periods, periods.dropFirst()) { #expect(earlier.until == later.from) }

@@ -28,7 +28,7 @@ struct DoseWindowTests {
     func springForwardWindowIsAbsolute() throws {
         // 8 March 2026, New York: clocks jump 02:00 → 03:00. Dose 1 at 23:30 EST.
         let dose1 = WallClock.date(2026, 3, 7, 23, 30)
-        let opens = DoseWindow.opens(after: dose1)
+        let opens = DoseWindow.label.opens(after: dose1)
         #expect(opens.timeIntervalSince(dose1) == 150 * 60)
         // 150 absolute minutes later the wall clock reads 03:00 EDT, not 02:00.
         #expect(LocalClock.hourMinute(opens, in: Fixture.newYork) == "03:00")
@@ -42,10 +42,10 @@ struct DoseWindowTests {
     func fallBackWindowIsAbsolute() throws {
         // 1 November 2026, New York: 02:00 EDT → 01:00 EST. Dose 1 at 23:00 EDT.
         let dose1 = WallClock.date(2026, 10, 31, 23, 0)
-        let opens = DoseWindow.opens(after: dose1)
+        let opens = DoseWindow.label.opens(after: dose1)
         // 150 minutes: 23:00 EDT → 01:00 EDT (first) → 01:00 EST (second) → 01:30 EST.
         #expect(LocalClock.hourMinute(opens, in: Fixture.newYork) == "01:30")
-        let closes = DoseWindow.closes(after: dose1)
+        let closes = DoseWindow.label.closes(after: dose1)
         #expect(LocalClock.hourMinute(closes, in: Fixture.newYork) == "02:00")
         #expect(closes.timeIntervalSince(dose1) == 240 * 60)
     }
@@ -64,7 +64,7 @@ struct DoseWindowTests {
         ])
     func classifyDose2(minutes: Double, early: Bool, late: Bool) {
         var metadata = EventMetadata()
-        metadata.classifyDose2(at: Fixture.minutes(minutes), dose1: Fixture.dose1)
+        metadata.classifyDose2(at: Fixture.minutes(minutes), dose1: Fixture.dose1, window: .label)
         #expect(metadata.isEarly == early && metadata.isLate == late)
     }
 
@@ -85,6 +85,7 @@ struct DoseWindowTests {
             (164.99, 0, true), (165.0, 0, false), (150.0, 1, false), (200.0, 0, false),
         ])
     func naturalWake(minutes: Double, snoozes: Int, natural: Bool) {
-        #expect(DoseWindow.isNaturalWake(dose1: Fixture.dose1, dose2: Fixture.minutes(minutes), targetMinutes: 165, snoozes: snoozes) == natural)
+        #expect(
+            DoseWindow.label.isNaturalWake(dose1: Fixture.dose1, dose2: Fixture.minutes(minutes), targetMinutes: 165, snoozes: snoozes) == natural)
     }
 }

@@ -166,15 +166,15 @@ struct NightEndingTests {
 
     @Test("Dose 2's timing: early and late by the window, on target within ±10 min of the 165-minute target, else in window", arguments: timings)
     func timing(minutes: Double, expected: DoseTiming) {
-        #expect(DoseTiming.of(dose2: Fixture.minutes(minutes), dose1: Fixture.dose1, targetMinutes: 165) == expected)
+        #expect(DoseTiming.of(dose2: Fixture.minutes(minutes), dose1: Fixture.dose1, window: .label, targetMinutes: 165) == expected)
         #expect(expected.isWarning == (minutes < 150 || minutes >= 240))
         #expect((expected.mark == "✓") == !expected.isWarning)
     }
 
     @Test("182 minutes with a 165 target is in window, never late; 246 is late")
     func offTargetIsNotLate() {
-        #expect(DoseTiming.of(dose2: Fixture.minutes(182), dose1: Fixture.dose1, targetMinutes: 165) == .inWindow)
-        #expect(DoseTiming.of(dose2: Fixture.minutes(246), dose1: Fixture.dose1, targetMinutes: 165) == .late)
+        #expect(DoseTiming.of(dose2: Fixture.minutes(182), dose1: Fixture.dose1, window: .label, targetMinutes: 165) == .inWindow)
+        #expect(DoseTiming.of(dose2: Fixture.minutes(246), dose1: Fixture.dose1, window: .label, targetMinutes: 165) == .late)
     }
 
     @Test("the outcome sentence words a late or early dose as such, and a slept-through night as no dose")
@@ -196,7 +196,7 @@ struct NightEndingTests {
     func naturalWake() {
         for (minutes, natural) in [(100.0, false), (149.99, false), (150.0, true), (164.0, true), (165.0, false)] {
             #expect(
-                DoseWindow.isNaturalWake(dose1: Fixture.dose1, dose2: Fixture.minutes(minutes), targetMinutes: 165, snoozes: 0) == natural,
+                DoseWindow.label.isNaturalWake(dose1: Fixture.dose1, dose2: Fixture.minutes(minutes), targetMinutes: 165, snoozes: 0) == natural,
                 "\(minutes) min")
         }
     }

@@ -155,7 +155,7 @@ struct NightPropertyTests {
                 #expect(plan.map(\.fireAt) == plan.map(\.fireAt).sorted())
                 #expect(Set(plan.map(\.fireAt)).count == plan.count)
                 if let dose1 = NightFacts(decision.session.events).dose1?.occurredAt {
-                    let closes = DoseWindow.closes(after: dose1)
+                    let closes = DoseWindow.label.closes(after: dose1)
                     for reminder in plan where reminder.fireAt >= closes {
                         #expect(reminder.kind == .windowExpired && reminder.fireAt == closes)
                     }

@@ -150,11 +150,16 @@ struct ErrorTaxonomyTests {
             .recentDose
         ),
         (
-            .dose2Pending(ending: "Logging wake-up", window: PendingDose2(dose1: Fixture.dose1, at: Fixture.minutes(30), zone: Fixture.newYork)),
+            .dose2Pending(
+                ending: "Logging wake-up", window: PendingDose2(dose1: Fixture.dose1, window: .label, at: Fixture.minutes(30), zone: Fixture.newYork)),
             .dose2Pending
         ),
         (.tooLarge(what: "Import", limit: "50 MB"), .tooLarge),
         (.dose1Required, .dose1Required),
+        (
+            .notInRegimen(action: "Dose 2", regimen: DoseRegimen(kind: .onceNightly, product: "lumryz", dosesMilligrams: [6000], targetMinutes: nil)),
+            .notInRegimen
+        ),
         (.windowNotOpen(minutesUntilOpen: 5, opensAt: Fixture.dose1, localTime: "01:00"), .windowNotOpen),
         (.windowExceeded(closedAt: Fixture.dose1, localTime: "02:30", minutesLate: 3), .windowExceeded),
         (.snoozeLimit(maximum: 3), .snoozeLimit),

@@ -32,7 +32,11 @@ struct SetupWizardTests {
     static let refused: [(SetupStep, [String: String], String)] = [
         (.sleepSchedule, ["sleep_start": "24:00"], "sleep_start"), (.sleepSchedule, ["wake_time": "7"], "wake_time"),
         (.sleepSchedule, ["time_zone": "Mars/Olympus"], "time_zone"), (.sleepSchedule, ["dose1_g": "2.25"], "dose1_g"),
-        (.medication, ["medication_product": "lumryz"], "medication_product"),
+        (.medication, ["medication_product": "lumryz", "regimen": "twice_nightly"], "regimen"),
+        (.medication, ["medication_product": "xyrem", "regimen": "once_nightly"], "regimen"),
+        (.medication, ["regimen": "thrice_nightly"], "regimen"),
+        (.medication, ["medication_product": "lumryz", "dose1_g": "9.001"], "dose1_g"),
+        (.medication, ["regimen": "once_nightly", "dose1_g": "6.5"], "dose1_g"),
         (.medication, ["medication_product": "adderall_ir"], "medication_product"),
         (.medication, ["dose1_g": "0.24"], "dose1_g"), (.medication, ["dose1_g": "4.501"], "dose1_g"), (.medication, ["dose1_g": "4,5"], "dose1_g"),
         (.medication, ["dose2_g": "2.2501"], "dose2_g"), (.medication, ["dose2_g": "-2"], "dose2_g"), (.medication, ["dose2_g": "NaN"], "dose2_g"),

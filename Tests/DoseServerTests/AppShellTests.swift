@@ -21,7 +21,7 @@ struct AppShellTests {
         let node = ["/usr/bin/node", "/usr/local/bin/node"].first { FileManager.default.isExecutableFile(atPath: $0) }
         #expect(node != nil, "node is needed; .ci/run installs Debian's nodejs")
         guard let node else { return }
-        let periods = Dose2Period.periods(dose1: Self.dose1)
+        let periods = Dose2Period.periods(dose1: Self.dose1, window: .label)
         let sent = JSONValue(response: periods.map(PeriodResponse.init)).rendered()
         let instants = Self.minutes.map { Self.dose1.addingTimeInterval($0 * 60) }
         let script = """

@@ -37,13 +37,18 @@ struct SetupAndSupplyWebTests {
                 ["csrf": token, "step": "1", "sleep_start": "22:45", "wake_time": "06:30", "prep_time": "18:00", "time_zone": "Europe/Paris"])
             #expect(step.status == .seeOther && step.headers[.location] == "/welcome?step=2")
             let medication = String(buffer: try await client.execute(uri: "/welcome?step=2", method: .get, headers: cookie).body)
-            #expect(medication.contains(#"value="sodium_oxybate""#) && !medication.contains("lumryz"))
+            #expect(medication.contains(#"value="sodium_oxybate""#) && medication.contains(#"value="lumryz""#))
+            #expect(medication.contains(#"name="regimen" value="twice_nightly" checked"#) && medication.contains(#"value="once_nightly""#))
+            // Lumryz is once nightly: asked for twice, the step is refused with the reason, and nothing changes.
+            step = try await Self.post(
+                client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "lumryz", "regimen": "twice_nightly"])
+            #expect(step.status == .badRequest && String(buffer: step.body).contains("Lumryz is taken once nightly, at bedtime, not twice nightly"))
             step = try await Self.post(
                 client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "xyrem", "dose1_g": "5", "dose2_g": "2"])
             #expect(step.status == .badRequest)
             let refusal = String(buffer: step.body)
             // Named as the page names it, with what was typed kept in the field (issue 31).
-            #expect(refusal.contains(#"role="alert">Dose 1 (grams): 5 g is outside the single-dose range"#), "\(refusal)")
+            #expect(refusal.contains(#"role="alert">Dose 1 (grams): 5 g is more than one dose of Xyrem twice nightly may be"#), "\(refusal)")
             #expect(refusal.contains(#"name="dose1_g""#) && refusal.contains(#"value="5""#) && refusal.contains(#"value="2""#), "\(refusal)")
             #expect(try fixture.environment.useCases().settings.current().medicationProduct == "xywav", "a refused step changes nothing")
             step = try await Self.post(
@@ -54,7 +59,7 @@ struct SetupAndSupplyWebTests {
                 ])
             #expect(step.headers[.location] == "/welcome?step=3")
             let window = String(buffer: try await client.execute(uri: "/welcome?step=3", method: .get, headers: cookie).body)
-            #expect(window.contains("The Dose 2 window: it opens 150 minutes after Dose 1 and closes at 240 minutes"))
+            #expect(window.contains("The Dose 2 window: \(RegimenWords.dose2Rule(.label))"))
             step = try await Self.post(
                 client, "/ui/welcome", cookie,
                 ["csrf": token, "step": "3", "switches": "allow_snoozing", "target_interval": "195", "max_snoozes": "2", "undo_window_seconds": "7"])

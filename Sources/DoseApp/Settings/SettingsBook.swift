@@ -25,13 +25,19 @@ public struct SettingsBook: Sendable {
             for (key, value) in changes {
                 let updated = try current.setting(key, to: value)
                 let canonical = try DoseSettings.canonicalKey(key)
-                let newValue = try updated.value(of: canonical)
-                var details = ["from": try current.value(of: canonical), "to": newValue]
-                details["reason"] = reason
-                try settings.saveSetting(key: canonical, value: newValue, at: clock.now)
-                try settings.auditSettingChange(key: canonical, details: details, auditID: clock.makeID(), at: clock.now)
+                // A change may bring another with it (Lumryz brings once nightly): each key whose value moved is kept.
+                let brought = try SettingKey.allCases.map(\.rawValue).filter { try $0 != canonical && current.value(of: $0) != updated.value(of: $0) }
+                for changed in [canonical] + brought {
+                    let newValue = try updated.value(of: changed)
+                    var details = ["from": try current.value(of: changed), "to": newValue]
+                    details["reason"] = changed == canonical ? reason : "brought by \(canonical)"
+                    try settings.saveSetting(key: changed, value: newValue, at: clock.now)
+                    try settings.auditSettingChange(key: changed, details: details, auditID: clock.makeID(), at: clock.now)
+                }
                 current = updated
             }
+            // Checked once all are applied, so a product and its amounts can change in one step.
+            if let conflict = current.regimenConflict { throw conflict }
             return current
         }
     }

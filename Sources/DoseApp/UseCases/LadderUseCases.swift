@@ -79,9 +79,10 @@ public struct LadderService: Sendable {
     /// take the dose: they wake the person, who decides).
     static func message(about owner: PersonRecord?, session: NightSession, zone: TimeZone) -> String {
         let who = owner.map { $0.name ?? $0.shownName } ?? "The person who shares with you"
-        guard let dose1 = NightFacts(session.events).dose1?.occurredAt else { return "DoseTap: \(who)'s Dose 2 has not been taken." }
+        let facts = NightFacts(session.events)
+        guard let dose1 = facts.dose1?.occurredAt, let window = facts.window else { return "DoseTap: \(who)'s Dose 2 has not been taken." }
         return "DoseTap: \(who)'s Dose 2 has not been taken. Dose 1 was at \(LocalClock.hourMinute(dose1, in: zone)); the window closes at "
-            + "\(LocalClock.hourMinute(DoseWindow.closes(after: dose1), in: zone)). Please wake them; they decide about the dose. "
+            + "\(LocalClock.hourMinute(window.closes(after: dose1), in: zone)). Please wake them; they decide about the dose. "
             + "Answer the alarm in DoseTap to stop the ladder."
     }
 }

@@ -29,7 +29,8 @@ public struct TransferService: Sendable {
         for night in nights {
             let onTime = night.intervalMinutes.map { DoseWindow.isOnTime(intervalMinutes: $0, targetMinutes: target) } ?? false
             let natural =
-                night.dose2.map { DoseWindow.isNaturalWake(dose1: night.dose1, dose2: $0, targetMinutes: target, snoozes: night.snoozes) } ?? false
+                night.dose2.map { DoseWindow.label.isNaturalWake(dose1: night.dose1, dose2: $0, targetMinutes: target, snoozes: night.snoozes) }
+                ?? false
             out += CSV.row([
                 night.date, LocalClock.hourMinuteSecond(night.dose1, in: zone), night.dose2.map { LocalClock.hourMinuteSecond($0, in: zone) } ?? "",
                 night.intervalMinutes.map(String.init) ?? "", String(onTime), String(natural),

@@ -36,6 +36,8 @@ public enum ErrorCode: CaseIterable, Sendable, Hashable {
     /// A JSON route was sent a body that is not `application/json`.
     case unsupportedMediaType
     case dose1Required
+    /// A Dose 2 (or its skip or snooze) on a night whose regimen has one dose (D19).
+    case notInRegimen
     case windowNotOpen
     case windowExceeded
     case snoozeLimit
@@ -114,6 +116,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case tooLarge(what: String, limit: String)
     /// Dose 1 must be recorded first.
     case dose1Required
+    /// The night's regimen has no such dose (D19): `action` is worded for people ("Dose 2", "Skipping Dose 2").
+    case notInRegimen(action: String, regimen: DoseRegimen)
     /// Dose 2 before the window opens; needs the `early` confirmation.
     case windowNotOpen(minutesUntilOpen: Int, opensAt: Date, localTime: String)
     /// Dose 2 after the window closed; needs the `late` confirmation.
@@ -157,6 +161,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .dose2Pending: .dose2Pending
         case .tooLarge: .tooLarge
         case .dose1Required: .dose1Required
+        case .notInRegimen: .notInRegimen
         case .windowNotOpen: .windowNotOpen
         case .windowExceeded: .windowExceeded
         case .snoozeLimit: .snoozeLimit
@@ -225,6 +230,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return details
         case .snoozeLimit(let maximum):
             return ["max_snoozes": String(maximum)]
+        case .notInRegimen(_, let regimen):
+            return ["regimen": regimen.kind.rawValue, "product": regimen.product]
         case .undoExpired(let window, _):
             return ["undo_window_seconds": String(window)]
         case .rateLimited(let event, _):
@@ -301,6 +308,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "\(what) is too large (limit \(limit))."
         case .dose1Required:
             return "Dose 1 has not been taken tonight. Take Dose 1 first."
+        case .notInRegimen(let action, let regimen):
+            return "\(action) is not part of tonight. \(RegimenWords.noDose2(regimen))"
         case .windowNotOpen(let minutes, _, let local):
             return "Too early for Dose 2: the window opens at \(local), in \(minutes) min. "
                 + "Taking Dose 2 early is risky; wait for the window." + offer("To record it anyway", .early)

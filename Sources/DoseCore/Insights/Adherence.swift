@@ -1,16 +1,17 @@
 public import Foundation
 
 /// How a night's Dose 2 went, in the one vocabulary of every surface, export and report (D18): *early* and *late* are
-/// outside the 150–240 minute window and always warnings; *on target* is within ±10 minutes of the target; *in window*
-/// is the rest of the window; *skipped* and *slept through* are never a dose.
+/// outside the night's window and always warnings; *on target* is within ±10 minutes of the target; *in window* is the
+/// rest of the window; *skipped* and *slept through* are never a dose. A once-nightly night has *one dose*: there is no
+/// Dose 2 to judge (D19).
 public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     /// Dose 2 within ±10 minutes of the target (and inside the window).
     case onTarget = "on_target"
     /// Dose 2 inside the window but more than 10 minutes from the target.
     case inWindow = "in_window"
-    /// Dose 2 before the window opened (under 150 minutes): a warning.
+    /// Dose 2 before the window opened: a warning.
     case early
-    /// Dose 2 at or after the window closed (240 minutes or more): a warning.
+    /// Dose 2 at or after the window closed: a warning.
     case late
     /// Dose 2 skipped by the person.
     case skipped
@@ -18,23 +19,28 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     case sleptThrough = "slept_through"
     /// Still to be decided (an open night), or ended without either; not counted in the shares.
     case undecided
+    /// A once-nightly night: its one dose taken, no Dose 2 to judge; not counted in the Dose 2 figures.
+    case oneDose = "one_dose"
 
-    /// How a night with these events went, against `targetMinutes`; nil for a night without Dose 1.
+    /// How a night with these events went, against its own target (or `targetMinutes` for a night recorded before
+    /// nights kept one); nil for a night without Dose 1.
     public static func of(_ facts: NightFacts, targetMinutes: Int) -> DoseTiming? {
         of(
             dose1: facts.dose1?.occurredAt, dose2: facts.dose2?.occurredAt, skipIsSleepThrough: facts.skip.map(NightFacts.isSleepThrough),
-            targetMinutes: targetMinutes)
+            window: facts.window, targetMinutes: facts.regimen?.targetMinutes ?? targetMinutes)
     }
 
-    /// How a summarised night went, against `targetMinutes`; nil for a night without Dose 1.
+    /// How a summarised night went, against its own target (or `targetMinutes`); nil for a night without Dose 1.
     public static func of(_ summary: NightSummary, targetMinutes: Int) -> DoseTiming? {
-        of(dose1: summary.dose1?.at, dose2: summary.dose2?.at, skipIsSleepThrough: summary.skip?.sleptThrough, targetMinutes: targetMinutes)
+        of(
+            dose1: summary.dose1?.at, dose2: summary.dose2?.at, skipIsSleepThrough: summary.skip?.sleptThrough, window: summary.window,
+            targetMinutes: summary.regimen?.targetMinutes ?? targetMinutes)
     }
 
     /// How a Dose 2 at `dose2` went after Dose 1 at `dose1`: the window decides early and late on absolute instants, to
     /// the second (D2), before the target is looked at, so an off-target dose inside the window is never called late.
-    public static func of(dose2: Date, dose1: Date, targetMinutes: Int) -> DoseTiming {
-        switch DoseWindow.position(of: dose2, dose1: dose1) {
+    public static func of(dose2: Date, dose1: Date, window: DoseWindow, targetMinutes: Int) -> DoseTiming {
+        switch window.position(of: dose2, dose1: dose1) {
         case .beforeWindow: return .early
         case .closed: return .late
         case .active, .nearClose:
@@ -44,12 +50,16 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The one reading both forms share; `skipIsSleepThrough` is nil without a skip in force.
-    private static func of(dose1: Date?, dose2: Date?, skipIsSleepThrough: Bool?, targetMinutes: Int) -> DoseTiming? {
+    private static func of(dose1: Date?, dose2: Date?, skipIsSleepThrough: Bool?, window: DoseWindow?, targetMinutes: Int) -> DoseTiming? {
         guard let dose1 else { return nil }
-        if let dose2 { return of(dose2: dose2, dose1: dose1, targetMinutes: targetMinutes) }
+        guard let window else { return .oneDose }
+        if let dose2 { return of(dose2: dose2, dose1: dose1, window: window, targetMinutes: targetMinutes) }
         if let skipIsSleepThrough { return skipIsSleepThrough ? .sleptThrough : .skipped }
         return .undecided
     }
+
+    /// The ways a twice-nightly night's Dose 2 goes, which the Dose 2 figures count; a once-nightly night is not one.
+    public static let dose2Figures = allCases.filter { $0 != .oneDose }
 
     /// Outside the window: shown as a warning, never with a success mark.
     public var isWarning: Bool { self == .early || self == .late }
@@ -67,6 +77,7 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
         case .skipped: "skipped"
         case .sleptThrough: "slept through"
         case .undecided: "not decided"
+        case .oneDose: "one dose (once nightly)"
         }
     }
 
@@ -80,6 +91,7 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
         case .skipped: "Skipped"
         case .sleptThrough: "Slept through"
         case .undecided: "Not decided"
+        case .oneDose: "One dose"
         }
     }
 
@@ -94,7 +106,7 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     /// dose was taken.
     public var mark: String {
         switch self {
-        case .onTarget, .inWindow: "✓"
+        case .onTarget, .inWindow, .oneDose: "✓"
         case .early, .late: "⚠"
         case .skipped, .sleptThrough, .undecided: "—"
         }
@@ -110,7 +122,7 @@ public struct Adherence: Sendable, Hashable {
         public let timing: DoseTiming
         /// Whole minutes from Dose 1 to Dose 2, when both were taken.
         public let intervalMinutes: Int?
-        /// Whether Dose 2 came inside the window, 150 ≤ elapsed < 240 minutes (to the second).
+        /// Whether Dose 2 came inside the night's window (to the second).
         public let insideWindow: Bool
         /// Whether Dose 2 came from a natural wake: before the wake alarm, with no snooze (seed 003's glossary).
         public let naturalWake: Bool
@@ -122,23 +134,27 @@ public struct Adherence: Sendable, Hashable {
         /// snack and brief wakes.
         public let awakenings: Int
 
-        /// The night of `session` against `targetMinutes`; nil when it has no Dose 1.
+        /// The night of `session` against its own target (`targetMinutes` for a night recorded before nights kept one);
+        /// nil when it has no Dose 1 or is once nightly (no Dose 2 to judge).
         public init?(_ session: NightSession, targetMinutes: Int) {
             self.init(NightSummary(session), targetMinutes: targetMinutes)
         }
 
-        /// The summarised night against `targetMinutes`; nil when it has no Dose 1.
+        /// The summarised night against its own target (or `targetMinutes`); nil when it has no Dose 1 or is once nightly.
         public init?(_ summary: NightSummary, targetMinutes: Int) {
-            guard let timing = DoseTiming.of(summary, targetMinutes: targetMinutes), let dose1 = summary.dose1?.at else { return nil }
+            guard let timing = DoseTiming.of(summary, targetMinutes: targetMinutes), timing != .oneDose, let dose1 = summary.dose1?.at,
+                let window = summary.window
+            else { return nil }
+            let targetMinutes = summary.regimen?.targetMinutes ?? targetMinutes
             date = summary.date
             self.timing = timing
             self.targetMinutes = targetMinutes
             let dose2 = summary.dose2?.at
             intervalMinutes = summary.intervalMinutes
-            insideWindow = dose2.map { [.active, .nearClose].contains(DoseWindow.position(of: $0, dose1: dose1)) } ?? false
+            insideWindow = dose2.map { [.active, .nearClose].contains(window.position(of: $0, dose1: dose1)) } ?? false
             snoozes = summary.snoozes
             naturalWake =
-                dose2.map { DoseWindow.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: summary.snoozes) } ?? false
+                dose2.map { window.isNaturalWake(dose1: dose1, dose2: $0, targetMinutes: targetMinutes, snoozes: summary.snoozes) } ?? false
             awakenings = summary.awakenings
         }
 
@@ -208,7 +224,7 @@ public struct Adherence: Sendable, Hashable {
         }
     }
 
-    /// The share of nights with both doses whose Dose 2 came inside the 150–240 window, in percent to one decimal.
+    /// The share of nights with both doses whose Dose 2 came inside their window, in percent to one decimal.
     public var insideWindowPercent: Double? {
         let taken = nights.filter { $0.intervalMinutes != nil }
         return Self.percent(taken.filter(\.insideWindow).count, of: taken.count)

@@ -152,10 +152,10 @@ public struct Insights: Sendable, Hashable {
             found.append(Notable(date: night.date, kind: .extraDose, text: "Extra dose at \(LocalClock.hourMinute(extra.at, in: extra.timeZone))"))
         }
         guard let dose1 = night.dose1?.at, let timing = DoseTiming.of(night, targetMinutes: targetMinutes) else { return found }
-        if let dose2 = night.dose2 {
+        if let dose2 = night.dose2, let window = night.window {
             let minutes = DoseWindow.wholeMinutes(from: dose1, to: dose2.at)
             let at = LocalClock.hourMinute(dose2.at, in: dose2.timeZone)
-            switch DoseWindow.position(of: dose2.at, dose1: dose1) {
+            switch window.position(of: dose2.at, dose1: dose1) {
             case .closed:
                 found.append(
                     Notable(date: night.date, kind: .lateDose, text: "Dose 2 at \(at), \(minutes) min after Dose 1: after the window closed"))

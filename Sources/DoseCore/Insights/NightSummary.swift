@@ -48,11 +48,15 @@ public struct NightSummary: Sendable, Hashable {
     /// Logged times awake between Dose 1 and the final wake-up (or the night's last event): bathroom, water, snack and
     /// brief wakes (`Adherence.awakeEvents`). Zero without Dose 1.
     public let awakenings: Int
+    /// The regimen Dose 1 was taken under; nil without Dose 1, or for a Dose 1 recorded before nights kept one.
+    public let regimen: DoseRegimen?
 
     /// A summary as stored.
     public init(
-        date: SessionKey, startedAt: Date, dose1: Moment?, dose2: Moment?, extraDoses: [Moment], skip: Skip?, snoozes: Int, awakenings: Int
+        date: SessionKey, startedAt: Date, dose1: Moment?, dose2: Moment?, extraDoses: [Moment], skip: Skip?, snoozes: Int, awakenings: Int,
+        regimen: DoseRegimen?
     ) {
+        self.regimen = regimen
         self.date = date
         self.startedAt = startedAt
         self.dose1 = dose1
@@ -78,7 +82,14 @@ public struct NightSummary: Sendable, Hashable {
             date: session.date, startedAt: session.startedAt, dose1: facts.dose1.map(Moment.init), dose2: facts.dose2.map(Moment.init),
             extraDoses: facts.extraDoses.map(Moment.init),
             skip: facts.skip.map { Skip(reason: $0.metadata.skipReason, sleptThrough: NightFacts.isSleepThrough($0)) },
-            snoozes: facts.snoozes.count, awakenings: awakenings ?? 0)
+            snoozes: facts.snoozes.count, awakenings: awakenings ?? 0, regimen: facts.regimen)
+    }
+
+    /// The night's Dose 2 window: nil without Dose 1 and once nightly; the label's before nights kept their regimen.
+    public var window: DoseWindow? {
+        guard dose1 != nil else { return nil }
+        guard let regimen else { return .label }
+        return regimen.window
     }
 
     /// Whole minutes from Dose 1 to Dose 2, when both were taken.

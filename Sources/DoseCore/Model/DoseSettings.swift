@@ -34,7 +34,7 @@ public struct ClockTime: Hashable, Sendable, Codable, Comparable, CustomStringCo
 /// The person's settings, each always within its allowed values (SPEC §3.1).
 public struct DoseSettings: Hashable, Sendable, Codable {
     /// Allowed target intervals in minutes.
-    public static let targetIntervalOptions = [165, 180, 195, 210, 225]
+    public static let targetIntervalOptions = DoseWindow.label.targetOptions
     /// Allowed snooze limits.
     public static let maxSnoozesRange = 1...5
     /// Allowed undo windows in seconds.
@@ -47,11 +47,11 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public static let wakeAlarmRefireRange = 0...10
     /// Allowed escalation points, minutes after Dose 1: inside the window, and at least 5 minutes before it closes so
     /// that someone told can still help.
-    public static let escalationMinutesRange = DoseWindow.opensAfterMinutes...(DoseWindow.closesAfterMinutes - 5)
+    public static let escalationMinutesRange = DoseWindow.label.escalationMinutes
     /// The formats an escalation contact's URL takes.
     public static let escalationContactFormats = ["ntfy", "json"]
-    /// Allowed amounts of one dose in mg: the largest labelled single dose of oxybate is 4.5 g (9 g a night in two).
-    public static let doseAmountRange = 250...4500
+    /// Amounts of one dose in mg that any regimen allows; the product and regimen narrow it (``regimenConflict``).
+    public static let doseAmountRange = RegimenCatalogue.smallestDoseMilligrams...RegimenCatalogue.largestDoseMilligrams
     /// Allowed bottle concentrations in mg/mL (XYWAV, Xyrem and the generics are 500).
     public static let concentrationRange = 100...1000
     /// Allowed bottle sizes in mL (XYWAV and Xyrem come in 180 mL).
@@ -90,14 +90,16 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     /// Whether the escalation contact is told when Dose 2 is still pending at the escalation point.
     public internal(set) var escalationEnabled = false
     /// The escalation point, minutes after Dose 1 (default: the 15-minute warning).
-    public internal(set) var escalationMinutes = DoseWindow.nearCloseAfterMinutes
+    public internal(set) var escalationMinutes = DoseWindow.label.nearCloseAfterMinutes
     /// Where the escalation contact is told: an ntfy topic or webhook URL, or empty (push subscriptions of the contact's
     /// phone are the other way).
     public internal(set) var escalationContact = ""
     /// `ntfy` (the message as the body, ntfy's headers) or `json` (a JSON object).
     public internal(set) var escalationContactFormat = "ntfy"
-    /// The oxybate product taken, a split-night entry of the medication catalogue.
+    /// The oxybate product taken, an entry of the regimen catalogue.
     public internal(set) var medicationProduct = "xywav"
+    /// Once or twice nightly (D19); a night keeps the one its Dose 1 was taken under.
+    public internal(set) var regimenKind = DoseRegimen.Kind.twiceNightly
     /// Dose 1's amount in mg.
     public internal(set) var dose1Milligrams = 2250
     /// Dose 2's amount in mg (an extra dose is counted at this amount too).
@@ -123,8 +125,41 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     /// The zone of ``timeZoneID``; settings never hold an unknown zone.
     public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(secondsFromGMT: 0)! }
 
-    /// Milligrams a full night takes: Dose 1 and Dose 2.
-    public var nightlyMilligrams: Int { dose1Milligrams + dose2Milligrams }
+    /// Milligrams a full night takes under the regimen.
+    public var nightlyMilligrams: Int { regimen.nightlyMilligrams }
+
+    /// The regimen a Dose 1 recorded now is taken under.
+    public var regimen: DoseRegimen {
+        DoseRegimen(
+            kind: regimenKind, product: medicationProduct, dosesMilligrams: [dose1Milligrams, dose2Milligrams],
+            targetMinutes: targetIntervalMinutes)
+    }
+
+    /// The first way the product, the regimen and the dose amounts disagree, or nil. The product's label decides which
+    /// regimens it allows and how large one dose may be; settings changed together are checked together, after all of
+    /// them, so a product and its amounts can change in one step.
+    public var regimenConflict: DoseError? {
+        guard let entry = RegimenCatalogue.entry(medicationProduct) else { return nil }
+        guard entry.allows(regimenKind) else {
+            return .invalidInput(
+                field: SettingKey.regimen.rawValue, problem: "\(entry.kindsReason), not \(RegimenWords.kind(regimenKind))",
+                allowed: entry.kinds.map(\.rawValue).joined(separator: " or "))
+        }
+        let range = entry.doseRange(regimenKind)
+        var amounts = [(SettingKey.dose1Milligrams, dose1Milligrams)]
+        if regimenKind == .twiceNightly { amounts.append((.dose2Milligrams, dose2Milligrams)) }
+        for (key, amount) in amounts where !range.contains(amount) {
+            return .invalidInput(
+                field: key.rawValue,
+                problem:
+                    "\(RegimenWords.grams(amount)) is more than one dose of \(RegimenWords.product(medicationProduct)) \(RegimenWords.kind(regimenKind)) "
+                    + "may be",
+                allowed:
+                    "\(range.lowerBound)–\(range.upperBound) mg (\(RegimenWords.grams(range.lowerBound))–\(RegimenWords.grams(range.upperBound)), "
+                    + "the largest labelled single dose)")
+        }
+        return nil
+    }
 
     /// The cooldown of an event type in seconds.
     public func cooldownSeconds(for definition: SleepEventDefinition) -> Int {
@@ -151,6 +186,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case escalationContact = "escalation_contact"
     case escalationContactFormat = "escalation_contact_format"
     case medicationProduct = "medication_product"
+    case regimen
     case dose1Milligrams = "dose1_mg"
     case dose2Milligrams = "dose2_mg"
     case concentration = "concentration_mg_per_ml"
@@ -185,7 +221,7 @@ extension DoseSettings {
             .whole
         case .allowSnoozing, .remindersEnabled, .escalationEnabled: .boolean
         case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat, .medicationProduct, .refillReminderTime,
-            .sleepSourcePriority:
+            .sleepSourcePriority, .regimen:
             .text
         case .quickLog: .eventList
         case nil: key.hasPrefix(cooldownPrefix) ? .whole : nil
@@ -230,6 +266,7 @@ extension DoseSettings {
         case .escalationContact: return escalationContact
         case .escalationContactFormat: return escalationContactFormat
         case .medicationProduct: return medicationProduct
+        case .regimen: return regimenKind.rawValue
         case .dose1Milligrams: return String(dose1Milligrams)
         case .dose2Milligrams: return String(dose2Milligrams)
         case .concentration: return String(concentrationMgPerML)
@@ -322,19 +359,26 @@ extension DoseSettings {
             guard Self.escalationContactFormats.contains(text) else { throw invalid(Self.escalationContactFormats.joined(separator: " or ")) }
             copy.escalationContactFormat = text
         case .medicationProduct:
-            let products = MedicationCatalogue.splitNight
-            guard let product = products.first(where: { $0.id == text.lowercased() }) else {
-                let once = MedicationCatalogue.all.first { $0.id == text.lowercased() && $0.category == .sodiumOxybate }
-                let problem =
-                    once.map { "\($0.name) is taken once a night, and DoseTap times a split-night Dose 2" }
-                    ?? "'\(rawValue)' is not a split-night oxybate"
-                throw .invalidInput(field: key, problem: problem, allowed: products.map { "\($0.id) (\($0.name))" }.joined(separator: ", "))
+            guard let entry = RegimenCatalogue.entry(text) else {
+                throw .invalidInput(
+                    field: key, problem: "'\(rawValue)' is not an oxybate DoseTap times",
+                    allowed: RegimenCatalogue.entries.map { "\($0.product) (\(RegimenWords.product($0.product)))" }.joined(separator: ", "))
             }
-            copy.medicationProduct = product.id
+            copy.medicationProduct = entry.product
+            // A product whose label allows one regimen brings it (Lumryz is once nightly); one that allows both keeps
+            // the person's.
+            if !entry.allows(copy.regimenKind) { copy.regimenKind = entry.kinds[0] }
+        case .regimen:
+            guard let kind = DoseRegimen.Kind(rawValue: text.lowercased()) else {
+                throw invalid(DoseRegimen.Kind.allCases.map(\.rawValue).joined(separator: " or "))
+            }
+            copy.regimenKind = kind
         case .dose1Milligrams, .dose2Milligrams:
             let range = Self.doseAmountRange
             guard let milligrams = Int(text), range.contains(milligrams) else {
-                throw invalid("\(range.lowerBound)–\(range.upperBound) mg (0.25–4.5 g, the largest labelled single dose)")
+                throw invalid(
+                    "\(range.lowerBound)–\(range.upperBound) mg (\(RegimenWords.grams(range.lowerBound))–\(RegimenWords.grams(range.upperBound)), "
+                        + "the largest labelled single dose of any regimen)")
             }
             if SettingKey(rawValue: key) == .dose1Milligrams { copy.dose1Milligrams = milligrams } else { copy.dose2Milligrams = milligrams }
         case .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays:

@@ -126,6 +126,9 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     public var amountMilligrams: Int?
     /// Who recorded it for the person, when not the person themself (SPEC §5.6).
     public var actedBy: String?
+    /// On Dose 1: the regimen the night is taken under (D19). A Dose 1 without one was recorded before nights kept
+    /// their regimen, all of them twice nightly.
+    public var regimen: DoseRegimen?
 
     /// Empty metadata.
     public init() {}
@@ -133,7 +136,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", skipReason = "reason"
         case snoozeCount = "count", snoozeUntil = "snooze_until", confirmations = "confirmed"
-        case amountMilligrams = "amount_mg", actedBy = "acted_by"
+        case amountMilligrams = "amount_mg", actedBy = "acted_by", regimen
     }
 
     public init(from decoder: any Decoder) throws {
@@ -147,6 +150,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         confirmations = try container.decodeIfPresent([ConfirmKind].self, forKey: .confirmations) ?? []
         amountMilligrams = try container.decodeIfPresent(Int.self, forKey: .amountMilligrams)
         actedBy = try container.decodeIfPresent(String.self, forKey: .actedBy)
+        regimen = try container.decodeIfPresent(DoseRegimen.self, forKey: .regimen)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -160,6 +164,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         if !confirmations.isEmpty { try container.encode(confirmations, forKey: .confirmations) }
         try container.encodeIfPresent(amountMilligrams, forKey: .amountMilligrams)
         try container.encodeIfPresent(actedBy, forKey: .actedBy)
+        try container.encodeIfPresent(regimen, forKey: .regimen)
     }
 }
 

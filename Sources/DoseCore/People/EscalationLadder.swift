@@ -23,8 +23,9 @@ public enum EscalationLadder {
         public let usefulUntil: Date
     }
 
-    /// Minutes after Dose 1 a rung may be set to: inside the window, before its close.
-    public static let minutes = DoseWindow.opensAfterMinutes..<DoseWindow.closesAfterMinutes
+    /// Minutes after Dose 1 a rung may be set to: inside the label's window, before its close. Once nightly the ladder
+    /// has nothing to tell: the plan it follows is empty.
+    public static let minutes = DoseWindow.label.opensAfterMinutes..<DoseWindow.label.closesAfterMinutes
     /// The most rungs a ladder has.
     public static let maxRungs = 5
 
@@ -58,9 +59,9 @@ public enum EscalationLadder {
     public static func steps(for session: NightSession?, settings: DoseSettings, rungs: [Rung]) -> [Step] {
         let plan = ReminderPlan.plan(for: session, settings: settings)
         guard let wake = plan.first(where: { $0.kind == .wakeAlarm })?.fireAt,
-            let dose1 = session.flatMap({ NightFacts($0.events).dose1?.occurredAt })
+            let facts = session.map({ NightFacts($0.events) }), let dose1 = facts.dose1?.occurredAt, let window = facts.window
         else { return [] }
-        let closes = DoseWindow.closes(after: dose1)
+        let closes = window.closes(after: dose1)
         return rungs.compactMap { rung in
             let fireAt = max(dose1.addingTimeInterval(Double(rung.minutesAfterDose1) * 60), wake)
             return fireAt < closes ? Step(rung: rung, fireAt: fireAt, usefulUntil: closes) : nil

@@ -108,28 +108,29 @@ public enum ReminderPlan {
     public static let followUpSpacingMinutes = 2.0
 
     /// Every reminder of the night in time order, past ones included. Empty when there is nothing to remind
-    /// of: no Dose 1, Dose 2 taken or skipped (expiry included), wake-up logged, session closed, or reminders off.
+    /// of: no Dose 1, a once-nightly night (no Dose 2), Dose 2 taken or skipped (expiry included), wake-up logged,
+    /// session closed, or reminders off.
     /// `acknowledgedAt` are the instants someone answered an alarm ("I'm up"); any action a person recorded answers
     /// one too, so the plan reads those from the events itself.
     public static func plan(for session: NightSession?, settings: DoseSettings, acknowledgedAt: [Date] = []) -> [Reminder] {
         guard settings.remindersEnabled, let session, session.isOpen else { return [] }
         let facts = NightFacts(session.events)
-        guard let dose1 = facts.dose1?.occurredAt, facts.dose2 == nil, facts.skip == nil,
+        guard let dose1 = facts.dose1?.occurredAt, let window = facts.window, facts.dose2 == nil, facts.skip == nil,
             facts.wake == nil, facts.checkIn == nil
         else { return [] }
 
         func after(_ minutes: Double) -> Date { dose1.addingTimeInterval(minutes * 60) }
         // Every instant is derived from the window: the countdown warnings count back from its close, the 15-minute
         // one is the near-close boundary itself, so the plan cannot drift from the rules if the window ever changes.
-        func beforeClose(_ minutes: Double) -> Date { after(Double(DoseWindow.closesAfterMinutes) - minutes) }
+        func beforeClose(_ minutes: Double) -> Date { after(Double(window.closesAfterMinutes) - minutes) }
         let target = Double(settings.targetIntervalMinutes)
         let wake = facts.snoozeUntil ?? after(target)
-        let closes = DoseWindow.closes(after: dose1)
+        let closes = window.closes(after: dose1)
 
         func reminder(_ kind: ReminderKind, _ fireAt: Date) -> Reminder { Reminder(kind: kind, fireAt: fireAt, usefulUntil: closes) }
 
         var items: [Reminder] = [
-            reminder(.windowOpen, after(Double(DoseWindow.opensAfterMinutes))),
+            reminder(.windowOpen, after(Double(window.opensAfterMinutes))),
             reminder(.preAlarm, after(target - ReminderPlan.preAlarmLeadMinutes)),
             reminder(.wakeAlarm, wake),
         ]
@@ -143,11 +144,11 @@ public enum ReminderPlan {
         }
         items += [
             reminder(.warning30Minutes, beforeClose(30)),
-            reminder(.warning15Minutes, after(Double(DoseWindow.nearCloseAfterMinutes))),
+            reminder(.warning15Minutes, after(Double(window.nearCloseAfterMinutes))),
             reminder(.warning5Minutes, beforeClose(5)),
             reminder(.warning2Minutes, beforeClose(2)),
             reminder(.warning30Seconds, beforeClose(0.5)),
-            Reminder(kind: .windowExpired, fireAt: closes, usefulUntil: DoseWindow.expires(after: dose1)),
+            Reminder(kind: .windowExpired, fireAt: closes, usefulUntil: window.expires(after: dose1)),
         ]
         // The contact is never told before the sleeper's own alarm has rung (a snooze moves both).
         if settings.escalationEnabled { items.append(reminder(.escalation, max(after(Double(settings.escalationMinutes)), wake))) }

@@ -23,9 +23,9 @@ public struct Dose2Period: Sendable, Hashable {
     /// What a Dose 2 inside the period must be confirmed with; empty in the window.
     public let confirmations: [ConfirmKind]
 
-    /// The periods after a Dose 1 at `dose1`, in order, with no gap between them.
-    public static func periods(dose1: Date) -> [Dose2Period] {
-        let (opens, closes, expires) = (DoseWindow.opens(after: dose1), DoseWindow.closes(after: dose1), DoseWindow.expires(after: dose1))
+    /// The periods after a Dose 1 at `dose1` in `window`, in order, with no gap between them.
+    public static func periods(dose1: Date, window: DoseWindow) -> [Dose2Period] {
+        let (opens, closes, expires) = (window.opens(after: dose1), window.closes(after: dose1), window.expires(after: dose1))
         return [
             Dose2Period(kind: .beforeWindow, from: dose1, until: opens, confirmations: [.early]),
             Dose2Period(kind: .window, from: opens, until: closes, confirmations: []),
@@ -41,9 +41,10 @@ public struct Dose2Period: Sendable, Hashable {
 }
 
 extension NightStatus {
-    /// While Dose 2 is still to take (Dose 1 taken, no Dose 2, no skip): its periods; otherwise none.
+    /// While Dose 2 is still to take (Dose 1 taken, no Dose 2, no skip): its periods; otherwise none, and none once
+    /// nightly.
     public var dose2Periods: [Dose2Period] {
-        guard let dose1At, dose2At == nil, !dose2Skipped else { return [] }
-        return Dose2Period.periods(dose1: dose1At)
+        guard let dose1At, let window = regimen.window, dose2At == nil, !dose2Skipped else { return [] }
+        return Dose2Period.periods(dose1: dose1At, window: window)
     }
 }

@@ -5,9 +5,12 @@ import Foundation
 /// every row. Imported doses get their Dose 2 flags and indexes from the night's own doses, whatever the source said.
 public struct JoiningNight: Sendable {
     var dose1At: Date?
+    var window: DoseWindow?
     var hasDose2: Bool
     var doseCount: Int
     var snoozeCount: Int
+    /// The regimen an imported Dose 1 that states none was taken under.
+    let unstatedRegimen: DoseRegimen
 
     /// Why an imported event cannot join the night.
     public struct Refusal: Error, Sendable {
@@ -15,9 +18,12 @@ public struct JoiningNight: Sendable {
         public let reason: String
     }
 
-    /// The night as its recorded events leave it.
-    public init(_ facts: NightFacts) {
+    /// The night as its recorded events leave it; an imported Dose 1 that states no regimen gets `unstatedRegimen` (the
+    /// original app's nights were twice nightly; a file of DoseTap's own without one is the person's current regimen).
+    public init(_ facts: NightFacts, unstatedRegimen: DoseRegimen) {
+        self.unstatedRegimen = unstatedRegimen
         dose1At = facts.dose1?.occurredAt
+        window = facts.window
         hasDose2 = facts.dose2 != nil
         doseCount = facts.doseCount
         snoozeCount = facts.snoozes.count
@@ -29,9 +35,11 @@ public struct JoiningNight: Sendable {
         if let reason = conflict(of: imported) { return .failure(Refusal(reason: reason)) }
         var event = imported
         switch event.kind {
-        case .dose1: event.metadata.doseIndex = 1
+        case .dose1:
+            event.metadata.doseIndex = 1
+            if event.metadata.regimen == nil { event.metadata.regimen = unstatedRegimen }
         case .dose2:
-            if let dose1At { event.metadata.classifyDose2(at: event.occurredAt, dose1: dose1At) }
+            if let dose1At, let window { event.metadata.classifyDose2(at: event.occurredAt, dose1: dose1At, window: window) }
             event.metadata.doseIndex = 2
         case .extraDose where event.metadata.doseIndex == nil: event.metadata.doseIndex = doseCount + 1
         case .snooze where event.metadata.snoozeCount == nil: event.metadata.snoozeCount = snoozeCount + 1
@@ -49,6 +57,7 @@ public struct JoiningNight: Sendable {
         case .dose2, .dose2Skipped, .snooze, .extraDose:
             guard let dose1At else { return "\(event.kind.label) without a Dose 1 that night" }
             if event.occurredAt < dose1At { return "\(event.kind.label) before that night's Dose 1" }
+            if event.kind != .extraDose, window == nil { return "that night's regimen is once nightly: it has no Dose 2" }
             if event.kind == .dose2, hasDose2 { return "that night already has Dose 2" }
             return nil
         default:
@@ -60,6 +69,7 @@ public struct JoiningNight: Sendable {
         switch event.kind {
         case .dose1 where dose1At == nil:
             dose1At = event.occurredAt
+            window = NightFacts.window(of: event)
             doseCount += 1
         case .dose2 where !hasDose2:
             hasDose2 = true

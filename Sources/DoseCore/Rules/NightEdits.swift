@@ -84,7 +84,7 @@ public enum NightEdits {
         }
         guard let dose1 = facts.dose1, var dose2 = facts.dose2 else { return [] }
         let before = dose2.metadata
-        dose2.metadata.classifyDose2(at: dose2.occurredAt, dose1: dose1.occurredAt)
+        dose2.metadata.classifyDose2(at: dose2.occurredAt, dose1: dose1.occurredAt, window: facts.window ?? .label)
         guard dose2.metadata != before else { return [] }
         session = session.removing(dose2.id).adding(dose2)
         return [dose2]

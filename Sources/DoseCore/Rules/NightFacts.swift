@@ -20,6 +20,11 @@ public struct NightFacts: Sendable {
     public let checkIn: NightEvent?
     /// Every event.
     public let events: [NightEvent]
+    /// The regimen Dose 1 was taken under (D19), nil without Dose 1 or for a Dose 1 recorded before nights kept one.
+    public let regimen: DoseRegimen?
+    /// The night's Dose 2 window: nil without Dose 1 and under a once-nightly regimen; the label's for a Dose 1 recorded
+    /// before nights kept their regimen, when every night was twice nightly.
+    public let window: DoseWindow?
 
     /// Reads the facts of a set of events.
     public init(_ events: [NightEvent]) {
@@ -55,7 +60,18 @@ public struct NightFacts: Sendable {
         self.snoozes = snoozes
         self.wake = wake
         self.checkIn = checkIn
+        self.regimen = dose1?.metadata.regimen
+        self.window = dose1.flatMap(Self.window(of:))
     }
+
+    /// The Dose 2 window a Dose 1 opens: its regimen's, or the label's for a Dose 1 recorded before nights kept one.
+    public static func window(of dose1: NightEvent) -> DoseWindow? {
+        guard let regimen = dose1.metadata.regimen else { return .label }
+        return regimen.window
+    }
+
+    /// The night's regimen kind, nil without Dose 1.
+    public var regimenKind: DoseRegimen.Kind? { dose1.map { _ in window == nil ? .onceNightly : .twiceNightly } }
 
     /// Whether the skip in force is the automatic sleep-through expiry.
     public var sleptThrough: Bool { skip.map(NightFacts.isSleepThrough) ?? false }
@@ -70,8 +86,8 @@ public struct NightFacts: Sendable {
 
     /// Whether Dose 2 is neither taken nor skipped and, at `instant`, the night has not expired.
     public func dose2Pending(at instant: Date) -> Bool {
-        guard let dose1, dose2 == nil, skip == nil else { return false }
-        return instant < DoseWindow.expires(after: dose1.occurredAt)
+        guard let dose1, let window, dose2 == nil, skip == nil else { return false }
+        return instant < window.expires(after: dose1.occurredAt)
     }
 
     /// The skip reason recorded by the sleep-through expiry.
@@ -84,6 +100,8 @@ public struct NightFacts: Sendable {
 
 /// The night's dose outcome (SPEC D1).
 public enum NightOutcome: String, Sendable, Codable {
+    /// A once-nightly night's one dose was taken (D19).
+    case doseTaken = "dose_taken"
     case dose2Taken = "dose2_taken"
     case dose2Skipped = "dose2_skipped"
     case expired
@@ -119,14 +137,16 @@ public enum NightPhase: String, Sendable, Codable, CaseIterable, Comparable {
 
 extension NightFacts {
     /// The phase at `instant`. Recorded events decide first (check-in, wake, Dose 2 or skip); then Dose 1
-    /// and the clock. A night past the sleep-through expiry is complete even before its expiry is recorded.
+    /// and the clock; a once-nightly night is complete once its dose is taken. A night past the sleep-through expiry is complete even before its expiry is recorded.
     public func phase(at instant: Date) -> NightPhase {
         if checkIn != nil { return .completed }
         if wake != nil { return .finalizing }
         if dose2 != nil || skip != nil { return .completed }
         guard let dose1 else { return .noDose1 }
-        if instant >= DoseWindow.expires(after: dose1.occurredAt) { return .completed }
-        switch DoseWindow.position(of: instant, dose1: dose1.occurredAt) {
+        // Once nightly, the night's one dose is its whole dose plan.
+        guard let window else { return .completed }
+        if instant >= window.expires(after: dose1.occurredAt) { return .completed }
+        switch window.position(of: instant, dose1: dose1.occurredAt) {
         case .beforeWindow: return .beforeWindow
         case .active: return .active
         case .nearClose: return .nearClose
@@ -138,14 +158,15 @@ extension NightFacts {
     public func outcome(at instant: Date) -> NightOutcome? {
         if dose2 != nil { return .dose2Taken }
         if let skip { return NightFacts.isSleepThrough(skip) ? .expired : .dose2Skipped }
-        if let dose1, instant >= DoseWindow.expires(after: dose1.occurredAt) { return .expired }
+        if dose1 != nil, window == nil { return .doseTaken }
+        if let dose1, let window, instant >= window.expires(after: dose1.occurredAt) { return .expired }
         return nil
     }
 
     /// The terminal state a night closing at `instant` gets (D12).
     public func terminalState(at instant: Date) -> TerminalState {
         switch outcome(at: instant) {
-        case .dose2Taken: .completed
+        case .dose2Taken, .doseTaken: .completed
         case .dose2Skipped: .skipped
         case .expired: .expired
         case nil: .aborted

@@ -64,8 +64,19 @@ public enum NightRules {
 
     private static var redoseSpacing: TimeInterval { DoseWindow.minutes(DoseWindow.redoseSpacingMinutes) }
 
+    /// The refusal of an action on Dose 2 (`action`, in words) when the night has none: its Dose 1 was taken under a
+    /// once-nightly regimen, or, before Dose 1, the regimen in the settings is once nightly (D19).
+    public static func noDose2Refusal(_ facts: NightFacts, action: String, settings: DoseSettings) -> DoseError? {
+        if facts.dose1 == nil {
+            return settings.regimenKind == .onceNightly ? .notInRegimen(action: action, regimen: settings.regimen) : nil
+        }
+        guard facts.window == nil else { return nil }
+        return .notInRegimen(action: action, regimen: facts.regimen ?? settings.regimen)
+    }
+
     /// Whether a snooze would be allowed at `instant`, and if not, the refusal.
     public static func snoozeRefusal(_ facts: NightFacts, at instant: Date, settings: DoseSettings) -> DoseError? {
+        if let refusal = noDose2Refusal(facts, action: "Snoozing Dose 2", settings: settings) { return refusal }
         guard facts.dose1 != nil else { return .dose1Required }
         guard settings.allowSnoozing else { return .snoozeUnavailable(.disabledInSettings) }
         switch facts.phase(at: instant) {
@@ -81,7 +92,8 @@ public enum NightRules {
     }
 
     /// Whether a skip would be allowed, and if not, the refusal.
-    public static func skipRefusal(_ facts: NightFacts, timeZone: TimeZone) -> DoseError? {
+    public static func skipRefusal(_ facts: NightFacts, timeZone: TimeZone, settings: DoseSettings) -> DoseError? {
+        if let refusal = noDose2Refusal(facts, action: "Skipping Dose 2", settings: settings) { return refusal }
         guard facts.dose1 != nil else { return .dose1Required }
         if let dose2 = facts.dose2 {
             return .alreadyTaken(dose: "Dose 2", at: dose2.occurredAt, localTime: LocalClock.hourMinute(dose2.occurredAt, in: timeZone), confirm: nil)
@@ -156,9 +168,9 @@ private struct Builder {
     /// D16: ending the night (wake-up, check-in) while Dose 2 is undecided needs `end_night`; returns the confirmations
     /// to record with the event. A night whose wake-up is already logged has ended its doses before.
     private mutating func refuseIfEndingUndecided(_ ending: String) throws(DoseError) -> [ConfirmKind] {
-        guard let dose1 = facts.dose1, facts.wake == nil, facts.dose2Pending(at: at) else { return [] }
+        guard let dose1 = facts.dose1, let window = facts.window, facts.wake == nil, facts.dose2Pending(at: at) else { return [] }
         guard action.confirmations.contains(.endNight) else {
-            throw .dose2Pending(ending: ending, window: PendingDose2(dose1: dose1.occurredAt, at: at, zone: zone))
+            throw .dose2Pending(ending: ending, window: PendingDose2(dose1: dose1.occurredAt, window: window, at: at, zone: zone))
         }
         warnings.append("The night ended with Dose 2 neither taken nor skipped; its alarms are cancelled.")
         return [.endNight]
@@ -178,7 +190,10 @@ private struct Builder {
         }
         var metadata = EventMetadata()
         metadata.doseIndex = 1
-        metadata.amountMilligrams = context.settings.dose1Milligrams
+        // The night keeps the regimen of its Dose 1 (D19): a later change of settings is for later nights.
+        let regimen = context.settings.regimen
+        metadata.regimen = regimen
+        metadata.amountMilligrams = regimen.milligrams(ofDose: 1)
         if let near = NightRules.nearestDose(context.nearbyDoses, to: at) {
             // D14: about the medicine in the body, not the session, so no closed night resets it.
             let minutes = Int((at.timeIntervalSince(near.at) / 60).rounded(.towardZero))
@@ -201,7 +216,10 @@ private struct Builder {
     }
 
     mutating func dose2() throws(DoseError) {
-        guard let dose1 = facts.dose1 else { throw .dose1Required }
+        if let refusal = NightRules.noDose2Refusal(facts, action: "Dose 2", settings: context.settings) { throw refusal }
+        guard let dose1 = facts.dose1, let window = facts.window else { throw .dose1Required }
+        // Dose 2's amount is the night's, fixed with its Dose 1; a night from before regimens takes the profile's.
+        let dose2Amount = facts.regimen?.milligrams(ofDose: 2) ?? context.settings.dose2Milligrams
         try refuseIfBeforeDose1(dose1, doing: "Dose 2")
         try refuseIfFinalizing()
         let confirmed = action.confirmations
@@ -211,7 +229,7 @@ private struct Builder {
             }
             var metadata = EventMetadata()
             metadata.doseIndex = facts.doseCount + 1
-            metadata.amountMilligrams = context.settings.dose2Milligrams
+            metadata.amountMilligrams = dose2Amount
             metadata.confirmations = [.extra]
             warnings.append(
                 "Extra dose recorded: this is dose \(facts.doseCount + 1) tonight. Do not take any more oxybate tonight; "
@@ -230,17 +248,17 @@ private struct Builder {
         }
         var metadata = EventMetadata()
         metadata.doseIndex = 2
-        metadata.amountMilligrams = context.settings.dose2Milligrams
-        switch DoseWindow.position(of: at, dose1: dose1.occurredAt) {
+        metadata.amountMilligrams = dose2Amount
+        switch window.position(of: at, dose1: dose1.occurredAt) {
         case .beforeWindow:
-            let opens = DoseWindow.opens(after: dose1.occurredAt)
+            let opens = window.opens(after: dose1.occurredAt)
             guard confirmed.contains(.early) else {
                 let minutes = max(1, Int((opens.timeIntervalSince(at) / 60).rounded(.up)))
                 throw .windowNotOpen(minutesUntilOpen: minutes, opensAt: opens, localTime: local(opens))
             }
             given.append(.early)
         case .closed:
-            let closes = DoseWindow.closes(after: dose1.occurredAt)
+            let closes = window.closes(after: dose1.occurredAt)
             guard confirmed.contains(.late) else {
                 throw .windowExceeded(closedAt: closes, localTime: local(closes), minutesLate: DoseWindow.wholeMinutes(from: closes, to: at))
             }
@@ -248,14 +266,14 @@ private struct Builder {
         case .active, .nearClose:
             break
         }
-        metadata.classifyDose2(at: at, dose1: dose1.occurredAt)
+        metadata.classifyDose2(at: at, dose1: dose1.occurredAt, window: window)
         metadata.confirmations = given
         if let supersededExpiry { removed.append(supersededExpiry) }
         record(.dose2, metadata: metadata)
     }
 
     mutating func skip(reason: String?) throws(DoseError) {
-        if let refusal = NightRules.skipRefusal(facts, timeZone: zone) { throw refusal }
+        if let refusal = NightRules.skipRefusal(facts, timeZone: zone, settings: context.settings) { throw refusal }
         if let dose1 = facts.dose1 { try refuseIfBeforeDose1(dose1, doing: "A skip") }
         var metadata = EventMetadata()
         metadata.skipReason = try TextLimits.validated(reason, field: "reason", limit: TextLimits.otherText)

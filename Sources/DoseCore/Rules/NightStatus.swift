@@ -71,6 +71,8 @@ public struct NightStatus: Sendable, Hashable {
     public var asOf: Date
     /// The zone the person's clock times are in.
     public var timeZoneID: String
+    /// The regimen tonight follows: its Dose 1's once taken, until then the settings' (D19).
+    public var regimen: DoseRegimen
 
     /// The status of `session` (nil: the night to come) at `instant`, in the zone in use now. `acknowledgedAt` are the
     /// night's explicit answers to its alarms ("I'm up"), which the next reminder depends on. `recentDoses` are the
@@ -83,7 +85,11 @@ public struct NightStatus: Sendable, Hashable {
         let phase = facts.phase(at: instant)
         let dose1 = facts.dose1?.occurredAt
         let snoozeRefusal = NightRules.snoozeRefusal(facts, at: instant, settings: settings)
-        let skipRefusal = NightRules.skipRefusal(facts, timeZone: timeZone)
+        let skipRefusal = NightRules.skipRefusal(facts, timeZone: timeZone, settings: settings)
+        let window = facts.window
+        // The window's instants: only while a Dose 1 has opened one.
+        let windowDose1 = window == nil ? nil : dose1
+        let windowEdge = { (edge: (DoseWindow) -> (Date) -> Date) in windowDose1.flatMap { at in window.map { edge($0)(at) } } }
         let pending = facts.dose2Pending(at: instant) && facts.wake == nil && facts.checkIn == nil
 
         var status = NightStatus(
@@ -96,25 +102,26 @@ public struct NightStatus: Sendable, Hashable {
             canSnooze: snoozeRefusal == nil, snoozeBlockedReason: snoozeRefusal?.message,
             canSkip: skipRefusal == nil, skipBlockedReason: skipRefusal?.message,
             primaryAction: primaryAction(phase: phase, facts: facts),
-            windowOpensAt: dose1.map(DoseWindow.opens(after:)), nearCloseAt: dose1.map(DoseWindow.nearClose(after:)),
-            windowClosesAt: dose1.map(DoseWindow.closes(after:)),
-            targetAt: dose1.map { $0.addingTimeInterval(TimeInterval(settings.targetIntervalMinutes * 60)) },
-            expiresAt: dose1.map(DoseWindow.expires(after:)),
+            windowOpensAt: windowEdge(DoseWindow.opens), nearCloseAt: windowEdge(DoseWindow.nearClose),
+            windowClosesAt: windowEdge(DoseWindow.closes),
+            targetAt: windowDose1.map { $0.addingTimeInterval(TimeInterval(settings.targetIntervalMinutes * 60)) },
+            expiresAt: windowEdge(DoseWindow.expires),
             minutesSinceDose1: dose1.map { DoseWindow.wholeMinutes(from: $0, to: instant) },
             minutesRemaining: nil, minutesUntilOpen: nil,
             nextReminder: ReminderPlan.next(for: session, settings: settings, after: instant, acknowledgedAt: acknowledgedAt),
             wakeAt: facts.wake?.occurredAt,
             wakeAsksUntil: wakeAsksUntil(facts: facts, at: instant), checkedIn: facts.checkIn != nil, warnings: [],
-            asOf: instant, timeZoneID: timeZone.identifier)
+            asOf: instant, timeZoneID: timeZone.identifier,
+            regimen: facts.regimen ?? (dose1 == nil ? settings.regimen : .recordedBeforeRegimens(settings)))
 
         status.dose2Undecided = pending
         status.dose2Timing = DoseTiming.of(facts, targetMinutes: settings.targetIntervalMinutes)
         // Past the expiry before it is recorded the night has slept through already, as the outcome says.
         if status.dose2Timing == .undecided, status.outcome == .expired { status.dose2Timing = .sleptThrough }
-        if pending, let dose1 {
-            status.minutesRemaining = max(0, DoseWindow.wholeMinutes(from: instant, to: DoseWindow.closes(after: dose1)))
+        if pending, let dose1, let window {
+            status.minutesRemaining = max(0, DoseWindow.wholeMinutes(from: instant, to: window.closes(after: dose1)))
             if phase == .beforeWindow {
-                let seconds = DoseWindow.opens(after: dose1).timeIntervalSince(instant)
+                let seconds = window.opens(after: dose1).timeIntervalSince(instant)
                 status.minutesUntilOpen = max(1, Int((seconds / 60).rounded(.up)))
             }
         }
@@ -154,7 +161,9 @@ public struct NightStatus: Sendable, Hashable {
     public static let wakeConfirmationMinutes = 120
 
     private static func wakeAsksUntil(facts: NightFacts, at instant: Date) -> Date? {
-        guard facts.wake == nil, facts.checkIn == nil, let settled = facts.dose2 ?? facts.skip else { return nil }
+        // Once nightly, the night's one dose settles it.
+        let onlyDose = facts.window == nil ? facts.dose1 : nil
+        guard facts.wake == nil, facts.checkIn == nil, let settled = facts.dose2 ?? facts.skip ?? onlyDose else { return nil }
         let until = settled.occurredAt.addingTimeInterval(DoseWindow.minutes(wakeConfirmationMinutes))
         return instant < until ? until : nil
     }
@@ -185,13 +194,16 @@ extension NightStatus {
     /// Tonight's outcome in words, for the screen that must answer "did I take it?" at 3 a.m. (SPEC §5.4).
     public func outcomeSentence(in zone: TimeZone) -> String? {
         func clock(_ date: Date) -> String { LocalClock.hourMinute(date, in: zone) }
+        if dose2Timing == .oneDose, let dose1At {
+            return "Tonight's dose taken at \(clock(dose1At)) — \(RegimenWords.kind(regimen.kind)), no Dose 2"
+        }
         if let dose2At, let dose1At {
             let timing = dose2Timing.map { ": \($0.words)" } ?? ""
             return "Dose 2 taken at \(clock(dose2At)) — \(DoseWindow.wholeMinutes(from: dose1At, to: dose2At)) min after Dose 1\(timing)"
         }
         if let skippedAt {
-            if sleptThrough, let dose1At {
-                return "Slept through: Dose 2 not taken — the window closed at \(clock(DoseWindow.closes(after: dose1At)))"
+            if sleptThrough, let windowClosesAt {
+                return "Slept through: Dose 2 not taken — the window closed at \(clock(windowClosesAt))"
             }
             return "Dose 2 skipped at \(clock(skippedAt))"
         }
@@ -201,8 +213,8 @@ extension NightStatus {
     /// The question to ask before logging wake-up this soon after Dose 2 or a skip, or nil when none is needed (D15).
     public func earlyWakeQuestion(in zone: TimeZone) -> String? {
         guard let until = wakeAsksUntil, asOf < until else { return nil }
-        let settled = dose2At ?? skippedAt ?? asOf
-        let what = dose2At != nil ? "Dose 2 was taken" : "Dose 2 was skipped"
+        let settled = dose2At ?? skippedAt ?? dose1At ?? asOf
+        let what = dose2At != nil ? "Dose 2 was taken" : skippedAt != nil ? "Dose 2 was skipped" : "Tonight's dose was taken"
         let minutes = DoseWindow.wholeMinutes(from: settled, to: asOf)
         return "\(what) at \(LocalClock.hourMinute(settled, in: zone)), \(DurationText.words(minutes: minutes)) ago. "
             + "Are you up for the day? Logging wake-up ends tonight's session."

@@ -17,10 +17,10 @@ public struct PendingDose2: Sendable, Hashable {
     /// Whole minutes to the next edge: until the window opens (rounded up), until it closes, or since it closed.
     public let minutes: Int
 
-    /// Dose 2's window after a Dose 1 at `dose1`, seen from `instant`, with clock times in `zone`.
-    public init(dose1: Date, at instant: Date, zone: TimeZone) {
-        opensAt = DoseWindow.opens(after: dose1)
-        closesAt = DoseWindow.closes(after: dose1)
+    /// Dose 2's `window` after a Dose 1 at `dose1`, seen from `instant`, with clock times in `zone`.
+    public init(dose1: Date, window: DoseWindow, at instant: Date, zone: TimeZone) {
+        opensAt = window.opens(after: dose1)
+        closesAt = window.closes(after: dose1)
         opensLocalTime = LocalClock.hourMinute(opensAt, in: zone)
         closesLocalTime = LocalClock.hourMinute(closesAt, in: zone)
         if instant < opensAt {

@@ -22,8 +22,8 @@ public enum SessionLifecycle {
         var update = LifecycleUpdate()
         var events = session.events
         let facts = NightFacts(events)
-        if let dose1 = facts.dose1, facts.dose2 == nil, facts.skip == nil {
-            let expiresAt = DoseWindow.expires(after: dose1.occurredAt)
+        if let dose1 = facts.dose1, let window = facts.window, facts.dose2 == nil, facts.skip == nil {
+            let expiresAt = window.expires(after: dose1.occurredAt)
             if now >= expiresAt {
                 var metadata = EventMetadata()
                 metadata.skipReason = NightFacts.sleptThroughReason

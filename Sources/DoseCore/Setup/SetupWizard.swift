@@ -34,7 +34,7 @@ public enum SetupStep: Int, Sendable, CaseIterable, Comparable {
     public var answers: [String] {
         switch self {
         case .sleepSchedule: ["sleep_start", "wake_time", "prep_time", "time_zone"]
-        case .medication: ["medication_product", "dose1_g", "dose2_g", "concentration_mg_per_ml", "bottle_ml"]
+        case .medication: ["medication_product", "regimen", "dose1_g", "dose2_g", "concentration_mg_per_ml", "bottle_ml"]
         case .doseWindow: ["target_interval", "allow_snoozing", "max_snoozes", "undo_window_seconds"]
         case .notifications: ["reminders_enabled", "wake_alarm_refire_minutes"]
         case .privacy: [SetupWizard.disclaimerAnswer]
@@ -101,6 +101,14 @@ public enum SetupWizard {
                 updated = try updated.setting(name, to: answer)
                 changes.append((name, try updated.value(of: name)))
             }
+        }
+        // The product, its regimen and the amounts are answered together, so they are checked together, and a refused
+        // amount is named as it was answered, in grams.
+        if let conflict = updated.regimenConflict {
+            guard case .invalidInput(let field, let problem, let allowed) = conflict,
+                let answer = [SettingKey.dose1Milligrams.rawValue: "dose1_g", SettingKey.dose2Milligrams.rawValue: "dose2_g"][field]
+            else { throw conflict }
+            throw .invalidInput(field: answer, problem: problem, allowed: allowed)
         }
         return (changes, updated)
     }

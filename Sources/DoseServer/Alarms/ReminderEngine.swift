@@ -261,7 +261,8 @@ public actor ReminderEngine {
         }
         var message = reminder.kind.message
         if reminder.kind == .escalation, let dose1 = due.dose1At, let zone = due.timeZone {
-            let closes = DoseWindow.closes(after: dose1)
+            // An escalation is useful until the window closes.
+            let closes = reminder.usefulUntil
             message =
                 "DoseTap: Dose 2 has not been taken. Dose 1 was at \(LocalClock.hourMinute(dose1, in: zone)); the window closes at "
                 + "\(LocalClock.hourMinute(closes, in: zone)). Please wake them; they decide about the dose."

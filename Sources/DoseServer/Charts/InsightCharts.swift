@@ -50,9 +50,12 @@ enum InsightCharts {
             let clamped = min(max(minutes, intervalFloor), intervalCeiling)
             return bottom - (clamped - intervalFloor) / (intervalCeiling - intervalFloor) * (bottom - top)
         }
-        writer.rect(left, y(Double(DoseWindow.closesAfterMinutes)), right - left, y(Double(DoseWindow.opensAfterMinutes)) - y(240), "band")
+        // Every night in these figures is twice nightly, in the label's window (once-nightly nights have no interval).
+        let window = DoseWindow.label
+        let (opens, closes) = (Double(window.opensAfterMinutes), Double(window.closesAfterMinutes))
+        writer.rect(left, y(closes), right - left, y(opens) - y(closes), "band")
         for tick in stride(from: 120, through: 270, by: 30) {
-            writer.line(left - 4, y(Double(tick)), right, y(Double(tick)), tick == 150 || tick == 240 ? "edge" : "grid")
+            writer.line(left - 4, y(Double(tick)), right, y(Double(tick)), Double(tick) == opens || Double(tick) == closes ? "edge" : "grid")
             writer.text(left - 6, y(Double(tick)) + 4, String(tick), anchor: "end")
         }
         writer.line(left, y(Double(adherence.targetMinutes)), right, y(Double(adherence.targetMinutes)), "target")
@@ -112,6 +115,7 @@ enum InsightCharts {
         case .skipped: "S"
         case .sleptThrough: "Z"
         case .undecided: "·"
+        case .oneDose: "1"
         }
     }
 

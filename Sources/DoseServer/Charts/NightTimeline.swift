@@ -3,7 +3,8 @@ import DoseCore
 import DoseStore
 import Foundation
 
-/// One night on a time axis: the doses, the 150–240 window and the target after Dose 1, the logged events and the naps.
+/// One night on a time axis: the doses, the night's window and the target after Dose 1 (twice nightly), the logged events
+/// and the naps.
 enum NightTimeline {
     /// The timeline of `session`, in `zone`; nil for a night with no events.
     static func chart(_ session: NightSession, naps: [NapInterval], targetMinutes: Int, zone: TimeZone) -> RenderedChart? {
@@ -13,7 +14,8 @@ enum NightTimeline {
         let dose1 = facts.dose1?.occurredAt
         var start = first.occurredAt
         var end = events.last!.occurredAt
-        if let dose1 { end = max(end, DoseWindow.closes(after: dose1)) }
+        let window = facts.window
+        if let dose1, let window { end = max(end, window.closes(after: dose1)) }
         for nap in naps { end = max(end, nap.end ?? nap.start) }
         start = start.addingTimeInterval(-15 * 60)
         end = end.addingTimeInterval(15 * 60)
@@ -24,13 +26,13 @@ enum NightTimeline {
 
         var writer = SVGWriter(width: InsightCharts.width, height: 200)
         let axisY = 120.0
-        if let dose1 {
-            let opens = DoseWindow.opens(after: dose1)
-            let closes = DoseWindow.closes(after: dose1)
+        if let dose1, let window {
+            let opens = window.opens(after: dose1)
+            let closes = window.closes(after: dose1)
             writer.rect(
                 x(opens), 20, x(closes) - x(opens), axisY - 20, "band",
                 title: "Window \(LocalClock.hourMinute(opens, in: zone))–\(LocalClock.hourMinute(closes, in: zone))")
-            let target = dose1.addingTimeInterval(Double(targetMinutes * 60))
+            let target = dose1.addingTimeInterval(Double((facts.regimen?.targetMinutes ?? targetMinutes) * 60))
             writer.line(x(target), 20, x(target), axisY, "target")
         }
         for nap in naps {

@@ -73,7 +73,7 @@ struct AlarmSettingsView {
             stride(from: DoseSettings.escalationMinutesRange.lowerBound, through: DoseSettings.escalationMinutesRange.upperBound, by: 5))
         if !minutes.contains(settings.escalationMinutes) { minutes = (minutes + [settings.escalationMinutes]).sorted() }
         points = minutes.map { minute in
-            let left = DoseWindow.closesAfterMinutes - minute
+            let left = DoseWindow.label.closesAfterMinutes - minute
             return Option(
                 value: String(minute), label: "\(minute) min (\(left) min before the close)", checked: minute == settings.escalationMinutes
             )

@@ -23,10 +23,10 @@ struct QuestionnairePages: PageController {
     func checkIn(_ context: DoseRequestContext, question: CheckInView.Question? = nil) throws -> Response {
         let snapshot = try environment.useCases().night.status()
         var pending: String?
-        if snapshot.status.dose2Undecided, let dose1 = snapshot.status.dose1At {
+        if snapshot.status.dose2Undecided, let dose1 = snapshot.status.dose1At, let window = snapshot.status.regimen.window {
             // D16: say it before anything is typed, not only after Save.
             pending =
-                PendingDose2(dose1: dose1, at: snapshot.status.asOf, zone: snapshot.timeZone).sentence
+                PendingDose2(dose1: dose1, window: window, at: snapshot.status.asOf, zone: snapshot.timeZone).sentence
                 + " Saving a check-in now would end the night and cancel its Dose 2 alarms."
         }
         return try Templates.page(

@@ -268,7 +268,13 @@ struct TonightView {
     /// The line of tonight's times: Dose 1 with the window and target while Dose 2 is to come, else Dose 1 and the wake.
     static func times(_ status: NightStatus, zone: TimeZone) -> String {
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
-        guard let dose1 = status.dose1At else { return "Take Dose 1 at bedtime; Dose 2 follows 2½–4 hours later." }
+        guard let dose1 = status.dose1At else {
+            guard let window = status.regimen.window else {
+                return "Take tonight's dose at bedtime: \(RegimenWords.amounts(status.regimen)), \(RegimenWords.kind(status.regimen.kind))."
+            }
+            return "Take Dose 1 at bedtime; Dose 2 follows \(RegimenWords.hours(window)) later."
+        }
+        guard status.regimen.window != nil else { return "Tonight's dose \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "") }
         return status.dose2At == nil && !status.dose2Skipped
             ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
             : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
@@ -277,9 +283,10 @@ struct TonightView {
     /// One variant per Dose 2 period, so the page can move to the next without the server; the one drawn now says what
     /// the status says now (near the close, for one).
     static func periodVariants(_ status: NightStatus, dose1: Date, zone: TimeZone, now: Date, heading: String) -> [Variant] {
+        guard let window = status.regimen.window else { return [] }
         let current = Dose2Period.period(at: now, in: status.dose2Periods)?.kind
         return status.dose2Periods.map { period in
-            var variant = variant(period.kind, dose1: dose1, zone: zone, current: period.kind == current)
+            var variant = variant(period.kind, dose1: dose1, window: window, zone: zone, current: period.kind == current)
             if variant.current { variant.heading = heading }
             return variant
         }
@@ -288,9 +295,9 @@ struct TonightView {
     /// The page for one Dose 2 period (D15, D18, SPEC §5.4): before the window the countdown and the opening time are the
     /// focus and an early dose is only an outlined choice that asks; in the window the big button takes Dose 2; after it
     /// Skip is the big button and a late dose is outlined and asks.
-    static func variant(_ kind: Dose2Period.Kind, dose1: Date, zone: TimeZone, current: Bool) -> Variant {
+    static func variant(_ kind: Dose2Period.Kind, dose1: Date, window: DoseWindow, zone: TimeZone, current: Bool) -> Variant {
         func clock(_ date: Date) -> String { WebPages.clock(date, zone) }
-        let (opens, closes, expires) = (DoseWindow.opens(after: dose1), DoseWindow.closes(after: dose1), DoseWindow.expires(after: dose1))
+        let (opens, closes, expires) = (window.opens(after: dose1), window.closes(after: dose1), window.expires(after: dose1))
         let lateRisk = "The Dose 2 window closed at \(clock(closes)). Taking Dose 2 this late can leave you drowsy into the day."
         switch kind {
         case .beforeWindow:
@@ -305,7 +312,7 @@ struct TonightView {
         case .window:
             var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.active.label)
             variant.nearHeading = NightPhase.nearClose.label
-            variant.nearAt = ISO8601.string(DoseWindow.nearClose(after: dose1))
+            variant.nearAt = ISO8601.string(window.nearClose(after: dose1))
             variant.primary = Button(action: "dose2", label: "Take Dose 2")
             variant.showPending = true
             return variant

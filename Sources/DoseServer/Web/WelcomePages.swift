@@ -44,6 +44,9 @@ struct WelcomePages: PageController {
         let zones: [SelectOption]
         let numbers: [TextInput]
         let products: [Field.Option]
+        let regimens: [Field.Option]
+        /// The setup diagram of the label's window, from the regimen's words, never restated.
+        let diagram: Diagram?
         let channels: [String]
         let testReport: [String]
         let hasTestReport: Bool
@@ -51,6 +54,19 @@ struct WelcomePages: PageController {
         let disclaimer: [String]
         let switches: String
         let submitLabel: String
+    }
+
+    /// The window diagram: where its edges are drawn (one unit a minute) and what they say.
+    struct Diagram {
+        let label, opensText, closesText: String
+        let opensX, closesX, width, middleX: Int
+
+        init(_ window: DoseWindow) {
+            label = "The Dose 2 window: \(RegimenWords.dose2Rule(window))"
+            (opensText, closesText) = (String(window.opensAfterMinutes), "\(window.closesAfterMinutes) min")
+            (opensX, closesX) = (window.opensAfterMinutes - 15, window.closesAfterMinutes - 15)
+            (width, middleX) = (window.closesAfterMinutes - window.opensAfterMinutes, (window.opensAfterMinutes + window.closesAfterMinutes) / 2 - 15)
+        }
     }
 
     /// A text input of a step: a time, an amount.
@@ -75,19 +91,26 @@ struct WelcomePages: PageController {
         let numbers = inputs.numbers.map(keepTyped)
         let labels = Dictionary(uniqueKeysWithValues: (times + numbers).map { ($0.name, $0.label) })
         let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
-        let products = MedicationCatalogue.splitNight.map {
+        let products = RegimenCatalogue.entries.map {
             Field.Option(
-                inputType: "radio", name: "medication_product", value: $0.id, label: $0.name,
-                checked: $0.id == (typed["medication_product"] ?? settings.medicationProduct))
+                inputType: "radio", name: "medication_product", value: $0.product, label: RegimenWords.product($0.product),
+                checked: $0.product == (typed["medication_product"] ?? settings.medicationProduct))
+        }
+        let regimens = DoseRegimen.Kind.allCases.map {
+            Field.Option(
+                inputType: "radio", name: SettingKey.regimen.rawValue, value: $0.rawValue, label: RegimenWords.kindTitle($0),
+                checked: $0.rawValue == (typed[SettingKey.regimen.rawValue] ?? settings.regimenKind.rawValue))
         }
         let view = WelcomeView(
             frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
             dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) },
             fields: inputs.fields,
-            explanation: Self.welcomeExplanation(step), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
+            explanation: Self.welcomeExplanation(step, settings.regimen), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
             isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow,
             isNotifications: step == .notifications,
             isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
+            regimens: step == .medication ? regimens : [],
+            diagram: step == .doseWindow ? settings.regimen.window.map(Diagram.init) : nil,
             channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
             hasTestReport: test != nil,
             privacy: SetupWizard.privacy(storedIn: environment.store.place), disclaimer: SetupWizard.disclaimer, switches: inputs.switches,
@@ -120,10 +143,10 @@ struct WelcomePages: PageController {
             inputs.numbers = [
                 TextInput(
                     name: "dose1_g", label: "Dose 1 (grams)", value: SetupWizard.grams(settings.dose1Milligrams), inputMode: "decimal",
-                    hint: "0.25–4.5 g, e.g. 2.25"),
+                    hint: "Once nightly, the night's one dose. \(Self.doseRange(settings)), e.g. 2.25"),
                 TextInput(
                     name: "dose2_g", label: "Dose 2 (grams)", value: SetupWizard.grams(settings.dose2Milligrams), inputMode: "decimal",
-                    hint: "0.25–4.5 g"),
+                    hint: "Twice nightly only. \(Self.doseRange(settings))"),
                 TextInput(
                     name: "concentration_mg_per_ml", label: "Bottle concentration (mg/mL)", value: String(settings.concentrationMgPerML),
                     inputMode: "numeric",
@@ -168,19 +191,38 @@ struct WelcomePages: PageController {
         return message
     }
 
-    static func welcomeExplanation(_ step: SetupStep) -> [String] {
+    /// The amounts one dose of the person's product may have, by regimen: "0.25–4.5 g twice nightly, 0.25–6 g once nightly".
+    static func doseRange(_ settings: DoseSettings) -> String {
+        guard let entry = RegimenCatalogue.entry(settings.medicationProduct) else { return "" }
+        return entry.kinds.map { kind in
+            let range = entry.doseRange(kind)
+            return "\(SetupWizard.grams(range.lowerBound))–\(RegimenWords.grams(range.upperBound)) \(RegimenWords.kind(kind))"
+        }.joined(separator: ", ")
+    }
+
+    static func welcomeExplanation(_ step: SetupStep, _ regimen: DoseRegimen) -> [String] {
         switch step {
-        case .sleepSchedule: ["Nights are dated by the evening they start. The time zone dates them and shows every time."]
+        case .sleepSchedule: return ["Nights are dated by the evening they start. The time zone dates them and shows every time."]
         case .medication:
-            ["The amounts count your supply down and tell you when to order a refill. They never change when a dose may be taken."]
+            return [
+                "Lumryz is taken once nightly; XYWAV twice nightly, or once nightly for idiopathic hypersomnia; Xyrem and the generics twice "
+                    + "nightly. A change applies from your next Dose 1: past nights keep the regimen they were taken under.",
+                "The amounts count your supply down and tell you when to order a refill. They never change when a dose may be taken.",
+            ]
         case .doseWindow:
-            [
-                "Dose 2 may be taken 150 to 240 minutes after Dose 1. DoseTap refuses it before the window opens and asks before it is late.",
+            guard let window = regimen.window else {
+                return [
+                    "\(RegimenWords.summary(regimen)). There is no Dose 2, so no Dose 2 window or wake alarm; the settings below are "
+                        + "kept for a twice-nightly regimen."
+                ]
+            }
+            return [
+                "\(RegimenWords.dose2Rule(window)). DoseTap refuses it before the window opens and asks before it is late.",
                 "The wake alarm rings at your target inside the window. Snoozes stop 15 minutes before it closes.",
             ]
         case .notifications:
-            ["Alarms ring on open pages and on the channels below. Send a test alarm now to hear how tonight's will reach you."]
-        case .privacy: []
+            return ["Alarms ring on open pages and on the channels below. Send a test alarm now to hear how tonight's will reach you."]
+        case .privacy: return []
         }
     }
 

@@ -362,6 +362,22 @@ enum BundleFormats {
         },
         // v11 added when each paired device was last used and when it expires; bundles carry no devices: unchanged.
         10: { _ in },
+        // v12 keeps each night's regimen on its Dose 1. Every Dose 1 of an older bundle was twice nightly and gets the regimen
+        // of its time from the bundle's profile, as the database's migration gives it; `regimen` is listed among the
+        // settings in effect with its default.
+        11: { files in
+            var profile = DoseSettings(timeZoneID: "UTC")
+            let settingsFile = files["settings.json"].flatMap { try? JSONDecoder().decode(BundleSettingsFile.self, from: Data($0.utf8)) }
+            for (key, value) in (settingsFile?.explicit ?? [:]).sorted(by: { $0.key < $1.key }) {
+                profile = (try? profile.setting(key, to: value)) ?? profile
+            }
+            if let events = files["dose_events.csv"] { files["dose_events.csv"] = try NightRegimenFill.stampedDoseEvents(events, profile: profile) }
+            let key = SettingKey.regimen.rawValue
+            if var file = settingsFile, file.effective != nil, file.effective?[key] == nil {
+                file.effective?[key] = try DoseSettings(timeZoneID: "UTC").value(of: key)
+                files["settings.json"] = try BundleFiles.json(file)
+            }
+        },
     ]
 
     /// The columns of `wearable_summaries.csv` at schema 10.

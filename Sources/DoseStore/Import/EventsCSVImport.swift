@@ -119,7 +119,8 @@ extension DataTransfer {
             isNew = true
         }
         var accepted: [NightEvent] = []
-        var night = JoiningNight(NightFacts(session.events))
+        // events.csv states no regimen: its nights are taken to be under the person's own.
+        var night = JoiningNight(NightFacts(session.events), unstatedRegimen: settings.regimen)
         for item in items {
             switch night.join(item.event) {
             case .success(let event): accepted.append(event)

@@ -219,7 +219,7 @@ struct OriginalImporter {
             if let dose2 = Self.instant(row["dose2_time"]) {
                 add(.dose2, table: "current_session", row: row, at: dose2, date: date, id: "legacy-current-dose2-\(date ?? "")")
             } else if (row["dose2_skipped"] as Int?) == 1 {
-                let skippedAt = Self.instant(row["dose1_time"]).map { DoseWindow.closes(after: $0) }
+                let skippedAt = Self.instant(row["dose1_time"]).map { DoseWindow.label.closes(after: $0) }
                 add(.dose2Skipped, table: "current_session", row: row, at: skippedAt, date: date, id: "legacy-current-skip-\(date ?? "")")
             }
             if let count = row["snooze_count"] as Int?, count > 0 {
@@ -440,7 +440,7 @@ struct OriginalImporter {
             isNew = true
         }
         var accepted: [NightEvent] = []
-        var joining = JoiningNight(NightFacts(session.events))
+        var joining = JoiningNight(NightFacts(session.events), unstatedRegimen: .recordedBeforeRegimens(settings))
         for item in items {
             if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")

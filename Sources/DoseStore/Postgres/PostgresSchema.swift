@@ -17,7 +17,7 @@ enum PostgresSchema {
         ("v5_sign_in", v5SignIn), ("v6_person_keys", v6PersonKeys), ("v7_sharing", v7Sharing), ("v8_ladder", v8Ladder),
         ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
         ("v11_pairing_codes", v11PairingCodes), ("v12_reminder_jobs", v12ReminderJobs),
-        ("v13_shared_upkeep", v13SharedUpkeep),
+        ("v13_shared_upkeep", v13SharedUpkeep), ("v14_night_regimens", v14NightRegimens),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -640,6 +640,16 @@ enum PostgresSchema {
         CREATE POLICY shares_scheduler ON shares FOR SELECT USING (current_setting('dosetap.scheduler', true) = 'on');
         CREATE POLICY inventory_events_scheduler ON inventory_events FOR SELECT USING (current_setting('dosetap.scheduler', true) = 'on');
         CREATE INDEX reminder_jobs_by_time ON reminder_jobs (fire_at);
+        """
+
+    /// Each night keeps the regimen it was taken under (issue 37): SQLite's v12 fill, for every person. The schema's owner
+    /// is subject to the row policies, so they are set aside for the one statement and restored in the same transaction.
+    static let v14NightRegimens = """
+        ALTER TABLE dose_events NO FORCE ROW LEVEL SECURITY;
+        ALTER TABLE settings NO FORCE ROW LEVEL SECURITY;
+        \(NightRegimenFill.sql(.postgres))
+        ALTER TABLE dose_events FORCE ROW LEVEL SECURITY;
+        ALTER TABLE settings FORCE ROW LEVEL SECURITY;
         """
 
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
