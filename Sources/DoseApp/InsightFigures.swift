@@ -11,15 +11,17 @@ public struct InsightFigure: Sendable {
     /// The figures of a period, in reading order.
     public static func all(_ insights: Insights) -> [InsightFigure] {
         let adherence = insights.adherence
+        // The Dose 2 figures are of twice-nightly nights, all in the label's window.
+        let window = DoseWindow.label
         func share(_ timing: DoseTiming) -> String {
             adherence.percent(timing).map { "\(Correlation.decimal($0, places: 1))% (\(adherence.count(timing)) of \(adherence.decided))" } ?? "—"
         }
         var figures = [
             InsightFigure(
                 name: "On target", value: share(.onTarget), note: "Dose 2 within 10 minutes of the \(adherence.targetMinutes)-minute target"),
-            InsightFigure(name: "In window", value: share(.inWindow), note: "the rest of 150–240 minutes after Dose 1"),
-            InsightFigure(name: "⚠ Early", value: share(.early), note: "before the window opened (under 150 minutes)"),
-            InsightFigure(name: "⚠ Late", value: share(.late), note: "after the window closed (240 minutes or more)"),
+            InsightFigure(name: "In window", value: share(.inWindow), note: "the rest of \(RegimenWords.minutes(window)) minutes after Dose 1"),
+            InsightFigure(name: "⚠ Early", value: share(.early), note: "before the window opened (\(RegimenWords.early(window)))"),
+            InsightFigure(name: "⚠ Late", value: share(.late), note: "after the window closed (\(RegimenWords.late(window)))"),
             InsightFigure(name: "Skipped", value: share(.skipped), note: nil),
             InsightFigure(name: "Slept through", value: share(.sleptThrough), note: "the window closed with no Dose 2"),
         ]
@@ -30,7 +32,8 @@ public struct InsightFigure: Sendable {
                 note: quartiles.map { "\($0) min over \(adherence.intervals.count) nights" }))
         figures.append(
             InsightFigure(
-                name: "Inside 150–240 min", value: adherence.insideWindowPercent.map { "\(Correlation.decimal($0, places: 1))%" } ?? "—",
+                name: "Inside \(RegimenWords.minutes(window)) min",
+                value: adherence.insideWindowPercent.map { "\(Correlation.decimal($0, places: 1))%" } ?? "—",
                 note: "of nights with Dose 2"))
         figures.append(
             InsightFigure(

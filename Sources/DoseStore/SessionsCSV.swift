@@ -22,10 +22,11 @@ extension DataTransfer {
         "dose1_local": "Dose 1, local time where it was logged (HH:mm)", "dose2_local": "Dose 2, local time where it was logged (HH:mm)",
         "target_minutes": "the target interval the timing is judged against",
         "timing":
-            "on_target (within ±10 min of the target), in_window (the rest of 150–240 min), early (before 150 min), late (240 min or more), "
-            + "skipped, slept_through or undecided",
+            "on_target (within ±10 min of the target), in_window (the rest of \(RegimenWords.minutes(.label)) min), early "
+            + "(\(RegimenWords.early(.label))), late (\(RegimenWords.late(.label))), skipped, slept_through or undecided; one_dose for a "
+            + "once-nightly night",
         "on_target": "true when Dose 2 is inside the window and |interval − target| ≤ 10 min",
-        "inside_window": "true when Dose 2 came 150 ≤ elapsed < 240 min after Dose 1",
+        "inside_window": "true when Dose 2 came inside its night's window (\(RegimenWords.minutes(.label)) min after Dose 1, end excluded)",
         "natural_wake": "true when Dose 2 came inside the window before the wake alarm, with no snooze (an early Dose 2 never is)",
         "logged_awakenings": "bathroom, water, snack, brief wake logged after Dose 1",
         "waso_estimate_minutes": "an estimate: 5 minutes per logged awakening",

@@ -32,8 +32,8 @@ public struct PlannerSuggestion: Sendable, Hashable {
 
     /// What the person confirms before a suggestion is applied.
     public static let safetyWarning =
-        "Change when you take Dose 2 only as your prescriber has told you. The target moves your wake alarm; the 150–240 minute window and "
-        + "every safety check stay the same."
+        "Change when you take Dose 2 only as your prescriber has told you. The target moves your wake alarm; "
+        + "\(RegimenWords.windowPhrase(.label)) and every safety check stay the same."
 
     /// Whether it suggests a different target.
     public var isChange: Bool { suggestedMinutes != currentMinutes }
@@ -70,12 +70,12 @@ public enum WeeklyPlanner {
             return targetMinutes == baselineMinutes
                 ? answer(
                     .keep, targetMinutes,
-                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights; the target is already the "
+                    "Dose 2 missed \(RegimenWords.windowPhrase(.label)) on the last \(missesBeforeRevert) nights; the target is already the "
                         + "\(baselineMinutes)-minute default."
                 )
                 : answer(
                     .revert, baselineMinutes,
-                    "Dose 2 missed the 150–240 minute window on the last \(missesBeforeRevert) nights in a row: back to the "
+                    "Dose 2 missed \(RegimenWords.windowPhrase(.label)) on the last \(missesBeforeRevert) nights in a row: back to the "
                         + "\(baselineMinutes)-minute default."
                 )
         }

@@ -82,7 +82,7 @@ enum InsightCharts {
             writer.text(legendX + 19, 215, label)
             legendX += 19 + Double(label.count) * 6 + 10
         }
-        item("window 150–240") { writer, x in writer.rect(x, 206, 15, 10, "band") }
+        item("window \(RegimenWords.minutes(window))") { writer, x in writer.rect(x, 206, 15, 10, "band") }
         item("target \(adherence.targetMinutes)") { writer, x in writer.line(x, 211, x + 15, 211, "target") }
         item("Dose 2") { writer, x in writer.circle(x + 7, 211, 3.5, "dose2 on_target") }
         item("none") { writer, x in writer.cross(x + 7, 211, 3.5, "missed") }
@@ -93,7 +93,7 @@ enum InsightCharts {
         let median = adherence.medianInterval.map { "median \(InsightFigure.short($0)) min" } ?? "no Dose 2 yet"
         let description =
             "\(period.label): \(adherence.intervals.count) nights with Dose 2, \(median), against a target of \(adherence.targetMinutes) min "
-            + "and the 150–240 minute window."
+            + "and \(RegimenWords.windowPhrase(window))."
         let rows = adherence.nights.map { night in
             [night.date.description, night.intervalMinutes.map { "\($0) min" } ?? "—", words(night.timing)]
         }
@@ -175,7 +175,7 @@ enum InsightCharts {
         let description =
             "\(period.label): \(onTarget) (\(adherence.count(.onTarget)) of \(adherence.decided) nights; on target is within 10 minutes of the "
             + "target, "
-            + "in window the rest of 150–240 minutes).\(warning)\(shown)"
+            + "in window the rest of \(RegimenWords.minutes(.label)) minutes).\(warning)\(shown)"
         let rows = adherence.nights.map { [$0.date.description, words($0.timing)] }
         return writer.chart(
             id: "calendar-chart", title: "Dose 2 calendar", description: description, kind: "calendar",

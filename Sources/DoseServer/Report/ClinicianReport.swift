@@ -95,7 +95,7 @@ struct ReportView {
         regimen = [
             Fact(
                 name: "Medication",
-                value: "\(Self.productName(settings.medicationProduct)), split night: Dose 1 at bedtime, Dose 2 in the 150–240 minute window after it"
+                value: RegimenWords.summary(settings.regimen) + " (now; each night's regimen is its own)"
             ),
             Fact(
                 name: "Prescribed amounts",
@@ -106,8 +106,8 @@ struct ReportView {
             Fact(
                 name: "Target interval",
                 value:
-                    "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early before 150, "
-                    + "late from 240)"
+                    "\(settings.targetIntervalMinutes) min (on target: within ±\(DoseWindow.onTimeToleranceMinutes) min; early "
+                    + "\(RegimenWords.early(.label)), late \(RegimenWords.late(.label)))"
             ),
             Fact(name: "Snoozes", value: settings.allowSnoozing ? "up to \(settings.maxSnoozes) of \(DoseWindow.snoozeMinutes) min a night" : "off"),
             Fact(name: "Time zone", value: zone.identifier),
@@ -152,7 +152,10 @@ struct ReportView {
         if night?.naturalWake == true { flags.append("natural wake") }
         let doses = [facts.dose1, facts.dose2].compactMap { $0 } + facts.extraDoses
         let taken = doses.compactMap { $0.metadata.amountMilligrams }.map(grams).joined(separator: " + ")
-        if let night, night.intervalMinutes != nil, !night.insideWindow { flags.append("outside 150–240") }
+        if let night, night.intervalMinutes != nil, !night.insideWindow, let window = facts.window {
+            flags.append("outside \(RegimenWords.minutes(window))")
+        }
+        if let regimen = facts.regimen { flags.append(RegimenWords.amounts(regimen)) }
         var counts: [String: Int] = [:]
         for event in record.session.events {
             if case .sleep = event.kind { counts[event.kind.label, default: 0] += 1 }

@@ -102,7 +102,12 @@ struct SharingPages: PageController {
         /// Everyone who holds `alarms`, with their minute on the ladder ("" when they are not on it).
         let ladder: [LadderRow]
         let canLadder: Bool
+        /// The minutes a rung may be set to, "150–239".
+        let ladderMinutes = SharingPages.ladderMinutes
     }
+
+    /// The minutes after Dose 1 a rung may be set to, in words.
+    static let ladderMinutes = "\(EscalationLadder.minutes.lowerBound)–\(EscalationLadder.minutes.upperBound - 1)"
 
     struct LadderRow {
         let id, who, minutes: String
@@ -186,7 +191,8 @@ struct SharingPages: PageController {
             guard !typed.isEmpty else { continue }
             guard let minutes = Int(typed) else {
                 return try sharing(
-                    context, flash: "\(share.grantee.shownName): '\(typed.prefix(10))' is not a number of minutes (150–239).", status: .badRequest)
+                    context, flash: "\(share.grantee.shownName): '\(typed.prefix(10))' is not a number of minutes (\(Self.ladderMinutes)).",
+                    status: .badRequest)
             }
             rungs.append((share.grantee.email ?? share.grantee.id, minutes))
         }
