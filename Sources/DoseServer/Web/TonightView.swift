@@ -178,9 +178,12 @@ struct TonightView {
             let timing = status.dose2Timing ?? .undecided
             outcome = Outcome(mark: timing.mark, text: text, warning: timing.isWarning)
             if timing.isWarning, status.phase == .completed { heading = "Dose 2 taken \(timing == .late ? "late" : "early")" }
+            // Once nightly the one dose is the night's whole plan: said as such, not as a night already over.
+            if timing == .oneDose, status.phase == .completed { heading = "Tonight's dose taken" }
         }
         times = Self.times(status, zone: zone)
-        let pendingDose2 = status.dose1At != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
+        let pendingDose2 =
+            status.dose1At != nil && status.regimen.window != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
         if pendingDose2, let dose1 = status.dose1At {
             variants = Self.periodVariants(status, dose1: dose1, zone: zone, now: now, heading: heading)
             pending = Pending(canSnooze: status.canSnooze, shown: variants.first(where: \.current)?.showPending ?? true)
@@ -197,7 +200,8 @@ struct TonightView {
         } else {
             var variant = Variant(kind: "", current: true, heading: heading)
             switch status.primaryAction {
-            case .takeDose1: variant.primary = Button(action: "dose1", label: "Take Dose 1")
+            case .takeDose1:
+                variant.primary = Button(action: "dose1", label: status.regimen.window == nil ? "Take tonight's dose" : "Take Dose 1")
             case .checkIn: variant.primaryLink = Link(href: "/checkin", label: "Morning check-in")
             case .waitForNewNight, .waitForWindow, .takeDose2, .takeDose2Late, .none: break
             }
@@ -216,7 +220,7 @@ struct TonightView {
         dense = quick.count > 8
         // Wake Up only once Dose 2 is settled (taken, skipped or expired): before that, a stray tap on it would end
         // tonight's doses. Pre-sleep belongs before Dose 1.
-        if status.dose2At != nil || status.dose2Skipped, status.phase != .finalizing, status.wakeAt == nil {
+        if status.dose2At != nil || status.dose2Skipped || status.dose2Timing == .oneDose, status.phase != .finalizing, status.wakeAt == nil {
             wake = Wake(risk: status.earlyWakeQuestion(in: zone))
         }
         showPreSleep = status.dose1At == nil
