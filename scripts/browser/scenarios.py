@@ -474,6 +474,46 @@ def late_night(driver, binary, work, out):
         process.wait(10)
 
 
+def once_nightly(driver, binary, work, out):
+    """D19: once nightly, Tonight offers "Take tonight's dose", then says the dose is taken, with no window, ring,
+    snooze or Dose 2 button; Wake Up asks within 2 hours; History and Details name the regimen's one dose."""
+    database = os.path.join(work, "once.sqlite")
+    run = lambda *a: subprocess.run([binary, *a, "--db", database, "--tz", "America/New_York"], check=True, capture_output=True)
+    run("settings", "set", "regimen", "once_nightly", "--now", DOSE1.isoformat())
+    run("settings", "set", "dose1_mg", "6000", "--now", DOSE1.isoformat())
+    process, info = serve(binary, database, (DOSE1 - datetime.timedelta(minutes=5)).isoformat())
+    try:
+        driver.delete_all_cookies()
+        driver.get(info["pairing_url"])
+        button = primary(driver)
+        check(button.text == "Take tonight's dose", f"before the dose the big button takes tonight's one dose ({button.text!r})")
+        check("6 g once, once nightly" in driver.page_source, "the times line names the regimen")
+        audit(driver, "tonight-once-before", out)
+    finally:
+        process.terminate()
+        process.wait(10)
+    run("dose1", "--now", DOSE1.isoformat())
+    process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=170)).isoformat())
+    try:
+        driver.delete_all_cookies()
+        driver.get(info["pairing_url"])
+        heading = driver.find_element(By.TAG_NAME, "h1").text
+        outcome = driver.find_element(By.CSS_SELECTOR, "[data-outcome]").text
+        check(heading == "Tonight's dose taken", f"Tonight's heading says the one dose is taken ({heading!r})")
+        check("once nightly, no Dose 2" in outcome and "✓" in outcome, f"the outcome in words ({outcome!r})")
+        page = driver.page_source
+        check("Take Dose 2" not in page and "Snooze" not in page and "data-ring" not in page, "no Dose 2, snooze or countdown ring")
+        check(fits(driver), "Tonight fits the screen")
+        audit(driver, "tonight-once-after", out)
+        driver.get(info["listening"] + "/history")
+        badge = driver.find_element(By.CSS_SELECTOR, ".night .badge").text
+        check("One dose" in badge, f"History calls the night one dose, not a missed Dose 2 ({badge!r})")
+        audit(driver, "history-once", out)
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 def trusted_night(binary, work, name):
     """A night with Dose 1 at DOSE1, a certificate from `tls init`, and a $HOME whose NSS database trusts its CA (as a
     phone's trust store would after /setup). Returns the database, what `tls init` made, and that home."""

@@ -29,3 +29,7 @@ def test_midnight_checkin(driver, binary, work, out):
 
 def test_reminder_rings(driver, binary, work, out):
     scenarios.reminder_rings(driver, binary, work, out)
+
+
+def test_once_nightly(driver, binary, work, out):
+    scenarios.once_nightly(driver, binary, work, out)
