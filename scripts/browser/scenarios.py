@@ -479,8 +479,7 @@ def once_nightly(driver, binary, work, out):
     snooze or Dose 2 button; Wake Up asks within 2 hours; History and Details name the regimen's one dose."""
     database = os.path.join(work, "once.sqlite")
     run = lambda *a: subprocess.run([binary, *a, "--db", database, "--tz", "America/New_York"], check=True, capture_output=True)
-    run("settings", "set", "regimen", "once_nightly", "--now", DOSE1.isoformat())
-    run("settings", "set", "dose1_mg", "6000", "--now", DOSE1.isoformat())
+    run("setup", "--regimen", "once_nightly", "--dose1", "6", "--accept-disclaimer", "--now", DOSE1.isoformat())
     process, info = serve(binary, database, (DOSE1 - datetime.timedelta(minutes=5)).isoformat())
     try:
         driver.delete_all_cookies()
@@ -502,7 +501,8 @@ def once_nightly(driver, binary, work, out):
         check(heading == "Tonight's dose taken", f"Tonight's heading says the one dose is taken ({heading!r})")
         check("once nightly, no Dose 2" in outcome and "✓" in outcome, f"the outcome in words ({outcome!r})")
         page = driver.page_source
-        check("Take Dose 2" not in page and "Snooze" not in page and "data-ring" not in page, "no Dose 2, snooze or countdown ring")
+        check("Take Dose 2" not in page and "Snooze" not in page and not driver.find_elements(By.CSS_SELECTOR, "[data-ring]"),
+              "no Dose 2, snooze or countdown ring")
         check(fits(driver), "Tonight fits the screen")
         audit(driver, "tonight-once-after", out)
         driver.get(info["listening"] + "/history")
