@@ -25,6 +25,18 @@ public struct InsightFigure: Sendable {
             InsightFigure(name: "Skipped", value: share(.skipped), note: nil),
             InsightFigure(name: "Slept through", value: share(.sleptThrough), note: "the window closed with no Dose 2"),
         ]
+        if let bedtime = insights.bedtime {
+            figures.append(
+                InsightFigure(
+                    name: "Bedtime dose", value: "\(bedtime.clock) (±\(bedtime.spreadMinutes) min)",
+                    note: "median time of Dose 1 over \(bedtime.nights) nights; ± the median distance from it"))
+        }
+        if insights.onceNightlyNights > 0 {
+            figures.append(
+                InsightFigure(
+                    name: "Once nightly", value: "\(insights.onceNightlyNights) nights",
+                    note: "one dose each; the Dose 2 figures count only twice-nightly nights"))
+        }
         let quartiles = adherence.interquartileRange.map { "IQR \(short($0.lower))–\(short($0.upper))" }
         figures.append(
             InsightFigure(

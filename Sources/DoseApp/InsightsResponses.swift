@@ -8,6 +8,8 @@ public struct InsightsResponse: Encodable, Sendable {
     var nightsNeeded: Int
     var period: Period
     var targetInterval, nightsRecorded, nightsWithDose1, nightsDecided: Int
+    var nightsOnceNightly: Int
+    var bedtime: Bedtime?
     var timing: [String: Share]
     var interval: Interval
     var naturalWakePercent, snoozesPerNight: Double?
@@ -22,6 +24,13 @@ public struct InsightsResponse: Encodable, Sendable {
     /// logged_awakenings}]`. The three per-night lists are built as JSON directly: ten years of nights through
     /// `Encodable`, a container and a node per value, was most of the time of the answer.
     var nights: JSONValue
+
+    /// When the bedtime dose is taken: the median local time and the median distance from it.
+    struct Bedtime: Encodable, Sendable {
+        var median: String
+        var spreadMinutes, nights: Int
+        enum CodingKeys: String, CodingKey { case median, spreadMinutes = "spread_minutes", nights }
+    }
 
     struct Period: Encodable, Sendable {
         var from, to, label: String
@@ -92,6 +101,7 @@ public struct InsightsResponse: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case state, nightsNeeded = "nights_needed", period, targetInterval = "target_interval", nightsRecorded = "nights_recorded"
         case nightsWithDose1 = "nights_with_dose1", nightsDecided = "nights_decided", timing, interval
+        case nightsOnceNightly = "nights_once_nightly", bedtime
         case naturalWakePercent = "natural_wake_percent", snoozesPerNight = "snoozes_per_night", waso, wellness, medications
         case correlations, correlationCaveat = "correlation_caveat", planner, notable, nights
     }
@@ -100,10 +110,11 @@ public struct InsightsResponse: Encodable, Sendable {
     public init(_ insights: Insights, planner suggestion: PlannerSuggestion) {
         let adherence = insights.adherence
         state = insights.state.rawValue
-        nightsNeeded = adherence.nightsNeeded
+        nightsNeeded = insights.nightsNeeded
         period = Period(from: insights.period.from.description, to: insights.period.to.description, label: insights.period.label)
         (targetInterval, nightsRecorded) = (adherence.targetMinutes, insights.nightsRecorded)
-        (nightsWithDose1, nightsDecided) = (adherence.nights.count, adherence.decided)
+        (nightsWithDose1, nightsDecided, nightsOnceNightly) = (insights.nightsWithDose1, adherence.decided, insights.onceNightlyNights)
+        bedtime = insights.bedtime.map { Bedtime(median: $0.clock, spreadMinutes: $0.spreadMinutes, nights: $0.nights) }
         timing = Dictionary(
             uniqueKeysWithValues: DoseTiming.dose2Figures.map { ($0.rawValue, Share(nights: adherence.count($0), percent: adherence.percent($0))) })
         let quartiles = adherence.interquartileRange

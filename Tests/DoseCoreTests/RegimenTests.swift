@@ -166,4 +166,19 @@ struct RegimenTests {
         #expect(RegimenWords.summary(try Self.lumryz.regimen) == "Lumryz, once nightly: 7.5 g at bedtime, one dose a night")
         #expect(RegimenWords.amounts(try Self.lumryz.regimen) == "7.5 g once")
     }
+
+    @Test("insights once nightly: the nights count toward the figures, the bedtime dose is read, the Dose 2 figures leave them out")
+    func insightsOnceNightly() throws {
+        let settings = try Self.onceNightly
+        // Bedtime doses at 22:30, 22:40, 22:50 and 23:00 on four nights.
+        let nights = try (0..<4).map { day in
+            try Fixture.night([(.dose1, Fixture.minutes(Double(day) * 24 * 60 + Double(day) * 10))], settings: settings)!
+        }
+        let period = try InsightsPeriod.custom(from: SessionKey(year: 2026, month: 3, day: 10)!, to: SessionKey(year: 2026, month: 3, day: 13)!)
+        let insights = Insights(nights.map { InsightNight(summary: NightSummary($0)) }, period: period, targetMinutes: 165)
+        #expect(insights.state == .ready && insights.nightsWithDose1 == 4 && insights.onceNightlyNights == 4)
+        #expect(insights.adherence.nights.isEmpty && insights.adherence.decided == 0, "no Dose 2 to judge once nightly")
+        #expect(insights.bedtime?.clock == "22:45" && insights.bedtime?.spreadMinutes == 10 && insights.bedtime?.nights == 4)
+        #expect(insights.notable.isEmpty)
+    }
 }

@@ -102,6 +102,44 @@ public struct Insights: Sendable, Hashable {
     public let notable: [Notable]
     /// Nights recorded in the period (with Dose 1 or not).
     public let nightsRecorded: Int
+    /// Nights with Dose 1, once or twice nightly.
+    public let nightsWithDose1: Int
+    /// Nights taken once nightly: one dose each, not in the Dose 2 figures.
+    public let onceNightlyNights: Int
+    /// When the bedtime dose (Dose 1) is taken, over every night with one; nil without any.
+    public let bedtime: Bedtime?
+
+    /// The regularity of the bedtime dose: its median local time and how far a typical night strays from it.
+    public struct Bedtime: Sendable, Hashable {
+        /// The median local time of Dose 1, in minutes after local noon (so a bedtime either side of midnight counts on
+        /// one line).
+        public let medianAfterNoon: Int
+        /// The median distance of each night's Dose 1 from that time, in minutes.
+        public let spreadMinutes: Int
+        /// Nights it is read from.
+        public let nights: Int
+
+        /// The median time as a clock time, `HH:mm`.
+        public var clock: String {
+            let minutes = (medianAfterNoon + 12 * 60) % (24 * 60)
+            return String(format: "%02d:%02d", minutes / 60, minutes % 60)
+        }
+
+        /// Reads the bedtime doses of `nights`; nil with none.
+        init?(_ nights: [NightSummary]) {
+            let times = nights.compactMap { night in
+                night.dose1.map { dose in
+                    let local = LocalClock.calendar(dose.timeZone).dateComponents([.hour, .minute], from: dose.at)
+                    return ((local.hour ?? 0) * 60 + (local.minute ?? 0) + 12 * 60) % (24 * 60)
+                }
+            }
+            guard let median = Adherence.quantile(times, 0.5) else { return nil }
+            let middle = Int(median.rounded())
+            medianAfterNoon = middle
+            spreadMinutes = Int((Adherence.quantile(times.map { abs($0 - middle) }, 0.5) ?? 0).rounded())
+            self.nights = times.count
+        }
+    }
 
     /// The figures of the `nights` that fall in `period` (others are ignored), against `targetMinutes`.
     public init(_ nights: [InsightNight], period: InsightsPeriod, targetMinutes: Int) {
@@ -112,6 +150,9 @@ public struct Insights: Sendable, Hashable {
         let inside = inOrder ? nights : nights.filter { period.contains($0.summary.date) }.sorted(by: order)
         self.period = period
         nightsRecorded = inside.count
+        nightsWithDose1 = inside.filter { $0.summary.dose1 != nil }.count
+        onceNightlyNights = inside.filter { $0.summary.dose1 != nil && $0.summary.window == nil }.count
+        bedtime = Bedtime(inside.map(\.summary))
         // Each night is read against the target once; the adherence figures and the correlations share the reading.
         let read = inside.map { ($0, Adherence.Night($0.summary, targetMinutes: targetMinutes)) }
         adherence = Adherence(nights: read.compactMap(\.1), targetMinutes: targetMinutes)
@@ -129,8 +170,11 @@ public struct Insights: Sendable, Hashable {
         notable = inside.flatMap { Self.notable($0.summary, targetMinutes: targetMinutes) }
     }
 
+    /// How many more nights with Dose 1 (once or twice nightly) the figures need before they mean anything.
+    public var nightsNeeded: Int { max(0, Adherence.minimumNights - nightsWithDose1) }
+
     /// `ready`, or `insufficient_data` with fewer than `Adherence.minimumNights` nights with Dose 1.
-    public var state: State { adherence.nightsNeeded > 0 ? .insufficientData : .ready }
+    public var state: State { nightsNeeded > 0 ? .insufficientData : .ready }
 
     /// The correlations with enough nights on both sides.
     public var shownCorrelations: [Correlation] { correlations.filter(\.comparison.isShown) }

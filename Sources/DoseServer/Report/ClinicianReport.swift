@@ -111,7 +111,10 @@ struct ReportView {
             ),
             Fact(name: "Snoozes", value: settings.allowSnoozing ? "up to \(settings.maxSnoozes) of \(DoseWindow.snoozeMinutes) min a night" : "off"),
             Fact(name: "Time zone", value: zone.identifier),
-            Fact(name: "Nights recorded", value: "\(insights.nightsRecorded) (\(insights.adherence.nights.count) with Dose 1)"),
+            Fact(
+                name: "Nights recorded",
+                value: "\(insights.nightsRecorded) (\(insights.nightsWithDose1) with Dose 1"
+                    + (insights.onceNightlyNights > 0 ? ", \(insights.onceNightlyNights) of them once nightly)" : ")")),
         ]
         figures = InsightFigure.all(insights)
         charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
@@ -125,7 +128,7 @@ struct ReportView {
         hasCorrelations = !correlations.isEmpty
         caveat = FactorComparison.caveat
         disclaimer = ClinicianReport.disclaimer
-        let needed = insights.adherence.nightsNeeded
+        let needed = insights.nightsNeeded
         insufficient =
             insights.state == .insufficientData
             ? "Too few nights for the figures to mean much: \(needed) more night\(needed == 1 ? "" : "s") with Dose 1 needed." : nil

@@ -122,7 +122,7 @@ struct InsightsView {
         periods = PeriodLink.all(page: "/insights", chosen: insights.period)
         (from, to) = (insights.period.from.description, insights.period.to.description)
         insufficient = insights.state == .insufficientData
-        let needed = insights.adherence.nightsNeeded
+        let needed = insights.nightsNeeded
         nightsNeeded = "\(needed) more night\(needed == 1 ? "" : "s") with Dose 1"
         figures = InsightFigure.all(insights)
         charts = [InsightCharts.interval(insights), InsightCharts.calendar(insights), InsightCharts.wellness(insights)]
