@@ -21,7 +21,7 @@ struct RegimenWebTests {
             let cookie = try await WebTests.pair(client, pairing, now: fixture.time.now)
             var html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
             #expect(html.contains("Take tonight&#39;s dose") || html.contains("Take tonight's dose"), "\(html)")
-            #expect(html.contains("6 g once, once nightly"))
+            #expect(html.contains("6 g, once nightly") && html.contains("not taken yet") && html.contains("no Dose 2 alarm"))
             let token = WebTests.csrf(in: html)
             let headers = WebTests.formHeaders(cookie)
             var response = try await client.execute(

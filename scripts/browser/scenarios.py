@@ -486,7 +486,7 @@ def once_nightly(driver, binary, work, out):
         driver.get(info["pairing_url"])
         button = primary(driver)
         check(button.text == "Take tonight's dose", f"before the dose the big button takes tonight's one dose ({button.text!r})")
-        check("6 g once, once nightly" in driver.page_source, "the times line names the regimen")
+        check("6 g, once nightly" in driver.page_source, "the times line names the regimen")
         audit(driver, "tonight-once-before", out)
     finally:
         process.terminate()

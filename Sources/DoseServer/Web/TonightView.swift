@@ -180,6 +180,8 @@ struct TonightView {
             if timing.isWarning, status.phase == .completed { heading = "Dose 2 taken \(timing == .late ? "late" : "early")" }
             // Once nightly the one dose is the night's whole plan: said as such, not as a night already over.
             if timing == .oneDose, status.phase == .completed { heading = "Tonight's dose taken" }
+        } else if status.phase == .noDose1, status.regimen.window == nil {
+            heading = "Tonight's dose not taken yet"
         }
         times = Self.times(status, zone: zone)
         let pendingDose2 =
@@ -274,7 +276,8 @@ struct TonightView {
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
         guard let dose1 = status.dose1At else {
             guard let window = status.regimen.window else {
-                return "Take tonight's dose at bedtime: \(RegimenWords.amounts(status.regimen)), \(RegimenWords.kind(status.regimen.kind))."
+                return "Take tonight's dose at bedtime: \(RegimenWords.grams(status.regimen.milligrams(ofDose: 1))), "
+                    + "\(RegimenWords.kind(status.regimen.kind))."
             }
             return "Take Dose 1 at bedtime; Dose 2 follows \(RegimenWords.hours(window)) later."
         }
@@ -348,7 +351,12 @@ struct TonightView {
         if status.canSnooze || status.snoozeUntil != nil {
             parts.append("\(status.snoozesRemaining) \(status.snoozesRemaining == 1 ? "snooze" : "snoozes") left")
         }
-        if parts.isEmpty { parts.append(status.dose1At == nil ? "Alarms on; they are planned when you take Dose 1" : "Alarms on; none left tonight") }
+        if parts.isEmpty {
+            parts.append(
+                status.regimen.window == nil
+                    ? "Alarms on; once nightly there is no Dose 2 alarm"
+                    : status.dose1At == nil ? "Alarms on; they are planned when you take Dose 1" : "Alarms on; none left tonight")
+        }
         return parts.joined(separator: " · ") + "."
     }
 
