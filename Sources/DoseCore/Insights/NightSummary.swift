@@ -86,11 +86,7 @@ public struct NightSummary: Sendable, Hashable {
     }
 
     /// The night's Dose 2 window: nil without Dose 1 and once nightly; the label's before nights kept their regimen.
-    public var window: DoseWindow? {
-        guard dose1 != nil else { return nil }
-        guard let regimen else { return .label }
-        return regimen.window
-    }
+    public var window: DoseWindow? { dose1 == nil ? nil : DoseRegimen.window(of: regimen) }
 
     /// Whole minutes from Dose 1 to Dose 2, when both were taken.
     public var intervalMinutes: Int? {

@@ -37,6 +37,10 @@ public struct DoseRegimen: Hashable, Sendable, Codable {
     /// The Dose 2 window: the label's for twice nightly, none once nightly.
     public var window: DoseWindow? { kind == .twiceNightly ? .label : nil }
 
+    /// The window a Dose 1 with `regimen` opens; one recorded before nights kept their regimen (nil) was twice nightly,
+    /// in the label's window.
+    public static func window(of regimen: DoseRegimen?) -> DoseWindow? { regimen.map(\.window) ?? .label }
+
     /// Milligrams a full night takes.
     public var nightlyMilligrams: Int { dosesMilligrams.reduce(0, +) }
 
@@ -57,20 +61,13 @@ public struct DoseRegimen: Hashable, Sendable, Codable {
         case kind, product, dosesMilligrams = "doses_mg", targetMinutes = "target_minutes"
     }
 
+    /// Decoded through `init(kind:…)`, so a stored regimen is held to one amount per dose like a new one.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(
             kind: try container.decode(Kind.self, forKey: .kind), product: try container.decode(String.self, forKey: .product),
             dosesMilligrams: try container.decode([Int].self, forKey: .dosesMilligrams),
             targetMinutes: try container.decodeIfPresent(Int.self, forKey: .targetMinutes))
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(product, forKey: .product)
-        try container.encode(dosesMilligrams, forKey: .dosesMilligrams)
-        try container.encodeIfPresent(targetMinutes, forKey: .targetMinutes)
     }
 }
 

@@ -65,10 +65,7 @@ public struct NightFacts: Sendable {
     }
 
     /// The Dose 2 window a Dose 1 opens: its regimen's, or the label's for a Dose 1 recorded before nights kept one.
-    public static func window(of dose1: NightEvent) -> DoseWindow? {
-        guard let regimen = dose1.metadata.regimen else { return .label }
-        return regimen.window
-    }
+    public static func window(of dose1: NightEvent) -> DoseWindow? { DoseRegimen.window(of: dose1.metadata.regimen) }
 
     /// The night's regimen kind, nil without Dose 1.
     public var regimenKind: DoseRegimen.Kind? { dose1.map { _ in window == nil ? .onceNightly : .twiceNightly } }
