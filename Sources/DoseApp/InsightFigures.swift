@@ -37,6 +37,12 @@ public struct InsightFigure: Sendable {
                     name: "Once nightly", value: "\(insights.onceNightlyNights) nights",
                     note: "one dose each; the Dose 2 figures count only twice-nightly nights"))
         }
+        // Each regimen and titration step with how its nights went, once there is more than one to tell apart.
+        if insights.regimenPeriods.count > 1 || insights.regimenPeriods.contains(where: { $0.regimen?.titrationStep != nil }) {
+            for period in insights.regimenPeriods {
+                figures.append(InsightFigure(name: period.span, value: period.regimenWords, note: period.outcome))
+            }
+        }
         let quartiles = adherence.interquartileRange.map { "IQR \(short($0.lower))–\(short($0.upper))" }
         figures.append(
             InsightFigure(

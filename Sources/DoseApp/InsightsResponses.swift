@@ -10,6 +10,7 @@ public struct InsightsResponse: Encodable, Sendable {
     var targetInterval, nightsRecorded, nightsWithDose1, nightsDecided: Int
     var nightsOnceNightly: Int
     var bedtime: Bedtime?
+    var regimenPeriods: [RegimenPeriodEntry]
     var timing: [String: Share]
     var interval: Interval
     var naturalWakePercent, snoozesPerNight: Double?
@@ -30,6 +31,20 @@ public struct InsightsResponse: Encodable, Sendable {
         var median: String
         var spreadMinutes, nights: Int
         enum CodingKeys: String, CodingKey { case median, spreadMinutes = "spread_minutes", nights }
+    }
+
+    /// A stretch of nights under one regimen or titration step, with how they went.
+    struct RegimenPeriodEntry: Encodable, Sendable {
+        var from, to: String
+        var regimen: RegimenResponse?
+        var nights: Int
+        var timing: [String: Int]
+        var meanWellness: Int?
+        var checkIns: Int
+        var sentence: String
+        enum CodingKeys: String, CodingKey {
+            case from, to, regimen, nights, timing, meanWellness = "mean_wellness", checkIns = "check_ins", sentence
+        }
     }
 
     struct Period: Encodable, Sendable {
@@ -101,7 +116,7 @@ public struct InsightsResponse: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case state, nightsNeeded = "nights_needed", period, targetInterval = "target_interval", nightsRecorded = "nights_recorded"
         case nightsWithDose1 = "nights_with_dose1", nightsDecided = "nights_decided", timing, interval
-        case nightsOnceNightly = "nights_once_nightly", bedtime
+        case nightsOnceNightly = "nights_once_nightly", bedtime, regimenPeriods = "regimen_periods"
         case naturalWakePercent = "natural_wake_percent", snoozesPerNight = "snoozes_per_night", waso, wellness, medications
         case correlations, correlationCaveat = "correlation_caveat", planner, notable, nights
     }
@@ -115,6 +130,12 @@ public struct InsightsResponse: Encodable, Sendable {
         (targetInterval, nightsRecorded) = (adherence.targetMinutes, insights.nightsRecorded)
         (nightsWithDose1, nightsDecided, nightsOnceNightly) = (insights.nightsWithDose1, adherence.decided, insights.onceNightlyNights)
         bedtime = insights.bedtime.map { Bedtime(median: $0.clock, spreadMinutes: $0.spreadMinutes, nights: $0.nights) }
+        regimenPeriods = insights.regimenPeriods.map {
+            RegimenPeriodEntry(
+                from: $0.from.description, to: $0.to.description, regimen: $0.regimen.map(RegimenResponse.init), nights: $0.nights,
+                timing: Dictionary(uniqueKeysWithValues: $0.timings.map { ($0.key.rawValue, $0.value) }), meanWellness: $0.meanWellness,
+                checkIns: $0.checkIns, sentence: $0.sentence)
+        }
         timing = Dictionary(
             uniqueKeysWithValues: DoseTiming.dose2Figures.map { ($0.rawValue, Share(nights: adherence.count($0), percent: adherence.percent($0))) })
         let quartiles = adherence.interquartileRange

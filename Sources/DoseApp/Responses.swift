@@ -102,6 +102,8 @@ public struct RegimenResponse: Encodable, Sendable {
     var dosesMg: [Int]
     var targetMinutes: Int?
     var window: Window?
+    /// The first night of the titration step whose amounts these are; absent at the profile's amounts.
+    var titrationStep: String?
 
     /// The window's edges in minutes after Dose 1.
     struct Window: Encodable, Sendable {
@@ -113,13 +115,13 @@ public struct RegimenResponse: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case kind, product, summary, dosesMg = "doses_mg", targetMinutes = "target_minutes", window
+        case kind, product, summary, dosesMg = "doses_mg", targetMinutes = "target_minutes", window, titrationStep = "titration_step"
     }
 
     /// The response for a regimen.
     public init(_ regimen: DoseRegimen) {
         (kind, product, summary) = (regimen.kind.rawValue, regimen.product, RegimenWords.summary(regimen))
-        (dosesMg, targetMinutes) = (regimen.dosesMilligrams, regimen.targetMinutes)
+        (dosesMg, targetMinutes, titrationStep) = (regimen.dosesMilligrams, regimen.targetMinutes, regimen.titrationStep?.description)
         window = regimen.window.map {
             Window(
                 opens: $0.opensAfterMinutes, nearClose: $0.nearCloseAfterMinutes, closes: $0.closesAfterMinutes, expires: $0.sleepThroughExpiryMinutes

@@ -73,7 +73,10 @@ public enum SupplyText {
         let grams = NumberText.plain(status.shown.grams)
         var text = "\(ml) mL (\(grams) g) of \(report.productName) left: "
         text += status.nightsLeft == 1 ? "1 full night" : "\(status.nightsLeft) full nights"
-        text += " at \(SetupWizard.grams(report.settings.dose1Milligrams)) g + \(SetupWizard.grams(report.settings.dose2Milligrams)) g"
+        text += " at \(RegimenWords.grams(status.nightlyMilligrams)) a night"
+        if let runsOut = status.runsOutOn, report.settings.titrationPlan.steps.contains(where: { $0.from < runsOut && $0.from > status.firstNight }) {
+            text += ", then as the titration plan's steps say"
+        }
         if let runsOut = status.runsOutOn { text += "; it runs out on the night of \(runsOut)" }
         text += "."
         if status.pendingTonightMilligrams > 0 { text += " Tonight's Dose 2 is already set aside." }

@@ -165,14 +165,18 @@ struct Settings: ParsableCommand {
             discussion:
                 "Keys: target_interval (165, 180, 195, 210, 225), max_snoozes (1–5), allow_snoozing, undo_window_seconds (3, 5, 7, 10), "
                 + "time_zone, prep_time, sleep_start, wake_time (HH:mm), missed_checkin_cutoff_hours (1–12), reminders_enabled, cooldown.EVENT "
-                + "(0–3600 s)."
+                + "(0–3600 s), medication_product, regimen, dose1_mg, dose2_mg, titration ('2026-12-01 3 g + 3 g; 2026-12-08 3.75 g + 3 g', "
+                + "empty for none), and the rest `settings list` shows."
         )
         @OptionGroup var options: GlobalOptions
         @Argument(help: "The key.") var key: String
         @Argument(help: "The new value.") var value: String
+        @Option(help: "fast_titration: keep a titration step that rises faster than the label's weekly increase, as prescribed.")
+        var confirm: [String] = []
         func run() throws {
             try Output.run(options) { context in
-                let settings = try context.app.settings.update(key, to: value)
+                let confirmations = try Confirmations.parse(confirm, allowed: SettingsBody.acceptedConfirmations, command: "settings set")
+                let settings = try context.app.settings.update(key, to: value, confirmations: confirmations)
                 if options.json {
                     Output.line(JSONValue(response: SettingsResponse(settings)).rendered())
                     return

@@ -26,6 +26,10 @@ struct Setup: ParsableCommand {
     @Option(help: "twice_nightly or once_nightly (XYWAV allows either; applies from the next Dose 1).") var regimen: String?
     @Option(name: .customLong("dose1"), help: "Dose 1 in grams, e.g. 2.25.") var dose1: String?
     @Option(name: .customLong("dose2"), help: "Dose 2 in grams, e.g. 2.25.") var dose2: String?
+    @Option(help: "A titration plan from your prescriber: '2026-12-01 3 g + 3 g; 2026-12-08 3.75 g + 3 g' (empty for none).")
+    var titration: String?
+    @Flag(help: "Keep titration steps that rise faster than the label's weekly increase: your prescriber set them.")
+    var confirmFastTitration = false
     @Option(help: "Bottle concentration in mg/mL (500 for XYWAV, Xyrem and the generics).") var concentration: String?
     @Option(help: "One bottle's volume in mL.") var bottleMl: String?
     @Option(help: "Target minutes from Dose 1 to Dose 2: 165, 180, 195, 210 or 225.") var target: String?
@@ -42,7 +46,9 @@ struct Setup: ParsableCommand {
             (.sleepSchedule, "sleep_start", sleepStart), (.sleepSchedule, "wake_time", wakeTime), (.sleepSchedule, "prep_time", prepTime),
             (.sleepSchedule, "time_zone", timeZone), (.medication, "medication_product", product), (.medication, "regimen", regimen),
             (.medication, "dose1_g", dose1),
-            (.medication, "dose2_g", dose2), (.medication, "concentration_mg_per_ml", concentration), (.medication, "bottle_ml", bottleMl),
+            (.medication, "dose2_g", dose2), (.medication, "titration", titration),
+            (.medication, SetupWizard.fastTitrationAnswer, confirmFastTitration ? "yes" : nil),
+            (.medication, "concentration_mg_per_ml", concentration), (.medication, "bottle_ml", bottleMl),
             (.doseWindow, "target_interval", target), (.doseWindow, "allow_snoozing", allowSnoozing), (.doseWindow, "max_snoozes", maxSnoozes),
             (.doseWindow, "undo_window_seconds", undoWindow), (.notifications, "reminders_enabled", reminders),
             (.notifications, "wake_alarm_refire_minutes", refire),
@@ -93,9 +99,11 @@ struct SetupConversation {
         for step in SetupStep.allCases {
             Output.line("Step \(step.rawValue) of 5 — \(step.title)")
             for line in SetupText.explanation(step, place: app.store.place, regimen: settings.regimen) { Output.line("  " + line) }
+            // Set when a fast titration step is confirmed: the same answers are sent again, not asked again.
+            var confirmedAnswers: [String: String]?
             while true {
-                var answers = prefilled[step] ?? [:]
-                for name in step.answers where answers[name] == nil {
+                var answers = confirmedAnswers ?? prefilled[step] ?? [:]
+                for name in step.answers where confirmedAnswers == nil && answers[name] == nil && name != SetupWizard.fastTitrationAnswer {
                     let current = SetupText.currentAnswer(name, settings: settings)
                     let prompt = SetupText.question(name) + (current.isEmpty ? ": " : " [\(current)]: ")
                     Terminal.current.write(prompt)
@@ -111,11 +119,22 @@ struct SetupConversation {
                         answers[name] = current
                     }
                 }
+                confirmedAnswers = nil
                 do {
                     settings = try app.setup.apply(step, answers: answers, surface: "cli")
                     Output.line("")
                     break
                 } catch let error as DoseError {
+                    // A step faster than the label is asked about once, in words; most plans never are.
+                    if case .titrationTooFast = error, answers[SetupWizard.fastTitrationAnswer] == nil {
+                        Output.line("  " + error.message { _ in nil })
+                        Terminal.current.write("  " + SetupText.question(SetupWizard.fastTitrationAnswer) + ": ")
+                        if Terminal.current.readLine()?.trimmingCharacters(in: .whitespaces).lowercased() == "yes" {
+                            answers[SetupWizard.fastTitrationAnswer] = "yes"
+                            confirmedAnswers = answers
+                            continue
+                        }
+                    }
                     Output.line("  " + Output.flagWording(error) + " Please answer this step again.")
                 }
             }
@@ -136,6 +155,8 @@ enum SetupText {
         case "regimen": "Doses a night (" + DoseRegimen.Kind.allCases.map(\.rawValue).joined(separator: ", ") + ")"
         case "dose1_g": "Dose 1 in grams"
         case "dose2_g": "Dose 2 in grams (twice nightly)"
+        case "titration": "Titration plan ('2026-12-01 3 g + 3 g; 2026-12-08 3.75 g + 3 g', none for none)"
+        case SetupWizard.fastTitrationAnswer: "Did your prescriber set these steps? Type yes to keep them, Enter to change the plan"
         case "concentration_mg_per_ml": "Bottle concentration (mg/mL)"
         case "bottle_ml": "One bottle holds (mL)"
         case "target_interval": "Target minutes after Dose 1 (165, 180, 195, 210, 225)"
@@ -190,6 +211,7 @@ enum SetupText {
         return [
             "Schedule: bed \(settings.sleepStart), up \(settings.wakeTime), evening from \(settings.prepTime), \(settings.timeZoneID)",
             "Medication: \(RegimenWords.summary(settings.regimen)), \(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles",
+            "Titration: " + (settings.titrationPlan.steps.isEmpty ? "none" : settings.titrationPlan.text),
             "Window: wake alarm \(settings.targetIntervalMinutes) min after Dose 1, "
                 + (settings.allowSnoozing ? "up to \(settings.maxSnoozes) snoozes" : "no snoozing") + ", \(settings.undoWindowSeconds) s to undo",
             "Reminders: " + (settings.remindersEnabled ? "on" : "off")

@@ -358,7 +358,8 @@ extension ErrorCode {
             .conflict
         case .tooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
-        case .dose1Required, .notInRegimen, .windowNotOpen, .windowExceeded, .snoozeLimit, .snoozeUnavailable, .undoExpired, .idempotencyMismatch:
+        case .dose1Required, .notInRegimen, .titrationTooFast, .windowNotOpen, .windowExceeded, .snoozeLimit, .snoozeUnavailable, .undoExpired,
+            .idempotencyMismatch:
             .unprocessableContent
         case .rateLimit: .tooManyRequests
         case .storageBusy: .serviceUnavailable

@@ -24,6 +24,7 @@ struct ErrorWireCodeTests {
         (.unsupportedMediaType, "415_UNSUPPORTED_MEDIA_TYPE"),
         (.dose1Required, "422_DOSE1_REQUIRED"),
         (.notInRegimen, "422_NOT_IN_REGIMEN"),
+        (.titrationTooFast, "422_TITRATION_TOO_FAST"),
         (.windowNotOpen, "422_WINDOW_NOT_OPEN"),
         (.windowExceeded, "422_WINDOW_EXCEEDED"),
         (.snoozeLimit, "422_SNOOZE_LIMIT"),

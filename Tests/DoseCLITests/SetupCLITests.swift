@@ -38,6 +38,8 @@ private let ptyDriver = """
 
 @Suite("dosetap setup: in a terminal and by flags")
 struct SetupCLITests {
+    static let titrationQuestion = "Titration plan ('2026-12-01 3 g + 3 g; 2026-12-08 3.75 g + 3 g', none for none): "
+
     @Test(
         "in a pseudo-terminal: five steps asked in turn, Enter keeps a value, a refused step is asked again, the disclaimer must be accepted",
         .readsSQLiteFile)
@@ -49,11 +51,13 @@ struct SetupCLITests {
             ["Time zone (IANA, e.g. Europe/Paris) [America/New_York]: ", "Europe/Paris"],
             ["Product (xywav, xyrem, sodium_oxybate, lumryz) [xywav]: ", "xyrem"],
             ["Doses a night (twice_nightly, once_nightly) [twice_nightly]: ", ""], ["Dose 1 in grams [2.25]: ", "3"],
-            ["Dose 2 in grams (twice nightly) [2.25]: ", "9"],
+            ["Dose 2 in grams (twice nightly) [2.25]: ", "9"], [Self.titrationQuestion, ""],
             ["Bottle concentration (mg/mL) [500]: ", ""], ["One bottle holds (mL) [180]: ", ""],
             ["Please answer this step again.", "xyrem"], ["Doses a night (twice_nightly, once_nightly) [twice_nightly]: ", ""],
             ["Dose 1 in grams [2.25]: ", "3"], ["Dose 2 in grams (twice nightly) [2.25]: ", "2.5"],
+            [Self.titrationQuestion, "2026-12-01 4.5 g + 4 g"],
             ["Bottle concentration (mg/mL) [500]: ", ""], ["One bottle holds (mL) [180]: ", ""],
+            ["Did your prescriber set these steps? Type yes to keep them, Enter to change the plan: ", "yes"],
             ["Target minutes after Dose 1 (165, 180, 195, 210, 225) [165]: ", "180"], ["Allow snoozing (yes/no) [true]: ", ""],
             ["Snoozes a night (1–5) [3]: ", ""], ["Seconds to undo (3, 5, 7, 10) [5]: ", ""],
             ["Reminders ring (yes/no) [true]: ", ""], ["Ring the wake alarm again after (minutes, 0 = off) [0]: ", "5"],
@@ -67,6 +71,7 @@ struct SetupCLITests {
         #expect(run.stdout.contains("Step 5 of 5 — Privacy and disclaimer"))
         #expect(run.stdout.contains("Invalid dose2_g: 9 g is more than one dose of Xyrem twice nightly may be"))
         #expect(run.stdout.contains("Invalid accept_disclaimer"))
+        #expect(run.stdout.contains("The step of 2026-12-01 raises the nightly amount by 3 g at once, from 5.5 g to 8.5 g"), "\(run.stdout)")
         #expect(run.stdout.contains("Setup complete."))
         let settings = try cli.run(["settings", "list"])
         let values = settings.json.compactMapValues { $0 as? String }
@@ -77,6 +82,7 @@ struct SetupCLITests {
             values["dose1_mg"] == "3000" && values["dose2_mg"] == "2500" && values["target_interval"] == "180"
                 && values["wake_alarm_refire_minutes"] == "5")
         #expect(values["wake_time"] == "07:00", "Enter kept the value")
+        #expect(values["titration"] == "2026-12-01 4.5 g + 4 g", "the fast step was kept once confirmed, without asking the step again")
     }
 
     @Test("by flags: all answers at once with --accept-disclaimer; without it, or with a bad answer, nothing changes")
@@ -152,7 +158,7 @@ struct SupplyCLITests {
         let deleted = try cli.run(["supply", "delete", id, "--yes"], now: "2026-11-22 08:30")
         #expect((deleted.json["supply"] as? [String: Any])?["remaining_ml"] as? Double == 340)
         let text = try cli.run(["supply"], now: "2026-11-22 08:30", json: false)
-        #expect(text.stdout.contains("340 mL (170 g) of XYWAV left: 37 full nights at 2.25 g + 2.25 g"), "\(text.stdout)")
+        #expect(text.stdout.contains("340 mL (170 g) of XYWAV left: 37 full nights at 4.5 g a night"), "\(text.stdout)")
     }
 }
 

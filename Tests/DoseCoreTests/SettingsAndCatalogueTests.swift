@@ -160,6 +160,12 @@ struct ErrorTaxonomyTests {
             .notInRegimen(action: "Dose 2", regimen: DoseRegimen(kind: .onceNightly, product: "lumryz", dosesMilligrams: [6000], targetMinutes: nil)),
             .notInRegimen
         ),
+        (
+            .titrationTooFast(steps: [
+                TitrationPlan.FastStep(
+                    step: TitrationPlan.Step(from: SessionKey(year: 2026, month: 12, day: 1)!, dosesMilligrams: [4500, 3500]), reason: "By 3.5 g.")
+            ]), .titrationTooFast
+        ),
         (.windowNotOpen(minutesUntilOpen: 5, opensAt: Fixture.dose1, localTime: "01:00"), .windowNotOpen),
         (.windowExceeded(closedAt: Fixture.dose1, localTime: "02:30", minutesLate: 3), .windowExceeded),
         (.snoozeLimit(maximum: 3), .snoozeLimit),

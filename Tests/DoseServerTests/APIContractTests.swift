@@ -95,17 +95,19 @@ struct APIContractTests {
         #expect(
             Self.names(Self.components("Error")?["properties"]?["error"]?["properties"]?["code"])
                 == (ErrorCode.allCases.map(\.wire) + ["500_INTERNAL"]).sorted())
-        #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.allCases))
+        #expect(Self.names(Self.components("TakeRequest")?["properties"]?["confirm"]) == sorted(ConfirmKind.nightKinds))
         #expect(Self.names(Self.components("Status")?["properties"]?["phase"]) == sorted(NightPhase.allCases))
         let period = Self.components("Status")?["properties"]?["dose2_periods"]?["items"]?["properties"]
         #expect(Self.names(period?["kind"]) == sorted(Dose2Period.Kind.allCases))
-        #expect(Self.names(period?["confirm"]?["items"]) == sorted(ConfirmKind.allCases))
+        #expect(Self.names(period?["confirm"]?["items"]) == sorted(ConfirmKind.nightKinds))
         #expect(Self.names(Self.components("Reminder")?["properties"]?["kind"]) == sorted(ReminderKind.allCases))
         #expect(Self.names(Self.components("Event")?["properties"]?["source"]) == sorted(EventSource.allCases))
         let catalogue = SleepEventCatalogue.standard.definitions.map(\.type.rawValue).sorted()
         #expect(Self.names(Self.components("LogRequest")?["properties"]?["type"]) == catalogue)
         let settings = Self.components("SettingsPatch")?["properties"]
-        #expect((settings?.objectValue ?? [:]).keys.sorted() == DoseSettings(timeZoneID: "UTC").listing().map(\.key).sorted())
+        // Every setting, and beside them the confirmations a change may carry.
+        #expect((settings?.objectValue ?? [:]).keys.sorted() == (DoseSettings(timeZoneID: "UTC").listing().map(\.key) + ["confirm"]).sorted())
+        #expect(Self.names(settings?["confirm"]?["items"]) == SettingsBody.acceptedConfirmations.map(\.rawValue).sorted())
         #expect(settings?["target_interval"]?["enum"] == .array(DoseSettings.targetIntervalOptions.map(JSONValue.int)))
         #expect(settings?["undo_window_seconds"]?["enum"] == .array(DoseSettings.undoWindowOptions.map(JSONValue.int)))
         #expect(settings?["max_snoozes"]?["maximum"] == .int(DoseSettings.maxSnoozesRange.upperBound))

@@ -81,7 +81,9 @@ struct SetupAndSupplyWebTests {
             let after = try await client.execute(uri: "/", method: .get, headers: cookie)
             #expect(after.status == .ok && String(buffer: after.body).contains("Take Dose 1"), "a second visit goes to Tonight")
             let again = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
-            #expect(again.contains(#"href="/welcome">Run setup again"#) && again.contains("Xyrem: Dose 1 3 g, Dose 2 2.5 g"))
+            #expect(
+                again.contains(#"href="/welcome">Run setup again"#)
+                    && again.contains("Tonight: Xyrem, twice nightly: 3 g at bedtime, 2.5 g 150–240 minutes later."))
             #expect(String(buffer: try await client.execute(uri: "/welcome", method: .get, headers: cookie).body).contains("Step 1 of 5"))
         }
         fixture.expectNoInternalErrors()

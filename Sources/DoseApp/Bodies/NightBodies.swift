@@ -28,7 +28,7 @@ enum SharedKeys {
     }
 
     /// The confirmations a body lists, each one a name the route accepts.
-    static func confirmations(_ names: [String]?, accepted: [ConfirmKind] = ConfirmKind.allCases) throws(DoseError) -> Set<ConfirmKind> {
+    static func confirmations(_ names: [String]?, accepted: [ConfirmKind] = ConfirmKind.nightKinds) throws(DoseError) -> Set<ConfirmKind> {
         var kinds: Set<ConfirmKind> = []
         for name in names ?? [] {
             guard let kind = ConfirmKind(rawValue: name), accepted.contains(kind) else {
@@ -55,7 +55,7 @@ public struct TakeBody: NightActionBody {
             case .type: "dose1, dose2"
             case .timestamp: BodyDecoder.instantForm
             case .note: SharedKeys.note
-            case .confirm: SharedKeys.confirm(ConfirmKind.allCases)
+            case .confirm: SharedKeys.confirm(ConfirmKind.nightKinds)
             case .id: EventID.clientForm
             }
         }

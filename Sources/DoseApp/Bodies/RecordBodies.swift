@@ -60,7 +60,7 @@ public struct MedicationsBody: Decodable {
         public var allowed: String {
             switch self {
             case .entries: "[{\"medication_id\": \"adderall_ir\", \"amount\": 10, \"unit\": \"mg\"}]"
-            case .confirm: SharedKeys.confirm(ConfirmKind.allCases)
+            case .confirm: SharedKeys.confirm(ConfirmKind.nightKinds)
             }
         }
     }
@@ -113,10 +113,21 @@ public struct MedicationsBody: Decodable {
 public struct SettingsBody: Decodable {
     /// The changes as the text `settings set` takes, in key order.
     public var changes: [(key: String, value: String)]
+    /// What the person confirmed beside them (`"confirm": ["fast_titration"]`).
+    public var confirmations: Set<ConfirmKind>
+
+    /// The confirmations a change of settings may carry.
+    public static let acceptedConfirmations: [ConfirmKind] = [.fastTitration]
 
     public init(from decoder: any Decoder) throws {
-        let object = try decoder.singleValueContainer().decode(JSONValue.self).objectValue ?? [:]
+        var object = try decoder.singleValueContainer().decode(JSONValue.self).objectValue ?? [:]
+        let confirm = object.removeValue(forKey: "confirm")
         guard !object.isEmpty else { throw DoseError.invalidInput(field: "body", problem: "no setting given", allowed: "an object of key: value") }
+        let allowed = SharedKeys.confirm(Self.acceptedConfirmations)
+        let names = try confirm.map {
+            try BodyDecoder.decode([String].self, from: $0, path: [BodyPathKey(stringValue: "confirm")], allowed: ["confirm": allowed])
+        }
+        confirmations = try SharedKeys.confirmations(names, accepted: Self.acceptedConfirmations)
         changes = try object.keys.sorted().map { key throws(DoseError) in (key, try Self.text(of: object[key] ?? .null, key: key)) }
     }
 

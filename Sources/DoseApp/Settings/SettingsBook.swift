@@ -19,9 +19,14 @@ public struct SettingsBook: Sendable {
 
     /// Changes several settings in one transaction. `reason`, when given, is kept in each audit entry (the weekly
     /// planner's suggestion, say).
-    public func update(_ changes: [(key: String, value: String)], reason: String? = nil, clock: StoreClock) throws -> DoseSettings {
+    /// A titration step faster than the product's label is refused unless `confirmations` holds `fast_titration`; a
+    /// step confirmed before is not asked about again.
+    public func update(
+        _ changes: [(key: String, value: String)], reason: String? = nil, confirmations: Set<ConfirmKind> = [], clock: StoreClock
+    ) throws -> DoseSettings {
         try repository.write { settings in
             var current = try SettingsStore.settings(from: settings.storedSettings(), machineTimeZoneID: clock.machineTimeZoneID)
+            let fastBefore = Set(current.fastTitrationSteps)
             for (key, value) in changes {
                 let updated = try current.setting(key, to: value)
                 let canonical = try DoseSettings.canonicalKey(key)
@@ -38,6 +43,12 @@ public struct SettingsBook: Sendable {
             }
             // Checked once all are applied, so a product and its amounts can change in one step.
             if let conflict = current.regimenConflict { throw conflict }
+            let fastNow = current.fastTitrationSteps.filter { !fastBefore.contains($0) }
+            if !fastNow.isEmpty {
+                guard confirmations.contains(.fastTitration) else { throw DoseError.titrationTooFast(steps: fastNow) }
+                let details = ["confirmed": ConfirmKind.fastTitration.rawValue, "reason": fastNow.map(\.reason).joined(separator: " ")]
+                try settings.auditSettingChange(key: SettingKey.titration.rawValue, details: details, auditID: clock.makeID(), at: clock.now)
+            }
             return current
         }
     }

@@ -17,15 +17,14 @@ public struct SettingsService: Sendable {
     }
 
     /// Changes one setting; a refused value changes nothing.
-    public func update(_ key: String, to value: String) throws -> DoseSettings {
-        try checkTargets([(key, value)])
-        return try app.store.settingsBook.update([(key, value)], clock: app.clock)
+    public func update(_ key: String, to value: String, confirmations: Set<ConfirmKind> = []) throws -> DoseSettings {
+        try update([(key, value)], confirmations: confirmations)
     }
 
     /// Changes several settings at once: all of them, or none.
-    public func update(_ changes: [(key: String, value: String)]) throws -> DoseSettings {
+    public func update(_ changes: [(key: String, value: String)], confirmations: Set<ConfirmKind> = []) throws -> DoseSettings {
         try checkTargets(changes)
-        return try app.store.settingsBook.update(changes, clock: app.clock)
+        return try app.store.settingsBook.update(changes, confirmations: confirmations, clock: app.clock)
     }
 
     /// The escalation contact is a URL the server will call: it must be a public https target (`OutboundTargets`).

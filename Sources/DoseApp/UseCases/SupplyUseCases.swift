@@ -137,12 +137,16 @@ public struct SetupService: Sendable {
     public func run(_ steps: [(step: SetupStep, answers: [String: String])], surface: String) throws -> DoseSettings {
         var settings = try app.settings.current()
         var changes: [(key: String, value: String)] = []
+        var confirmations: Set<ConfirmKind> = []
         for (step, answers) in steps {
             let result = try SetupWizard.changes(for: step, answers: answers, applyingTo: settings)
             changes += result.changes
             settings = result.settings
+            confirmations.formUnion(result.confirmations)
         }
-        if !changes.isEmpty { settings = try app.store.settingsBook.update(changes, reason: "setup", clock: app.clock) }
+        if !changes.isEmpty {
+            settings = try app.store.settingsBook.update(changes, reason: "setup", confirmations: confirmations, clock: app.clock)
+        }
         if steps.contains(where: { $0.step == .privacy }) { try app.onRecords { try $0.setup.complete(surface: surface, clock: app.clock) } }
         return settings
     }

@@ -11,6 +11,11 @@ public enum ConfirmKind: String, CaseIterable, Codable, Sendable, Hashable {
     case newNight = "new_night"
     /// A check-in or wake-up that ends the night while Dose 2 is still undecided (D16).
     case endNight = "end_night"
+    /// A titration plan whose step raises the nightly amount faster than the product's label (D19).
+    case fastTitration = "fast_titration"
+
+    /// The confirmations of the night's actions (doses, skips, check-ins): every kind but the settings' own.
+    public static let nightKinds = allCases.filter { $0 != .fastTitration }
 }
 
 /// The kinds of refusal of SPEC §4, by reason. Each edge maps them: DoseApp to the wire code (`ErrorCode.wire`), the
@@ -38,6 +43,7 @@ public enum ErrorCode: CaseIterable, Sendable, Hashable {
     case dose1Required
     /// A Dose 2 (or its skip or snooze) on a night whose regimen has one dose (D19).
     case notInRegimen
+    case titrationTooFast
     case windowNotOpen
     case windowExceeded
     case snoozeLimit
@@ -118,6 +124,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case dose1Required
     /// The night's regimen has no such dose (D19): `action` is worded for people ("Dose 2", "Skipping Dose 2").
     case notInRegimen(action: String, regimen: DoseRegimen)
+    /// A titration plan raises the nightly amount faster than the label allows; `fast_titration` confirms it.
+    case titrationTooFast(steps: [TitrationPlan.FastStep])
     /// Dose 2 before the window opens; needs the `early` confirmation.
     case windowNotOpen(minutesUntilOpen: Int, opensAt: Date, localTime: String)
     /// Dose 2 after the window closed; needs the `late` confirmation.
@@ -162,6 +170,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .tooLarge: .tooLarge
         case .dose1Required: .dose1Required
         case .notInRegimen: .notInRegimen
+        case .titrationTooFast: .titrationTooFast
         case .windowNotOpen: .windowNotOpen
         case .windowExceeded: .windowExceeded
         case .snoozeLimit: .snoozeLimit
@@ -183,6 +192,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .duplicateMedication: .duplicate
         case .recentDose(_, _, _, _, _, _, let confirmable, _): confirmable ? .newNight : nil
         case .dose2Pending: .endNight
+        case .titrationTooFast: .fastTitration
         default: nil
         }
     }
@@ -232,6 +242,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return ["max_snoozes": String(maximum)]
         case .notInRegimen(_, let regimen):
             return ["regimen": regimen.kind.rawValue, "product": regimen.product]
+        case .titrationTooFast(let steps):
+            return ["steps": steps.map(\.step.from.description).joined(separator: ",")]
         case .undoExpired(let window, _):
             return ["undo_window_seconds": String(window)]
         case .rateLimited(let event, _):
@@ -310,6 +322,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "Dose 1 has not been taken tonight. Take Dose 1 first."
         case .notInRegimen(let action, let regimen):
             return "\(action) is not part of tonight. \(RegimenWords.noDose2(regimen))"
+        case .titrationTooFast(let steps):
+            return steps.map(\.reason).joined(separator: " ") + offer("If your prescriber set these steps", .fastTitration)
         case .windowNotOpen(let minutes, _, let local):
             return "Too early for Dose 2: the window opens at \(local), in \(minutes) min. "
                 + "Taking Dose 2 early is risky; wait for the window." + offer("To record it anyway", .early)

@@ -108,6 +108,8 @@ public struct Insights: Sendable, Hashable {
     public let onceNightlyNights: Int
     /// When the bedtime dose (Dose 1) is taken, over every night with one; nil without any.
     public let bedtime: Bedtime?
+    /// The period's nights with Dose 1 in stretches of one regimen each (a titration step, a switch to once nightly).
+    public let regimenPeriods: [RegimenPeriod]
 
     /// The regularity of the bedtime dose: its median local time and how far a typical night strays from it.
     public struct Bedtime: Sendable, Hashable {
@@ -153,6 +155,7 @@ public struct Insights: Sendable, Hashable {
         nightsWithDose1 = inside.filter { $0.summary.dose1 != nil }.count
         onceNightlyNights = inside.filter { $0.summary.dose1 != nil && $0.summary.window == nil }.count
         bedtime = Bedtime(inside.map(\.summary))
+        regimenPeriods = RegimenPeriod.of(inside, targetMinutes: targetMinutes)
         // Each night is read against the target once; the adherence figures and the correlations share the reading.
         let read = inside.map { ($0, Adherence.Night($0.summary, targetMinutes: targetMinutes)) }
         adherence = Adherence(nights: read.compactMap(\.1), targetMinutes: targetMinutes)

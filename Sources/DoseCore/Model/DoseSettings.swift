@@ -104,6 +104,8 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     public internal(set) var dose1Milligrams = 2250
     /// Dose 2's amount in mg (an extra dose is counted at this amount too).
     public internal(set) var dose2Milligrams = 2250
+    /// Dated steps of amounts that replace Dose 1's and Dose 2's from their nights on; none by default.
+    public internal(set) var titrationPlan = TitrationPlan.none
     /// The bottle's concentration in mg/mL.
     public internal(set) var concentrationMgPerML = 500
     /// One bottle's volume in mL.
@@ -125,14 +127,30 @@ public struct DoseSettings: Hashable, Sendable, Codable {
     /// The zone of ``timeZoneID``; settings never hold an unknown zone.
     public var timeZone: TimeZone { TimeZone(identifier: timeZoneID) ?? TimeZone(secondsFromGMT: 0)! }
 
-    /// Milligrams a full night takes under the regimen.
+    /// Milligrams a full night takes at the profile's amounts, before any titration step.
     public var nightlyMilligrams: Int { regimen.nightlyMilligrams }
 
-    /// The regimen a Dose 1 recorded now is taken under.
+    /// The profile's regimen: the product, once or twice nightly, and Dose 1's and Dose 2's amounts, before any titration
+    /// step. A night's own amounts are ``regimen(on:)``'s.
     public var regimen: DoseRegimen {
         DoseRegimen(
             kind: regimenKind, product: medicationProduct, dosesMilligrams: [dose1Milligrams, dose2Milligrams],
             targetMinutes: targetIntervalMinutes)
+    }
+
+    /// The regimen a Dose 1 of `night` is taken under: the titration step in force that night, else the profile's.
+    public func regimen(on night: SessionKey) -> DoseRegimen {
+        guard let step = titrationPlan.step(on: night) else { return regimen }
+        return DoseRegimen(
+            kind: regimenKind, product: medicationProduct, dosesMilligrams: step.dosesMilligrams, targetMinutes: targetIntervalMinutes,
+            titrationStep: step.from)
+    }
+
+    /// The titration steps that raise the nightly amount faster than the product's label allows, each with its reason
+    /// (``TitrationPlan/fastSteps(startingMilligrams:entry:)``).
+    public var fastTitrationSteps: [TitrationPlan.FastStep] {
+        guard let entry = RegimenCatalogue.entry(medicationProduct) else { return [] }
+        return titrationPlan.fastSteps(startingMilligrams: nightlyMilligrams, entry: entry)
     }
 
     /// The first way the product, the regimen and the dose amounts disagree, or nil. The product's label decides which
@@ -157,6 +175,23 @@ public struct DoseSettings: Hashable, Sendable, Codable {
                 allowed:
                     "\(range.lowerBound)–\(range.upperBound) mg (\(RegimenWords.grams(range.lowerBound))–\(RegimenWords.grams(range.upperBound)), "
                     + "the largest labelled single dose)")
+        }
+        for step in titrationPlan.steps {
+            let field = SettingKey.titration.rawValue
+            guard step.dosesMilligrams.count == regimenKind.doseCount else {
+                return .invalidInput(
+                    field: field,
+                    problem: "the step of \(step.from) has \(step.dosesMilligrams.count == 1 ? "one amount" : "two amounts"), but "
+                        + "\(RegimenWords.kind(regimenKind)) has \(regimenKind.doseCount == 1 ? "one dose" : "two doses") a night",
+                    allowed: TitrationPlan.allowed)
+            }
+            if let amount = step.dosesMilligrams.first(where: { !range.contains($0) }) {
+                return .invalidInput(
+                    field: field,
+                    problem: "\(RegimenWords.grams(amount)) in the step of \(step.from) is more than one dose of "
+                        + "\(RegimenWords.product(medicationProduct)) \(RegimenWords.kind(regimenKind)) may be",
+                    allowed: "amounts of \(RegimenWords.grams(range.lowerBound))–\(RegimenWords.grams(range.upperBound)) a dose")
+            }
         }
         return nil
     }
@@ -189,6 +224,7 @@ public enum SettingKey: String, Sendable, CaseIterable {
     case regimen
     case dose1Milligrams = "dose1_mg"
     case dose2Milligrams = "dose2_mg"
+    case titration
     case concentration = "concentration_mg_per_ml"
     case bottleML = "bottle_ml"
     case pharmacyLeadDays = "pharmacy_lead_days"
@@ -221,7 +257,7 @@ extension DoseSettings {
             .whole
         case .allowSnoozing, .remindersEnabled, .escalationEnabled: .boolean
         case .timeZone, .prepTime, .sleepStart, .wakeTime, .escalationContact, .escalationContactFormat, .medicationProduct, .refillReminderTime,
-            .sleepSourcePriority, .regimen:
+            .sleepSourcePriority, .regimen, .titration:
             .text
         case .quickLog: .eventList
         case nil: key.hasPrefix(cooldownPrefix) ? .whole : nil
@@ -269,6 +305,7 @@ extension DoseSettings {
         case .regimen: return regimenKind.rawValue
         case .dose1Milligrams: return String(dose1Milligrams)
         case .dose2Milligrams: return String(dose2Milligrams)
+        case .titration: return titrationPlan.text
         case .concentration: return String(concentrationMgPerML)
         case .bottleML: return String(bottleML)
         case .pharmacyLeadDays: return String(pharmacyLeadDays)
@@ -381,6 +418,9 @@ extension DoseSettings {
                         + "the largest labelled single dose of any regimen)")
             }
             if SettingKey(rawValue: key) == .dose1Milligrams { copy.dose1Milligrams = milligrams } else { copy.dose2Milligrams = milligrams }
+        case .titration:
+            guard rawValue.count <= 4000 else { throw invalid(TitrationPlan.allowed) }
+            copy.titrationPlan = try TitrationPlan(parsing: rawValue, field: key)
         case .concentration, .bottleML, .pharmacyLeadDays, .refillMarginDays:
             let setting = SettingKey(rawValue: key)!
             let (range, unit): (ClosedRange<Int>, String) =

@@ -23,15 +23,18 @@ public struct DoseRegimen: Hashable, Sendable, Codable {
     public let dosesMilligrams: [Int]
     /// Twice nightly: minutes after Dose 1 at which the wake alarm rings; nil once nightly.
     public let targetMinutes: Int?
+    /// The first night of the titration step whose amounts these are; nil when they are the profile's.
+    public let titrationStep: SessionKey?
 
     /// A regimen; `dosesMilligrams` holds one amount per dose of `kind` (extra amounts are dropped, a missing one
     /// repeats the last), and a once-nightly regimen has no target.
-    public init(kind: Kind, product: String, dosesMilligrams: [Int], targetMinutes: Int?) {
+    public init(kind: Kind, product: String, dosesMilligrams: [Int], targetMinutes: Int?, titrationStep: SessionKey? = nil) {
         self.kind = kind
         self.product = product
         let amounts = dosesMilligrams.isEmpty ? [0] : dosesMilligrams
         self.dosesMilligrams = (0..<kind.doseCount).map { amounts[min($0, amounts.count - 1)] }
         self.targetMinutes = kind == .twiceNightly ? targetMinutes : nil
+        self.titrationStep = titrationStep
     }
 
     /// The Dose 2 window: the label's for twice nightly, none once nightly.
@@ -58,7 +61,18 @@ public struct DoseRegimen: Hashable, Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case kind, product, dosesMilligrams = "doses_mg", targetMinutes = "target_minutes"
+        case kind, product, dosesMilligrams = "doses_mg", targetMinutes = "target_minutes", titrationStep = "titration_step"
+    }
+
+    /// The titration step is written as its date, `yyyy-MM-dd`, and only when there is one, so a night at the profile's
+    /// amounts keeps the bytes it had before plans existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(product, forKey: .product)
+        try container.encode(dosesMilligrams, forKey: .dosesMilligrams)
+        try container.encodeIfPresent(targetMinutes, forKey: .targetMinutes)
+        try container.encodeIfPresent(titrationStep?.description, forKey: .titrationStep)
     }
 
     /// Decoded through `init(kind:…)`, so a stored regimen is held to one amount per dose like a new one.
@@ -67,7 +81,8 @@ public struct DoseRegimen: Hashable, Sendable, Codable {
         self.init(
             kind: try container.decode(Kind.self, forKey: .kind), product: try container.decode(String.self, forKey: .product),
             dosesMilligrams: try container.decode([Int].self, forKey: .dosesMilligrams),
-            targetMinutes: try container.decodeIfPresent(Int.self, forKey: .targetMinutes))
+            targetMinutes: try container.decodeIfPresent(Int.self, forKey: .targetMinutes),
+            titrationStep: try container.decodeIfPresent(String.self, forKey: .titrationStep).flatMap(SessionKey.init(parsing:)))
     }
 }
 

@@ -190,8 +190,9 @@ private struct Builder {
         }
         var metadata = EventMetadata()
         metadata.doseIndex = 1
-        // The night keeps the regimen of its Dose 1 (D19): a later change of settings is for later nights.
-        let regimen = context.settings.regimen
+        // The night keeps the regimen of its Dose 1 (D19), with the titration step of its date: a later change of
+        // settings is for later nights.
+        let regimen = context.settings.regimen(on: session.date)
         metadata.regimen = regimen
         metadata.amountMilligrams = regimen.milligrams(ofDose: 1)
         if let near = NightRules.nearestDose(context.nearbyDoses, to: at) {

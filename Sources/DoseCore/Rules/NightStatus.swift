@@ -112,7 +112,10 @@ public struct NightStatus: Sendable, Hashable {
             wakeAt: facts.wake?.occurredAt,
             wakeAsksUntil: wakeAsksUntil(facts: facts, at: instant), checkedIn: facts.checkIn != nil, warnings: [],
             asOf: instant, timeZoneID: timeZone.identifier,
-            regimen: facts.regimen ?? (dose1 == nil ? settings.regimen : .recordedBeforeRegimens(settings)))
+            regimen: facts.regimen
+                ?? (dose1 == nil
+                    ? settings.regimen(on: session.flatMap { $0.isOpen ? $0.date : nil } ?? SessionKey(for: instant, in: timeZone))
+                    : .recordedBeforeRegimens(settings)))
 
         status.dose2Undecided = pending
         status.dose2Timing = DoseTiming.of(facts, targetMinutes: settings.targetIntervalMinutes)

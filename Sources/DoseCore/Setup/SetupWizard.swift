@@ -34,7 +34,11 @@ public enum SetupStep: Int, Sendable, CaseIterable, Comparable {
     public var answers: [String] {
         switch self {
         case .sleepSchedule: ["sleep_start", "wake_time", "prep_time", "time_zone"]
-        case .medication: ["medication_product", "regimen", "dose1_g", "dose2_g", "concentration_mg_per_ml", "bottle_ml"]
+        case .medication:
+            [
+                "medication_product", "regimen", "dose1_g", "dose2_g", "titration", SetupWizard.fastTitrationAnswer, "concentration_mg_per_ml",
+                "bottle_ml",
+            ]
         case .doseWindow: ["target_interval", "allow_snoozing", "max_snoozes", "undo_window_seconds"]
         case .notifications: ["reminders_enabled", "wake_alarm_refire_minutes"]
         case .privacy: [SetupWizard.disclaimerAnswer]
@@ -49,6 +53,8 @@ public enum SetupStep: Int, Sendable, CaseIterable, Comparable {
 public enum SetupWizard {
     /// The answer that accepts the disclaimer.
     public static let disclaimerAnswer = "accept_disclaimer"
+    /// The answer that keeps a titration step faster than the label's weekly increase, as prescribed.
+    public static let fastTitrationAnswer = "confirm_fast_titration"
 
     /// The disclaimer of seed 001, shown and accepted in the last step.
     public static let disclaimer = [
@@ -73,12 +79,13 @@ public enum SetupWizard {
     /// first answer that is not.
     public static func changes(
         for step: SetupStep, answers: [String: String], applyingTo settings: DoseSettings
-    ) throws(DoseError) -> (changes: [(key: String, value: String)], settings: DoseSettings) {
+    ) throws(DoseError) -> (changes: [(key: String, value: String)], settings: DoseSettings, confirmations: Set<ConfirmKind>) {
         for name in answers.keys.sorted() where !step.answers.contains(name) {
             throw .invalidInput(
                 field: name, problem: "'\(name)' is not part of the \(step.title.lowercased()) step", allowed: step.answers.joined(separator: ", "))
         }
         var changes: [(key: String, value: String)] = []
+        var confirmations: Set<ConfirmKind> = []
         var updated = settings
         for name in step.answers {
             guard let answer = answers[name] else {
@@ -92,6 +99,12 @@ public enum SetupWizard {
                 guard ["yes", "true", "on", "1"].contains(answer.trimmingCharacters(in: .whitespaces).lowercased()) else {
                     throw .invalidInput(field: name, problem: "'\(answer)' does not accept the disclaimer", allowed: "yes, once you have read it")
                 }
+            case fastTitrationAnswer:
+                let word = answer.trimmingCharacters(in: .whitespaces).lowercased()
+                guard ["yes", "true", "on", "1", "no", "false", "off", "0", ""].contains(word) else {
+                    throw .invalidInput(field: name, problem: "'\(answer.prefix(20))' is not yes or no", allowed: "yes or no")
+                }
+                if ["yes", "true", "on", "1"].contains(word) { confirmations.insert(.fastTitration) }
             case "dose1_g", "dose2_g":
                 let key = name == "dose1_g" ? SettingKey.dose1Milligrams.rawValue : SettingKey.dose2Milligrams.rawValue
                 let milligrams = try milligrams(fromGrams: answer, field: name)
@@ -110,7 +123,11 @@ public enum SetupWizard {
             else { throw conflict }
             throw .invalidInput(field: answer, problem: problem, allowed: allowed)
         }
-        return (changes, updated)
+        // Asked here as the settings would ask it, so a refused step changes nothing and names the steps.
+        let fastBefore = Set(settings.fastTitrationSteps)
+        let fast = updated.fastTitrationSteps.filter { !fastBefore.contains($0) }
+        if !fast.isEmpty, !confirmations.contains(.fastTitration) { throw .titrationTooFast(steps: fast) }
+        return (changes, updated, confirmations)
     }
 
     /// Grams as typed (`2.25`, `4.5`, `3`) in whole milligrams; at most three decimals, nothing else.

@@ -116,12 +116,14 @@ public struct SupplyStatus: Hashable, Sendable {
     public var shortfallML: Double
     /// The concentration the figures use.
     public var concentrationMgPerML: Int
-    /// What a full night takes.
+    /// What the first night to come takes, at its titration step's amounts.
     public var nightlyMilligrams: Int
     /// mg still owed tonight (Dose 2 of a night whose Dose 1 is taken), already set aside from the nights left.
     public var pendingTonightMilligrams: Int
     /// Full nights the supply covers after tonight's pending dose.
     public var nightsLeft: Int
+    /// The first night still to come that needs a full night's supply.
+    public var firstNight: SessionKey
     /// The first night the supply cannot cover in full (session date: the evening it starts).
     public var runsOutOn: SessionKey?
     /// The nights left at which the refill reminder starts: the pharmacy lead time plus the margin.
@@ -177,14 +179,14 @@ public enum Supply {
             counted = uses.count
         }
         let remaining = max(0, level)
-        let nightly = max(1, settings.nightlyMilligrams)
         let available = remaining * concentration - Double(pendingTonightMilligrams)
-        // A thousandth of a mg of slack: 360 mL at 500 mg/mL is exactly 40 nights of 4.5 g, not 39.999….
-        let nights = available <= 0 ? 0 : Int(((available + 0.001) / Double(nightly)).rounded(.down))
+        let nights = nightsCovered(by: available, from: firstNight, settings: settings)
         let tracked = !ordered.isEmpty
         return SupplyStatus(
             isTracked: tracked, remainingML: remaining, shortfallML: max(0, -level), concentrationMgPerML: settings.concentrationMgPerML,
-            nightlyMilligrams: settings.nightlyMilligrams, pendingTonightMilligrams: pendingTonightMilligrams, nightsLeft: nights,
+            nightlyMilligrams: settings.regimen(on: firstNight).nightlyMilligrams, pendingTonightMilligrams: pendingTonightMilligrams,
+            nightsLeft: nights,
+            firstNight: firstNight,
             runsOutOn: tracked ? firstNight.adding(days: nights) : nil, lowThresholdNights: settings.pharmacyLeadDays + settings.refillMarginDays,
             dosesCounted: counted, trackedSince: ordered.first?.occurredAt)
     }
@@ -199,6 +201,26 @@ public enum Supply {
         return status(
             entries: entries, doses: taken.map { $0.use(settings: settings) }, settings: settings, firstNight: tonight.firstNight,
             pendingTonightMilligrams: tonight.pendingMilligrams)
+    }
+
+    /// Full nights `milligrams` cover from `first` on, each night at the amounts of its titration step: a stretch between
+    /// two steps at a time, then the last step's amounts for ever.
+    static func nightsCovered(by milligrams: Double, from first: SessionKey, settings: DoseSettings) -> Int {
+        guard milligrams > 0 else { return 0 }
+        // A thousandth of a mg of slack: 360 mL at 500 mg/mL is exactly 40 nights of 4.5 g, not 39.999….
+        var left = milligrams + 0.001
+        var night = first
+        var covered = 0
+        while true {
+            let nightly = Double(max(1, settings.regimen(on: night).nightlyMilligrams))
+            let affordable = Int((left / nightly).rounded(.down))
+            guard let next = settings.titrationPlan.steps.first(where: { $0.from > night }) else { return covered + affordable }
+            let stretch = next.from.days(since: night)
+            if affordable < stretch { return covered + affordable }
+            covered += stretch
+            left -= Double(stretch) * nightly
+            night = next.from
+        }
     }
 
     /// The calendar day of an instant in a zone (midnight to midnight, unlike a night's session date).
@@ -239,8 +261,10 @@ extension Supply {
     ) -> (firstNight: SessionKey, pendingMilligrams: Int) {
         if let open {
             guard open.facts.dose1 != nil else { return (open.date, 0) }
-            let dose2Owed = open.facts.dose2 == nil && open.facts.skip == nil
-            return (open.date.adding(days: 1), dose2Owed ? settings.dose2Milligrams : 0)
+            // What the night owes is its own Dose 2, at the amount its Dose 1 fixed; a once-nightly night owes nothing.
+            let dose2Owed = open.facts.window != nil && open.facts.dose2 == nil && open.facts.skip == nil
+            let dose2Amount = open.facts.regimen?.milligrams(ofDose: 2) ?? settings.dose2Milligrams
+            return (open.date.adding(days: 1), dose2Owed ? dose2Amount : 0)
         }
         return (max(SessionKey(for: now, in: timeZone), calendarDay(of: now, in: timeZone)), 0)
     }

@@ -21,8 +21,9 @@ struct SettingsController {
     }
 
     func updateSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let changes = try await JSONBody.read(SettingsBody.self, request).changes
-        return Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.update(changes))))
+        let body = try await JSONBody.read(SettingsBody.self, request)
+        let settings = try environment.useCases().settings.update(body.changes, confirmations: body.confirmations)
+        return Reply.json(JSONValue(response: SettingsResponse(settings)))
     }
 
     func insights(_ request: Request) throws -> Response {

@@ -92,16 +92,24 @@ struct ReportView {
             "\(insights.period.from) to \(insights.period.to) "
             + "(\(insights.period.length == nil ? "chosen dates" : insights.period.label.lowercased()))"
         generated = "\(ISO8601.string(generatedAt).prefix(10)) \(LocalClock.hourMinute(generatedAt, in: zone)) \(zone.identifier)"
+        let tonight = settings.regimen(on: SessionKey(for: generatedAt, in: zone))
         regimen = [
             Fact(
                 name: "Medication",
-                value: RegimenWords.summary(settings.regimen) + " (now; each night's regimen is its own)"
+                value: RegimenWords.summary(tonight) + " (tonight; each night's regimen is its own)"
             ),
             Fact(
                 name: "Prescribed amounts",
                 value:
-                    "Dose 1 \(Self.grams(settings.dose1Milligrams)), Dose 2 \(Self.grams(settings.dose2Milligrams)) "
-                    + "(\(Self.grams(settings.nightlyMilligrams)) a night); each night's amounts as logged are in the table"
+                    "\(RegimenWords.amounts(tonight)) (\(Self.grams(tonight.nightlyMilligrams)) a night"
+                    + (tonight.titrationStep.map { ", titration step of \($0)" } ?? "")
+                    + "); each night's amounts as logged are in the table"
+            ),
+            Fact(
+                name: "Titration plan",
+                value: settings.titrationPlan.steps.isEmpty
+                    ? "none"
+                    : settings.titrationPlan.text + " (before the first step: \(RegimenWords.amounts(settings.regimen)))"
             ),
             Fact(
                 name: "Target interval",

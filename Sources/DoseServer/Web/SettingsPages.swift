@@ -28,16 +28,20 @@ struct SettingsPages: PageController {
         return routes
     }
 
-    func settings(_ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil) throws -> Response {
+    func settings(
+        _ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil, titration: TitrationField? = nil
+    ) throws -> Response {
         let app = environment.useCases()
         let settings = try app.settings.current()
         let zone = try app.settings.zone()
         var view = SettingsView(
             frame: Frame("Settings", current: "/settings", flash: flash), csrf: csrf(context), settings: settings,
             devices: try environment.useCases().devices.all(), thisDevice: context.device?.id, zone: zone, pairing: pairing,
-            alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test))
+            alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test),
+            tonight: SessionKey(for: environment.now(), in: zone))
         view.shared = environment.store.shared != nil
-        return try Templates.page("settings", view)
+        if let titration { view.titration = titration }
+        return try Templates.page("settings", view, status: titration?.refusal == nil ? .ok : .badRequest)
     }
 
     func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -48,8 +52,20 @@ struct SettingsPages: PageController {
         // A switch that is off sends nothing, so each form names the switches it showed.
         let shown = Set((fields["switches"] ?? "").split(separator: ",").map(String.init))
         for key in SettingsView.switches.map(\.rawValue) where shown.contains(key) { posted[key] = fields[key] == "true" ? "true" : "false" }
+        // The plan's box shows a step a line; a plan typed the same as the one in force is no change.
+        if let typed = posted[SettingKey.titration.rawValue],
+            (try? TitrationPlan(parsing: typed, field: SettingKey.titration.rawValue))?.text == current.titrationPlan.text
+        {
+            posted[SettingKey.titration.rawValue] = nil
+        }
         let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
-        if !changes.isEmpty { _ = try app.settings.update(changes) }
+        let confirmations: Set<ConfirmKind> = fields[SetupWizard.fastTitrationAnswer] == "yes" ? [.fastTitration] : []
+        do {
+            if !changes.isEmpty { _ = try app.settings.update(changes, confirmations: confirmations) }
+        } catch let error as DoseError where posted[SettingKey.titration.rawValue] != nil {
+            // The plan is shown again as typed, with the refusal beside it (and, for a fast step, the box to confirm it).
+            return try settings(context, flash: nil, titration: TitrationField(typed: posted[SettingKey.titration.rawValue] ?? "", refusal: error))
+        }
         // The Supply page's refill-reminder form goes back to the Supply page.
         return WebPages.redirect(fields["return"] == "supply" ? "/supply?saved=1" : "/settings?saved=1")
     }

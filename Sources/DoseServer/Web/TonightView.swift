@@ -275,11 +275,14 @@ struct TonightView {
     static func times(_ status: NightStatus, zone: TimeZone) -> String {
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
         guard let dose1 = status.dose1At else {
+            // Tonight's amounts are the titration step's of tonight when there is one, so they are said, with the step.
+            let step = status.regimen.titrationStep.map { " (titration step of \($0))" } ?? ""
             guard let window = status.regimen.window else {
                 return "Take tonight's dose at bedtime: \(RegimenWords.grams(status.regimen.milligrams(ofDose: 1))), "
-                    + "\(RegimenWords.kind(status.regimen.kind))."
+                    + "\(RegimenWords.kind(status.regimen.kind))\(step)."
             }
-            return "Take Dose 1 at bedtime; Dose 2 follows \(RegimenWords.hours(window)) later."
+            return "Take Dose 1 (\(RegimenWords.grams(status.regimen.milligrams(ofDose: 1)))) at bedtime; Dose 2 "
+                + "(\(RegimenWords.grams(status.regimen.milligrams(ofDose: 2)))) follows \(RegimenWords.hours(window)) later\(step)."
         }
         guard status.regimen.window != nil else { return "Tonight's dose \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "") }
         return status.dose2At == nil && !status.dose2Skipped

@@ -224,6 +224,29 @@ struct SelectOption {
 }
 
 /// The settings page: chips and switches for the rules' settings, a time-zone list, the quick-log grid, devices.
+/// The titration plan's box, on setup's medication step and in Settings, a step a line. The confirmation is offered
+/// only once a step was refused for rising faster than the label allows.
+struct TitrationField {
+    let value: String
+    let hint =
+        "Dated steps from your prescriber, one a line: 2026-12-01 3 g + 3 g (one amount once nightly). A night takes the step of its "
+        + "date; before the first, the amounts above. Leave empty for none."
+    var askConfirm = false
+    var refusal: String?
+
+    /// The box holding the plan in force, or what was typed when another answer was refused.
+    init(_ settings: DoseSettings, typed: String? = nil) {
+        value = typed ?? settings.titrationPlan.text.replacingOccurrences(of: "; ", with: "\n")
+    }
+
+    /// The box holding what was typed, after a refusal: the confirmation is offered when the refusal was for speed.
+    init(typed: String, refusal error: DoseError) {
+        value = typed
+        askConfirm = error.code == .titrationTooFast
+        refusal = "Not saved. " + error.message { $0 == .fastTitration ? "tick “My prescriber set these steps” and save again" : nil }
+    }
+}
+
 struct SettingsView {
     struct Check {
         let value, label: String
@@ -267,8 +290,10 @@ struct SettingsView {
     let idleDays = DeviceLifetime.idleDays
     let pairing: Pairing?
     let alarms: AlarmSettingsView
-    /// The medication profile in words.
+    /// The medication profile in words, at tonight's amounts.
     let medication: String
+    /// The titration plan's box.
+    var titration: TitrationField
     /// The sleep-source priority as typed: words, comma-separated, first preferred.
     let sleepPriorities: [SelectOption]
     /// On a shared store: the Sharing section, with the people who share with this person.
@@ -276,7 +301,7 @@ struct SettingsView {
 
     init(
         frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,
-        alarms: AlarmSettingsView
+        alarms: AlarmSettingsView, tonight: SessionKey
     ) {
         self.frame = frame
         self.alarms = alarms
@@ -305,12 +330,14 @@ struct SettingsView {
                 this: $0.id == thisDevice)
         }
         self.pairing = pairing.map(Pairing.init(link:))
-        let product = (try? MedicationCatalogue.medication(id: settings.medicationProduct))?.name ?? settings.medicationProduct
+        let regimen = settings.regimen(on: tonight)
+        let step = regimen.titrationStep.map { " (titration step of \($0))" } ?? ""
         medication =
-            "\(product): Dose 1 \(SetupWizard.grams(settings.dose1Milligrams)) g, Dose 2 \(SetupWizard.grams(settings.dose2Milligrams)) g, "
+            "Tonight: \(RegimenWords.summary(regimen))\(step). "
             + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at "
             + "\(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
             + "\(settings.refillReminderTime)."
+        titration = TitrationField(settings)
         let current = settings.sleepSourcePriority.words.joined(separator: ",")
         var choices = Self.priorityChoices
         if !choices.contains(where: { $0.0 == current }) {

@@ -45,6 +45,8 @@ struct WelcomePages: PageController {
         let numbers: [TextInput]
         let products: [Field.Option]
         let regimens: [Field.Option]
+        /// The medication step's titration plan.
+        let titration: TitrationField?
         /// The setup diagram of the label's window, from the regimen's words, never restated.
         let diagram: Diagram?
         let channels: [String]
@@ -77,7 +79,7 @@ struct WelcomePages: PageController {
     /// The step's page; `typed` are answers a refusal sent back, shown as typed rather than replaced by the settings.
     func welcome(
         _ step: SetupStep, _ context: DoseRequestContext, banner: String? = nil, test: AlarmTestResponse? = nil, status: HTTPResponse.Status = .ok,
-        typed: [String: String] = [:]
+        typed: [String: String] = [:], refusal: DoseError? = nil
     ) throws -> Response {
         let app = environment.useCases()
         let settings = try app.settings.current()
@@ -110,6 +112,10 @@ struct WelcomePages: PageController {
             isNotifications: step == .notifications,
             isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
             regimens: step == .medication ? regimens : [],
+            titration: step != .medication
+                ? nil
+                : refusal.map { TitrationField(typed: typed[SettingKey.titration.rawValue] ?? "", refusal: $0) }
+                    ?? TitrationField(settings, typed: typed[SettingKey.titration.rawValue]),
             diagram: step == .doseWindow ? settings.regimen.window.map(Diagram.init) : nil,
             channels: step == .notifications ? try alarmChannelWords(app) : [], testReport: test.map { [$0.message] + $0.lines } ?? [],
             hasTestReport: test != nil,
@@ -260,7 +266,10 @@ struct WelcomePages: PageController {
         do {
             try environment.useCases().setup.apply(step, answers: answers, surface: "web")
         } catch let error as DoseError {
-            return try welcome(step, context, banner: error.message, status: .badRequest, typed: answers)
+            // A titration refusal is shown beside the plan's box instead, with the box to confirm a fast step.
+            let titration = step == .medication && error.code == .titrationTooFast
+            return try welcome(
+                step, context, banner: titration ? nil : error.message, status: .badRequest, typed: answers, refusal: titration ? error : nil)
         }
         guard step == .privacy else { return WebPages.redirect("/welcome?step=\(step.rawValue + 1)") }
         return WebPages.redirect("/?welcome=done")

@@ -6,6 +6,13 @@ import ZIPFoundation
 /// The export bundle (SPEC §5.2, seed 002 "Export Schema"): every table as CSV, events.csv v1, settings,
 /// the schema version and a readme describing every column.
 public enum ExportBundle {
+    /// The settings in effect as `settings.json` lists them. A titration plan is listed only when there is one: "no plan"
+    /// is what a bundle without the key has always meant, so the format (and every released bundle read again) is
+    /// unchanged by plans existing, with no schema step for a key that adds nothing to a bundle without one.
+    static func effective(_ settings: DoseSettings) -> [(key: String, value: String)] {
+        settings.listing().filter { !($0.key == SettingKey.titration.rawValue && $0.value.isEmpty) }
+    }
+
     /// A table in the bundle: its file, its table, its order, and which columns hold free text.
     struct TableFile: Sendable {
         let file: String
@@ -150,7 +157,7 @@ extension DataTransfer {
             let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
             let explicit = try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key")
             let settingsFile = BundleSettingsFile(
-                effective: Dictionary(settings.listing().map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
+                effective: Dictionary(ExportBundle.effective(settings).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
                 explicit: Dictionary(explicit.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { $1 }))
             files.append(("settings.json", try BundleFiles.json(settingsFile)))
             let version = BundleVersionFile(
