@@ -336,9 +336,11 @@ public struct HistoryStore: Sendable {
         }
     }
 
-    /// The tables `insightNights` reads: a PostgreSQL workspace copies only these for it.
+    /// The tables `insightNights` reads: a PostgreSQL workspace copies only these for it. `dose_events` holds each night's
+    /// regimen (on its Dose 1), which the summaries read: without it a night on PostgreSQL was judged by today's target.
     public static let insightTables: Set<String> = [
-        "sleep_sessions", "night_summaries", "morning_checkins", "pre_sleep_logs", "medication_events", "wearable_sleep", "wearable_summaries",
+        "sleep_sessions", "night_summaries", "dose_events", "morning_checkins", "pre_sleep_logs", "medication_events", "wearable_sleep",
+        "wearable_summaries",
     ]
 
     /// Every night dated `from` through `to` as insights read it: its summary and what was answered about it, oldest

@@ -517,6 +517,46 @@ def once_nightly(driver, binary, work, out):
         process.wait(10)
 
 
+def titration_plan(driver, binary, work, out):
+    """D19: Settings takes a titration plan; a step faster than the label is refused beside the box, with the box to
+    confirm it, and once confirmed Tonight names the step's amounts before Dose 1."""
+    database = os.path.join(work, "titration.sqlite")
+    subprocess.run([binary, "setup", "--accept-disclaimer", "--db", database, "--tz", "America/New_York", "--now", DOSE1.isoformat()],
+                   check=True, capture_output=True)
+    process, info = serve(binary, database, (DOSE1 - datetime.timedelta(minutes=5)).isoformat())
+    try:
+        driver.delete_all_cookies()
+        driver.get(info["pairing_url"])
+        driver.get(info["listening"] + "/settings")
+        box = driver.find_element(By.ID, "titration")
+        check(not driver.find_elements(By.NAME, "confirm_fast_titration"), "no confirmation is offered before a refusal")
+        box.send_keys("2026-11-21 4.5 g + 3.5 g")
+        apart(driver)
+        box.find_element(By.XPATH, "./ancestor::form//button[@type='submit']").click()
+        WebDriverWait(driver, 10).until(lambda d: d.find_elements(By.NAME, "confirm_fast_titration"))
+        refusal = driver.find_element(By.CSS_SELECTOR, ".notice.refusal").text
+        check("raises the nightly amount by 3.5 g at once" in refusal and "1.5 g a week" in refusal,
+              f"the refusal gives the label's reason ({refusal!r})")
+        check(driver.find_element(By.ID, "titration").get_attribute("value") == "2026-11-21 4.5 g + 3.5 g", "the plan is kept as typed")
+        audit(driver, "settings-titration-refused", out)
+        confirm = driver.find_element(By.NAME, "confirm_fast_titration")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", confirm)
+        confirm.click()
+        apart(driver)
+        confirm.find_element(By.XPATH, "./ancestor::form//button[@type='submit']").click()
+        WebDriverWait(driver, 10).until(lambda d: "Settings saved." in d.page_source)
+        check("titration step of 2026-11-21" in driver.page_source, "Settings names tonight's step")
+        driver.get(info["listening"] + "/")
+        times = driver.find_element(By.TAG_NAME, "body").text
+        check("Take Dose 1 (4.5 g) at bedtime; Dose 2 (3.5 g) follows" in times and "titration step of 2026-11-21" in times,
+              f"Tonight names the step's amounts ({times[:200]!r})")
+        check(fits(driver), "Tonight fits the screen")
+        audit(driver, "tonight-titration-step", out)
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 def trusted_night(binary, work, name):
     """A night with Dose 1 at DOSE1, a certificate from `tls init`, and a $HOME whose NSS database trusts its CA (as a
     phone's trust store would after /setup). Returns the database, what `tls init` made, and that home."""

@@ -33,3 +33,7 @@ def test_reminder_rings(driver, binary, work, out):
 
 def test_once_nightly(driver, binary, work, out):
     scenarios.once_nightly(driver, binary, work, out)
+
+
+def test_titration_plan(driver, binary, work, out):
+    scenarios.titration_plan(driver, binary, work, out)

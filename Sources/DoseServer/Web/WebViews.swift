@@ -230,7 +230,7 @@ struct TitrationField {
     let value: String
     let hint =
         "Dated steps from your prescriber, one a line: 2026-12-01 3 g + 3 g (one amount once nightly). A night takes the step of its "
-        + "date; before the first, the amounts above. Leave empty for none."
+        + "date; before the first step, your usual amounts. Leave empty for none."
     var askConfirm = false
     var refusal: String?
 
