@@ -93,7 +93,8 @@ enum HumanText {
         var lines: [String] = []
         let decision = outcome.decision
         if let event = decision.event {
-            var text = "\(event.kind.label) recorded at \(clock(event.occurredAt, zone))"
+            let name = event.kind == .dose1 ? RegimenWords.bedtimeDose(event.metadata.regimen) : event.kind.label
+            var text = "\(name) recorded at \(clock(event.occurredAt, zone))"
             if event.metadata.isEarly { text += " (⚠ EARLY — before the window opened)" }
             if event.metadata.isLate { text += " (⚠ LATE — after the window closed)" }
             lines.append(text + ".")

@@ -24,8 +24,8 @@ struct RegimenCLITests {
 
         let before = try cli.run(["status"], now: "2026-11-22 21:00", json: false)
         #expect(before.stdout.contains("once nightly"), "\(before.stdout)")
-        let dose1 = try cli.run(["dose1"], now: "2026-11-22 22:00")
-        #expect(dose1.status == 0)
+        let dose1 = try cli.run(["dose1"], now: "2026-11-22 22:00", json: false)
+        #expect(dose1.status == 0 && dose1.stdout.contains("The dose recorded at 22:00."), "no 'Dose 1' where there is no Dose 2: \(dose1.stdout)")
         let status = try cli.run(["status"], now: "2026-11-23 00:40").json
         #expect(status["phase"] as? String == "completed" && status["outcome"] as? String == "dose_taken")
         #expect(status["window_opens_at"] is NSNull && status["window_closes_at"] is NSNull && status["target_at"] is NSNull)

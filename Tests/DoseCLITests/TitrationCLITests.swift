@@ -67,5 +67,14 @@ struct TitrationCLITests {
                 + "Dose 2 on target 1; wellness 58 (1 check-in)")
         let text = try cli.run(["insights", "--from", "2026-11-30", "--to", "2026-12-01"], now: "2026-12-02 08:00", json: false)
         #expect(text.stdout.contains("XYWAV twice nightly 3 g + 3 g (titration step of 2026-12-01)"), "\(text.stdout)")
+
+        // The clinician report: the plan, tonight's step, and each step with its nights.
+        let out = cli.directory.appendingPathComponent("report.html").path
+        #expect(try cli.run(["report", "--from", "2026-11-30", "--to", "2026-12-01", "--out", out], now: "2026-12-02 08:00").status == 0)
+        let report = try String(contentsOfFile: out, encoding: .utf8)
+        #expect(report.contains("2026-12-01 3 g + 3 g; 2026-12-08 3.75 g + 3 g (before the first step: 2.25 g + 2.25 g)"))
+        #expect(report.contains("<dt>2026-12-01</dt><dd>XYWAV twice nightly 3 g + 3 g (titration step of 2026-12-01)"), "\(report)")
+        #expect(report.contains("1 night; Dose 2 on target 1; wellness 58 (1 check-in)"))
+        #expect(report.contains("<dt>2026-11-30</dt><dd>XYWAV twice nightly 2.25 g + 2.25 g"))
     }
 }

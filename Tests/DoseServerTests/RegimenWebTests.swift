@@ -42,6 +42,8 @@ struct RegimenWebTests {
                 String(buffer: response.body).contains("Tonight&#39;s regimen is XYWAV once nightly: there is no Dose 2 to take, skip or snooze."))
             let status = try fixture.environment.useCases().night.status().status
             #expect(status.dose2At == nil && status.outcome == .doseTaken)
+            let history = String(buffer: try await client.execute(uri: "/history", method: .get, headers: cookie).body)
+            #expect(history.contains("The dose 22:30 · 6 g once"), "History names the one dose and its amount: \(history)")
         }
         fixture.expectNoInternalErrors()
     }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The weekly planner's suggestion for the target interval (seed 003 "Planner"): restricted to the safe set
-/// {165, 180, 195, 210, 225}, never below 150 or above 240, only after 7 stable nights, and back to 165 after 3 missed
+/// of targets (`DoseWindow.label.targetOptions`), never outside the label's window, only after 7 stable nights, and back to 165 after 3 missed
 /// windows in a row. A suggestion is advice with its reason; applying it is the person's explicit choice.
 public struct PlannerSuggestion: Sendable, Hashable {
     /// Why the planner says what it says.
@@ -59,7 +59,7 @@ public enum WeeklyPlanner {
     public static func suggest(_ nights: [Adherence.Night], targetMinutes: Int) -> PlannerSuggestion {
         let decided = nights.filter { $0.timing != .undecided }.sorted { $0.date < $1.date }
         func answer(_ kind: PlannerSuggestion.Kind, _ suggested: Int, _ reason: String, needed: Int = 0) -> PlannerSuggestion {
-            // The safe set is the only place a suggestion can land: inside 150–240 by construction.
+            // The safe set is the only place a suggestion can land: inside the label's window by construction.
             let options = DoseSettings.targetIntervalOptions
             let safe = options.contains(suggested) ? suggested : targetMinutes
             return PlannerSuggestion(kind: kind, currentMinutes: targetMinutes, suggestedMinutes: safe, reason: reason, nightsNeeded: needed)

@@ -107,9 +107,9 @@ public enum EventSource: String, Sendable, Codable, CaseIterable {
 
 /// Facts recorded with an event (`metadata` on the wire).
 public struct EventMetadata: Hashable, Sendable, Codable {
-    /// Dose 2 taken before the window opened (e < 150 min).
+    /// Dose 2 taken before the window opened (before the night's window opens).
     public var isEarly = false
-    /// Dose 2 taken after the window closed (e ≥ 240 min).
+    /// Dose 2 taken after the window closed (at or after the night's window closes).
     public var isLate = false
     /// 1 for Dose 1, 2 for Dose 2, 3+ for extra doses.
     public var doseIndex: Int?

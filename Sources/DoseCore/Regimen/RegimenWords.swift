@@ -60,6 +60,13 @@ public enum RegimenWords {
             ? "\(grams(regimen.milligrams(ofDose: 1))) once" : regimen.dosesMilligrams.map(grams).joined(separator: " + ")
     }
 
+    /// What the bedtime dose is called: "Dose 1", or once nightly, where there is no Dose 2, "The dose" (`capitalized`)
+    /// or "the dose". A night without a regimen was twice nightly.
+    public static func bedtimeDose(_ regimen: DoseRegimen?, capitalized: Bool = true) -> String {
+        guard regimen?.kind == .onceNightly else { return "Dose 1" }
+        return capitalized ? "The dose" : "the dose"
+    }
+
     /// Why a Dose 2 (or a skip or snooze of it) is refused under a once-nightly regimen, naming the regimen.
     public static func noDose2(_ regimen: DoseRegimen) -> String {
         "Tonight's regimen is \(product(regimen.product)) \(kind(regimen.kind)): there is no Dose 2 to take, skip or snooze."

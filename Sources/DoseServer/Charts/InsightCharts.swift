@@ -2,7 +2,7 @@ import DoseApp
 import DoseCore
 import Foundation
 
-/// The Insights page's and the report's charts, drawn on the server: axes with units, the 150–240 window, the target
+/// The Insights page's and the report's charts, drawn on the server: axes with units, the label's Dose 2 window, the target
 /// line and a legend, each with a title, a description and a table of the same numbers.
 enum InsightCharts {
     /// The plot's frame inside a 360-unit-wide chart: readable at 390 px without scaling text below 10 px.
@@ -39,7 +39,7 @@ enum InsightCharts {
     static let intervalFloor = 120.0
     static let intervalCeiling = 270.0
 
-    /// Dose 1 → Dose 2 minutes per night against the 150–240 window and the target, with the 7-night mean.
+    /// Dose 1 → Dose 2 minutes per night against the label's Dose 2 window and the target, with the 7-night mean.
     static func interval(_ insights: Insights) -> RenderedChart {
         let adherence = insights.adherence
         let period = insights.period

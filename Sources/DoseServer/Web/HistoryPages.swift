@@ -128,9 +128,11 @@ struct HistoryPages: PageController {
     /// One night's row: its doses in a line, how Dose 2 went, the wearable's sleep and the events shown.
     static func row(_ night: NightRecord, zone: TimeZone, targetMinutes target: Int) -> HistoryView.Night {
         let facts = NightFacts(night.session.events)
-        var summary = "Dose 1 \(WebPages.clock(facts.dose1?.occurredAt, zone))"
+        var summary = "\(RegimenWords.bedtimeDose(facts.regimen)) \(WebPages.clock(facts.dose1?.occurredAt, zone))"
         if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
         if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
+        // The night's own amounts, so a titration step or a switch of regimen shows in the list.
+        if let regimen = facts.regimen, facts.dose1 != nil { summary += " · \(RegimenWords.amounts(regimen))" }
         if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
         // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
         let timing = DoseTiming.of(facts, targetMinutes: target)

@@ -102,8 +102,11 @@ struct SharingPages: PageController {
         /// Everyone who holds `alarms`, with their minute on the ladder ("" when they are not on it).
         let ladder: [LadderRow]
         let canLadder: Bool
-        /// The minutes a rung may be set to, "150–239".
+        /// The minutes a rung may be set to, in words (the escalation ladder's own range).
         let ladderMinutes = SharingPages.ladderMinutes
+        /// The same range as the number field's bounds.
+        let ladderLowest = EscalationLadder.minutes.lowerBound
+        let ladderHighest = EscalationLadder.minutes.upperBound - 1
     }
 
     /// The minutes after Dose 1 a rung may be set to, in words.

@@ -114,7 +114,7 @@ extension PostgresStore {
     }
 
     /// The people with an escalation ladder and a reminder due within five hours either side of `now`: the only ones
-    /// whose ladder can have a rung due (a rung is 150 to 239 minutes after Dose 1, and Dose 1 plans the night's
+    /// whose ladder can have a rung due (a rung lies inside the Dose 2 window, `EscalationLadder.minutes`, and Dose 1 plans the night's
     /// reminders), so the ladder is read for them alone, not for everyone.
     public func peopleWithALadder(around now: Date) throws -> [String] {
         try transaction(readOnly: true, seeing: .scheduler) { session in
