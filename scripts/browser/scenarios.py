@@ -840,7 +840,7 @@ def insights_and_report(driver, binary, work, out):
         driver.get(link)
         body = driver.find_element(By.TAG_NAME, "body").text
         check(on_time in body and "not medical advice" in body, f"the report holds the on-target figure {on_time} and the disclaimer")
-        check("XYWAV" in body and "Dose 1 2.25 g" in body and 'data-label="Taken">2.25 g + 2.25 g' in driver.page_source,
+        check("XYWAV" in body and "2.25 g + 2.25 g (4.5 g a night" in body and 'data-label="Taken">2.25 g + 2.25 g' in driver.page_source,
               "the report names the product and the amounts taken (D18)")
         check(not driver.find_elements(By.TAG_NAME, "script"), "the report has no script")
         external = driver.execute_script("return [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'))")
