@@ -14,7 +14,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case form
     /// `--at`, `--now`, `--tz`, dates, `dosetap://` links and ISO-8601 text.
     case clockInput = "clock_input"
-    /// Medication entries as the CLI and the web form take them, and the amount checks.
+    /// Medication entries as the CLI and the web form take them, the amount checks, and titration plans (typed amounts too).
     case medicationEntry = "medication_entry"
     /// An events.csv imported beside an open night.
     case eventsCSV = "events_csv"
@@ -140,6 +140,12 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     }
 
     static func medicationEntry(_ text: String) {
+        // A titration plan is amounts typed the same way: read it, and ask it everything the settings ask.
+        if let settings = try? DoseSettings(timeZoneID: "UTC").setting(SettingKey.titration.rawValue, to: text) {
+            _ = settings.regimenConflict
+            _ = settings.fastTitrationSteps
+            _ = try? settings.setting(SettingKey.titration.rawValue, to: settings.titrationPlan.text)
+        }
         guard let input = try? MedicationEntryText.parse(text, at: nil, note: nil),
             let medication = try? MedicationCatalogue.medication(id: input.medicationID)
         else { return }
