@@ -17,7 +17,7 @@ enum HumanText {
         let night = status.sessionDate.map { "Night of \($0)" } ?? "Tonight"
         lines.append("\(night) — \(status.phase.label)")
         lines.append(
-            "  Regimen: \(RegimenWords.summary(status.regimen))" + (status.regimen.titrationStep.map { " (titration step of \($0))" } ?? "") + ".")
+            "  Regimen: \(RegimenWords.summary(status.regimen))\(RegimenWords.step(status.regimen)).")
         if let dose1 = status.dose1At {
             var text = "  Dose 1 taken at \(clock(dose1, zone))"
             if let minutes = status.minutesSinceDose1 { text += " (\(duration(minutes: minutes)) ago)" }

@@ -25,8 +25,8 @@ public struct SettingsBook: Sendable {
         _ changes: [(key: String, value: String)], reason: String? = nil, confirmations: Set<ConfirmKind> = [], clock: StoreClock
     ) throws -> DoseSettings {
         try repository.write { settings in
-            var current = try SettingsStore.settings(from: settings.storedSettings(), machineTimeZoneID: clock.machineTimeZoneID)
-            let fastBefore = Set(current.fastTitrationSteps)
+            let before = try SettingsStore.settings(from: settings.storedSettings(), machineTimeZoneID: clock.machineTimeZoneID)
+            var current = before
             for (key, value) in changes {
                 let updated = try current.setting(key, to: value)
                 let canonical = try DoseSettings.canonicalKey(key)
@@ -43,7 +43,7 @@ public struct SettingsBook: Sendable {
             }
             // Checked once all are applied, so a product and its amounts can change in one step.
             if let conflict = current.regimenConflict { throw conflict }
-            let fastNow = current.fastTitrationSteps.filter { !fastBefore.contains($0) }
+            let fastNow = current.fastTitrationSteps(newSince: before)
             if !fastNow.isEmpty {
                 guard confirmations.contains(.fastTitration) else { throw DoseError.titrationTooFast(steps: fastNow) }
                 let details = ["confirmed": ConfirmKind.fastTitration.rawValue, "reason": fastNow.map(\.reason).joined(separator: " ")]

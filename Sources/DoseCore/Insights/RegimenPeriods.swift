@@ -25,9 +25,11 @@ public struct RegimenPeriod: Sendable, Hashable {
     public static func of(_ nights: [InsightNight], targetMinutes: Int) -> [RegimenPeriod] {
         var periods: [RegimenPeriod] = []
         var run: [InsightNight] = []
-        func key(_ regimen: DoseRegimen?) -> [String] {
-            guard let regimen else { return [] }
-            return [regimen.kind.rawValue, regimen.product, regimen.titrationStep?.description ?? ""] + regimen.dosesMilligrams.map(String.init)
+        func key(_ regimen: DoseRegimen?) -> DoseRegimen? {
+            regimen.map {
+                DoseRegimen(
+                    kind: $0.kind, product: $0.product, dosesMilligrams: $0.dosesMilligrams, targetMinutes: nil, titrationStep: $0.titrationStep)
+            }
         }
         func close() {
             guard let first = run.first, let last = run.last else { return }
@@ -57,7 +59,7 @@ public struct RegimenPeriod: Sendable, Hashable {
         guard let regimen else { return "twice nightly, recorded before nights kept their regimen" }
         let amounts = regimen.dosesMilligrams.map(RegimenWords.grams).joined(separator: " + ")
         return "\(RegimenWords.product(regimen.product)) \(RegimenWords.kind(regimen.kind)) \(amounts)"
-            + (regimen.titrationStep.map { " (titration step of \($0))" } ?? "")
+            + RegimenWords.step(regimen)
     }
 
     /// "7 nights; Dose 2 on target 5, in window 1, skipped 1; wellness 72 (6 check-ins)".

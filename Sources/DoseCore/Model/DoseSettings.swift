@@ -153,6 +153,13 @@ public struct DoseSettings: Hashable, Sendable, Codable {
         return titrationPlan.fastSteps(startingMilligrams: nightlyMilligrams, entry: entry)
     }
 
+    /// The fast steps these settings have that `before` did not: the ones a change must have confirmed. A step
+    /// confirmed once is not asked about again.
+    public func fastTitrationSteps(newSince before: DoseSettings) -> [TitrationPlan.FastStep] {
+        let known = Set(before.fastTitrationSteps)
+        return fastTitrationSteps.filter { !known.contains($0) }
+    }
+
     /// The first way the product, the regimen and the dose amounts disagree, or nil. The product's label decides which
     /// regimens it allows and how large one dose may be; settings changed together are checked together, after all of
     /// them, so a product and its amounts can change in one step.

@@ -60,6 +60,11 @@ public enum RegimenWords {
             ? "\(grams(regimen.milligrams(ofDose: 1))) once" : regimen.dosesMilligrams.map(grams).joined(separator: " + ")
     }
 
+    /// " (titration step of 2026-12-01)" after a regimen taken at a step's amounts; empty at the profile's.
+    public static func step(_ regimen: DoseRegimen) -> String {
+        regimen.titrationStep.map { " (titration step of \($0))" } ?? ""
+    }
+
     /// What the bedtime dose is called: "Dose 1", or once nightly, where there is no Dose 2, "The dose" (`capitalized`)
     /// or "the dose". A night without a regimen was twice nightly.
     public static func bedtimeDose(_ regimen: DoseRegimen?, capitalized: Bool = true) -> String {

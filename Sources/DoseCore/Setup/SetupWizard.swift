@@ -124,8 +124,7 @@ public enum SetupWizard {
             throw .invalidInput(field: answer, problem: problem, allowed: allowed)
         }
         // Asked here as the settings would ask it, so a refused step changes nothing and names the steps.
-        let fastBefore = Set(settings.fastTitrationSteps)
-        let fast = updated.fastTitrationSteps.filter { !fastBefore.contains($0) }
+        let fast = updated.fastTitrationSteps(newSince: settings)
         if !fast.isEmpty, !confirmations.contains(.fastTitration) { throw .titrationTooFast(steps: fast) }
         return (changes, updated, confirmations)
     }

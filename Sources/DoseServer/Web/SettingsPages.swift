@@ -52,17 +52,16 @@ struct SettingsPages: PageController {
         // A switch that is off sends nothing, so each form names the switches it showed.
         let shown = Set((fields["switches"] ?? "").split(separator: ",").map(String.init))
         for key in SettingsView.switches.map(\.rawValue) where shown.contains(key) { posted[key] = fields[key] == "true" ? "true" : "false" }
-        // The plan's box shows a step a line; a plan typed the same as the one in force is no change.
-        if let typed = posted[SettingKey.titration.rawValue],
-            (try? TitrationPlan(parsing: typed, field: SettingKey.titration.rawValue))?.text == current.titrationPlan.text
-        {
-            posted[SettingKey.titration.rawValue] = nil
+        // A value that reads as the one in force is no change (the plan's box shows a step a line, the setting stores them
+        // on one); one that does not read is sent on, to be refused by name.
+        func unchanged(_ key: String, _ value: String) -> Bool {
+            (try? current.setting(key, to: value).value(of: key)).map { $0 == (try? current.value(of: key)) } ?? false
         }
-        let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { $0 == (try? current.value(of: key)) ? nil : (key, $0) } }
+        let changes = DoseSettings.keys.compactMap { key in posted[key].flatMap { unchanged(key, $0) ? nil : (key, $0) } }
         let confirmations: Set<ConfirmKind> = fields[SetupWizard.fastTitrationAnswer] == "yes" ? [.fastTitration] : []
         do {
             if !changes.isEmpty { _ = try app.settings.update(changes, confirmations: confirmations) }
-        } catch let error as DoseError where posted[SettingKey.titration.rawValue] != nil {
+        } catch let error as DoseError where changes.contains(where: { $0.0 == SettingKey.titration.rawValue }) {
             // The plan is shown again as typed, with the refusal beside it (and, for a fast step, the box to confirm it).
             return try settings(context, flash: nil, titration: TitrationField(typed: posted[SettingKey.titration.rawValue] ?? "", refusal: error))
         }

@@ -276,7 +276,7 @@ struct TonightView {
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
         guard let dose1 = status.dose1At else {
             // Tonight's amounts are the titration step's of tonight when there is one, so they are said, with the step.
-            let step = status.regimen.titrationStep.map { " (titration step of \($0))" } ?? ""
+            let step = RegimenWords.step(status.regimen)
             guard let window = status.regimen.window else {
                 return "Take tonight's dose at bedtime: \(RegimenWords.grams(status.regimen.milligrams(ofDose: 1))), "
                     + "\(RegimenWords.kind(status.regimen.kind))\(step)."

@@ -331,9 +331,8 @@ struct SettingsView {
         }
         self.pairing = pairing.map(Pairing.init(link:))
         let regimen = settings.regimen(on: tonight)
-        let step = regimen.titrationStep.map { " (titration step of \($0))" } ?? ""
         medication =
-            "Tonight: \(RegimenWords.summary(regimen))\(step). "
+            "Tonight: \(RegimenWords.summary(regimen))\(RegimenWords.step(regimen)). "
             + "\(settings.concentrationMgPerML) mg/mL, \(settings.bottleML) mL bottles. Refill reminder at "
             + "\(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
             + "\(settings.refillReminderTime)."
