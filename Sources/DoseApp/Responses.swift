@@ -316,7 +316,7 @@ public struct NightResponse: Encodable, Sendable {
         sleep = record.sleep.map { SleepResponse($0, vitals: !$0.heartRate.isEmpty || $0.meanHRV != nil) }
         regimen = facts.regimen.map(RegimenResponse.init)
         // A night from before nights kept their target is judged against the default one.
-        dose2Timing = DoseTiming.of(facts, targetMinutes: DoseSettings(timeZoneID: "UTC").targetIntervalMinutes)?.rawValue
+        dose2Timing = DoseTiming.of(facts, targetMinutes: DoseSettings(timeZoneID: "UTC").targetIntervalMinutes, closed: !session.isOpen)?.rawValue
     }
 }
 

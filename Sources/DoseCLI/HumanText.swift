@@ -108,7 +108,7 @@ enum HumanText {
         }
         if decision.closure != nil {
             let facts = NightFacts(decision.session.events)
-            let outcome = DoseTiming.badge(DoseTiming.of(facts, targetMinutes: outcome.settings.targetIntervalMinutes))
+            let outcome = DoseTiming.badge(DoseTiming.of(facts, targetMinutes: outcome.settings.targetIntervalMinutes, closed: true))
             lines.append("The night of \(decision.session.date) is closed (\(outcome)).")
         }
         for warning in decision.warnings { lines.append("⚠ \(warning)") }
@@ -126,7 +126,7 @@ enum HumanText {
         if let dose2 = facts.dose2 { summary += ", Dose 2 \(clock(dose2.occurredAt, zone))" }
         if let interval = record.intervalMinutes { summary += " (\(interval) min)" }
         if facts.skip != nil { summary += facts.sleptThrough ? ", slept through" : ", Dose 2 skipped" }
-        summary += session.isOpen ? "  [open]" : "  [\(DoseTiming.badge(DoseTiming.of(facts, targetMinutes: targetMinutes)))]"
+        summary += session.isOpen ? "  [open]" : "  [\(DoseTiming.badge(DoseTiming.of(facts, targetMinutes: targetMinutes, closed: true)))]"
         var lines = [summary, "    night id \(session.id)"]
         for event in record.shownEvents {
             var text = "    \(clock(event.occurredAt, zone))  \(event.label)"

@@ -45,7 +45,8 @@ enum NightSummaries {
                 SELECT s.id, s.session_date, s.started_at, s.dose1_at, COALESCE(n.dose1_time_zone, s.time_zone), s.dose2_at,
                     COALESCE(n.dose2_time_zone, s.time_zone), n.extra_doses, s.dose2_skipped, n.skip_reason, n.slept_through, s.snooze_count,
                     n.awakenings,
-                    (SELECT json_extract(d.metadata, '$.regimen') FROM dose_events d WHERE d.session_id = s.id AND d.event_type = 'dose1' LIMIT 1)
+                    (SELECT json_extract(d.metadata, '$.regimen') FROM dose_events d WHERE d.session_id = s.id AND d.event_type = 'dose1' LIMIT 1),
+                    s.ended_at IS NOT NULL
                 FROM sleep_sessions s LEFT JOIN night_summaries n ON n.session_id = s.id
                 WHERE s.session_date BETWEEN ? AND ? ORDER BY s.session_date, s.started_at
                 """, arguments: [from.description, to.description])
@@ -57,7 +58,7 @@ enum NightSummaries {
                 date: SessionKey(parsing: row[1]) ?? SessionKey(year: 1970, month: 1, day: 1)!, startedAt: NightRecords.instant(row[2]),
                 dose1: moment(row[3], row[4]), dose2: moment(row[5], row[6]), extraDoses: extraDoses(row[7]),
                 skip: skipped ? NightSummary.Skip(reason: row[9], sleptThrough: row[10] ?? false) : nil, snoozes: row[11], awakenings: row[12] ?? 0,
-                regimen: regimen(row[13]))
+                regimen: regimen(row[13]), ended: row[14])
             summaries.append((row[0], summary))
         }
         return summaries

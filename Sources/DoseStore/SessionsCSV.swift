@@ -23,8 +23,8 @@ extension DataTransfer {
         "target_minutes": "the target interval the timing is judged against",
         "timing":
             "on_target (within ±10 min of the target), in_window (the rest of \(RegimenWords.minutes(.label)) min), early "
-            + "(\(RegimenWords.early(.label))), late (\(RegimenWords.late(.label))), skipped, slept_through or undecided; one_dose for a "
-            + "once-nightly night",
+            + "(\(RegimenWords.early(.label))), late (\(RegimenWords.late(.label))), skipped, slept_through, ended_without_dose2 (the night was ended with "
+            + "Dose 2 neither taken nor skipped: a missed Dose 2) or undecided (still open); one_dose for a once-nightly night",
         "on_target": "true when Dose 2 is inside the window and |interval − target| ≤ 10 min",
         "inside_window": "true when Dose 2 came inside its night's window (\(RegimenWords.minutes(.label)) min after Dose 1, end excluded)",
         "natural_wake": "true when Dose 2 came inside the window before the wake alarm, with no snooze (an early Dose 2 never is)",

@@ -124,7 +124,14 @@ struct LifecycleTests {
         #expect(evaluate(taken, at: morning).closure?.terminalState == .completed)
         #expect(evaluate(skipped, at: morning).closure?.terminalState == .skipped)
         #expect(evaluate(try Fixture.afterDose1(), at: morning).closure?.terminalState == .expired)
-        #expect(evaluate(pendingAtWake, at: morning).closure?.terminalState == .expired)
+        // Ended by the person at 100 minutes (end_night): it never ran out, so no expiry is recorded and it closes aborted,
+        // ended without Dose 2 (D18), never slept through.
+        let closedAfterWake = evaluate(pendingAtWake, at: morning)
+        #expect(closedAfterWake.expiry == nil)
+        #expect(closedAfterWake.closure?.terminalState == .aborted)
+        // Woken only after the window ran out: the expiry was due first.
+        let wokeLate = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(300))], confirm: [.endNight]))
+        #expect(evaluate(wokeLate, at: morning).closure?.terminalState == .expired)
         let noDose = try #require(try Fixture.night([(.log(event: "water"), Fixture.dose1)]))
         #expect(evaluate(noDose, at: morning).closure?.terminalState == .aborted)
     }

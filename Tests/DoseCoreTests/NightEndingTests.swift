@@ -206,7 +206,8 @@ struct NightEndingTests {
         #expect(DoseTiming.badge(.late) == "⚠ Late")
         #expect(DoseTiming.badge(.early) == "⚠ Early")
         #expect(DoseTiming.badge(.onTarget) == "On target")
-        #expect(DoseTiming.badge(.undecided) == "Ended without Dose 2")
+        #expect(DoseTiming.badge(.endedWithoutDose2) == "Ended without Dose 2")
+        #expect(DoseTiming.badge(.undecided) == "Not decided")
         #expect(DoseTiming.badge(nil) == "No Dose 1")
     }
 }

@@ -70,19 +70,6 @@ struct SafetyAcrossNightsTests {
         #expect(error.message.contains("Dose 2 was taken at 22:30, \(words)."), "\(error.message)")
     }
 
-    @Test(
-        "D15: a tap within 2 s of the person's last action does nothing; at 2 s it counts",
-        arguments: [
-            (0.0, true), (1.0, true), (1.999, true), (2.0, false), (5.0, false),
-        ])
-    func tapSettles(secondsAfter: Double, settling: Bool) throws {
-        let night = try Fixture.night([(.dose1, Fixture.dose1)])
-        let until = NightStatus.tapSettlesUntil(night, at: Fixture.dose1.addingTimeInterval(secondsAfter))
-        #expect((until != nil) == settling)
-        if settling { #expect(until == Fixture.dose1.addingTimeInterval(NightStatus.tapSettleSeconds)) }
-        #expect(NightStatus.tapSettlesUntil(nil, at: Fixture.dose1) == nil, "no night, nothing to settle")
-    }
-
     @Test("new_night records it, with the confirmation kept and a warning; another confirmation does not pass")
     func confirmed() throws {
         let decision = try dose1(at: 35, confirm: [.newNight]).get()

@@ -165,9 +165,19 @@ struct LedgerTests {
         }
         #expect(error?.code == .invalidInput)
         #expect(error?.message.contains("already closed") == true)
-        // After the night ended, logging works and starts the next session.
+        // After the check-in, a sleep event of the same date joins that night, which stays closed: never a second night of
+        // the same date without Dose 1 (issue 53).
         let nap = try F.act(ledger, .log(event: "nap_start"), at: WallClock.date(2026, 11, 22, 14, 0), clock: clock)
-        #expect(nap.decision.startedSession)
+        #expect(!nap.decision.startedSession)
+        #expect(nap.decision.session.date.description == "2026-11-21" && !nap.decision.session.isOpen)
+        try ledger.database.read { (db: Database) throws in
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_sessions") == 1)
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sleep_events WHERE event_type = 'nap_start'") == 1)
+            #expect(try String.fetchOne(db, sql: "SELECT end_reason FROM sleep_sessions") == "checkin")
+        }
+        // From the next evening's rollover on, an event starts the next night.
+        let evening = try F.act(ledger, .log(event: "in_bed"), at: WallClock.date(2026, 11, 22, 21, 0), clock: clock)
+        #expect(evening.decision.startedSession && evening.decision.session.date.description == "2026-11-22")
     }
 
     @Test("two sessions are never open at once")

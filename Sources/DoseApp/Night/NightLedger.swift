@@ -251,8 +251,18 @@ public struct NightLedger: Sendable {
                 field: "at", problem: "\(ISO8601.string(at)) falls inside the night of \(closed.date), which is already closed",
                 allowed: "a time after that night ended (\(ISO8601.string(closed.endedAt))); earlier nights are changed in history")
         }
+        if case .log = action.kind {
+            // A sleep event after the night's check-in (a bathroom trip at 06:30) belongs to that night: a night of its own
+            // would be a second night of the same date without Dose 1.
+            let date = SessionKey(for: at, in: context.timeZone)
+            let ended = try night.nightsEnded(since: at.addingTimeInterval(-Self.sameDateLookback)).map(\.night)
+            if let same = ended.first(where: { $0.date == date && $0.startedAt <= at }) { return same }
+        }
         return nil
     }
+
+    /// How far back a sleep event looks for the closed night of its own date: a session key spans at most a day.
+    static let sameDateLookback: TimeInterval = 24 * 3600
 
     /// Writes a decision: the new night, its events, removals (with their audit entries), and the derived columns.
     static func record(_ decision: Decision, action: NightAction, settings: DoseSettings, clock: StoreClock, _ night: any NightTransaction) throws {

@@ -89,6 +89,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case deviceNotRegistered
     /// A browser's request to change something that did not come from this server's own page; `why` says what failed.
     case forbidden(why: String)
+    /// Someone who shares with the caller does not open this to them: `why` names what it needs and what they hold.
+    case notShared(why: String)
     /// A body of another media type than the route takes.
     case unsupportedMediaType(sent: String, accepted: String)
     /// The named thing does not exist.
@@ -154,7 +156,7 @@ public enum DoseError: Error, Equatable, Sendable {
         switch self {
         case .invalidInput, .invalidFile: .invalidInput
         case .deviceNotRegistered: .deviceNotRegistered
-        case .forbidden: .forbidden
+        case .forbidden, .notShared: .forbidden
         case .unsupportedMediaType: .unsupportedMediaType
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
@@ -273,6 +275,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "That file cannot be used: \(Self.quoted(problem))."
         case .forbidden(let why):
             return "Refused: \(why). Changes are accepted only from this DoseTap server's own pages; reload the page and try again."
+        case .notShared(let why):
+            return "Not open to you: \(why)."
         case .unsupportedMediaType(let sent, let accepted):
             return "The body was sent as '\(Self.quoted(sent, limit: 60))'; this route takes \(accepted). Send the header Content-Type: \(accepted)."
         case .deviceNotRegistered:

@@ -17,24 +17,38 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     case skipped
     /// Slept through: the window ran out with no Dose 2 (the automatic expiry).
     case sleptThrough = "slept_through"
-    /// Still to be decided (an open night), or ended without either; not counted in the shares.
+    /// Still to be decided: an open night with Dose 2 pending; not counted in the shares.
     case undecided
+    /// The night was ended (a wake-up or check-in confirmed with end_night, or a close) with Dose 2 neither taken nor
+    /// skipped: a missed Dose 2, counted as one.
+    case endedWithoutDose2 = "ended_without_dose2"
     /// A once-nightly night: its one dose taken, no Dose 2 to judge; not counted in the Dose 2 figures.
     case oneDose = "one_dose"
 
     /// How a night with these events went, against its own target (or `targetMinutes` for a night recorded before
     /// nights kept one); nil for a night without Dose 1.
-    public static func of(_ facts: NightFacts, targetMinutes: Int) -> DoseTiming? {
-        of(
-            dose1: facts.dose1?.occurredAt, dose2: facts.dose2?.occurredAt, skipIsSleepThrough: facts.skip.map(NightFacts.isSleepThrough),
-            window: facts.window, targetMinutes: facts.regimen?.targetMinutes ?? targetMinutes)
+    /// `closed` says the night's session has closed; a night closed without Dose 2 or a skip ended without Dose 2. A night
+    /// the person ended (wake-up, check-in) before its sleep-through expiry ended without Dose 2 even before it closes, and
+    /// even when an expiry was recorded after it (before nights ended so kept none).
+    public static func of(_ facts: NightFacts, targetMinutes: Int, closed: Bool = false) -> DoseTiming? {
+        let endedFirst = facts.endedBeforeExpiry
+        // Ended only after the window ran out, with no expiry recorded (a Dose 2 corrected away later): slept through.
+        if facts.dose1 != nil, facts.window != nil, facts.dose2 == nil, facts.skip == nil, facts.endedAt != nil, !endedFirst {
+            return .sleptThrough
+        }
+        let expiryAfterEnd = facts.skip.map { skip in NightFacts.isSleepThrough(skip) && endedFirst } ?? false
+        return of(
+            dose1: facts.dose1?.occurredAt, dose2: facts.dose2?.occurredAt,
+            skipIsSleepThrough: expiryAfterEnd ? nil : facts.skip.map(NightFacts.isSleepThrough),
+            ended: endedFirst || (closed && facts.endedAt == nil), window: facts.window,
+            targetMinutes: facts.regimen?.targetMinutes ?? targetMinutes)
     }
 
     /// How a summarised night went, against its own target (or `targetMinutes`); nil for a night without Dose 1.
     public static func of(_ summary: NightSummary, targetMinutes: Int) -> DoseTiming? {
         of(
-            dose1: summary.dose1?.at, dose2: summary.dose2?.at, skipIsSleepThrough: summary.skip?.sleptThrough, window: summary.window,
-            targetMinutes: summary.regimen?.targetMinutes ?? targetMinutes)
+            dose1: summary.dose1?.at, dose2: summary.dose2?.at, skipIsSleepThrough: summary.skip?.sleptThrough, ended: summary.ended,
+            window: summary.window, targetMinutes: summary.regimen?.targetMinutes ?? targetMinutes)
     }
 
     /// How a Dose 2 at `dose2` went after Dose 1 at `dose1`: the window decides early and late on absolute instants, to
@@ -50,12 +64,14 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The one reading both forms share; `skipIsSleepThrough` is nil without a skip in force.
-    private static func of(dose1: Date?, dose2: Date?, skipIsSleepThrough: Bool?, window: DoseWindow?, targetMinutes: Int) -> DoseTiming? {
+    private static func of(
+        dose1: Date?, dose2: Date?, skipIsSleepThrough: Bool?, ended: Bool, window: DoseWindow?, targetMinutes: Int
+    ) -> DoseTiming? {
         guard let dose1 else { return nil }
         guard let window else { return .oneDose }
         if let dose2 { return of(dose2: dose2, dose1: dose1, window: window, targetMinutes: targetMinutes) }
         if let skipIsSleepThrough { return skipIsSleepThrough ? .sleptThrough : .skipped }
-        return .undecided
+        return ended ? .endedWithoutDose2 : .undecided
     }
 
     /// The ways a twice-nightly night's Dose 2 goes, which the Dose 2 figures count; a once-nightly night is not one.
@@ -77,6 +93,7 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
         case .skipped: "skipped"
         case .sleptThrough: "slept through"
         case .undecided: "not decided"
+        case .endedWithoutDose2: "ended without Dose 2"
         case .oneDose: "one dose (once nightly)"
         }
     }
@@ -91,6 +108,7 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
         case .skipped: "Skipped"
         case .sleptThrough: "Slept through"
         case .undecided: "Not decided"
+        case .endedWithoutDose2: "Ended without Dose 2"
         case .oneDose: "One dose"
         }
     }
@@ -98,7 +116,6 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
     /// A closed night's outcome as a badge: "On target", "⚠ Late", "Slept through", "Ended without Dose 2", "No Dose 1".
     public static func badge(_ timing: DoseTiming?) -> String {
         guard let timing else { return "No Dose 1" }
-        if timing == .undecided { return "Ended without Dose 2" }
         return timing.isWarning ? "⚠ \(timing.label)" : timing.label
     }
 
@@ -108,7 +125,7 @@ public enum DoseTiming: String, Sendable, Hashable, CaseIterable, Codable {
         switch self {
         case .onTarget, .inWindow, .oneDose: "✓"
         case .early, .late: "⚠"
-        case .skipped, .sleptThrough, .undecided: "—"
+        case .skipped, .sleptThrough, .undecided, .endedWithoutDose2: "—"
         }
     }
 }

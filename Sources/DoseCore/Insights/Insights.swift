@@ -83,6 +83,7 @@ public struct Insights: Sendable, Hashable {
             case earlyDose = "early_dose"
             case skipped
             case sleptThrough = "slept_through"
+            case endedWithoutDose2 = "ended_without_dose2"
         }
 
         public let date: SessionKey
@@ -217,6 +218,10 @@ public struct Insights: Sendable, Hashable {
             found.append(Notable(date: night.date, kind: .skipped, text: "Dose 2 skipped\(reason)"))
         } else if timing == .sleptThrough {
             found.append(Notable(date: night.date, kind: .sleptThrough, text: "Slept through: the window closed with no Dose 2"))
+        } else if timing == .endedWithoutDose2 {
+            found.append(
+                Notable(
+                    date: night.date, kind: .endedWithoutDose2, text: "Ended without Dose 2: the night was ended before Dose 2 was taken or skipped"))
         }
         return found
     }

@@ -50,13 +50,16 @@ public struct NightSummary: Sendable, Hashable {
     public let awakenings: Int
     /// The regimen Dose 1 was taken under; nil without Dose 1, or for a Dose 1 recorded before nights kept one.
     public let regimen: DoseRegimen?
+    /// Whether the night has ended (its session is closed), so a Dose 2 neither taken nor skipped was missed.
+    public let ended: Bool
 
     /// A summary as stored.
     public init(
         date: SessionKey, startedAt: Date, dose1: Moment?, dose2: Moment?, extraDoses: [Moment], skip: Skip?, snoozes: Int, awakenings: Int,
-        regimen: DoseRegimen?
+        regimen: DoseRegimen?, ended: Bool
     ) {
         self.regimen = regimen
+        self.ended = ended
         self.date = date
         self.startedAt = startedAt
         self.dose1 = dose1
@@ -82,7 +85,7 @@ public struct NightSummary: Sendable, Hashable {
             date: session.date, startedAt: session.startedAt, dose1: facts.dose1.map(Moment.init), dose2: facts.dose2.map(Moment.init),
             extraDoses: facts.extraDoses.map(Moment.init),
             skip: facts.skip.map { Skip(reason: $0.metadata.skipReason, sleptThrough: NightFacts.isSleepThrough($0)) },
-            snoozes: facts.snoozes.count, awakenings: awakenings ?? 0, regimen: facts.regimen)
+            snoozes: facts.snoozes.count, awakenings: awakenings ?? 0, regimen: facts.regimen, ended: !session.isOpen)
     }
 
     /// The night's Dose 2 window: nil without Dose 1 and once nightly; the label's before nights kept their regimen.

@@ -64,7 +64,7 @@ public struct RegimenPeriod: Sendable, Hashable {
 
     /// "7 nights; Dose 2 on target 5, in window 1, skipped 1; wellness 72 (6 check-ins)".
     public var outcome: String {
-        let order: [DoseTiming] = [.onTarget, .inWindow, .early, .late, .skipped, .sleptThrough, .undecided]
+        let order: [DoseTiming] = [.onTarget, .inWindow, .early, .late, .skipped, .sleptThrough, .endedWithoutDose2, .undecided]
         let counted = order.compactMap { timing in timings[timing].map { "\(timing.words) \($0)" } }
         var text = "\(nights) night\(nights == 1 ? "" : "s")"
         if regimen?.kind == .onceNightly { text += ", one dose each" }

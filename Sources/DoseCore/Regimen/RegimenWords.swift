@@ -60,6 +60,13 @@ public enum RegimenWords {
             ? "\(grams(regimen.milligrams(ofDose: 1))) once" : regimen.dosesMilligrams.map(grams).joined(separator: " + ")
     }
 
+    /// The amounts of the doses a night really took: both, or Dose 1's alone when Dose 2 was not taken ("2.25 g, Dose 2
+    /// not taken"), so a list never shows two doses for a night of one.
+    public static func amountsTaken(_ regimen: DoseRegimen, dose2Taken: Bool) -> String {
+        guard regimen.kind == .twiceNightly, !dose2Taken else { return amounts(regimen) }
+        return "\(grams(regimen.milligrams(ofDose: 1))), Dose 2 not taken"
+    }
+
     /// " (titration step of 2026-12-01)" after a regimen taken at a step's amounts; empty at the profile's.
     public static func step(_ regimen: DoseRegimen) -> String {
         regimen.titrationStep.map { " (titration step of \($0))" } ?? ""

@@ -87,6 +87,16 @@ public struct NightFacts: Sendable {
         return instant < window.expires(after: dose1.occurredAt)
     }
 
+    /// When the person ended the night themself (its wake-up, else its check-in), if they did.
+    public var endedAt: Date? { (wake ?? checkIn)?.occurredAt }
+
+    /// Whether the person ended the night with Dose 2 still possible, before its sleep-through expiry: a night ended so
+    /// did not run out, and never reads as slept through.
+    public var endedBeforeExpiry: Bool {
+        guard let endedAt, let dose1, let window, dose2 == nil else { return false }
+        return endedAt < window.expires(after: dose1.occurredAt)
+    }
+
     /// The skip reason recorded by the sleep-through expiry.
     public static let sleptThroughReason = "slept_through"
 
@@ -156,7 +166,12 @@ extension NightFacts {
         if dose2 != nil { return .dose2Taken }
         if let skip { return NightFacts.isSleepThrough(skip) ? .expired : .dose2Skipped }
         if dose1 != nil, window == nil { return .doseTaken }
-        if let dose1, let window, instant >= window.expires(after: dose1.occurredAt) { return .expired }
+        if let dose1, let window {
+            let expires = window.expires(after: dose1.occurredAt)
+            // Ended by the person before its window ran out (D16's end_night): it never expires.
+            if endedBeforeExpiry { return nil }
+            if instant >= expires { return .expired }
+        }
         return nil
     }
 

@@ -22,6 +22,8 @@ public struct NightStatus: Sendable, Hashable {
     public var outcome: NightOutcome?
     public var dose1At: Date?
     public var dose2At: Date?
+    /// Who gave Dose 2 for the person (a grantee with `log`, by address or id), when it was not the person themself.
+    public var dose2ActedBy: String?
     public var dose2Skipped: Bool
     /// When Dose 2 was skipped, or marked slept-through by the expiry.
     public var skippedAt: Date?
@@ -118,7 +120,8 @@ public struct NightStatus: Sendable, Hashable {
                     : .recordedBeforeRegimens(settings)))
 
         status.dose2Undecided = pending
-        status.dose2Timing = DoseTiming.of(facts, targetMinutes: settings.targetIntervalMinutes)
+        status.dose2ActedBy = facts.dose2?.metadata.actedBy
+        status.dose2Timing = DoseTiming.of(facts, targetMinutes: settings.targetIntervalMinutes, closed: !(session?.isOpen ?? true))
         // Past the expiry before it is recorded the night has slept through already, as the outcome says.
         if status.dose2Timing == .undecided, status.outcome == .expired { status.dose2Timing = .sleptThrough }
         if pending, let dose1, let window {
@@ -147,17 +150,6 @@ public struct NightStatus: Sendable, Hashable {
         case .finalizing: .checkIn
         case .completed: .none
         }
-    }
-
-    /// How long one spot of a one-button surface keeps its meaning after the person's last action (D15).
-    public static let tapSettleSeconds: TimeInterval = 2
-
-    /// Until when a tap on a surface's primary spot does nothing because the person's last action was under 2 s
-    /// before `instant` (the second tap of a double tap), or nil when taps count (D15).
-    public static func tapSettlesUntil(_ session: NightSession?, at instant: Date) -> Date? {
-        guard let last = session?.events.filter({ $0.source.isPerson }).map(\.recordedAt).max() else { return nil }
-        let until = last.addingTimeInterval(tapSettleSeconds)
-        return instant < until ? until : nil
     }
 
     /// How long after Dose 2 or a skip a wake-up needs a second "yes" on interactive surfaces (D15).
@@ -194,21 +186,26 @@ public struct NightStatus: Sendable, Hashable {
 }
 
 extension NightStatus {
-    /// Tonight's outcome in words, for the screen that must answer "did I take it?" at 3 a.m. (SPEC §5.4).
-    public func outcomeSentence(in zone: TimeZone) -> String? {
+    /// Tonight's outcome in words, for the screen that must answer "did I take it?" at 3 a.m. (SPEC §5.4); `givenBy`
+    /// names who gave Dose 2 when someone did for the person ("Dose 2 given by Bob at 01:20").
+    public func outcomeSentence(in zone: TimeZone, givenBy: String? = nil) -> String? {
         func clock(_ date: Date) -> String { LocalClock.hourMinute(date, in: zone) }
         if dose2Timing == .oneDose, let dose1At {
             return "Tonight's dose taken at \(clock(dose1At)) — \(RegimenWords.kind(regimen.kind)), no Dose 2"
         }
         if let dose2At, let dose1At {
             let timing = dose2Timing.map { ": \($0.words)" } ?? ""
-            return "Dose 2 taken at \(clock(dose2At)) — \(DoseWindow.wholeMinutes(from: dose1At, to: dose2At)) min after Dose 1\(timing)"
+            let how = givenBy.map { "given by \($0)" } ?? "taken"
+            return "Dose 2 \(how) at \(clock(dose2At)) — \(DoseWindow.wholeMinutes(from: dose1At, to: dose2At)) min after Dose 1\(timing)"
         }
         if let skippedAt {
             if sleptThrough, let windowClosesAt {
                 return "Slept through: Dose 2 not taken — the window closed at \(clock(windowClosesAt))"
             }
             return "Dose 2 skipped at \(clock(skippedAt))"
+        }
+        if dose2Timing == .endedWithoutDose2 {
+            return "Ended without Dose 2: the night was ended" + (wakeAt.map { " at \(clock($0))" } ?? "") + " before Dose 2 was taken or skipped"
         }
         return nil
     }

@@ -22,7 +22,9 @@ public enum SessionLifecycle {
         var update = LifecycleUpdate()
         var events = session.events
         let facts = NightFacts(events)
-        if let dose1 = facts.dose1, let window = facts.window, facts.dose2 == nil, facts.skip == nil {
+        // A night the person ended without Dose 2 (a wake-up confirmed with end_night, D16) did not run out: no expiry
+        // is recorded on it, so it reads as ended without Dose 2, never as slept through.
+        if let dose1 = facts.dose1, let window = facts.window, facts.dose2 == nil, facts.skip == nil, !facts.endedBeforeExpiry {
             let expiresAt = window.expires(after: dose1.occurredAt)
             if now >= expiresAt {
                 var metadata = EventMetadata()
