@@ -132,7 +132,7 @@ struct Report: ParsableCommand {
             var pdfPath: String?
             if pdf {
                 let target = URL(fileURLWithPath: out).deletingPathExtension().appendingPathExtension("pdf").path
-                try PDFPrinter.print(htmlAt: out, to: target, app: context.app)
+                try PDFPrinter.print(htmlAt: out, to: target, app: context.app, variables: Terminal.current.environment)
                 pdfPath = target
             }
             let figures = result.insights.adherence
@@ -149,60 +149,6 @@ struct Report: ParsableCommand {
                     ("nights", .int(result.insights.nightsRecorded)), ("on_target_percent", figures.percent(.onTarget).map(JSONValue.double) ?? .null)
                 ),
                 words)
-        }
-    }
-}
-
-/// Prints an HTML file to PDF with a headless Chromium, the one program here that lays out print CSS faithfully.
-enum PDFPrinter {
-    /// The programs tried, in order; `DOSETAP_CHROMIUM` names another.
-    static let candidates = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]
-
-    /// The Chromium to use, or nil when none is installed.
-    static func chromium() -> String? {
-        let environment = Terminal.current.environment
-        if let chosen = environment["DOSETAP_CHROMIUM"] {
-            return FileManager.default.isExecutableFile(atPath: chosen) ? chosen : nil
-        }
-        let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
-        for name in candidates {
-            for folder in folders where FileManager.default.isExecutableFile(atPath: folder + "/" + name) { return folder + "/" + name }
-        }
-        return nil
-    }
-
-    static func print(htmlAt html: String, to pdf: String, app: UseCases) throws {
-        guard let program = chromium() else {
-            throw DoseError.invalidInput(
-                field: "pdf",
-                problem: "a PDF needs Chromium, and none was found (looked for \(candidates.joined(separator: ", ")) on PATH, or DOSETAP_CHROMIUM)",
-                allowed:
-                    "install Chromium (on Debian: apt-get install chromium), or leave out --pdf and print the HTML from a browser; the HTML "
-                    + "report was written to \(html)"
-            )
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        // Chromium writes the PDF with the umask's permissions; it prints into a folder only this user can read, and the
-        // report (health data) reaches its place as 0600, like the HTML.
-        let bytes = try app.inScratchFolder("dosetap-pdf") { work in
-            let printed = work.appendingPathComponent("report.pdf")
-            process.arguments = [
-                "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--user-data-dir=\(work.appendingPathComponent("profile").path)",
-                "--no-pdf-header-footer", "--print-to-pdf=\(printed.path)", URL(fileURLWithPath: html).absoluteString,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0, let bytes = FileManager.default.contents(atPath: printed.path) else {
-                throw DoseError.invalidFile(problem: "Chromium (\(program)) could not print \(html) to PDF (exit \(process.terminationStatus))")
-            }
-            return bytes
-        }
-        try? FileManager.default.removeItem(atPath: pdf)
-        guard FileManager.default.createFile(atPath: pdf, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
-            throw DoseError.invalidFile(problem: "the PDF could not be written to \(pdf)")
         }
     }
 }

@@ -25,6 +25,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: "The address people reach this server by through a proxy, e.g. https://dosetap.example.org: reminder and pairing links use it.")
     var publicURL: String?
+    @Flag(help: ArgumentHelp("With --now: the clock starts at that instant and runs on, for tests and demos of a live night.", visibility: .hidden))
+    var clockRuns = false
 
     func run() async throws {
         try await Output.runAsync(json: options.json) {
@@ -33,6 +35,10 @@ struct Serve: AsyncParsableCommand {
                 throw DoseError.invalidInput(field: "rate-limit", problem: "\(rateLimit)", allowed: "1–1000000 requests per minute")
             }
             let rateLimit = self.rateLimit
+            if clockRuns, options.now == nil {
+                throw DoseError.invalidInput(
+                    field: "clock-runs", problem: "it runs the clock given by --now, and none was given", allowed: "--now ISO8601 --clock-runs")
+            }
             let limits = try connectionLimits()
             let listener = try self.listener()
             let publicURL = try Self.publicBase(self.publicURL)
@@ -43,6 +49,12 @@ struct Serve: AsyncParsableCommand {
             logger.logLevel = .info
             var configured = context.environment
             configured.logger = logger
+            if clockRuns, options.now != nil {
+                // A night on a test's clock that moves as a real one does: the tap guards and the countdown see real seconds.
+                let (start, began) = (configured.now(), configured.wallClock())
+                let wallClock = configured.wallClock
+                configured.now = { start.addingTimeInterval(wallClock().timeIntervalSince(began)) }
+            }
             let environment = configured
             environment.logger.info("serve started")
             if let shared = environment.store.shared, let role = try? shared.connectedRole(), role.bypassesRowSecurity || role.ownsTables {

@@ -27,7 +27,7 @@ public enum DoseTapServer {
         let routes = RouteTable()
         if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes))
+        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes, hosted: environment.store.shared != nil))
         // Serving everyone of a shared store: a request of a person goes on to that person's own routes.
         if case .lobby(let people) = shared { router.add(middleware: PeopleMiddleware(people: people)) }
         router.add(middleware: AuthMiddleware(environment: environment, limits: RequestLimits(environment: environment, limit: requestsPerMinute)))
@@ -67,7 +67,7 @@ public enum DoseTapServer {
 
     /// The hub of open pages, signing each page's links for the device that opened it.
     public static func eventHub(_ environment: AppEnvironment, pagesChanged: (@Sendable (Int) -> Void)? = nil) -> EventHub {
-        EventHub(signer: { try? environment.useCases().reminders.signer() }, pagesChanged: pagesChanged)
+        EventHub(signer: { try? environment.useCases().reminders.signer() }, pagesChanged: pagesChanged, sleep: environment.sleep)
     }
 
     /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and

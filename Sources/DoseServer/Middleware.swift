@@ -53,6 +53,8 @@ struct ErrorMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     let internalErrors: InternalErrorLog
     let routes: RouteTable
+    /// A store of several people: a browser signs in with a link, not a pairing link (the refusal says which).
+    var hosted = false
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -64,7 +66,7 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as DoseError {
             if !request.uri.path.hasPrefix("/v1/") {
-                do { return try WebPages.errorPage(error) } catch { return internalError(error, request, context) }
+                do { return try WebPages.errorPage(error, hosted: hosted) } catch { return internalError(error, request, context) }
             }
             return Reply.error(error)
         } catch is NIOTooManyBytesError {
@@ -195,7 +197,7 @@ struct AuthMiddleware: RouterMiddleware {
     let limits: RequestLimits
     /// Paths that need no token.
     static let openPaths: Set<String> = [
-        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/assets/app.css", "/assets/app.js", "/setup", "/setup/ca",
+        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/assets/app.css", "/assets/app.js", "/assets/tap.js", "/setup", "/setup/ca",
         "/assets/period.js", "/assets/queue.js", "/sw.js", "/manifest.webmanifest", "/assets/icon.svg", "/assets/icon-192.png",
         "/assets/icon-512.png",
     ]

@@ -56,6 +56,9 @@ public struct SharedAccess: Sendable {
     /// Whose records they act on: that person's id, and their name as shown.
     public var owner: String
     public var ownerName: String
+    /// Why the grantee's access to the person's night has ended (their device signed out, the share revoked or no longer
+    /// opening the night), asked of the grantee's own records; nil while it stands. An open page's stream asks it.
+    var standing: EventHub.Standing?
 
     /// Where the grantee's pages for the person are (`/people/{id}`), and their routes (`/v1/people/{id}`).
     var pageBase: String { "/people/" + owner }

@@ -109,7 +109,12 @@ struct NightEndingWebTests {
             #expect(asked.status == .conflict)
             let html = String(buffer: asked.body)
             #expect(html.contains("Dose 2 is not taken yet: its window is open until 03:36"))
-            #expect(html.contains("<a class=\"button primary\" href=\"/\">Keep the night</a>"))
+            #expect(html.contains("<a class=\"button primary\" href=\"/\" data-answer=\"safe\" autofocus>Keep the night</a>"))
+            // Over the page at the top, its risky answer above the safe one and far from any control that opened it.
+            #expect(html.contains("data-question-layer"))
+            let risky = try #require(html.range(of: ">End the night</button>")).lowerBound
+            let safe = try #require(html.range(of: ">Keep the night</a>")).lowerBound
+            #expect(risky < safe)
             #expect(html.contains("value=\"end_night\">") && html.contains(">End the night</button>"))
             if let event = fields["event"] { #expect(html.contains("<input type=\"hidden\" name=\"event\" value=\"\(event)\">")) }
             #expect(try fixture.environment.useCases().night.status().status.wakeAt == nil)

@@ -22,9 +22,10 @@ final class ServerFixture: Sendable {
     /// A fixture over a fresh in-memory database; `setUp` false leaves first-run setup to do (the welcome tests).
     /// `allowLoopbackTargets`: push services and webhooks under test listen on loopback (`DOSETAP_ALLOW_LOOPBACK_TARGETS`).
     /// `scratchFolder`: where exports, uploads and support bundles are made (default the system's temporary folder).
+    /// `wallFollowsClock`: the wall clock (which times taps, D15) is the test's clock too, for the tests of one tap.
     init(
         now: Date, timeZoneOverride: TimeZone? = nil, setUp: Bool = true, database: AppDatabase? = nil, allowLoopbackTargets: Bool = true,
-        scratchFolder: URL? = nil
+        scratchFolder: URL? = nil, wallFollowsClock: Bool = false
     ) throws {
         self.database = try database ?? AppDatabase.inMemory()
         let time = TestClock(now)
@@ -39,6 +40,7 @@ final class ServerFixture: Sendable {
         environment.sleep = { _ in }
         environment.http = OutboundHTTP.sender
         if let scratchFolder { environment.scratchFolder = scratchFolder }
+        if wallFollowsClock { environment.wallClock = { time.now } }
         self.environment = environment
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
         _ = try self.database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)

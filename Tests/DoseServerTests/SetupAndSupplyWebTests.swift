@@ -39,7 +39,14 @@ struct SetupAndSupplyWebTests {
             let medication = String(buffer: try await client.execute(uri: "/welcome?step=2", method: .get, headers: cookie).body)
             #expect(medication.contains(#"value="sodium_oxybate""#) && medication.contains(#"value="lumryz""#))
             #expect(medication.contains(#"name="regimen" value="twice_nightly" checked"#) && medication.contains(#"value="once_nightly""#))
-            // Lumryz is once nightly: asked for twice, the step is refused with the reason, and nothing changes.
+            // Each product says what its label allows.
+            #expect(medication.contains("<li>Lumryz: once nightly, up to 9 g at bedtime</li>") && medication.contains(#"data-kinds="once_nightly""#))
+            // Choosing Lumryz with the page's regimen left as it was brings once nightly (issue 53)...
+            step = try await Self.post(
+                client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "lumryz", "regimen": "twice_nightly"])
+            #expect(step.status == .seeOther && step.headers[.location] == "/welcome?step=3")
+            #expect(try fixture.environment.useCases().settings.current().regimenKind == .onceNightly)
+            // ...while twice nightly chosen for Lumryz is refused with the reason, and nothing changes.
             step = try await Self.post(
                 client, "/ui/welcome", cookie, ["csrf": token, "step": "2", "medication_product": "lumryz", "regimen": "twice_nightly"])
             #expect(step.status == .badRequest && String(buffer: step.body).contains("Lumryz is taken once nightly, at bedtime, not twice nightly"))
@@ -50,7 +57,7 @@ struct SetupAndSupplyWebTests {
             // Named as the page names it, with what was typed kept in the field (issue 31).
             #expect(refusal.contains(#"role="alert">Dose 1 (grams): 5 g is more than one dose of Xyrem twice nightly may be"#), "\(refusal)")
             #expect(refusal.contains(#"name="dose1_g""#) && refusal.contains(#"value="5""#) && refusal.contains(#"value="2""#), "\(refusal)")
-            #expect(try fixture.environment.useCases().settings.current().medicationProduct == "xywav", "a refused step changes nothing")
+            #expect(try fixture.environment.useCases().settings.current().medicationProduct == "lumryz", "a refused step changes nothing")
             step = try await Self.post(
                 client, "/ui/welcome", cookie,
                 [

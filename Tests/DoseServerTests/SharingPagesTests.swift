@@ -100,11 +100,15 @@ struct SharingPagesTests {
             let wake = try await Routes.post(client, page + "ui/act", Self.form(fixture, "bob"), "csrf=\(csrf)&action=wake")
             let asked = String(buffer: wake.body)
             #expect(
-                asked.contains("class=\"question\"") && asked.contains("<a class=\"button primary\" href=\"\(page)\">Keep sleeping</a>"),
+                asked.contains("class=\"question\"")
+                    && asked.contains("<a class=\"button primary\" href=\"\(page)\" data-answer=\"safe\" autofocus>Keep sleeping</a>"),
                 "\(wake.status)")
             let carolsCSRF = Self.hidden(String(buffer: try await Routes.get(client, "/settings/sharing", fixture.auth("carol")).body), "csrf")
             let refused = try await Routes.post(client, page + "ui/act", Self.form(fixture, "carol"), "csrf=\(carolsCSRF)&action=log&event=bathroom")
-            #expect(refused.status == .forbidden && String(buffer: refused.body).contains("it needs log"))
+            // Said in words, never the sentence about another site's forms (issue 53).
+            let refusal = String(buffer: refused.body)
+            #expect(refused.status == .forbidden && refusal.contains("Logging on alice@example.org&#39;s Tonight needs the log grant"), "\(refusal)")
+            #expect(!refusal.contains("own pages"))
             #expect(try await Routes.get(client, page + "settings", fixture.auth("bob")).status == .forbidden, "only her Tonight and report")
 
             let audit = ServerFixture.json(try await Routes.get(client, "/v1/audit", fixture.auth("alice")))["entries"] as? [[String: Any]] ?? []

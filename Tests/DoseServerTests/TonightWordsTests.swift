@@ -40,7 +40,7 @@ struct TonightWordsTests {
         try await NightEndingWebTests.night(at: WallClock.date(2026, 11, 22, 2, 10)) { _, client, cookie, _, _ in
             let html = String(
                 buffer: try await client.execute(uri: "/?did=\(did)&until=2026-11-22T07:10:04.000Z", method: .get, headers: cookie).body)
-            #expect(html.contains("<span>\(sentence)</span>"), "\(did)")
+            #expect(html.contains("<span role=\"status\">\(sentence)</span>"), "\(did)")
             #expect(!html.contains("skipped recorded") && !html.contains("Take more"))
         }
     }

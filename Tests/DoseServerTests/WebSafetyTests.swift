@@ -40,75 +40,121 @@ struct WebSafetyTests {
         fixture.expectNoInternalErrors()
     }
 
-    /// A fixture with Dose 1 at 22:30 and the clock at `now`, served to `body` with a paired browser.
+    /// A fixture with Dose 1 at 22:30 and the clock at `now` (the wall clock too), served to `body` with a paired browser.
     static func afterDose1(
         at now: Date, _ body: @escaping @Sendable (ServerFixture, any TestClientProtocol, HTTPFields, HTTPFields, String) async throws -> Void
     )
         async throws
     {
-        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30), wallFollowsClock: true)
         _ = try fixture.environment.useCases().night.perform(NightAction(.dose1), from: .api)
         fixture.set(now)
         try await served(fixture) { client, cookie, headers, token in try await body(fixture, client, cookie, headers, token) }
     }
 
-    static func revision(in html: String) -> String {
-        guard let range = html.range(of: "name=\"revision\" value=\"") else { return "" }
+    static func revision(in html: String) -> String { field("revision", in: html) }
+
+    /// The value of the first hidden field `name` on a page ("" without one).
+    static func field(_ name: String, in html: String) -> String {
+        guard let range = html.range(of: "name=\"\(name)\" value=\"") else { return "" }
         return String(html[range.upperBound...].prefix { $0 != "\"" })
     }
 
-    @Test("a double tap after Dose 2 leaves the night open: the spot is no longer a button, and a stale or 2-second tap does nothing")
+    /// A page's tap as its form sends it: the action, the page's revision and, on a page drawn after a tap, its instant.
+    static func tap(_ fields: [String: String], on page: String, csrf: String) -> ByteBuffer {
+        var sent = fields.merging(["revision": revision(in: page), "csrf": csrf]) { mine, _ in mine }
+        let after = field("after", in: page)
+        if !after.isEmpty { sent["after"] = after }
+        return WebTests.form(sent)
+    }
+
+    @Test(
+        "a double tap after Dose 2 leaves the night as one tap made it: the old page's second tap is stale, the new page's waits out 3 s but for Undo"
+    )
     func doubleTap() async throws {
         try await Self.afterDose1(at: WallClock.date(2026, 11, 22, 1, 20)) { fixture, client, cookie, headers, token in
             let before = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
-            let revision = Self.revision(in: before)
-            let tap = ["action": "dose2", "spot": "primary", "revision": revision, "csrf": token]
-            var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
+            #expect(!before.contains("name=\"after\""), "a page opened, not drawn after a tap, holds nothing back")
+            let first = Self.tap(["action": "dose2"], on: before, csrf: token)
+            var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: first)
             #expect(response.status == .seeOther)
-            // The second tap of a double tap, sent by the page that was on screen: refused as stale, nothing recorded.
-            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
+            let location = try #require(response.headers[.location])
+            #expect(location.contains("did=dose2") && location.contains("after=\(ISO8601.string(fixture.time.now))"))
+            // The second tap, sent by the page that was on screen: refused as stale, nothing recorded.
+            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: first)
             #expect(response.status == .conflict && String(buffer: response.body).contains("nothing was done"))
-            // The new page: Dose 2 in words, no primary button, Wake Up only as a small secondary that asks first.
-            fixture.set(WallClock.date(2026, 11, 22, 1, 20, 1))
-            let after = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            // The page the tap drew, 0.8 s later: Dose 2 in words where the ring was, nothing to tap in the big button's spot,
+            // Undo in the notices, and every form saying which tap drew it.
+            fixture.set(WallClock.date(2026, 11, 22, 1, 20, 0.8))
+            let after = String(buffer: try await client.execute(uri: location, method: .get, headers: cookie).body)
             #expect(after.contains("Dose 2 taken at 01:20 — 170 min after Dose 1"))
-            // The big button's spot holds nothing to tap (D15): no button, no link; it settles for 2 s, and only it does.
+            #expect(after.contains("<h1>Dose 2 taken</h1>") && !after.contains("Night complete"))
             let spot = try #require(after.range(of: "data-spot=\"primary\">")).upperBound
             let spotHTML = String(after[spot...].prefix { $0 != "\n" })
             #expect(!spotHTML.contains("<button") && !spotHTML.contains("<a "), "\(spotHTML)")
-            #expect(spotHTML.hasPrefix("<div class=\"settle-shield\""))
-            #expect(after.contains("data-settle-until="))
+            #expect(after.contains("data-settle-ms=\"2200\"") && after.contains("data-settle></div>"))
+            #expect(after.contains("name=\"spot\" value=\"undo\"") && after.contains("data-notices"))
             #expect(after.contains("data-confirm=\"early_wake\""))
-            // A wake tap in the same second, even from the new page, asks rather than ends the night.
+            // Any tap but Undo from the new page within 3 s of the first does nothing, wherever it lands: Lights Out here.
+            for gap in [0.8, 1.2, 1.8, 2.5, 2.999] {
+                fixture.set(WallClock.date(2026, 11, 22, 1, 20, gap))
+                response = try await client.execute(
+                    uri: "/ui/act", method: .post, headers: headers, body: Self.tap(["action": "log", "event": "lights_out"], on: after, csrf: token))
+                #expect(response.status == .conflict && String(buffer: response.body).contains("right after the last one"), "at \(gap) s")
+            }
+            var night = try fixture.environment.useCases().night.status()
+            #expect(night.session?.events.filter { $0.kind == .dose2 || $0.kind == .extraDose }.count == 1)
+            #expect(night.session?.events.contains { $0.kind == .sleep(.lightsOut) } == false)
+            // Undo answers at once: it lives where no tap of the night lands.
+            fixture.set(WallClock.date(2026, 11, 22, 1, 20, 1))
             response = try await client.execute(
-                uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "wake", "csrf": token]))
-            let asked = String(buffer: response.body)
-            #expect(asked.contains("Are you up for the day?") && asked.contains(">Keep sleeping</a>") && asked.contains("Yes, I&#39;m up"))
-            let status = try fixture.environment.useCases().night.status()
-            #expect(status.session?.isOpen == true && status.status.wakeAt == nil && status.status.dose2At != nil)
-            #expect(status.session?.events.filter { $0.kind == .dose2 || $0.kind == .extraDose }.count == 1)
-            // "Yes, I'm up" logs it.
-            response = try await client.execute(
-                uri: "/ui/act", method: .post, headers: headers,
-                body: WebTests.form(["action": "wake", "confirm": "early_wake", "csrf": token]))
-            #expect(response.status == .seeOther)
-            #expect(try fixture.environment.useCases().night.status().status.phase == .finalizing)
+                uri: "/ui/act", method: .post, headers: headers, body: Self.tap(["action": "undo", "spot": "undo"], on: after, csrf: token))
+            #expect(response.status == .seeOther && response.headers[.location]?.contains("undid=dose2") == true)
+            let undone = String(buffer: try await client.execute(uri: try #require(response.headers[.location]), method: .get, headers: cookie).body)
+            #expect(undone.contains("Undone: Dose 2 is no longer recorded."), "an undo says so, so Take Dose 2 is never shown again without a word")
+            night = try fixture.environment.useCases().night.status()
+            #expect(night.status.dose2At == nil)
         }
     }
 
-    @Test("a primary tap within 2 s of the last action does nothing, even on a fresh page")
-    func settle() async throws {
-        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+    @Test(
+        "D15 on the server: a page drawn after a tap takes no tap but Undo for 3 s, and its question no answer for 1 s; a page opened takes one at once",
+        arguments: [
+            ("control", 0.1, false), ("control", 0.6, false), ("control", 2.5, false), ("control", 2.999, false), ("control", 3.0, true),
+            ("answer", 0.3, false), ("answer", 0.999, false), ("answer", 1.0, true), ("opened", 0.1, true),
+        ])
+    func settle(spot: String, gap: Double, counts: Bool) async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 1, 20), wallFollowsClock: true)
+        _ = try fixture.environment.useCases(
+            at: {
+                var clock = fixture.environment.clock()
+                clock.now = WallClock.date(2026, 11, 21, 22, 30)
+                return clock
+            }()
+        ).night.perform(NightAction(.dose1), from: .api)
         try await Self.served(fixture) { client, cookie, headers, token in
-            _ = try fixture.environment.useCases().night.perform(NightAction(.log(event: "in_bed")), from: .api)
-            fixture.set(WallClock.date(2026, 11, 21, 22, 30, 1))
-            let page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
-            let tap = ["action": "dose1", "spot": "primary", "revision": Self.revision(in: page), "csrf": token]
-            var response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
-            #expect(response.status == .conflict && String(buffer: response.body).contains("right after the last one"))
-            fixture.set(WallClock.date(2026, 11, 21, 22, 30, 3))
-            response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(tap))
-            #expect(response.status == .seeOther)
+            var page = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
+            if spot == "answer" {
+                // A grid Wake Up while Dose 2 is pending is answered with D16's question, drawn after that tap.
+                let asked = try await client.execute(
+                    uri: "/ui/act", method: .post, headers: headers, body: Self.tap(["action": "wake"], on: page, csrf: token))
+                page = String(buffer: asked.body)
+                #expect(asked.status == .conflict && page.contains("data-question-layer") && page.contains("Keep the night"))
+                #expect(page.contains("name=\"spot\" value=\"answer\"") && page.contains("data-answer-ms=\"1000\""))
+            } else if spot == "control" {
+                let logged = try await client.execute(
+                    uri: "/ui/act", method: .post, headers: headers, body: Self.tap(["action": "log", "event": "bathroom"], on: page, csrf: token))
+                page = String(buffer: try await client.execute(uri: try #require(logged.headers[.location]), method: .get, headers: cookie).body)
+            }
+            fixture.set(WallClock.date(2026, 11, 22, 1, 20, gap))
+            let fields: [String: String] =
+                spot == "answer"
+                ? ["action": "wake", "confirm": "end_night", "spot": "answer"] : ["action": "log", "event": "water"]
+            let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: Self.tap(fields, on: page, csrf: token))
+            #expect((response.status == .seeOther) == counts, "\(spot) at \(gap) s: \(response.status)")
+            let events = try fixture.environment.useCases().night.status().session?.events ?? []
+            let recorded = spot == "answer" ? events.contains { $0.kind == .sleep(.wakeFinal) } : events.contains { $0.kind == .sleep(.water) }
+            #expect(recorded == counts, "nothing is recorded by a tap that does not count")
         }
     }
 
@@ -163,13 +209,16 @@ struct WebSafetyTests {
     func safeChoiceAfterClose() async throws {
         try await Self.afterDose1(at: WallClock.date(2026, 11, 22, 2, 35)) { _, client, cookie, headers, token in
             let html = String(buffer: try await client.execute(uri: "/", method: .get, headers: cookie).body)
-            #expect(html.contains("<input type=\"hidden\" name=\"action\" value=\"skip\"><input type=\"hidden\" name=\"spot\" value=\"primary\">"))
+            #expect(
+                html.contains(
+                    "<input type=\"hidden\" name=\"action\" value=\"skip\"><button type=\"submit\" class=\"button primary\">Skip Dose 2</button>"))
             #expect(html.contains("data-offer-skip") && html.contains("<button type=\"submit\" class=\"button\">Take Dose 2 late…</button>"))
             let response = try await client.execute(
                 uri: "/ui/act", method: .post, headers: headers, body: WebTests.form(["action": "dose2", "csrf": token]))
             let asked = String(buffer: response.body)
             #expect(response.status == .unprocessableContent)
-            #expect(asked.contains("value=\"skip\"><button type=\"submit\" class=\"button primary\">Skip Dose 2</button>"))
+            #expect(
+                asked.contains("value=\"skip\"><button type=\"submit\" class=\"button primary\" data-answer=\"safe\" autofocus>Skip Dose 2</button>"))
         }
     }
 
@@ -183,7 +232,7 @@ struct WebSafetyTests {
             let response = try await client.execute(uri: "/ui/act", method: .post, headers: headers, body: tap)
             #expect(response.status == .tooManyRequests)
             let html = String(buffer: response.body)
-            #expect(html.contains("class=\"notice refusal\" role=\"alert\" data-banner>Bathroom was just logged. Wait"))
+            #expect(html.contains("<p class=\"refusal\" role=\"alert\" data-banner>Bathroom was just logged. Wait"))
             #expect(html.contains("aria-label=\"Log Bathroom\"") && !html.contains("<h1>Not done</h1>"))
         }
     }

@@ -90,8 +90,8 @@ struct WebTests {
             html = String(buffer: response.body)
             // Asked on Tonight itself: the risk in words, Cancel filled, "Take it anyway" outlined.
             #expect(html.contains("Too early for Dose 2: the window opens at 01:00, in 42 min.") && html.contains("role=\"alertdialog\""))
-            #expect(html.contains("<a class=\"button primary\" href=\"/\">Cancel</a>"))
-            #expect(html.contains("<button type=\"submit\" class=\"button\">Take it anyway</button>"))
+            #expect(html.contains("<a class=\"button primary\" href=\"/\" data-answer=\"safe\" autofocus>Cancel</a>"))
+            #expect(html.contains("<button type=\"submit\" class=\"button\" data-answer=\"risky\">Take it anyway</button>"))
             response = try await client.execute(
                 uri: "/ui/act", method: .post, headers: headers, body: Self.form(["action": "dose2", "confirm": "early", "csrf": token]))
             #expect(response.status == .seeOther)

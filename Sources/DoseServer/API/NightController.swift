@@ -25,7 +25,7 @@ struct NightController {
         routes.post("events/wake") { request, context in try await action(WakeBody.self, request, context) }
         routes.post("checkins") { request, context in try await action(CheckInBody.self, request, context) }
         routes.get("reminders") { _, _ in try reminders() }
-        routes.get("stream") { _, context in await stream(device: context.device?.id) }
+        routes.get("stream") { _, context in await stream(context) }
         return routes
     }
 
@@ -105,12 +105,24 @@ struct NightController {
         return Reply.json(RemindersResponse(plan: plan, next: snapshot.status.nextReminder, outages: outages))
     }
 
-    /// Server-sent events: reminders as they fire, for pages that stay open. A stream lasts while its device is
-    /// paired: revoking the device (here, in the web app, or from the CLI beside the server) ends it within a second.
-    func stream(device: String?) async -> Response {
-        let (id, frames) = await hub.subscribe(device: device)
+    /// Server-sent events: reminders as they fire, for pages that stay open. A stream lasts while the access that opened
+    /// it stands (`EventHub`): the device paired, and for a grantee the person's share; it ends with an `ended` event that
+    /// says why.
+    func stream(_ context: DoseRequestContext) async -> Response {
+        let standing: EventHub.Standing?
+        if let grantee = context.grantee {
+            standing = grantee.standing
+        } else if let device = context.device?.id {
+            let environment = self.environment
+            standing = {
+                try environment.useCases().devices.isActive(device)
+                    ? nil : "This device was unpaired, so this page stopped following tonight. Pair it again to use DoseTap here."
+            }
+        } else {
+            standing = nil
+        }
+        let (id, frames) = await hub.subscribe(device: context.grantee == nil ? context.device?.id : nil, standing: standing)
         let hub = self.hub
-        let environment = self.environment
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         return Response(
@@ -119,15 +131,6 @@ struct NightController {
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 // The server waits for open responses before it stops, so the stream ends itself on graceful shutdown.
                 try await withGracefulShutdownHandler {
-                    let watcher = Task {
-                        guard let device else { return }
-                        while !Task.isCancelled {
-                            try await environment.sleep(Self.revocationCheck)
-                            let active = try await BlockingWork.run { try environment.useCases().devices.isActive(device) }
-                            if !active { return await hub.unsubscribe(id) }
-                        }
-                    }
-                    defer { watcher.cancel() }
                     for await frame in frames { try await writer.write(ByteBuffer(string: frame)) }
                 } onGracefulShutdown: {
                     Task { await hub.unsubscribe(id) }
@@ -135,7 +138,4 @@ struct NightController {
                 try await writer.finish(nil)
             })
     }
-
-    /// How often an open stream checks that its device is still paired.
-    static let revocationCheck: Duration = .milliseconds(250)
 }

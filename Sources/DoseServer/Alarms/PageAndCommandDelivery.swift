@@ -4,26 +4,52 @@ import DoseStore
 public import Foundation
 
 /// Server-sent events to every open page, each stream held by the paired device that opened it.
+///
+/// A stream lasts while the access that opened it stands: its device paired, and for a grantee the person's share. One
+/// watch for the whole hub asks every open stream's standing four times a second, on a queue of its own so that a busy
+/// server's database work never holds it up, and ends a stream whose access has gone with an `ended` event that says
+/// why, within a second of the revocation, wherever it was made (here, the CLI, another instance).
 public actor EventHub: ReminderDelivery {
-    private var subscribers: [UUID: (device: String?, continuation: AsyncStream<String>.Continuation)] = [:]
+    /// Why an open page's access has ended, or nil while it stands.
+    public typealias Standing = @Sendable () throws -> String?
+
+    private struct Subscriber {
+        let device: String?
+        let continuation: AsyncStream<String>.Continuation
+        let standing: Standing?
+    }
+
+    private var subscribers: [UUID: Subscriber] = [:]
     /// Signs the links of a notice for the device a page belongs to; nil sends the notice's links as they are.
     private let signer: @Sendable () -> ActionLinkSigner?
 
     /// Told the number of open pages each time one opens or closes (a shared store's upkeep watches only people with one).
     private let pagesChanged: (@Sendable (Int) -> Void)?
+    /// Waits between two watches (the environment's, so tests move their own clock).
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private var watch: Task<Void, Never>?
 
-    public init(signer: @escaping @Sendable () -> ActionLinkSigner? = { nil }, pagesChanged: (@Sendable (Int) -> Void)? = nil) {
+    /// How often the open streams' standing is asked.
+    public static let standingCheck: Duration = .milliseconds(250)
+    private static let checks = DispatchQueue(label: "dosetap.stream-standing")
+
+    public init(
+        signer: @escaping @Sendable () -> ActionLinkSigner? = { nil }, pagesChanged: (@Sendable (Int) -> Void)? = nil,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.signer = signer
         self.pagesChanged = pagesChanged
+        self.sleep = sleep
     }
 
-    /// A new subscriber's stream of `data:` frames, for the page of `device`.
-    public func subscribe(device: String? = nil) -> (UUID, AsyncStream<String>) {
+    /// A new subscriber's stream of `data:` frames, for the page of `device`, open while `standing` says nothing.
+    public func subscribe(device: String? = nil, standing: Standing? = nil) -> (UUID, AsyncStream<String>) {
         let id = UUID()
         let (stream, continuation) = AsyncStream<String>.makeStream(bufferingPolicy: .bufferingNewest(32))
-        subscribers[id] = (device, continuation)
+        subscribers[id] = Subscriber(device: device, continuation: continuation, standing: standing)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         pagesChanged?(subscribers.count)
+        if standing != nil, watch == nil { watch = Task { await self.watchStanding() } }
         return (id, stream)
     }
 
@@ -33,9 +59,41 @@ public actor EventHub: ReminderDelivery {
         pagesChanged?(subscribers.count)
     }
 
+    /// Ends a stream with a last `ended` event that says why.
+    public func end(_ id: UUID, because message: String) {
+        subscribers[id]?.continuation.yield(Self.frame(["message": .string(message)], event: "ended"))
+        unsubscribe(id)
+    }
+
     /// Ends every stream of a device (it was revoked).
     public func close(device: String) {
-        for (id, subscriber) in subscribers where subscriber.device == device { unsubscribe(id) }
+        for (id, subscriber) in subscribers where subscriber.device == device {
+            end(id, because: "This device was unpaired, so this page stopped following tonight.")
+        }
+    }
+
+    /// Asks every open stream's standing until none is left to ask.
+    private func watchStanding() async {
+        while !Task.isCancelled {
+            let asked = subscribers.compactMap { id, subscriber in subscriber.standing.map { (id, $0) } }
+            if asked.isEmpty {
+                watch = nil
+                return
+            }
+            let ended = await Self.ask(asked)
+            for (id, message) in ended { end(id, because: message) }
+            try? await sleep(Self.standingCheck)
+        }
+    }
+
+    /// The streams whose access has gone, and why; a standing that cannot be read now (a database that does not answer)
+    /// keeps its stream open: losing the live night on a blip would be worse than a second's delay.
+    private static func ask(_ asked: [(UUID, Standing)]) async -> [(UUID, String)] {
+        await withCheckedContinuation { continuation in
+            checks.async {
+                continuation.resume(returning: asked.compactMap { id, standing in (try? standing()).flatMap { $0 }.map { (id, $0) } })
+            }
+        }
     }
 
     /// Sends a notice (or a status change) to every subscriber.

@@ -115,6 +115,7 @@ enum InsightCharts {
         case .skipped: "S"
         case .sleptThrough: "Z"
         case .undecided: "·"
+        case .endedWithoutDose2: "X"
         case .oneDose: "1"
         }
     }

@@ -19,11 +19,12 @@ enum SharedRoutes {
         .log: [(.post, "doses/take"), (.post, "doses/skip"), (.post, "doses/snooze"), (.post, "events/log"), (.post, "events/wake")],
     ]
 
-    /// The pages a grant opens under `/people/{id}/`, each the person's own page at the site's root: their Tonight (read
-    /// with `view`, its taps with `log`) and the clinician's report file.
+    /// The pages a grant opens under `/people/{id}/`, each the person's own page at the site's root: with `view` their
+    /// Tonight, Details and History (and Tonight's taps with `log`), with `report` their Insights and the clinician's
+    /// report, as the invitation says.
     static let pages: [Grant: [(HTTPRequest.Method, String)]] = [
-        .view: [(.get, "")],
-        .report: [(.get, "report/file")],
+        .view: [(.get, ""), (.get, "details"), (.get, "history")],
+        .report: [(.get, "insights"), (.get, "report"), (.get, "report/file")],
         .log: [(.post, "ui/act")],
     ]
 
@@ -104,8 +105,18 @@ struct SharedAccessMiddleware: RouterMiddleware {
                 why: "this server serves one person (`dosetap serve --person`); `dosetap serve` without --person serves those who share with you")
         }
         guard !opening.isDisjoint(with: share.grants) else {
+            let holds = SharingService.words(share.grants)
+            let ownerName = share.owner.name ?? share.owner.shownName
+            if entry.prefix == Self.pages.prefix {
+                // A page says which grant opens it, in words, and who can add it.
+                let what =
+                    route == "ui/act" ? "Logging on \(ownerName)'s Tonight" : "Seeing \(ownerName)'s \(Self.pageDetail(route, Response(status: .ok)))"
+                let needed = opening.isEmpty ? "is theirs alone" : "needs the \(opening.sorted().map(\.rawValue).joined(separator: " or ")) grant"
+                throw DoseError.notShared(
+                    why: "\(what) \(needed), and their share gives you \(holds). \(ownerName) can add it in Settings → Sharing")
+            }
             let needed = opening.isEmpty ? "only they can use it" : "it needs \(opening.sorted().map(\.rawValue).joined(separator: " or "))"
-            throw DoseError.forbidden(
+            throw DoseError.notShared(
                 why: "\(request.method) \(route.prefix(80)) is not open to you for \(share.owner.shownName): "
                     + "you hold \(SharingService.words(share.grants)); \(needed)")
         }
@@ -113,16 +124,16 @@ struct SharedAccessMiddleware: RouterMiddleware {
         let query = request.uri.query.map { "?" + $0 } ?? ""
         head.path = entry.target + route + query
         var forwarded = context
+        let ownerName = share.owner.name ?? share.owner.shownName
         forwarded.grantee = SharedAccess(
-            person: share.grantee.id, email: share.grantee.email, grants: share.grants, owner: share.owner.id,
-            ownerName: share.owner.name ?? share.owner.shownName)
+            person: share.grantee.id, email: share.grantee.email, grants: share.grants, owner: share.owner.id, ownerName: ownerName,
+            standing: Self.standing(of: context.device?.id, on: owner, named: ownerName, environment: environment))
         var response = try await people.site(owner).responder.respond(to: Request(head: head, body: request.body), context: forwarded)
         // A page's tap is done only when it goes back to Tonight; its answer of 200 is a question asked, nothing logged.
         let done =
             entry.prefix == Self.pages.prefix && request.method == .post ? response.status == .seeOther : (200..<300).contains(response.status.code)
         if done {
-            let method = request.method == .head ? "GET" : request.method.rawValue
-            let detail = entry.prefix == Self.pages.prefix ? Self.pageDetail(route, response) : "\(method) \(route)"
+            let detail = entry.prefix == Self.pages.prefix ? Self.pageDetail(route, response) : Self.apiDetail(request.method, route)
             try app.sharing.recordAccess(to: owner, SharedRoutes.auditAction(request.method, route), detail)
         }
         // The person's site sends a tap back to its Tonight; the grantee's Tonight for them is under their prefix.
@@ -132,11 +143,45 @@ struct SharedAccessMiddleware: RouterMiddleware {
         return response
     }
 
+    /// Why a grantee's access through `device` to `owner`'s night has ended, asked of the grantee's own records.
+    static func standing(of device: String?, on owner: String, named ownerName: String, environment: AppEnvironment) -> EventHub.Standing {
+        {
+            let app = environment.useCases()
+            if let device, try !app.devices.isActive(device) {
+                return "This device was signed out, so this page stopped showing \(ownerName)'s night."
+            }
+            guard let share = try app.sharing.share(from: owner), !Set(share.grants).isDisjoint(with: [.view, .log]) else {
+                return "\(ownerName) no longer shares their night with you, so this page stopped showing it."
+            }
+            return nil
+        }
+    }
+
+    /// An API route's use in the person's audit, in words ("the live night", "Dose 2 recorded"), so the person reads what
+    /// was seen or done, not a method and a path.
+    static func apiDetail(_ method: HTTPRequest.Method, _ route: String) -> String {
+        let words: [String: String] = [
+            "status": "tonight's status", "stream": "the live night", "sessions": "the history", "reminders": "tonight's alarms",
+            "alarm/log": "the alarm log", "medications": "the medications", "supply": "the supply", "insights": "the insights",
+            "export/sessions.csv": "the nights' export (sessions.csv)", "analytics/export": "the analytics export",
+            "doses/take": "a dose", "doses/skip": "a skip of Dose 2", "doses/snooze": "a snooze", "events/log": "an event",
+            "events/wake": "Wake Up", "alarm/ack": "tonight's alarm",
+        ]
+        if let known = words[route] { return known }
+        if route.hasPrefix("sessions/") { return "the night of \(route.dropFirst("sessions/".count).prefix(10))" }
+        if route.hasPrefix("nights/") { return "a night's details" }
+        return "\(method == .head ? "GET" : method.rawValue) \(route.prefix(80))"
+    }
+
     /// A page's use in the person's audit, in words: which page was opened, or what a tap recorded (read from where it
     /// sent the browser back to: Tonight's `did=` names the kind).
     static func pageDetail(_ route: String, _ response: Response) -> String {
         switch route {
         case "": return "Tonight"
+        case "details": return "Details"
+        case "history": return "History"
+        case "insights": return "Insights"
+        case "report": return "the report's page"
         case "report/file": return "the report"
         default:
             let location = response.headers[.location] ?? ""

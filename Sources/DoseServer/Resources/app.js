@@ -4,22 +4,11 @@
   const pad = (n) => String(n).padStart(2, "0");
   const format = (seconds) => { seconds = Math.max(0, Math.floor(seconds)); const h = Math.floor(seconds / 3600), m = Math.floor(seconds / 60) % 60, s = seconds % 60; return (h ? h + ":" + pad(m) : m) + ":" + pad(s); };
   const ring = document.querySelector("[data-ring]");
+  // The dose action kept on this phone while the server cannot be reached (offline), once there is one.
+  let keptDose = null;
   // Set by the service worker on a Tonight it kept from the last visit: the server cannot be reached.
   const offlineSince = document.documentElement.dataset.offlineSince;
   const store = (key, value) => { try { if (value === undefined) return localStorage.getItem(key); localStorage.setItem(key, value); } catch (e) { return null; } };
-  // One tap, one action (D15): a second tap within 0.6 s on the same spot does nothing, also when it lands on the page
-  // the first tap brought. Every other tap, Undo's included, answers at once.
-  const TAP = "dosetap-last-tap", tapSpot = 48, tapTime = 600;
-  document.addEventListener("click", (event) => {
-    if (!event.target.closest || !event.target.closest("button, a, [role=button]")) return;
-    const now = Date.now(), x = event.clientX, y = event.clientY;
-    let last = null;
-    try { last = JSON.parse(sessionStorage.getItem(TAP) || "null"); } catch (e) {}
-    if (last && now >= last.t && now - last.t < tapTime && Math.hypot(x - last.x, y - last.y) < tapSpot) {
-      event.preventDefault(); event.stopImmediatePropagation(); return;
-    }
-    try { sessionStorage.setItem(TAP, JSON.stringify({ t: now, x: x, y: y })); } catch (e) {}
-  }, true);
   const liveNow = (document.querySelector("[data-live]") || { dataset: {} }).dataset.now;
   // The server's clock minus this phone's, learnt online from the page and kept for offline use (tests run the server on
   // --now; a phone a few minutes off still counts the undo window and the ring right).
@@ -57,7 +46,7 @@
     document.body.classList.toggle("urgent", now >= closes - 30 * 60000 && now < closes);
   }
   function tick() {
-    if (!ring) return;
+    if (!ring || keptDose) return;
     const now = Date.now() - skew;
     windowCues(now);
     let start = Date.parse(ring.dataset.start), end = Date.parse(ring.dataset.end);
@@ -84,7 +73,7 @@
   const variants = Array.from(document.querySelectorAll("[data-variant]"));
   const heading = document.querySelector("main h1");
   function showVariant() {
-    if (variants.length < 2 || !window.DoseTapPeriods) return;
+    if (variants.length < 2 || !window.DoseTapPeriods || keptDose) return;
     const now = Date.now() - skew, period = DoseTapPeriods.at(periods, now);
     const next = period && variants.find((v) => v.dataset.variant === period.kind);
     if (!next) return;
@@ -93,8 +82,6 @@
     if (heading && words && heading.textContent !== words) heading.textContent = words;
     if (!next.hidden) return;
     variants.forEach((v) => { v.hidden = v !== next; });
-    const row = document.querySelector("[data-pending-row]");
-    if (row) row.hidden = !(period.kind === "before_window" || period.kind === "window");
     announce(words || "");
   }
   if (variants.length > 1) { showVariant(); setInterval(showVariant, 1000); }
@@ -127,6 +114,34 @@
       if (refused.length) { announce(list.textContent); cue("error"); }
     }
   }
+  // Offline, once a dose action is kept on the phone, Tonight says so where the dose was offered, and offers no dose:
+  // the ring and the alarm line stop saying it is due.
+  async function showKept() {
+    if (!queue) return;
+    const waiting = await queue.waiting().catch(() => []);
+    const tap = waiting.find((t) => t.action === "dose1" || t.action === "dose2" || t.action === "skip");
+    if (!tap) return;
+    keptDose = tap;
+    const what = tap.action === "skip" ? "Skipping Dose 2" : tap.label;
+    const sentence = what + " kept on this phone at " + local(new Date(tap.at)) + "; it will be sent when DoseTap's server is back.";
+    document.querySelectorAll("[data-variant]").forEach((variant) => {
+      const spot = variant.querySelector("[data-spot]"), row = variant.querySelector("[data-row]");
+      const words = document.createElement("p"); words.className = "spot-text kept"; words.dataset.kept = ""; words.textContent = sentence;
+      if (spot) spot.replaceChildren(words);
+      if (row) row.replaceChildren();
+    });
+    const alarms = document.querySelector("[data-alarms]");
+    if (alarms) alarms.textContent = what + " kept on this phone: no alarm is due for it here. Alarms resume as the server sends them.";
+    if (ring) {
+      const caption = ring.querySelector("[data-caption]"), label = ring.querySelector("[data-countdown]");
+      if (caption) caption.textContent = "kept on this phone";
+      if (label) label.textContent = local(new Date(tap.at));
+      ring.setAttribute("aria-label", sentence);
+    }
+    const urgency = document.querySelector("[data-urgency]");
+    if (urgency) urgency.textContent = "";
+    announce(sentence);
+  }
   // Online again: send what waited, oldest first, then show tonight as the server now has it.
   async function replay() {
     if (!queue) return;
@@ -143,7 +158,7 @@
     const drawn = ring ? new Date(Date.parse(ring.dataset.now)) : new Date(Date.parse(offlineSince) - skew);
     const words = "Offline: no news from DoseTap's server since " + (isNaN(drawn) ? "the last visit" : local(drawn)) + ". The countdown runs on this phone.";
     say(words);
-    showQueue(words);
+    showQueue(words).then(showKept);
     // A tap is kept on the phone with its time; a Dose 2 outside the window asks first, from the periods the server sent.
     document.querySelectorAll("form[action$='/ui/act']").forEach((form) => form.addEventListener("submit", (event) => {
       event.preventDefault(); event.stopImmediatePropagation();
@@ -151,8 +166,8 @@
       // The phone's queue replays as its own person; a tap for someone else waits for the server instead.
       if (!queue || grantee || !queue.queueable(action)) { say(label.trim() + " needs the server: not saved. Try again when it is back."); cue("error"); return; }
       const now = Date.now() - skew, given = Array.from(form.querySelectorAll("[name=confirm]")).map((i) => i.value);
-      const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" ? label.trim() : null, csrf: csrfToken() })
-        .then((tap) => showQueue("Kept on this phone: " + tap.label + " at " + local(new Date(tap.at)) + ". It is sent when DoseTap's server is back."))
+      const keep = (confirm) => queue.add({ action: action, event: (form.querySelector("[name=event]") || {}).value, confirm: confirm, at: new Date(now).toISOString(), label: action === "log" || action === "wake" ? label.trim() : null, csrf: csrfToken() })
+        .then((tap) => showQueue("Kept on this phone: " + tap.label + " at " + local(new Date(tap.at)) + ". It is sent when DoseTap's server is back.").then(showKept))
         .catch((error) => {
           // One dose action of a kind waits at most: a second tap is never a second dose.
           if (error && error.waiting) { say(error.waiting.label + " is already waiting to be sent (tapped at " + local(new Date(error.waiting.at)) + "); nothing more was kept."); cue("warning"); return; }
@@ -165,16 +180,19 @@
         dialog.querySelector("[data-risk-text]").textContent = risk;
         const yes = dialog.querySelector("[data-risk-yes]"), no = dialog.querySelector("[data-risk-no]"), skip = dialog.querySelector("[data-risk-skip]");
         yes.textContent = yesLabel; no.textContent = noLabel; skip.hidden = true;
-        dialog.showModal(); no.focus();
+        openDialog(dialog, no);
         yes.onclick = () => { dialog.close(); keep(given.concat(needed)); };
         no.onclick = () => dialog.close();
       };
       const current = window.DoseTapPeriods ? DoseTapPeriods.at(periods, now) : null;
-      // D16: a Wake Up while Dose 2 is still to take ends the night only when the person says so, offline too.
-      if (action === "log" && (form.querySelector("[name=event]") || {}).value === "wake_final" && current && current.kind !== "expired" && !given.includes("end_night")) {
+      // Every Wake Up asks offline as it does online: D16 while Dose 2 is still to take, by the periods the server sent;
+      // D15 within 2 hours of Dose 2, as the page was drawn.
+      const isWake = action === "wake" || (action === "log" && (form.querySelector("[name=event]") || {}).value === "wake_final");
+      if (isWake && current && current.kind !== "expired" && !given.includes("end_night")) {
         ask("Dose 2 is not taken or skipped yet. Logging Wake Up now would end the night and cancel its Dose 2 alarms.", "End the night", "Keep the night", ["end_night"]);
         return;
       }
+      if (isWake && form.dataset.confirm === "early_wake" && !given.includes("early_wake")) { ask(form.dataset.risk, "Yes, I'm up", "Keep sleeping", ["early_wake"]); return; }
       const period = action === "dose2" ? current : null;
       const needed = period ? period.confirm.filter((c) => !given.includes(c)) : [];
       if (!needed.length) { keep(given); return; }
@@ -191,10 +209,43 @@
     showQueue("");
     replay();
   }
+  // A question opened by a tap (D15): at the top of the screen, far from the control that opened it; it takes no answer in
+  // its first second, and an answer that came to lie under the settling finger stays hidden until the tap has settled.
+  function openDialog(dialog, safe) {
+    const answers = Array.from(dialog.querySelectorAll("button"));
+    answers.forEach((button) => { button.disabled = true; });
+    dialog.showModal();
+    if (window.DoseTapTap) DoseTapTap.hold(dialog);
+    dialog.dataset.answering = "";
+    setTimeout(() => { answers.forEach((button) => { button.disabled = false; }); delete dialog.dataset.answering; safe.focus(); }, 1000);
+  }
+  // An invitation's link: copied, or handed to the phone's share sheet (each only where the browser can).
+  document.querySelectorAll("[data-copy]").forEach((button) => {
+    if (!navigator.clipboard || !window.isSecureContext) return;
+    button.hidden = false;
+    button.addEventListener("click", () => navigator.clipboard.writeText(button.dataset.copy)
+      .then(() => { button.textContent = "Copied"; announce("The invitation link is copied."); })
+      .catch(() => { button.textContent = "Copy failed: select the link"; }));
+  });
+  document.querySelectorAll("[data-share]").forEach((button) => {
+    if (!navigator.share) return;
+    button.hidden = false;
+    button.addEventListener("click", () => navigator.share({ title: "DoseTap invitation", text: "An invitation to DoseTap", url: button.dataset.share }).catch(() => {}));
+  });
+  // Setup and Settings: a product whose label allows one regimen chooses it (Lumryz is once nightly); the server applies
+  // the same rule without script.
+  document.querySelectorAll("[data-products] input[name=medication_product]").forEach((product) => product.addEventListener("change", () => {
+    const kinds = (product.dataset.kinds || "").split(",").filter(Boolean);
+    const chosen = document.querySelector("input[name=regimen]:checked");
+    if (kinds.length && (!chosen || !kinds.includes(chosen.value))) {
+      const only = document.querySelector("input[name=regimen][value='" + kinds[0] + "']");
+      if (only) { only.checked = true; announce(product.parentElement.textContent.trim() + " is taken " + only.parentElement.textContent.trim().toLowerCase() + "."); }
+    }
+  }));
   const undo = document.querySelector("[data-undo-until]");
   if (undo) {
     const until = Date.parse(undo.dataset.undoUntil), label = undo.querySelector("[data-undo-count]");
-    const step = () => { const left = Math.ceil((until - (Date.now() - skew)) / 1000); if (left <= 0) { undo.remove(); return; } if (label) label.textContent = left + " s"; setTimeout(step, 250); };
+    const step = () => { const left = Math.ceil((until - (Date.now() - skew)) / 1000); if (left <= 0) { const form = undo.querySelector("form"); if (form) form.remove(); return; } if (label) label.textContent = left + " s"; setTimeout(step, 250); };
     step();
   }
   // Risk dialogs: the safe choice (Cancel, or Skip after the window) is the filled button; the risky one is outlined.
@@ -209,8 +260,7 @@
       yes.textContent = form.dataset.yes || "Take it anyway";
       no.textContent = form.dataset.no || "Cancel";
       skip.hidden = !("offerSkip" in form.dataset);
-      dialog.showModal();
-      no.focus();
+      openDialog(dialog, no);
       yes.onclick = () => { dialog.close(); const input = document.createElement("input"); input.type = "hidden"; input.name = "confirm"; input.value = form.dataset.confirm; form.appendChild(input); form.dataset.confirmed = "1"; form.submit(); };
       no.onclick = () => dialog.close();
       skip.onclick = () => { dialog.close(); const action = form.querySelector("[name=action]"); action.value = "skip"; form.dataset.confirmed = "1"; form.submit(); };
@@ -236,8 +286,23 @@
       announce(notice.message);
       if (notice.rings && "rings" in here) startAlarm();
       if (window.Notification && Notification.permission === "granted") new Notification("DoseTap", { body: notice.message });
-      const banner = document.getElementById("reminder-banner");
-      if (banner) { banner.textContent = notice.message; banner.hidden = false; }
+      // In the notices, where it moves nothing: an alarm rings while a finger may be on its way to a button.
+      const banner = document.getElementById("reminder-banner"), text = banner && banner.querySelector("[data-reminder-text]");
+      if (text) { text.textContent = notice.message; banner.hidden = false; }
+    });
+    // This page's access ended (its device was unpaired, or the person's share was revoked): the stream says why and
+    // closes; the page says so and takes no more taps.
+    source.addEventListener("ended", (event) => {
+      let message = "This page no longer has access.";
+      try { message = JSON.parse(event.data).message || message; } catch (e) {}
+      source.close();
+      const notices = document.querySelector("[data-notices]"), line = document.createElement("p");
+      line.className = "refusal"; line.setAttribute("role", "alert"); line.dataset.ended = ""; line.textContent = message;
+      if (notices) notices.replaceChildren(line);
+      document.querySelectorAll("[data-live] form button, [data-live] a.button").forEach((node) => { node.disabled = true; node.setAttribute("aria-disabled", "true"); node.classList.add("ended"); });
+      document.body.dataset.ended = "";
+      announce(message);
+      cue("error");
     });
     // A tap being sent brings tonight back itself, with its Undo; the change it causes must not reload this page
     // first, which would cancel that answer and lose the Undo (seen in CI: Dose 1 saved, no snackbar).
@@ -246,7 +311,7 @@
     // Another phone, the CLI or a link changed tonight: show it, unless a decision is open on this page.
     source.addEventListener("status", (event) => {
       const live = document.querySelector("[data-live]"), change = JSON.parse(event.data);
-      if (!leaving && live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open]")) location.reload();
+      if (!leaving && live && live.dataset.revision !== change.revision && !document.querySelector("dialog[open], [data-question-layer]")) location.reload();
     });
   }
   const importer = document.querySelector("form[data-import]");
@@ -290,7 +355,7 @@
     box.addEventListener("change", () => { store("dosetap-sounds", box.checked ? "on" : "off"); if (box.checked) cue("success"); });
   }
   // The alarm rings louder and more often until someone answers it: any action, or "I'm up" (which records nothing).
-  const imUpRow = document.querySelector("[data-imup-row]");
+  const imUpRow = document.querySelector("[data-imup]");
   let alarmTimer = null, alarmStep = 0;
   function stopAlarm() { if (alarmTimer) clearTimeout(alarmTimer); alarmTimer = null; alarmStep = 0; if (imUpRow) imUpRow.hidden = true; document.body.dataset.alarm = "answered"; }
   function startAlarm() {

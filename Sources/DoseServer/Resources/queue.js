@@ -4,12 +4,13 @@
 // was made (as for every `--at` action) and a replay sent twice is recorded once. Shared by the page and the worker.
 (function (root) {
   const DATABASE = "dosetap", STORE = "queue", REFUSED = "refused";
-  // The API route and body of each Tonight action that can wait; Snooze, Undo and Wake Up need the server now.
+  // The API route and body of each Tonight action that can wait; Snooze and Undo need the server now.
   const ROUTES = {
     dose1: (tap) => ["/v1/doses/take", { type: "dose1" }],
     dose2: (tap) => ["/v1/doses/take", { type: "dose2" }],
     skip: (tap) => ["/v1/doses/skip", { sequence: 2 }],
     log: (tap) => ["/v1/events/log", { type: tap.event }],
+    wake: (tap) => ["/v1/events/log", { type: "wake_final" }],
   };
   function open() {
     return new Promise((resolve, reject) => {

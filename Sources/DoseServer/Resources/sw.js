@@ -3,7 +3,7 @@
 // Tonight kept from its last visit, so the phone still shows the night and counts down when the server is unreachable.
 importScripts("/assets/queue.js");
 const VERSION = "dosetap-shell-__SHELL_VERSION__";
-const SHELL = ["/assets/app.css", "/assets/app.js", "/assets/period.js", "/assets/queue.js", "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png", "/manifest.webmanifest"];
+const SHELL = ["/assets/app.css", "/assets/app.js", "/assets/tap.js", "/assets/period.js", "/assets/queue.js", "/assets/icon.svg", "/assets/icon-192.png", "/assets/icon-512.png", "/manifest.webmanifest"];
 const TONIGHT = "/";
 
 self.addEventListener("install", (event) => {

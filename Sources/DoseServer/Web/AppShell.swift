@@ -17,6 +17,7 @@ enum AppShell {
     static let assets: [Asset] = [
         Asset(path: "/assets/app.css", type: "text/css; charset=utf-8", bytes: PackageResources.app_css),
         Asset(path: "/assets/app.js", type: "text/javascript; charset=utf-8", bytes: PackageResources.app_js),
+        Asset(path: "/assets/tap.js", type: "text/javascript; charset=utf-8", bytes: PackageResources.tap_js),
         Asset(path: "/assets/period.js", type: "text/javascript; charset=utf-8", bytes: PackageResources.period_js),
         Asset(path: "/assets/queue.js", type: "text/javascript; charset=utf-8", bytes: PackageResources.queue_js),
         Asset(path: "/assets/icon.svg", type: "image/svg+xml", bytes: PackageResources.icon_svg),

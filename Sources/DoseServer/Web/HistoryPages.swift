@@ -42,6 +42,10 @@ struct HistoryPages: PageController {
         }
 
         let frame: Frame
+        /// Where the page's links lead: "" for the person's own, `/people/{id}` for someone who shares with them.
+        let base: String
+        /// The person's own history: deleting nights is theirs alone.
+        let isOwn: Bool
         let from, to: String
         let filters, orders: [SelectOption]
         let nights: [Night]
@@ -85,10 +89,11 @@ struct HistoryPages: PageController {
             items.queryItems =
                 ["from", "to", "filter", "sort"].compactMap { name in value(name).map { URLQueryItem(name: name, value: $0) } }
                 + [URLQueryItem(name: "page", value: String(page))]
-            return "/history?\(items.percentEncodedQuery ?? "")"
+            return "\(base(context))/history?\(items.percentEncodedQuery ?? "")"
         }
         let view = HistoryView(
-            frame: Frame("History", current: "/history", flash: value("deleted").map { "Deleted \($0)." }),
+            frame: try frame("History", current: "/history", context, flash: value("deleted").map { "Deleted \($0)." }),
+            base: base(context), isOwn: context.grantee == nil,
             from: value("from") ?? "", to: value("to") ?? "",
             filters: filterValues.map { SelectOption(value: $0.0, label: $0.1, selected: $0.0 == filter) },
             orders: orders.map { SelectOption(value: $0.0.rawValue, label: $0.1, selected: $0.0 == query.sort) },
@@ -97,7 +102,8 @@ struct HistoryPages: PageController {
                 ? HistoryView.Pages(
                     page: result.page, count: result.pageCount,
                     newer: result.page > 1 ? link(result.page - 1) : nil,
-                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil, canChoose: nights.contains(where: \.selectable))
+                    older: result.page < result.pageCount ? link(result.page + 1) : nil) : nil,
+            canChoose: context.grantee == nil && nights.contains(where: \.selectable))
         return try Templates.page("history", view)
     }
 
@@ -132,10 +138,10 @@ struct HistoryPages: PageController {
         if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
         if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
         // The night's own amounts, so a titration step or a switch of regimen shows in the list.
-        if let regimen = facts.regimen, facts.dose1 != nil { summary += " · \(RegimenWords.amounts(regimen))" }
+        if let regimen = facts.regimen, facts.dose1 != nil { summary += " · \(RegimenWords.amountsTaken(regimen, dose2Taken: facts.dose2 != nil))" }
         if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
         // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
-        let timing = DoseTiming.of(facts, targetMinutes: target)
+        let timing = DoseTiming.of(facts, targetMinutes: target, closed: !night.session.isOpen)
         let outcome =
             !night.session.isOpen
             ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
@@ -251,17 +257,41 @@ struct HistoryPages: PageController {
             let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)
             var view = DetailsView(
                 session: session, status: status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf(context), alarms: alarms,
-                sleep: record.sleep, heading: "Night of \(date)")
+                sleep: record.sleep, heading: "Night of \(date)", givenBy: givenBy(status.dose2ActedBy, context))
             // After a correction: the dose's time as it is now, worded from the record (the link carries only the event's id).
-            if let corrected = request.uri.queryParameters["corrected"], let event = session.events.first(where: { $0.id.rawValue == corrected }) {
-                view.frame = Frame(
-                    "Details", current: "/details",
-                    flash: "Corrected: \(event.kind.label) now at \(WebPages.clock(event.occurredAt, snapshot.timeZone)).")
-            }
-            return try Templates.page("details", view)
+            let corrected = request.uri.queryParameters["corrected"].flatMap { id in session.events.first { $0.id.rawValue == id } }
+            return try Templates.page(
+                "details",
+                try shown(
+                    view, context,
+                    flash: corrected.map { "Corrected: \($0.kind.label) now at \(WebPages.clock($0.occurredAt, snapshot.timeZone))." }))
         }
         let alarms = try snapshot.session.map { AlarmLogResponse(try app.alarms.log(session: $0.id), sessionID: $0.id, zone: snapshot.timeZone) }
         let sleep = try snapshot.session.flatMap { try app.records.nights(on: $0.date).first { $0.session.id == snapshot.session?.id }?.sleep }
-        return try Templates.page("details", DetailsView(snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep))
+        let view = DetailsView(
+            snapshot, csrf: csrf(context), alarms: alarms, sleep: sleep, givenBy: givenBy(snapshot.status.dose2ActedBy, context))
+        return try Templates.page("details", try shown(view, context))
+    }
+
+    /// Details as the browser's person sees it: their own, with corrections; or a grantee's view of someone's night, in
+    /// that person's zone, with the grid only when the share lets them log and no corrections (those are the person's).
+    func shown(_ view: DetailsView, _ context: DoseRequestContext, flash: String? = nil) throws -> DetailsView {
+        var view = view
+        view.frame = try frame("Details", current: "/details", context, flash: flash)
+        guard let grantee = context.grantee else { return view }
+        view.base = grantee.pageBase
+        if var card = view.card {
+            card.events = card.events.map { line in
+                var line = line
+                line.correct = nil
+                return line
+            }
+            view.card = card
+        }
+        if !grantee.grants.contains(.log) {
+            view.grid = []
+            view.logsHere = false
+        }
+        return view
     }
 }

@@ -15,15 +15,19 @@ struct InsightsPages: PageController {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("/insights") { request, context in try insights(request, context) }
         routes.post("/ui/planner") { request, context in try await applyPlanner(request, context) }
-        routes.get("/report") { request, _ in try reportPage(request) }
-        routes.get("/report/file") { request, _ in try reportFile(request) }
+        routes.get("/report") { request, context in try reportPage(request, context) }
+        routes.get("/report/file") { request, _ in try await reportFile(request) }
         return routes
     }
 
     func insights(_ request: Request, _ context: DoseRequestContext, flash: String? = nil, status: HTTPResponse.Status = .ok) throws -> Response {
         let (nights, from, to) = try APIInput.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
-        return try Templates.page("insights", InsightsView(result, csrf: csrf(context), flash: flash), status: status)
+        var view = InsightsView(result, csrf: csrf(context), flash: flash, base: base(context))
+        view.frame = try frame("Insights", current: "/insights", context, flash: flash)
+        // The planner changes the person's own target: a grantee reads the figures, never the setting.
+        view.isOwn = context.grantee == nil
+        return try Templates.page("insights", view, status: status)
     }
 
     func applyPlanner(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -43,27 +47,39 @@ struct InsightsPages: PageController {
         return try insights(request, context, flash: flash, status: status)
     }
 
-    func reportPage(_ request: Request) throws -> Response {
+    func reportPage(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let (nights, from, to) = try APIInput.period(request, form: true)
         let result = try environment.useCases().insights.insights(nights: nights, from: from, to: to)
-        return try Templates.page("report-page", ReportPageView(result))
+        var view = ReportPageView(result, base: base(context), printsPDF: PDFPrinter.available())
+        view.frame = try frame("Report", current: "/insights", context)
+        return try Templates.page("report-page", view)
     }
 
-    /// The self-contained report: opened in the browser to print, or downloaded with `download=1`.
-    func reportFile(_ request: Request) throws -> Response {
+    /// The self-contained report: opened in the browser to print, downloaded with `download=1`, or printed to PDF on
+    /// the server with `format=pdf` (headless Chromium, as `dosetap report --pdf`).
+    func reportFile(_ request: Request) async throws -> Response {
         let (nights, from, to) = try APIInput.period(request, form: true)
         let parameters = request.uri.queryParameters
         let paper = try ClinicianReport.Paper.named(parameters["paper"].map(String.init) ?? "a4")
+        let format = parameters["format"].map(String.init) ?? "html"
+        guard ["html", "pdf"].contains(format) else {
+            throw DoseError.invalidInput(field: "format", problem: "'\(format.prefix(20))'", allowed: "html (the default) or pdf")
+        }
         let app = environment.useCases()
         let (html, result) = try ClinicianReport.html(
             app.insights, nights: nights, from: from, to: to, paper: paper, generatedAt: app.clock.now,
             zone: app.clock.zone(try app.settings.current()))
+        let name = ClinicianReport.fileName(result.insights.period)
         var headers = HTTPFields()
+        if format == "pdf" {
+            let bytes = try await BlockingWork.run { try PDFPrinter.pdf(html: html, app: app) }
+            headers[.contentType] = "application/pdf"
+            headers[.contentDisposition] = "attachment; filename=\"\(name.replacingOccurrences(of: ".html", with: ".pdf"))\""
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.contentSecurityPolicy] = ClinicianReport.contentSecurityPolicy
-        if parameters["download"] != nil {
-            headers[.contentDisposition] = "attachment; filename=\"\(ClinicianReport.fileName(result.insights.period))\""
-        }
+        if parameters["download"] != nil { headers[.contentDisposition] = "attachment; filename=\"\(name)\"" }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: html)))
     }
 }
@@ -94,7 +110,7 @@ struct InsightsView {
         let currentMinutes, suggestedMinutes: Int
     }
 
-    let frame: Frame
+    var frame: Frame
     let csrf: String
     let periodLabel: String
     let periods: [PeriodLink]
@@ -113,13 +129,18 @@ struct InsightsView {
     let plannerKind: String
     let safetyWarning: String
     let reportHref: String
+    /// Where the page's links lead: "" for the person's own, `/people/{id}` for someone who shares with them.
+    let base: String
+    /// The person's own insights: the planner, which changes their target, is theirs alone.
+    var isOwn = true
 
-    init(_ result: InsightsResult, csrf: String, flash: String? = nil) {
+    init(_ result: InsightsResult, csrf: String, flash: String? = nil, base: String = "") {
         let insights = result.insights
         frame = Frame("Insights", current: "/insights", flash: flash)
         self.csrf = csrf
+        self.base = base
         periodLabel = PeriodLink.heading(insights.period)
-        periods = PeriodLink.all(page: "/insights", chosen: insights.period)
+        periods = PeriodLink.all(page: base + "/insights", chosen: insights.period)
         (from, to) = (insights.period.from.description, insights.period.to.description)
         insufficient = insights.state == .insufficientData
         let needed = insights.nightsNeeded
@@ -144,28 +165,33 @@ struct InsightsView {
             suggestedMinutes: suggestion.suggestedMinutes)
         plannerKind = result.planner.kind.rawValue
         safetyWarning = PlannerSuggestion.safetyWarning
-        reportHref = "/report?from=\(from)&to=\(to)"
+        reportHref = "\(base)/report?from=\(from)&to=\(to)"
     }
 }
 
 /// The Report page: choose the period and the paper, then open, print or download the report.
 struct ReportPageView {
-    let frame = Frame("Report", current: "/insights")
+    var frame = Frame("Report", current: "/insights")
+    let base: String
     let periods: [PeriodLink]
     let from, to, periodLabel: String
     let nights: Int
     let onTarget: String
     let a4, letter, downloadA4, downloadLetter: String
+    /// The PDF, printed on the server; nil where no Chromium is installed to print it.
+    let pdfA4, pdfLetter: String?
 
-    init(_ result: InsightsResult) {
+    init(_ result: InsightsResult, base: String = "", printsPDF: Bool = false) {
         let insights = result.insights
-        periods = PeriodLink.all(page: "/report", chosen: insights.period)
+        self.base = base
+        periods = PeriodLink.all(page: base + "/report", chosen: insights.period)
         (from, to) = (insights.period.from.description, insights.period.to.description)
         periodLabel = PeriodLink.heading(insights.period)
         nights = insights.nightsRecorded
         onTarget = insights.adherence.percent(.onTarget).map { "\(Correlation.decimal($0, places: 1))%" } ?? "—"
-        let base = "/report/file?from=\(from)&to=\(to)"
-        (a4, letter) = (base + "&paper=a4", base + "&paper=letter")
+        let file = "\(base)/report/file?from=\(from)&to=\(to)"
+        (a4, letter) = (file + "&paper=a4", file + "&paper=letter")
         (downloadA4, downloadLetter) = (a4 + "&download=1", letter + "&download=1")
+        (pdfA4, pdfLetter) = printsPDF ? (a4 + "&format=pdf", letter + "&format=pdf") : (nil, nil)
     }
 }

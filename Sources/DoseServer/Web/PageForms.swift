@@ -5,14 +5,16 @@ import DoseCore
 // questionnaires' forms become the API's check-in and pre-sleep objects (`CheckInForm`, `PreSleepForm`), and the
 // settings' and setup's forms carry the settings by their own keys, so those three are read as fields.
 
-/// A tap on Tonight: the action, the event of a quick-log button, the confirmations a question added, and for the big
-/// button the revision of the page it was drawn on (D15).
+/// A tap on Tonight: the action, the event of a quick-log button, the confirmations a question added, the revision of
+/// tonight the page was drawn on, where on the page the tap was (`answer` for a question's answer), and the wall-clock
+/// instant of the tap that drew the page, if one did (D15).
 struct TonightTapForm: Decodable {
     var action: String
     var event: String?
     var confirm: [String]?
     var spot: String?
     var revision: String?
+    var after: String?
 }
 
 /// A form about one thing by its id: a device to unpair, a push subscription, a supply entry.

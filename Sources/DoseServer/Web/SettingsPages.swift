@@ -29,7 +29,8 @@ struct SettingsPages: PageController {
     }
 
     func settings(
-        _ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil, titration: TitrationField? = nil
+        _ context: DoseRequestContext, flash: String?, pairing: String? = nil, test: AlarmTestResponse? = nil, titration: TitrationField? = nil,
+        status: HTTPResponse.Status? = nil
     ) throws -> Response {
         let app = environment.useCases()
         let settings = try app.settings.current()
@@ -41,7 +42,7 @@ struct SettingsPages: PageController {
             tonight: SessionKey(for: environment.now(), in: zone))
         view.shared = environment.store.shared != nil
         if let titration { view.titration = titration }
-        return try Templates.page("settings", view, status: titration?.refusal == nil ? .ok : .badRequest)
+        return try Templates.page("settings", view, status: status ?? (titration?.refusal == nil ? .ok : .badRequest))
     }
 
     func saveSettings(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
@@ -52,6 +53,11 @@ struct SettingsPages: PageController {
         // A switch that is off sends nothing, so each form names the switches it showed.
         let shown = Set((fields["switches"] ?? "").split(separator: ",").map(String.init))
         for key in SettingsView.switches.map(\.rawValue) where shown.contains(key) { posted[key] = fields[key] == "true" ? "true" : "false" }
+        // The medication form takes amounts in grams, as setup does.
+        switch Self.milligrams(fields) {
+        case .success(let amounts): posted.merge(amounts) { _, new in new }
+        case .failure(let error): return try settings(context, flash: error.message, status: .badRequest)
+        }
         // A value that reads as the one in force is no change (the plan's box shows a step a line, the setting stores them
         // on one); one that does not read is sent on, to be refused by name.
         func unchanged(_ key: String, _ value: String) -> Bool {
@@ -64,9 +70,25 @@ struct SettingsPages: PageController {
         } catch let error as DoseError where changes.contains(where: { $0.0 == SettingKey.titration.rawValue }) {
             // The plan is shown again as typed, with the refusal beside it (and, for a fast step, the box to confirm it).
             return try settings(context, flash: nil, titration: TitrationField(typed: posted[SettingKey.titration.rawValue] ?? "", refusal: error))
+        } catch let error as DoseError where error.code == .invalidInput {
+            // A refused product, regimen or amount is said on the page, nothing saved.
+            return try settings(context, flash: error.message, status: .badRequest)
         }
         // The Supply page's refill-reminder form goes back to the Supply page.
         return WebPages.redirect(fields["return"] == "supply" ? "/supply?saved=1" : "/settings?saved=1")
+    }
+
+    /// The medication form's amounts in grams as the settings' milligrams, or the first that does not read.
+    static func milligrams(_ fields: [String: String]) -> Result<[String: String], DoseError> {
+        var amounts: [String: String] = [:]
+        for (grams, key) in [("dose1_g", SettingKey.dose1Milligrams), ("dose2_g", .dose2Milligrams)] {
+            guard let typed = fields[grams], !typed.isEmpty else { continue }
+            switch Result(catching: { () throws(DoseError) in try SetupWizard.milligrams(fromGrams: typed, field: grams) }) {
+            case .success(let milligrams): amounts[key.rawValue] = String(milligrams)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .success(amounts)
     }
 
     func revokeDevice(_ request: Request, _ context: DoseRequestContext) async throws -> Response {

@@ -97,7 +97,8 @@ struct SharingPages: PageController {
         let shares: [Row]
         let invitations: [Row]
         let choices: [Choice]
-        let inviteURL: String?
+        /// The invitation just made: its link to copy, share or scan.
+        let invite: SettingsView.Pairing?
         let email: String
         /// Everyone who holds `alarms`, with their minute on the ladder ("" when they are not on it).
         let ladder: [LadderRow]
@@ -157,7 +158,7 @@ struct SharingPages: PageController {
             "sharing",
             SharingView(
                 frame: Frame("Sharing", current: "/settings", flash: flash), csrf: csrf(context), shares: shareRows, invitations: invitationRows,
-                choices: choices, inviteURL: inviteURL, email: email, ladder: ladder, canLadder: !ladder.isEmpty),
+                choices: choices, invite: inviteURL.map(SettingsView.Pairing.init(link:)), email: email, ladder: ladder, canLadder: !ladder.isEmpty),
             status: status)
     }
 

@@ -55,6 +55,8 @@ struct Frame {
     /// Whether the page has the tab bar (a grantee's page for another person has none).
     let hasTabs: Bool
     var flash: String?
+    /// A line under the tabs that every page of its kind says (a grantee's: whose zone the times are in).
+    var note: String?
     /// Whose pages these are, on a page of the person or of someone who shares with them: "You · Alice · Bob".
     var switcher: Switcher?
 
@@ -88,11 +90,20 @@ struct Frame {
         case you, person(String), elsewhere
     }
 
-    /// The frame of a grantee's page for another person: no tabs of theirs (their other pages are theirs alone); the
-    /// switcher leads back to the grantee's own Tonight and on to their People.
-    static func forGrantee(_ title: String, switcher: [Tab]) -> Frame {
-        Frame(title: title, nav: [], switcher: switcher + [Tab(path: "/people", label: "People", current: false)])
+    /// The frame of a grantee's page for another person: the tabs of their pages the grantee's share opens (their
+    /// Settings stay theirs alone), under `base`, with the one at `current` marked; the switcher leads back to the
+    /// grantee's own Tonight and on to their People.
+    static func forGrantee(_ title: String, base: String, current: String, grants: Set<Grant>, switcher: [Tab]) -> Frame {
+        let shown = granteeTabs.filter { !$0.needs.isDisjoint(with: grants) }
+        let nav = shown.map { Tab(path: base + $0.path, label: $0.label, current: $0.path == current) }
+        return Frame(title: title, nav: nav, switcher: switcher + [Tab(path: "/people", label: "People", current: false)])
     }
+
+    /// The tabs a grantee may see of another person's pages, and the grants that open each.
+    static let granteeTabs: [(path: String, label: String, needs: Set<Grant>)] = [
+        ("/", "Tonight", [.view, .log]), ("/details", "Details", [.view, .log]), ("/history", "History", [.view, .log]),
+        ("/insights", "Insights", [.report]),
+    ]
 
     /// The person switcher: the person's own Tonight and that of each person who shares `view` with them, the one at
     /// `place` marked; empty when no one does.

@@ -5,6 +5,12 @@ import Foundation
 
 /// Tonight as the page shows it (SPEC §5.4, D15): one primary action that never means Wake Up after Dose 2, the
 /// outcome in words, the safe choice filled and the risky one outlined, refusals inline.
+///
+/// The page is laid out in places of fixed size, so that nothing moves when tonight changes and the second tap of a
+/// double tap lands where the first did: the notices (what the last tap did, Undo, a refusal, a ringing alarm) at the
+/// top, away from every other control; the status box (the ring, or the outcome in words); the times; the big button's
+/// spot and the row under it; the grid; the bottom row. What varies in length (the alarm line, warnings) comes after the
+/// last control.
 struct TonightView {
     struct Ring {
         let start, end, now: String
@@ -22,6 +28,8 @@ struct TonightView {
         var warning = false
     }
 
+    /// A question the page asks in a dialog before a risky tap is sent: its words, the answers' labels, and the
+    /// confirmation "yes" adds.
     struct Risk {
         let risk: String
         let confirm: String
@@ -34,6 +42,10 @@ struct TonightView {
         let action: String
         let label: String
         var risk: Risk?
+        /// Why it cannot be used now; the button is then shown disabled, with the reason.
+        var unavailable: String?
+        /// The big button of its spot (filled, full width).
+        var big = false
     }
 
     struct Link {
@@ -41,7 +53,8 @@ struct TonightView {
         let label: String
     }
 
-    /// A decision asked in the page itself (without script, or after the server refused): safe choice first and filled.
+    /// A decision asked in the page itself (without script, or after the server refused), over the page at the top of the
+    /// screen: the question, the risky answer outlined under it, the safe one filled below.
     struct Question {
         let text: String
         var safeLabel: String
@@ -61,15 +74,9 @@ struct TonightView {
         let href: String
     }
 
-    struct Pending {
-        let canSnooze: Bool
-        /// Shown in the stretch of the night the page was drawn in; the page hides it where a period has none.
-        let shown: Bool
-    }
-
-    /// One stretch of the night as the page shows it: the heading, what stands in the big button's spot, the outlined
-    /// choice under it, and whether the snooze-and-skip row shows. While Dose 2 is to take the page holds one for each
-    /// Dose 2 period, so that offline it moves with the night from the periods alone (period.js); otherwise one.
+    /// One stretch of the night as the page shows it: the heading, what stands in the big button's spot, and the row
+    /// under it. While Dose 2 is to take the page holds one for each Dose 2 period, so that offline it moves with the
+    /// night from the periods alone (period.js); otherwise one.
     struct Variant {
         /// The period's kind, or "" for a night without Dose 2 to take.
         let kind: String
@@ -78,26 +85,33 @@ struct TonightView {
         /// The heading from the 15-minute mark on, and when that is (the window's variant only).
         var nearHeading: String?
         var nearAt: String?
-        var primary: Button?
+        /// The big button; whatever stands here is drawn big.
+        var primary: Button? { didSet { primary?.big = true } }
         var primaryLink: Link?
         /// Words that stand in the spot when no button does, so nothing else moves into it.
         var spotText: String?
-        var secondary: Button?
-        var showPending = false
+        /// The row under the spot: the outlined choices of this stretch (early or late, snooze, skip).
+        var row: [Button] = []
     }
 
-    struct Undo {
+    /// What the last tap did, in the notices: its words, and Undo until `until` (none for a caregiver: Undo is the
+    /// person's own).
+    struct Done {
         let label: String
-        let until: String
+        let until: String?
     }
 
     struct GridItem {
         let event: String
         let label: String
+        /// The grid's Wake Up is the page's one Wake Up and asks as it does (nil for every other event).
+        var wakeUp: Wake?
     }
 
+    /// The page's one Wake Up and the question it asks first, if any: D16 while Dose 2 is undecided, D15 within 2 hours of
+    /// Dose 2 or a skip.
     struct Wake {
-        let risk: String?
+        var risk: Risk?
     }
 
     var frame: Frame
@@ -112,26 +126,36 @@ struct TonightView {
     var isGrantee = false
     /// Whether the night's reminders ring on this page: the person's own, or a grantee with `alarms`.
     var rings = true
-    var settleUntil: String?
+    /// The wall-clock instant of the tap that drew this page, sent back with every tap so the server holds the same rule
+    /// the page does (D15); nil for a page opened or reloaded.
+    let after: String?
+    /// How much longer this page takes no tap but Undo, and no answer to its question, in milliseconds.
+    let settleMs: Int
+    let answerMs: Int
+    /// Whether the page is still settling, and its question's answers still wait (stored: the templates read fields).
+    let settling: Bool
+    let answering: Bool
     var banner: String?
     var heading: String
     var ring: Ring?
     var outcome: Outcome?
+    /// Words in the status box when it holds neither the ring nor an outcome.
+    var statement: String?
     var times: String?
     var question: Question?
     var variants: [Variant] = []
-    var pending: Pending?
     /// The server's clock when it drew the page: the phone counts the undo window and the ring on it.
     let now: String
     let alarms: String
-    var snoozeWhy: String?
-    var undo: Undo?
+    var done: Done?
     let warnings: [String]
     var grid: [GridItem]
     let dense: Bool
-    var wake: Wake?
+    /// The bottom row's Wake Up, when the grid does not hold the page's one.
+    var bottomWake: Wake?
     var showPreSleep = false
-    /// Check-in is offered once Dose 2 is settled; while it is undecided a check-in would end the night (D16).
+    /// Check-in is offered once Dose 2 is settled and until the night's check-in is done; while Dose 2 is undecided a
+    /// check-in would end the night (D16).
     var showCheckIn = true
     var redose: Redose?
     /// The night's Dose 2 periods, kept by the page for when the server cannot be reached (see period.js), and the
@@ -149,10 +173,11 @@ struct TonightView {
     }
 
     /// Tonight's view from the status. Long by design: it sets each of the view's fields once, in the order the page
-    /// shows them; the parts that are rules of their own (the times line, the period variants, the ring) are functions.
+    /// shows them; the parts that are rules of their own (the times line, the period variants, the ring, Wake Up) are
+    /// functions. `drawnAfter` is the wall-clock instant of the tap this page answers, and `wallNow` the wall clock now.
     init(
-        _ snapshot: StatusSnapshot, csrf: String, now: Date, undo: (label: String, until: Date)? = nil, outages: [ServerOutage] = [],
-        banner: String? = nil, question: Question? = nil
+        _ snapshot: StatusSnapshot, csrf: String, now: Date, wallNow: Date, drawnAfter: Date? = nil, done: (label: String, until: Date?)? = nil,
+        outages: [ServerOutage] = [], banner: String? = nil, question: Question? = nil, givenBy: String? = nil
     ) {
         let status = snapshot.status
         let zone = snapshot.timeZone
@@ -161,7 +186,12 @@ struct TonightView {
         self.now = ISO8601.string(now)
         self.csrf = csrf
         revision = String(snapshot.revision)
-        settleUntil = NightStatus.tapSettlesUntil(snapshot.session, at: now).map(ISO8601.string)
+        let elapsed = TapGuard.elapsed(since: drawnAfter, now: wallNow)
+        after = elapsed == nil ? nil : drawnAfter.map(ISO8601.string)
+        settleMs = TapGuard.remainingMilliseconds(.control, drawnAfter: drawnAfter, now: wallNow)
+        answerMs = TapGuard.remainingMilliseconds(.answer, drawnAfter: drawnAfter, now: wallNow)
+        settling = settleMs > 0
+        answering = answerMs > 0
         self.banner = banner
         self.question = question
         heading = status.phase.label
@@ -173,23 +203,22 @@ struct TonightView {
                 kind: $0.kind.rawValue, from: ISO8601.string($0.from), confirm: $0.confirmations.map(\.rawValue).joined(separator: ","),
                 until: $0.until.map(ISO8601.string))
         }
-        if let text = status.outcomeSentence(in: zone) {
+        if let text = status.outcomeSentence(in: zone, givenBy: givenBy) {
             // D18: a tick only for a Dose 2 inside the window; early and late are warnings, never a success.
             let timing = status.dose2Timing ?? .undecided
             outcome = Outcome(mark: timing.mark, text: text, warning: timing.isWarning)
-            if timing.isWarning, status.phase == .completed { heading = "Dose 2 taken \(timing == .late ? "late" : "early")" }
-            // Once nightly the one dose is the night's whole plan: said as such, not as a night already over.
-            if timing == .oneDose, status.phase == .completed { heading = "Tonight's dose taken" }
+            // The heading says how Dose 2 went until the morning's check-in closes the night; a night is not "complete"
+            // at 01:20 because Dose 2 was taken.
+            if status.phase == .completed, !status.checkedIn { heading = Self.heading(timing) }
         } else if status.phase == .noDose1, status.regimen.window == nil {
             heading = "Tonight's dose not taken yet"
         }
+        if status.dose2Timing == .endedWithoutDose2 { heading = DoseTiming.endedWithoutDose2.label }
         times = Self.times(status, zone: zone)
         let pendingDose2 =
             status.dose1At != nil && status.regimen.window != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
         if pendingDose2, let dose1 = status.dose1At {
             variants = Self.periodVariants(status, dose1: dose1, zone: zone, now: now, heading: heading)
-            pending = Pending(canSnooze: status.canSnooze, shown: variants.first(where: \.current)?.showPending ?? true)
-            if !status.canSnooze { snoozeWhy = status.snoozeBlockedReason }
         } else if status.primaryAction == .waitForNewNight, let from = status.newDose1From {
             // D17: last night's doses stand where Take Dose 1 would be; the link to correct them sits below, apart.
             let doses = status.blockingNightDoses.map { "\($0.kind.label) \(clock($0.at))" }.joined(separator: " · ")
@@ -205,52 +234,100 @@ struct TonightView {
             case .takeDose1:
                 variant.primary = Button(action: "dose1", label: status.regimen.window == nil ? "Take tonight's dose" : "Take Dose 1")
             case .checkIn: variant.primaryLink = Link(href: "/checkin", label: "Morning check-in")
-            case .waitForNewNight, .waitForWindow, .takeDose2, .takeDose2Late, .none: break
+            case .none: variant.spotText = Self.nextStep(status)
+            case .waitForNewNight, .waitForWindow, .takeDose2, .takeDose2Late: break
             }
             variants = [variant]
         }
-        showCheckIn = !status.dose2Undecided
+        if ring == nil, outcome == nil {
+            statement = status.dose1At == nil && redose == nil ? times : nil
+            if statement != nil { times = nil }
+        }
+        showCheckIn = !status.dose2Undecided && !status.checkedIn && status.dose1At != nil
         alarms = Self.alarmLine(status, settings: snapshot.settings, zone: zone)
-        if let undo, undo.until > now { self.undo = Undo(label: undo.label, until: ISO8601.string(undo.until)) }
-        // Near the close the ring's own words say it; the same sentence twice would push the actions off the screen.
+        if let done, done.until.map({ $0 > now }) ?? true {
+            self.done = Done(label: done.label, until: done.until.map(ISO8601.string))
+        }
+        // Near the close the ring's own words say it; the same sentence twice would say nothing more.
         let ringSays = ring?.urgency != nil
         warnings =
             status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) }
             + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
-        grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label) }
+        let asking = Self.wake(status, zone: zone)
+        grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label, wakeUp: $0.type == .wakeFinal ? asking : nil) }
         dense = quick.count > 8
-        // Wake Up only once Dose 2 is settled (taken, skipped or expired): before that, a stray tap on it would end
-        // tonight's doses. Pre-sleep belongs before Dose 1.
-        if status.dose2At != nil || status.dose2Skipped || status.dose2Timing == .oneDose, status.phase != .finalizing, status.wakeAt == nil {
-            wake = Wake(risk: status.earlyWakeQuestion(in: zone))
+        // Wake Up once on a page: the grid's when the person put it there; else the bottom row's, and that only once Dose 2
+        // is settled (taken, skipped or expired): before that, a stray tap on it would end tonight's doses.
+        let settled = status.dose2At != nil || status.dose2Skipped || status.dose2Timing == .oneDose
+        if !quick.contains(where: { $0.type == .wakeFinal }), settled, status.phase != .finalizing, status.wakeAt == nil, !status.checkedIn {
+            bottomWake = asking
         }
         showPreSleep = status.dose1At == nil
+    }
+
+    /// The heading once tonight's doses are settled and before the check-in: how they went, in D18's words.
+    static func heading(_ timing: DoseTiming) -> String {
+        switch timing {
+        case .onTarget, .inWindow: "Dose 2 taken"
+        case .early: "Dose 2 taken early"
+        case .late: "Dose 2 taken late"
+        case .skipped: "Dose 2 skipped"
+        case .sleptThrough: "Slept through"
+        case .endedWithoutDose2: DoseTiming.endedWithoutDose2.label
+        // Once nightly the one dose is the night's whole plan: said as such, not as a night already over.
+        case .oneDose: "Tonight's dose taken"
+        case .undecided: NightPhase.completed.label
+        }
+    }
+
+    /// What stands in the big button's spot once tonight's doses are settled: the next step in words, never a button.
+    static func nextStep(_ status: NightStatus) -> String {
+        if status.checkedIn { return "Tonight is done. Good morning." }
+        if status.phase == .finalizing { return "Check in when you are ready." }
+        return "Nothing to take now. Sleep well."
+    }
+
+    /// The page's Wake Up and its question (D15, D16): the same words the server would answer a bare wake-up with.
+    static func wake(_ status: NightStatus, zone: TimeZone) -> Wake {
+        if status.dose2Undecided, let dose1 = status.dose1At, let window = status.regimen.window {
+            let error = DoseError.dose2Pending(
+                ending: "Logging wake-up", window: PendingDose2(dose1: dose1, window: window, at: status.asOf, zone: zone))
+            return Wake(
+                risk: Risk(
+                    risk: error.message { _ in nil }, confirm: ConfirmKind.endNight.rawValue, yesLabel: "End the night", noLabel: "Keep the night"))
+        }
+        if let question = status.earlyWakeQuestion(in: zone) {
+            return Wake(risk: Risk(risk: question, confirm: "early_wake", yesLabel: "Yes, I'm up", noLabel: "Keep sleeping"))
+        }
+        return Wake(risk: nil)
     }
 
     /// Tonight as `grantee` sees it for the person who shares with them: every tap under the same rules, sent to the
     /// grantee's address for them, with only what their grants open. Undo is the person's own (a caregiver's undo could
     /// remove a dose the person recorded, and a dose that looks untaken invites a second one); so are check-in,
     /// pre-sleep, other medications and corrections.
-    mutating func show(to grantee: SharedAccess, switcher: [Frame.Tab]) {
+    mutating func show(to grantee: SharedAccess, switcher: [Frame.Tab], zoneNote: String? = nil) {
         let canLog = grantee.grants.contains(.log)
         actURL = grantee.pageBase + "/ui/act"
         apiBase = grantee.apiBase
         home = grantee.pageBase + "/"
         isGrantee = true
         rings = grantee.grants.contains(.alarms)
-        frame = Frame.forGrantee("\(grantee.ownerName)'s night", switcher: switcher)
+        frame = Frame.forGrantee(
+            "\(grantee.ownerName)'s night", base: grantee.pageBase, current: "/", grants: Set(grantee.grants), switcher: switcher)
         onBehalf =
             canLog
             ? "Logging for \(grantee.ownerName). Each tap is recorded with your name."
             : "Viewing \(grantee.ownerName)'s night. Their share does not let you log."
+        frame.note = zoneNote
         // A question's safe choice goes back to their Tonight, not the grantee's own.
         if question?.safeHref == "/" { question?.safeHref = home }
-        undo = nil
+        done = done.map { Done(label: $0.label, until: nil) }
         showCheckIn = false
         showPreSleep = false
         lowSupply = nil
-        redose = redose.map { Redose(from: $0.from, doses: $0.doses, href: "") }
+        redose = redose.map { Redose(from: $0.from, doses: $0.doses, href: grantee.pageBase + $0.href) }
         variants = variants.map { variant in
             var variant = variant
             if variant.primaryLink != nil {
@@ -259,14 +336,13 @@ struct TonightView {
             }
             if !canLog {
                 variant.primary = nil
-                variant.secondary = nil
+                variant.row = []
             }
             return variant
         }
         if !canLog {
             question = nil
-            pending = nil
-            wake = nil
+            bottomWake = nil
             grid = []
         }
     }
@@ -285,7 +361,7 @@ struct TonightView {
                 + "(\(RegimenWords.grams(status.regimen.milligrams(ofDose: 2)))) follows \(RegimenWords.hours(window)) later\(step)."
         }
         guard status.regimen.window != nil else { return "Tonight's dose \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "") }
-        return status.dose2At == nil && !status.dose2Skipped
+        return status.dose2At == nil && !status.dose2Skipped && status.dose2Undecided
             ? "Dose 1 \(clock(dose1)) · window \(clock(status.windowOpensAt))–\(clock(status.windowClosesAt)) · target \(clock(status.targetAt))"
             : "Dose 1 \(clock(dose1))" + (status.wakeAt.map { " · woke \(clock($0))" } ?? "")
     }
@@ -295,8 +371,12 @@ struct TonightView {
     static func periodVariants(_ status: NightStatus, dose1: Date, zone: TimeZone, now: Date, heading: String) -> [Variant] {
         guard let window = status.regimen.window else { return [] }
         let current = Dose2Period.period(at: now, in: status.dose2Periods)?.kind
+        let snooze =
+            status.canSnooze
+            ? Button(action: "snooze", label: "Snooze 10 min")
+            : Button(action: "snooze", label: "Snooze off", unavailable: status.snoozeBlockedReason)
         return status.dose2Periods.map { period in
-            var variant = variant(period.kind, dose1: dose1, window: window, zone: zone, current: period.kind == current)
+            var variant = variant(period.kind, dose1: dose1, window: window, zone: zone, current: period.kind == current, snooze: snooze)
             if variant.current { variant.heading = heading }
             return variant
         }
@@ -304,40 +384,48 @@ struct TonightView {
 
     /// The page for one Dose 2 period (D15, D18, SPEC §5.4): before the window the countdown and the opening time are the
     /// focus and an early dose is only an outlined choice that asks; in the window the big button takes Dose 2; after it
-    /// Skip is the big button and a late dose is outlined and asks.
-    static func variant(_ kind: Dose2Period.Kind, dose1: Date, window: DoseWindow, zone: TimeZone, current: Bool) -> Variant {
+    /// Skip is the big button and a late dose is outlined and asks. Skip keeps its place under the spot while it is a
+    /// choice of the row, so the window's opening moves nothing.
+    static func variant(_ kind: Dose2Period.Kind, dose1: Date, window: DoseWindow, zone: TimeZone, current: Bool, snooze: Button) -> Variant {
         func clock(_ date: Date) -> String { WebPages.clock(date, zone) }
         let (opens, closes, expires) = (window.opens(after: dose1), window.closes(after: dose1), window.expires(after: dose1))
         let lateRisk = "The Dose 2 window closed at \(clock(closes)). Taking Dose 2 this late can leave you drowsy into the day."
+        let skip = Button(action: "skip", label: "Skip Dose 2")
         switch kind {
         case .beforeWindow:
             var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.beforeWindow.label)
             variant.spotText = "Dose 2 opens at \(clock(opens))"
-            variant.secondary = Button(
-                action: "dose2", label: "Take Dose 2 early…",
-                risk: Risk(
-                    risk: "Dose 2's window opens at \(clock(opens)). Taking Dose 2 before then is unsafe; wait for the window.", confirm: "early"))
-            variant.showPending = true
+            variant.row = [
+                Button(
+                    action: "dose2", label: "Take Dose 2 early…",
+                    risk: Risk(
+                        risk: "Dose 2's window opens at \(clock(opens)). Taking Dose 2 before then is unsafe; wait for the window.", confirm: "early")
+                ),
+                skip,
+            ]
             return variant
         case .window:
             var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.active.label)
             variant.nearHeading = NightPhase.nearClose.label
             variant.nearAt = ISO8601.string(window.nearClose(after: dose1))
             variant.primary = Button(action: "dose2", label: "Take Dose 2")
-            variant.showPending = true
+            variant.row = [snooze, skip]
             return variant
         case .afterWindow:
             // The window has closed: skipping is the safe choice, so it is the filled button; a late dose is outlined and asks.
             var variant = Variant(kind: kind.rawValue, current: current, heading: NightPhase.closed.label)
-            variant.primary = Button(action: "skip", label: "Skip Dose 2")
-            variant.secondary = Button(action: "dose2", label: "Take Dose 2 late…", risk: Risk(risk: lateRisk, confirm: "late", offerSkip: true))
+            variant.primary = skip
+            variant.row = [Button(action: "dose2", label: "Take Dose 2 late…", risk: Risk(risk: lateRisk, confirm: "late", offerSkip: true))]
             return variant
         case .expired:
             var variant = Variant(kind: kind.rawValue, current: current, heading: "Slept through")
             variant.spotText = "Dose 2 counts as slept through since \(clock(expires)): the window ran out."
-            variant.secondary = Button(
-                action: "dose2", label: "Take Dose 2 late…",
-                risk: Risk(risk: "Tonight's window ran out at \(clock(expires)) and Dose 2 counts as slept through. " + lateRisk, confirm: "late"))
+            variant.row = [
+                Button(
+                    action: "dose2", label: "Take Dose 2 late…",
+                    risk: Risk(risk: "Tonight's window ran out at \(clock(expires)) and Dose 2 counts as slept through. " + lateRisk, confirm: "late")
+                )
+            ]
             return variant
         }
     }

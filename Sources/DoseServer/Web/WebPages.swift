@@ -28,14 +28,18 @@ enum WebPages {
         return Response(status: .seeOther, headers: headers)
     }
 
-    static func errorPage(_ error: DoseError) throws -> Response {
+    /// The page of a refusal. `hosted`: a store of several people, where a browser signs in with a link its operator makes
+    /// (`person link`), not with the pairing link of a one-person server.
+    static func errorPage(_ error: DoseError, hosted: Bool = false) throws -> Response {
         let page =
             error.code == .deviceNotRegistered
             ? NoticePage(
-                frame: Frame("Not paired", current: ""), heading: "Not paired",
-                message:
-                    "This browser is not paired with DoseTap. On this device, open the pairing link that dosetap serve printed, or scan the "
-                    + "code under Settings → Pair another device on a phone that is paired.",
+                frame: Frame(hosted ? "Not signed in" : "Not paired", current: ""), heading: hosted ? "Not signed in" : "Not paired",
+                message: hosted
+                    ? "This browser is not signed in to DoseTap, or its sign-in has ended. Ask the person who runs this DoseTap for a "
+                        + "sign-in link (they make one with `dosetap person link` and your address), then open it on this device."
+                    : "This browser is not paired with DoseTap. On this device, open the pairing link that dosetap serve printed, or scan the "
+                        + "code under Settings → Pair another device on a phone that is paired.",
                 link: nil)
             : NoticePage(
                 frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,

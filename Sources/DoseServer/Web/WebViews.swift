@@ -99,13 +99,17 @@ struct DetailsView {
         let facts: [Fact]
         let flags: [String]
         let hasFlags: Bool
-        let events: [EventLine]
+        var events: [EventLine]
     }
 
     var frame = Frame("Details", current: "/details")
     let csrf: String
-    let card: Card?
-    let grid: [TonightView.GridItem]
+    /// Tonight's revision, sent with each tap of the grid so a tap from an older page does nothing (D15).
+    var revision = ""
+    /// Where the page's taps go: "" for the person's own, `/people/{id}` for someone who shares with them.
+    var base = ""
+    var card: Card?
+    var grid: [TonightView.GridItem]
     /// The night's alarm log, one line per reminder.
     let alarms: [String]
     let hasAlarms: Bool
@@ -117,17 +121,19 @@ struct DetailsView {
     let heading: String
     /// Whether the night shown is tonight's (the event grid logs to it).
     let isTonight: Bool
+    /// Whether the page offers the event grid: tonight's, to someone who may log on it.
+    var logsHere: Bool
 
-    init(_ snapshot: StatusSnapshot, csrf: String, alarms: AlarmLogResponse? = nil, sleep: NightSleep? = nil) {
+    init(_ snapshot: StatusSnapshot, csrf: String, alarms: AlarmLogResponse? = nil, sleep: NightSleep? = nil, givenBy: String? = nil) {
         self.init(
             session: snapshot.session, status: snapshot.status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf, alarms: alarms,
-            sleep: sleep,
-            heading: "Tonight in detail")
+            sleep: sleep, heading: "Tonight in detail", givenBy: givenBy)
+        revision = String(snapshot.revision)
     }
 
     init(
         session: NightSession?, status: NightStatus, settings: DoseSettings, zone: TimeZone, csrf: String, alarms log: AlarmLogResponse?,
-        sleep: NightSleep?, heading: String
+        sleep: NightSleep?, heading: String, givenBy: String? = nil
     ) {
         let alarms = log?.lines ?? []
         self.csrf = csrf
@@ -140,30 +146,43 @@ struct DetailsView {
         hasAlarms = !alarms.isEmpty
         // The grid logs to tonight, so a past night's page does not offer it.
         isTonight = session.map { $0.isOpen } ?? true
-        grid = isTonight ? SleepEventCatalogue.standard.definitions.map { TonightView.GridItem(event: $0.type.rawValue, label: $0.label) } : []
+        // Its Wake Up asks as Tonight's does (D15, D16).
+        let wake = TonightView.wake(status, zone: zone)
+        grid =
+            isTonight
+            ? SleepEventCatalogue.standard.definitions.map {
+                TonightView.GridItem(event: $0.type.rawValue, label: $0.label, wakeUp: $0.type == .wakeFinal ? wake : nil)
+            } : []
+        logsHere = isTonight
         guard let session else {
             card = nil
             return
         }
         func clock(_ date: Date?) -> String { WebPages.clock(date, zone) }
-        var facts = [Fact(name: "Dose 1", value: clock(status.dose1At))]
+        // Once nightly a night has one dose: no Dose 2, window or snoozes to show (D19).
+        let twice = status.regimen.window != nil
+        var facts = [Fact(name: RegimenWords.bedtimeDose(status.regimen), value: clock(status.dose1At))]
         let dose2Words: String =
             if let dose2At = status.dose2At {
-                clock(dose2At) + (status.dose2Timing.map { " — \($0.words)" } ?? "")
+                (givenBy.map { "given by \($0) at " } ?? "") + clock(dose2At) + (status.dose2Timing.map { " — \($0.words)" } ?? "")
             } else if status.sleptThrough {
                 "not taken: slept through (the window closed \(clock(status.windowClosesAt)))"
             } else if status.dose2Skipped {
                 "skipped \(clock(status.skippedAt))"
+            } else if status.dose2Timing == .endedWithoutDose2 {
+                "not taken: ended without Dose 2" + (status.wakeAt.map { " (the night was ended at \(clock($0)))" } ?? "")
             } else {
                 session.isOpen ? "not yet" : "not taken (the night ended first)"
             }
-        facts.append(Fact(name: "Dose 2", value: dose2Words))
+        if twice { facts.append(Fact(name: "Dose 2", value: dose2Words)) }
         if let dose1 = status.dose1At, let dose2 = status.dose2At {
             facts.append(
                 Fact(name: "Interval", value: "\(DoseWindow.wholeMinutes(from: dose1, to: dose2)) min (target \(settings.targetIntervalMinutes))"))
         }
-        if status.dose1At != nil { facts.append(Fact(name: "Window", value: "\(clock(status.windowOpensAt))–\(clock(status.windowClosesAt))")) }
-        facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(settings.maxSnoozes)"))
+        if twice, status.dose1At != nil {
+            facts.append(Fact(name: "Window", value: "\(clock(status.windowOpensAt))–\(clock(status.windowClosesAt))"))
+        }
+        if twice { facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(settings.maxSnoozes)")) }
         if let wake = status.wakeAt { facts.append(Fact(name: "Woke", value: clock(wake))) }
         var flags: [String] = []
         let dose2 = session.events.first { $0.kind == .dose2 }
@@ -175,7 +194,8 @@ struct DetailsView {
         card = Card(
             // D18: early and late carry the warning mark here too, as on Tonight.
             date: session.date.description,
-            outcome: (status.dose2Timing?.isWarning == true ? "⚠ " : "") + (status.outcomeSentence(in: zone) ?? status.phase.label), facts: facts,
+            outcome: (status.dose2Timing?.isWarning == true ? "⚠ " : "") + (status.outcomeSentence(in: zone, givenBy: givenBy) ?? status.phase.label),
+            facts: facts,
             flags: flags,
             hasFlags: !flags.isEmpty,
             events: session.events.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }.map {
@@ -294,6 +314,9 @@ struct SettingsView {
     let medication: String
     /// The titration plan's box.
     var titration: TitrationField
+    /// The product and regimen, and each dose's amount in grams.
+    let medicationChoices: MedicationChoices
+    let dose1Grams, dose2Grams: String
     /// The sleep-source priority as typed: words, comma-separated, first preferred.
     let sleepPriorities: [SelectOption]
     /// On a shared store: the Sharing section, with the people who share with this person.
@@ -337,6 +360,8 @@ struct SettingsView {
             + "\(settings.pharmacyLeadDays + settings.refillMarginDays) nights left, "
             + "\(settings.refillReminderTime)."
         titration = TitrationField(settings)
+        medicationChoices = MedicationChoices(settings)
+        (dose1Grams, dose2Grams) = (SetupWizard.grams(settings.dose1Milligrams), SetupWizard.grams(settings.dose2Milligrams))
         let current = settings.sleepSourcePriority.words.joined(separator: ",")
         var choices = Self.priorityChoices
         if !choices.contains(where: { $0.0 == current }) {

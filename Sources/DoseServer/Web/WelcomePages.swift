@@ -43,8 +43,8 @@ struct WelcomePages: PageController {
         let times: [TextInput]
         let zones: [SelectOption]
         let numbers: [TextInput]
-        let products: [Field.Option]
-        let regimens: [Field.Option]
+        /// The medication step's product and regimen.
+        let medicationChoices: MedicationChoices?
         /// The medication step's titration plan.
         let titration: TitrationField?
         /// The setup diagram of the label's window, from the regimen's words, never restated.
@@ -93,16 +93,6 @@ struct WelcomePages: PageController {
         let numbers = inputs.numbers.map(keepTyped)
         let labels = Dictionary(uniqueKeysWithValues: (times + numbers).map { ($0.name, $0.label) })
         let zones = step == .sleepSchedule ? SelectOption.zones(current: settings.timeZoneID) : []
-        let products = RegimenCatalogue.entries.map {
-            Field.Option(
-                inputType: "radio", name: "medication_product", value: $0.product, label: RegimenWords.product($0.product),
-                checked: $0.product == (typed["medication_product"] ?? settings.medicationProduct))
-        }
-        let regimens = DoseRegimen.Kind.allCases.map {
-            Field.Option(
-                inputType: "radio", name: SettingKey.regimen.rawValue, value: $0.rawValue, label: RegimenWords.kindTitle($0),
-                checked: $0.rawValue == (typed[SettingKey.regimen.rawValue] ?? settings.regimenKind.rawValue))
-        }
         let view = WelcomeView(
             frame: frame, banner: banner.map { Self.named($0, labels) }, csrf: csrf(context), step: step.rawValue, title: step.title,
             dots: SetupStep.allCases.map { WelcomeView.Dot(number: $0.rawValue, title: $0.title, current: $0 == step, done: $0 < step) },
@@ -110,8 +100,8 @@ struct WelcomePages: PageController {
             explanation: Self.welcomeExplanation(step, settings.regimen), back: step == .sleepSchedule ? nil : "/welcome?step=\(step.rawValue - 1)",
             isSchedule: step == .sleepSchedule, isMedication: step == .medication, isWindow: step == .doseWindow,
             isNotifications: step == .notifications,
-            isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers, products: step == .medication ? products : [],
-            regimens: step == .medication ? regimens : [],
+            isPrivacy: step == .privacy, times: times, zones: zones, numbers: numbers,
+            medicationChoices: step == .medication ? MedicationChoices(settings, typed: typed) : nil,
             titration: step != .medication
                 ? nil
                 : refusal.map { TitrationField(typed: typed[SettingKey.titration.rawValue] ?? "", refusal: $0) }
@@ -197,6 +187,19 @@ struct WelcomePages: PageController {
         return message
     }
 
+    /// The page sends the regimen it showed chosen with every answer. Left as it was while the product changed to one whose
+    /// label allows another, it gives way (choosing Lumryz on the page brings once nightly); a regimen the person chose is
+    /// sent on, and checked with the product as the CLI's `--regimen` is.
+    static func regimenGivingWay(_ answers: [String: String], settings: DoseSettings) throws -> [String: String] {
+        let regimen = SettingKey.regimen.rawValue
+        guard answers[regimen]?.lowercased() == settings.regimenKind.rawValue, let product = answers[SettingKey.medicationProduct.rawValue],
+            let entry = RegimenCatalogue.entry(product), !entry.allows(settings.regimenKind)
+        else { return answers }
+        var answers = answers
+        answers[regimen] = nil
+        return answers
+    }
+
     /// The amounts one dose of the person's product may have, by regimen: "0.25–4.5 g twice nightly, 0.25–6 g once nightly".
     static func doseRange(_ settings: DoseSettings) -> String {
         guard let entry = RegimenCatalogue.entry(settings.medicationProduct) else { return "" }
@@ -263,6 +266,7 @@ struct WelcomePages: PageController {
         for name in (fields["switches"] ?? "").split(separator: ",").map(String.init) where step.answers.contains(name) {
             answers[name] = fields[name] == "true" ? "true" : "false"
         }
+        answers = try Self.regimenGivingWay(answers, settings: try environment.useCases().settings.current())
         do {
             try environment.useCases().setup.apply(step, answers: answers, surface: "web")
         } catch let error as DoseError {
