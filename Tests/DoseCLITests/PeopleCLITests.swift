@@ -196,14 +196,15 @@ struct PeopleCLITests {
 
 /// Requests made with curl (an independent client): the status, the headers and the body.
 enum Curl {
-    static func call(_ url: String, post form: String? = nil, origin: String? = nil, cookie: String? = nil, bearer: String? = nil) throws -> (
-        status: Int, headers: String, body: String
-    ) {
+    static func call(
+        _ url: String, post form: String? = nil, origin: String? = nil, cookie: String? = nil, bearer: String? = nil, method: String? = nil
+    ) throws -> (status: Int, headers: String, body: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         var arguments = ["-s", "-D", folder.appendingPathComponent("h").path, "-o", folder.appendingPathComponent("b").path, "-w", "%{http_code}"]
         if let form { arguments += ["-X", "POST", "--data-raw", form] }
+        if let method { arguments += ["-X", method] }
         if let origin { arguments += ["-H", "Origin: \(origin)"] }
         if let cookie { arguments += ["-H", "Cookie: \(cookie)"] }
         if let bearer { arguments += ["-H", "Authorization: Bearer \(bearer)", "-H", "Content-Type: application/json"] }
@@ -304,6 +305,66 @@ struct ServeEveryoneTests {
     static func phase(_ cookie: String, _ server: Server) throws -> String? {
         let status = try Curl.call(server.base + "/v1/status", cookie: cookie)
         return (try? JSONSerialization.jsonObject(with: Data(status.body.utf8)) as? [String: Any])?["phase"] as? String
+    }
+
+    @Test(
+        "a caregiver's live night stays open, and ends within a second with a sentence when the share is revoked on another instance, or their device from the CLI",
+        PeopleCLITests.enabled)
+    func caregiverStream() async throws {
+        let (store, _, _) = try PSQL.freshStore()
+        for person in ["alice@example.org", "bob@example.org"] { _ = try PeopleCLITests.run(["person", "add", person], store) }
+        func token(_ name: String, _ person: String) throws -> String {
+            try #require(try PeopleCLITests.run(["device", "add", name, "--person", person], store).json["token"] as? String)
+        }
+        let (alice, phone, tablet) = (
+            try token("phone", "alice@example.org"), try token("phone", "bob@example.org"), try token("tablet", "bob@example.org")
+        )
+        let one = try Server(try CLI(), now: "2026-11-21 21:00", variables: ["DOSETAP_DATABASE_URL": store])
+        let two = try Server(try CLI(), now: "2026-11-21 21:00", variables: ["DOSETAP_DATABASE_URL": store])
+        func share() throws -> String {
+            let invited = try Curl.call(one.base + "/v1/shares", post: #"{"email":"bob@example.org","grants":["log"]}"#, bearer: alice)
+            let link = try #require((try JSONSerialization.jsonObject(with: Data(invited.body.utf8)) as? [String: Any])?["invite_url"] as? String)
+            let code = String(link.split(separator: "=").last ?? "")
+            #expect(try Curl.call(one.base + "/v1/invitations/accept", post: #"{"token":"\#(code)"}"#, bearer: phone).status == 200)
+            let people = try Curl.call(one.base + "/v1/people", bearer: phone)
+            let list = (try JSONSerialization.jsonObject(with: Data(people.body.utf8)) as? [String: Any])?["people"] as? [[String: Any]]
+            return try #require((list?.first?["person"] as? [String: Any])?["id"] as? String ?? list?.first?["id"] as? String, "\(people.body)")
+        }
+        func watch(_ token: String, _ owner: String) throws -> RawConnection {
+            let connection = try RawConnection(port: one.port)
+            try connection.send(
+                "GET /v1/people/\(owner)/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n")
+            #expect(connection.read(until: ": connected", limit: 10))
+            return connection
+        }
+        let owner = try share()
+        let watched = try watch(phone, owner)
+        // It stays open: until this fix it closed after 0.25 s, for every caregiver.
+        let early = watched.received(until: "event: ended", limit: 1.2)
+        #expect(!early.arrived, "the caregiver's stream ended on its own: \(early.text)")
+        // Alice revokes the share through the other instance: this one's stream ends within a second, saying why.
+        let shares = try Curl.call(two.base + "/v1/shares", bearer: alice)
+        let id = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(shares.body.utf8)) as? [String: Any])?["shares"] as? [[String: Any]])?.first?["id"]
+                as? String,
+            "\(shares.body)")
+        #expect(try Curl.call(two.base + "/v1/shares/\(id)", bearer: alice, method: "DELETE").status == 200)
+        var revoked = ContinuousClock.now
+        var ended = watched.received(until: "0\r\n\r\n", limit: 10)
+        var after = ContinuousClock.now - revoked
+        #expect(ended.arrived && ended.text.contains("event: ended") && ended.text.contains("no longer shares their night with you"), "\(ended.text)")
+        #expect(after < .milliseconds(1_500), "the stream ended \(after) after the revocation")
+        // Shared again, then Bob's tablet is unpaired from the command line: its stream ends, saying so.
+        let again = try share()
+        let watchedTablet = try watch(tablet, again)
+        #expect(try PeopleCLITests.run(["device", "revoke", "tablet", "--person", "bob@example.org"], store).status == 0)
+        revoked = ContinuousClock.now
+        ended = watchedTablet.received(until: "0\r\n\r\n", limit: 10)
+        after = ContinuousClock.now - revoked
+        #expect(ended.arrived && ended.text.contains("This device was signed out"), "\(ended.text)")
+        #expect(after < .milliseconds(1_500), "the stream ended \(after) after the device was unpaired")
+        #expect(try await one.terminate(within: .seconds(20)) == 0)
+        #expect(try await two.terminate(within: .seconds(20)) == 0)
     }
 
     @Test(

@@ -51,19 +51,22 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// Reads until `marker` has arrived or the server closes the connection (true for either), or `limit` passes.
-    func read(until marker: String, limit: TimeInterval) -> Bool {
+    func read(until marker: String, limit: TimeInterval) -> Bool { received(until: marker, limit: limit).arrived }
+
+    /// What arrives until `marker` has (or the server closes the connection: `arrived` true for either), or `limit` passes.
+    func received(until marker: String, limit: TimeInterval) -> (arrived: Bool, text: String) {
         var received = ""
         let deadline = Date().addingTimeInterval(limit)
         while Date() < deadline {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { return false }
+            guard poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { return (false, received) }
             var buffer = [UInt8](repeating: 0, count: 65_536)
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { return true }
+            if count <= 0 { return (true, received) }
             received += String(decoding: buffer[0..<count], as: UTF8.self)
-            if received.contains(marker) { return true }
+            if received.contains(marker) { return (true, received) }
         }
-        return false
+        return (false, received)
     }
 
     /// Whether the server has closed the connection, without waiting: any answer it sent first is read and dropped,

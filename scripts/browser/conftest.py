@@ -14,6 +14,9 @@ import scenarios  # noqa: E402
 def pytest_addoption(parser):
     parser.addoption("--binary", default=".build/debug/dosetap", help="the dosetap binary under test")
     parser.addoption("--out", default=os.path.join(tempfile.gettempdir(), "dosetap-screens"), help="where screenshots go")
+    parser.addoption("--sweep", default="ci", choices=["ci", "full"], help="the tap sweep's form: ci (every control, two gaps) or full")
+    parser.addoption("--sweep-only", default=None, help="the tap sweep's phases whose names contain any of these (comma-separated)")
+    parser.addoption("--sweep-workers", default="3", help="browsers the tap sweep runs side by side")
     parser.addoption("--database-url", default=None,
                      help="run every command on PostgreSQL: each --db PATH becomes a schema of its own at this URL")
 

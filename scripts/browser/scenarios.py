@@ -86,14 +86,22 @@ def primary(driver):
 
 
 def apart(driver):
-    """Waits until the page's last tap is over 0.6 s old, so the next tap is a tap of its own, not the second of a double."""
-    patient(driver, 5).until(lambda d: d.execute_script(
-        "const t = JSON.parse(sessionStorage.getItem('dosetap-last-tap') || '{\"t\":0}').t; return Date.now() - t > 700"))
+    """Waits until the page's last tap has settled (3 s, D15), so the next tap is a tap of its own, not the second of a
+    double: near the last one the page takes none sooner, and after a tap the server takes none but Undo."""
+    patient(driver, 8).until(lambda d: d.execute_script(
+        "const t = JSON.parse(sessionStorage.getItem('dosetap-last-tap') || '{\"t\":0}').t; return Date.now() - t > 3150"))
+    settled(driver)
+
+
+def answerable(driver):
+    """Waits out the first second of a question a tap opened, in which it takes no answer (D15)."""
+    WebDriverWait(driver, 5).until(lambda d: d.execute_script(
+        "const q = document.querySelector('dialog[open]'); return !q || !('answering' in q.dataset)"))
 
 
 def settled(driver):
-    """Waits out D15's 2 s in which the big button's spot ignores taps after an action."""
-    WebDriverWait(driver, 5).until(lambda d: d.execute_script(
+    """Waits out D15's 3 s in which a page drawn after a tap takes no tap but Undo (its shield hides itself then)."""
+    WebDriverWait(driver, 8).until(lambda d: d.execute_script(
         "const s = document.querySelector('[data-settle]'); return !s || getComputedStyle(s).visibility === 'hidden'"))
 
 
@@ -187,6 +195,8 @@ def first_run_setup(driver, wait, info, out):
         window.__tones = 0;
         const make = AudioContext.prototype.createOscillator;
         AudioContext.prototype.createOscillator = function () { window.__tones++; return make.call(this); };""")
+    # The button sits where the last step's was: it is a tap of its own only once that one has settled (D15).
+    apart(driver)
     driver.find_element(By.XPATH, "//button[text()='Send a test alarm']").click()
     report = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "[data-test-report]")))
     wait.until(lambda d: "Sending" not in d.find_element(By.CSS_SELECTOR, "[data-test-report]").text)
@@ -214,6 +224,7 @@ def supply_page(driver, wait, info, out):
     wait.until(lambda d: "of XYWAV left" in d.page_source)
     driver.find_element(By.ID, "adjust-ml").send_keys("20")
     driver.find_element(By.ID, "adjust-reason").send_keys("counted the bottle")
+    apart(driver)
     driver.find_element(By.XPATH, "//button[text()='Save the correction']").click()
     wait.until(lambda d: "Order a refill now" in d.page_source)
     check("Counted: 20 mL left" in driver.page_source, "the count is in the ledger")
@@ -286,17 +297,22 @@ def offline(driver, binary, work, out):
     driver.save_screenshot(os.path.join(out, "tonight-offline.png"))
     driver.find_element(By.XPATH, "//form[.//input[@name='event' and @value='bathroom']]//button").click()
     wait.until(lambda d: "Kept on this phone: Bathroom" in d.find_element(By.ID, "offline-banner").text)
-    primary(driver).click()
-    wait.until(lambda d: "2 actions are waiting to be saved" in d.find_element(By.ID, "offline-banner").text)
-    # A second Dose 2 tap, well after the first: the phone keeps one dose action of a kind and says the other waits.
     apart(driver)
-    primary(driver).click()
-    wait.until(lambda d: "already waiting to be sent" in d.find_element(By.ID, "offline-banner").text)
-    check(len(driver.execute_async_script("DoseTapQueue.waiting().then(arguments[0])")) == 2, "the phone still holds two actions, one Dose 2")
-    check(True, f"a bathroom log and a Dose 2 tapped offline wait on the phone ({driver.find_element(By.ID, 'offline-banner').text[-70:]!r})")
     driver.find_element(By.XPATH, "//form[.//input[@name='action' and @value='snooze']]//button").click()
     wait.until(lambda d: "needs the server: not saved" in d.find_element(By.ID, "offline-banner").text)
     check(True, "a snooze offline says it needs the server and was not saved")
+    apart(driver)
+    primary(driver).click()
+    wait.until(lambda d: "2 actions are waiting to be saved" in d.find_element(By.ID, "offline-banner").text)
+    # Kept, Dose 2 is no longer offered: the big spot says it was kept, and the ring and the alarm line stop saying it is due.
+    kept = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-variant]:not([hidden]) [data-kept]")).text
+    check(kept.startswith("Dose 2 kept on this phone at 01:1") and "it will be sent" in kept, f"the big spot says the dose was kept ({kept!r})")
+    check(not driver.find_elements(By.CSS_SELECTOR, "[data-variant]:not([hidden]) button"), "and offers no dose any more")
+    alarms = driver.find_element(By.CSS_SELECTOR, "[data-alarms]").text
+    caption = driver.find_element(By.CSS_SELECTOR, "[data-caption]").text
+    check("due" not in alarms and "kept" in alarms and caption == "kept on this phone", f"nor is it due ({alarms!r}; ring: {caption!r})")
+    check(len(driver.execute_async_script("DoseTapQueue.waiting().then(arguments[0])")) == 2, "the phone holds two actions, one Dose 2")
+    check(True, f"a bathroom log and a Dose 2 tapped offline wait on the phone ({driver.find_element(By.ID, 'offline-banner').text[-70:]!r})")
     driver.save_screenshot(os.path.join(out, "tonight-offline-queued.png"))
     port = int(base.rsplit(":", 1)[1])
     process, info = serve(binary, database, (DOSE1 + datetime.timedelta(minutes=170)).isoformat(), port=port)
@@ -325,11 +341,13 @@ def offline_confirmations(driver, binary, work, out):
     check("opens at 01:00" in dialog.text and "early is unsafe" in dialog.text, f"an early Dose 2 offline asks first ({dialog.text[:80]!r})")
     check(not dialog.find_element(By.CSS_SELECTOR, "[data-risk-skip]").is_displayed(), "and offers no Skip button before the window")
     driver.save_screenshot(os.path.join(out, "tonight-offline-early.png"))
+    answerable(driver)
     dialog.find_element(By.CSS_SELECTOR, "[data-risk-no]").click()
     check("waiting" not in driver.find_element(By.ID, "offline-banner").text, "Cancel keeps nothing")
+    apart(driver)
     early().click()
     confirm = wait.until(EC.visibility_of_element_located((By.ID, "risk-dialog"))).find_element(By.CSS_SELECTOR, "[data-risk-yes]")
-    apart(driver)  # the dialog opens under the finger: a second tap of a double tap must not confirm it
+    answerable(driver)  # a question takes no answer in its first second
     confirm.click()
     wait.until(lambda d: "Kept on this phone: Dose 2" in d.find_element(By.ID, "offline-banner").text)
     for _ in range(2):
@@ -413,11 +431,13 @@ def offline_boundary(driver, binary, work, out):
     check(primary(driver).text == "Take Dose 2" and primary(driver).is_displayed(), "at 01:00 the heading and the big button change with the period, offline")
     check(driver.find_element(By.CSS_SELECTOR, "[data-caption]").text == "left to take Dose 2", "and the ring counts to the close")
     driver.save_screenshot(os.path.join(out, "tonight-offline-window-opened.png"))
+    spot = primary(driver).rect
     ActionChains(driver).double_click(primary(driver)).perform()
     wait.until(lambda d: "Kept on this phone: Dose 2" in d.find_element(By.ID, "offline-banner").text)
     apart(driver)
-    primary(driver).click()
-    wait.until(lambda d: "already waiting to be sent" in d.find_element(By.ID, "offline-banner").text)
+    # A third tap where the button was: the kept dose stands there in words, and nothing more is kept.
+    ActionChains(driver).move_to_element_with_offset(driver.find_element(By.TAG_NAME, "body"), 0, 0).perform()
+    driver.execute_script("document.elementFromPoint(arguments[0], arguments[1]).click()", spot["x"] + spot["width"] / 2, spot["y"] + spot["height"] / 2)
     waiting = driver.execute_async_script("DoseTapQueue.waiting().then(arguments[0])")
     check(len(waiting) == 1, f"a double tap and a third tap keep one Dose 2 on the phone ({len(waiting)} waiting)")
     driver.save_screenshot(os.path.join(out, "tonight-offline-already-waiting.png"))
@@ -976,6 +996,7 @@ def deleting_nights(driver, binary, work, out):
         check("primary" in driver.find_element(By.LINK_TEXT, "Keep them").get_attribute("class"), "keeping them is the filled button")
         check(nights() == before, "asking deletes nothing")
         audit(driver, "history-delete-confirm", out)
+        apart(driver)
         driver.find_element(By.CSS_SELECTOR, "form[action='/ui/history/delete'] button[type=submit]").click()
         flash = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "History" and d.find_element(By.TAG_NAME, "main").text)
         check("Deleted 2 nights" in flash, "History says what was deleted")
@@ -987,6 +1008,7 @@ def deleting_nights(driver, binary, work, out):
         check(heading.startswith("Delete ") and "night" in heading, f"Clear Old names what it will delete ({heading!r})")
         audit(driver, "history-clear-old-confirm", out)
         remaining = nights()
+        apart(driver)
         driver.find_element(By.CSS_SELECTOR, "form[action='/ui/history/delete'] button[type=submit]").click()
         flash = wait.until(lambda d: d.find_element(By.TAG_NAME, "h1").text == "History" and d.find_element(By.TAG_NAME, "main").text)
         check("Deleted " in flash, "Clear Old reports what it deleted")
@@ -1273,8 +1295,10 @@ def reminder_rings(driver, binary, work, out):
         check(alarms.is_displayed(), "the page offers to turn alarms on")
         alarms.click()
         WebDriverWait(driver, 30, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "reminder-banner").is_displayed())
-        banner = driver.find_element(By.ID, "reminder-banner").text
+        banner = driver.find_element(By.CSS_SELECTOR, "#reminder-banner [data-reminder-text]").text
         check(banner == "Time for Dose 2.", f"the reminder reaches the open page ({banner!r})")
+        check(driver.find_element(By.ID, "reminder-banner").find_element(By.XPATH, "ancestor::section").get_attribute("data-notices") is not None,
+              "in the notices at the top, where it moves nothing under a finger")
         check(driver.execute_script("return window.__notes") == ["Time for Dose 2."], "and raises a browser notification")
         check(driver.execute_script("return window.__tones") == 2, "and rings (one test tone when alarms were turned on, one for the alarm)")
         WebDriverWait(driver, 5, ignored_exceptions=SETTLE).until(lambda d: d.find_element(By.ID, "announcer").get_attribute("textContent") != "")

@@ -20,3 +20,20 @@ def test_caregiving(driver, wait, binary, work, out, store):
     if not store:
         pytest.skip("sharing needs a PostgreSQL store: run with --database-url")
     scenarios.caregiving(driver, wait, binary, work, out, store)
+
+
+def test_caregiver_sweep(binary, work, out, store, request):
+    """A caregiver's half-asleep double tap on the person's Tonight, at every control (sweep.py)."""
+    if not store:
+        pytest.skip("a caregiver's Tonight needs a PostgreSQL store: run with --database-url")
+    import os
+    import sweep
+    full = request.config.getoption("--sweep") == "full"
+    lines = []
+    rows, failures = sweep.care_sweep(binary, work, store, full=full, workers=2, report=lines.append)
+    print("\n".join(lines))
+    with open(os.path.join(out, "tap-sweep-caregiver.md"), "w") as file:
+        file.write("\n".join(lines) + "\n")
+    scenarios.check(rows and not failures, f"every caregiver's double tap did what one tap does ({len(failures)} failed)")
+    for failure in failures[:40]:
+        scenarios.check(False, failure)

@@ -111,7 +111,7 @@
         dismiss.onclick = () => queue.dismiss(tap.id).then(() => item.remove());
         item.appendChild(dismiss); return item;
       }));
-      if (refused.length) { announce(list.textContent); cue("error"); }
+      if (refused.length) { announce(list.textContent); cue("error"); if (window.DoseTapTap) DoseTapTap.hold(list); }
     }
   }
   // Offline, once a dose action is kept on the phone, Tonight says so where the dose was offered, and offers no dose:
@@ -131,7 +131,7 @@
       if (row) row.replaceChildren();
     });
     const alarms = document.querySelector("[data-alarms]");
-    if (alarms) alarms.textContent = what + " kept on this phone: no alarm is due for it here. Alarms resume as the server sends them.";
+    if (alarms) alarms.textContent = what + " kept on this phone, so its alarm has stopped here; it is sent when DoseTap's server is back.";
     if (ring) {
       const caption = ring.querySelector("[data-caption]"), label = ring.querySelector("[data-countdown]");
       if (caption) caption.textContent = "kept on this phone";
@@ -289,6 +289,9 @@
       // In the notices, where it moves nothing: an alarm rings while a finger may be on its way to a button.
       const banner = document.getElementById("reminder-banner"), text = banner && banner.querySelector("[data-reminder-text]");
       if (text) { text.textContent = notice.message; banner.hidden = false; }
+      // An alarm may ring just after a tap (an undone Dose 2 brings its alarms back): its I'm up must not appear under
+      // that finger while it settles.
+      if (banner && window.DoseTapTap) DoseTapTap.hold(banner);
     });
     // This page's access ended (its device was unpaired, or the person's share was revoked): the stream says why and
     // closes; the page says so and takes no more taps.

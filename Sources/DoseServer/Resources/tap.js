@@ -8,7 +8,8 @@
 // answer in its first second (TapGuard in DoseCore); Tonight's CSS shield holds it even before this script has run.
 (function (root) {
   const KEY = "dosetap-last-tap", SETTLE = 3000, MARGIN = 48;
-  const CONTROLS = "button, a[href], [role=button], summary, label, input:not([type=hidden]), select, textarea";
+  // What acts: a field, a choice or a disclosure only changes the page, and takes its taps as they come.
+  const CONTROLS = "button, a[href], [role=button]";
   const visible = (node) => node.getClientRects().length > 0 && getComputedStyle(node).visibility !== "hidden";
   const box = (node) => {
     const rect = node.getBoundingClientRect();
@@ -52,8 +53,6 @@
       event.preventDefault(); event.stopImmediatePropagation();
       return;
     }
-    // A label or a field takes its taps as a field does (typing, choosing); only what acts settles.
-    if (control.matches("label, input, select, textarea")) return;
     const around = Array.from(document.querySelectorAll(CONTROLS)).filter(visible).map(box).filter((r) => overlaps(own, r));
     try { sessionStorage.setItem(KEY, JSON.stringify({ t: Date.now(), zone: own, around: around })); } catch (e) {}
   }, true);

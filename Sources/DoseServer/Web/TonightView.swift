@@ -250,9 +250,17 @@ struct TonightView {
         }
         // Near the close the ring's own words say it; the same sentence twice would say nothing more.
         let ringSays = ring?.urgency != nil
-        warnings =
+        var warnings =
             status.warnings.filter { !(ringSays && $0.hasPrefix("Less than 15 minutes")) }
             + (WebPages.outageText(outages, zone: zone).map { [$0] } ?? [])
+        // With Dose 2 still to take and no ring (the window closed, or ran out), the first warning is what matters now: it
+        // stands in the status box, where the countdown was.
+        if ring == nil, outcome == nil, statement == nil, redose == nil, !variants.filter(\.current).allSatisfy({ $0.kind.isEmpty }),
+            !warnings.isEmpty
+        {
+            statement = "⚠ " + warnings.removeFirst()
+        }
+        self.warnings = warnings
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         let asking = Self.wake(status, zone: zone)
         grid = quick.map { GridItem(event: $0.type.rawValue, label: $0.label, wakeUp: $0.type == .wakeFinal ? asking : nil) }
