@@ -98,7 +98,8 @@ struct InsightsCLITests {
         "--pdf with Chromium prints a PDF whose text holds the figures",
         .enabled(
             if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
-                && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext")))
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftotext")
+                && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdfinfo")))
     func pdfWithChromium() throws {
         let cli = try CLI()
         try Self.record(cli, [165, 170, 190])
@@ -111,6 +112,11 @@ struct InsightsCLITests {
         // The product and the amounts a clinician needs (D18), and the file as private as the HTML.
         #expect(text.stdout.contains("XYWAV") && text.stdout.contains("2.25 g"), "\(text.stdout)")
         #expect(try FileManager.default.attributesOfItem(atPath: pdf)[.posixPermissions] as? Int == 0o600)
+        // No empty page at the end: the last page holds the disclaimer (issue 53).
+        let info = try CLI.execute([pdf], executable: URL(fileURLWithPath: "/usr/bin/pdfinfo")).stdout
+        let pages = Int(info.split(separator: "\n").first { $0.hasPrefix("Pages:") }?.split(separator: " ").last ?? "") ?? 0
+        let last = try CLI.execute(["-f", String(pages), "-l", String(pages), pdf, "-"], executable: URL(fileURLWithPath: "/usr/bin/pdftotext"))
+        #expect(pages > 0 && last.stdout.contains("not medical advice"), "page \(pages) of \(pages): \(last.stdout)")
     }
 
     @Test("planner apply: refused without --yes or off the suggestion, applied with both, and audited with its reason", .readsSQLiteFile)

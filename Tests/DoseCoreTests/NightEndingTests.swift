@@ -211,3 +211,63 @@ struct NightEndingTests {
         #expect(DoseTiming.badge(nil) == "No Dose 1")
     }
 }
+
+@Suite("D18: a night ended without Dose 2 is one, said one way, and counted as a missed Dose 2")
+struct EndedWithoutDose2Tests {
+    static func facts(_ steps: [(NightAction.Kind, Double)]) throws -> NightFacts {
+        let night = try #require(try Fixture.night(steps.map { ($0.0, Fixture.minutes($0.1)) }, confirm: [.endNight]))
+        return NightFacts(night.events)
+    }
+
+    @Test(
+        "how a night without Dose 2 went, by when it was ended, against its sleep-through expiry at 270 minutes",
+        arguments: [
+            // Ended by the person before the window ran out: ended without Dose 2, whatever came after.
+            ([(NightAction.Kind.wake, 100.0)], false, DoseTiming.endedWithoutDose2),
+            ([(.wake, 269.99)], false, .endedWithoutDose2),
+            ([(.checkIn(MorningCheckIn()), 120)], true, .endedWithoutDose2),
+            // Woken only once the window had run out: slept through.
+            ([(.wake, 270)], false, .sleptThrough),
+            ([(.wake, 300)], true, .sleptThrough),
+            // Still open, not ended: undecided.
+            ([(.log(event: "bathroom"), 100)], false, .undecided),
+            // Skipped stays skipped; taken is judged as taken.
+            ([(.skip(reason: nil), 100), (.wake, 110)], false, .skipped),
+            ([(.dose2, 165), (.wake, 200)], false, .onTarget),
+        ] as [([(NightAction.Kind, Double)], Bool, DoseTiming)])
+    func timings(steps: [(NightAction.Kind, Double)], closed: Bool, expected: DoseTiming) throws {
+        let facts = try Self.facts([(.dose1, 0)] + steps)
+        #expect(DoseTiming.of(facts, targetMinutes: 165, closed: closed) == expected)
+    }
+
+    @Test("ended before it ran out, a night never expires: no outcome, no sleep-through recorded, aborted when it closes")
+    func neverExpires() throws {
+        let night = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))], confirm: [.endNight]))
+        let facts = NightFacts(night.events)
+        #expect(facts.outcome(at: Fixture.minutes(400)) == nil)
+        #expect(facts.terminalState(at: Fixture.minutes(400)) == .aborted)
+        let update = SessionLifecycle.evaluate(night, now: Fixture.minutes(300), settings: Fixture.settings(), timeZone: Fixture.newYork) { "x" }
+        #expect(update.expiry == nil)
+        // An expiry an older version recorded after the person's end does not make it slept through.
+        var legacy = night
+        var metadata = EventMetadata()
+        metadata.skipReason = NightFacts.sleptThroughReason
+        legacy = legacy.adding(
+            NightEvent(
+                id: EventID(rawValue: "expiry"), kind: .dose2Skipped, occurredAt: Fixture.minutes(270), recordedAt: Fixture.minutes(300),
+                timeZone: Fixture.newYork, source: .system, metadata: metadata))
+        #expect(DoseTiming.of(NightFacts(legacy.events), targetMinutes: 165) == .endedWithoutDose2)
+    }
+
+    @Test("a closed night's summary without Dose 2 or a skip was ended without it; an open one is undecided")
+    func summaries() throws {
+        let night = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.wake, Fixture.minutes(100))], confirm: [.endNight]))
+        var closed = night
+        closed.endedAt = Fixture.minutes(600)
+        closed.endReason = .missedCheckinCutoff
+        #expect(DoseTiming.of(NightSummary(closed), targetMinutes: 165) == .endedWithoutDose2)
+        #expect(DoseTiming.of(NightSummary(try Fixture.afterDose1()), targetMinutes: 165) == .undecided)
+        #expect(DoseTiming.endedWithoutDose2.words == "ended without Dose 2" && DoseTiming.endedWithoutDose2.mark == "—")
+        #expect(DoseTiming.dose2Figures.contains(.endedWithoutDose2), "counted in the Dose 2 figures, as a missed dose")
+    }
+}

@@ -157,6 +157,7 @@ struct ReportView {
             guard let event else { return "—" }
             return LocalClock.hourMinute(event.occurredAt, in: TimeZone(identifier: event.timeZoneID) ?? TimeZone(secondsFromGMT: 0)!)
         }
+        // Flags are what a clinician should notice; the amounts have their own column (Taken).
         var flags: [String] = []
         if !facts.extraDoses.isEmpty { flags.append("\(facts.extraDoses.count) extra dose\(facts.extraDoses.count == 1 ? "" : "s")") }
         if facts.snoozes.count > 0 { flags.append("\(facts.snoozes.count) snooze\(facts.snoozes.count == 1 ? "" : "s")") }
@@ -166,7 +167,6 @@ struct ReportView {
         if let night, night.intervalMinutes != nil, !night.insideWindow, let window = facts.window {
             flags.append("outside \(RegimenWords.minutes(window))")
         }
-        if let regimen = facts.regimen { flags.append(RegimenWords.amounts(regimen)) }
         var counts: [String: Int] = [:]
         for event in record.session.events {
             if case .sleep = event.kind { counts[event.kind.label, default: 0] += 1 }
@@ -176,11 +176,14 @@ struct ReportView {
         let checkIn = record.checkIn.map { "quality \($0.sleepQuality)/5, wellness \($0.wellnessScore)" } ?? "—"
         return NightRow(
             date: record.session.date.description, dose1: time(facts.dose1),
-            dose2: facts.dose2 != nil ? time(facts.dose2) : facts.skip != nil ? (facts.sleptThrough ? "slept through" : "skipped") : "—",
+            dose2: facts.dose2 != nil
+                ? time(facts.dose2)
+                : night?.timing == .endedWithoutDose2 ? "not taken" : facts.skip != nil ? (facts.sleptThrough ? "slept through" : "skipped") : "—",
             interval: night?.intervalMinutes.map { "\($0) min" } ?? "—",
             timing: night.map { ($0.timing.isWarning ? "⚠ " : "") + InsightCharts.words($0.timing) } ?? "no Dose 1",
             taken: taken.isEmpty ? "—" : taken,
-            flags: flags.joined(separator: ", "), events: events.isEmpty ? "—" : events.joined(separator: ", "), checkIn: checkIn,
+            flags: flags.isEmpty ? "—" : flags.joined(separator: ", "), events: events.isEmpty ? "—" : events.joined(separator: ", "),
+            checkIn: checkIn,
             sleep: record.sleep.map { SleepText.short($0.figures) } ?? "—", warning: night?.timing.isWarning ?? false)
     }
 }
