@@ -229,6 +229,30 @@ struct ReminderEngineTests {
         #expect(frame?.hasPrefix("event: reminder\ndata: {") == true)
         #expect(frame?.contains("\"kind\":\"wake_alarm\"") == true)
     }
+
+    @Test(
+        "every open stream gets a keep-alive comment every 40 checks, so a closed page's stream fails a write and ends",
+        .timeLimit(.minutes(1)))
+    func keepAlive() async throws {
+        let checks = Mutex(0)
+        let hub = EventHub(sleep: { _ in
+            checks.withLock { $0 += 1 }
+            await Task.yield()
+        })
+        let (_, stream) = await hub.subscribe()
+        let reader = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        #expect(await reader.value == EventHub.keepAlive)
+        #expect(checks.withLock { $0 } >= EventHub.checksPerKeepAlive - 1, "not before 40 checks (10 s)")
+        #expect(await hub.count == 1)
+        // The reader gone (as when the page's connection fails its write): the stream is dropped, and the watch stops.
+        _ = consume stream
+        reader.cancel()
+        for _ in 0..<1_000 where await hub.count > 0 { await Task.yield() }
+        #expect(await hub.count == 0)
+    }
 }
 
 @Suite("Reminders never wait for the writer")

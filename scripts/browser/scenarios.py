@@ -1347,6 +1347,7 @@ def sign_in(driver, wait, binary, work, out, base_url):
         check(len(json.loads(devices.stdout)) == 1, "Alice has this browser as her one device")
         driver.delete_all_cookies()
         driver.get(link)
+        apart(driver)  # the same button where the last tap was: a tap of its own once that one has settled
         wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button"))).click()
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
         check("does not work here" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text, "the used link is refused in words")
@@ -1437,6 +1438,7 @@ def caregiving(driver, wait, binary, work, out, base_url):
         audit(driver, "caregiver-people", out)
 
         sign_in_and_accept("Carol", ["view", "report"])
+        apart(driver)
         driver.get(here + "/people")
         card = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-person]"))).text
         check("Alice" in card and "Dose 2 on target" in card and "Latest night" in card, f"the clinician's list shows Alice at a glance ({card})")

@@ -168,7 +168,7 @@ return JSON.stringify({
   row: variant ? text(variant.querySelector('[data-row]')) : '',
   // An alarm ringing is the clock's doing, not the tap's: its banner is left out (what appears under the finger is
   // judged on its own).
-  notices: Array.from(document.querySelectorAll('[data-notices] > *:not(#reminder-banner)')).filter(shown).map(text).join(' | '),
+  notices: Array.from(document.querySelectorAll('[data-notices] > *:not(#reminder-banner):not([data-on-behalf])')).filter(shown).map(text).join(' | '),
   question: dialog ? text(dialog) : text(document.querySelector('.question-layer')),
   nightstand: document.body.classList.contains('nightstand'),
   alarms: (document.querySelector('[data-enable-alarms]') || {}).textContent || '',

@@ -9,6 +9,10 @@ public import Foundation
 /// watch for the whole hub asks every open stream's standing four times a second, on a queue of its own so that a busy
 /// server's database work never holds it up, and ends a stream whose access has gone with an `ended` event that says
 /// why, within a second of the revocation, wherever it was made (here, the CLI, another instance).
+///
+/// A page that closes says nothing the server hears until something is written to it: the watch writes a comment line to
+/// every stream every few seconds, so a closed page's stream fails its write and ends, instead of staying open (and
+/// asked about) for as long as the server runs.
 public actor EventHub: ReminderDelivery {
     /// Why an open page's access has ended, or nil while it stands.
     public typealias Standing = @Sendable () throws -> String?
@@ -32,6 +36,9 @@ public actor EventHub: ReminderDelivery {
     /// How often the open streams' standing is asked.
     public static let standingCheck: Duration = .milliseconds(250)
     private static let checks = DispatchQueue(label: "dosetap.stream-standing")
+    /// Every how many standing checks a keep-alive comment is written (every 10 s).
+    static let checksPerKeepAlive = 40
+    static let keepAlive = ": keep-alive\n\n"
 
     public init(
         signer: @escaping @Sendable () -> ActionLinkSigner? = { nil }, pagesChanged: (@Sendable (Int) -> Void)? = nil,
@@ -49,7 +56,7 @@ public actor EventHub: ReminderDelivery {
         subscribers[id] = Subscriber(device: device, continuation: continuation, standing: standing)
         continuation.onTermination = { [weak self] _ in Task { await self?.unsubscribe(id) } }
         pagesChanged?(subscribers.count)
-        if standing != nil, watch == nil { watch = Task { await self.watchStanding() } }
+        if watch == nil { watch = Task { await self.watchStanding() } }
         return (id, stream)
     }
 
@@ -72,16 +79,23 @@ public actor EventHub: ReminderDelivery {
         }
     }
 
-    /// Asks every open stream's standing until none is left to ask.
+    /// Asks every open stream's standing, and writes a keep-alive now and then, until no stream is left.
     private func watchStanding() async {
+        var round = 0
         while !Task.isCancelled {
-            let asked = subscribers.compactMap { id, subscriber in subscriber.standing.map { (id, $0) } }
-            if asked.isEmpty {
+            if subscribers.isEmpty {
                 watch = nil
                 return
             }
-            let ended = await Self.ask(asked)
-            for (id, message) in ended { end(id, because: message) }
+            let asked = subscribers.compactMap { id, subscriber in subscriber.standing.map { (id, $0) } }
+            if !asked.isEmpty {
+                let ended = await Self.ask(asked)
+                for (id, message) in ended { end(id, because: message) }
+            }
+            round += 1
+            if round % Self.checksPerKeepAlive == 0 {
+                for subscriber in subscribers.values { subscriber.continuation.yield(Self.keepAlive) }
+            }
             try? await sleep(Self.standingCheck)
         }
     }
