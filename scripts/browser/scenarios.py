@@ -1371,7 +1371,7 @@ def caregiving(driver, wait, binary, work, out, base_url):
         return subprocess.run([binary, *arguments, "--tz", "America/New_York"], env=environment, capture_output=True, text=True, check=True).stdout
 
     people = {name: json.loads(run("person", "add", f"{name.lower()}@example.org", "--name", name, "--link-base", here, "--json"))
-              for name in ["Alice", "Bob", "Carol"]}
+              for name in ["Alice", "Bob", "Carol", "Dave"]}
     alice = people["Alice"]["id"]
     # Three nights of Alice's (Dose 2 after 165, 205 and 168 minutes), then tonight's Dose 1 at 22:30 New York time.
     first = datetime.datetime(2026, 11, 18, 3, 30, tzinfo=datetime.timezone.utc)
@@ -1448,6 +1448,30 @@ def caregiving(driver, wait, binary, work, out, base_url):
         audit(driver, "clinician-list", out)
         driver.get(report)
         check("Report" in driver.title or "DoseTap" in driver.title, f"the report opens ({driver.title})")
+        # The clinician's own view of Alice: her History, a night's Details, her Insights, each read in Alice's zone and
+        # without a control that changes her records; the PDF is a real PDF.
+        for page, heading in [("history", "History"), ("insights", "Insights")]:
+            apart(driver)
+            driver.get(f"{here}/people/{alice}/{page}")
+            shown = wait.until(EC.presence_of_element_located((By.TAG_NAME, "h1"))).text
+            main = driver.find_element(By.TAG_NAME, "main").text
+            check(shown == heading and "Delete" not in main and "Settings" not in driver.find_element(By.TAG_NAME, "nav").text,
+                  f"the clinician sees Alice's {heading}, to read only ({shown!r})")
+            audit(driver, f"clinician-{page}", out)
+            if page == "history":
+                details = [a.get_attribute("href") for a in driver.find_elements(By.CSS_SELECTOR, f"a[href*='/people/{alice}/details?night=']")]
+                check(bool(details), "Alice's nights link to their Details for the clinician")
+        if details:
+            apart(driver)
+            driver.get(details[0])
+            main = wait.until(EC.presence_of_element_located((By.TAG_NAME, "main"))).text
+            check("Night of" in main and "Correct the time" not in main, "a night's Details, without corrections")
+            audit(driver, "clinician-details", out)
+        cookie = "; ".join(f"{c['name']}={c['value']}" for c in driver.get_cookies())
+        with urllib.request.urlopen(urllib.request.Request(f"{here}/people/{alice}/report/file?nights=30&format=pdf", headers={"Cookie": cookie})) as answer:
+            pdf = answer.read()
+        check(pdf.startswith(b"%PDF") and answer.headers.get("Content-Type", "").startswith("application/pdf"),
+              f"the clinician downloads Alice's report as a PDF ({len(pdf)} bytes)")
 
         driver.delete_all_cookies()
         driver.get(people["Alice"]["link"])
@@ -1457,6 +1481,18 @@ def caregiving(driver, wait, binary, work, out, base_url):
         shares = wait.until(EC.presence_of_element_located((By.TAG_NAME, "main"))).text
         check("bob@example.org" in shares and "carol@example.org" in shares, "Alice's Sharing lists both shares")
         audit(driver, "sharing-settings", out)
+        # An invitation made on the page, read from its QR code by an independent decoder (zbar), as a phone's camera would.
+        driver.find_element(By.ID, "share-email").send_keys("dave@example.org")
+        apart(driver)
+        driver.find_element(By.XPATH, "//button[normalize-space()='Make an invitation link']").click()
+        link = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-invite-url]"))).get_attribute("href")
+        audit(driver, "sharing-invitation", out)
+        picture = os.path.join(out, "invitation-qr.png")
+        driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(picture)
+        scanned = subprocess.run(["zbarimg", "--raw", "-q", picture], capture_output=True, text=True).stdout.strip()
+        check(scanned == link and "/invitation?token=" in link, f"the invitation's QR code scans as its link ({scanned!r})")
+        apart(driver)
+        driver.get(here + "/settings/sharing")
         minutes = driver.find_element(By.CSS_SELECTOR, "form[data-ladder] input[type=number]")
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", minutes)
         minutes.send_keys("225")
