@@ -472,9 +472,11 @@ struct SharingRouteTests {
             #expect(PeopleSitesTests.phase(try await Self.get(client, "/v1/status", fixture.auth("bob"))) == "no_dose1", "his own night")
             #expect(PeopleSitesTests.phase(try await Self.get(client, "/v1/people/\(alice)/status", fixture.auth("bob"))) == "before_window")
 
-            // Each grant opens exactly its routes.
+            // Each grant opens exactly its routes: insights are a read, open with view (SPEC §5.6), the exports need report.
+            #expect(try await Self.get(client, "/v1/people/\(alice)/insights?nights=30", fixture.auth("bob")).status == .ok)
             for (method, route) in [
-                (HTTPRequest.Method.get, "insights"), (.get, "settings"), (.post, "clear-all"), (.get, "export/events.csv"), (.post, "undo"),
+                (HTTPRequest.Method.get, "export/sessions.csv"), (.get, "settings"), (.post, "clear-all"), (.get, "export/events.csv"),
+                (.post, "undo"),
             ] {
                 let closed = try await client.execute(
                     uri: "/v1/people/\(alice)/\(route)", method: method, headers: fixture.auth("bob"), body: ByteBuffer(string: "{}"))

@@ -57,11 +57,17 @@ struct SharedPagesTests {
             let report = try await Routes.get(client, base + "/report?nights=30", fixture.auth("carol"))
             #expect(report.status == .ok && String(buffer: report.body).contains("href=\"\(base)/report/file?"))
 
-            // View alone: her Insights say which grant they need, in words; never the sentence about another site's forms.
-            let refused = try await Routes.get(client, base + "/insights", fixture.auth("dave"))
-            html = String(buffer: refused.body)
-            #expect(refused.status == .forbidden && html.contains("Seeing alice@example.org&#39;s Insights needs the report grant"), "\(html)")
-            #expect(html.contains("their share gives you view") && !html.contains("own pages"))
+            // View alone: her Insights (reads with view or report, SPEC §5.6), without the report's link; her report says
+            // which grant it needs, in words, never the sentence about another site's forms.
+            let viewed = try await Routes.get(client, base + "/insights", fixture.auth("dave"))
+            html = String(buffer: viewed.body)
+            #expect(viewed.status == .ok && html.contains("<h1>Insights</h1>") && !html.contains("/report?"), "\(viewed.status)")
+            for page in ["/report?nights=30", "/report/file?nights=30&format=pdf"] {
+                let refused = try await Routes.get(client, base + page, fixture.auth("dave"))
+                html = String(buffer: refused.body)
+                #expect(refused.status == .forbidden && html.contains("Seeing alice@example.org&#39;s report needs the report grant"), "\(html)")
+                #expect(html.contains("their share gives you view") && !html.contains("own pages"))
+            }
             #expect(try await Routes.get(client, base + "/history", fixture.auth("dave")).status == .ok)
             #expect(try await Routes.get(client, base + "/history", fixture.auth("alice")).status == .notFound, "no one shares Alice with herself")
         }

@@ -12,7 +12,7 @@ enum SharedRoutes {
     static let opened: [Grant: [(HTTPRequest.Method, String)]] = [
         .view: [
             (.get, "status"), (.get, "sessions"), (.get, "sessions/:date"), (.get, "nights/:id"), (.get, "reminders"), (.get, "alarm/log"),
-            (.get, "medications"), (.get, "supply"), (.get, "stream"),
+            (.get, "medications"), (.get, "supply"), (.get, "stream"), (.get, "insights"),
         ],
         .report: [(.get, "insights"), (.get, "export/sessions.csv"), (.get, "analytics/export")],
         .alarms: [(.post, "alarm/ack")],
@@ -20,10 +20,11 @@ enum SharedRoutes {
     ]
 
     /// The pages a grant opens under `/people/{id}/`, each the person's own page at the site's root: with `view` their
-    /// Tonight, Details and History (and Tonight's taps with `log`), with `report` their Insights and the clinician's
-    /// report, as the invitation says.
+    /// Tonight, Details, History and Insights (and Tonight's taps with `log`), with `report` their Insights and the
+    /// clinician's report, as the invitation says. Insights are read with either (SPEC §5.6: reads with `view` or
+    /// `report`); the report, which leaves the app, needs `report`.
     static let pages: [Grant: [(HTTPRequest.Method, String)]] = [
-        .view: [(.get, ""), (.get, "details"), (.get, "history")],
+        .view: [(.get, ""), (.get, "details"), (.get, "history"), (.get, "insights")],
         .report: [(.get, "insights"), (.get, "report"), (.get, "report/file")],
         .log: [(.post, "ui/act")],
     ]
@@ -109,8 +110,8 @@ struct SharedAccessMiddleware: RouterMiddleware {
             let ownerName = share.owner.name ?? share.owner.shownName
             if entry.prefix == Self.pages.prefix {
                 // A page says which grant opens it, in words, and who can add it.
-                let what =
-                    route == "ui/act" ? "Logging on \(ownerName)'s Tonight" : "Seeing \(ownerName)'s \(Self.pageDetail(route, Response(status: .ok)))"
+                let page = route.hasPrefix("report") ? "report" : Self.pageDetail(route, Response(status: .ok))
+                let what = route == "ui/act" ? "Logging on \(ownerName)'s Tonight" : "Seeing \(ownerName)'s \(page)"
                 let needed = opening.isEmpty ? "is theirs alone" : "needs the \(opening.sorted().map(\.rawValue).joined(separator: " or ")) grant"
                 throw DoseError.notShared(
                     why: "\(what) \(needed), and their share gives you \(holds). \(ownerName) can add it in Settings → Sharing")

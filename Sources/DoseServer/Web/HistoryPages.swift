@@ -255,7 +255,7 @@ struct HistoryPages: PageController {
             let status = NightStatus.derive(
                 session: session, at: session.endedAt ?? app.clock.now, settings: snapshot.settings, timeZone: snapshot.timeZone)
             let alarms = AlarmLogResponse(try app.alarms.log(session: session.id), sessionID: session.id, zone: snapshot.timeZone)
-            var view = DetailsView(
+            let view = DetailsView(
                 session: session, status: status, settings: snapshot.settings, zone: snapshot.timeZone, csrf: csrf(context), alarms: alarms,
                 sleep: record.sleep, heading: "Night of \(date)", givenBy: givenBy(status.dose2ActedBy, context))
             // After a correction: the dose's time as it is now, worded from the record (the link carries only the event's id).

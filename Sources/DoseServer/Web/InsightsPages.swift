@@ -27,6 +27,7 @@ struct InsightsPages: PageController {
         view.frame = try frame("Insights", current: "/insights", context, flash: flash)
         // The planner changes the person's own target: a grantee reads the figures, never the setting.
         view.isOwn = context.grantee == nil
+        view.showsReport = context.grantee.map { $0.grants.contains(.report) } ?? true
         return try Templates.page("insights", view, status: status)
     }
 
@@ -133,6 +134,8 @@ struct InsightsView {
     let base: String
     /// The person's own insights: the planner, which changes their target, is theirs alone.
     var isOwn = true
+    /// The report link, shown to the person and to a grantee holding `report`.
+    var showsReport = true
 
     init(_ result: InsightsResult, csrf: String, flash: String? = nil, base: String = "") {
         let insights = result.insights

@@ -27,8 +27,8 @@ struct InvitationPages: PageController {
     /// What a grant lets its holder do, in the words of the page.
     static func meaning(_ grant: Grant) -> String {
         switch grant {
-        case .view: "View: tonight's status, the history and each night's details."
-        case .report: "Report: the insights and the exports a clinician uses."
+        case .view: "View: tonight's status, the history, each night's details and the insights."
+        case .report: "Report: the insights, the clinician's report and the exports."
         case .alarms: "Alarms: be told when Dose 2 is still pending, and answer the alarm."
         case .log: "Log: record doses and events for them, under the same safety rules as their own taps."
         }

@@ -102,7 +102,7 @@ struct Frame {
     /// The tabs a grantee may see of another person's pages, and the grants that open each.
     static let granteeTabs: [(path: String, label: String, needs: Set<Grant>)] = [
         ("/", "Tonight", [.view, .log]), ("/details", "Details", [.view, .log]), ("/history", "History", [.view, .log]),
-        ("/insights", "Insights", [.report]),
+        ("/insights", "Insights", [.view, .log, .report]),
     ]
 
     /// The person switcher: the person's own Tonight and that of each person who shares `view` with them, the one at
