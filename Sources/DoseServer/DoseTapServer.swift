@@ -65,9 +65,11 @@ public enum DoseTapServer {
         return router
     }
 
-    /// The hub of open pages, signing each page's links for the device that opened it.
+    /// The hub of open pages, signing each page's links for the device that opened it. Its watch keeps the wall clock's
+    /// pace, never the environment's: an open page is a connection in real time, and a test's instant sleep would turn
+    /// the watch of a page left open into a loop that never rests.
     public static func eventHub(_ environment: AppEnvironment, pagesChanged: (@Sendable (Int) -> Void)? = nil) -> EventHub {
-        EventHub(signer: { try? environment.useCases().reminders.signer() }, pagesChanged: pagesChanged, sleep: environment.sleep)
+        EventHub(signer: { try? environment.useCases().reminders.signer() }, pagesChanged: pagesChanged)
     }
 
     /// The applications of one `dosetap serve`: the main one on `listener` (HTTPS when it has certificate files), and

@@ -230,27 +230,25 @@ struct ReminderEngineTests {
         #expect(frame?.contains("\"kind\":\"wake_alarm\"") == true)
     }
 
-    @Test(
-        "every open stream gets a keep-alive comment every 40 checks, so a closed page's stream fails a write and ends",
-        .timeLimit(.minutes(1)))
+    @Test("every open stream gets a keep-alive comment every 40 rounds of the watch (10 s), so a closed page's stream fails a write and ends")
     func keepAlive() async throws {
-        let checks = Mutex(0)
-        let hub = EventHub(sleep: { _ in
-            checks.withLock { $0 += 1 }
-            await Task.yield()
-        })
-        let (_, stream) = await hub.subscribe()
-        let reader = Task {
-            var iterator = stream.makeAsyncIterator()
-            return await iterator.next()
+        // The hub's own watch waits at its first sleep for as long as the test runs; the test runs the rounds itself.
+        let (parked, gate) = AsyncStream<Void>.makeStream()
+        defer { gate.finish() }
+        let hub = EventHub(sleep: { _ in for await _ in parked {} })
+
+        // What a stream holds once it is closed: everything written to it, then its end.
+        func frames(after rounds: ClosedRange<Int>) async -> [String] {
+            let (id, stream) = await hub.subscribe()
+            for round in rounds { await hub.watchRound(round) }
+            await hub.unsubscribe(id)
+            var written: [String] = []
+            for await frame in stream { written.append(frame) }
+            return written
         }
-        #expect(await reader.value == EventHub.keepAlive)
-        #expect(checks.withLock { $0 } >= EventHub.checksPerKeepAlive - 1, "not before 40 checks (10 s)")
-        #expect(await hub.count == 1)
-        // The reader gone (as when the page's connection fails its write): the stream is dropped, and the watch stops.
-        _ = consume stream
-        reader.cancel()
-        for _ in 0..<1_000 where await hub.count > 0 { await Task.yield() }
+        #expect(await frames(after: 1...(EventHub.checksPerKeepAlive - 1)) == [], "nothing before the 40th round")
+        #expect(await frames(after: EventHub.checksPerKeepAlive...EventHub.checksPerKeepAlive) == [EventHub.keepAlive])
+        #expect(await frames(after: 1...(3 * EventHub.checksPerKeepAlive)) == Array(repeating: EventHub.keepAlive, count: 3))
         #expect(await hub.count == 0)
     }
 }

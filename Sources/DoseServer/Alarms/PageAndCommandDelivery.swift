@@ -29,7 +29,7 @@ public actor EventHub: ReminderDelivery {
 
     /// Told the number of open pages each time one opens or closes (a shared store's upkeep watches only people with one).
     private let pagesChanged: (@Sendable (Int) -> Void)?
-    /// Waits between two watches (the environment's, so tests move their own clock).
+    /// Waits between two rounds of the watch (the wall clock's; a test parks it and runs `watchRound` itself).
     private let sleep: @Sendable (Duration) async throws -> Void
     private var watch: Task<Void, Never>?
 
@@ -79,7 +79,7 @@ public actor EventHub: ReminderDelivery {
         }
     }
 
-    /// Asks every open stream's standing, and writes a keep-alive now and then, until no stream is left.
+    /// Runs the watch's rounds until no stream is left.
     private func watchStanding() async {
         var round = 0
         while !Task.isCancelled {
@@ -87,16 +87,22 @@ public actor EventHub: ReminderDelivery {
                 watch = nil
                 return
             }
-            let asked = subscribers.compactMap { id, subscriber in subscriber.standing.map { (id, $0) } }
-            if !asked.isEmpty {
-                let ended = await Self.ask(asked)
-                for (id, message) in ended { end(id, because: message) }
-            }
             round += 1
-            if round % Self.checksPerKeepAlive == 0 {
-                for subscriber in subscribers.values { subscriber.continuation.yield(Self.keepAlive) }
-            }
+            await watchRound(round)
             try? await sleep(Self.standingCheck)
+        }
+    }
+
+    /// One round of the watch: ends each stream whose access has gone, and every `checksPerKeepAlive`-th round writes a
+    /// keep-alive to every stream.
+    func watchRound(_ round: Int) async {
+        let asked = subscribers.compactMap { id, subscriber in subscriber.standing.map { (id, $0) } }
+        if !asked.isEmpty {
+            let ended = await Self.ask(asked)
+            for (id, message) in ended { end(id, because: message) }
+        }
+        if round % Self.checksPerKeepAlive == 0 {
+            for subscriber in subscribers.values { subscriber.continuation.yield(Self.keepAlive) }
         }
     }
 
