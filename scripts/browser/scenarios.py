@@ -30,6 +30,18 @@ failures = []
 SETTLE = [NoSuchElementException, StaleElementReferenceException, WebDriverException]
 
 
+def stop_server(process):
+    """Stops a `serve` as SIGTERM does, and kills it if it has not stopped within 20 s, so a walk never hangs on it."""
+    process.terminate()
+    try:
+        process.wait(20)
+    except subprocess.TimeoutExpired:
+        print("FAIL serve did not stop within 20 s of SIGTERM; killed")
+        failures.append("serve did not stop within 20 s of SIGTERM")
+        process.kill()
+        process.wait()
+
+
 def check(condition, what):
     print(("ok   " if condition else "FAIL ") + what)
     if not condition:
@@ -893,8 +905,7 @@ def insights_and_report(driver, binary, work, out):
         driver.execute_script("window.scrollTo(0, document.querySelector('svg.timeline').getBoundingClientRect().top + window.scrollY - 40)")
         driver.save_screenshot(os.path.join(out, "page-details-timeline.png"))
     finally:
-        process.terminate()
-        process.wait()
+        stop_server(process)
 
 
 def sleep_details(driver, binary, work, out):
@@ -962,8 +973,7 @@ def sleep_details(driver, binary, work, out):
         driver.execute_script("arguments[0].scrollIntoView()", columns[0])
         audit(driver, "history-sleep-columns", out)
     finally:
-        process.terminate()
-        process.wait()
+        stop_server(process)
 
 
 def deleting_nights(driver, binary, work, out):
@@ -1026,8 +1036,7 @@ def deleting_nights(driver, binary, work, out):
         driver.execute_script("document.querySelector('form[action=\\'/ui/support-bundle\\']').scrollIntoView({block: 'center'})")
         driver.save_screenshot(os.path.join(out, "page-support-download.png"))
     finally:
-        process.terminate()
-        process.wait()
+        stop_server(process)
 
 
 def on_postgres(base):
@@ -1353,8 +1362,7 @@ def sign_in(driver, wait, binary, work, out, base_url):
         check("does not work here" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text, "the used link is refused in words")
         audit(driver, "signin-refused", out)
     finally:
-        process.terminate()
-        process.wait()
+        stop_server(process)
 
 
 def caregiving(driver, wait, binary, work, out, base_url):
@@ -1508,8 +1516,7 @@ def caregiving(driver, wait, binary, work, out, base_url):
         check("Bob (bob@example.org) logged: Dose 2 recorded on Tonight" in entries, f"the audit names Bob's tap ({entries[:300]})")
         audit(driver, "access-audit", out)
     finally:
-        process.terminate()
-        process.wait()
+        stop_server(process)
 
 
 def invitation(driver, wait, binary, work, out, base_url):
@@ -1559,5 +1566,4 @@ def invitation(driver, wait, binary, work, out, base_url):
         wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[role=alert]")))
         check("cannot be used" in driver.find_element(By.CSS_SELECTOR, "[role=alert]").text, "the used invitation is refused in words")
     finally:
-        process.terminate()
-        process.wait()
+        stop_server(process)

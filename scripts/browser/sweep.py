@@ -176,6 +176,18 @@ return JSON.stringify({
 """
 
 
+def quit_all(drivers):
+    """Quits every browser; one that does not answer within 30 s (seen once, with its page's stream open) has its
+    chromedriver killed, so a sweep never hangs on its own clean-up."""
+    for driver in drivers:
+        closing = threading.Thread(target=driver.quit, daemon=True)
+        closing.start()
+        closing.join(30)
+        if closing.is_alive():
+            print("a browser did not quit within 30 s; its chromedriver is killed")
+            driver.service.process.kill()
+
+
 def page_words(driver):
     return json.loads(driver.execute_script(PAGE_WORDS))
 
@@ -400,8 +412,7 @@ def sweep(binary, work, full=False, workers=3, only=None, report=print):
             thread.join()
         elapsed = time.time() - started
     finally:
-        for driver in drivers:
-            driver.quit()
+        quit_all(drivers)
     return judge(chosen, controls, results, full, elapsed, report)
 
 
@@ -523,7 +534,11 @@ class Care:
     def close(self):
         if getattr(self, "process", None):
             self.process.terminate()
-            self.process.wait(10)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
 
 
 def care_phases():
@@ -596,6 +611,5 @@ def care_sweep(binary, work, base_url, full=False, workers=2, report=print):
             thread.join()
         return judge(chosen, controls, results, full, time.time() - started, report)
     finally:
-        for driver in drivers:
-            driver.quit()
+        quit_all(drivers)
         care.close()
