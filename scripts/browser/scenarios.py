@@ -30,6 +30,14 @@ failures = []
 SETTLE = [NoSuchElementException, StaleElementReferenceException, WebDriverException]
 
 
+def scanned_qr(driver, out, name):
+    """The page's QR code as a phone's camera reads it: the drawn code screenshot, decoded by an independent decoder
+    (zbar)."""
+    picture = os.path.join(out, name + ".png")
+    driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(picture)
+    return subprocess.run(["zbarimg", "--raw", "-q", picture], capture_output=True, text=True).stdout.strip()
+
+
 def stop_server(process):
     """Stops a `serve` as SIGTERM does, and kills it if it has not stopped within 20 s, so a walk never hangs on it."""
     process.terminate()
@@ -1262,10 +1270,7 @@ def double_tap_night(driver, wait, binary, work, out):
         driver.find_element(By.XPATH, "//button[text()='Pair another device']").click()
         link = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, ".link a"))).get_attribute("href")
         audit(driver, "page-settings-pairing", out)
-        # The phone's camera: an independent decoder (zbar) reads the QR code as the browser drew it.
-        picture = os.path.join(out, "pairing-qr.png")
-        driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(picture)
-        scanned = subprocess.run(["zbarimg", "--raw", "-q", picture], capture_output=True, text=True).stdout.strip()
+        scanned = scanned_qr(driver, out, "pairing-qr")
         check(scanned == link, f"the QR code on Settings scans as the pairing link ({scanned!r})")
         driver.delete_all_cookies()
         driver.get(scanned or link)
@@ -1489,15 +1494,13 @@ def caregiving(driver, wait, binary, work, out, base_url):
         shares = wait.until(EC.presence_of_element_located((By.TAG_NAME, "main"))).text
         check("bob@example.org" in shares and "carol@example.org" in shares, "Alice's Sharing lists both shares")
         audit(driver, "sharing-settings", out)
-        # An invitation made on the page, read from its QR code by an independent decoder (zbar), as a phone's camera would.
+        # An invitation made on the page, its QR code read back as a phone's camera would.
         driver.find_element(By.ID, "share-email").send_keys("dave@example.org")
         apart(driver)
         driver.find_element(By.XPATH, "//button[normalize-space()='Make an invitation link']").click()
         link = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-invite-url]"))).get_attribute("href")
         audit(driver, "sharing-invitation", out)
-        picture = os.path.join(out, "invitation-qr.png")
-        driver.find_element(By.CSS_SELECTOR, "svg.qr").screenshot(picture)
-        scanned = subprocess.run(["zbarimg", "--raw", "-q", picture], capture_output=True, text=True).stdout.strip()
+        scanned = scanned_qr(driver, out, "invitation-qr")
         check(scanned == link and "/invitation?token=" in link, f"the invitation's QR code scans as its link ({scanned!r})")
         apart(driver)
         driver.get(here + "/settings/sharing")
