@@ -24,6 +24,7 @@ extension ErrorCode {
         case .dose1Required: "422_DOSE1_REQUIRED"
         case .notInRegimen: "422_NOT_IN_REGIMEN"
         case .titrationTooFast: "422_TITRATION_TOO_FAST"
+        case .nightlyMaximum: "422_NIGHTLY_MAXIMUM"
         case .windowNotOpen: "422_WINDOW_NOT_OPEN"
         case .windowExceeded: "422_WINDOW_EXCEEDED"
         case .snoozeLimit: "422_SNOOZE_LIMIT"

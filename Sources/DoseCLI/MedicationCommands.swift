@@ -125,7 +125,21 @@ struct Med: ParsableCommand {
 struct Event: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "event", abstract: "Correct the past: change an event's time or note, or delete it. The audit log keeps the old values.",
-        subcommands: [Edit.self, Delete.self])
+        subcommands: [Edit.self, Delete.self, TookAnyway.self])
+
+    struct TookAnyway: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "took-anyway",
+            abstract: "Record an oxybate dose you really took past what Tonight allows (a second extra, past the nightly maximum).",
+            discussion: "Tonight refuses such a dose (422_NIGHTLY_MAXIMUM). If it was taken all the same, the record must say so: "
+                + "it is kept as an extra dose marked taken anyway, flagged in the report, and told to your alarm ladder.")
+        @OptionGroup var options: GlobalOptions
+        @OptionGroup var action: ActionOptions
+        @Option(help: "The dose's amount in mg (default: the night's last dose's).") var mg: Int?
+        func run() throws {
+            try perform(options, actionOptions: action) { _ in NightAction(.takenAnyway(amountMilligrams: mg)) }
+        }
+    }
 
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "edit", abstract: "Change the time and/or note of an event.")

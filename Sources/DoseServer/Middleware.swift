@@ -360,7 +360,8 @@ extension ErrorCode {
             .conflict
         case .tooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
-        case .dose1Required, .notInRegimen, .titrationTooFast, .windowNotOpen, .windowExceeded, .snoozeLimit, .snoozeUnavailable, .undoExpired,
+        case .dose1Required, .notInRegimen, .titrationTooFast, .nightlyMaximum, .windowNotOpen, .windowExceeded, .snoozeLimit, .snoozeUnavailable,
+            .undoExpired,
             .idempotencyMismatch:
             .unprocessableContent
         case .rateLimit: .tooManyRequests

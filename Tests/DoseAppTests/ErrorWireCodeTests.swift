@@ -25,6 +25,7 @@ struct ErrorWireCodeTests {
         (.dose1Required, "422_DOSE1_REQUIRED"),
         (.notInRegimen, "422_NOT_IN_REGIMEN"),
         (.titrationTooFast, "422_TITRATION_TOO_FAST"),
+        (.nightlyMaximum, "422_NIGHTLY_MAXIMUM"),
         (.windowNotOpen, "422_WINDOW_NOT_OPEN"),
         (.windowExceeded, "422_WINDOW_EXCEEDED"),
         (.snoozeLimit, "422_SNOOZE_LIMIT"),

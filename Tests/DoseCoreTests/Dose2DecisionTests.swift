@@ -123,20 +123,114 @@ struct Dose2DecisionTests {
         #expect(Fixture.refusal(NightAction(.dose2, confirmations: [.afterSkip]), session: skipped, at: Fixture.minutes(160)) == nil)
     }
 
-    @Test("extra dose: index 3 and up, never overwrites Dose 2, warns to stop")
+    @Test("extra dose: index 3, never overwrites Dose 2, warns to stop; a second is refused whatever is confirmed (D20)")
     func extraDose() throws {
         let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
         let third = try NightRules.decide(
             NightAction(.dose2, confirmations: [.extra]), session: taken, context: Fixture.context(at: Fixture.minutes(170)))
         #expect(third.event?.kind == .extraDose)
         #expect(third.event?.metadata.doseIndex == 3)
-        #expect(third.warnings.contains { $0.contains("Do not take any more") })
-        let fourth = try NightRules.decide(
-            NightAction(.dose2, confirmations: [.extra]), session: third.session, context: Fixture.context(at: Fixture.minutes(180)))
-        #expect(fourth.event?.metadata.doseIndex == 4)
-        let facts = NightFacts(fourth.session.events)
+        #expect(third.event?.metadata.amountMilligrams == 2250)
+        #expect(third.warnings.contains { $0.contains("Do not take any more") && $0.contains("6.75 g in all") })
+        let facts = NightFacts(third.session.events)
         #expect(facts.dose2?.occurredAt == Fixture.minutes(160))
-        #expect(facts.extraDoses.count == 2)
+        // Once a night: the second is refused with every confirmation, and the plain refusal no longer offers one.
+        for confirmations in [[], [ConfirmKind.extra], Set(ConfirmKind.nightKinds)] as [Set<ConfirmKind>] {
+            let fourth = Fixture.refusal(NightAction(.dose2, confirmations: confirmations), session: third.session, at: Fixture.minutes(180))
+            if confirmations.contains(.extra) {
+                #expect(fourth?.code == .nightlyMaximum, "\(confirmations)")
+                #expect(fourth?.details["reason"] == "second_extra")
+                #expect(fourth?.message.contains("already recorded tonight (at 01:20)") == true, "\(fourth?.message ?? "")")
+            } else {
+                #expect(fourth?.code == .alreadyTaken && fourth?.confirm == nil, "\(String(describing: fourth))")
+            }
+        }
+    }
+
+    /// Settings with each dose's amount.
+    static func amounts(_ dose1: Int, _ dose2: Int, product: String = "xywav") throws -> DoseSettings {
+        try Fixture.settings().setting("medication_product", to: product).setting("dose1_mg", to: String(dose1)).setting(
+            "dose2_mg", to: String(dose2))
+    }
+
+    struct MaximumRow: Sendable, CustomTestStringConvertible {
+        let product: String
+        let dose1: Int
+        let dose2: Int
+        /// nil: the extra is recorded; else the night's total the refusal names.
+        let refusedTotal: Int?
+        var testDescription: String { "\(product) \(dose1)+\(dose2) mg, extra \(dose2) mg" }
+    }
+
+    /// The nightly maximum on both sides: an extra that brings the night to exactly 9 g is recorded, 250 mg more is not.
+    static let maximumRows: [MaximumRow] = [
+        MaximumRow(product: "xywav", dose1: 3000, dose2: 3000, refusedTotal: nil),
+        MaximumRow(product: "xywav", dose1: 2750, dose2: 3000, refusedTotal: nil),
+        MaximumRow(product: "xywav", dose1: 3250, dose2: 3000, refusedTotal: 9250),
+        MaximumRow(product: "xywav", dose1: 3000, dose2: 3250, refusedTotal: 9500),
+        MaximumRow(product: "xyrem", dose1: 4500, dose2: 4500, refusedTotal: 13500),
+        MaximumRow(product: "sodium_oxybate", dose1: 2250, dose2: 2250, refusedTotal: nil),
+        MaximumRow(product: "sodium_oxybate", dose1: 4500, dose2: 250, refusedTotal: nil),
+        MaximumRow(product: "sodium_oxybate", dose1: 4500, dose2: 4250, refusedTotal: 13000),
+    ]
+
+    @Test("D20: an extra past the nightly maximum is refused with 422_NIGHTLY_MAXIMUM and no confirmation", arguments: maximumRows)
+    func nightlyMaximum(_ row: MaximumRow) throws {
+        let settings = try Self.amounts(row.dose1, row.dose2, product: row.product)
+        let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))], settings: settings))
+        let result = Result {
+            try NightRules.decide(
+                NightAction(.dose2, confirmations: Set(ConfirmKind.nightKinds)), session: taken,
+                context: Fixture.context(at: Fixture.minutes(170), settings: settings))
+        }
+        switch (result, row.refusedTotal) {
+        case (.success(let decision), nil):
+            #expect(decision.event?.kind == .extraDose)
+            #expect(NightFacts(decision.session.events).takenMilligrams(regimen: try #require(NightFacts(taken.events).regimen)) <= 9000)
+        case (.failure(let error as DoseError), let total?):
+            #expect(error.code == .nightlyMaximum && error.confirm == nil)
+            #expect(error.details["maximum_mg"] == "9000" && error.details["reason"] == "past_maximum")
+            #expect(error.message.contains("would make \(RegimenWords.grams(total))"), "\(error.message)")
+            #expect(error.message.contains("took-anyway") && error.message.contains("emergency services"))
+            // The plain second tap no longer offers an extra that would be refused.
+            let plain = Fixture.refusal(NightAction(.dose2), session: taken, at: Fixture.minutes(170), settings: settings)
+            #expect(plain?.code == .alreadyTaken && plain?.confirm == nil)
+        default:
+            Issue.record("\(row.testDescription): \(result)")
+        }
+    }
+
+    @Test("D20: the maximum of each label: 9 g twice nightly and for Lumryz, 6 g for XYWAV once nightly")
+    func labelMaximums() throws {
+        let cases: [(String, DoseRegimen.Kind, Int)] = [
+            ("xywav", .twiceNightly, 9000), ("xywav", .onceNightly, 6000), ("xyrem", .twiceNightly, 9000),
+            ("sodium_oxybate", .twiceNightly, 9000), ("lumryz", .onceNightly, 9000), ("unknown", .twiceNightly, 9000),
+        ]
+        for (product, kind, maximum) in cases {
+            let regimen = DoseRegimen(kind: kind, product: product, dosesMilligrams: [1000, 1000], targetMinutes: 165)
+            #expect(regimen.nightlyMaximumMilligrams == maximum, "\(product) \(kind)")
+        }
+        #expect(RegimenCatalogue.nightlyMaximumMilligrams == 9000)
+    }
+
+    @Test("D20: a caregiver never confirms an extra; their plain second tap is not offered one; early and late stay theirs")
+    func caregiverExtra() throws {
+        let taken = try #require(try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160))]))
+        var extra = NightAction(.dose2, confirmations: [.extra])
+        extra.actor = "bob@example.org"
+        let refused = Fixture.refusal(extra, session: taken, at: Fixture.minutes(170))
+        #expect(refused?.code == .forbidden && refused?.confirm == nil)
+        #expect(refused?.message.contains("never a caregiver's") == true, "\(refused?.message ?? "")")
+        var plain = NightAction(.dose2)
+        plain.actor = "bob@example.org"
+        #expect(Fixture.refusal(plain, session: taken, at: Fixture.minutes(170))?.confirm == nil)
+        let night = try Fixture.afterDose1()
+        for (minutes, confirm) in [(149.0, ConfirmKind.early), (240.0, .late)] {
+            var action = NightAction(.dose2, confirmations: [confirm])
+            action.actor = "bob@example.org"
+            let decision = try NightRules.decide(action, session: night, context: Fixture.context(at: Fixture.minutes(minutes)))
+            #expect(decision.event?.metadata.confirmations == [confirm])
+        }
     }
 
     @Test("Dose 2 may not be dated before Dose 1")

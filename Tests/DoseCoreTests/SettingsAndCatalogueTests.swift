@@ -166,6 +166,10 @@ struct ErrorTaxonomyTests {
                     step: TitrationPlan.Step(from: SessionKey(year: 2026, month: 12, day: 1)!, dosesMilligrams: [4500, 3500]), reason: "By 3.5 g.")
             ]), .titrationTooFast
         ),
+        (
+            .nightlyMaximum(NightlyMaximum(reason: .pastMaximum, takenMilligrams: 9000, doseMilligrams: 4500, maximumMilligrams: 9000)),
+            .nightlyMaximum
+        ),
         (.windowNotOpen(minutesUntilOpen: 5, opensAt: Fixture.dose1, localTime: "01:00"), .windowNotOpen),
         (.windowExceeded(closedAt: Fixture.dose1, localTime: "02:30", minutesLate: 3), .windowExceeded),
         (.snoozeLimit(maximum: 3), .snoozeLimit),

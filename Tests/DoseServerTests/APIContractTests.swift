@@ -166,7 +166,7 @@ struct RequestBodyContractTests {
         "post /v1/clear-all": .clearAll, "post /v1/push/subscriptions": .pushSubscription, "delete /v1/push/subscriptions": .pushSubscription,
         "post /v1/alarm/ack": .alarmAck, "post /v1/alarm/test": .undo, "post /v1/insights/planner": .planner, "post /v1/supply/refills": .refill,
         "post /v1/supply/adjustments": .adjustment, "post /v1/shares": .share, "post /v1/invitations/accept": .invitationAnswer,
-        "put /v1/ladder": .ladder,
+        "put /v1/ladder": .ladder, "post /v1/events/took-anyway": .tookAnyway,
         "post /v1/invitations/decline": .invitationAnswer, "post /v1/people/{person}/doses/take": .take,
         "post /v1/people/{person}/doses/skip": .skip, "post /v1/people/{person}/doses/snooze": .snooze,
         "post /v1/people/{person}/events/log": .log, "post /v1/people/{person}/events/wake": .wake,

@@ -152,6 +152,15 @@ struct ResponseConformanceTests {
             try await walk.call(.post, "/v1/undo", "{}", expect: .unprocessableContent)
             fixture.set(WallClock.date(2026, 11, 22, 1, 21))
             try await walk.call(.post, "/v1/doses/skip", #"{"reason": "asleep"}"#, expect: .ok)
+            // Dose 2 after all, one extra, then a second that the nightly maximum refuses and the record keeps (D20).
+            fixture.set(WallClock.date(2026, 11, 22, 1, 22))
+            try await walk.call(.post, "/v1/doses/take", #"{"type": "dose2", "confirm": ["after_skip"]}"#, expect: .ok)
+            fixture.set(WallClock.date(2026, 11, 22, 1, 30))
+            try await walk.call(.post, "/v1/doses/take", #"{"type": "dose2", "confirm": ["extra"]}"#, expect: .ok)
+            fixture.set(WallClock.date(2026, 11, 22, 1, 40))
+            try await walk.call(.post, "/v1/doses/take", #"{"type": "dose2", "confirm": ["extra"]}"#, expect: .unprocessableContent)
+            try await walk.call(.post, "/v1/events/took-anyway", #"{"amount_mg": 99999}"#, expect: .badRequest)
+            try await walk.call(.post, "/v1/events/took-anyway", #"{"note": "taken before I read the refusal"}"#, expect: .ok)
             fixture.set(WallClock.date(2026, 11, 22, 6, 30))
             try await walk.call(.post, "/v1/events/wake", "{}", expect: .ok)
             try await walk.call(.post, "/v1/checkins", #"{"sleep_quality": 4, "feel_rested": "moderate"}"#, expect: .ok)
@@ -187,6 +196,8 @@ struct ResponseConformanceTests {
             // The night's own events.csv, imported again: every event is already there, and the report says so.
             let export = try await client.execute(uri: "/v1/export/events.csv", method: .get, headers: fixture.auth)
             try await walk.call(.post, "/v1/import", String(buffer: export.body), expect: .ok, contentType: "application/octet-stream")
+            // A night is deleted once its last dose is 8 hours old: the dose taken anyway at 01:40.
+            fixture.set(WallClock.date(2026, 11, 22, 9, 45))
             try await walk.call(.delete, "/v1/sessions/2026-11-21", expect: .ok)
             try await walk.call(.post, "/v1/clear-all", #"{"confirm": "delete"}"#, expect: .badRequest)
             try await walk.call(.post, "/v1/clear-all", #"{"confirm": "\#(AppDatabase.clearAllPhrase)"}"#, expect: .ok)

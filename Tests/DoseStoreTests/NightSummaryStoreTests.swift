@@ -21,7 +21,11 @@ struct NightSummaryStoreTests {
         try StoreFixture.act(ledger, .log(event: "water"), at: StoreFixture.minutes(60, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(170, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(175, after: dose1), clock: clock, confirm: [.extra])
-        try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(176, after: dose1), clock: clock, confirm: [.extra])
+        // A second extra is refused whatever is confirmed (D20); the brief wake after it is undone.
+        #expect(throws: DoseError.self) {
+            try StoreFixture.act(ledger, .dose2, at: StoreFixture.minutes(176, after: dose1), clock: clock, confirm: [.extra])
+        }
+        try StoreFixture.act(ledger, .log(event: "wake_temp"), at: StoreFixture.minutes(176, after: dose1), clock: clock)
         try StoreFixture.act(ledger, .undo, at: StoreFixture.minutes(176, after: dose1).addingTimeInterval(3), clock: clock)
         try StoreFixture.act(ledger, .wake, at: StoreFixture.minutes(420, after: dose1), clock: clock)
         // A snack after the final wake is not an awakening in the night.

@@ -179,6 +179,31 @@ public struct WakeBody: NightActionBody {
     }
 }
 
+/// `POST /v1/events/took-anyway` `{timestamp?, amount_mg?, note?, id?}`: a dose really taken past what Tonight allows
+/// (D20), recorded as it was.
+public struct TookAnywayBody: NightActionBody {
+    public var timestamp: Date?
+    public var amountMilligrams: Int?
+    public var note: String?
+    public var id: String?
+
+    public enum CodingKeys: String, BodyKey {
+        case timestamp, amountMilligrams = "amount_mg", note, id
+        public var allowed: String {
+            switch self {
+            case .timestamp: BodyDecoder.instantForm
+            case .amountMilligrams: "a whole number of mg, \(RegimenCatalogue.smallestDoseMilligrams)–\(RegimenCatalogue.largestDoseMilligrams)"
+            case .note: SharedKeys.note
+            case .id: EventID.clientForm
+            }
+        }
+    }
+
+    public func action() throws(DoseError) -> NightAction {
+        NightAction(.takenAnyway(amountMilligrams: amountMilligrams), at: timestamp, note: note)
+    }
+}
+
 /// `POST /v1/undo`: no body, or an empty object.
 public struct UndoBody: NightActionBody {
     public var id: String? { nil }

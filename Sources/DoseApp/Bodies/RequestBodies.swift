@@ -48,7 +48,7 @@ public enum RequestBodies {
     public enum Kind: String, CaseIterable, Sendable {
         case take, skip, snooze, log, wake, checkIn = "checkin", preSleep = "presleep", medications, settings, editEvent = "edit_event"
         case clearAll = "clear_all", undo, pushSubscription = "push_subscription", refill, adjustment, planner, alarmAck = "alarm_ack"
-        case editCheckIn = "edit_checkin", share, invitationAnswer = "invitation_answer", ladder
+        case editCheckIn = "edit_checkin", share, invitationAnswer = "invitation_answer", ladder, tookAnyway = "took_anyway"
 
         /// The route's body type.
         public var type: any Decodable.Type {
@@ -74,6 +74,7 @@ public enum RequestBodies {
             case .share: ShareBody.self
             case .invitationAnswer: InvitationAnswerBody.self
             case .ladder: LadderBody.self
+            case .tookAnyway: TookAnywayBody.self
             }
         }
     }
@@ -88,6 +89,7 @@ public enum RequestBodies {
             case .snooze: SnoozeBody.CodingKeys.self
             case .log: LogBody.CodingKeys.self
             case .wake: WakeBody.CodingKeys.self
+            case .tookAnyway: TookAnywayBody.CodingKeys.self
             case .medications: MedicationsBody.CodingKeys.self
             case .editEvent: EventEditBody.CodingKeys.self
             case .clearAll: ClearAllBody.CodingKeys.self

@@ -58,10 +58,26 @@ public struct LadderService: Sendable {
         let snapshot = try app.night.status()
         guard let session = snapshot.session else { return [] }
         let rungs = ladder.map { EscalationLadder.Rung(person: $0.share.grantee.id, minutesAfterDose1: $0.minutesAfterDose1) }
-        let steps = EscalationLadder.steps(for: session, settings: snapshot.settings, rungs: rungs)
-        guard let first = steps.map(\.fireAt).min(), first <= app.clock.now else { return [] }
-        let answers = try store.acknowledgements(of: person, by: rungs.map(\.person), since: first)
         var alerts: [LadderAlert] = []
+        // D20: a dose recorded as taken past the night's limits is told to every rung at once, whatever Dose 2's state.
+        let facts = NightFacts(session.events)
+        for dose in facts.extraDoses where dose.metadata.takenAnyway && dose.occurredAt <= app.clock.now {
+            for rung in ladder {
+                let grantee = rung.share.grantee.id
+                guard try store.claimRung(owner: person, grantee: grantee, session: session.id.rawValue, fireAt: dose.occurredAt, at: app.clock.now)
+                else { continue }
+                let message = Self.pastLimitMessage(
+                    about: rung.share.owner, dose: dose, session: session, settings: snapshot.settings, zone: snapshot.timeZone)
+                alerts.append(
+                    LadderAlert(
+                        person: grantee, sessionID: session.id.rawValue, fireAt: dose.occurredAt,
+                        usefulUntil: dose.occurredAt.addingTimeInterval(Self.pastLimitUsefulFor), message: message))
+                try app.sharing.record(to: person, by: grantee, "alerted", "told that a dose was taken past tonight's limits (alarm ladder)")
+            }
+        }
+        let steps = EscalationLadder.steps(for: session, settings: snapshot.settings, rungs: rungs)
+        guard let first = steps.map(\.fireAt).min(), first <= app.clock.now else { return alerts }
+        let answers = try store.acknowledgements(of: person, by: rungs.map(\.person), since: first)
         for step in EscalationLadder.due(steps, answeredAt: answers, now: app.clock.now) {
             guard try store.claimRung(owner: person, grantee: step.rung.person, session: session.id.rawValue, fireAt: step.fireAt, at: app.clock.now)
             else { continue }
@@ -73,6 +89,23 @@ public struct LadderService: Sendable {
             try app.sharing.record(to: person, by: step.rung.person, "alerted", "told that Dose 2 is still pending (alarm ladder)")
         }
         return alerts
+    }
+
+    /// How long the news of a dose past the night's limits is worth sending: the hours its effect lasts.
+    static let pastLimitUsefulFor: TimeInterval = 4 * 3600
+
+    /// What every rung is told of a dose recorded as taken past the night's limits (D20): whose, when, how much in all,
+    /// and the words to call for help.
+    static func pastLimitMessage(about owner: PersonRecord?, dose: NightEvent, session: NightSession, settings: DoseSettings, zone: TimeZone)
+        -> String
+    {
+        let who = owner.map { $0.name ?? $0.shownName } ?? "The person who shares with you"
+        let facts = NightFacts(session.events.filter { $0.occurredAt <= dose.occurredAt })
+        let regimen = facts.regimen ?? DoseRegimen.recordedBeforeRegimens(settings)
+        return "DoseTap: \(who) recorded an oxybate dose taken past tonight's limits at \(LocalClock.hourMinute(dose.occurredAt, in: zone)): "
+            + "\(RegimenWords.grams(facts.takenMilligrams(regimen: regimen))) tonight in \(facts.doseCount) doses (the most a night may hold "
+            + "is \(RegimenWords.grams(regimen.nightlyMaximumMilligrams))). Please go to them now and stay with them. If they are very hard "
+            + "to wake, confused, vomiting, or breathing slowly or not at all, call emergency services now (911 in the US, 112 in Europe)."
     }
 
     /// What a rung is told: whose Dose 2 is pending, since when, until when, and what to do (never a button that could

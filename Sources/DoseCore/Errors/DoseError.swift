@@ -44,6 +44,8 @@ public enum ErrorCode: CaseIterable, Sendable, Hashable {
     /// A Dose 2 (or its skip or snooze) on a night whose regimen has one dose (D19).
     case notInRegimen
     case titrationTooFast
+    /// A dose past the night's maximum, or a second extra dose (D20); no confirmation lifts it.
+    case nightlyMaximum
     case windowNotOpen
     case windowExceeded
     case snoozeLimit
@@ -128,6 +130,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case notInRegimen(action: String, regimen: DoseRegimen)
     /// A titration plan raises the nightly amount faster than the label allows; `fast_titration` confirms it.
     case titrationTooFast(steps: [TitrationPlan.FastStep])
+    /// A dose Tonight's take never records, whatever is confirmed (D20): one past the night's maximum, or a second extra.
+    case nightlyMaximum(NightlyMaximum)
     /// Dose 2 before the window opens; needs the `early` confirmation.
     case windowNotOpen(minutesUntilOpen: Int, opensAt: Date, localTime: String)
     /// Dose 2 after the window closed; needs the `late` confirmation.
@@ -173,6 +177,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .dose1Required: .dose1Required
         case .notInRegimen: .notInRegimen
         case .titrationTooFast: .titrationTooFast
+        case .nightlyMaximum: .nightlyMaximum
         case .windowNotOpen: .windowNotOpen
         case .windowExceeded: .windowExceeded
         case .snoozeLimit: .snoozeLimit
@@ -246,6 +251,13 @@ public enum DoseError: Error, Equatable, Sendable {
             return ["regimen": regimen.kind.rawValue, "product": regimen.product]
         case .titrationTooFast(let steps):
             return ["steps": steps.map(\.step.from.description).joined(separator: ",")]
+        case .nightlyMaximum(let refusal):
+            var details = [
+                "reason": refusal.reason.rawValue, "taken_mg": String(refusal.takenMilligrams), "dose_mg": String(refusal.doseMilligrams),
+                "maximum_mg": String(refusal.maximumMilligrams),
+            ]
+            details["extra_at_local"] = refusal.extraLocalTime
+            return details
         case .undoExpired(let window, _):
             return ["undo_window_seconds": String(window)]
         case .rateLimited(let event, _):
@@ -328,6 +340,8 @@ public enum DoseError: Error, Equatable, Sendable {
             return "\(action) is not part of tonight. \(RegimenWords.noDose2(regimen))"
         case .titrationTooFast(let steps):
             return steps.map(\.reason).joined(separator: " ") + offer("If your prescriber set these steps", .fastTitration)
+        case .nightlyMaximum(let refusal):
+            return refusal.sentence
         case .windowNotOpen(let minutes, _, let local):
             return "Too early for Dose 2: the window opens at \(local), in \(minutes) min. "
                 + "Taking Dose 2 early is risky; wait for the window." + offer("To record it anyway", .early)
@@ -369,4 +383,51 @@ extension DoseError {
 
 extension DoseError: CustomStringConvertible {
     public var description: String { "\(code): \(message)" }
+}
+
+/// Why Tonight's take refused a dose past the night's limits (D20), with the amounts a person is told.
+public struct NightlyMaximum: Sendable, Hashable {
+    /// Which limit the dose would break.
+    public enum Reason: String, Sendable, Hashable {
+        /// The night's total would pass the label's largest nightly amount.
+        case pastMaximum = "past_maximum"
+        /// An extra dose is already recorded tonight.
+        case secondExtra = "second_extra"
+    }
+
+    /// Which limit.
+    public var reason: Reason
+    /// Milligrams the night already holds.
+    public var takenMilligrams: Int
+    /// The refused dose's amount.
+    public var doseMilligrams: Int
+    /// The night's maximum.
+    public var maximumMilligrams: Int
+    /// For a second extra: the clock time of the first, in the person's zone.
+    public var extraLocalTime: String?
+
+    /// A refusal's facts.
+    public init(reason: Reason, takenMilligrams: Int, doseMilligrams: Int, maximumMilligrams: Int, extraLocalTime: String? = nil) {
+        self.reason = reason
+        self.takenMilligrams = takenMilligrams
+        self.doseMilligrams = doseMilligrams
+        self.maximumMilligrams = maximumMilligrams
+        self.extraLocalTime = extraLocalTime
+    }
+
+    /// What a person reads: what the night holds, why nothing more is recorded, and what to do if it was taken.
+    public var sentence: String {
+        let grams = RegimenWords.grams
+        let what =
+            switch reason {
+            case .pastMaximum:
+                "Tonight already holds \(grams(takenMilligrams)) of oxybate; another \(grams(doseMilligrams)) would make "
+                    + "\(grams(takenMilligrams + doseMilligrams)), more than the \(grams(maximumMilligrams)) a night may hold."
+            case .secondExtra:
+                "An extra dose is already recorded tonight\(extraLocalTime.map { " (at \($0))" } ?? ""); a night has at most one."
+            }
+        return what + " DoseTap does not record this dose, whatever is confirmed: do not take any more oxybate tonight. "
+            + "If it is already taken, record it as taken anyway (`dosetap event took-anyway`), and if you feel unwell, very "
+            + "sleepy or confused, or breathe slowly, call emergency services now."
+    }
 }

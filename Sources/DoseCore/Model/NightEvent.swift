@@ -129,6 +129,9 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     /// On Dose 1: the regimen the night is taken under (D19). A Dose 1 without one was recorded before nights kept
     /// their regimen, all of them twice nightly.
     public var regimen: DoseRegimen?
+    /// On an extra dose: recorded through the record-keeping commands as really taken, past what Tonight's take allows
+    /// (D20), so the report flags it and the ladder is told.
+    public var takenAnyway = false
 
     /// Empty metadata.
     public init() {}
@@ -136,7 +139,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
     enum CodingKeys: String, CodingKey {
         case isEarly = "is_early", isLate = "is_late", doseIndex = "dose_index", skipReason = "reason"
         case snoozeCount = "count", snoozeUntil = "snooze_until", confirmations = "confirmed"
-        case amountMilligrams = "amount_mg", actedBy = "acted_by", regimen
+        case amountMilligrams = "amount_mg", actedBy = "acted_by", regimen, takenAnyway = "taken_anyway"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -151,6 +154,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         amountMilligrams = try container.decodeIfPresent(Int.self, forKey: .amountMilligrams)
         actedBy = try container.decodeIfPresent(String.self, forKey: .actedBy)
         regimen = try container.decodeIfPresent(DoseRegimen.self, forKey: .regimen)
+        takenAnyway = try container.decodeIfPresent(Bool.self, forKey: .takenAnyway) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -165,6 +169,7 @@ public struct EventMetadata: Hashable, Sendable, Codable {
         try container.encodeIfPresent(amountMilligrams, forKey: .amountMilligrams)
         try container.encodeIfPresent(actedBy, forKey: .actedBy)
         try container.encodeIfPresent(regimen, forKey: .regimen)
+        if takenAnyway { try container.encode(takenAnyway, forKey: .takenAnyway) }
     }
 }
 

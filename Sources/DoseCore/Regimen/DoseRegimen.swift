@@ -47,6 +47,12 @@ public struct DoseRegimen: Hashable, Sendable, Codable {
     /// Milligrams a full night takes.
     public var nightlyMilligrams: Int { dosesMilligrams.reduce(0, +) }
 
+    /// The most a night under this regimen may hold (D20): the label's largest nightly amount (9 g for XYWAV, Xyrem and
+    /// the generic twice nightly, 6 g for XYWAV once nightly, 9 g for Lumryz).
+    public var nightlyMaximumMilligrams: Int {
+        RegimenCatalogue.entry(product)?.nightlyMaximumMilligrams(kind) ?? RegimenCatalogue.nightlyMaximumMilligrams
+    }
+
     /// The planned amount of dose `index` (1 for Dose 1); an extra dose counts at the night's last dose's amount.
     public func milligrams(ofDose index: Int) -> Int {
         dosesMilligrams[min(max(index, 1), dosesMilligrams.count) - 1]
@@ -107,6 +113,9 @@ public struct RegimenEntry: Sendable, Hashable {
     public func doseRange(_ kind: DoseRegimen.Kind) -> ClosedRange<Int> {
         RegimenCatalogue.smallestDoseMilligrams...(largestDoseMilligrams[kind] ?? RegimenCatalogue.smallestDoseMilligrams)
     }
+
+    /// The label's largest nightly amount under `kind` (D20): its largest dose, once for each of the regimen's doses.
+    public func nightlyMaximumMilligrams(_ kind: DoseRegimen.Kind) -> Int { doseRange(kind).upperBound * kind.doseCount }
 }
 
 /// The products DoseTap times and their regimens.
@@ -134,6 +143,12 @@ public enum RegimenCatalogue {
 
     /// The entry of a product, or nil when DoseTap does not time it.
     public static func entry(_ product: String) -> RegimenEntry? { entries.first { $0.product == product.lowercased() } }
+
+    /// The largest nightly amount of any product's label, in mg (9 g): the maximum of a night whose product DoseTap does
+    /// not time.
+    public static var nightlyMaximumMilligrams: Int {
+        entries.flatMap { entry in entry.kinds.map(entry.nightlyMaximumMilligrams) }.max() ?? smallestDoseMilligrams
+    }
 
     /// The largest single dose any regimen allows, in mg: the bound a stored amount is checked against before the
     /// regimen is known.

@@ -14,6 +14,9 @@ public struct NightAction: Sendable {
         /// The final wake-up (`wake_final`).
         case wake
         case checkIn(MorningCheckIn)
+        /// Record-keeping, never Tonight's take: an oxybate dose the person really took past what Tonight allows (D20),
+        /// recorded as an extra dose marked taken anyway; its amount defaults to the night's last dose's.
+        case takenAnyway(amountMilligrams: Int?)
     }
 
     /// What to do.

@@ -76,6 +76,21 @@ public struct NightFacts: Sendable {
     /// Number of doses recorded (Dose 1, Dose 2, extras).
     public var doseCount: Int { (dose1 == nil ? 0 : 1) + (dose2 == nil ? 0 : 1) + extraDoses.count }
 
+    /// Milligrams of oxybate the night's doses hold: each at the amount recorded with it, or, recorded before amounts
+    /// were kept, at `regimen`'s amount for its place.
+    public func takenMilligrams(regimen: DoseRegimen) -> Int {
+        let doses = [dose1, dose2].compactMap { $0 } + extraDoses
+        return doses.reduce(0) { total, dose in
+            total + (dose.metadata.amountMilligrams ?? regimen.milligrams(ofDose: dose.metadata.doseIndex ?? (dose.kind == .dose1 ? 1 : 2)))
+        }
+    }
+
+    /// Whether the night holds more than its maximum, or more than one extra dose (D20): only a dose recorded as taken
+    /// anyway can bring it there.
+    public func isPastMaximum(regimen: DoseRegimen) -> Bool {
+        extraDoses.count > 1 || takenMilligrams(regimen: regimen) > regimen.nightlyMaximumMilligrams
+    }
+
     /// The latest snooze's end, if any snooze is recorded.
     public var snoozeUntil: Date? {
         snoozes.last.map { $0.metadata.snoozeUntil ?? $0.occurredAt.addingTimeInterval(DoseWindow.minutes(DoseWindow.snoozeMinutes)) }

@@ -2,6 +2,11 @@ public import Foundation
 
 /// The one place that decides what a person may do in the night (SPEC §3.3). Every surface calls it.
 public enum NightRules {
+    /// What a person is told after a dose past the night's limits (D20), and what their ladder is told.
+    public static let helpWords =
+        "Do not take any more oxybate tonight, and do not stay alone: someone should be with you. If you are very hard to wake, "
+        + "confused, vomiting, or breathing slowly or not at all, call emergency services now (911 in the US, 112 in Europe)."
+
     /// An occurrence time may be at most this far in the future (clock skew between devices).
     public static let futureTolerance: TimeInterval = 60
 
@@ -29,6 +34,7 @@ public enum NightRules {
         case .log(let name): try builder.sleepEvent(try context.catalogue.resolve(name))
         case .wake: try builder.sleepEvent(try context.catalogue.resolve(SleepEventType.wakeFinal.rawValue))
         case .checkIn(let checkIn): try builder.checkIn(checkIn)
+        case .takenAnyway(let amount): try builder.takenAnyway(amountMilligrams: amount)
         }
         return builder.decision()
     }
@@ -176,6 +182,21 @@ private struct Builder {
         return [.endNight]
     }
 
+    /// D20: the refusal of a dose of `milligrams` (an `extra` one when the night has had its extra already), or of one
+    /// that would take the night past its maximum; nil when it fits.
+    private func maximumRefusal(adding milligrams: Int, regimen: DoseRegimen, extra: Bool) -> DoseError? {
+        let taken = facts.takenMilligrams(regimen: regimen)
+        let maximum = regimen.nightlyMaximumMilligrams
+        if extra, let extra = facts.extraDoses.first {
+            return .nightlyMaximum(
+                NightlyMaximum(
+                    reason: .secondExtra, takenMilligrams: taken, doseMilligrams: milligrams, maximumMilligrams: maximum,
+                    extraLocalTime: local(extra.occurredAt)))
+        }
+        guard taken + milligrams > maximum else { return nil }
+        return .nightlyMaximum(NightlyMaximum(reason: .pastMaximum, takenMilligrams: taken, doseMilligrams: milligrams, maximumMilligrams: maximum))
+    }
+
     private func refuseIfBeforeDose1(_ dose1: NightEvent, doing what: String) throws(DoseError) {
         guard at >= dose1.occurredAt else {
             throw .invalidInput(
@@ -224,20 +245,31 @@ private struct Builder {
         try refuseIfBeforeDose1(dose1, doing: "Dose 2")
         try refuseIfFinalizing()
         let confirmed = action.confirmations
+        let regimen = facts.regimen ?? DoseRegimen.recordedBeforeRegimens(context.settings)
         if let dose2 = facts.dose2 {
+            let extraAmount = facts.regimen?.milligrams(ofDose: facts.doseCount + 1) ?? dose2Amount
+            // D20: an extra is the person's own decision, once a night and within the night's maximum; only then is it offered.
+            let limit = maximumRefusal(adding: extraAmount, regimen: regimen, extra: true)
             guard confirmed.contains(.extra) else {
-                throw .alreadyTaken(dose: "Dose 2", at: dose2.occurredAt, localTime: local(dose2.occurredAt), confirm: .extra)
+                let offered: ConfirmKind? = action.actor == nil && limit == nil ? .extra : nil
+                throw .alreadyTaken(dose: "Dose 2", at: dose2.occurredAt, localTime: local(dose2.occurredAt), confirm: offered)
             }
+            guard action.actor == nil else {
+                throw .notShared(
+                    why: "an extra dose is the person's own decision to confirm, never a caregiver's; Dose 2 was taken at \(local(dose2.occurredAt))")
+            }
+            if let limit { throw limit }
             var metadata = EventMetadata()
             metadata.doseIndex = facts.doseCount + 1
-            metadata.amountMilligrams = dose2Amount
+            metadata.amountMilligrams = extraAmount
             metadata.confirmations = [.extra]
             warnings.append(
-                "Extra dose recorded: this is dose \(facts.doseCount + 1) tonight. Do not take any more oxybate tonight; "
-                    + "if you feel unwell, call your doctor or emergency services.")
+                "Extra dose recorded: this is dose \(facts.doseCount + 1) tonight, \(RegimenWords.grams(facts.takenMilligrams(regimen: regimen) + extraAmount)) "
+                    + "in all. Do not take any more oxybate tonight; if you feel unwell, call your doctor or emergency services.")
             record(.extraDose, metadata: metadata)
             return
         }
+        if let limit = maximumRefusal(adding: dose2Amount, regimen: regimen, extra: false) { throw limit }
         var given: [ConfirmKind] = []
         // A sleep-through expiry stamped after this dose's time was a guess made without it; the real dose replaces it.
         let supersededExpiry = facts.skip.flatMap { NightFacts.isSleepThrough($0) && $0.occurredAt > at ? $0 : nil }
@@ -271,6 +303,44 @@ private struct Builder {
         metadata.confirmations = given
         if let supersededExpiry { removed.append(supersededExpiry) }
         record(.dose2, metadata: metadata)
+    }
+
+    /// D20's record-keeping: the truth of a dose taken past the night's limits, never refused for being past them. Twice
+    /// nightly it follows Dose 2 (a Dose 2 not yet recorded is recorded as one, with its confirmation); it comes from the
+    /// person on a surface they use awake, and tells them to get help.
+    mutating func takenAnyway(amountMilligrams: Int?) throws(DoseError) {
+        guard let dose1 = facts.dose1 else { throw .dose1Required }
+        guard action.actor == nil else {
+            throw .notShared(why: "a dose taken past tonight's limits is recorded by the person themself, never by a caregiver")
+        }
+        guard !action.isHalfAsleep else {
+            throw .invalidInput(
+                field: "surface", problem: "a dose taken anyway is a record, not a tap", allowed: "`dosetap event took-anyway` or the API")
+        }
+        // Once nightly, any second dose is past the night's one; twice nightly, Dose 2 comes first.
+        guard facts.dose2 != nil || facts.window == nil else {
+            throw .invalidInput(
+                field: "dose", problem: "Dose 2 is not recorded tonight, so this dose is Dose 2",
+                allowed: "`dosetap dose2` (with `--confirm early` or `late` outside the window)")
+        }
+        try refuseIfBeforeDose1(dose1, doing: "A dose")
+        let regimen = facts.regimen ?? DoseRegimen.recordedBeforeRegimens(context.settings)
+        let amount = amountMilligrams ?? regimen.milligrams(ofDose: facts.doseCount + 1)
+        guard (RegimenCatalogue.smallestDoseMilligrams...RegimenCatalogue.largestDoseMilligrams).contains(amount) else {
+            throw .invalidInput(
+                field: "amount_mg", problem: "\(amount) mg is not an amount of one dose",
+                allowed: "\(RegimenCatalogue.smallestDoseMilligrams)–\(RegimenCatalogue.largestDoseMilligrams) mg")
+        }
+        var metadata = EventMetadata()
+        metadata.doseIndex = facts.doseCount + 1
+        metadata.amountMilligrams = amount
+        metadata.takenAnyway = true
+        let total = facts.takenMilligrams(regimen: regimen) + amount
+        let maximum = regimen.nightlyMaximumMilligrams
+        warnings.append(
+            "Recorded as taken anyway: tonight holds \(RegimenWords.grams(total)) of oxybate in \(facts.doseCount + 1) doses"
+                + (total > maximum ? ", more than the \(RegimenWords.grams(maximum)) a night may hold" : "") + ". " + NightRules.helpWords)
+        record(.extraDose, metadata: metadata)
     }
 
     mutating func skip(reason: String?) throws(DoseError) {

@@ -23,6 +23,7 @@ struct NightController {
         routes.post("undo") { request, context in try await action(UndoBody.self, request, context) }
         routes.post("events/log") { request, context in try await action(LogBody.self, request, context) }
         routes.post("events/wake") { request, context in try await action(WakeBody.self, request, context) }
+        routes.post("events/took-anyway") { request, context in try await action(TookAnywayBody.self, request, context) }
         routes.post("checkins") { request, context in try await action(CheckInBody.self, request, context) }
         routes.get("reminders") { _, _ in try reminders() }
         routes.get("stream") { _, context in await stream(context) }
