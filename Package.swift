@@ -103,7 +103,9 @@ let package = Package(
             dependencies: ["DoseCore", "DoseTestSupport", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
         // The use cases on an in-memory database, below every edge.
-        .testTarget(name: "DoseAppTests", dependencies: ["DoseApp", "DoseStore", "DoseCore", "DoseTestSupport"]),
+        .testTarget(
+            name: "DoseAppTests",
+            dependencies: ["DoseApp", "DoseStore", "DoseCore", "DoseTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "DoseStoreTests",
             dependencies: [

@@ -1,0 +1,39 @@
+import DoseCore
+import DoseTestSupport
+import Foundation
+import Testing
+
+/// Every sequence of the night's actions, through every surface, at every boundary instant, explored on the real use
+/// cases (issue 54). `DOSETAP_EXPLORE_DEPTH` sets the depth (`scripts/explore.sh`); the suite's own is the CI form.
+@Suite("The night, explored: every sequence of actions on every surface keeps the dose rules")
+struct NightExplorerTests {
+    /// 22:30 in New York, a plain winter night.
+    static let evening = WallClock.date(2026, 11, 21, 22, 30)
+
+    /// The starts: an empty night, and the nights where the rules have most to say.
+    static let starts: [NightExplorer.Start] = [
+        NightExplorer.Start(name: "an empty night", at: evening),
+        NightExplorer.Start(name: "last night's Dose 2 seven hours ago", at: evening, before: [(.dose1, [], -600), (.dose2, [], -420)]),
+        NightExplorer.Start(name: "a skipped night", at: evening, before: [(.dose1, [], 0), (.skip, [], 10)]),
+        NightExplorer.Start(name: "once nightly", at: evening, settings: [("regimen", "once_nightly")]),
+        NightExplorer.Start(name: "a titration step tonight", at: evening, settings: [("titration", "2026-11-21 3 g + 3 g")]),
+        NightExplorer.Start(name: "the night the clocks spring forward", at: WallClock.date(2026, 3, 7, 23, 30)),
+        NightExplorer.Start(name: "the night the clocks fall back", at: WallClock.date(2026, 10, 31, 23, 30)),
+    ]
+
+    /// The depth: the environment's, else the CI form's.
+    static var depth: Int { ProcessInfo.processInfo.environment["DOSETAP_EXPLORE_DEPTH"].flatMap(Int.init) ?? 1 }
+
+    @Test("no reachable state breaks an invariant", arguments: starts.map(\.name))
+    func explore(_ name: String) throws {
+        let start = try #require(Self.starts.first { $0.name == name })
+        let began = ContinuousClock.now
+        let report = try NightExplorer(depth: Self.depth).explore(start)
+        print(
+            "explore: \(name): depth \(Self.depth), states visited: \(report.states), steps tried: \(report.steps), "
+                + "\(ContinuousClock.now - began) (\(report.performing) in the use cases)")
+        for counterexample in report.counterexamples.prefix(5) { Issue.record("\(name): \(counterexample)") }
+        #expect(report.counterexamples.isEmpty)
+        #expect(report.states > 1, "the search left its start")
+    }
+}
