@@ -192,7 +192,7 @@ public struct TookAnywayBody: NightActionBody {
         public var allowed: String {
             switch self {
             case .timestamp: BodyDecoder.instantForm
-            case .amountMilligrams: "a whole number of mg, \(RegimenCatalogue.smallestDoseMilligrams)–\(RegimenCatalogue.largestDoseMilligrams)"
+            case .amountMilligrams: "a whole number of mg, \(DoseSettings.doseAmountRange.lowerBound)–\(DoseSettings.doseAmountRange.upperBound)"
             case .note: SharedKeys.note
             case .id: EventID.clientForm
             }

@@ -101,7 +101,7 @@ public struct LadderService: Sendable {
     {
         let who = owner.map { $0.name ?? $0.shownName } ?? "The person who shares with you"
         let facts = NightFacts(session.events.filter { $0.occurredAt <= dose.occurredAt })
-        let regimen = facts.regimen ?? DoseRegimen.recordedBeforeRegimens(settings)
+        let regimen = facts.regimen(or: settings)
         return "DoseTap: \(who) recorded an oxybate dose taken past tonight's limits at \(LocalClock.hourMinute(dose.occurredAt, in: zone)): "
             + "\(RegimenWords.grams(facts.takenMilligrams(regimen: regimen))) tonight in \(facts.doseCount) doses (the most a night may hold "
             + "is \(RegimenWords.grams(regimen.nightlyMaximumMilligrams))). Please go to them now and stay with them. If they are very hard "

@@ -76,6 +76,9 @@ public struct NightFacts: Sendable {
     /// Number of doses recorded (Dose 1, Dose 2, extras).
     public var doseCount: Int { (dose1 == nil ? 0 : 1) + (dose2 == nil ? 0 : 1) + extraDoses.count }
 
+    /// The night's regimen; a Dose 1 recorded before nights kept one was taken under the profile's in `settings`.
+    public func regimen(or settings: DoseSettings) -> DoseRegimen { regimen ?? .recordedBeforeRegimens(settings) }
+
     /// Milligrams of oxybate the night's doses hold: each at the amount recorded with it, or, recorded before amounts
     /// were kept, at `regimen`'s amount for its place.
     public func takenMilligrams(regimen: DoseRegimen) -> Int {

@@ -241,13 +241,13 @@ private struct Builder {
         if let refusal = NightRules.noDose2Refusal(facts, action: "Dose 2", settings: context.settings) { throw refusal }
         guard let dose1 = facts.dose1, let window = facts.window else { throw .dose1Required }
         // Dose 2's amount is the night's, fixed with its Dose 1; a night from before regimens takes the profile's.
-        let dose2Amount = facts.regimen?.milligrams(ofDose: 2) ?? context.settings.dose2Milligrams
+        let regimen = facts.regimen(or: context.settings)
+        let dose2Amount = regimen.milligrams(ofDose: 2)
         try refuseIfBeforeDose1(dose1, doing: "Dose 2")
         try refuseIfFinalizing()
         let confirmed = action.confirmations
-        let regimen = facts.regimen ?? DoseRegimen.recordedBeforeRegimens(context.settings)
         if let dose2 = facts.dose2 {
-            let extraAmount = facts.regimen?.milligrams(ofDose: facts.doseCount + 1) ?? dose2Amount
+            let extraAmount = regimen.milligrams(ofDose: facts.doseCount + 1)
             // D20: an extra is the person's own decision, once a night and within the night's maximum; only then is it offered.
             let limit = maximumRefusal(adding: extraAmount, regimen: regimen, extra: true)
             guard confirmed.contains(.extra) else {
@@ -324,12 +324,12 @@ private struct Builder {
                 allowed: "`dosetap dose2` (with `--confirm early` or `late` outside the window)")
         }
         try refuseIfBeforeDose1(dose1, doing: "A dose")
-        let regimen = facts.regimen ?? DoseRegimen.recordedBeforeRegimens(context.settings)
+        let regimen = facts.regimen(or: context.settings)
         let amount = amountMilligrams ?? regimen.milligrams(ofDose: facts.doseCount + 1)
-        guard (RegimenCatalogue.smallestDoseMilligrams...RegimenCatalogue.largestDoseMilligrams).contains(amount) else {
+        let range = DoseSettings.doseAmountRange
+        guard range.contains(amount) else {
             throw .invalidInput(
-                field: "amount_mg", problem: "\(amount) mg is not an amount of one dose",
-                allowed: "\(RegimenCatalogue.smallestDoseMilligrams)–\(RegimenCatalogue.largestDoseMilligrams) mg")
+                field: "amount_mg", problem: "\(amount) mg is not an amount of one dose", allowed: "\(range.lowerBound)–\(range.upperBound) mg")
         }
         var metadata = EventMetadata()
         metadata.doseIndex = facts.doseCount + 1

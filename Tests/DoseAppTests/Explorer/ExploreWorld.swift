@@ -35,9 +35,10 @@ final class ExploreWorld: @unchecked Sendable {
         ExploreWorld(database: try database.inMemoryCopy(), time: TestClock(time.now, zone: time.zone), start: start)
     }
 
-    /// The instant of boundary `index`: minutes after the open night's Dose 1 (or the start), never before now. Read
-    /// straight from the rows, since a status read may apply what time made due.
-    func instant(_ index: Int) throws -> Date {
+    /// Each distinct instant of the boundary set from now on (minutes after the open night's Dose 1, or the start), with
+    /// the first boundary that falls on it. Dose 1 is read straight from the rows, since a status read may apply what
+    /// time made due.
+    func instants() throws -> [(index: Int, at: Date)] {
         let dose1 = try database.writer.read { db in
             try String.fetchOne(
                 db,
@@ -47,14 +48,9 @@ final class ExploreWorld: @unchecked Sendable {
                     """)
         }
         let anchor = dose1.flatMap(ISO8601.parse) ?? start
-        return max(time.now, anchor.addingTimeInterval(ExploreStep.instants[index] * 60))
-    }
-
-    /// Each distinct instant of the boundary set from now on, with the first boundary that falls on it.
-    func instants() throws -> [(index: Int, at: Date)] {
         var seen: Set<Date> = []
-        return try ExploreStep.instants.indices.compactMap { index in
-            let at = try instant(index)
+        return ExploreStep.instants.indices.compactMap { index in
+            let at = max(time.now, anchor.addingTimeInterval(ExploreStep.instants[index] * 60))
             return seen.insert(at).inserted ? (index, at) : nil
         }
     }
@@ -143,12 +139,12 @@ final class ExploreWorld: @unchecked Sendable {
     /// The night's record without ids and bookkeeping, with every instant counted from the start: two paths that leave
     /// the same facts give the same state, whatever ids they drew or how they got there.
     func canonicalRows(userEventsOnly: Bool = false) throws -> [String] {
-        let start = ISO8601.string(self.start)
+        let origin = start
         return try database.writer.read { db in
             let sessions = try String.fetchAll(db, sql: "SELECT id FROM sleep_sessions ORDER BY started_at, id")
             func night(_ id: String?) -> String { id.flatMap { sessions.firstIndex(of: $0) }.map { "n\($0)" } ?? "-" }
             func offset(_ instant: String?) -> String {
-                guard let instant, let date = ISO8601.parse(instant), let origin = ISO8601.parse(start) else { return "-" }
+                guard let instant, let date = ISO8601.parse(instant) else { return "-" }
                 return NumberText.plain((date.timeIntervalSince(origin) * 100).rounded() / 100)
             }
             var rows: [String] = []

@@ -88,7 +88,14 @@ struct NightExplorer {
     }
 
     private func expand(_ node: Node, start: Start, visited: inout Set<[String]>, next: inout [Node], report: inout Report) throws {
-        let fingerprint = try node.world.fingerprint()
+        // Every row of the node, read only when a refusal wrote something it rolled back.
+        var nodeRows: [String]?
+        func fingerprint() throws -> [String] {
+            if let nodeRows { return nodeRows }
+            let rows = try node.world.fingerprint()
+            nodeRows = rows
+            return rows
+        }
         let userRows = try node.world.canonicalRows(userEventsOnly: true)
         var scratch: ExploreWorld?
         for (index, instant) in try node.world.instants() {
@@ -112,7 +119,7 @@ struct NightExplorer {
                 switch result {
                 case .refused(let error):
                     // A refusal changes nothing: no row written, or, if one was and rolled back, every row as it was.
-                    if try world.changes() != changes, try world.fingerprint() != fingerprint {
+                    if try world.changes() != changes, try world.fingerprint() != fingerprint() {
                         fail("the refused \(step) (\(error.code)) changed the store")
                         scratch = nil
                     }
