@@ -99,6 +99,26 @@ struct NightStatusTests {
         let view = status(extra, at: 171)
         #expect(view.extraDoseCount == 1)
         #expect(view.warnings.contains { $0.contains("extra dose") })
+        #expect(view.pastNightlyMaximum == nil, "one extra within 9 g is within the night's limits")
+    }
+
+    @Test("D20: past the night's limits, the first warning says what the night holds and how to get help")
+    func pastMaximum() throws {
+        let extra = try #require(
+            try Fixture.night([(.dose1, Fixture.dose1), (.dose2, Fixture.minutes(160)), (.dose2, Fixture.minutes(170))], confirm: [.extra]))
+        let anyway = try NightRules.decide(
+            NightAction(.takenAnyway(amountMilligrams: 3000), at: Fixture.minutes(175)), session: extra,
+            context: Fixture.context(at: Fixture.minutes(176)))
+        #expect(anyway.warnings.contains { $0.contains("9.75 g of oxybate in 4 doses, more than the 9 g") && $0.contains("emergency services") })
+        let view = status(anyway.session, at: 180)
+        #expect(view.pastNightlyMaximum == "The night holds 9.75 g of oxybate in 4 doses; the most a night may hold is 9 g.")
+        #expect(view.warnings.first?.hasPrefix("The night holds 9.75 g of oxybate in 4 doses; the most a night may hold is 9 g.") == true)
+        #expect(view.warnings.first?.contains(NightRules.helpWords) == true, "\(view.warnings)")
+        #expect(!view.warnings.contains { $0.contains("Do not take more.") }, "one warning about the doses, not two")
+        let regimen = try #require(NightFacts(anyway.session.events).regimen)
+        #expect(
+            RegimenWords.amountsTaken(regimen, dose2Taken: true, extrasMilligrams: [2250, 3000])
+                == "2.25 g + 2.25 g + 2.25 g extra + 3 g extra")
     }
 
     @Test("skipped and expired outcomes")

@@ -517,6 +517,52 @@ def late_night(driver, binary, work, out):
         process.wait(10)
 
 
+def past_maximum(driver, binary, work, out):
+    """D20: one extra within 9 g, then a dose taken anyway: Tonight offers no dose and says the night holds extra doses,
+    History and Details show every dose, and the report flags the night first."""
+    database = os.path.join(work, "maximum.sqlite")
+    run = lambda *a: subprocess.run([binary, *a, "--db", database, "--tz", "America/New_York"], check=True, capture_output=True)
+    at = lambda minutes: (DOSE1 + datetime.timedelta(minutes=minutes)).isoformat()
+    run("settings", "set", "dose1_mg", "3000", "--now", at(-600))
+    run("settings", "set", "dose2_mg", "3000", "--now", at(-600))
+    run("dose1", "--now", at(0))
+    run("dose2", "--now", at(170))
+    run("dose2", "--confirm", "extra", "--now", at(180))
+    refused = subprocess.run([binary, "dose2", "--confirm", "extra", "--db", database, "--tz", "America/New_York", "--now", at(185), "--json"],
+                             capture_output=True, text=True)
+    check(refused.returncode == 1 and "422_NIGHTLY_MAXIMUM" in refused.stdout, f"a second extra is refused ({refused.stdout[:120]!r})")
+    run("event", "took-anyway", "--now", at(186))
+    process, info = serve(binary, database, at(190))
+    try:
+        driver.delete_all_cookies()
+        driver.get(info["pairing_url"])
+        page = driver.page_source
+        check(not driver.find_elements(By.XPATH, "//button[normalize-space()='Take Dose 2']"), "Tonight offers no dose after the night's doses")
+        heading = driver.find_element(By.TAG_NAME, "h1").text
+        check(heading == "Past tonight's maximum", f"the heading says the night went past its maximum ({heading!r})")
+        check("Sleep well" not in page and "No more oxybate tonight. Do not stay alone." in page, "Tonight's big spot says to get help, not to sleep")
+        check("The night holds 12 g of oxybate in 4 doses" in page and "call emergency services now" in page, "the help words are on Tonight")
+        check(fits(driver), "Tonight fits the screen")
+        audit(driver, "tonight-past-maximum", out)
+        driver.get(info["listening"] + "/history")
+        driver.find_element(By.CSS_SELECTOR, ".night summary").click()
+        amounts = driver.find_element(By.CSS_SELECTOR, ".night").text
+        check("3 g + 3 g + 3 g extra + 3 g extra" in amounts, f"History's amounts count every dose ({amounts[:160]!r})")
+        audit(driver, "history-past-maximum", out)
+        driver.find_element(By.LINK_TEXT, "Details and sleep").click()
+        facts = driver.find_element(By.TAG_NAME, "main").text
+        check("The night holds 12 g of oxybate in 4 doses" in facts and "2 extra doses" in facts, f"Details flags the night ({facts[:300]!r})")
+        audit(driver, "details-past-maximum", out)
+        driver.get(info["listening"] + "/report/file")
+        report = driver.find_element(By.TAG_NAME, "body").text
+        check("past the nightly maximum (12 g of 9 g), recorded as taken anyway" in report,
+              f"the report flags the night ({report[report.find('past'):][:120]!r})")
+        audit(driver, "report-past-maximum", out)
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
 def once_nightly(driver, binary, work, out):
     """D19: once nightly, Tonight offers "Take tonight's dose", then says the dose is taken, with no window, ring,
     snooze or Dose 2 button; Wake Up asks within 2 hours; History and Details name the regimen's one dose."""

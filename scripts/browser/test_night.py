@@ -31,6 +31,10 @@ def test_reminder_rings(driver, binary, work, out):
     scenarios.reminder_rings(driver, binary, work, out)
 
 
+def test_past_maximum(driver, binary, work, out):
+    scenarios.past_maximum(driver, binary, work, out)
+
+
 def test_once_nightly(driver, binary, work, out):
     scenarios.once_nightly(driver, binary, work, out)
 

@@ -61,10 +61,12 @@ public enum RegimenWords {
     }
 
     /// The amounts of the doses a night really took: both, or Dose 1's alone when Dose 2 was not taken ("2.25 g, Dose 2
-    /// not taken"), so a list never shows two doses for a night of one.
-    public static func amountsTaken(_ regimen: DoseRegimen, dose2Taken: Bool) -> String {
-        guard regimen.kind == .twiceNightly, !dose2Taken else { return amounts(regimen) }
-        return "\(grams(regimen.milligrams(ofDose: 1))), Dose 2 not taken"
+    /// not taken"), so a list never shows two doses for a night of one, nor two for a night of four; each extra dose
+    /// follows ("3 g + 3 g + 3 g extra").
+    public static func amountsTaken(_ regimen: DoseRegimen, dose2Taken: Bool, extrasMilligrams: [Int] = []) -> String {
+        let extras = extrasMilligrams.map { " + \(grams($0)) extra" }.joined()
+        guard regimen.kind == .twiceNightly, !dose2Taken else { return amounts(regimen) + extras }
+        return "\(grams(regimen.milligrams(ofDose: 1))), Dose 2 not taken" + extras
     }
 
     /// " (titration step of 2026-12-01)" after a regimen taken at a step's amounts; empty at the profile's.

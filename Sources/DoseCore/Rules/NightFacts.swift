@@ -82,16 +82,21 @@ public struct NightFacts: Sendable {
     /// Milligrams of oxybate the night's doses hold: each at the amount recorded with it, or, recorded before amounts
     /// were kept, at `regimen`'s amount for its place.
     public func takenMilligrams(regimen: DoseRegimen) -> Int {
-        let doses = [dose1, dose2].compactMap { $0 } + extraDoses
-        return doses.reduce(0) { total, dose in
-            total + (dose.metadata.amountMilligrams ?? regimen.milligrams(ofDose: dose.metadata.doseIndex ?? (dose.kind == .dose1 ? 1 : 2)))
-        }
+        ([dose1, dose2].compactMap { $0 } + extraDoses).reduce(0) { $0 + Self.milligrams(of: $1, regimen: regimen) }
     }
 
-    /// Whether the night holds more than its maximum, or more than one extra dose (D20): only a dose recorded as taken
-    /// anyway can bring it there.
+    /// One dose's amount: the one recorded with it, or, recorded before amounts were kept, `regimen`'s for its place.
+    public static func milligrams(of dose: NightEvent, regimen: DoseRegimen) -> Int {
+        dose.metadata.amountMilligrams ?? regimen.milligrams(ofDose: dose.metadata.doseIndex ?? (dose.kind == .dose1 ? 1 : 2))
+    }
+
+    /// Whether a dose of the night was recorded as taken anyway, past what Tonight's take allows (D20).
+    public var hasDoseTakenAnyway: Bool { extraDoses.contains(where: \.metadata.takenAnyway) }
+
+    /// Whether the night went past its limits (D20): a dose recorded as taken anyway, more than one extra dose, or more
+    /// than its maximum. Only the record-keeping commands can bring a night there.
     public func isPastMaximum(regimen: DoseRegimen) -> Bool {
-        extraDoses.count > 1 || takenMilligrams(regimen: regimen) > regimen.nightlyMaximumMilligrams
+        hasDoseTakenAnyway || extraDoses.count > 1 || takenMilligrams(regimen: regimen) > regimen.nightlyMaximumMilligrams
     }
 
     /// The latest snooze's end, if any snooze is recorded.

@@ -2,10 +2,14 @@ public import Foundation
 
 /// The one place that decides what a person may do in the night (SPEC §3.3). Every surface calls it.
 public enum NightRules {
-    /// What a person is told after a dose past the night's limits (D20), and what their ladder is told.
-    public static let helpWords =
-        "Do not take any more oxybate tonight, and do not stay alone: someone should be with you. If you are very hard to wake, "
-        + "confused, vomiting, or breathing slowly or not at all, call emergency services now (911 in the US, 112 in Europe)."
+    /// What a person is told after a dose past the night's limits (D20): what not to do, then when to call for help.
+    public static let helpWords = stopWords + " " + emergencyWords
+    /// The first half of `helpWords`.
+    public static let stopWords = "Do not take any more oxybate tonight, and do not stay alone: someone should be with you."
+    /// The second half of `helpWords`: when to call for help.
+    public static let emergencyWords =
+        "If you are very hard to wake, confused, vomiting, or breathing slowly or not at all, call emergency services now (911 in the "
+        + "US, 112 in Europe)."
 
     /// An occurrence time may be at most this far in the future (clock skew between devices).
     public static let futureTolerance: TimeInterval = 60

@@ -62,6 +62,9 @@ public struct NightStatus: Sendable, Hashable {
     /// Dose 1 is taken, Dose 2 neither taken, skipped nor expired, and the night has not ended: a check-in or wake-up now
     /// ends it only with `end_night` (D16).
     public var dose2Undecided = false
+    /// What the night holds when it went past its limits (D20), nil within them: Tonight says it with the words to get
+    /// help, never to sleep well.
+    public var pastNightlyMaximum: String?
     /// With no Dose 1 tonight: the last oxybate dose of another night less than 8 hours ago, which a new Dose 1 must wait
     /// for (D14), and every dose of its night, oldest first, so Tonight can show that night instead of "Take Dose 1" (D17).
     public var blockingDose: RecordedDose?
@@ -120,6 +123,11 @@ public struct NightStatus: Sendable, Hashable {
                     : .recordedBeforeRegimens(settings)))
 
         status.dose2Undecided = pending
+        if facts.dose1 != nil, facts.isPastMaximum(regimen: status.regimen) {
+            status.pastNightlyMaximum =
+                "The night holds \(RegimenWords.grams(facts.takenMilligrams(regimen: status.regimen))) of oxybate in \(facts.doseCount) doses; "
+                + "the most a night may hold is \(RegimenWords.grams(status.regimen.nightlyMaximumMilligrams))."
+        }
         status.dose2ActedBy = facts.dose2?.metadata.actedBy
         status.dose2Timing = DoseTiming.of(facts, targetMinutes: settings.targetIntervalMinutes, closed: !(session?.isOpen ?? true))
         // Past the expiry before it is recorded the night has slept through already, as the outcome says.
@@ -137,7 +145,11 @@ public struct NightStatus: Sendable, Hashable {
             status.newDose1From = NightRules.redoseSpacingEnds(after: near)
             status.primaryAction = .waitForNewNight
         }
-        status.warnings = warnings(facts: facts, phase: phase, pending: pending, session: session, instant: instant, timeZone: timeZone)
+        status.warnings = warnings(
+            facts: facts, phase: phase, pending: pending, pastLimits: status.pastNightlyMaximum != nil, session: session, instant: instant,
+            timeZone: timeZone)
+        // D20: what the night holds, and the words to get help, first among the night's warnings.
+        if let past = status.pastNightlyMaximum { status.warnings.insert(past + " " + NightRules.helpWords, at: 0) }
         return status
     }
 
@@ -164,7 +176,7 @@ public struct NightStatus: Sendable, Hashable {
     }
 
     private static func warnings(
-        facts: NightFacts, phase: NightPhase, pending: Bool, session: NightSession?,
+        facts: NightFacts, phase: NightPhase, pending: Bool, pastLimits: Bool, session: NightSession?,
         instant: Date, timeZone: TimeZone
     ) -> [String] {
         var warnings: [String] = []
@@ -177,7 +189,8 @@ public struct NightStatus: Sendable, Hashable {
         if pending, phase == .closed {
             warnings.append("The Dose 2 window has closed. A late Dose 2 needs confirmation; skipping is the safer choice.")
         }
-        if !facts.extraDoses.isEmpty {
+        // Past the night's limits its own warning says more (`pastNightlyMaximum`).
+        if !facts.extraDoses.isEmpty, !pastLimits {
             warnings.append("\(facts.extraDoses.count) extra \(facts.extraDoses.count == 1 ? "dose" : "doses") recorded tonight. Do not take more.")
         }
         if let dose2 = facts.dose2, dose2.metadata.isEarly { warnings.append("Dose 2 was taken early tonight.") }

@@ -63,6 +63,9 @@ enum NightTimeline {
     static func drawEvents(_ writer: inout SVGWriter, _ events: [NightEvent], axis: TimeAxis, axisY: Double, zone: TimeZone) {
         var lane = 0
         var lastX = -100.0
+        // A dose close after a labelled one (an extra minutes after Dose 2) keeps its mark and its title, not a label
+        // written over the other's; the table under the chart lists each.
+        var lastDoseLabelX = -100.0
         for event in events {
             let position = axis.x(event.occurredAt)
             let time = LocalClock.hourMinute(event.occurredAt, in: zone)
@@ -71,7 +74,10 @@ enum NightTimeline {
             if event.kind.isOxybateDose {
                 writer.line(position, 20, position, axisY, "dose")
                 writer.circle(position, 20, 5, "dose-mark", title: "\(label) at \(time)")
-                writer.text(position, 12, event.kind.label, anchor: anchor, className: "dose-label")
+                if position - lastDoseLabelX >= 60 {
+                    writer.text(position, 12, event.kind.label, anchor: anchor, className: "dose-label")
+                    lastDoseLabelX = position
+                }
             } else if event.kind == .dose2Skipped {
                 // A skip or the expiry is no dose (D18): a short dashed mark with a hollow end, never the dose spike.
                 writer.line(position, 44, position, axisY, "skip")

@@ -162,11 +162,10 @@ struct ReportView {
         // D20: a night past its maximum, or with a dose recorded as taken anyway, is the first thing to see.
         // A night from before nights kept their regimen counts the amounts it recorded, against the largest label's maximum.
         let regimen = facts.regimen ?? DoseRegimen(kind: .twiceNightly, product: "", dosesMilligrams: [0], targetMinutes: nil)
-        let takenAnyway = facts.extraDoses.contains(where: \.metadata.takenAnyway)
-        if takenAnyway || facts.isPastMaximum(regimen: regimen) {
+        if facts.isPastMaximum(regimen: regimen) {
             flags.append(
                 "⚠ past the nightly maximum (\(grams(facts.takenMilligrams(regimen: regimen))) of \(grams(regimen.nightlyMaximumMilligrams)))"
-                    + (takenAnyway ? ", recorded as taken anyway" : ""))
+                    + (facts.hasDoseTakenAnyway ? ", recorded as taken anyway" : ""))
         }
         if !facts.extraDoses.isEmpty { flags.append("\(facts.extraDoses.count) extra dose\(facts.extraDoses.count == 1 ? "" : "s")") }
         if facts.snoozes.count > 0 { flags.append("\(facts.snoozes.count) snooze\(facts.snoozes.count == 1 ? "" : "s")") }

@@ -138,7 +138,10 @@ struct HistoryPages: PageController {
         if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
         if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }
         // The night's own amounts, so a titration step or a switch of regimen shows in the list.
-        if let regimen = facts.regimen, facts.dose1 != nil { summary += " · \(RegimenWords.amountsTaken(regimen, dose2Taken: facts.dose2 != nil))" }
+        if let regimen = facts.regimen, facts.dose1 != nil {
+            let extras = facts.extraDoses.map { NightFacts.milligrams(of: $0, regimen: regimen) }
+            summary += " · \(RegimenWords.amountsTaken(regimen, dose2Taken: facts.dose2 != nil, extrasMilligrams: extras))"
+        }
         if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
         // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
         let timing = DoseTiming.of(facts, targetMinutes: target, closed: !night.session.isOpen)

@@ -214,6 +214,7 @@ struct TonightView {
             heading = "Tonight's dose not taken yet"
         }
         if status.dose2Timing == .endedWithoutDose2 { heading = DoseTiming.endedWithoutDose2.label }
+        if status.pastNightlyMaximum != nil, !status.checkedIn { heading = "Past tonight's maximum" }
         times = Self.times(status, zone: zone)
         let pendingDose2 =
             status.dose1At != nil && status.regimen.window != nil && status.dose2At == nil && !status.dose2Skipped && status.phase < .finalizing
@@ -260,6 +261,13 @@ struct TonightView {
         {
             statement = "⚠ " + warnings.removeFirst()
         }
+        // D20: past the night's limits, the status box says what the night holds and when to call for help, in place of how
+        // Dose 2 went; the big spot says the rest (`nextStep`), so the warning below would only repeat them.
+        if let past = status.pastNightlyMaximum, !status.checkedIn {
+            outcome = nil
+            statement = "⚠ \(past) \(NightRules.emergencyWords)"
+            warnings.removeAll { $0.hasPrefix(past) }
+        }
         self.warnings = warnings
         let quick = snapshot.settings.quickLog.compactMap { try? SleepEventCatalogue.standard.resolve($0) }
         let asking = Self.wake(status, zone: zone)
@@ -293,6 +301,8 @@ struct TonightView {
     static func nextStep(_ status: NightStatus) -> String {
         if status.checkedIn { return "Tonight is done. Good morning." }
         if status.phase == .finalizing { return "Check in when you are ready." }
+        // D20: after a dose past the night's limits, sleep is not the advice.
+        if status.pastNightlyMaximum != nil { return "No more oxybate tonight. Do not stay alone." }
         return "Nothing to take now. Sleep well."
     }
 

@@ -185,6 +185,8 @@ struct DetailsView {
         if twice { facts.append(Fact(name: "Snoozes", value: "\(status.snoozeCount) of \(settings.maxSnoozes)")) }
         if let wake = status.wakeAt { facts.append(Fact(name: "Woke", value: clock(wake))) }
         var flags: [String] = []
+        // D20: a night past its limits says so first.
+        if let past = status.pastNightlyMaximum { flags.append("⚠ " + past) }
         let dose2 = session.events.first { $0.kind == .dose2 }
         if dose2?.metadata.isEarly == true { flags.append("Dose 2 early") }
         if dose2?.metadata.isLate == true { flags.append("Dose 2 late") }
