@@ -5,10 +5,12 @@
 #
 #   scripts/explore-mutations.sh [--depth N] [--only NAME]
 #
-# One debug build of the scratch copy, then an incremental build per guard (DoseCore and what depends on it).
+# One debug build of the scratch copy (kept in $TMPDIR/dosetap-mutations between runs: the first takes about 20 min, with
+# the dependencies), then an incremental build per guard. Depth 1 is enough: the explorer's starts include nights already
+# under way (Dose 1 taken, both doses, an extra, the maximum), so each guard is one step from one of them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-depth=2 only=""
+depth=1 only=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --depth) depth="$2"; shift ;;
@@ -19,9 +21,17 @@ while [ $# -gt 0 ]; do
 done
 scratch="${TMPDIR:-/tmp}/dosetap-mutations"
 mkdir -p "$scratch"
-# The tree as committed plus what is changed here, without the build folder; the scratch keeps its own between runs.
-rm -rf "$scratch/tree" && mkdir -p "$scratch/tree"
-tar --exclude=./.build --exclude=./.git -cf - . | tar -C "$scratch/tree" -xf -
+# The tree as it is here, without the build folder; only changed files are rewritten, so the scratch build stays valid.
+mkdir -p "$scratch/tree"
+git ls-files -co --exclude-standard -z | python3 -c '
+import os, shutil, sys
+for path in filter(None, sys.stdin.buffer.read().split(b"\0")):
+    path = path.decode()
+    target = os.path.join(sys.argv[1], path)
+    if os.path.isfile(path) and (not os.path.exists(target) or open(path, "rb").read() != open(target, "rb").read()):
+        os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+        shutil.copy2(path, target)
+' "$scratch/tree"
 rules="Sources/DoseCore/Rules/NightRules.swift"
 # name | the guard's line as written | what it becomes (the guard never refuses)
 mutations=(
@@ -71,5 +81,6 @@ print(f"| {sys.argv[3]} | yes: {problem} | {len(script) - 1} (script: {sys.argv[
 PY
     fi
 done
+cp "Sources/DoseCore/Rules/NightRules.swift" "$scratch/tree/$rules"
 echo "counterexamples: $scratch/*.sh"
 exit "$status"

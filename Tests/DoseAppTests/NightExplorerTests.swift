@@ -19,6 +19,15 @@ struct NightExplorerTests {
         NightExplorer.Start(name: "a titration step tonight", at: evening, settings: [("titration", "2026-11-21 3 g + 3 g")]),
         NightExplorer.Start(name: "the night the clocks spring forward", at: WallClock.date(2026, 3, 7, 23, 30)),
         NightExplorer.Start(name: "the night the clocks fall back", at: WallClock.date(2026, 10, 31, 23, 30)),
+        // Nights already under way, so one step reaches each guard of Dose 2, the extra dose and the maximum.
+        NightExplorer.Start(name: "Dose 1 taken", at: evening, before: [(.dose1, [], 0)]),
+        NightExplorer.Start(name: "both doses taken", at: evening, before: [(.dose1, [], 0), (.dose2, [], 165)]),
+        NightExplorer.Start(name: "an extra dose taken", at: evening, before: [(.dose1, [], 0), (.dose2, [], 165), (.dose2, [.extra], 170)]),
+        NightExplorer.Start(
+            name: "4.5 g + 4.5 g taken, the maximum", at: evening, settings: [("titration", "2026-11-21 4.5 g + 4.5 g")],
+            before: [(.dose1, [], 0), (.dose2, [], 165)]),
+        NightExplorer.Start(
+            name: "Dose 2 snoozed to the limit", at: evening, before: [(.dose1, [], 0), (.snooze, [], 150), (.snooze, [], 160), (.snooze, [], 170)]),
     ]
 
     /// The depth: the environment's, else the CI form's.

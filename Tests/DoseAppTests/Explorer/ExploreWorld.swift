@@ -3,6 +3,7 @@ import DoseCore
 import DoseTestSupport
 import Foundation
 import GRDB
+import GRDBSQLite
 
 @testable import DoseStore
 
@@ -114,25 +115,28 @@ final class ExploreWorld: @unchecked Sendable {
         return first
     }
 
-    /// Runs `body`, which must leave the store as it was: proved by no row written, else by every row compared.
+    /// Runs `body`, which must leave the store as it was: proved by no row written, else by its image compared.
     private func unchanged(by what: String, _ body: () throws -> Void) throws {
         let changes = try changes()
-        let before = try fingerprint()
+        let before = try image()
         try body()
         guard try self.changes() != changes else { return }
-        guard try fingerprint() == before else { throw ExploreViolation("\(what) changed the store") }
+        guard try image() == before else { throw ExploreViolation("\(what) changed the store") }
     }
 
     /// Rows changed on this connection so far, rolled back or not: equal counts prove nothing was written.
     func changes() throws -> Int { try database.writer.read { $0.totalChangesCount } }
 
-    /// Every row of every table, in order: equal fingerprints are equal stores, to the byte of every value.
-    func fingerprint() throws -> [String] {
-        try database.writer.read { db in
-            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-            return try tables.flatMap { table in
-                try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\" ORDER BY 1").map { "\(table) \($0.description)" }
+    /// The database as SQLite would write it to a file, page by page: a rolled-back transaction restores every page, so
+    /// equal images are the same store to the byte.
+    func image() throws -> [UInt8] {
+        try database.writer.writeWithoutTransaction { db in
+            var size: sqlite3_int64 = 0
+            guard let bytes = sqlite3_serialize(db.sqliteConnection, "main", &size, 0) else {
+                throw ExploreViolation("SQLite could not serialise the explorer's database")
             }
+            defer { sqlite3_free(bytes) }
+            return Array(UnsafeBufferPointer(start: bytes, count: Int(size)))
         }
     }
 

@@ -88,21 +88,18 @@ struct NightExplorer {
     }
 
     private func expand(_ node: Node, start: Start, visited: inout Set<[String]>, next: inout [Node], report: inout Report) throws {
-        // Every row of the node, read only when a refusal wrote something it rolled back.
-        var nodeRows: [String]?
-        func fingerprint() throws -> [String] {
-            if let nodeRows { return nodeRows }
-            let rows = try node.world.fingerprint()
-            nodeRows = rows
-            return rows
-        }
         let userRows = try node.world.canonicalRows(userEventsOnly: true)
-        var scratch: ExploreWorld?
+        // The copy steps are tried on, kept while they are refused, and its image as made (a backup's pages differ from
+        // its source's in the header, so a refusal is compared with the copy it ran on).
+        var scratch: (world: ExploreWorld, image: [UInt8])?
         for (index, instant) in try node.world.instants() {
             for step in ExploreStep.alphabet(at: index) {
                 report.steps += 1
-                let world = try scratch ?? node.world.copy()
-                scratch = world
+                if scratch == nil {
+                    let copy = try node.world.copy()
+                    scratch = (copy, try copy.image())
+                }
+                guard let (world, image) = scratch else { continue }
                 let changes = try world.changes()
                 let path = node.path + [(step, instant)]
                 func fail(_ problem: String) { report.counterexamples.append(Counterexample(start: start, path: path, problem: problem)) }
@@ -118,8 +115,8 @@ struct NightExplorer {
                 }
                 switch result {
                 case .refused(let error):
-                    // A refusal changes nothing: no row written, or, if one was and rolled back, every row as it was.
-                    if try world.changes() != changes, try world.fingerprint() != fingerprint() {
+                    // A refusal changes nothing: no row written, or, if one was and rolled back, the store the same to the byte.
+                    if try world.changes() != changes, try world.image() != image {
                         fail("the refused \(step) (\(error.code)) changed the store")
                         scratch = nil
                     }
