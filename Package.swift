@@ -105,7 +105,10 @@ let package = Package(
         // The use cases on an in-memory database, below every edge.
         .testTarget(
             name: "DoseAppTests",
-            dependencies: ["DoseApp", "DoseStore", "DoseCore", "DoseTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+            dependencies: [
+                "DoseApp", "DoseStore", "DoseCore", "DoseTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]),
         .testTarget(
             name: "DoseStoreTests",
             dependencies: [

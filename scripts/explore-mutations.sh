@@ -38,12 +38,16 @@ mutations=(
     "early|guard confirmed.contains(.early) else {|guard true else {"
     "late|guard confirmed.contains(.late) else {|guard true else {"
     "extra|guard confirmed.contains(.extra) else {|guard true else {"
-    "caregiver-extra|guard action.actor == nil else {\n                throw .notShared(why: \"an extra dose|guard true else {\n                throw .notShared(why: \"an extra dose"
+    "caregiver-extra|guard action.actor == nil else {\n                throw .notShared(\n                    why: \"an extra dose|guard true else {\n                throw .notShared(\n                    why: \"an extra dose"
     "nightly-maximum|if let limit { throw limit }|if let limit, false { throw limit }"
     "new-night|guard action.confirmations.contains(.newNight), !action.isHalfAsleep else {|guard true else {"
     "half-asleep-new-night|guard action.confirmations.contains(.newNight), !action.isHalfAsleep else {|guard action.confirmations.contains(.newNight) else {"
     "end-night|guard action.confirmations.contains(.endNight) else {|guard true else {"
     "after-skip|guard confirmed.contains(.afterSkip) else {|guard true else {"
+    "snooze-limit|guard facts.snoozes.count < settings.maxSnoozes else {|guard true else {"
+    "snooze-near-close|case .nearClose: return .snoozeUnavailable(.nearClose)|case .nearClose: break"
+    "took-anyway-caregiver|guard action.actor == nil else {\n            throw .notShared(why: \"a dose taken past|guard true else {\n            throw .notShared(why: \"a dose taken past"
+    "took-anyway-half-asleep|guard !action.isHalfAsleep else {|guard true else {"
 )
 printf '| Guard disabled | Found | Steps to the counterexample |\n| --- | --- | --- |\n'
 status=0
@@ -65,19 +69,27 @@ PY
         printf '| %s | **no** | — |\n' "$name"
         status=1
     else
-        # The first counterexample: its problem, then its script; the steps are its lines after the start's own.
+        # The shortest counterexample of all the starts found: its problem, then its script.
         python3 - "$log" "$scratch/$name.sh" "$name" <<'PY'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
-first = next(i for i, line in enumerate(lines) if line.startswith("  db="))
-script = [lines[first][2:]]
-for line in lines[first + 1:]:
-    if not line.startswith("  dosetap "):
-        break
-    script.append(line[2:])
+found = []
+for i, line in enumerate(lines):
+    match = re.match(r"↳ (.*): (.*) \[(\d+) steps? from (.*)\]$", line)
+    if not match or i + 1 >= len(lines) or not lines[i + 1].startswith("  db="):
+        continue
+    script = []
+    for following in lines[i + 1:]:
+        if not (following.startswith("  db=") or following.startswith("  dosetap ")):
+            break
+        script.append(following[2:])
+    found.append((int(match.group(3)), match.group(2), match.group(4), script))
+if not found:
+    print(f"| {sys.argv[3]} | failed, without a counterexample (see {sys.argv[1]}) | — |")
+    sys.exit(0)
+steps, problem, start, script = min(found, key=lambda item: (item[0], len(item[3])))
 open(sys.argv[2], "w").write("\n".join(script) + "\n")
-problem = lines[first - 1].split(": ", 1)[-1]
-print(f"| {sys.argv[3]} | yes: {problem} | {len(script) - 1} (script: {sys.argv[2]}) |")
+print(f"| {sys.argv[3]} | yes: {problem} | {steps} from {start} (script: {sys.argv[2]}) |")
 PY
     fi
 done

@@ -45,4 +45,29 @@ struct NightExplorerTests {
         #expect(report.counterexamples.isEmpty)
         #expect(report.states > 1, "the search left its start")
     }
+
+    /// PostgreSQL for the explorer's replay (`scripts/explore.sh --postgres URL`): each step again on a store of its own.
+    static let postgresURL = ProcessInfo.processInfo.environment["DOSETAP_EXPLORE_POSTGRES_URL"]
+
+    /// The starts the PostgreSQL replay runs from (`DOSETAP_EXPLORE_POSTGRES_STARTS`, names separated by `;`), else all.
+    static var postgresStarts: [String] {
+        let names = ProcessInfo.processInfo.environment["DOSETAP_EXPLORE_POSTGRES_STARTS"]?.split(separator: ";").map(String.init)
+        return names ?? starts.map(\.name)
+    }
+
+    @Test(
+        "every step does on PostgreSQL what it does on SQLite", .enabled(if: postgresURL != nil, "set DOSETAP_EXPLORE_POSTGRES_URL to run it"),
+        arguments: postgresStarts)
+    func exploreOnPostgres(_ name: String) throws {
+        let start = try #require(Self.starts.first { $0.name == name }, "no start is named '\(name)'")
+        let began = ContinuousClock.now
+        var explorer = NightExplorer(depth: Self.depth)
+        explorer.postgres = try PostgresReplay(url: try #require(Self.postgresURL))
+        let report = try explorer.explore(start)
+        print(
+            "explore on PostgreSQL: \(name): depth \(Self.depth), states visited: \(report.states), steps tried: \(report.steps), "
+                + "\(ContinuousClock.now - began)")
+        for counterexample in report.counterexamples.prefix(5) { Issue.record("\(name): \(counterexample)") }
+        #expect(report.counterexamples.isEmpty)
+    }
 }

@@ -35,6 +35,14 @@ extension NightExplorer {
             }
             if elapsed < 150, !step.confirmations.contains(.early) { problems.append("Dose 2 before the window without early") }
             if elapsed >= 240, !step.confirmations.contains(.late) { problems.append("Dose 2 after the window without late") }
+        case .snooze:
+            // A snooze only while the window is open with more than 15 min left, and never past the limit (§3.3).
+            guard let dose1 = facts.dose1 else { return problems + ["a snooze without Dose 1"] }
+            let elapsed = event.occurredAt.timeIntervalSince(dose1.occurredAt) / 60
+            if elapsed < 150 || elapsed >= 225 { problems.append("a snooze at \(NumberText.plain(elapsed)) min, outside 150–225") }
+            if facts.snoozes.count > DoseSettings(timeZoneID: "UTC").maxSnoozes {
+                problems.append("\(facts.snoozes.count) snoozes in one night, past the limit")
+            }
         case .extraDose:
             if event.metadata.takenAnyway {
                 if ![.cli, .api].contains(step.surface) { problems.append("a dose taken anyway recorded from \(step.surface.rawValue)") }

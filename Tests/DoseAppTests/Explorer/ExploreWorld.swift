@@ -14,7 +14,7 @@ final class ExploreWorld: @unchecked Sendable {
     let time: TestClock
     /// The night's start: the instants count from it until a Dose 1 exists.
     let start: Date
-    private static let keys = Counter()
+    static let keys = Counter()
     /// Ids for rows, from one counter across every copy, so no two copies could ever draw the same.
     private static let ids = Counter()
 
@@ -62,55 +62,81 @@ final class ExploreWorld: @unchecked Sendable {
         case refused(DoseError)
     }
 
-    /// Performs a step through its surface; the offline replay sends it twice and reports the first answer. Throws
-    /// `ExploreViolation` when a surface's own promise breaks (a replay acting twice).
-    func perform(_ step: ExploreStep, at instant: Date) throws -> Result {
-        time.set(instant)
-        var action = NightAction(step.action.kind, confirmations: step.confirmations)
-        var eventID: EventID?
-        var idempotency: IdempotentRequest?
+    /// How a surface sends a step: the action as it arrives, from where, with its event id or idempotency key.
+    struct Sending {
+        var action: NightAction
         let surface: AlarmSurface
-        switch step.surface {
-        case .cli: surface = .cli
-        case .api:
-            surface = .api
-            let key = "explore-\(Self.keys.next())"
-            idempotency = IdempotentRequest(device: "explorer", key: key, requestHash: key) { _ in (200, "{}") }
-        case .page: surface = .page
-        case .push, .link:
-            surface = step.surface == .push ? .push : .link
-            let link = ActionLink(action: step.action.linkAction ?? .take, sessionID: "", expiresAt: instant, nonce: "")
-            action = link.nightAction
-        case .caregiver:
-            surface = .api
-            action.actor = "bob@example.org"
-        case .offline:
-            surface = .page
-            eventID = EventID(rawValue: "offline-\(Self.keys.next())")
+        /// An offline replay's event id: it is sent twice.
+        let eventID: EventID?
+        /// An API request's key: once accepted, it is sent again.
+        let idempotency: IdempotentRequest?
+
+        init(_ step: ExploreStep, at instant: Date) {
+            var action = NightAction(step.action.kind, confirmations: step.confirmations)
+            var eventID: EventID?
+            var idempotency: IdempotentRequest?
+            let surface: AlarmSurface
+            switch step.surface {
+            case .cli: surface = .cli
+            case .api:
+                surface = .api
+                let key = "explore-\(ExploreWorld.keys.next())"
+                idempotency = IdempotentRequest(device: "explorer", key: key, requestHash: key) { _ in (200, "{}") }
+            case .page: surface = .page
+            case .push, .link:
+                surface = step.surface == .push ? .push : .link
+                let link = ActionLink(action: step.action.linkAction ?? .take, sessionID: "", expiresAt: instant, nonce: "")
+                action = link.nightAction
+            case .caregiver:
+                surface = .api
+                action.actor = "bob@example.org"
+            case .offline:
+                surface = .page
+                eventID = EventID(rawValue: "offline-\(ExploreWorld.keys.next())")
+            }
+            action.surface = surface
+            self.action = action
+            self.surface = surface
+            self.eventID = eventID
+            self.idempotency = idempotency
         }
-        action.surface = surface
-        let first: Result
-        do {
-            first = .accepted(try app.night.perform(action, from: surface, eventID: eventID, idempotency: idempotency))
-        } catch let error as DoseError {
-            first = .refused(error)
+
+        /// Sends the step once and answers what it did (`app` is taken at the step's instant).
+        func first(to app: UseCases) throws -> Result {
+            do {
+                return .accepted(try app.night.perform(action, from: surface, eventID: eventID, idempotency: idempotency))
+            } catch let error as DoseError {
+                return .refused(error)
+            }
         }
-        if let eventID {
-            try unchanged(by: "the offline replay of \(step) with its event id") {
+
+        /// Sends it again as its surface would (the offline replay, the API's resend after an answer), and throws
+        /// `ExploreViolation` if that acted.
+        func again(to app: UseCases, after first: Result, step: ExploreStep) throws {
+            if let eventID {
                 do {
                     _ = try app.night.perform(action, from: surface, eventID: eventID)
                     throw ExploreViolation("the offline replay of \(step) with its event id acted twice")
                 } catch is EventAlreadyRecorded {
                 } catch is DoseError {}
             }
-        }
-        if let idempotency, case .accepted = first {
-            try unchanged(by: "\(step) sent again with its idempotency key") {
+            if let idempotency, case .accepted = first {
                 do {
                     _ = try app.night.perform(action, from: surface, idempotency: idempotency)
                     throw ExploreViolation("\(step) sent again with its idempotency key acted twice")
                 } catch is AlreadyAnswered {}
             }
+        }
+    }
+
+    /// Performs a step through its surface; the offline replay sends it twice and reports the first answer. Throws
+    /// `ExploreViolation` when a surface's own promise breaks (a replay acting twice, or changing the store).
+    func perform(_ step: ExploreStep, at instant: Date) throws -> Result {
+        time.set(instant)
+        let sending = Sending(step, at: instant)
+        let first = try sending.first(to: app)
+        if sending.eventID != nil || sending.idempotency != nil {
+            try unchanged(by: "\(step) sent again") { try sending.again(to: app, after: first, step: step) }
         }
         return first
     }

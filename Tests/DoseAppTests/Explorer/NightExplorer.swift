@@ -32,7 +32,7 @@ struct NightExplorer {
         let path: [(step: ExploreStep, at: Date)]
         let problem: String
 
-        var description: String { "\(problem)\n" + script }
+        var description: String { "\(problem) [\(path.count) \(path.count == 1 ? "step" : "steps") from \(start.name)]\n" + script }
 
         /// The path as a runnable script of the command line, each step at its instant (`--now`); a step from another
         /// surface is run as the command line would send it, and says where it came from.
@@ -68,6 +68,8 @@ struct NightExplorer {
     let depth: Int
     /// Stop at the first counterexample (the mutation check wants the shortest, not all).
     var stopAtFirst = false
+    /// Each step once more on PostgreSQL, which must do what SQLite did.
+    var postgres: PostgresReplay?
 
     /// Searches from `start`.
     func explore(_ start: Start) throws -> Report {
@@ -112,6 +114,12 @@ struct NightExplorer {
                     fail(violation.description)
                     scratch = nil
                     continue
+                }
+                if let postgres {
+                    let rows = if case .accepted = result { try world.canonicalRows() } else { [String]() }
+                    if let problem = try postgres.check(step, at: instant, path: node.path, start: start, sqlite: result, rowsAfter: rows) {
+                        fail(problem)
+                    }
                 }
                 switch result {
                 case .refused(let error):
