@@ -319,6 +319,11 @@ enum NightRecords {
             details["new_occurred_at"] = ISO8601.string(occurredAt)
             details["new_note"] = note ?? ""
             return (.editEvent, details)
+        case .takenAnyway(let nightMilligrams, let maximumMilligrams):
+            details["amount_mg"] = event.metadata.amountMilligrams.map(String.init) ?? ""
+            details["night_mg"] = String(nightMilligrams)
+            details["maximum_mg"] = String(maximumMilligrams)
+            return (.takenAnyway, details)
         }
     }
 

@@ -17,6 +17,7 @@ enum Schema {
         ("v10_wearable_summaries", v10),
         ("v11_device_expiry", v11),
         ("v12_night_regimens", v12),
+        ("v13_taken_anyway_audit", v13),
     ]
 
     /// The schema version this build writes (`user_version`).
@@ -476,5 +477,26 @@ enum Schema {
     /// stores write the same bytes (`NightRegimenFill` is shared with PostgreSQL's migration).
     static func v12(_ db: Database) throws {
         try db.execute(sql: NightRegimenFill.sql(.sqlite))
+    }
+
+    /// A dose recorded as taken past the night's limits is audited (D20, issue 54): the audit log admits its action.
+    static func v13(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                CREATE TABLE audit_log_v13 (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    at TEXT NOT NULL,
+                    action TEXT NOT NULL CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting', 'edit_event', 'delete_event',
+                        'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import',
+                        'setup', 'refill_logged', 'inventory_adjustment', 'delete_inventory', 'taken_anyway')),
+                    session_id TEXT,
+                    entity_id TEXT,
+                    details TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(details))
+                );
+                INSERT INTO audit_log_v13 SELECT id, at, action, session_id, entity_id, details FROM audit_log;
+                DROP TABLE audit_log;
+                ALTER TABLE audit_log_v13 RENAME TO audit_log;
+                CREATE INDEX audit_log_by_time ON audit_log(at);
+                """)
     }
 }

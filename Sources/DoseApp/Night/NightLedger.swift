@@ -274,6 +274,14 @@ public struct NightLedger: Sendable {
             try night.audit(change, of: event, night: session.id, auditID: clock.makeID(), at: clock.now)
         }
         for event in decision.recorded { try night.insert(event, night: session.id, checkIn: decision.checkIn) }
+        // D20: a dose taken past the night's limits is kept, and so is the fact that it was, in the audit log.
+        let facts = NightFacts(session.events)
+        for event in decision.recorded where event.metadata.takenAnyway {
+            let regimen = facts.regimen(or: settings)
+            let change = EventChange.takenAnyway(
+                nightMilligrams: facts.takenMilligrams(regimen: regimen), maximumMilligrams: regimen.nightlyMaximumMilligrams)
+            try night.audit(change, of: event, night: session.id, auditID: clock.makeID(), at: clock.now)
+        }
         try night.saveNight(session, closure: decision.closure)
     }
 

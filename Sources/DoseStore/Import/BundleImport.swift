@@ -378,6 +378,8 @@ enum BundleFormats {
                 files["settings.json"] = try BundleFiles.json(file)
             }
         },
+        // v13 admits the audit of a dose taken past the night's limits; an older bundle has none: the files are unchanged.
+        12: { _ in },
     ]
 
     /// The columns of `wearable_summaries.csv` at schema 10.

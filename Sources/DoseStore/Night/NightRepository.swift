@@ -11,6 +11,8 @@ public enum EventChange: Sendable {
     case edited(occurredAt: Date, note: String?)
     /// Deleted in history.
     case deleted
+    /// Recorded as taken past the night's limits (D20): the night's total with it, and the most the night may hold.
+    case takenAnyway(nightMilligrams: Int, maximumMilligrams: Int)
 }
 
 /// One transaction over the night tables: it loads what the rules ask for and saves what they decided, and knows no

@@ -18,6 +18,7 @@ enum PostgresSchema {
         ("v9_row_security", v9RowSecurity), ("v10_expiry_and_limits", v10ExpiryAndLimits),
         ("v11_pairing_codes", v11PairingCodes), ("v12_reminder_jobs", v12ReminderJobs),
         ("v13_shared_upkeep", v13SharedUpkeep), ("v14_night_regimens", v14NightRegimens),
+        ("v15_taken_anyway_audit", v15TakenAnywayAudit),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.
@@ -650,6 +651,14 @@ enum PostgresSchema {
         \(NightRegimenFill.sql(.postgres))
         ALTER TABLE dose_events FORCE ROW LEVEL SECURITY;
         ALTER TABLE settings FORCE ROW LEVEL SECURITY;
+        """
+
+    /// A dose recorded as taken past the night's limits is audited (D20, issue 54). The new check admits every old row.
+    static let v15TakenAnywayAudit = """
+        ALTER TABLE audit_log DROP CONSTRAINT audit_log_action_check;
+        ALTER TABLE audit_log ADD CONSTRAINT audit_log_action_check CHECK (action IN ('undo', 'superseded', 'delete_session', 'setting',
+            'edit_event', 'delete_event', 'edit_checkin', 'replace_presleep', 'edit_medication', 'delete_medication', 'import',
+            'setup', 'refill_logged', 'inventory_adjustment', 'delete_inventory', 'taken_anyway'));
         """
 
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.

@@ -196,6 +196,8 @@ enum AuditAction: String, Codable, CaseIterable {
     case refillLogged = "refill_logged"
     case inventoryAdjustment = "inventory_adjustment"
     case deleteInventory = "delete_inventory"
+    /// A dose recorded as taken past the night's limits (D20).
+    case takenAnyway = "taken_anyway"
 }
 
 /// A row of `audit_log`: what an undo, a correction, a deletion or a settings change changed.
