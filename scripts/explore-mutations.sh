@@ -76,11 +76,11 @@ lines = open(sys.argv[1]).read().splitlines()
 found = []
 for i, line in enumerate(lines):
     match = re.match(r"↳ (.*): (.*) \[(\d+) steps? from (.*)\]$", line)
-    if not match or i + 1 >= len(lines) or not lines[i + 1].startswith("  db="):
+    if not match or i + 1 >= len(lines) or not lines[i + 1].startswith("  export TZ="):
         continue
     script = []
     for following in lines[i + 1:]:
-        if not (following.startswith("  db=") or following.startswith("  dosetap ")):
+        if not following.startswith(("  export TZ=", "  db=", "  dosetap ")):
             break
         script.append(following[2:])
     found.append((int(match.group(3)), match.group(2), match.group(4), script))

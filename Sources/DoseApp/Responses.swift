@@ -238,7 +238,8 @@ public struct ErrorResponse: Encodable, Sendable {
     /// The response for a refusal.
     public init(_ error: DoseError) {
         self.error = Body(
-            code: error.code.wire, message: error.message, confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds,
+            code: error.code.wire, message: error.message(confirmation: { "confirm '\($0.rawValue)'" }, takenAnyway: "`POST /v1/events/took-anyway`"),
+            confirm: error.confirm?.rawValue, retryAfter: error.retryAfterSeconds,
             details: error.details.isEmpty ? nil : error.details)
     }
 }

@@ -248,7 +248,7 @@ enum Output {
 
     /// On the command line the way to confirm is the flag itself.
     static func flagWording(_ error: DoseError) -> String {
-        error.message { "add `--confirm \($0.rawValue)`" }
+        error.message(confirmation: { "add `--confirm \($0.rawValue)`" }, takenAnyway: "`dosetap event took-anyway`")
     }
 
     private static func refusalPrefix(_ error: DoseError) -> String {

@@ -191,7 +191,10 @@ struct Dose2DecisionTests {
             #expect(error.code == .nightlyMaximum && error.confirm == nil)
             #expect(error.details["maximum_mg"] == "9000" && error.details["reason"] == "past_maximum")
             #expect(error.message.contains("would make \(RegimenWords.grams(total))"), "\(error.message)")
-            #expect(error.message.contains("took-anyway") && error.message.contains("emergency services"))
+            // Each surface names its own way to record a dose already taken; the page, used half asleep, says to do it awake.
+            #expect(error.message.contains("once you are awake") && !error.message.contains("dosetap"), "\(error.message)")
+            let onTheCommandLine = error.message(confirmation: { _ in nil }, takenAnyway: "`dosetap event took-anyway`")
+            #expect(onTheCommandLine.contains("(`dosetap event took-anyway`)") && onTheCommandLine.contains("emergency services"))
             // The plain second tap no longer offers an extra that would be refused.
             let plain = Fixture.refusal(NightAction(.dose2), session: taken, at: Fixture.minutes(170), settings: settings)
             #expect(plain?.code == .alreadyTaken && plain?.confirm == nil)

@@ -171,6 +171,32 @@ struct RouterTests {
         }
     }
 
+    @Test("past the nightly maximum over HTTP: 422_NIGHTLY_MAXIMUM naming the API's way to record it, nothing kept; took-anyway keeps it")
+    func nightlyMaximum() async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))
+        try await fixture.test { client in
+            func take(_ body: String, at date: Date) async throws -> TestResponse {
+                fixture.set(date)
+                return try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: buffer(body))
+            }
+            #expect(try await take(#"{"type": "dose1"}"#, at: WallClock.date(2026, 11, 21, 22, 30)).status == .ok)
+            #expect(try await take(#"{"type": "dose2"}"#, at: WallClock.date(2026, 11, 22, 1, 20)).status == .ok)
+            #expect(try await take(#"{"type": "dose2", "confirm": ["extra"]}"#, at: WallClock.date(2026, 11, 22, 1, 40)).status == .ok)
+            let before = String(buffer: try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth).body)
+            let refused = try await take(#"{"type": "dose2", "confirm": ["extra", "early", "late"]}"#, at: WallClock.date(2026, 11, 22, 1, 50))
+            let error = ServerFixture.json(refused)["error"] as? [String: Any]
+            #expect(refused.status == .unprocessableContent && error?["code"] as? String == "422_NIGHTLY_MAXIMUM" && error?["confirm"] == nil)
+            let message = error?["message"] as? String ?? ""
+            #expect(message.contains("`POST /v1/events/took-anyway`") && !message.contains("dosetap event"), "\(message)")
+            #expect(message.contains("emergency services"), "\(message)")
+            #expect(String(buffer: try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth).body) == before)
+            let anyway = try await client.execute(
+                uri: "/v1/events/took-anyway", method: .post, headers: fixture.auth, body: buffer(#"{"note": "taken before I read it"}"#))
+            #expect(anyway.status == .ok, "\(String(buffer: anyway.body))")
+            #expect(String(buffer: try await client.execute(uri: "/v1/sessions/2026-11-21", method: .get, headers: fixture.auth).body) != before)
+        }
+    }
+
     @Test("Idempotency-Key: the same key and body replay the stored answer; another body is 422_IDEMPOTENCY_MISMATCH")
     func idempotency() async throws {
         let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 30))

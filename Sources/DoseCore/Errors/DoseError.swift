@@ -272,10 +272,11 @@ public enum DoseError: Error, Equatable, Sendable {
     public var message: String { message { "confirm '\($0.rawValue)'" } }
 
     /// The message with the way to confirm worded for one surface: `confirmation` gives the words ("add
-    /// `--confirm early`"), or nil where the surface offers a button instead and the sentence is left out.
+    /// `--confirm early`"), or nil where the surface offers a button instead and the sentence is left out;
+    /// `takenAnyway` names the surface's way to record a dose taken past the night's limits, where it has one.
     /// Long by design: one case per refusal, so every sentence a person reads at night is written beside the others
     /// and a new refusal cannot be added without its words.
-    public func message(confirmation: (ConfirmKind) -> String?) -> String {
+    public func message(confirmation: (ConfirmKind) -> String?, takenAnyway: String? = nil) -> String {
         func offer(_ lead: String, _ kind: ConfirmKind) -> String { confirmation(kind).map { " \(lead), \($0)." } ?? "" }
         switch self {
         case .invalidInput(let field, let problem, let allowed):
@@ -341,7 +342,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .titrationTooFast(let steps):
             return steps.map(\.reason).joined(separator: " ") + offer("If your prescriber set these steps", .fastTitration)
         case .nightlyMaximum(let refusal):
-            return refusal.sentence
+            return refusal.sentence(recordedWith: takenAnyway)
         case .windowNotOpen(let minutes, _, let local):
             return "Too early for Dose 2: the window opens at \(local), in \(minutes) min. "
                 + "Taking Dose 2 early is risky; wait for the window." + offer("To record it anyway", .early)
@@ -415,8 +416,9 @@ public struct NightlyMaximum: Sendable, Hashable {
         self.extraLocalTime = extraLocalTime
     }
 
-    /// What a person reads: what the night holds, why nothing more is recorded, and what to do if it was taken.
-    public var sentence: String {
+    /// What a person reads: what the night holds, why nothing more is recorded, and what to do if it was taken, with
+    /// the surface's way to record it (`recordedWith`), or, half asleep on a page with none, to do so once awake.
+    public func sentence(recordedWith means: String?) -> String {
         let grams = RegimenWords.grams
         let what =
             switch reason {
@@ -427,7 +429,8 @@ public struct NightlyMaximum: Sendable, Hashable {
                 "An extra dose is already recorded tonight\(extraLocalTime.map { " (at \($0))" } ?? ""); a night has at most one."
             }
         return what + " DoseTap does not record this dose, whatever is confirmed: do not take any more oxybate tonight. "
-            + "If it is already taken, record it as taken anyway (`dosetap event took-anyway`), and if you feel unwell, very "
-            + "sleepy or confused, or breathe slowly, call emergency services now."
+            + (means.map { "If it is already taken, record it as taken anyway (\($0)), and if" }
+                ?? "If it is already taken, record it as taken anyway once you are awake, and if")
+            + " you feel unwell, very sleepy or confused, or breathe slowly, call emergency services now."
     }
 }

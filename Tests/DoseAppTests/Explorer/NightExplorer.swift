@@ -37,7 +37,8 @@ struct NightExplorer {
         /// The path as a runnable script of the command line, each step at its instant (`--now`); a step from another
         /// surface is run as the command line would send it, and says where it came from.
         var script: String {
-            var lines = ["db=$(mktemp -d)/explore.sqlite"]
+            // The machine's zone decides the nights' dates and the words' times, so the script runs in the explorer's.
+            var lines = ["export TZ=\(NightExplorer.zone)", "db=$(mktemp -d)/explore.sqlite"]
             lines += start.settings.map {
                 "dosetap settings set \($0.0) '\($0.1)' --db \"$db\" --now \(ISO8601.string(start.at.addingTimeInterval(-36_000)))"
             }
@@ -64,6 +65,9 @@ struct NightExplorer {
         /// Time spent inside the surfaces' calls, against the whole search's.
         var performing = Duration.zero
     }
+
+    /// The machine zone every search runs in (the DST starts are New York's nights).
+    static let zone = "America/New_York"
 
     let depth: Int
     /// Stop at the first counterexample (the mutation check wants the shortest, not all).
@@ -151,7 +155,7 @@ struct NightExplorer {
 
     /// The world a start describes, its steps taken.
     static func world(for start: Start) throws -> ExploreWorld {
-        let time = TestClock(start.at.addingTimeInterval(-36_000))
+        let time = TestClock(start.at.addingTimeInterval(-36_000), zone: Self.zone)
         let world = ExploreWorld(database: try AppDatabase.inMemory(), time: time, start: start.at)
         for (key, value) in start.settings { _ = try world.app.settings.update(key, to: value, confirmations: [.fastTitration]) }
         for (action, confirmations, minutes) in start.before {

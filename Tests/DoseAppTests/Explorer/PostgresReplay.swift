@@ -53,7 +53,7 @@ final class PostgresReplay: @unchecked Sendable {
             for table in tables { try session.execute(PostgresQuery(unsafeSQL: "DELETE FROM \"\(table)\"")) }
         }
         try store.addPerson("local")
-        let time = TestClock(start.at.addingTimeInterval(-36_000))
+        let time = TestClock(start.at.addingTimeInterval(-36_000), zone: NightExplorer.zone)
         let environment = AppEnvironment(
             store: .postgres(store, person: "local"), now: { [time] in time.now }, machineTimeZoneID: time.zone,
             makeID: { UUID().uuidString.lowercased() }, random: .system)
