@@ -548,6 +548,8 @@ def past_maximum(driver, binary, work, out):
         driver.find_element(By.CSS_SELECTOR, ".night summary").click()
         amounts = driver.find_element(By.CSS_SELECTOR, ".night").text
         check("3 g + 3 g + 3 g extra + 3 g extra" in amounts, f"History's amounts count every dose ({amounts[:160]!r})")
+        check("⚠ Past the maximum · Open · On target" in amounts,
+              f"History's badge says the night went past its maximum first ({amounts[:80]!r})")
         audit(driver, "history-past-maximum", out)
         driver.find_element(By.LINK_TEXT, "Details and sleep").click()
         facts = driver.find_element(By.TAG_NAME, "main").text

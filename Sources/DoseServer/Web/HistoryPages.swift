@@ -145,9 +145,11 @@ struct HistoryPages: PageController {
         if let checkIn = night.checkIn { summary += " · sleep \(checkIn.sleepQuality)/5" }
         // D18: how Dose 2 went, in the one vocabulary; an open night says so, and how its dose went once there is one.
         let timing = DoseTiming.of(facts, targetMinutes: target, closed: !night.session.isOpen)
-        let outcome =
+        var outcome =
             !night.session.isOpen
             ? DoseTiming.badge(timing) : timing.map { $0 == .undecided ? "Open" : "Open · " + DoseTiming.badge($0) } ?? "Open"
+        // D20: a night past its limits says so first; how Dose 2 went is not the news of that night.
+        if let regimen = facts.regimen, facts.isPastMaximum(regimen: regimen) { outcome = "⚠ Past the maximum · " + outcome }
         let sleep = night.sleep.map { HistoryView.sleepColumns($0.figures) } ?? []
         return HistoryView.Night(
             id: night.session.id.rawValue, date: night.session.date.description, outcome: outcome, summary: summary, sleep: sleep,
