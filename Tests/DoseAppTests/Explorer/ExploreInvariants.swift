@@ -40,7 +40,8 @@ extension NightExplorer {
             guard let dose1 = facts.dose1 else { return problems + ["a snooze without Dose 1"] }
             let elapsed = event.occurredAt.timeIntervalSince(dose1.occurredAt) / 60
             if elapsed < 150 || elapsed >= 225 { problems.append("a snooze at \(NumberText.plain(elapsed)) min, outside 150–225") }
-            if facts.snoozes.count > DoseSettings(timeZoneID: "UTC").maxSnoozes {
+            // §3.1's default limit, written here rather than read from the settings under test.
+            if facts.snoozes.count > 3 {
                 problems.append("\(facts.snoozes.count) snoozes in one night, past the limit")
             }
         case .extraDose:
@@ -72,14 +73,14 @@ extension NightExplorer {
             let theirs = doses.filter { $0.night == night }
             guard !theirs.contains(where: \.takenAnyway) else { continue }
             let total = theirs.reduce(0) { $0 + $1.milligrams }
-            let maximum = theirs.compactMap(\.maximum).first ?? RegimenCatalogue.nightlyMaximumMilligrams
+            let maximum = theirs.compactMap(\.maximum).first ?? 9000
             if total > maximum { problems.append("a night holds \(total) mg, past its \(maximum) mg maximum (D20)") }
             if theirs.filter(\.isExtra).count > 1 { problems.append("a night holds \(theirs.filter(\.isExtra).count) extra doses (D20)") }
         }
         // D16: a night ends with Dose 2 undecided only by end_night.
         if let end = facts.wake ?? facts.checkIn, outcome.decision.recorded.contains(where: { $0.id == end.id }),
-            let dose1 = facts.dose1, let window = facts.window, facts.dose2 == nil, facts.skip.map({ $0.occurredAt > end.occurredAt }) ?? true,
-            end.occurredAt < window.expires(after: dose1.occurredAt), !step.confirmations.contains(.endNight)
+            let dose1 = facts.dose1, facts.window != nil, facts.dose2 == nil, facts.skip.map({ $0.occurredAt > end.occurredAt }) ?? true,
+            end.occurredAt < dose1.occurredAt.addingTimeInterval(270 * 60), !step.confirmations.contains(.endNight)
         {
             problems.append("the night ended with Dose 2 undecided without end_night (D16)")
         }
@@ -136,8 +137,19 @@ struct StoredDose {
     let milligrams: Int
     let isExtra: Bool
     let takenAnyway: Bool
-    /// From a Dose 1: its regimen's nightly maximum.
+    /// From a Dose 1: its regimen's nightly maximum, from the labels as D20 states them, not from the code under test
+    /// (a mutated maximum must not move the invariant with it).
     let maximum: Int?
+
+    /// D20's maximum for a regimen: 9 g twice nightly (XYWAV, Xyrem, the generic); once nightly the label's one dose,
+    /// 6 g for XYWAV and 9 g for Lumryz; 9 g for anything else.
+    static func labelMaximum(_ regimen: DoseRegimen?) -> Int? {
+        guard let regimen else { return nil }
+        switch (regimen.kind, regimen.product) {
+        case (.onceNightly, "xywav"): return 6000
+        default: return 9000
+        }
+    }
 
     static func all(_ world: ExploreWorld) throws -> [StoredDose] {
         try world.database.writer.read { db in
@@ -147,7 +159,7 @@ struct StoredDose {
                 let metadata = try JSONDecoder().decode(EventMetadata.self, from: Data((row["metadata"] as String? ?? "{}").utf8))
                 return StoredDose(
                     night: row["session_id"], at: ISO8601.parse(row["occurred_at"]) ?? .distantPast, milligrams: metadata.amountMilligrams ?? 0,
-                    isExtra: row["event_type"] == "extra_dose", takenAnyway: metadata.takenAnyway, maximum: metadata.regimen?.nightlyMaximumMilligrams
+                    isExtra: row["event_type"] == "extra_dose", takenAnyway: metadata.takenAnyway, maximum: labelMaximum(metadata.regimen)
                 )
             }
         }
