@@ -275,12 +275,14 @@ public struct NightLedger: Sendable {
         }
         for event in decision.recorded { try night.insert(event, night: session.id, checkIn: decision.checkIn) }
         // D20: a dose taken past the night's limits is kept, and so is the fact that it was, in the audit log.
-        let facts = NightFacts(session.events)
-        for event in decision.recorded where event.metadata.takenAnyway {
+        // The night's facts are derived only when there is one, so every other action's path stays as it was.
+        let takenAnyway = decision.recorded.filter(\.metadata.takenAnyway)
+        if !takenAnyway.isEmpty {
+            let facts = NightFacts(session.events)
             let regimen = facts.regimen(or: settings)
             let change = EventChange.takenAnyway(
                 nightMilligrams: facts.takenMilligrams(regimen: regimen), maximumMilligrams: regimen.nightlyMaximumMilligrams)
-            try night.audit(change, of: event, night: session.id, auditID: clock.makeID(), at: clock.now)
+            for event in takenAnyway { try night.audit(change, of: event, night: session.id, auditID: clock.makeID(), at: clock.now) }
         }
         try night.saveNight(session, closure: decision.closure)
     }
