@@ -91,18 +91,6 @@ public struct AlarmStore: Sendable {
         }
     }
 
-    /// "I'm up": records the answer for the open night (none open: nothing to record) and returns the reminders it
-    /// answered, those that rang since the last answer.
-    public func acknowledge(from surface: AlarmSurface, clock: StoreClock) throws -> (sessionID: SessionID?, answered: [LoggedReminder]) {
-        try database.write { db in
-            guard let open = try String.fetchOne(db, sql: "SELECT id FROM sleep_sessions WHERE ended_at IS NULL") else { return (nil, []) }
-            let session = SessionID(rawValue: open)
-            let answered = try Self.unanswered(session: session.rawValue, at: clock.now, db)
-            try AlarmAcknowledgementRecord(id: clock.makeID(), sessionID: session.rawValue, at: clock.now, surface: surface, eventID: nil).insert(db)
-            return (session, answered)
-        }
-    }
-
     /// A night's alarm log, oldest first.
     public func log(session: SessionID) throws -> NightAlarmLog {
         try database.read { db in
@@ -139,12 +127,6 @@ public struct AlarmStore: Sendable {
             .order(AlarmAcknowledgementRecord.Columns.at.desc).fetchOne(db)?.at
         let logged = try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == session).fetchAll(db).map(\.entry)
         return (logged, lastAnswer)
-    }
-
-    /// The ringing reminders that fired since the night's last answer.
-    static func unanswered(session: String, at now: Date, _ db: Database) throws -> [LoggedReminder] {
-        let log = try alarmLog(session: session, db)
-        return LoggedReminder.unanswered(log.reminders, lastAnswer: log.lastAnswer, at: now)
     }
 }
 

@@ -268,33 +268,45 @@ enum NightRecords {
     /// The answers in a row that selected `answerColumns` from column `first` on. Read by position: looking columns up
     /// by name was a tenth of loading ten years of nights.
     static func answers(from row: Row, at first: Int) throws -> MorningCheckIn {
+        try answers(AnswerCells(int: { row[first + $0] }, text: { row[first + $0] }, flag: { row[first + $0] }))
+    }
+
+    /// A row's answer cells by offset from the first, in `answerColumns` order, however the store reads them.
+    struct AnswerCells {
+        var int: (Int) throws -> Int
+        var text: (Int) throws -> String?
+        var flag: (Int) throws -> Bool
+    }
+
+    /// The answers in cells read in `answerColumns` order.
+    static func answers(_ cells: AnswerCells) throws -> MorningCheckIn {
         let decoder = JSONDecoder()
         func decode<T: Decodable>(_ offset: Int) throws -> T? {
-            guard let text = row[first + offset] as String? else { return nil }
+            guard let text = try cells.text(offset) else { return nil }
             return try decoder.decode(T.self, from: Data(text.utf8))
         }
         var answers = MorningCheckIn()
-        answers.sleepQuality = row[first]
-        answers.feelRested = FeelRested(rawValue: row[first + 1]) ?? .moderate
-        answers.grogginess = Grogginess(rawValue: row[first + 2]) ?? .mild
-        answers.sleepInertia = SleepInertia(rawValue: row[first + 3]) ?? .fiveToFifteen
-        answers.dreamRecall = DreamRecall(rawValue: row[first + 4]) ?? .none
-        answers.mentalClarity = row[first + 5]
-        answers.mood = Mood(rawValue: row[first + 6]) ?? .neutral
-        answers.anxietyLevel = AnxietyLevel(rawValue: row[first + 7]) ?? .none
-        answers.readiness = row[first + 8]
-        answers.hadSleepParalysis = row[first + 9]
-        answers.hadHallucinations = row[first + 10]
-        answers.hadAutomaticBehavior = row[first + 11]
-        answers.fellOutOfBed = row[first + 12]
-        answers.hadConfusionOnWaking = row[first + 13]
-        answers.hasPhysicalSymptoms = row[first + 14]
+        answers.sleepQuality = try cells.int(0)
+        answers.feelRested = FeelRested(rawValue: try cells.text(1) ?? "") ?? .moderate
+        answers.grogginess = Grogginess(rawValue: try cells.text(2) ?? "") ?? .mild
+        answers.sleepInertia = SleepInertia(rawValue: try cells.text(3) ?? "") ?? .fiveToFifteen
+        answers.dreamRecall = DreamRecall(rawValue: try cells.text(4) ?? "") ?? .none
+        answers.mentalClarity = try cells.int(5)
+        answers.mood = Mood(rawValue: try cells.text(6) ?? "") ?? .neutral
+        answers.anxietyLevel = AnxietyLevel(rawValue: try cells.text(7) ?? "") ?? .none
+        answers.readiness = try cells.int(8)
+        answers.hadSleepParalysis = try cells.flag(9)
+        answers.hadHallucinations = try cells.flag(10)
+        answers.hadAutomaticBehavior = try cells.flag(11)
+        answers.fellOutOfBed = try cells.flag(12)
+        answers.hadConfusionOnWaking = try cells.flag(13)
+        answers.hasPhysicalSymptoms = try cells.flag(14)
         answers.physical = try decode(15)
-        answers.hasRespiratorySymptoms = row[first + 16]
+        answers.hasRespiratorySymptoms = try cells.flag(16)
         answers.respiratory = try decode(17)
         answers.sleepTherapy = try decode(18) ?? []
         answers.environment = try decode(19)
-        answers.notes = row[first + 20]
+        answers.notes = try cells.text(20)
         return answers
     }
 

@@ -5,10 +5,6 @@
 extension AppDatabase {
     /// Past nights: filtered pages, one date's record, deleting a date.
     public var history: HistoryStore { HistoryStore(database: self) }
-    /// Corrections to recorded events and check-ins, and pre-sleep logs.
-    public var journal: NightJournal { NightJournal(database: self) }
-    /// Other medications' entries.
-    public var medications: MedicationLog { MedicationLog(database: self) }
 }
 
 // What configures the server and what it knows about itself.

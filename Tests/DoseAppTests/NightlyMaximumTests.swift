@@ -44,32 +44,12 @@ struct NightlyMaximumTests {
         #expect(NightFacts(status.session?.events ?? []).extraDoses.allSatisfy { $0.metadata.actedBy == nil })
     }
 
-    /// The stores the audit test runs on: SQLite always, PostgreSQL when `DOSETAP_TEST_POSTGRES_URL` names a server.
-    static var stores: [String] { ["sqlite"] + (ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"] != nil ? ["postgres"] : []) }
-
-    @Test("a dose taken anyway is audited with the night's total and its maximum, on each store", arguments: stores)
+    @Test("a dose taken anyway is audited with the night's total and its maximum, on each store", arguments: EachStore.kinds)
     func takenAnywayAudited(_ kind: String) throws {
         let time = TestClock(UseCaseTests.dose1)
-        var location: PostgresLocation?
-        let store: RecordStore
-        if kind == "postgres", let url = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"] {
-            var place = try PostgresLocation(url: url)
-            place.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            let postgres = try PostgresStore.open(place)
-            try postgres.addPerson("local")
-            store = .postgres(postgres, person: "local")
-            location = place
-        } else {
-            store = .sqlite(try AppDatabase.inMemory())
-        }
-        defer {
-            if case .postgres(let postgres, _) = store, let schema = location?.schema {
-                _ = try? postgres.transaction { session in try session.execute(PostgresQuery(unsafeSQL: "DROP SCHEMA \(schema) CASCADE")) }
-                postgres.close()
-            }
-        }
-        let environment = AppEnvironment(
-            store: store, now: { time.now }, machineTimeZoneID: time.zone, makeID: { time.nextID() }, random: .system)
+        let each = try EachStore(kind)
+        defer { each.close() }
+        let environment = each.environment(time)
         for key in ["dose1_mg", "dose2_mg"] { _ = try environment.useCases().settings.update(key, to: "3000", confirmations: []) }
         func perform(_ kind: NightAction.Kind, minutes: Double, confirming: Set<ConfirmKind> = []) throws -> ActionOutcome {
             time.set(UseCaseTests.dose1.addingTimeInterval(minutes * 60))
@@ -80,19 +60,7 @@ struct NightlyMaximumTests {
         _ = try perform(.dose2, minutes: 180, confirming: [.extra])
         let anyway = try perform(.takenAnyway(amountMilligrams: 3000), minutes: 185)
         let event = try #require(anyway.decision.recorded.last)
-        let query = "SELECT action, session_id, entity_id, details FROM audit_log WHERE action <> 'setting' ORDER BY at"
-        let rows: [[String]] =
-            switch store {
-            case .sqlite(let database):
-                try database.writer.read { db in try Row.fetchAll(db, sql: query).map { row in (0..<4).map { row[$0] as String } } }
-            case .postgres(let postgres, _):
-                try postgres.transaction(readOnly: true, seeing: .person("local")) { session in
-                    try session.rows(PostgresQuery(unsafeSQL: query)).map { row in
-                        let (action, night, entity, details) = try row.decode((String, String, String, String).self)
-                        return [action, night, entity, details]
-                    }
-                }
-            }
+        let rows = try each.rows("SELECT action, session_id, entity_id, details FROM audit_log WHERE action <> 'setting' ORDER BY at", columns: 4)
         #expect(rows.count == 1, "\(rows)")
         let row = try #require(rows.first)
         #expect(row[0] == "taken_anyway" && row[1] == anyway.decision.session.id.rawValue && row[2] == event.id.rawValue, "\(row)")

@@ -22,18 +22,51 @@ extension DataTransfer {
     }
 }
 
-extension MedicationLog {
-    /// Logs a batch, settling the open night first as the program does.
-    func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
-        try log(inputs, confirmations: confirmations, clock: clock, settling: NightLedger.settling(clock: clock))
-    }
+extension AppDatabase {
+    /// Other medications, through DoseApp's ledger as every surface reaches them.
+    var medications: FixtureMedications { FixtureMedications(ledger: ledger) }
+    /// Pre-sleep logs and corrections, through DoseApp's ledger.
+    var journal: FixtureJournal { FixtureJournal(ledger: ledger) }
 }
 
-extension NightJournal {
-    /// Saves a pre-sleep log, placed in its night as the program does.
-    func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock) throws -> SavedPreSleepLog {
-        try savePreSleep(log, at: occurredAt, note: note, clock: clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: clock))
+/// Medication entries logged, corrected and deleted as the program does.
+struct FixtureMedications {
+    let ledger: NightLedger
+
+    func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>, clock: StoreClock) throws -> [MedicationRecord] {
+        try ledger.logMedications(inputs, confirmations: confirmations, clock: clock)
     }
+
+    func edit(
+        _ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>, clock: StoreClock
+    ) throws -> MedicationRecord {
+        try ledger.editMedication(id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: clock)
+    }
+
+    func delete(_ id: String, clock: StoreClock) throws -> MedicationRecord { try ledger.deleteMedication(id, clock: clock) }
+
+    func list(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] { try ledger.medications(on: date, limit: limit) }
+}
+
+/// The journal beside the night's events, as the program reaches it.
+struct FixtureJournal {
+    let ledger: NightLedger
+
+    func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?, clock: StoreClock) throws -> SavedPreSleepLog {
+        try ledger.savePreSleep(log, at: occurredAt, note: note, clock: clock)
+    }
+
+    func editCheckIn(on date: SessionKey, answers: MorningCheckIn, clock: StoreClock) throws -> MorningCheckIn {
+        try ledger.editCheckIn(on: date, answers: answers, clock: clock)
+    }
+
+    func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
+        try ledger.editEvent(id, occurredAt: occurredAt, note: note, clock: clock)
+    }
+
+    func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit { try ledger.deleteEvent(id, clock: clock) }
+
+    func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? { try ledger.recordedEvent(id) }
 }
 
 extension SettingsStore {
@@ -45,17 +78,5 @@ extension SettingsStore {
     /// Changes several settings through DoseApp's settings book.
     func update(_ changes: [(key: String, value: String)], reason: String? = nil, clock: StoreClock) throws -> DoseSettings {
         try database.settingsBook.update(changes, reason: reason, clock: clock)
-    }
-}
-
-extension NightJournal {
-    /// Corrects an event through DoseApp's ledger, as every surface does.
-    func editEvent(_ id: EventID, occurredAt: Date?, note: String??, clock: StoreClock) throws -> EventEdit {
-        try database.ledger.editEvent(id, occurredAt: occurredAt, note: note, clock: clock)
-    }
-
-    /// Deletes an event through DoseApp's ledger.
-    func deleteEvent(_ id: EventID, clock: StoreClock) throws -> EventEdit {
-        try database.ledger.deleteEvent(id, clock: clock)
     }
 }

@@ -92,8 +92,9 @@ public struct MedicationsBody: Decodable {
 
     /// The entries as the medication log takes them, each checked against the catalogue.
     public func inputs() throws(DoseError) -> [MedicationInput] {
-        guard (1...MedicationLog.batchLimit).contains(entries.count) else {
-            throw .invalidInput(field: "entries", problem: "\(entries.count) entries", allowed: "1–\(MedicationLog.batchLimit) entries in one batch")
+        guard (1...MedicationRules.batchLimit).contains(entries.count) else {
+            throw .invalidInput(
+                field: "entries", problem: "\(entries.count) entries", allowed: "1–\(MedicationRules.batchLimit) entries in one batch")
         }
         var inputs: [MedicationInput] = []
         for (index, entry) in entries.enumerated() {

@@ -41,7 +41,7 @@ public struct AlarmService: Sendable {
 
     /// "I'm up" from `surface`: answers the alarms that rang since the last answer.
     public func acknowledge(from surface: AlarmSurface) throws -> AcknowledgeResponse {
-        let (session, answered) = try app.onRecords { try $0.alarms.acknowledge(from: surface, clock: app.clock) }
+        let (session, answered) = try app.store.ledger.acknowledgeAlarms(from: surface, clock: app.clock)
         return AcknowledgeResponse(at: app.clock.now, sessionID: session?.rawValue, surface: surface, answered: answered)
     }
 

@@ -114,25 +114,22 @@ public struct RecordService: Sendable {
 
     /// Replaces the check-in of a date's night.
     public func editCheckIn(on date: SessionKey, answers: MorningCheckIn) throws -> MorningCheckIn {
-        try app.onRecords { try $0.journal.editCheckIn(on: date, answers: answers, clock: app.clock) }
+        try app.store.ledger.editCheckIn(on: date, answers: answers, clock: app.clock)
     }
 
     /// Saves a pre-sleep log (now, or at `occurredAt`).
     public func savePreSleep(_ log: PreSleepLog, at occurredAt: Date?, note: String?) throws -> SavedPreSleepLog {
-        try app.onRecords {
-            try $0.journal.savePreSleep(
-                log, at: occurredAt, note: note, clock: app.clock, placing: NightLedger.placingPreSleep(at: occurredAt, clock: app.clock))
-        }
+        try app.store.ledger.savePreSleep(log, at: occurredAt, note: note, clock: app.clock)
     }
 
     /// Whether a check-in may answer "same as usual" for the sleep environment.
     public func hasUsualSleepEnvironment() throws -> Bool {
-        try app.onRecords { try $0.journal.hasUsualSleepEnvironment() }
+        try app.store.ledger.hasUsualSleepEnvironment()
     }
 
     /// A recorded event and its night, by id (a replayed API request finds what it recorded).
     public func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? {
-        try app.onRecords { try $0.journal.recordedEvent(id) }
+        try app.store.ledger.recordedEvent(id)
     }
 }
 
@@ -142,32 +139,29 @@ public struct MedicationService: Sendable {
 
     /// Logs a batch atomically; a probable duplicate needs its confirmation.
     public func log(_ inputs: [MedicationInput], confirmations: Set<ConfirmKind>) throws -> [MedicationRecord] {
-        try app.onRecords {
-            try $0.medications.log(inputs, confirmations: confirmations, clock: app.clock, settling: NightLedger.settling(clock: app.clock))
-        }
+        try app.store.ledger.logMedications(inputs, confirmations: confirmations, clock: app.clock)
     }
 
     /// Entries of one date, or the latest `limit`, newest first.
     public func list(on date: SessionKey? = nil, limit: Int = 100) throws -> [MedicationRecord] {
-        try app.onRecords { try $0.medications.list(on: date, limit: limit) }
+        try app.store.ledger.medications(on: date, limit: limit)
     }
 
     /// One entry by id.
     public func find(_ id: String) throws -> MedicationRecord {
-        try app.onRecords { try $0.medications.find(id) }
+        try app.store.ledger.medication(id)
     }
 
     /// Changes an entry's amount, time or note, audited.
     public func edit(
         _ id: String, takenAt: Date?, amount: Double?, unit: DoseUnit?, note: String??, confirmations: Set<ConfirmKind>
     ) throws -> MedicationRecord {
-        try app.onRecords {
-            try $0.medications.edit(id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: app.clock)
-        }
+        try app.store.ledger.editMedication(
+            id, takenAt: takenAt, amount: amount, unit: unit, note: note, confirmations: confirmations, clock: app.clock)
     }
 
     /// Deletes an entry, audited.
     public func delete(_ id: String) throws -> MedicationRecord {
-        try app.onRecords { try $0.medications.delete(id, clock: app.clock) }
+        try app.store.ledger.deleteMedication(id, clock: app.clock)
     }
 }

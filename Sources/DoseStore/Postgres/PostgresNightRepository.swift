@@ -138,7 +138,7 @@ struct PostgresNightTransaction: NightTransaction {
 
     /// Sends a write without waiting: its error comes with the next statement waited for, at the latest the commit (or
     /// a savepoint's release). A write to a night table makes the known version stale.
-    private func write(_ query: PostgresQuery, changingNights: Bool = true) {
+    func write(_ query: PostgresQuery, changingNights: Bool = true) {
         if changingNights {
             writing?.version = nil
             writing?.planMayChange = true
@@ -462,9 +462,9 @@ struct PostgresNightTransaction: NightTransaction {
 
     // MARK: Reading rows
 
-    private func text(_ instant: Date) -> String { ISO8601.string(instant) }
+    func text(_ instant: Date) -> String { ISO8601.string(instant) }
 
-    private func binds(_ values: String...) -> PostgresBindings {
+    func binds(_ values: String...) -> PostgresBindings {
         var binds = PostgresBindings()
         for value in values { binds.append(value) }
         return binds

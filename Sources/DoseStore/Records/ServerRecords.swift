@@ -179,7 +179,7 @@ struct ReminderLogRecord: StoredRecord {
 }
 
 /// What an audit entry records: the schema's `audit_log.action` values, one case each.
-enum AuditAction: String, Codable, CaseIterable {
+public enum AuditAction: String, Sendable, Codable, CaseIterable {
     case undo
     /// An event replaced by a later one of the same kind (Dose 2 confirmed after an early tap, a moved wake-up).
     case superseded
