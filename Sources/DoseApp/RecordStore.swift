@@ -20,6 +20,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// The record of `dosetap serve` runs (on PostgreSQL, every instance's).
+    public var serverRuns: any ServerRunsRepository {
+        switch self {
+        case .sqlite(let database): database.serverRuns
+        case .postgres(let store, _): PostgresServerRuns(store: store)
+        }
+    }
+
     /// The settings.
     public var settingsBook: SettingsBook {
         switch self {

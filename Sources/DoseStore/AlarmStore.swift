@@ -91,31 +91,6 @@ public struct AlarmStore: Sendable {
         }
     }
 
-    /// A night's alarm log, oldest first.
-    public func log(session: SessionID) throws -> NightAlarmLog {
-        try database.read { db in
-            let id = session.rawValue
-            let reminders = try ReminderLogRecord.filter(ReminderLogRecord.Columns.sessionID == id).fetchAll(db).map(\.entry)
-            let deliveries = try AlarmDeliveryRecord.filter(AlarmDeliveryRecord.Columns.sessionID == id).order(AlarmDeliveryRecord.Columns.at)
-                .fetchAll(db)
-            let acknowledgements = try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == id)
-                .order(AlarmAcknowledgementRecord.Columns.at).fetchAll(db)
-            return NightAlarmLog(
-                reminders: reminders.sorted { ($0.fireAt, $0.kindName) < ($1.fireAt, $1.kindName) }, deliveries: deliveries,
-                acknowledgements: acknowledgements)
-        }
-    }
-
-    /// The latest test alarm's deliveries (the attempts of its newest instant).
-    public func lastTest() throws -> [AlarmDeliveryRecord] {
-        try database.read { db in
-            let tests = AlarmDeliveryRecord.filter(AlarmDeliveryRecord.Columns.sessionID == nil)
-            guard let newest = try tests.order(AlarmDeliveryRecord.Columns.fireAt.desc).fetchOne(db) else { return [] }
-            return try tests.filter(AlarmDeliveryRecord.Columns.fireAt == ISO8601.string(newest.fireAt)).order(AlarmDeliveryRecord.Columns.at)
-                .fetchAll(db)
-        }
-    }
-
     /// The instants the night's alarms were answered (what the reminder plan needs).
     static func acknowledgedAt(session: String, _ db: Database) throws -> [Date] {
         try AlarmAcknowledgementRecord.filter(AlarmAcknowledgementRecord.Columns.sessionID == session).fetchAll(db).map(\.at)

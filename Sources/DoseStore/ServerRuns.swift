@@ -2,70 +2,46 @@ public import DoseCore
 public import Foundation
 import GRDB
 
-/// A stretch of time when `dosetap serve` was not running, so no reminder could fire.
-public struct ServerOutage: Sendable, Hashable {
-    /// The last sign of life of the run that ended (its clean stop, or its last heartbeat if it died).
-    public var from: Date
-    /// When the next run started.
-    public var until: Date
-    /// Whether the earlier run stopped cleanly (someone stopped it) rather than dying.
-    public var stoppedCleanly: Bool
+/// The record of `dosetap serve` runs, which every instance of a store writes: it keeps and loads; DoseCore's
+/// `ServerUptime` tells the outages from it.
+public protocol ServerRunsRepository: Sendable {
+    /// Records a run's start, and forgets the runs that started before `forgettingBefore`.
+    func insert(_ run: ServerRun, forgettingBefore: Date) throws
+    /// Records that a run is alive at `instant` (with `stopped`, that it stopped cleanly then).
+    func recordAlive(_ run: String, at instant: Date, stopped: Bool) throws
+    /// The runs that started after `instant` and the last one that started at or before it: every run an outage ending
+    /// after `instant` can lie between.
+    func runs(startedAfter instant: Date) throws -> [ServerRun]
 }
 
-/// The record of `dosetap serve` runs: when each started, its heartbeats and its clean stop, and the outages between.
-public struct ServerRuns: Sendable {
+/// The runs in the embedded SQLite database.
+public struct SQLiteServerRuns: ServerRunsRepository {
     let database: AppDatabase
 
-    /// How often a running server records that it is alive; an outage is known to this precision.
-    public static let heartbeatInterval: TimeInterval = 30
-    /// Gaps shorter than this between runs are a restart, not an outage worth telling a person about.
-    public static let outageThreshold: TimeInterval = 60
-
-    /// Records the start of a server run; returns its id for heartbeats and the clean stop.
-    public func started(clock: StoreClock) throws -> String {
-        let run = ServerRunRecord(id: clock.makeID(), startedAt: clock.now, lastSeenAt: clock.now)
+    public func insert(_ run: ServerRun, forgettingBefore: Date) throws {
         try database.write { db in
-            try run.insert(db)
-            // A year of runs is plenty to explain any night still in question.
-            try ServerRunRecord.filter(ServerRunRecord.Columns.startedAt < ISO8601.string(clock.now.addingTimeInterval(-366 * 86_400))).deleteAll(db)
-        }
-        return run.id
-    }
-
-    /// Records that the run is alive (or, with `stopped`, that it stopped cleanly).
-    public func alive(_ run: String, stopped: Bool = false, at now: Date) throws {
-        try database.write { db in
-            guard var record = try ServerRunRecord.fetchOne(db, key: run) else { return }
-            record.lastSeenAt = now
-            record.stoppedAt = stopped ? now : nil
-            try record.update(db)
+            try ServerRunRecord(id: run.id, startedAt: run.startedAt, lastSeenAt: run.lastSeenAt, stoppedAt: run.stoppedAt).insert(db)
+            try ServerRunRecord.filter(ServerRunRecord.Columns.startedAt < ISO8601.string(forgettingBefore)).deleteAll(db)
         }
     }
 
-    /// The outages during a night, from its start to `now` (none when no night is open).
-    public func outages(during night: NightSession?, now: Date) throws -> [ServerOutage] {
-        guard let night else { return [] }
-        return try outages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now)))
+    public func recordAlive(_ run: String, at instant: Date, stopped: Bool) throws {
+        try database.write { db in
+            try db.execute(
+                sql: "UPDATE server_runs SET last_seen_at = ?, stopped_at = ? WHERE id = ?",
+                arguments: [ISO8601.string(instant), stopped ? ISO8601.string(instant) : nil, run])
+        }
     }
 
-    /// The outages that overlap `interval` (a night from Dose 1 to now or its end), oldest first.
-    public func outages(overlapping interval: DateInterval) throws -> [ServerOutage] {
+    public func runs(startedAfter instant: Date) throws -> [ServerRun] {
         try database.read { db in
-            let runs = try ServerRunRecord.order(ServerRunRecord.Columns.startedAt).fetchAll(db)
-            var outages: [ServerOutage] = []
-            for (earlier, later) in zip(runs, runs.dropFirst()) {
-                let stopped = earlier.stoppedAt
-                let from = stopped ?? earlier.lastSeenAt
-                let until = later.startedAt
-                guard until.timeIntervalSince(from) >= Self.outageThreshold, from < interval.end, until > interval.start else { continue }
-                // A run that lived less than the threshold between two outages is one outage to a person.
-                if let last = outages.last, from.timeIntervalSince(last.until) < Self.outageThreshold {
-                    outages[outages.count - 1] = ServerOutage(from: last.from, until: until, stoppedCleanly: last.stoppedCleanly && stopped != nil)
-                    continue
-                }
-                outages.append(ServerOutage(from: from, until: until, stoppedCleanly: stopped != nil))
-            }
-            return outages
+            let rows = try ServerRunRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM server_runs WHERE started_at > ?1
+                        OR id = (SELECT id FROM server_runs WHERE started_at <= ?1 ORDER BY started_at DESC, id DESC LIMIT 1)
+                    """, arguments: [ISO8601.string(instant)])
+            return rows.map { ServerRun(id: $0.id, startedAt: $0.startedAt, lastSeenAt: $0.lastSeenAt, stoppedAt: $0.stoppedAt) }
         }
     }
 }

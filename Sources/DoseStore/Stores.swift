@@ -18,7 +18,7 @@ extension AppDatabase {
     /// Web Push subscriptions, alarm deliveries and the answers to alarms.
     public var alarms: AlarmStore { AlarmStore(database: self) }
     /// `dosetap serve` runs and the outages between them.
-    public var serverRuns: ServerRuns { ServerRuns(database: self) }
+    public var serverRuns: SQLiteServerRuns { SQLiteServerRuns(database: self) }
 }
 
 // Records in and out.

@@ -173,4 +173,14 @@ extension NightLedger {
             return (open.id, answered)
         }
     }
+
+    /// A night's alarm log: what rang, where each attempt went, and who answered.
+    public func alarmLog(night: SessionID) throws -> NightAlarmLog {
+        try repository.read { records in try records.alarmRecords(night: night) }
+    }
+
+    /// The attempts of the latest test alarm.
+    public func lastTestDeliveries() throws -> [AlarmDeliveryRecord] {
+        try repository.read { records in try records.lastTestDeliveries() }
+    }
 }

@@ -47,14 +47,12 @@ public struct AlarmService: Sendable {
 
     /// A night's alarm log.
     public func log(session: SessionID) throws -> NightAlarmLog {
-        try app.onRecords { try $0.alarms.log(session: session) }
+        try app.store.ledger.alarmLog(night: session)
     }
 
     /// A night's delivery attempts, oldest first: what an instance that resumes a reminder must not send again.
     public func deliveries(night: SessionID) throws -> [AlarmDeliveryRecord] {
-        try app.onRecords(only: ["sleep_sessions", "reminder_log", "alarm_deliveries", "alarm_acknowledgements"]) {
-            try $0.alarms.log(session: night).deliveries
-        }
+        try app.store.ledger.alarmLog(night: night).deliveries
     }
 
     /// The alarm logs of a date's nights, or of the open night; `404_NOT_FOUND` when there is none.
@@ -82,7 +80,7 @@ public struct AlarmService: Sendable {
 
     /// The latest test alarm's attempts.
     public func lastTest() throws -> [AlarmDeliveryRecord] {
-        try app.onRecords(only: ["alarm_deliveries"]) { try $0.alarms.lastTest() }
+        try app.store.ledger.lastTestDeliveries()
     }
 }
 

@@ -24,7 +24,8 @@ public struct NightService: Sendable {
     /// Tonight's status and the server outages during it (what Details and `GET /v1/night` show).
     public func tonight() throws -> (snapshot: StatusSnapshot, outages: [ServerOutage]) {
         let snapshot = try status()
-        return (snapshot, try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.outages(during: snapshot.session, now: app.clock.now) })
+        guard let night = snapshot.session else { return (snapshot, []) }
+        return (snapshot, try app.reminders.outages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, app.clock.now))))
     }
 
     /// Applies what time has made due (expiry, close).

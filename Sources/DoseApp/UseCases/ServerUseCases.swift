@@ -1,6 +1,6 @@
 public import DoseCore
 public import DoseStore
-import Foundation
+public import Foundation
 
 /// Records in and out: the CSV exports, the backup bundle, imports, and Clear All Data.
 public struct TransferService: Sendable {
@@ -98,13 +98,20 @@ public struct ReminderService: Sendable {
         ActionLinkSigner(secretHex: try app.store.actionLinkSecret(clock: app.clock))
     }
 
-    /// Records a server run's start; returns its id.
+    /// Records a server run's start, forgetting runs older than `ServerUptime.retention`; returns its id.
     public func serverStarted() throws -> String {
-        try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.started(clock: app.clock) }
+        let run = ServerRun(id: app.clock.makeID(), startedAt: app.clock.now, lastSeenAt: app.clock.now)
+        try app.store.serverRuns.insert(run, forgettingBefore: app.clock.now.addingTimeInterval(-ServerUptime.retention))
+        return run.id
     }
 
     /// Records that the run is alive, or that it stopped cleanly.
     public func serverAlive(_ run: String, stopped: Bool = false) throws {
-        try app.onRecords(only: ["server_runs"]) { try $0.serverRuns.alive(run, stopped: stopped, at: app.clock.now) }
+        try app.store.serverRuns.recordAlive(run, at: app.clock.now, stopped: stopped)
+    }
+
+    /// The times the server was down that overlap `interval`, oldest first (DoseCore tells them from the runs).
+    public func outages(overlapping interval: DateInterval) throws -> [ServerOutage] {
+        ServerUptime.outages(of: try app.store.serverRuns.runs(startedAfter: interval.start), overlapping: interval)
     }
 }

@@ -293,7 +293,7 @@ public actor ReminderEngine {
             let pace = firesReminders || watched ? interval : .seconds(Self.ladderInterval)
             // Catching up after a restart happens here, on the first tick: due within 2 minutes fires, older is missed.
             _ = try? await tick(waitForDeliveries: false)
-            if let run, environment.now().timeIntervalSince(lastHeartbeat) >= ServerRuns.heartbeatInterval {
+            if let run, environment.now().timeIntervalSince(lastHeartbeat) >= ServerUptime.heartbeatInterval {
                 lastHeartbeat = environment.now()
                 // In the background: a busy writer must not hold up the next tick.
                 let environment = self.environment
