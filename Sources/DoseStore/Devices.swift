@@ -96,20 +96,6 @@ public struct DeviceStore: Sendable {
             return record
         }
     }
-
-    /// The stored response for a device's idempotency key, if any.
-    public func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        try database.read { db in try IdempotencyRecord.find(device: device, key: key, db) }
-    }
-
-    /// Records the response of a request made with an idempotency key; records older than the retention are dropped.
-    public func storeResponse(device: String, key: String, _ response: StoredResponse, at now: Date) throws {
-        try database.write { db in
-            try IdempotencyRecord.filter(IdempotencyRecord.Columns.createdAt < ISO8601.string(now.addingTimeInterval(-Self.idempotencyRetention)))
-                .deleteAll(db)
-            try IdempotencyRecord(deviceID: device, key: key, response: response, at: now).insert(db, onConflict: .ignore)
-        }
-    }
 }
 
 /// The server's own secrets, made on first use from the injected random source.

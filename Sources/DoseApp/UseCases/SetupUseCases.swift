@@ -106,12 +106,18 @@ public struct DeviceService: Sendable {
 
     /// The stored answer to a device's idempotency key, if any.
     public func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        try app.onRecords(only: ["idempotency_keys"]) { try $0.devices.storedResponse(device: device, key: key) }
+        try app.store.ledger.repository.read { night in try night.storedResponse(device: device, key: key) }
     }
 
     /// Stores the answer to a request made with an idempotency key.
     public func storeResponse(device: String, key: String, _ response: StoredResponse) throws {
-        try app.onRecords(only: ["idempotency_keys"]) { try $0.devices.storeResponse(device: device, key: key, response, at: app.clock.now) }
+        try app.store.ledger.repository.write { night in
+            try night.forgetStoredResponses(before: app.clock.now.addingTimeInterval(-DeviceStore.idempotencyRetention))
+            // A request with the same key that committed first keeps its answer: the first answer is the answer.
+            if try night.storedResponse(device: device, key: key) == nil {
+                try night.storeResponse(response, device: device, key: key, at: app.clock.now)
+            }
+        }
     }
 
     /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).

@@ -63,6 +63,8 @@ public protocol NightTransaction: JournalTransaction, AlarmRecordsTransaction {
     func insertAlarmAnswer(id: String, night: SessionID, at instant: Date, surface: AlarmSurface, eventID: EventID?) throws
     /// Stores a device's answer under its idempotency key.
     func storeResponse(_ response: StoredResponse, device: String, key: String, at instant: Date) throws
+    /// Forgets the answers stored under idempotency keys before `instant`.
+    func forgetStoredResponses(before instant: Date) throws
     /// Logs a reminder occurrence as `fired` or `missed`, once.
     func logReminder(_ reminder: Reminder, night: SessionID, missed: Bool, at instant: Date) throws
     /// The night that stays open once this transaction commits (nil: none), which a store may remember.

@@ -91,4 +91,8 @@ extension SQLiteNightTransaction {
     func audit(_ action: AuditAction, id: String, at instant: Date, night: SessionID?, entity: String?, details: [String: String]) throws {
         try NightRecords.audit(action, id: id, at: instant, session: night, entity: entity, details: details, db)
     }
+
+    func forgetStoredResponses(before instant: Date) throws {
+        try IdempotencyRecord.filter(IdempotencyRecord.Columns.createdAt < ISO8601.string(instant)).deleteAll(db)
+    }
 }

@@ -151,6 +151,10 @@ extension PostgresNightTransaction {
             """, changingNights: false)
     }
 
+    func forgetStoredResponses(before instant: Date) throws {
+        write("DELETE FROM idempotency_keys WHERE person_id = \(person) AND created_at < \(text(instant))::timestamptz", changingNights: false)
+    }
+
     /// An entry from a row of `medicationColumns`; a medication the catalogue no longer knows is refused as an invalid
     /// store.
     private static func medication(from row: PostgresRow) throws -> MedicationRecord {
