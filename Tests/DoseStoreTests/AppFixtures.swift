@@ -69,6 +69,16 @@ struct FixtureJournal {
     func recordedEvent(_ id: EventID) throws -> (event: NightEvent, session: NightSession)? { try ledger.recordedEvent(id) }
 }
 
+extension SupplyStore {
+    /// Keeps a ledger entry through DoseApp's supply service, as every surface does.
+    func log(_ entry: InventoryEntry, clock: StoreClock) throws -> InventoryEntry {
+        try UseCases(database, clock: clock).supply.record(entry)
+    }
+
+    /// Deletes a ledger entry through DoseApp's supply service.
+    func delete(_ id: String, clock: StoreClock) throws -> InventoryEntry { try UseCases(database, clock: clock).supply.delete(id) }
+}
+
 extension SettingsStore {
     /// Changes one setting through DoseApp's settings book, as every surface does.
     func update(_ key: String, to value: String, clock: StoreClock) throws -> DoseSettings {

@@ -1,5 +1,5 @@
 public import DoseCore
-import DoseStore
+public import DoseStore
 public import Foundation
 
 /// The supply now with what it was worked out from, as every surface shows it.
@@ -20,15 +20,9 @@ public struct SupplyService: Sendable {
     /// An entry may be dated this far ahead of now at most (clocks disagree a little; the future does not happen).
     static let futureSlack: TimeInterval = 300
 
-    /// What the supply's status and its refill reminder read (the ledger, the doses, tonight's night, the settings): all a
-    /// PostgreSQL workspace copies for them.
-    static let supplyTables: Set<String> = [
-        "settings", "inventory_events", "refill_reminders", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins",
-    ]
-
     /// The supply now.
     public func report() throws -> SupplyReport {
-        let facts = try app.onRecords(only: Self.supplyTables) { try $0.supply.facts(machineTimeZoneID: app.clock.machineTimeZoneID) }
+        let facts = try app.store.ledger.repository.read { night in try SupplyFacts(night, machineTimeZoneID: app.clock.machineTimeZoneID) }
         let zone = app.clock.zone(facts.settings)
         return SupplyReport(status: status(facts, timeZone: zone), entries: facts.entries, settings: facts.settings, timeZone: zone)
     }
@@ -77,13 +71,31 @@ public struct SupplyService: Sendable {
 
     /// Deletes an entry logged by mistake (the audit log keeps it).
     public func delete(_ id: String) throws -> InventoryEntry {
-        try app.onRecords { try $0.supply.delete(id, clock: app.clock) }
+        try app.store.ledger.repository.write { night in
+            guard let entry = try night.inventoryEntry(id: id) else { throw DoseError.notFound(what: "A supply entry with id \(id)") }
+            try night.deleteInventory(id: id)
+            try night.audit(
+                .deleteInventory, id: app.clock.makeID(), at: app.clock.now, night: nil, entity: id, details: SupplyFacts.auditDetails(entry))
+            return entry
+        }
     }
 
     private func log(_ entry: InventoryEntry) throws -> InventoryEntry {
         var entry = entry
         entry.timeZoneID = try app.settings.zone().identifier
-        return try app.onRecords { try $0.supply.log(entry, clock: app.clock) }
+        return try record(entry)
+    }
+
+    /// Keeps a ledger entry as given once it is valid, audited with its reason (imports and tests give their own zone).
+    public func record(_ entry: InventoryEntry) throws -> InventoryEntry {
+        let valid = try entry.validated()
+        return try app.store.ledger.repository.write { night in
+            try night.insertInventory(valid, recordedAt: app.clock.now)
+            try night.audit(
+                valid.kind == .refill ? .refillLogged : .inventoryAdjustment, id: app.clock.makeID(), at: app.clock.now, night: nil, entity: valid.id,
+                details: SupplyFacts.auditDetails(valid))
+            return valid
+        }
     }
 
     private func instant(_ at: Date?) throws -> Date {
@@ -97,18 +109,27 @@ public struct SupplyService: Sendable {
 
     /// Claims today's refill reminder when it is due (at most one a day); the reminder engine sends it.
     public func claimRefillReminder() throws -> (status: SupplyStatus, settings: DoseSettings)? {
-        // Asked every minute by the reminder engine: on PostgreSQL only what the supply's figures read is copied.
-        try app.onRecords(only: Self.supplyTables) { database in
-            try database.supply.claimRefillReminder(at: app.clock.now, machineTimeZoneID: app.clock.machineTimeZoneID) { facts in
-                guard facts.settings.remindersEnabled else { return nil }
-                let zone = app.clock.zone(facts.settings)
-                let status = status(facts, timeZone: zone)
-                guard
-                    let day = Supply.refillReminderDue(
-                        status, at: app.clock.now, settings: facts.settings, timeZone: zone, lastSentOn: facts.lastReminderDay)
-                else { return nil }
-                return (day, status.nightsLeft, (status, facts.settings))
-            }
+        // Asked every minute by the reminder engine, and nearly always nothing is due: decided on a read first, so the
+        // check never writes; then again in the write that records it, so two servers never send a day's reminder twice.
+        let due = { (facts: SupplyFacts) -> (day: SessionKey, nightsLeft: Int, status: SupplyStatus)? in
+            guard facts.settings.remindersEnabled else { return nil }
+            let zone = app.clock.zone(facts.settings)
+            let status = status(facts, timeZone: zone)
+            guard
+                let day = Supply.refillReminderDue(
+                    status, at: app.clock.now, settings: facts.settings, timeZone: zone, lastSentOn: facts.lastReminderDay)
+            else { return nil }
+            return (day, status.nightsLeft, status)
+        }
+        let machineZone = app.clock.machineTimeZoneID
+        guard try app.store.ledger.repository.read({ night in try due(SupplyFacts(night, machineTimeZoneID: machineZone)) }) != nil else {
+            return nil
+        }
+        return try app.store.ledger.repository.write { night in
+            let facts = try SupplyFacts(night, machineTimeZoneID: machineZone)
+            guard let found = due(facts) else { return nil }
+            try night.recordRefillReminder(day: found.day, sentAt: app.clock.now, nightsLeft: found.nightsLeft)
+            return (found.status, facts.settings)
         }
     }
 }
@@ -168,4 +189,33 @@ extension UseCases {
     public var supply: SupplyService { SupplyService(app: self) }
     /// First-run setup.
     public var setup: SetupService { SetupService(app: self) }
+}
+
+/// What the supply's figures are worked out from: the ledger, the doses taken since it began, the open night, the
+/// settings, and the last day a refill reminder went out.
+struct SupplyFacts {
+    var entries: [InventoryEntry]
+    var taken: [TakenDose]
+    var openNight: NightSession?
+    var settings: DoseSettings
+    var lastReminderDay: SessionKey?
+
+    /// The facts as `night`'s transaction reads them.
+    init(_ night: any NightTransaction, machineTimeZoneID: String) throws {
+        entries = try night.inventoryEntries()
+        taken = try entries.first.map { try night.dosesTaken(since: $0.occurredAt) } ?? []
+        openNight = try night.openNight()
+        settings = try night.settings(machineTimeZoneID: machineTimeZoneID)
+        lastReminderDay = try night.lastRefillReminderDay()
+    }
+
+    /// What the audit log keeps of a ledger entry logged or deleted.
+    static func auditDetails(_ entry: InventoryEntry) -> [String: String] {
+        var details = ["kind": entry.kind.rawValue, "occurred_at": ISO8601.string(entry.occurredAt), "time_zone": entry.timeZoneID]
+        details["change_ml"] = entry.changeML.map(NumberText.plain)
+        details["counted_ml"] = entry.countedML.map(NumberText.plain)
+        details["bottles"] = entry.bottles.map(String.init)
+        details["reason"] = entry.reason
+        return details
+    }
 }
