@@ -52,21 +52,6 @@ public struct SetupState: Sendable {
         try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM setup_runs)") ?? false }
     }
 
-    /// Whether any dose was ever recorded here.
-    public func hasAnyDose() throws -> Bool {
-        try database.read { db in try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM dose_events)") ?? false }
-    }
-
-    /// Records a completed setup from a surface (`web`, `cli`, `api`); audited.
-    public func complete(surface: String, clock: StoreClock) throws {
-        try database.write { db in
-            let id = clock.makeID()
-            try db.execute(
-                sql: "INSERT INTO setup_runs (id, completed_at, surface) VALUES (?, ?, ?)", arguments: [id, ISO8601.string(clock.now), surface])
-            try NightRecords.audit(.setup, id: clock.makeID(), at: clock.now, session: nil, entity: id, details: ["surface": surface], db)
-        }
-    }
-
     /// True the first time it is asked for a notice, false ever after (until Clear All).
     public func firstShowing(of notice: String, at now: Date) throws -> Bool {
         try database.write { db in

@@ -44,7 +44,7 @@ final class ServerFixture: Sendable {
         self.environment = environment
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
         _ = try self.database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
-        if setUp { try self.database.setup.complete(surface: "cli", clock: store) }
+        if setUp { try UseCases(self.database, clock: store).setup.complete(surface: "cli") }
     }
 
     func set(_ date: Date) { time.set(date) }

@@ -137,7 +137,7 @@ struct SupplyStoreTests {
         #expect(try !database.setup.isComplete())
         #expect(try database.setup.firstShowing(of: "setup_hint", at: clock.store.now))
         #expect(try !database.setup.firstShowing(of: "setup_hint", at: clock.store.now))
-        try database.setup.complete(surface: "web", clock: clock.store)
+        try UseCases(database, clock: clock.store).setup.complete(surface: "web")
         #expect(try database.setup.isComplete())
         _ = try database.clearAll(confirmation: AppDatabase.clearAllPhrase)
         #expect(try !database.setup.isComplete())

@@ -168,13 +168,22 @@ public struct SetupService: Sendable {
         if !changes.isEmpty {
             settings = try app.store.settingsBook.update(changes, reason: "setup", confirmations: confirmations, clock: app.clock)
         }
-        if steps.contains(where: { $0.step == .privacy }) { try app.onRecords { try $0.setup.complete(surface: surface, clock: app.clock) } }
+        if steps.contains(where: { $0.step == .privacy }) { try complete(surface: surface) }
         return settings
+    }
+
+    /// Records that setup was completed from `surface` (`web`, `cli`, `api`), audited.
+    public func complete(surface: String) throws {
+        try app.store.ledger.repository.write { night in
+            let id = app.clock.makeID()
+            try night.insertSetupRun(id: id, surface: surface, at: app.clock.now)
+            try night.audit(.setup, id: app.clock.makeID(), at: app.clock.now, night: nil, entity: id, details: ["surface": surface])
+        }
     }
 
     /// Whether setup must come before the first Dose 1: never completed, no dose ever recorded, and no night open.
     public func isRequiredBeforeDose1() throws -> Bool {
-        guard try !isComplete(), try !app.onRecords(only: ["dose_events"], { try $0.setup.hasAnyDose() }) else { return false }
+        guard try !isComplete(), try !app.store.ledger.repository.read({ night in try night.hasAnyDose() }) else { return false }
         return try app.night.status().session == nil
     }
 
