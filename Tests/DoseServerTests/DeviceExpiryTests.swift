@@ -23,7 +23,7 @@ struct DeviceExpiryTests {
     }
 
     static func device(_ fixture: ServerFixture, _ name: String) throws -> DeviceRecord {
-        try #require(try fixture.database.devices.all().first { $0.name == name })
+        try #require(try fixture.environment.useCases().devices.all().first { $0.name == name })
     }
 
     @Test("a device in use keeps working, its use written once a day; unused for 90 days it is refused as unpaired")
@@ -62,7 +62,7 @@ struct DeviceExpiryTests {
         // The fixture's device was paired at the start and is never used; a tablet, paired later, takes the doses.
         let tabletToken = DeviceTokens.generate(.system)
         let later = StoreClock(now: Self.start.addingTimeInterval(60 * Self.day), machineTimeZoneID: "UTC", makeID: { "tablet" }, random: .system)
-        _ = try fixture.database.devices.add(name: "tablet", tokenHash: DeviceTokens.hash(tabletToken), clock: later)
+        _ = try fixture.database.addDevice(name: "tablet", tokenHash: DeviceTokens.hash(tabletToken), clock: later)
         let tablet: HTTPFields = [.authorization: "Bearer \(tabletToken)", .contentType: "application/json"]
         let expiry = Self.start.addingTimeInterval(DeviceLifetime.idleLimit)
         try await fixture.test { client in
@@ -104,6 +104,6 @@ struct DeviceExpiryTests {
         for days in [0, 366, -1] {
             #expect(throws: DoseError.self) { try fixture.environment.useCases().devices.pair(name: "bad \(days)", expiresInDays: days) }
         }
-        #expect(try fixture.database.devices.all().map(\.name).sorted() == ["script", "test"])
+        #expect(try fixture.environment.useCases().devices.all().map(\.name).sorted() == ["script", "test"])
     }
 }

@@ -43,7 +43,7 @@ final class ServerFixture: Sendable {
         if wallFollowsClock { environment.wallClock = { time.now } }
         self.environment = environment
         let store = StoreClock(now: now, machineTimeZoneID: "America/New_York", makeID: { UUID().uuidString }, random: .system)
-        _ = try self.database.devices.add(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
+        _ = try self.database.addDevice(name: "test", tokenHash: DeviceTokens.hash(token), clock: store)
         if setUp { try UseCases(self.database, clock: store).setup.complete(surface: "cli") }
     }
 

@@ -252,13 +252,11 @@ struct WebSafetyTests {
             #expect(names == ["Chrome on Android", "Chrome on Android 2", "test"])
             // Full names: the third pairing fails (no free name), and the same link then works once there is room.
             for index in 3...999 {
-                _ = try fixture.database.devices.add(
-                    name: "Browser \(index)", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
+                _ = try fixture.environment.useCases().devices.pair(name: "Browser \(index)")
             }
             let code = await pairing.issue(now: fixture.time.now, random: .system)
             let long = String(repeating: "x", count: 70)
-            _ = try fixture.database.devices.add(
-                name: String(long.prefix(56)), tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
+            _ = try fixture.environment.useCases().devices.pair(name: String(long.prefix(56)))
             let response = try await client.execute(uri: "/pair?code=\(code)", method: .get, headers: [.userAgent: "Chrome/1 Android"])
             #expect(response.status == .seeOther, "a name is always found")
         }
@@ -290,7 +288,7 @@ struct WebSafetyTests {
         _ = try fixture.environment.useCases(at: clock()).night.perform(NightAction(.log(event: "bathroom"), note: text), from: .api)
         _ = try fixture.environment.useCases(at: clock()).medications.log(
             [MedicationInput(medicationID: "modafinil", amount: 100, note: text)], confirmations: [])
-        _ = try fixture.database.devices.add(name: text, tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: clock())
+        _ = try fixture.environment.useCases(at: clock()).devices.pair(name: text)
         try await Self.served(fixture) { client, cookie, _, _ in
             let checkIn = String(buffer: try await client.execute(uri: "/checkin", method: .get, headers: cookie).body)
             #expect(

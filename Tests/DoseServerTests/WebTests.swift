@@ -282,8 +282,7 @@ struct WebTests {
             #expect(settings.quickLog == quick && settings.targetIntervalMinutes == 180, "nothing of a refused form is saved")
 
             // Devices: revoke another one from the page.
-            _ = try fixture.database.devices.add(
-                name: "kitchen tablet", tokenHash: DeviceTokens.hash(DeviceTokens.generate(.system)), clock: fixture.environment.clock())
+            _ = try fixture.environment.useCases().devices.pair(name: "kitchen tablet")
             html = String(buffer: try await client.execute(uri: "/settings", method: .get, headers: cookie).body)
             #expect(html.contains("value=\"kitchen tablet\"") && html.contains("This browser, paired"))
             let tablet = try #require(try fixture.environment.useCases().devices.all().first { $0.name == "kitchen tablet" })

@@ -9,14 +9,28 @@ public struct AlarmService: Sendable {
 
     /// Saves a device's push subscription (the same endpoint again replaces it).
     public func subscribe(_ subscription: PushSubscriptionRecord, device: String) throws -> PushSubscriptionRecord {
-        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.alarms.subscribe(subscription, device: device, clock: app.clock) }
+        try app.store.ledger.repository.write { night in
+            var record = subscription
+            record.deviceID = device
+            record.createdAt = app.clock.now
+            // The same endpoint again replaces its keys, owner and role.
+            if let existing = try night.pushSubscription(endpointOrID: subscription.endpoint), existing.endpoint == subscription.endpoint {
+                record.id = existing.id
+                try night.savePushSubscription(record, replacing: true)
+                return record
+            }
+            try DeviceNaming.refuseSubscription(held: try night.pushSubscriptionCount(device: device))
+            record.id = app.clock.makeID()
+            try night.savePushSubscription(record, replacing: false)
+            return record
+        }
     }
 
     /// Removes a subscription by endpoint or id, with the name of the device that held it; `404_NOT_FOUND` when
     /// there is none.
     public func unsubscribe(_ endpointOrID: String) throws -> (subscription: PushSubscriptionRecord, deviceName: String) {
         let name = try subscriptions().first { [$0.subscription.endpoint, $0.subscription.id].contains(endpointOrID) }?.deviceName ?? ""
-        guard let removed = try app.onRecords(only: ["push_subscriptions"], { try $0.alarms.remove(endpointOrID: endpointOrID) }) else {
+        guard let removed = try remove(endpointOrID) else {
             throw DoseError.notFound(what: "A push subscription with that endpoint")
         }
         return (removed, name)
@@ -24,12 +38,21 @@ public struct AlarmService: Sendable {
 
     /// Forgets a subscription the push service said is gone (404 or 410).
     public func forget(endpoint: String) throws {
-        _ = try app.onRecords(only: ["push_subscriptions"]) { try $0.alarms.remove(endpointOrID: endpoint) }
+        _ = try remove(endpoint)
+    }
+
+    /// Removes the subscription with this endpoint or id; nil when there is none.
+    private func remove(_ endpointOrID: String) throws -> PushSubscriptionRecord? {
+        try app.store.ledger.repository.write { night in
+            guard let found = try night.pushSubscription(endpointOrID: endpointOrID) else { return nil }
+            try night.deletePushSubscription(id: found.id)
+            return found
+        }
     }
 
     /// The subscriptions of paired devices, with their device names.
     public func subscriptions(role: PushRole? = nil) throws -> [(subscription: PushSubscriptionRecord, deviceName: String)] {
-        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.alarms.subscriptions(role: role) }
+        try app.store.ledger.repository.read { night in try night.pushSubscriptions(role: role) }
     }
 
     /// The VAPID signer from the stored key (made on first use).

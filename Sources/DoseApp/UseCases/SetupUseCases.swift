@@ -49,10 +49,15 @@ public struct DeviceService: Sendable {
     public func pair(name: String, uniqued: Bool = false, expiresInDays: Int? = nil) throws -> (device: DeviceRecord, token: String) {
         let expiresAt = try DeviceLifetime.chosenExpiry(days: expiresInDays, from: app.clock.now)
         let token = DeviceTokens.generate(app.clock.random)
-        let device = try app.onRecords(only: ["devices"]) { database in
-            let store = database.devices
-            let name = uniqued ? try store.unusedName(name) : name
-            return try store.add(name: name, tokenHash: DeviceTokens.hash(token), expiresAt: expiresAt, clock: app.clock)
+        let device = try app.store.ledger.repository.write { night in
+            let paired = Set(try night.devices(includingRevoked: false).map(\.name))
+            let name = try DeviceNaming.validated(uniqued ? DeviceNaming.unused(name, pairedNames: paired) : name)
+            try DeviceNaming.refuseTaken(name, pairedNames: paired)
+            let device = DeviceRecord(
+                id: app.clock.makeID(), name: name, tokenHash: DeviceTokens.hash(token), createdAt: app.clock.now, revokedAt: nil,
+                expiresAt: expiresAt)
+            try night.insertDevice(device)
+            return device
         }
         return (device, token)
     }
@@ -81,7 +86,7 @@ public struct DeviceService: Sendable {
 
     /// Every device, revoked ones included.
     public func all() throws -> [DeviceRecord] {
-        try app.onRecords(only: ["devices"]) { try $0.devices.all() }
+        try app.store.ledger.repository.read { night in try night.devices(includingRevoked: true) }
     }
 
     /// The devices that may call the API.
@@ -91,12 +96,30 @@ public struct DeviceService: Sendable {
 
     /// Renames a paired device.
     public func rename(_ id: String, to name: String) throws -> DeviceRecord {
-        try app.onRecords(only: ["devices"]) { try $0.devices.rename(id, to: name) }
+        let name = try DeviceNaming.validated(name)
+        return try app.store.ledger.repository.write { night in
+            let paired = try night.devices(includingRevoked: false)
+            guard var device = paired.first(where: { $0.id == id }) else { throw DoseError.notFound(what: "A paired device '\(id)'") }
+            try DeviceNaming.refuseTaken(name, pairedNames: Set(paired.filter { $0.id != id }.map(\.name)))
+            try night.renameDevice(id, to: name)
+            device.name = name
+            return device
+        }
     }
 
     /// Revokes a device by id or name; its token stops working at once.
     public func revoke(_ idOrName: String) throws -> DeviceRecord {
-        try app.onRecords(only: ["devices", "push_subscriptions"]) { try $0.devices.revoke(idOrName, at: app.clock.now) }
+        try app.store.ledger.repository.write { night in
+            let paired = try night.devices(includingRevoked: false)
+            guard var device = paired.first(where: { $0.id == idOrName }) ?? paired.first(where: { $0.name == idOrName }) else {
+                throw DoseError.notFound(what: "A paired device '\(idOrName)'")
+            }
+            try night.revokeDevice(device.id, at: app.clock.now)
+            // An unpaired phone gets no more alarms, and no more action links.
+            try night.deletePushSubscriptions(device: device.id)
+            device.revokedAt = app.clock.now
+            return device
+        }
     }
 
     /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
