@@ -154,8 +154,9 @@ def queue_digest(driver):
 
 
 PAGE_WORDS = """
-// textContent, not innerText: a control held hidden under a settling finger still counts as what the page says.
-const text = (node) => node ? node.textContent.replace(/\\s+/g, ' ').replace(/Undo \\d+ s/, 'Undo').trim() : '';
+// textContent, not innerText: a control held hidden under a settling finger still counts as what the page says. How long
+// ago something was moves with the clock between a reference tap and a trial, not with the tap: left out.
+const text = (node) => node ? node.textContent.replace(/\\s+/g, ' ').replace(/Undo \\d+ s/, 'Undo').replace(/\\b(\\d+ h )?\\d+ (min|h) ago/g, 'ago').trim() : '';
 const shown = (node) => node && node.getClientRects().length && getComputedStyle(node).visibility !== 'hidden';
 const variant = document.querySelector('[data-variant]:not([hidden])');
 const dialog = document.querySelector('dialog[open]');
