@@ -4,9 +4,10 @@ public import Foundation
 
 /// Where the program keeps its records: the embedded SQLite file (the default), or a PostgreSQL server (SPEC §5.6).
 ///
-/// On PostgreSQL, tonight's actions and status, due reminders, settings and corrections of recorded events run on
-/// repositories of their own; everything else runs the SQLite store's code on a copy of the person's records
-/// (`onRecords`).
+/// On PostgreSQL, tonight's actions and status, due reminders, settings, corrections, the journal (medications,
+/// pre-sleep logs, check-in edits), alarm records, the supply, setup, devices and server runs run on repositories of
+/// their own, the same protocols as SQLite's; history, insights, exports, imports, deletions and Clear All still run the
+/// SQLite store's code on a copy of the person's records (`onRecords`, `readRecords`).
 public enum RecordStore: Sendable {
     case sqlite(AppDatabase)
     /// A PostgreSQL store and the person whose records these are.

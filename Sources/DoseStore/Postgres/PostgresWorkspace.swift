@@ -6,8 +6,9 @@ import PostgresNIO
 
 /// Work written against the SQLite store, run on one person's records in PostgreSQL.
 ///
-/// Tonight's actions, settings and corrections have PostgreSQL repositories of their own. Everything else (history,
-/// the journal, medications, the supply, devices, alarms, exports and imports, Clear All Data) runs here, unchanged:
+/// Tonight's actions, settings, corrections, the journal, alarm records, the supply, setup, devices and server runs
+/// have PostgreSQL repositories of their own. What is left (history, insights, exports and imports, deletions, Clear
+/// All Data, the support bundle, `store copy`) runs here, unchanged:
 /// inside one transaction under the person's lock, the person's rows are loaded into a private in-memory SQLite
 /// database, the work runs on it, and every row it inserted, changed or removed (recorded by temporary triggers as it
 /// works) is written back before the transaction commits. So a refusal, an export or an import is the SQLite store's to
