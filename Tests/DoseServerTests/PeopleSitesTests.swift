@@ -103,6 +103,11 @@ struct PeopleSitesTests {
             _ = try fixture.environment("bob").useCases().devices.revoke("bob's phone")
             #expect(try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth("bob")).status == .unauthorized)
             #expect(try await client.execute(uri: "/health", method: .get).status == .ok, "open routes answer from the lobby")
+            // A reminder link takes GET and POST, as on a server of one person: any other method is 405 with Allow.
+            for method: HTTPRequest.Method in [.put, .delete, .patch] {
+                let other = try await client.execute(uri: "/a/not-a-signed-link", method: method)
+                #expect(other.status == .methodNotAllowed && other.headers[.allow] == "GET, HEAD, POST", "\(method) \(other.status)")
+            }
         }
         let alices = try fixture.environment("alice").store.eventsCSV().split(separator: "\n").filter { $0.contains("dose1") }
         let bobs = try fixture.environment("bob").store.eventsCSV().split(separator: "\n").filter { $0.contains("dose1") }

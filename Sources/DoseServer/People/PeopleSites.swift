@@ -192,6 +192,13 @@ struct PeopleMiddleware: RouterMiddleware {
     let people: PeopleSites
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.path.hasPrefix(AuthMiddleware.openPrefix), !ActionLinkRoutes.methods.contains(request.method) {
+            // A reminder link takes GET and POST, whoever's it is: another method is told so before its token is read.
+            let allowed = ActionLinkRoutes.methods.map(\.rawValue).sorted()
+            var response = Reply.error(.methodNotAllowed(method: request.method.rawValue, path: request.uri.path, allowed: allowed))
+            response.headers[.allow] = allowed.joined(separator: ", ")
+            return response
+        }
         guard let person = try await people.person(answering: request) else { return try await next(request, context) }
         return try await people.site(person).responder.respond(to: request, context: context)
     }

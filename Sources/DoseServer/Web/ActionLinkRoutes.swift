@@ -14,6 +14,9 @@ struct ActionLinkRoutes {
     /// Links spend their nonce as an idempotency key of this pseudo-device.
     static let spender = "action-link"
 
+    /// The methods a link takes: opening it (GET, and HEAD with it) and its button (POST).
+    static let methods: Set<HTTPRequest.Method> = [.get, .head, .post]
+
     /// The routes, at the root of the site.
     var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
