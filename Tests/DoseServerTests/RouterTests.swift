@@ -252,6 +252,8 @@ struct RouterTests {
             (.post, "/v1/undo", #"{"everything":true}"#, "application/json", .badRequest, "everything"),
             (.post, "/v1/events/log", #"{"type":"water"}"#, "text/plain", .unsupportedMediaType, "application/json"),
             (.post, "/v1/events/log", #"{"type":"water"}"#, nil, .unsupportedMediaType, "no Content-Type"),
+            (.post, "/v1/events/log", #"{"type":"water"}"#, "application/json; charset=iso-8859-1", .unsupportedMediaType, "UTF-8"),
+            (.post, "/v1/events/log", #"{"type":"water"}"#, "application/json;charset=\"UTF-16\"", .unsupportedMediaType, "UTF-8"),
             (.patch, "/v1/settings", #"{"target_interval":"180"}"#, "application/json", .badRequest, "target_interval"),
             (.patch, "/v1/settings", #"{"allow_snoozing":"false"}"#, "application/json", .badRequest, "allow_snoozing"),
             (.patch, "/v1/settings", #"{"colour":"red"}"#, "application/json", .badRequest, "colour"),
@@ -262,6 +264,20 @@ struct RouterTests {
             (.get, "/v1/status?verbose=1", "", nil, .badRequest, "verbose"),
             (.get, "/v1/sessions?form=2026-11-01", "", nil, .badRequest, "form"),
         ]
+
+    @Test(
+        "a JSON body may say it is UTF-8, in any case and quoted or not",
+        arguments: ["application/json; charset=utf-8", "application/json;charset=\"UTF-8\""])
+    func utf8Declared(contentType: String) async throws {
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 22, 2, 30))
+        var sent = fixture.auth
+        sent[.contentType] = contentType
+        let headers = sent
+        try await fixture.test { client in
+            let response = try await client.execute(uri: "/v1/doses/take", method: .post, headers: headers, body: buffer(#"{"type":"dose1"}"#))
+            #expect(response.status == .ok, "\(contentType) → \(response.status)")
+        }
+    }
 
     @Test(
         "strict bodies and queries: unknown or repeated keys, wrong types, unsafe ids and non-JSON bodies are refused by name; nothing is stored",

@@ -38,15 +38,23 @@ extension JSONBody {
         return Data(buffer.readableBytesView)
     }
 
-    /// The body of a JSON route: a body of any other media type is refused before it is read as JSON, so a form or
-    /// text a client did not mean as JSON is never acted on. An empty body needs no type.
+    /// The body of a JSON route: a body of any other media type, or declared in a charset other than UTF-8, is refused
+    /// before it is read as JSON, so a form or text a client did not mean as JSON is never acted on. An empty body needs
+    /// no type.
     static func collectJSON(_ request: Request) async throws -> Data {
         let data = try await collect(request)
         guard !data.isEmpty else { return data }
         let sent = request.headers[.contentType] ?? ""
-        let mediaType = sent.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        guard mediaType == "application/json" else {
-            throw DoseError.unsupportedMediaType(sent: sent.isEmpty ? "no Content-Type" : sent, accepted: "application/json")
+        let parts = sent.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let mediaType = parts.first?.lowercased() ?? ""
+        // JSON is UTF-8 (RFC 8259 §8.1): a body declared in another charset would be read as what it does not say.
+        let charsets = parts.dropFirst().compactMap { parameter -> String? in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { return nil }
+            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+        }
+        guard mediaType == "application/json", charsets.allSatisfy({ $0 == "utf-8" }) else {
+            throw DoseError.unsupportedMediaType(sent: sent.isEmpty ? "no Content-Type" : sent, accepted: "application/json (UTF-8)")
         }
         return data
     }
