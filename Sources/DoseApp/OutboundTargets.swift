@@ -37,13 +37,16 @@ public struct OutboundTargets: Sendable {
         return nil
     }
 
-    /// A URL's scheme and host, lower case, the host without an IPv6 literal's brackets; nil unless it has both and
-    /// no credentials.
+    /// A URL's scheme and host, lower case, the host without an IPv6 literal's brackets or a final dot; nil unless it
+    /// has both and no credentials.
     static func schemeAndHost(_ url: String) -> (scheme: String, host: String)? {
         guard let components = URLComponents(string: url), let host = components.host?.lowercased(), !host.isEmpty,
             let scheme = components.scheme?.lowercased(), components.user == nil, components.password == nil
         else { return nil }
-        return (scheme, host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+        // A name with its root's dot (`localhost.`) is the same name.
+        var bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if bare.hasSuffix("."), bare.count > 1 { bare.removeLast() }
+        return (scheme, bare)
     }
 
     /// Whether a host (without brackets) is this machine: `localhost` and its subdomains, 127.0.0.0/8, ::1, and
@@ -121,10 +124,11 @@ public struct OutboundTargets: Sendable {
         }
     }
 
-    /// The address a literal host names, or nil for a name.
+    /// The address a literal host names, or nil for a name. IPv4 is read as the resolver reads it (`inet_aton`: `127.1`,
+    /// octal `0177.0.0.1`, `127.000.000.001`, hexadecimal), so no spelling of an address passes for a name.
     static func address(_ host: String) -> Address? {
         var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return Address(bytes: withUnsafeBytes(of: &v4) { Array($0) }) }
+        if inet_pton(AF_INET, host, &v4) == 1 || inet_aton(host, &v4) != 0 { return Address(bytes: withUnsafeBytes(of: &v4) { Array($0) }) }
         var v6 = in6_addr()
         if inet_pton(AF_INET6, host, &v6) == 1 { return Address(bytes: withUnsafeBytes(of: &v6) { Array($0) }) }
         return nil

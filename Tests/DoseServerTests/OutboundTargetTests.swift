@@ -46,6 +46,14 @@ struct OutboundTargetTests {
             ("https://[::1]/x", "this machine", nil),
             ("http://localhost:8080/x", "this machine", nil),
             ("https://user:pw@example.org/x", "not a URL with a host", "not a URL with a host"),
+            // Other spellings of this machine, as a resolver reads them, are this machine too.
+            ("https://127.1/x", "this machine", nil),
+            ("https://0177.0.0.1/x", "this machine", nil),
+            ("https://127.000.000.001/x", "this machine", nil),
+            ("https://0x7f.1/x", "this machine", nil),
+            ("https://localhost./x", "this machine", nil),
+            ("https://10.1/x", "not a public address", "not a public address"),
+            ("https://fcm.googleapis.com./fcm/send/abc", nil, nil),
         ])
     func rule(url: String, strict: String?, withFlag: String?) {
         #expect(
