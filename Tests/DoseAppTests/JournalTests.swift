@@ -70,6 +70,15 @@ struct JournalTests {
         let up = try app(Self.at(22, 1, 20)).alarms.acknowledge(from: .cli)
         #expect(up.sessionID == night.rawValue && up.answered.isEmpty)
         #expect(try each.rows("SELECT session_id, surface FROM alarm_acknowledgements", columns: 2) == [[night.rawValue, "cli"]])
+        // A delivery attempt, recorded as the delivery log records it, is what an instance taking over reads back.
+        let fireAt = Self.at(22, 1, 15)
+        try app(Self.at(22, 1, 21)).alarms.record(
+            AlarmDeliveryRecord(
+                sessionID: night.rawValue, kind: "window_open", fireAt: fireAt, channel: .webhook, audience: .sleeper, target: "hooks.example.org",
+                attempt: 1, outcome: .accepted, durationMilliseconds: 12, at: Self.at(22, 1, 21)))
+        let attempts = try app(Self.at(22, 1, 22)).alarms.deliveries(night: night)
+        #expect(attempts.map(\.kind) == ["window_open"] && attempts.first?.fireAt == fireAt && attempts.first?.outcome == .accepted, "\(attempts)")
+        #expect(try app(Self.at(22, 1, 22)).alarms.log(session: night).acknowledgements.map(\.surface) == [.cli])
 
         // The check-in, then its correction: the answers change, the old ones are audited.
         _ = try app(Self.at(22, 1, 35)).night.perform(NightAction(.dose2), from: .cli)
