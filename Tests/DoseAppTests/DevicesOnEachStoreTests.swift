@@ -16,11 +16,9 @@ struct DevicesOnEachStoreTests {
 
     @Test("names stay unique among paired devices; five subscriptions a device; revoking takes its subscriptions", arguments: EachStore.kinds)
     func devices(_ kind: String) throws {
-        let time = TestClock(WallClock.date(2026, 11, 21, 20, 0))
-        let each = try EachStore(kind)
+        let each = try EachStore(kind, at: WallClock.date(2026, 11, 21, 20, 0))
         defer { each.close() }
-        let environment = each.environment(time)
-        let app = { environment.useCases() }
+        let app = { each.environment.useCases() }
         let phone = try app().devices.pair(name: " phone ").device
         #expect(phone.name == "phone")
         #expect(throws: DoseError.self) { try app().devices.pair(name: "phone") }

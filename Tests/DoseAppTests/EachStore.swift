@@ -8,16 +8,21 @@ import PostgresNIO
 @testable import DoseStore
 
 /// A store of one kind for a test that runs on each: an in-memory SQLite database, or a fresh schema of the PostgreSQL
-/// server `DOSETAP_TEST_POSTGRES_URL` names (dropped by `close`), with one person, "local".
+/// server `DOSETAP_TEST_POSTGRES_URL` names (dropped by `close`), with one person, "local", and the use cases over it at
+/// a test clock.
 struct EachStore {
     /// The kinds a test runs on: SQLite always, PostgreSQL when `DOSETAP_TEST_POSTGRES_URL` names a server.
     static var kinds: [String] { ["sqlite"] + (ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"] != nil ? ["postgres"] : []) }
 
     let store: RecordStore
+    /// The clock every use case of this store reads, with its ids.
+    let time: TestClock
+    /// The use cases' environment over this store at `time`.
+    let environment: AppEnvironment
     private let schema: String?
 
-    /// A new, empty store of `kind`.
-    init(_ kind: String) throws {
+    /// A new, empty store of `kind`, its clock at `start`.
+    init(_ kind: String, at start: Date) throws {
         if kind == "postgres", let url = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_URL"] {
             var place = try PostgresLocation(url: url)
             place.schema = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -29,11 +34,15 @@ struct EachStore {
             store = .sqlite(try AppDatabase.inMemory())
             schema = nil
         }
+        let time = TestClock(start)
+        self.time = time
+        environment = AppEnvironment(store: store, now: { time.now }, machineTimeZoneID: time.zone, makeID: { time.nextID() }, random: .system)
     }
 
-    /// The use cases over this store at `time`'s clock, with its ids.
-    func environment(_ time: TestClock) -> AppEnvironment {
-        AppEnvironment(store: store, now: { time.now }, machineTimeZoneID: time.zone, makeID: { time.nextID() }, random: .system)
+    /// The use cases with the clock set to `date`.
+    func app(at date: Date) -> UseCases {
+        time.set(date)
+        return environment.useCases()
     }
 
     /// The rows `query` selects, every column as text (NULL as ""; PostgreSQL's must be text already), on either store.

@@ -14,14 +14,9 @@ struct JournalTests {
 
     @Test("a night's journal: the same outcomes, refusals and audit entries on either store", arguments: EachStore.kinds)
     func journal(_ kind: String) throws {
-        let time = TestClock(Self.at(21, 21, 0))
-        let each = try EachStore(kind)
+        let each = try EachStore(kind, at: Self.at(21, 21, 0))
         defer { each.close() }
-        let environment = each.environment(time)
-        func app(_ date: Date) -> UseCases {
-            time.set(date)
-            return environment.useCases()
-        }
+        let app = each.app(at:)
         func count(_ table: String) throws -> Int { Int(try each.rows("SELECT CAST(count(*) AS TEXT) FROM \(table)", columns: 1)[0][0]) ?? -1 }
 
         // Pre-sleep: the first log starts the night, the second replaces it (audited), and Dose 1 joins that night.

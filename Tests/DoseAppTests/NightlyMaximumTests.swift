@@ -46,14 +46,12 @@ struct NightlyMaximumTests {
 
     @Test("a dose taken anyway is audited with the night's total and its maximum, on each store", arguments: EachStore.kinds)
     func takenAnywayAudited(_ kind: String) throws {
-        let time = TestClock(UseCaseTests.dose1)
-        let each = try EachStore(kind)
+        let each = try EachStore(kind, at: UseCaseTests.dose1)
         defer { each.close() }
-        let environment = each.environment(time)
-        for key in ["dose1_mg", "dose2_mg"] { _ = try environment.useCases().settings.update(key, to: "3000", confirmations: []) }
+        for key in ["dose1_mg", "dose2_mg"] { _ = try each.environment.useCases().settings.update(key, to: "3000", confirmations: []) }
         func perform(_ kind: NightAction.Kind, minutes: Double, confirming: Set<ConfirmKind> = []) throws -> ActionOutcome {
-            time.set(UseCaseTests.dose1.addingTimeInterval(minutes * 60))
-            return try environment.useCases().night.perform(NightAction(kind, confirmations: confirming), from: .cli)
+            try each.app(at: UseCaseTests.dose1.addingTimeInterval(minutes * 60)).night.perform(
+                NightAction(kind, confirmations: confirming), from: .cli)
         }
         _ = try perform(.dose1, minutes: 0)
         _ = try perform(.dose2, minutes: 170)

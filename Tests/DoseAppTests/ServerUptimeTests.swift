@@ -14,14 +14,9 @@ struct ServerUptimeTests {
         "a crash is an outage from the last heartbeat to the next start; a quick clean restart is none; touching outages merge",
         arguments: EachStore.kinds)
     func outages(_ kind: String) throws {
-        let each = try EachStore(kind)
+        let each = try EachStore(kind, at: Self.start)
         defer { each.close() }
-        let time = TestClock(Self.start)
-        let environment = each.environment(time)
-        func reminders(at value: Double) -> ReminderService {
-            time.set(Self.minutes(value))
-            return environment.useCases().reminders
-        }
+        func reminders(at value: Double) -> ReminderService { each.app(at: Self.minutes(value)).reminders }
         // A run long gone, a year and more ago, is forgotten when the next starts.
         let ancient = try reminders(at: -367 * 1_440).serverStarted()
         let first = try reminders(at: 0).serverStarted()

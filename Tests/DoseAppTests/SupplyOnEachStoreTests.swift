@@ -11,14 +11,9 @@ struct SupplyOnEachStoreTests {
 
     @Test("a refill, a dose counted from it, a deletion audited, and a day's refill reminder claimed once", arguments: EachStore.kinds)
     func supply(_ kind: String) throws {
-        let time = TestClock(Self.at(21, 9, 0))
-        let each = try EachStore(kind)
+        let each = try EachStore(kind, at: Self.at(21, 9, 0))
         defer { each.close() }
-        let environment = each.environment(time)
-        func app(_ date: Date) -> UseCases {
-            time.set(date)
-            return environment.useCases()
-        }
+        let app = each.app(at:)
         let refill = try app(Self.at(21, 9, 0)).supply.logRefill(bottles: nil, ml: 30, at: nil, reason: "pharmacy")
         let mistake = try app(Self.at(21, 9, 1)).supply.adjust(changeML: -5, countedML: nil, at: nil, reason: "spilled")
         #expect(try app(Self.at(21, 9, 2)).supply.report().status.remainingML == 25)

@@ -52,15 +52,17 @@ extension NightLedger {
     ) throws -> MedicationRecord {
         try repository.write { night in
             let before = try Self.medication(id, night)
-            let others =
-                try takenAt.map { moved in
+            // Only a moved entry can come near another of its medication.
+            var others: [Date] = []
+            if let takenAt {
+                let guardSpan = MedicationRules.duplicateGuard
+                others =
                     try night.medicationTimes(
-                        of: [before.medication.id], after: moved.addingTimeInterval(-MedicationRules.duplicateGuard),
-                        before: moved.addingTimeInterval(MedicationRules.duplicateGuard), excluding: id)[before.medication.id]
-                } ?? nil
+                        of: [before.medication.id], after: takenAt.addingTimeInterval(-guardSpan), before: takenAt.addingTimeInterval(guardSpan),
+                        excluding: id)[before.medication.id] ?? []
+            }
             var after = try MedicationRules.edit(
-                before, takenAt: takenAt, amount: amount, unit: unit, note: note, others: others ?? [], confirmations: confirmations,
-                now: clock.now)
+                before, takenAt: takenAt, amount: amount, unit: unit, note: note, others: others, confirmations: confirmations, now: clock.now)
             if takenAt != nil { after.sessionID = try night.nightIDs(dated: [after.sessionDate])[after.sessionDate] }
             try night.deleteMedication(id: id)
             try night.insertMedications([after])
@@ -136,14 +138,9 @@ extension NightLedger {
                 answers.environment?.sameAsUsual == true
                 ? try answers.resolvingSameAsUsual(with: try night.usualSleepEnvironment(before: stored.occurredAt)) : answers
             try night.rewriteCheckIn(stored.id, answers: resolved)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             try night.audit(
                 .editCheckIn, id: clock.makeID(), at: clock.now, night: stored.night, entity: stored.id.rawValue,
-                details: [
-                    "before": String(decoding: try encoder.encode(stored.answers), as: UTF8.self),
-                    "after": String(decoding: try encoder.encode(resolved), as: UTF8.self),
-                ])
+                details: ["before": try AuditDetails.json(stored.answers), "after": try AuditDetails.json(resolved)])
             return resolved
         }
     }

@@ -25,7 +25,8 @@ public struct NightService: Sendable {
     public func tonight() throws -> (snapshot: StatusSnapshot, outages: [ServerOutage]) {
         let snapshot = try status()
         guard let night = snapshot.session else { return (snapshot, []) }
-        return (snapshot, try app.reminders.outages(overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, app.clock.now))))
+        let runs = try app.store.serverRuns.runs(startedAfter: night.startedAt)
+        return (snapshot, ServerUptime.outages(of: runs, during: night, now: app.clock.now))
     }
 
     /// Applies what time has made due (expiry, close).

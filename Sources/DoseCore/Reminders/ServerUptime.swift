@@ -42,10 +42,10 @@ public enum ServerUptime {
     /// How long runs are kept: a year of runs is plenty to explain any night still in question.
     public static let retention: TimeInterval = 366 * 86_400
 
-    /// The outages during a night, from its start to `now` (none when no night is open), from `runs` in any order.
-    public static func outages(of runs: [ServerRun], during night: NightSession?, now: Date) -> [ServerOutage] {
-        guard let night else { return [] }
-        return outages(of: runs, overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now)))
+    /// The outages during a night, from its start to `now`, from `runs` in any order (those that started after the
+    /// night began and the one before them are enough).
+    public static func outages(of runs: [ServerRun], during night: NightSession, now: Date) -> [ServerOutage] {
+        outages(of: runs, overlapping: DateInterval(start: night.startedAt, end: max(night.startedAt, now)))
     }
 
     /// The outages that overlap `interval` (a night from Dose 1 to now or its end), oldest first. A run that lived less

@@ -1,6 +1,14 @@
 public import DoseCore
 public import Foundation
 
+/// Values kept in an audit entry's details, as the store writes every JSON it keeps (keys sorted, slashes as they are).
+public enum AuditDetails {
+    /// `value` as the JSON text an audit entry keeps.
+    public static func json(_ value: some Encodable) throws -> String {
+        String(decoding: try NightRecords.metadataEncoder.encode(value), as: UTF8.self)
+    }
+}
+
 /// A pre-sleep log as stored: what replacing it keeps in the audit log.
 public struct StoredPreSleepLog: Sendable {
     public var id: String

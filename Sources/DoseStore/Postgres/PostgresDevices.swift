@@ -6,17 +6,32 @@ import PostgresNIO
 extension PostgresNightTransaction {
     func devices(includingRevoked: Bool) throws -> [DeviceRecord] {
         try session.rows(
-            """
-            SELECT id, name, token_hash, dosetap_instant(created_at), dosetap_instant(revoked_at), dosetap_instant(last_used_at),
-                dosetap_instant(expires_at)
-            FROM devices WHERE person_id = \(person) AND (\(includingRevoked) OR revoked_at IS NULL) ORDER BY created_at, id
-            """
-        ).map { row in
-            let (id, name, hash, created, revoked, used, expires) = try row.decode((String, String, String, String, String?, String?, String?).self)
-            return DeviceRecord(
-                id: id, name: name, tokenHash: hash, createdAt: NightRecords.instant(created), revokedAt: revoked.map(NightRecords.instant),
-                lastUsedAt: used.map(NightRecords.instant), expiresAt: expires.map(NightRecords.instant))
-        }
+            PostgresQuery(
+                unsafeSQL: "SELECT \(Self.deviceColumns) FROM devices WHERE person_id = $1 AND ($2 OR revoked_at IS NULL) ORDER BY created_at, id",
+                binds: Self.binds(person, includingRevoked))
+        ).map(Self.device(from:))
+    }
+
+    /// The columns of a `devices` row, in `device(from:)` order.
+    static let deviceColumns = """
+        id, name, token_hash, dosetap_instant(created_at), dosetap_instant(revoked_at), dosetap_instant(last_used_at),
+        dosetap_instant(expires_at)
+        """
+
+    /// A device from a row of `deviceColumns`.
+    static func device(from row: PostgresRow) throws -> DeviceRecord {
+        let (id, name, hash, created, revoked, used, expires) = try row.decode((String, String, String, String, String?, String?, String?).self)
+        return DeviceRecord(
+            id: id, name: name, tokenHash: hash, createdAt: NightRecords.instant(created), revokedAt: revoked.map(NightRecords.instant),
+            lastUsedAt: used.map(NightRecords.instant), expiresAt: expires.map(NightRecords.instant))
+    }
+
+    /// The person and a flag as a statement's `$1` and `$2`.
+    private static func binds(_ person: String, _ flag: Bool) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(person)
+        binds.append(flag)
+        return binds
     }
 
     func insertDevice(_ device: DeviceRecord) throws {

@@ -8,16 +8,8 @@ extension PostgresStore {
     public func activeDevices(of person: String) throws -> [DeviceRecord] {
         try transaction(readOnly: true, seeing: .person(person)) { session in
             try session.rows(
-                """
-                SELECT id, name, token_hash, dosetap_instant(created_at), dosetap_instant(last_used_at), dosetap_instant(expires_at) FROM devices
-                WHERE person_id = \(person) AND revoked_at IS NULL
-                """
-            ).map { row in
-                let (id, name, hash, created, used, expires) = try row.decode((String, String, String, String, String?, String?).self)
-                return DeviceRecord(
-                    id: id, name: name, tokenHash: hash, createdAt: ISO8601.parse(created) ?? .distantPast, revokedAt: nil,
-                    lastUsedAt: used.flatMap(ISO8601.parse), expiresAt: expires.flatMap(ISO8601.parse))
-            }
+                "SELECT \(unescaped: PostgresNightTransaction.deviceColumns) FROM devices WHERE person_id = \(person) AND revoked_at IS NULL"
+            ).map(PostgresNightTransaction.device(from:))
         }
     }
 

@@ -357,12 +357,7 @@ struct PostgresNightTransaction: NightTransaction {
 
     func audit(_ change: EventChange, of event: NightEvent, night: SessionID, auditID: String, at instant: Date) throws {
         let (action, details) = NightRecords.audit(change, of: event)
-        let json = String(decoding: try NightRecords.metadataEncoder.encode(details), as: UTF8.self)
-        write(
-            """
-            INSERT INTO audit_log (id, person_id, at, action, session_id, entity_id, details)
-            VALUES (\(auditID), \(person), \(text(instant))::timestamptz, \(action.rawValue), \(night.rawValue), \(event.id.rawValue), \(json))
-            """, changingNights: false)
+        try audit(action, id: auditID, at: instant, night: night, entity: event.id.rawValue, details: details)
     }
 
     func saveNight(_ night: NightSession, closure: SessionClosure?) throws {
