@@ -234,7 +234,7 @@ public enum RecordStore: Sendable {
             guard let person = try store.person(named: named) else {
                 throw DoseError.invalidInput(
                     field: "person", problem: "\(location.redacted) has no person '\(named.prefix(100))'",
-                    allowed: "the e-mail address of a person `dosetap person list` shows")
+                    allowed: "the e-mail address or id of a person `dosetap person list` shows")
             }
             return (.postgres(store, person: person.id), false)
         }

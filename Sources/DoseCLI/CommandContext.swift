@@ -22,7 +22,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Use this IANA time zone for this call instead of the time_zone setting.")
     var tz: String?
 
-    @Option(help: "The person to act for, by e-mail address: needed when a PostgreSQL store holds several (`dosetap person list`).")
+    @Option(help: "The person to act for, by e-mail address or id: needed when a PostgreSQL store holds several (`dosetap person list`).")
     var person: String?
 }
 

@@ -7,8 +7,8 @@ import Foundation
 /// `dosetap person`: the people of a shared PostgreSQL store (SPEC §5.6).
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "person", abstract: "Add, list and remove the people of a shared PostgreSQL store.",
-        subcommands: [Add.self, Link.self, List.self, Remove.self])
+        commandName: "person", abstract: "Add, list, address and remove the people of a shared PostgreSQL store.",
+        subcommands: [Add.self, Link.self, List.self, Address.self, Remove.self])
 
     /// Where sign-in links point: `--link-base`, else `DOSETAP_PUBLIC_URL`, else this machine's default `serve`.
     static func linkBase(_ option: String?) -> String {
@@ -101,6 +101,25 @@ struct PersonCommand: ParsableCommand {
                         "\(person.email ?? "(no address: the store's first person)")"
                             + "\(person.name.map { "  \($0)" } ?? "")  [\(person.id)]  added \(ISO8601.string(person.createdAt))")
                 }
+            }
+        }
+    }
+
+    struct Address: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "address",
+            abstract: "Give a person an e-mail address, or change it; a person copied in from a file, or a store's first, has none.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The person: their e-mail address, or their id as `dosetap person list` shows it.") var person: String
+        @Argument(help: "The address to give them (compared in any case; no one else here may have it).") var email: String
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let person = try PersonCommand.people(options).giveAddress(to: person, email: email)
+                Output.show(
+                    json: options.json, PersonCommand.json(person),
+                    "\(person.name ?? "The person \(person.id)") now has the address \(person.shownName); commands act for them with --person \(person.shownName)."
+                )
             }
         }
     }

@@ -49,10 +49,11 @@ public struct StoreContents: Sendable {
         }
     }
 
-    /// Copies every row into `target`, a migrated database whose tables are empty, parents first.
-    func insert(into target: Database) throws {
+    /// Copies every row into `target`, a migrated database whose tables are empty, parents first: of every table, or
+    /// `only` these.
+    func insert(into target: Database, only: Set<String>? = nil) throws {
         try copy.read { source in
-            for table in AppDatabase.dataTables.reversed() {
+            for table in AppDatabase.dataTables.reversed() where only?.contains(table) ?? true {
                 let columns = try TableLayout(table, source).columns.map(\.sqlIdentifier)
                 let insert = try target.makeStatement(
                     sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
@@ -88,28 +89,41 @@ extension AppDatabase {
 }
 
 extension PostgresStore {
-    /// Every record of `person`, copied into memory in the SQLite store's form.
+    /// Every record of `person`, copied into memory in the SQLite store's form, with the service's own rows (link and
+    /// push keys, runs), which a SQLite file holds beside its one person's.
     public func contents(of person: String) throws -> StoreContents {
         StoreContents(copy: AppDatabase(workspace: try PostgresWorkspace(store: self, person: person).snapshot(), imports: imports))
     }
 
-    /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing.
-    public func fill(_ person: String, with contents: StoreContents) throws {
-        try onRecords(of: person, only: try everyTableName()) { copy in
-            guard try StoreContents(copy: copy).rowCount() == 0 else {
-                throw DoseError.invalidInput(field: "--to", problem: "\(location.redacted) already holds records", allowed: "an empty store")
+    /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing. The
+    /// service's own rows come too only `withService`: a store that already serves others keeps its own keys.
+    public func fill(_ person: String, with contents: StoreContents, withService: Bool) throws {
+        let tables = withService ? try everyTableName() : try everyTableName().subtracting(try serviceTableNames())
+        do {
+            try onRecords(of: person, only: tables) { copy in
+                guard try StoreContents(copy: copy).rowCount() == 0 else {
+                    throw DoseError.invalidInput(field: "--to", problem: "\(location.redacted) already holds records", allowed: "an empty store")
+                }
+                try copy.write { db in try contents.insert(into: db, only: tables) }
             }
-            try copy.write { db in try contents.insert(into: db) }
+        } catch DoseError.storageBusy {
+            // A key every person shares (a night's id) that is taken whenever the fill runs again: these records are here
+            // already, under someone else (row-level security does not let the fill see whose).
+            throw DoseError.invalidInput(
+                field: "--from",
+                problem: "some of its records are in \(location.redacted) already, under another person, so they cannot come in again",
+                allowed: "records this store does not hold yet")
         }
-        // Fresh statistics for the planner: a store just filled from nothing would otherwise be read with plans made
-        // for empty tables (a page of history scanned every event of ten years) until autovacuum came round.
-        let tables = try workspaceTables().map(\.name.sqlIdentifier).joined(separator: ", ")
-        try withConnection { session in try session.execute(PostgresQuery(unsafeSQL: "ANALYZE \(tables)")) }
+        try analyze()
     }
 
-    /// Deletes every record of `person` (what a failed copy leaves behind).
-    public func removeAllRecords(of person: String) throws {
-        try onRecords(of: person) { copy in
+    /// The tables that hold the service's own rows rather than any person's.
+    public func serviceTableNames() throws -> Set<String> { Set(try workspaceTables().filter { $0.scope == .service }.map(\.name)) }
+
+    /// Deletes every record of `person`, and the service's own rows `withService` (what a failed copy leaves behind).
+    public func removeAllRecords(of person: String, withService: Bool) throws {
+        let tables = withService ? try everyTableName() : try everyTableName().subtracting(try serviceTableNames())
+        try onRecords(of: person, only: tables) { copy in
             try copy.write { db in
                 for table in AppDatabase.dataTables { try db.execute(sql: "DELETE FROM \(table)") }
             }

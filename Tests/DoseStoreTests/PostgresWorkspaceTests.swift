@@ -140,7 +140,7 @@ struct PostgresWorkspaceTests {
         }
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
-        try store.fill("local", with: try sqlite.contents())
+        try store.fill("local", with: try sqlite.contents(), withService: true)
         let (from, to) = (SessionKey(year: 2026, month: 11, day: 2)!, SessionKey(year: 2026, month: 11, day: 6)!)
         let expected = try sqlite.history.nights(from: from, to: to).map { ($0.session.id, $0.session.events.map(\.id), $0.intervalMinutes) }
         #expect(expected.count == 5)
@@ -165,7 +165,7 @@ struct PostgresWorkspaceTests {
         for day in 1...3 {
             try StoreFixture.act(sqlite.ledger, .dose1, at: WallClock.date(2026, 11, day, 22, 0), clock: clock)
         }
-        try store.fill("local", with: try sqlite.contents())
+        try store.fill("local", with: try sqlite.contents(), withService: true)
         // Three Dose 1s, and the two Dose 2s skipped when their nights closed: five rows, fetched two and one at a time too.
         let file = try sqlite.transfer.eventsCSV()
         #expect(file.components(separatedBy: "\r\n").count == 7, "\(file)")

@@ -40,6 +40,13 @@ public struct PeopleService: Sendable {
     /// Every person, oldest first.
     public func list() throws -> [PersonRecord] { try store.people() }
 
+    /// Gives the person `named` (an e-mail address or id) the address `email`, by which commands and sign-in links then
+    /// name them: a person copied in from a file, or a store's first person, has none until then.
+    public func giveAddress(to named: String, email raw: String) throws -> PersonRecord {
+        let email = try EmailAddress(raw)
+        return try store.setEmail(of: try person(named).id, to: email)
+    }
+
     /// Removes the person `named` (an e-mail address or id) and every row of theirs, once `confirmation` is
     /// `removalPhrase` of their address; nothing is removed otherwise.
     public func remove(_ named: String, confirmation: String?) throws -> PersonRemoval {
@@ -57,7 +64,8 @@ public struct PeopleService: Sendable {
     func person(_ named: String) throws -> PersonRecord {
         guard let person = try store.person(named: named) else {
             throw DoseError.invalidInput(
-                field: "email", problem: "this store has no person '\(named.prefix(100))'", allowed: "an e-mail address `dosetap person list` shows")
+                field: "email", problem: "this store has no person '\(named.prefix(100))'",
+                allowed: "an e-mail address or id `dosetap person list` shows")
         }
         return person
     }

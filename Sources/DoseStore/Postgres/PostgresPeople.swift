@@ -61,6 +61,23 @@ extension PostgresStore {
         }
     }
 
+    /// Gives the person `id` the address `email`, which no one else here may have; nothing is written on a refusal.
+    public func setEmail(of id: String, to email: EmailAddress) throws -> PersonRecord {
+        try transaction { session in
+            let holders = try session.rows("SELECT id FROM people WHERE email = \(email.text)").map { try $0.decode(String.self) }
+            guard holders.allSatisfy({ $0 == id }) else {
+                throw DoseError.invalidInput(
+                    field: "email", problem: "\(email) already has a person in this store", allowed: "an address no person here has yet")
+            }
+            guard let row = try session.rows("UPDATE people SET email = \(email.text) WHERE id = \(id) RETURNING id, email, name, created_at").first
+            else {
+                throw DoseError.invalidInput(
+                    field: "person", problem: "this store has no person '\(id.prefix(100))'", allowed: "a person `dosetap person list` shows")
+            }
+            return try Self.person(row)
+        }
+    }
+
     /// Removes a person and every row of theirs, in one transaction: the rows go with the person (`ON DELETE CASCADE` on
     /// every table that has `person_id`, and from their nights on every table of a night), and a count of every such
     /// table afterwards must find none, or nothing is removed.

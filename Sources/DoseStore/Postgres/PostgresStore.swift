@@ -109,7 +109,7 @@ public final class PostgresStore: Sendable {
             default:
                 throw DoseError.invalidInput(
                     field: "person", problem: "\(location.redacted) holds several people, and no person was named",
-                    allowed: "--person EMAIL, one of the people `dosetap person list` shows")
+                    allowed: "--person EMAIL or --person ID, one of the people `dosetap person list` shows")
             }
         }
     }
