@@ -28,6 +28,12 @@ public final class PostgresStore: Sendable {
     public let imports = ImportStops()
     /// The store's first two people, as read with the migrations when it opened (nil: not read, or used already).
     let peopleAtOpening = NIOLockedValueBox<[String]?>(nil)
+    /// How many times this store's rows were copied into an in-memory SQLite workspace (`PostgresWorkspace`).
+    let workspaceCopies = NIOLockedValueBox(0)
+
+    /// How many times work on this store has copied rows into an in-memory SQLite database since it opened: what a
+    /// path that speaks PostgreSQL itself must leave unchanged.
+    public var workspaceCopiesMade: Int { workspaceCopies.withLockedValue { $0 } }
 
     /// The first key of every person's write lock (`pg_advisory_xact_lock(class, hashtext(person))`): "DOSE".
     static let personLockClass: Int32 = 0x444F_5345

@@ -105,6 +105,7 @@ struct PostgresWorkspace {
     /// row passes through Swift.
     private func load(_ tables: [WorkspaceTable], nights: NightsRead? = nil, from session: PostgresSession, into copy: DatabaseQueue) throws {
         guard !tables.isEmpty else { return }
+        store.workspaceCopies.withLockedValue { $0 += 1 }
         var binds = PostgresBindings()
         binds.append(person)
         let query = "SELECT " + tables.map { table in table.selectJSON(nightFilter: nights?.filter(of: table)) }.joined(separator: ", ")
