@@ -198,6 +198,10 @@ struct SharingPagesTests {
             #expect(cancelled.status == .seeOther && cancelled.headers[.location] == "/settings/sharing?done=cancelled", "\(cancelled.headers)")
             let after = String(buffer: try await Routes.get(client, "/settings/sharing?done=cancelled", fixture.auth("alice")).body)
             #expect(after.contains("Invitation cancelled.") && after.contains("view and alarms, cancelled"))
+            // `done` is one of the values the contract lists, or the page is refused with them named.
+            let unknown = try await Routes.get(client, "/settings/sharing?done=everything", fixture.auth("alice"))
+            let refusal = String(buffer: unknown.body)
+            #expect(unknown.status == .badRequest && refusal.contains("cancelled, ladder, revoked"), "\(unknown.status) \(refusal.prefix(300))")
             let other = try await Routes.post(client, "/ui/shares/revoke", Self.form(fixture, "bob"), "csrf=\(csrf)&id=\(id)")
             #expect(other.status == .forbidden, "Alice's form token is not Bob's")
             let audit = String(buffer: try await Routes.get(client, "/settings/audit", fixture.auth("alice")).body)

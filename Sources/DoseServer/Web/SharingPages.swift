@@ -15,7 +15,7 @@ struct SharingPages: PageController {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("/people") { _, context in try people(context) }
         routes.get("/settings/sharing") { request, context in
-            try sharing(context, flash: request.uri.queryParameters["done"].flatMap { Self.done[String($0)] })
+            try sharing(context, flash: try Self.flash(request.uri.queryParameters["done"].map(String.init)))
         }
         routes.post("/ui/shares") { request, context in try await invite(request, context) }
         routes.post("/ui/shares/revoke") { request, context in try await revoke(request, context) }
@@ -29,6 +29,18 @@ struct SharingPages: PageController {
         "cancelled": "Invitation cancelled.", "revoked": "Share revoked: it no longer opens anything, from now on.",
         "ladder": "Alarm ladder saved.",
     ]
+
+    /// The sentence `done` (what a form just did, carried by its redirect) shows; a value the contract does not list is
+    /// refused rather than passed over in silence.
+    static func flash(_ done: String?) throws -> String? {
+        guard let done else { return nil }
+        guard let sentence = Self.done[done] else {
+            throw DoseError.invalidInput(
+                field: "done", problem: "'\(done.prefix(40))' is not something this page reports",
+                allowed: Self.done.keys.sorted().joined(separator: ", "))
+        }
+        return sentence
+    }
 
     struct PersonCard {
         let name, email, grants, since: String
