@@ -73,14 +73,17 @@ bob=$("$binary" device add bob --person bob@example.org --database "$store" --js
 kill "$server" 2>/dev/null || true
 wait "$server" 2>/dev/null || true
 # Served as a hosted store is, when a role is named: one that owns nothing, so every request runs under row-level security.
+# Without one, the schema's owner serves it, which `serve` refuses unless told (--allow-owner-role).
 served="$store"
+owner_role=(--allow-owner-role)
 role="${DOSETAP_CONTRACT_POSTGRES_ROLE:-${DOSETAP_TEST_POSTGRES_ROLE:-}}"
 if [ -n "$role" ]; then
     "$binary" store grant "$role" --database "$store" > /dev/null
     served=$(python3 -c 'import sys, urllib.parse as u; p = u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(netloc=sys.argv[2] + "@" + p.hostname + (":%d" % p.port if p.port else ""))))' "$store" "$role")
+    owner_role=()
 fi
 listen=$(port)
-"$binary" serve --database "$served" --port "$listen" --rate-limit 1000000 > "$work/serve-shared.log" 2>&1 &
+"$binary" serve --database "$served" --port "$listen" --rate-limit 1000000 "${owner_role[@]}" > "$work/serve-shared.log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$listen"
 wait_for "$base"

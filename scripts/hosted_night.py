@@ -41,6 +41,12 @@ def throwaway_store(binary, url, role, prefix):
     return schema, owner, parsed._replace(netloc=f"{role}@{parsed.hostname}:{parsed.port}").geturl()
 
 
+def owner_serving(role):
+    """What `serve` needs to serve as the schema's owner when no role was granted: the tables' owner, like a superuser,
+    is refused without `--allow-owner-role` (row-level security would not hold for it)."""
+    return [] if role else ["--allow-owner-role"]
+
+
 def stop(servers):
     """SIGTERM to every server still running; each must stop within 20 s (else it is killed, and that is a failure)."""
     for server in servers:
@@ -156,10 +162,11 @@ def wind_up(servers, url, schema, keep, sink):
     sink.shutdown()
 
 
-def start_instances(binary, count, env, hook, instances):
-    """Starts `count` `serve` instances on free ports, each sending to the webhook `hook`, appending (process, base URL)
-    to `instances` as each starts, so the caller's clean-up stops those started even if a later one fails."""
+def start_instances(binary, count, env, hook, instances, extra=()):
+    """Starts `count` `serve` instances on free ports, each sending to the webhook `hook` (with `extra` options),
+    appending (process, base URL) to `instances` as each starts, so the caller's clean-up stops those started even if a
+    later one fails."""
     for _ in range(count):
-        server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--webhook", hook], env=env,
+        server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--webhook", hook, *extra], env=env,
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         instances.append((server, json.loads(server.stdout.readline())["listening"]))

@@ -25,16 +25,19 @@ DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-2}
 STORE=(--db "$WORK/load.sqlite")
+SERVE_AS=()
 if [ "${1:-}" = "--database" ]; then
   PG_URL="${2:?--database needs a postgres:// URL}"
   STORE=(--database "$PG_URL$( [[ "$PG_URL" == *\?* ]] && echo '&' || echo '?' )search_path=load_$$")
+  # The benchmark serves its throwaway schema as the URL's role, the schema's owner, which `serve` refuses unless told.
+  SERVE_AS=(--allow-owner-role)
 fi
 
 # Water without its cooldown, so every logged request is a real write, not a refusal.
 "$BIN" settings set cooldown.water 0 "${STORE[@]}" --tz UTC >/dev/null
 TOKEN=$("$BIN" device add load "${STORE[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 # The per-device limit (240/min) would answer 429 within a second; the benchmark measures the work behind it.
-"$BIN" serve "${STORE[@]}" --tz UTC --port 0 --json --rate-limit 1000000 >"$WORK/serve.out" 2>"$WORK/serve.err" &
+"$BIN" serve "${STORE[@]}" "${SERVE_AS[@]}" --tz UTC --port 0 --json --rate-limit 1000000 >"$WORK/serve.out" 2>"$WORK/serve.err" &
 SERVER=$!
 for _ in $(seq 1 100); do [ -s "$WORK/serve.out" ] && break; sleep 0.1; done
 PORT=$(head -1 "$WORK/serve.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["port"])')

@@ -120,7 +120,16 @@ def main():
             subprocess.run([binary, "person", "add", email, "--json"], env=env, check=True, capture_output=True, text=True)
         who = ["--person", "alice@example.org"]
     token = json.loads(subprocess.run([binary, "device", "add", "outage", "--json", *who], env=env, check=True, capture_output=True, text=True).stdout)["token"]
-    server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--tz", "UTC"], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    # Served as a hosted store is: as the granted role (.ci/run's $DOSETAP_TEST_POSTGRES_ROLE) when there is one, through
+    # the proxy too; else as the schema's owner, which `serve` refuses unless told.
+    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
+    serving, extra = env, ["--allow-owner-role"]
+    if role:
+        subprocess.run([binary, "store", "grant", role, "--json"], env=env, check=True, capture_output=True, text=True)
+        owner = urllib.parse.urlparse(store)
+        serving, extra = {**env, "DOSETAP_DATABASE_URL": owner._replace(netloc=f"{role}@{owner.hostname}:{owner.port}").geturl()}, []
+    server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--tz", "UTC", *extra], env=serving, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True)
     try:
         base = json.loads(server.stdout.readline())["listening"]
         status, _, body = request(base, "/v1/doses/take", token, {"type": "dose1"})

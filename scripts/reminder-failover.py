@@ -19,7 +19,7 @@ With --role (default $DOSETAP_TEST_POSTGRES_ROLE), the schema's owner grants the
 """
 import argparse, json, os, signal, subprocess, sys, time, urllib.request
 
-from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, parse, people_ids, start_instances, throwaway_store, verdict, wind_up
+from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, owner_serving, parse, people_ids, start_instances, throwaway_store, verdict, wind_up
 
 
 class RefusingSink(Sink):
@@ -72,7 +72,7 @@ def main():
 
     instances = []
     try:
-        start_instances(args.binary, args.instances, env, hook, instances)
+        start_instances(args.binary, args.instances, env, hook, instances, owner_serving(args.role))
         print(f"{args.instances} instances serving {args.people} people in {zone}; sink at {hook}", flush=True)
 
         # Person i's reminder at minute m_i of the night falls due `lead + i * spread` seconds from now.

@@ -22,7 +22,7 @@ Usage: scripts/reminder-scale.py path/to/dosetap postgres://SUPERUSER@127.0.0.1:
 """
 import argparse, concurrent.futures, hashlib, json, os, signal, subprocess, sys, time, urllib.request
 
-from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, parse, start_instances, throwaway_store, verdict, wind_up
+from hosted_night import Sink, check, check_arrivals, cpu_seconds, iso, night_zone, owner_serving, parse, start_instances, throwaway_store, verdict, wind_up
 
 WINDOW_OPENS = 150 * 60
 
@@ -98,7 +98,7 @@ def main():
 
     instances = []
     try:
-        start_instances(args.binary, args.instances, env, hook, instances)
+        start_instances(args.binary, args.instances, env, hook, instances, owner_serving(args.role))
         bases = [base for _, base in instances]
 
         # The run: windows open evenly from `start` over `minutes`; Dose 1 for person i at its window's opening less

@@ -7,7 +7,7 @@ in the store, whole, and a client answered nothing may or may not have been reco
 
 Usage: scripts/serve-crash-test.py path/to/dosetap [--kills 10] [--clients 16] [--seed N] [--database URL]
 """
-import argparse, json, os, random, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request, uuid
+import argparse, json, os, random, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.parse, urllib.request, uuid
 
 
 def post(base, token, body):
@@ -50,11 +50,21 @@ def main():
     run("settings", "set", "cooldown.water", "0")
     token = json.loads(run("device", "add", "crash", "--json"))["token"]
     run("dose1")
+    # Served as a hosted store is: as the granted role (.ci/run's $DOSETAP_TEST_POSTGRES_ROLE) when there is one, else as
+    # the schema's owner, which `serve` refuses unless told.
+    serving = store
+    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
+    if options.database and role:
+        subprocess.run([options.binary, "store", "grant", role, *store], check=True, capture_output=True)
+        owner = urllib.parse.urlparse(store[1])
+        serving = ["--database", owner._replace(netloc=f"{role}@{owner.hostname}:{owner.port}").geturl()]
+    elif options.database:
+        serving = store + ["--allow-owner-role"]
 
     acknowledged = {}
     lock = threading.Lock()
     for kill in range(options.kills):
-        server = subprocess.Popen([options.binary, "serve", "--port", "0", "--json", "--rate-limit", "1000000", *store, "--tz", "UTC"],
+        server = subprocess.Popen([options.binary, "serve", "--port", "0", "--json", "--rate-limit", "1000000", *serving, "--tz", "UTC"],
                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         base = json.loads(server.stdout.readline())["listening"]
         stop = threading.Event()

@@ -16,7 +16,7 @@ Usage: scripts/upgrade-test.py OLD_DOSETAP NEW_DOSETAP postgres://OWNER@127.0.0.
 """
 import argparse, json, os, signal, subprocess, sys, time, urllib.error, urllib.request
 
-from hosted_night import Sink, check, drop, iso, night_zone, parse, people_ids, stop, throwaway_store, verdict
+from hosted_night import Sink, check, drop, iso, night_zone, owner_serving, parse, people_ids, stop, throwaway_store, verdict
 
 def request(base, path, token, body=None):
     data = json.dumps(body).encode() if body is not None else None
@@ -48,7 +48,9 @@ def main():
         return json.loads(done.stdout) if done.stdout.strip() else None
 
     def serve(binary):
-        server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--webhook", hook], env=env, stdout=subprocess.PIPE,
+        # The previous release only warned about serving as the owner; this one needs to be told.
+        extra = owner_serving(args.role) if binary == args.new else []
+        server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--webhook", hook, *extra], env=env, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, text=True)
         return server, json.loads(server.stdout.readline())["listening"]
 

@@ -27,6 +27,30 @@ struct Serve: AsyncParsableCommand {
     var publicURL: String?
     @Flag(help: ArgumentHelp("With --now: the clock starts at that instant and runs on, for tests and demos of a live night.", visibility: .hidden))
     var clockRuns = false
+    @Flag(
+        help: """
+            Serve a PostgreSQL store as a superuser, a BYPASSRLS role or the tables' owner anyway: one person's rows are \
+            then kept from another's by the handlers alone. Without it, serving as such a role is refused.
+            """)
+    var allowOwnerRole = false
+
+    /// A role that could read past row-level security serves only with `--allow-owner-role`, and then with a warning:
+    /// served by it, one person's rows are kept from another's by the handlers alone (SPEC §5.6).
+    static func checkServingRole(_ role: PostgresStore.ConnectedRole, allowed: Bool) throws {
+        guard role.bypassesRowSecurity || role.ownsTables else { return }
+        let what = role.bypassesRowSecurity ? "is a superuser or has BYPASSRLS" : "owns the store's tables"
+        guard allowed else {
+            throw DoseError.invalidInput(
+                field: "--database",
+                problem: "PostgreSQL role \(role.name) \(what), so row-level security would not keep one person's rows from another's",
+                allowed:
+                    "a role that owns nothing, given access by the owner with `dosetap store grant ROLE` (README: Isolation in the database), "
+                    + "or --allow-owner-role to serve as \(role.name) anyway")
+        }
+        Output.note(
+            "warning: PostgreSQL role \(role.name) \(what); serving as it anyway (--allow-owner-role): one person's rows are kept from "
+                + "another's by the handlers alone. Serve as a role that owns nothing, given access with `dosetap store grant ROLE`.")
+    }
 
     func run() async throws {
         try await Output.runAsync(json: options.json) {
@@ -57,11 +81,8 @@ struct Serve: AsyncParsableCommand {
             }
             let environment = configured
             environment.logger.info("serve started")
-            if let shared = environment.store.shared, let role = try? shared.connectedRole(), role.bypassesRowSecurity || role.ownsTables {
-                // Served this way, one person's rows are kept from another by the handlers alone.
-                Output.note(
-                    "warning: PostgreSQL role \(role.name) \(role.bypassesRowSecurity ? "bypasses row-level security" : "owns the tables"); "
-                        + "serve as a role that owns nothing, given access with `dosetap store grant ROLE` (README: Isolation in the database)")
+            if let shared = environment.store.shared {
+                try Self.checkServingRole(try shared.connectedRole(), allowed: allowOwnerRole)
             }
             if let tls = listener.tls,
                 let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now())

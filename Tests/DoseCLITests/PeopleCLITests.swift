@@ -11,6 +11,15 @@ enum PSQL {
         return (base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)", base, schema)
     }
 
+    /// A fresh store as a hosted one is set up: its owner applies the migrations and grants the serving role, and
+    /// `url` is the role's, under row-level security; `base` is the superuser's, for psql.
+    static func grantedStore() throws -> (url: String, base: String, schema: String) {
+        let (owner, base, schema) = try freshStore()
+        let granted = try CLI.inProcess(["store", "grant", servingRole, "--database", owner, "--json"])
+        guard granted.status == 0 else { throw CLIHarnessFailure("store grant: \(granted.stdout) \(granted.stderr)") }
+        return (served(owner), base, schema)
+    }
+
     /// The role hosted stores are served as (`.ci/run` creates it).
     static let servingRole = ProcessInfo.processInfo.environment["DOSETAP_TEST_POSTGRES_ROLE"] ?? "dosetap_app"
 
@@ -160,6 +169,54 @@ struct PeopleCLITests {
         #expect(try Self.run(["status", "--person", "alice@example.org"], store).status == 64)
     }
 
+    @Test(
+        "serve refuses a superuser and the tables' owner, naming store grant and --allow-owner-role; with the flag it serves and warns; the granted role serves",
+        enabled)
+    func servingRole() async throws {
+        // The test server's superuser, and a role that owns the schema and so the tables its migrations make.
+        let (superuserStore, base, _) = try PSQL.freshStore()
+        let owner = "owner_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        let ownedSchema = "owned_" + owner
+        let database = "EXECUTE format('%s ON DATABASE %I %s \(owner)', $1, current_database(), $2)"
+        _ = try PSQL.query(
+            """
+            CREATE ROLE \(owner) LOGIN; CREATE SCHEMA \(ownedSchema) AUTHORIZATION \(owner);
+            DO $$ BEGIN \(database.replacingOccurrences(of: "$1", with: "'GRANT CREATE'").replacingOccurrences(of: "$2", with: "'TO'")); END $$
+            """, base: base, schema: "public")
+        defer {
+            _ = try? PSQL.query(
+                """
+                DROP SCHEMA \(ownedSchema) CASCADE;
+                DO $$ BEGIN \(database.replacingOccurrences(of: "$1", with: "'REVOKE CREATE'").replacingOccurrences(of: "$2", with: "'FROM'")); END $$;
+                DROP ROLE \(owner)
+                """, base: base, schema: "public")
+        }
+        var ownerURL = try #require(URLComponents(string: superuserStore))
+        ownerURL.user = owner
+        ownerURL.queryItems = [URLQueryItem(name: "search_path", value: ownedSchema)]
+        let ownerStore = try #require(ownerURL.string)
+        for (store, what) in [(superuserStore, "is a superuser or has BYPASSRLS"), (ownerStore, "owns the store's tables")] {
+            _ = try Self.run(["person", "add", "alice@example.org"], store)
+            let refused = try CLI.inProcess(["serve", "--port", "0", "--json", "--database", store])
+            #expect(refused.status == 64 && refused.errorCode == "400_INVALID_INPUT", "\(refused.stdout) \(refused.stderr)")
+            #expect(refused.stdout.contains(what) && refused.stdout.contains("store grant") && refused.stdout.contains("--allow-owner-role"))
+        }
+        let anyway = try Server(
+            try CLI(), now: "2026-11-21 21:00", arguments: ["--allow-owner-role"], variables: ["DOSETAP_DATABASE_URL": ownerStore])
+        #expect(anyway.port > 0)
+        #expect(try await anyway.terminate(within: .seconds(20)) == 0)
+        let warned = String(decoding: anyway.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(warned.contains("warning: PostgreSQL role \(owner) owns the store's tables; serving as it anyway"), "\(warned)")
+
+        let granted = try Self.run(["store", "grant", PSQL.servingRole], ownerStore)
+        #expect(granted.status == 0, "\(granted.stdout)")
+        let served = try Server(try CLI(), now: "2026-11-21 21:00", variables: ["DOSETAP_DATABASE_URL": PSQL.served(ownerStore)])
+        #expect(served.port > 0)
+        #expect(try await served.terminate(within: .seconds(20)) == 0)
+        let quiet = String(decoding: served.stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(!quiet.contains("warning: PostgreSQL role"), "\(quiet)")
+    }
+
     @Test("bad addresses, a taken address in another case, a bad zone or name add no one; --person on SQLite and on `person` is refused", enabled)
     func refusals() throws {
         let (store, _, _) = try PSQL.freshStore()
@@ -234,7 +291,7 @@ struct SignInLinkTests {
         "GET shows a button and uses nothing; POST from this site signs in once; another's, an old or an expired link is refused alike",
         PeopleCLITests.enabled)
     func signIn() async throws {
-        let (store, base, schema) = try PSQL.freshStore()
+        let (store, base, schema) = try PSQL.grantedStore()
         let link = ["--link-base", "https://dosetap.example.org"]
         let alice = try PeopleCLITests.run(["person", "add", "alice@example.org"] + link, store, now: "2026-11-21 11:00")
         let bob = try PeopleCLITests.run(["person", "add", "bob@example.org"] + link, store, now: "2026-11-21 11:00")
@@ -311,7 +368,7 @@ struct ServeEveryoneTests {
         "a caregiver's live night stays open, and ends within a second with a sentence when the share is revoked on another instance, or their device from the CLI",
         PeopleCLITests.enabled)
     func caregiverStream() async throws {
-        let (store, _, _) = try PSQL.freshStore()
+        let (store, _, _) = try PSQL.grantedStore()
         for person in ["alice@example.org", "bob@example.org"] { _ = try PeopleCLITests.run(["person", "add", person], store) }
         func token(_ name: String, _ person: String) throws -> String {
             try #require(try PeopleCLITests.run(["device", "add", name, "--person", person], store).json["token"] as? String)
@@ -371,7 +428,7 @@ struct ServeEveryoneTests {
         "one server for all: each person signs in with their own link, sees only their night; added and removed people count at once",
         PeopleCLITests.enabled)
     func everyone() async throws {
-        let (store, base, schema) = try PSQL.freshStore()
+        let (store, base, schema) = try PSQL.grantedStore()
         for person in ["alice@example.org", "bob@example.org"] { _ = try PeopleCLITests.run(["person", "add", person], store) }
         let server = try Server(try CLI(), now: "2026-11-21 21:00", variables: ["DOSETAP_DATABASE_URL": store])
         #expect(server.pairingURL.isEmpty, "no pairing link: whose device would it pair?")

@@ -704,6 +704,19 @@ def https_phone(binary, work, out):
         process.wait(10)
 
 
+def served_as_hosted(binary, environment):
+    """The environment and extra `serve` options to serve the store of `environment` (DOSETAP_DATABASE_URL) as a hosted
+    store is: as the role .ci/run grants ($DOSETAP_TEST_POSTGRES_ROLE), so every page and tap runs under row-level
+    security; with no role, as the schema's owner, which `serve` refuses unless told (--allow-owner-role)."""
+    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
+    if not role:
+        return environment, ["--allow-owner-role"]
+    subprocess.run([binary, "store", "grant", role, "--json"], env=environment, capture_output=True, text=True, check=True)
+    parts = urllib.parse.urlsplit(environment["DOSETAP_DATABASE_URL"])
+    netloc = role + "@" + parts.hostname + (f":{parts.port}" if parts.port else "")
+    return {**environment, "DOSETAP_DATABASE_URL": urllib.parse.urlunsplit(parts._replace(netloc=netloc))}, []
+
+
 def free_port():
     import socket
     with socket.socket() as probe:
@@ -1389,7 +1402,8 @@ def sign_in(driver, wait, binary, work, out, base_url):
                            env=environment, capture_output=True, text=True, check=True)
     link = json.loads(added.stdout)["link"]
     subprocess.run([binary, "person", "add", "bob@example.org", "--json"], env=environment, capture_output=True, check=True)
-    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--person", "alice@example.org"], env=environment,
+    served, extra = served_as_hosted(binary, environment)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--person", "alice@example.org", *extra], env=served,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         process.stdout.readline()
@@ -1445,14 +1459,8 @@ def caregiving(driver, wait, binary, work, out, base_url):
     token = json.loads(run("device", "add", "phone", "--person", "alice@example.org", "--json"))["token"]
     now = (tonight + datetime.timedelta(minutes=170)).isoformat()
     # Served as a hosted store is: as a role that owns nothing, so every page and tap below runs under row-level security.
-    served = environment
-    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
-    if role:
-        run("store", "grant", role)
-        parts = urllib.parse.urlsplit(store)
-        served = {**environment, "DOSETAP_DATABASE_URL": urllib.parse.urlunsplit(
-            parts._replace(netloc=role + "@" + parts.hostname + (f":{parts.port}" if parts.port else "")))}
-    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--now", now, "--tz", "America/New_York"], env=served,
+    served, extra = served_as_hosted(binary, environment)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--now", now, "--tz", "America/New_York", *extra], env=served,
                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         process.stdout.readline()
@@ -1583,7 +1591,8 @@ def invitation(driver, wait, binary, work, out, base_url):
                                     capture_output=True, text=True, check=True).stdout)
     token = json.loads(subprocess.run([binary, "device", "add", "phone", "--person", "alice@example.org", "--json"], env=environment,
                                       capture_output=True, text=True, check=True).stdout)["token"]
-    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json"], env=environment, stdout=subprocess.PIPE,
+    served, extra = served_as_hosted(binary, environment)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", *extra], env=served, stdout=subprocess.PIPE,
                                stderr=subprocess.DEVNULL, text=True)
     try:
         check(json.loads(process.stdout.readline()).get("people") == 2, "serve says it serves two people")

@@ -500,15 +500,10 @@ class Care:
         return {"id": person["id"], "email": email, "token": token}
 
     def serve(self):
-        served = self.environment
-        role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
-        if role:
-            self.run("store", "grant", role)
-            parts = urllib.parse.urlsplit(self.url)
-            served = {**self.environment, "DOSETAP_DATABASE_URL": urllib.parse.urlunsplit(
-                parts._replace(netloc=role + "@" + parts.hostname + (f":{parts.port}" if parts.port else "")))}
+        served, extra = scenarios.served_as_hosted(self.binary, self.environment)
         self.process = subprocess.Popen(
-            [self.binary, "serve", "--port", str(self.port), "--json", "--now", at(165), "--clock-runs", "--tz", ZONE, "--rate-limit", "100000"],
+            [self.binary, "serve", "--port", str(self.port), "--json", "--now", at(165), "--clock-runs", "--tz", ZONE, "--rate-limit", "100000",
+             *extra],
             env=served, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.process.stdout.readline()
 
