@@ -2,149 +2,66 @@ public import DoseCore
 public import DoseStore
 public import Foundation
 
-/// The settings: read them, the zone this call shows times in, and validated, audited changes.
-public struct SettingsService: Sendable {
+/// First-run setup: each step's answers become settings (validated by the settings), and accepting the disclaimer
+/// completes it. The night's safety rules never depend on it.
+public struct SetupService: Sendable {
     let app: UseCases
 
-    /// The settings in force.
-    public func current() throws -> DoseSettings {
-        try app.store.settingsBook.current(machineTimeZoneID: app.clock.machineTimeZoneID)
+    /// The notice a night command shows once on a database never set up.
+    public static let hintNotice = "setup_hint"
+
+    /// Whether setup has been completed.
+    public func isComplete() throws -> Bool {
+        try app.store.setupComplete()
     }
 
-    /// The zone this call works in: `--tz` when given, else the `time_zone` setting.
-    public func zone() throws -> TimeZone {
-        app.clock.zone(try current())
+    /// Applies one step's answers; the privacy step, once its disclaimer is accepted, completes setup from `surface`.
+    @discardableResult
+    public func apply(_ step: SetupStep, answers: [String: String], surface: String) throws -> DoseSettings {
+        try run([(step, answers)], surface: surface)
     }
 
-    /// Changes one setting; a refused value changes nothing.
-    public func update(_ key: String, to value: String, confirmations: Set<ConfirmKind> = []) throws -> DoseSettings {
-        try update([(key, value)], confirmations: confirmations)
-    }
-
-    /// Changes several settings at once: all of them, or none.
-    public func update(_ changes: [(key: String, value: String)], confirmations: Set<ConfirmKind> = []) throws -> DoseSettings {
-        try checkTargets(changes)
-        return try app.store.settingsBook.update(changes, confirmations: confirmations, clock: app.clock)
-    }
-
-    /// The escalation contact is a URL the server will call: it must be a public https target (`OutboundTargets`).
-    private func checkTargets(_ changes: [(key: String, value: String)]) throws {
-        for change in changes where change.key == SettingKey.escalationContact.rawValue {
-            let url = change.value.trimmingCharacters(in: .whitespaces)
-            guard !url.isEmpty, let problem = app.outbound.refusal(of: url) else { continue }
-            throw DoseError.invalidInput(
-                field: change.key, problem: "'\(url.prefix(80))': \(problem)", allowed: app.outbound.allowed + ", or empty for none")
+    /// Applies several steps' answers in order, all of them or none; completes setup when the privacy step is among them.
+    @discardableResult
+    public func run(_ steps: [(step: SetupStep, answers: [String: String])], surface: String) throws -> DoseSettings {
+        var settings = try app.settings.current()
+        var changes: [(key: String, value: String)] = []
+        var confirmations: Set<ConfirmKind> = []
+        for (step, answers) in steps {
+            let result = try SetupWizard.changes(for: step, answers: answers, applyingTo: settings)
+            changes += result.changes
+            settings = result.settings
+            confirmations.formUnion(result.confirmations)
         }
+        if !changes.isEmpty {
+            settings = try app.store.settingsBook.update(changes, reason: "setup", confirmations: confirmations, clock: app.clock)
+        }
+        if steps.contains(where: { $0.step == .privacy }) { try complete(surface: surface) }
+        return settings
+    }
+
+    /// Records that setup was completed from `surface` (`web`, `cli`, `api`), audited.
+    public func complete(surface: String) throws {
+        try app.store.ledger.repository.write { night in
+            let id = app.clock.makeID()
+            try night.insertSetupRun(id: id, surface: surface, at: app.clock.now)
+            try night.audit(.setup, id: app.clock.makeID(), at: app.clock.now, night: nil, entity: id, details: ["surface": surface])
+        }
+    }
+
+    /// Whether setup must come before the first Dose 1: never completed, no dose ever recorded, and no night open.
+    public func isRequiredBeforeDose1() throws -> Bool {
+        guard try !isComplete(), try !app.store.ledger.repository.read({ night in try night.hasAnyDose() }) else { return false }
+        return try app.night.status().session == nil
+    }
+
+    /// True once per database while setup has never been completed: the moment to say how to run it.
+    public func shouldShowHint() throws -> Bool {
+        try !isComplete() && app.store.firstShowing(of: Self.hintNotice, at: app.clock.now)
     }
 }
 
-/// Paired devices: pairing makes a token (shown once, stored only as its hash), and devices are listed, renamed and
-/// revoked. `dosetap device` and the web pairing both pair through here.
-public struct DeviceService: Sendable {
-    let app: UseCases
-
-    /// Pairs a device under `name`; returns it and its token, which is never shown again. With `uniqued`, a taken
-    /// name gets the first free suffix (`name 2`, …) instead of being refused. With `expiresInDays` (a script's token)
-    /// it stops working that many days from now; otherwise only once unused for `DeviceLifetime.idleLimit`.
-    public func pair(name: String, uniqued: Bool = false, expiresInDays: Int? = nil) throws -> (device: DeviceRecord, token: String) {
-        let expiresAt = try DeviceLifetime.chosenExpiry(days: expiresInDays, from: app.clock.now)
-        let token = DeviceTokens.generate(app.clock.random)
-        let device = try app.store.ledger.repository.write { night in
-            let paired = Set(try night.devices(includingRevoked: false).map(\.name))
-            let name = try DeviceNaming.validated(uniqued ? DeviceNaming.unused(name, pairedNames: paired) : name)
-            try DeviceNaming.refuseTaken(name, pairedNames: paired)
-            let device = DeviceRecord(
-                id: app.clock.makeID(), name: name, tokenHash: DeviceTokens.hash(token), createdAt: app.clock.now, revokedAt: nil,
-                expiresAt: expiresAt)
-            try night.insertDevice(device)
-            return device
-        }
-        return (device, token)
-    }
-
-    /// Whether `device`, which a request's token matched, may be used now (`DeviceLifetime`): false once it expired,
-    /// except while the person's night is open, when it works until the night ends. A device in use has its use
-    /// recorded once a day, which keeps it from expiring; a use after its expiry records nothing, so it still expires
-    /// when that night ends.
-    public func admit(_ device: DeviceRecord) -> Bool {
-        let now = app.clock.now
-        // Read only for an expired device. Unknown (the night cannot be read) counts as open: an expiry must never lock
-        // anyone out mid-night.
-        switch DeviceLifetime.state(
-            createdAt: device.createdAt, lastUsedAt: device.lastUsedAt, expiresAt: device.expiresAt, revokedAt: device.revokedAt, now: now,
-            nightOpen: (try? app.store.ledger.status(clock: app.clock).session != nil) ?? true)
-        {
-        case .revoked, .expired: return false
-        case .expiryDeferred: return true
-        case .usable:
-            // Bookkeeping: a use that cannot be written now (the writer busy) is written by a later request, never
-            // refusing this one.
-            if DeviceLifetime.shouldRecordUse(lastUsedAt: device.lastUsedAt, now: now) { try? app.store.recordDeviceUse(device.id, at: now) }
-            return true
-        }
-    }
-
-    /// Every device, revoked ones included.
-    public func all() throws -> [DeviceRecord] {
-        try app.store.ledger.repository.read { night in try night.devices(includingRevoked: true) }
-    }
-
-    /// The devices that may call the API.
-    public func active() throws -> [DeviceRecord] {
-        try app.store.activeDevices()
-    }
-
-    /// Renames a paired device.
-    public func rename(_ id: String, to name: String) throws -> DeviceRecord {
-        let name = try DeviceNaming.validated(name)
-        return try app.store.ledger.repository.write { night in
-            let paired = try night.devices(includingRevoked: false)
-            guard var device = paired.first(where: { $0.id == id }) else { throw DoseError.notFound(what: "A paired device '\(id)'") }
-            try DeviceNaming.refuseTaken(name, pairedNames: Set(paired.filter { $0.id != id }.map(\.name)))
-            try night.renameDevice(id, to: name)
-            device.name = name
-            return device
-        }
-    }
-
-    /// Revokes a device by id or name; its token stops working at once.
-    public func revoke(_ idOrName: String) throws -> DeviceRecord {
-        try app.store.ledger.repository.write { night in
-            let paired = try night.devices(includingRevoked: false)
-            guard var device = paired.first(where: { $0.id == idOrName }) ?? paired.first(where: { $0.name == idOrName }) else {
-                throw DoseError.notFound(what: "A paired device '\(idOrName)'")
-            }
-            try night.revokeDevice(device.id, at: app.clock.now)
-            // An unpaired phone gets no more alarms, and no more action links.
-            try night.deletePushSubscriptions(device: device.id)
-            device.revokedAt = app.clock.now
-            return device
-        }
-    }
-
-    /// Whether the device is paired and not revoked (a stream or a reminder link issued to it still works).
-    public func isActive(_ id: String) throws -> Bool {
-        try app.store.activeDevices().contains { $0.id == id }
-    }
-
-    /// The stored answer to a device's idempotency key, if any.
-    public func storedResponse(device: String, key: String) throws -> StoredResponse? {
-        try app.store.ledger.repository.read { night in try night.storedResponse(device: device, key: key) }
-    }
-
-    /// Stores the answer to a request made with an idempotency key.
-    public func storeResponse(device: String, key: String, _ response: StoredResponse) throws {
-        try app.store.ledger.repository.write { night in
-            try night.forgetStoredResponses(before: app.clock.now.addingTimeInterval(-DeviceStore.idempotencyRetention))
-            // A request with the same key that committed first keeps its answer: the first answer is the answer.
-            if try night.storedResponse(device: device, key: key) == nil {
-                try night.storeResponse(response, device: device, key: key, at: app.clock.now)
-            }
-        }
-    }
-
-    /// The signer of reminder action links and page CSRF tokens (its secret is made on first use).
-    public func linkSecret() throws -> String {
-        try app.store.actionLinkSecret(clock: app.clock)
-    }
+extension UseCases {
+    /// First-run setup.
+    public var setup: SetupService { SetupService(app: self) }
 }
