@@ -18,7 +18,7 @@ public enum DoseTapServer {
         environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, shared: SharedRole? = nil,
-        jobs: ReminderJobs? = nil
+        jobs: ReminderJobs? = nil, heavy: HeavyWork? = nil
     ) -> Router<DoseRequestContext> {
         let hub = hub ?? eventHub(environment)
         let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
@@ -33,6 +33,9 @@ public enum DoseTapServer {
         router.add(middleware: AuthMiddleware(environment: environment, limits: RequestLimits(environment: environment, limit: requestsPerMinute)))
         // A person's request for someone who shares with them goes on to that person's routes, if a grant opens it.
         router.add(middleware: SharedAccessMiddleware(people: shared?.people, environment: environment))
+        // Everyone's sites count each person's heavy work in one place.
+        router.add(
+            middleware: HeavyWorkMiddleware(heavy: heavy ?? shared?.people.heavyWork ?? HeavyWork(), person: environment.store.personID ?? "local"))
         router.add(middleware: QueryMiddleware())
         let health = HealthChecks(environment: environment, jobs: jobs)
         router.get("/health") { _, _ in Reply.json(await health.health()) }

@@ -1120,8 +1120,25 @@ def on_postgres(base):
             kwargs["env"] = {**(kwargs.get("env") or os.environ), "DOSETAP_DATABASE_URL": base + ("&" if "?" in base else "?") + "search_path=" + schema}
         return kwargs
 
+    def serving(arguments, kwargs):
+        """`serve` as a hosted store is served: as the granted role, else as the owner, told so (served_as_hosted)."""
+        kwargs = with_store(arguments, kwargs)
+        if isinstance(arguments, list) and len(arguments) > 1 and arguments[1] == "serve" and "env" in kwargs:
+            real = subprocess.run
+            subprocess.run = real_run
+            try:
+                kwargs["env"], extra = served_as_hosted(arguments[0], kwargs["env"])
+            finally:
+                subprocess.run = real
+            arguments = arguments + extra
+        return arguments, kwargs
+
+    def popen(arguments, *rest, **kwargs):
+        arguments, kwargs = serving(arguments, kwargs)
+        return real_popen(arguments, *rest, **kwargs)
+
     subprocess.run = lambda arguments, *rest, **kwargs: real_run(arguments, *rest, **with_store(arguments, kwargs))
-    subprocess.Popen = lambda arguments, *rest, **kwargs: real_popen(arguments, *rest, **with_store(arguments, kwargs))
+    subprocess.Popen = popen
 
 
 def live_night(driver, wait, binary, work, out):

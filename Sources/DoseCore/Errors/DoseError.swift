@@ -148,6 +148,8 @@ public enum DoseError: Error, Equatable, Sendable {
     case rateLimited(event: String, retryAfterSeconds: Int)
     /// A device sent more requests than the API allows per minute.
     case tooManyRequests(retryAfterSeconds: Int)
+    /// A person already has as much heavy work running as one person may (insights, reports, exports, imports).
+    case heavyWorkBusy(running: Int, retryAfterSeconds: Int)
     /// Storage is busy; try again shortly.
     case storageBusy
     /// An import was stopped (the server is shutting down) before it kept anything.
@@ -184,7 +186,7 @@ public enum DoseError: Error, Equatable, Sendable {
         case .snoozeUnavailable: .snoozeUnavailable
         case .undoExpired: .undoExpired
         case .idempotencyMismatch: .idempotencyMismatch
-        case .rateLimited, .tooManyRequests: .rateLimit
+        case .rateLimited, .tooManyRequests, .heavyWorkBusy: .rateLimit
         case .storageBusy, .importStopped, .storageUnavailable: .storageBusy
         }
     }
@@ -207,7 +209,7 @@ public enum DoseError: Error, Equatable, Sendable {
     /// Seconds to wait before trying again, where waiting helps.
     public var retryAfterSeconds: Int? {
         switch self {
-        case .rateLimited(_, let seconds), .tooManyRequests(let seconds): seconds
+        case .rateLimited(_, let seconds), .tooManyRequests(let seconds), .heavyWorkBusy(_, let seconds): seconds
         case .storageBusy: 1
         case .storageUnavailable: 5
         default: nil
@@ -362,6 +364,9 @@ public enum DoseError: Error, Equatable, Sendable {
             return "\(event) was just logged. Wait \(seconds) s before logging it again."
         case .tooManyRequests(let seconds):
             return "Too many requests from this device. Try again in \(seconds) s."
+        case .heavyWorkBusy(let running, let seconds):
+            return "\(running) of your insights, reports, exports or imports are being made already, as many as run at once for one person. "
+                + "Try again in \(seconds) s; the night's actions are not held up."
         case .storageBusy:
             return "Storage is busy. Try again in a moment."
         case .storageUnavailable(let problem):

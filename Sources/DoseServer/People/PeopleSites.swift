@@ -55,6 +55,9 @@ public final class PeopleSites: Sendable {
         jobsMade.withLock { $0 = jobs }
     }
 
+    /// Each person's heavy work running now, counted for all their sites and grants.
+    let heavyWork = HeavyWork()
+
     /// Everyone's reminder jobs, claimed by this instance as by any other.
     public var jobs: ReminderJobs { jobsMade.withLock { $0! } }
 
