@@ -111,6 +111,15 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Insights' nights dated `from` through `to`, oldest first: on PostgreSQL in its own statements, unless the person
+    /// keeps a wearable's sleep, whose periods the SQLite store's reader merges on a copy of just what insights read.
+    public func insightNights(from: SessionKey, to: SessionKey) throws -> [InsightNight] {
+        if case .postgres(let store, let person) = self, let nights = try store.insightNights(of: person, from: from, to: to) { return nights }
+        return try readRecords(only: HistoryStore.insightTables, nights: .dated(from: from, to: to)) {
+            try $0.history.insightNights(from: from, to: to)
+        }
+    }
+
     /// One page of history: on SQLite in place; on PostgreSQL its nights chosen there and only those copied.
     public func historyPage(_ query: HistoryQuery) throws -> HistoryPage {
         switch self {

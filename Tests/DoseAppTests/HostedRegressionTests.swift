@@ -33,6 +33,62 @@ struct HostedRegressionTests {
         #expect(insights.regimenPeriods.last?.timings == [.oneDose: 2], "once-nightly nights are one dose, not a missed Dose 2")
     }
 
+    /// Insights on PostgreSQL read their nights in its own statements: the same nights, summaries, answers and
+    /// medications as the SQLite store's reader finds on a copy of the same rows, and as SQLite itself, with no copy made.
+    @Test(
+        "insights' nights read natively on PostgreSQL equal those read through the copy and those on SQLite, over varied nights",
+        .enabled(if: EachStore.kinds.contains("postgres")))
+    func insightNightsNatively() throws {
+        let stores = try EachStore.kinds.map { try EachStore($0, at: Self.at(1, 12, 0)) }
+        defer { for store in stores { store.close() } }
+        for each in stores {
+            _ = try each.app(at: Self.at(1, 12, 0)).settings.update("target_interval", to: "180")
+            for day in 1...12 {
+                let app = { (hour: Int, minute: Int) in each.app(at: Self.at(day + hour / 24, hour % 24, minute)) }
+                if day % 3 == 0 {
+                    var log = PreSleepLog()
+                    log.stressLevel = day % 5
+                    _ = try app(21, 40).records.savePreSleep(log, at: nil, note: "day \(day)")
+                }
+                _ = try app(22, day).night.perform(NightAction(.dose1), from: .cli)
+                if day % 4 == 1 {
+                    _ = try app(22, 30).medications.log([MedicationInput(medicationID: "modafinil", amount: 100)], confirmations: [])
+                }
+                switch day % 5 {
+                case 0: _ = try app(25, 0).night.perform(NightAction(.skip(reason: "slept through")), from: .cli)
+                case 1: _ = try app(24, 31).night.perform(NightAction(.dose2, confirmations: [.early]), from: .cli)
+                case 2:
+                    _ = try app(24, 45).night.perform(NightAction(.snooze), from: .cli)
+                    _ = try app(25, 5).night.perform(NightAction(.dose2), from: .cli)
+                default: _ = try app(25, 10 + day).night.perform(NightAction(.dose2), from: .cli)
+                }
+                if day % 2 == 0 {
+                    var answers = MorningCheckIn()
+                    answers.sleepQuality = 1 + day % 5
+                    answers.readiness = 1 + day % 4
+                    _ = try app(31, 0).night.perform(NightAction(.checkIn(answers)), from: .cli)
+                }
+            }
+        }
+        let (from, to) = (SessionKey(year: 2026, month: 11, day: 1)!, SessionKey(year: 2026, month: 11, day: 30)!)
+        let sqlite = try #require(stores.first { if case .sqlite = $0.store { true } else { false } })
+        let postgres = try #require(stores.first { if case .postgres = $0.store { true } else { false } })
+        guard case .postgres(let store, let person) = postgres.store else { return }
+        let copies = store.workspaceCopiesMade
+        let native = try #require(try store.insightNights(of: person, from: from, to: to))
+        #expect(store.workspaceCopiesMade == copies, "read without a copy into SQLite")
+        let throughCopy = try store.readRecords(of: person, only: HistoryStore.insightTables, nights: .dated(from: from, to: to)) {
+            try $0.history.insightNights(from: from, to: to)
+        }
+        let onFile = try sqlite.store.insightNights(from: from, to: to)
+        #expect(native.count == 12 && native.contains { $0.summary.skip != nil } && native.contains { $0.checkIn != nil })
+        #expect(
+            native.contains { $0.preSleep != nil } && native.contains { $0.medications == ["Modafinil"] }
+                && native.contains { $0.summary.snoozes == 1 })
+        #expect(native == throughCopy)
+        #expect(native == onFile)
+    }
+
     /// 672f0bb: each delivery attempt on PostgreSQL copied the person's nights into SQLite to append one row; at 10,000
     /// people the delivery log fell behind and delivered reminders stayed 'sending'. The night's other frequent paths
     /// were moved off the copy since (issue 55): none of them may make one again.

@@ -38,11 +38,9 @@ public struct InsightsService: Sendable {
         return InsightsResult(insights: Insights(nights, period: period, targetMinutes: target), planner: planner, settings: settings)
     }
 
-    /// The nights dated `from` through `to` as insights read them, from a copy of just what that reads.
+    /// The nights dated `from` through `to` as insights read them.
     private func insightNights(from: SessionKey, to: SessionKey) throws -> [InsightNight] {
-        try app.store.readRecords(only: HistoryStore.insightTables, nights: .dated(from: from, to: to)) {
-            try $0.history.insightNights(from: from, to: to)
-        }
+        try app.store.insightNights(from: from, to: to)
     }
 
     /// The report of the period chosen as for `insights`: its figures, and each of its nights with every event, oldest
