@@ -26,6 +26,9 @@ public enum DoseTapCLI {
     /// Parses the command line, runs it and exits with the SPEC §4 code. Usage errors in `--json` mode print a JSON error.
     /// A command that awaits (`serve`, `alarm test`) is awaited, never waited for by a blocked thread.
     public static func main(arguments: [String] = Array(CommandLine.arguments.dropFirst())) async -> Never {
+        // A reader that goes away (`dosetap store copy … | head -1`) must not end the command by a signal once its work
+        // is done: a write to it fails instead, and the rest of the output is dropped (`Terminal.process`).
+        signal(SIGPIPE, SIG_IGN)
         Foundation.exit(await run(arguments))
     }
 

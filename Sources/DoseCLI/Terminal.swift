@@ -34,8 +34,10 @@ public struct Terminal: Sendable {
     public static var process: Terminal {
         Terminal(
             environment: ProcessInfo.processInfo.environment,
-            write: { FileHandle.standardOutput.write(Data($0.utf8)) },
-            writeError: { FileHandle.standardError.write(Data($0.utf8)) },
+            // A reader that went away (`dosetap … | head -1`) leaves nothing to write to: the rest is dropped, where
+            // `write(_:)` would stop the process on EPIPE after its work was done.
+            write: { try? FileHandle.standardOutput.write(contentsOf: Data($0.utf8)) },
+            writeError: { try? FileHandle.standardError.write(contentsOf: Data($0.utf8)) },
             readLine: { Swift.readLine() },
             inputIsTerminal: isatty(STDIN_FILENO) == 1, outputIsTerminal: isatty(STDOUT_FILENO) == 1)
     }

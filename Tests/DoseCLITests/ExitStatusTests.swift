@@ -60,3 +60,25 @@ struct InProcessParityTests {
         if line.last == "--help" { #expect(there.status == 0 && there.stdout.contains("USAGE:") && there.stderr.isEmpty) }
     }
 }
+
+/// `dosetap … | head -1`: a reader that goes away after the first line must not stop the binary with a signal once its
+/// work is done (it did, SIGILL from Foundation's `write(_:)` on EPIPE, under `store copy | head -1` in benchmark.sh).
+@Suite("A reader that goes away")
+struct ClosedPipeTests {
+    @Test("the binary writing to a pipe whose reader has closed ends with status 0, its work done")
+    func closedReader() throws {
+        let cli = try CLI(zone: "Europe/Paris")
+        let process = Process()
+        process.executableURL = CLI.binary
+        process.arguments = ["settings", "list", "--db", cli.database, "--tz", "Europe/Paris"]
+        process.environment = CLI.variables(process.arguments ?? [], [:])
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try pipe.fileHandleForReading.close()
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationReason) \(process.terminationStatus)")
+        #expect(try cli.run(["settings", "list"], now: "2026-11-22 00:05", json: false).stdout.contains("target_interval"))
+    }
+}
