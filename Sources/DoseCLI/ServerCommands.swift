@@ -81,9 +81,6 @@ struct Serve: AsyncParsableCommand {
             }
             let environment = configured
             environment.logger.info("serve started")
-            if let shared = environment.store.shared {
-                try Self.checkServingRole(try shared.connectedRole(), allowed: allowOwnerRole)
-            }
             if let tls = listener.tls,
                 let check = try LocalCertificates.renewIfDue(tls, hostName: ProcessInfo.processInfo.hostName, now: environment.now())
             {
@@ -122,6 +119,10 @@ struct Serve: AsyncParsableCommand {
             }
             let deliveries = try channels.deliveries(environment)
             let push = try channels.pushOptions(environment)
+            // Last of the checks, so a mistyped option is named first whoever the role is.
+            if let shared = environment.store.shared {
+                try Self.checkServingRole(try shared.connectedRole(), allowed: allowOwnerRole)
+            }
             try await DoseTapServer.run(
                 environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push,
                 pairing: pairing,

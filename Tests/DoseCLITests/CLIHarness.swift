@@ -92,7 +92,7 @@ final class CLI {
     static func execute(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil, executable: URL = binary) throws -> Run {
         let process = Process()
         process.executableURL = executable
-        process.arguments = arguments
+        process.arguments = suiteServing(arguments)
         process.environment = variables(arguments, environment)
         let out = Pipe()
         let err = Pipe()
@@ -122,6 +122,12 @@ final class CLI {
         else { return [:] }
         let name = String(arguments[flag + 1].lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }.suffix(55))
         return ["DOSETAP_DATABASE_URL": base + (base.contains("?") ? "&" : "?") + "search_path=s" + name]
+    }
+
+    /// `serve` in the suite run on PostgreSQL serves the schema its commands made as their owner, which serving refuses
+    /// unless told (`--allow-owner-role`); every other command line is as given.
+    static func suiteServing(_ arguments: [String]) -> [String] {
+        arguments.first == "serve" && !suiteStore(arguments).isEmpty ? arguments + ["--allow-owner-role"] : arguments
     }
 
     /// `2026-11-21 22:30` in the zone → ISO-8601 UTC; ISO input passes through.

@@ -20,10 +20,8 @@ final class Server: @unchecked Sendable {
         environment["DOSETAP_ALLOW_LOOPBACK_TARGETS"] = allowLoopbackTargets ? "1" : "0"
         process.arguments =
             ["serve", "--port", "0", "--json", "--db", cli.database, "--tz", cli.zone, "--now", CLI.instant(now, zone: cli.zone)] + arguments
-        let suiteStore = CLI.suiteStore(process.arguments ?? [])
-        // The suite run on PostgreSQL serves the schemas its commands made as their owner, which serving refuses unless told.
-        if !suiteStore.isEmpty { process.arguments?.append("--allow-owner-role") }
-        for (key, value) in suiteStore { environment[key] = value }
+        for (key, value) in CLI.suiteStore(process.arguments ?? []) { environment[key] = value }
+        process.arguments = CLI.suiteServing(process.arguments ?? [])
         for (key, value) in variables { environment[key] = value }
         process.environment = environment
         process.standardOutput = out

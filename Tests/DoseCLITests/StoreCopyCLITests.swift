@@ -119,7 +119,7 @@ struct StoreCopyCLITests {
 
     @Test(
         "one person home to a file by address or id, and a file in as a new person by address, or as no one until `person address` gives one",
-        enabled)
+        enabled, .readsSQLiteFile)
     func homeAndBack() throws {
         let (source, base, sourceSchema) = try Self.threePeople()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("copy-\(UUID().uuidString)")
