@@ -34,11 +34,17 @@ def throwaway_store(binary, url, role, prefix):
     the owner. Returns (schema, owner URL, serving URL)."""
     schema = prefix + "_" + uuid.uuid4().hex[:12]
     owner = url + ("&" if "?" in url else "?") + "search_path=" + schema
+    return schema, owner, granted(binary, owner, role)[0]
+
+
+def granted(binary, owner, role):
+    """The URL to serve the store at `owner` (its owner's URL) by, and the options `serve` then needs: as `role` once
+    the owner granted it; with no role, as the owner, which `serve` refuses without `--allow-owner-role`."""
     if not role:
-        return schema, owner, owner
+        return owner, owner_serving(role)
     subprocess.run([binary, "store", "grant", role, "--database", owner], check=True, capture_output=True)
     parsed = urllib.parse.urlparse(owner)
-    return schema, owner, parsed._replace(netloc=f"{role}@{parsed.hostname}:{parsed.port}").geturl()
+    return parsed._replace(netloc=f"{role}@{parsed.hostname}:{parsed.port}").geturl(), []
 
 
 def owner_serving(role):

@@ -16,6 +16,8 @@ Usage: scripts/postgres-outage.py path/to/dosetap postgres://USER@127.0.0.1:PORT
 """
 import json, os, select, socket, subprocess, sys, threading, time, urllib.error, urllib.parse, urllib.request, uuid
 
+from hosted_night import granted
+
 failures = []
 
 
@@ -122,13 +124,9 @@ def main():
     token = json.loads(subprocess.run([binary, "device", "add", "outage", "--json", *who], env=env, check=True, capture_output=True, text=True).stdout)["token"]
     # Served as a hosted store is: as the granted role (.ci/run's $DOSETAP_TEST_POSTGRES_ROLE) when there is one, through
     # the proxy too; else as the schema's owner, which `serve` refuses unless told.
-    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
-    serving, extra = env, ["--allow-owner-role"]
-    if role:
-        subprocess.run([binary, "store", "grant", role, "--json"], env=env, check=True, capture_output=True, text=True)
-        owner = urllib.parse.urlparse(store)
-        serving, extra = {**env, "DOSETAP_DATABASE_URL": owner._replace(netloc=f"{role}@{owner.hostname}:{owner.port}").geturl()}, []
-    server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--tz", "UTC", *extra], env=serving, stdout=subprocess.PIPE,
+    url, extra = granted(binary, store, os.environ.get("DOSETAP_TEST_POSTGRES_ROLE"))
+    server = subprocess.Popen([binary, "serve", "--port", "0", "--json", "--tz", "UTC", *extra], env={**env, "DOSETAP_DATABASE_URL": url},
+                              stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, text=True)
     try:
         base = json.loads(server.stdout.readline())["listening"]

@@ -7,7 +7,9 @@ in the store, whole, and a client answered nothing may or may not have been reco
 
 Usage: scripts/serve-crash-test.py path/to/dosetap [--kills 10] [--clients 16] [--seed N] [--database URL]
 """
-import argparse, json, os, random, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.parse, urllib.request, uuid
+import argparse, json, os, random, signal, subprocess, sys, tempfile, threading, time, urllib.error, urllib.request, uuid
+
+from hosted_night import granted
 
 
 def post(base, token, body):
@@ -53,13 +55,9 @@ def main():
     # Served as a hosted store is: as the granted role (.ci/run's $DOSETAP_TEST_POSTGRES_ROLE) when there is one, else as
     # the schema's owner, which `serve` refuses unless told.
     serving = store
-    role = os.environ.get("DOSETAP_TEST_POSTGRES_ROLE")
-    if options.database and role:
-        subprocess.run([options.binary, "store", "grant", role, *store], check=True, capture_output=True)
-        owner = urllib.parse.urlparse(store[1])
-        serving = ["--database", owner._replace(netloc=f"{role}@{owner.hostname}:{owner.port}").geturl()]
-    elif options.database:
-        serving = store + ["--allow-owner-role"]
+    if options.database:
+        url, extra = granted(options.binary, store[1], os.environ.get("DOSETAP_TEST_POSTGRES_ROLE"))
+        serving = ["--database", url, *extra]
 
     acknowledged = {}
     lock = threading.Lock()

@@ -18,13 +18,13 @@ public final class HeavyWork: Sendable {
 
     /// Counts one more heavy request of `person`, or refuses it when they have `perPerson` running.
     func admit(_ person: String) throws(DoseError) {
-        let admitted = running.withLockedValue { running -> Int? in
+        let admitted = running.withLockedValue { running -> Bool in
             let now = running[person, default: 0]
-            guard now < Self.perPerson else { return nil }
+            guard now < Self.perPerson else { return false }
             running[person] = now + 1
-            return now + 1
+            return true
         }
-        guard admitted != nil else { throw .heavyWorkBusy(running: Self.perPerson, retryAfterSeconds: Self.retryAfter) }
+        guard admitted else { throw .heavyWorkBusy(running: Self.perPerson, retryAfterSeconds: Self.retryAfter) }
     }
 
     /// Counts a heavy request of `person` done.

@@ -52,16 +52,30 @@ enum NightSummaries {
                 """, arguments: [from.description, to.description])
         var summaries: [(id: String, summary: NightSummary)] = []
         while let row = try rows.next() {
-            let moment = { (at: String?, zone: String) in at.map { NightSummary.Moment(at: NightRecords.instant($0), timeZoneID: zone) } }
-            let skipped: Bool = row[8]
-            let summary = NightSummary(
-                date: SessionKey(parsing: row[1]) ?? SessionKey(year: 1970, month: 1, day: 1)!, startedAt: NightRecords.instant(row[2]),
-                dose1: moment(row[3], row[4]), dose2: moment(row[5], row[6]), extraDoses: extraDoses(row[7]),
-                skip: skipped ? NightSummary.Skip(reason: row[9], sleptThrough: row[10] ?? false) : nil, snoozes: row[11], awakenings: row[12] ?? 0,
-                regimen: regimen(row[13]), ended: row[14])
-            summaries.append((row[0], summary))
+            summaries.append((row[0], try summary(SummaryCells(text: { row[$0] }, int: { row[$0] }, flag: { row[$0] }))))
         }
         return summaries
+    }
+
+    /// A row's cells by column, in the order `read` selects them (the night's id first), however the store reads them.
+    struct SummaryCells {
+        var text: (Int) throws -> String?
+        var int: (Int) throws -> Int?
+        var flag: (Int) throws -> Bool?
+    }
+
+    /// The summary in cells selected in `read`'s order.
+    static func summary(_ cells: SummaryCells) throws -> NightSummary {
+        func moment(_ at: Int, _ zone: Int) throws -> NightSummary.Moment? {
+            try cells.text(at).map { NightSummary.Moment(at: NightRecords.instant($0), timeZoneID: try cells.text(zone) ?? "UTC") }
+        }
+        return NightSummary(
+            date: SessionKey(parsing: try cells.text(1) ?? "") ?? SessionKey(year: 1970, month: 1, day: 1)!,
+            startedAt: NightRecords.instant(try cells.text(2) ?? ""), dose1: try moment(3, 4), dose2: try moment(5, 6),
+            extraDoses: extraDoses(try cells.text(7)),
+            skip: try cells.flag(8) == true ? NightSummary.Skip(reason: try cells.text(9), sleptThrough: try cells.flag(10) ?? false) : nil,
+            snoozes: try cells.int(11) ?? 0, awakenings: try cells.int(12) ?? 0, regimen: regimen(try cells.text(13)),
+            ended: try cells.flag(14) ?? false)
     }
 
     /// The regimen a Dose 1's metadata carries (its JSON text), or nil.

@@ -21,18 +21,27 @@ public struct StoreContents: Sendable {
             var result: [String: TableDigest] = [:]
             for table in AppDatabase.dataTables {
                 let key = try TableLayout(table, db).key.map(\.sqlIdentifier)
-                var hash = SHA256()
-                var rows = 0
+                var digest = TableHash()
                 let cursor = try Row.fetchCursor(db, sql: "SELECT * FROM \(table) ORDER BY \(key.joined(separator: ", "))")
-                while let row = try cursor.next() {
-                    rows += 1
-                    for value in row.databaseValues { hash.update(data: Data(Self.typedText(value).utf8)) }
-                    hash.update(data: Data([0x0A]))
-                }
-                result[table] = TableDigest(rows: rows, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined())
+                while let row = try cursor.next() { digest.add(row: row.databaseValues.map(Self.typedText)) }
+                result[table] = digest.finished
             }
             return result
         }
+    }
+
+    /// A table's rows counted, and hashed in order: each row its parts, then a newline.
+    struct TableHash {
+        private var hash = SHA256()
+        private var count = 0
+
+        mutating func add(row parts: some Sequence<String>) {
+            for part in parts { hash.update(data: Data(part.utf8)) }
+            hash.update(data: Data([0x0A]))
+            count += 1
+        }
+
+        var finished: TableDigest { TableDigest(rows: count, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined()) }
     }
 
     /// How many rows there are in all.
@@ -98,7 +107,7 @@ extension PostgresStore {
     /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing. The
     /// service's own rows come too only `withService`: a store that already serves others keeps its own keys.
     public func fill(_ person: String, with contents: StoreContents, withService: Bool) throws {
-        let tables = withService ? try everyTableName() : try everyTableName().subtracting(try serviceTableNames())
+        let tables = try recordTables(withService: withService)
         do {
             try onRecords(of: person, only: tables) { copy in
                 guard try StoreContents(copy: copy).rowCount() == 0 else {
@@ -117,12 +126,17 @@ extension PostgresStore {
         try analyze()
     }
 
+    /// The tables a person's records fill: every table, or those of people only.
+    private func recordTables(withService: Bool) throws -> Set<String> {
+        withService ? try everyTableName() : try everyTableName().subtracting(try serviceTableNames())
+    }
+
     /// The tables that hold the service's own rows rather than any person's.
     public func serviceTableNames() throws -> Set<String> { Set(try workspaceTables().filter { $0.scope == .service }.map(\.name)) }
 
     /// Deletes every record of `person`, and the service's own rows `withService` (what a failed copy leaves behind).
     public func removeAllRecords(of person: String, withService: Bool) throws {
-        let tables = withService ? try everyTableName() : try everyTableName().subtracting(try serviceTableNames())
+        let tables = try recordTables(withService: withService)
         try onRecords(of: person, only: tables) { copy in
             try copy.write { db in
                 for table in AppDatabase.dataTables { try db.execute(sql: "DELETE FROM \(table)") }

@@ -56,7 +56,14 @@ extension PostgresStore {
                 try session.confirm()
                 return nil
             }
-            let read = try session.rows(of: summaries).map(Self.summary)
+            let read = try session.rows(of: summaries).map { row in
+                let cells = row.makeRandomAccess()
+                let summary = try NightSummaries.summary(
+                    NightSummaries.SummaryCells(
+                        text: { try cells[$0].decode(String?.self) }, int: { try cells[$0].decode(Int?.self) },
+                        flag: { try cells[$0].decode(Bool?.self) }))
+                return (id: try cells[0].decode(String.self), summary: summary)
+            }
             var answers: [String: MorningCheckIn] = [:]
             answers.reserveCapacity(read.count)
             for row in try session.rows(of: checkIns) {
@@ -81,23 +88,5 @@ extension PostgresStore {
                 InsightNight(summary: summary, checkIn: answers[id], preSleep: logs[id], medications: taken[id] ?? [])
             }
         }
-    }
-
-    /// A night's summary from the row `insightNights` selects, as `NightSummaries.read` makes it from SQLite's.
-    private static func summary(_ row: PostgresRow) throws -> (id: String, summary: NightSummary) {
-        let cells = row.makeRandomAccess()
-        func text(_ column: Int) throws -> String? { try cells[column].decode(String?.self) }
-        func moment(_ at: Int, _ zone: Int) throws -> NightSummary.Moment? {
-            try text(at).map { NightSummary.Moment(at: NightRecords.instant($0), timeZoneID: try cells[zone].decode(String.self)) }
-        }
-        let skipped = try cells[8].decode(Bool.self)
-        let summary = NightSummary(
-            date: SessionKey(parsing: try cells[1].decode(String.self)) ?? SessionKey(year: 1970, month: 1, day: 1)!,
-            startedAt: NightRecords.instant(try cells[2].decode(String.self)), dose1: try moment(3, 4), dose2: try moment(5, 6),
-            extraDoses: NightSummaries.extraDoses(try text(7)),
-            skip: skipped ? NightSummary.Skip(reason: try text(9), sleptThrough: try cells[10].decode(Bool?.self) ?? false) : nil,
-            snoozes: try cells[11].decode(Int.self), awakenings: try cells[12].decode(Int?.self) ?? 0, regimen: NightSummaries.regimen(try text(13)),
-            ended: try cells[14].decode(Bool.self))
-        return (try cells[0].decode(String.self), summary)
     }
 }

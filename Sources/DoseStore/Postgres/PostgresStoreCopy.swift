@@ -1,4 +1,3 @@
-import Crypto
 import DoseCore
 import Foundation
 import PostgresNIO
@@ -100,7 +99,7 @@ extension PostgresStore {
                 var written: [String: StoreContents.TableDigest] = [:]
                 var directory: [String] = []
                 for table in tables {
-                    var digest = TableHash()
+                    var digest = StoreContents.TableHash()
                     for person in Self.owners(of: table, people) {
                         try Self.scope(to: person, source)
                         let rows = try Self.rows(of: table, person: person, source)
@@ -115,7 +114,7 @@ extension PostgresStore {
                                         FROM unnest($1::text[]) AS j
                                         """, binds: binds))
                         }
-                        digest.add(rows)
+                        for row in rows { digest.add(row: [row]) }
                         if table.reach == .directory { directory = rows }
                     }
                     written[table.name] = digest.finished
@@ -198,10 +197,10 @@ extension PostgresStore {
     {
         var result: [String: StoreContents.TableDigest] = [:]
         for table in tables {
-            var digest = TableHash()
+            var digest = StoreContents.TableHash()
             for person in owners(of: table, people) {
                 try scope(to: person, session)
-                digest.add(try rows(of: table, person: person, session))
+                for row in try rows(of: table, person: person, session) { digest.add(row: [row]) }
             }
             result[table.name] = digest.finished
         }
@@ -228,23 +227,5 @@ extension PostgresStore {
     private struct Counter: Equatable {
         var last: Int64
         var called: Bool
-    }
-}
-
-/// The rows of one table and a SHA-256 of their texts in order, as `StoreContents` digests a SQLite store's.
-private struct TableHash {
-    private var hash = SHA256()
-    private var count = 0
-
-    mutating func add(_ rows: [String]) {
-        for row in rows {
-            hash.update(data: Data(row.utf8))
-            hash.update(data: Data([0x0A]))
-        }
-        count += rows.count
-    }
-
-    var finished: StoreContents.TableDigest {
-        StoreContents.TableDigest(rows: count, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined())
     }
 }
