@@ -111,16 +111,39 @@ public enum RecordStore: Sendable {
         }
     }
 
-    /// Insights' nights dated `from` through `to`, oldest first: on PostgreSQL in its own statements, unless the person
-    /// keeps a wearable's sleep, whose periods the SQLite store's reader merges on a copy of just what insights read.
+    /// Insights' nights dated `from` through `to`, oldest first, read in place on either store.
     public func insightNights(from: SessionKey, to: SessionKey) throws -> [InsightNight] {
-        if case .postgres(let store, let person) = self, let nights = try store.insightNights(of: person, from: from, to: to) { return nights }
-        return try readRecords(only: HistoryStore.insightTables, nights: .dated(from: from, to: to)) {
-            try $0.history.insightNights(from: from, to: to)
+        switch self {
+        case .sqlite(let database): try database.history.insightNights(from: from, to: to)
+        case .postgres(let store, let person): try store.insightNights(of: person, from: from, to: to)
         }
     }
 
-    /// One page of history: on SQLite in place; on PostgreSQL its nights chosen there and only those copied.
+    /// Every night with that session date (usually one), with all events and vitals, read in place on either store.
+    public func nights(on date: SessionKey) throws -> [NightRecord] {
+        switch self {
+        case .sqlite(let database): try database.history.nights(on: date)
+        case .postgres(let store, let person): try store.nights(of: person, on: date)
+        }
+    }
+
+    /// One night by its id, with all events and vitals, or nil, read in place on either store.
+    public func night(id: SessionID) throws -> NightRecord? {
+        switch self {
+        case .sqlite(let database): try database.history.night(id: id)
+        case .postgres(let store, let person): try store.night(of: person, id: id)
+        }
+    }
+
+    /// The nights with a Dose 1 dated `from` through `to` (all when nil), oldest first, read in place on either store.
+    public func dosedNights(from: SessionKey?, to: SessionKey?) throws -> [DosedNight] {
+        switch self {
+        case .sqlite(let database): try database.transfer.dosedNights(from: from, to: to)
+        case .postgres(let store, let person): try store.dosedNights(of: person, from: from, to: to)
+        }
+    }
+
+    /// One page of history, read in place on either store.
     public func historyPage(_ query: HistoryQuery) throws -> HistoryPage {
         switch self {
         case .sqlite(let database): try database.history.page(query)

@@ -30,8 +30,6 @@ public struct DataTransfer: Sendable {
             FROM audit_log WHERE action = 'undo'
         ORDER BY occurred_at, id
         """
-    /// The tables `dosedNights` reads: a PostgreSQL workspace copies only these for it.
-    public static let dosedNightTables: Set<String> = ["sleep_sessions"]
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV() throws -> String {

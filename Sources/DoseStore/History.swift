@@ -186,20 +186,15 @@ public struct HistoryStore: Sendable {
         try NightRecords.forEachRow(of: nights.ids, sql: sessions, db) { rows.append($0.copy()) }
         let position = Dictionary(uniqueKeysWithValues: nights.ids.enumerated().map { ($1, $0) })
         rows.sort { position[$0["id"] as String] ?? 0 < position[$1["id"] as String] ?? 0 }
-        let records = try Self.records(from: rows, query: query, db)
-        return HistoryPage(
+        return page(query, of: nights, records: try Self.records(from: rows, query: query, db))
+    }
+
+    /// A page of the nights a store chose and read, in the page's order.
+    static func page(_ query: HistoryQuery, of nights: HistoryPageNights, records: [NightRecord]) -> HistoryPage {
+        HistoryPage(
             groups: Self.group(records, by: query.grouping), totalNights: nights.total, page: query.page,
             pageCount: max(1, (nights.total + query.limit - 1) / query.limit))
     }
-
-    /// The tables the record of a night is read from (a page of history, the report's nights), and the settings (which
-    /// wearable's sleep comes first): a PostgreSQL copy holds only these, and of them only the nights read.
-    public static let recordTables: Set<String> = [
-        "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "pre_sleep_logs", "medication_events", "wearable_sleep",
-        "wearable_summaries", "settings",
-    ]
-    /// `recordTables` and the wearable's vitals, which the record of one night or one date's nights shows too.
-    public static let recordTablesWithVitals = recordTables.union(["wearable_vitals"])
 
     /// The condition on `sleep_sessions AS s` that picks the nights a query matches, with `?` for each argument in order
     /// (`date` for one that is a date): SQL both stores speak, so PostgreSQL counts and chooses a page as the file does.
@@ -316,32 +311,32 @@ public struct HistoryStore: Sendable {
         let answers = try NightAnswers(of: .ids(sessions.map(\.id.rawValue)), db)
         let sleep = try WearableSleepReader.read(sessions.map(WearableSleepReader.Window.init), vitals: vitals, db)
         return zip(rows, sessions).map { row, session in
-            let filtered = session.events.filter { event in
-                if query.types.isEmpty && query.categories.isEmpty { return true }
-                return query.types.contains(event.kind.wireName) || query.categories.contains(HistoryCategory(of: event))
-            }
-            // Newest/oldest order the nights; inside a night the events read as the night went, by time.
-            let shown: [NightEvent] =
-                switch query.sort {
-                case .newest, .oldest: filtered.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }
-                case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
-                case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
-                }
-            return NightRecord(
-                session: session, terminalState: (row["terminal_state"] as String?).flatMap(TerminalState.init(rawValue:)),
-                checkIn: answers.checkIns[session.id.rawValue],
-                shownEvents: shown, naps: naps(in: session.events), intervalMinutes: row["interval_minutes"],
-                preSleep: answers.preSleeps[session.id.rawValue], medications: answers.medications[session.id.rawValue] ?? [],
-                sleep: sleep[session.id.rawValue])
+            record(
+                session, terminalState: row["terminal_state"], intervalMinutes: row["interval_minutes"], answers: answers,
+                sleep: sleep[session.id.rawValue], query: query)
         }
     }
 
-    /// The tables `insightNights` reads: a PostgreSQL workspace copies only these for it. `dose_events` holds each night's
-    /// regimen (on its Dose 1), which the summaries read: without it a night on PostgreSQL was judged by today's target.
-    public static let insightTables: Set<String> = [
-        "sleep_sessions", "night_summaries", "dose_events", "morning_checkins", "pre_sleep_logs", "medication_events", "wearable_sleep",
-        "wearable_summaries",
-    ]
+    /// One night as history shows it, from what either store read of it: its events filtered and ordered as `query` asks.
+    static func record(
+        _ session: NightSession, terminalState: String?, intervalMinutes: Int?, answers: NightAnswers, sleep: NightSleep?, query: HistoryQuery
+    ) -> NightRecord {
+        let filtered = session.events.filter { event in
+            if query.types.isEmpty && query.categories.isEmpty { return true }
+            return query.types.contains(event.kind.wireName) || query.categories.contains(HistoryCategory(of: event))
+        }
+        // Newest/oldest order the nights; inside a night the events read as the night went, by time.
+        let shown: [NightEvent] =
+            switch query.sort {
+            case .newest, .oldest: filtered.sorted { ($0.occurredAt, $0.recordedAt) < ($1.occurredAt, $1.recordedAt) }
+            case .az: filtered.sorted { ($0.kind.label.lowercased(), $0.occurredAt) < ($1.kind.label.lowercased(), $1.occurredAt) }
+            case .za: filtered.sorted { ($0.kind.label.lowercased(), $1.occurredAt) > ($1.kind.label.lowercased(), $0.occurredAt) }
+            }
+        return NightRecord(
+            session: session, terminalState: terminalState.flatMap(TerminalState.init(rawValue:)), checkIn: answers.checkIns[session.id.rawValue],
+            shownEvents: shown, naps: naps(in: session.events), intervalMinutes: intervalMinutes,
+            preSleep: answers.preSleeps[session.id.rawValue], medications: answers.medications[session.id.rawValue] ?? [], sleep: sleep)
+    }
 
     /// Every night dated `from` through `to` as insights read it: its summary and what was answered about it, oldest
     /// first. One row a night from each table, not every event: ten years of nights in milliseconds.
@@ -434,6 +429,9 @@ struct NightAnswers {
         case dated(from: SessionKey, to: SessionKey)
     }
 
+    /// No answers yet: another store's reader fills them (`PostgresAnswers`).
+    init() {}
+
     /// The answers about those nights.
     init(of nights: Nights, expecting count: Int = 0, _ db: Database) throws {
         // Room for a check-in a night up front: growing a dictionary of check-ins moves every one of them again.
@@ -441,19 +439,30 @@ struct NightAnswers {
         try Self.forEachRow("session_id, \(NightRecords.answerColumns)", in: "morning_checkins", of: nights, db) { row in
             checkIns[row[0]] = try NightRecords.answers(from: row, at: 1)
         }
-        let decoder = JSONDecoder()
         try Self.forEachRow("session_id, answers_json", in: "pre_sleep_logs", of: nights, db) { row in
-            preSleeps[row[0]] = try decoder.decode(PreSleepLog.self, from: Data((row[1] as String).utf8))
+            try addPreSleep(night: row[0], json: row[1])
         }
-        let columns = "session_id, medication_id, dose_mg, id, taken_at, notes"
-        try Self.forEachRow(columns, in: "medication_events", of: nights, order: "taken_at", db) { row in
-            let id: String = row[1]
-            let dose: Double = row[2]
-            medications[row[0], default: []].append(
-                MedicationSummary(
-                    id: row[3], medicationID: id, name: (try? MedicationCatalogue.medication(id: id))?.name ?? id,
-                    doseMg: NumberText.plain(dose), takenAt: NightRecords.instant(row[4]), note: row[5]))
+        try Self.forEachRow("session_id, \(Self.medicationColumns)", in: "medication_events", of: nights, order: "taken_at", db) { row in
+            addMedication(night: row[0], medicationID: row[1], doseMg: row[2], id: row[3], takenAt: row[4], note: row[5])
         }
+    }
+
+    /// The columns of a medication taken, after the night's id, in `addMedication`'s order (`taken_at` as UTC text).
+    static let medicationColumns = "medication_id, dose_mg, id, taken_at, notes"
+
+    private static let decoder = JSONDecoder()
+
+    /// Adds a night's pre-sleep log from its stored JSON.
+    mutating func addPreSleep(night: String, json: String) throws {
+        preSleeps[night] = try Self.decoder.decode(PreSleepLog.self, from: Data(json.utf8))
+    }
+
+    /// Adds a medication taken that night, after those read before it.
+    mutating func addMedication(night: String, medicationID: String, doseMg: Double, id: String, takenAt: String, note: String?) {
+        medications[night, default: []].append(
+            MedicationSummary(
+                id: id, medicationID: medicationID, name: (try? MedicationCatalogue.medication(id: medicationID))?.name ?? medicationID,
+                doseMg: NumberText.plain(doseMg), takenAt: NightRecords.instant(takenAt), note: note))
     }
 
     /// Calls `body` with each row of `table` that belongs to one of the nights, in `order` if given.

@@ -56,21 +56,42 @@ enum WearableSleepReader {
     /// The sleep of each night that has one, by night id. `vitals` reads the heart rate and the other vitals too (a
     /// night's page), which lists of nights do not need.
     static func read(_ windows: [Window], vitals: Bool, _ db: Database) throws -> [String: NightSleep] {
-        guard let first = windows.map(\.from).min(), let last = windows.map(\.to).max() else { return [:] }
-        // A sleep record lasts at most a day (the importers refuse longer), so 12 hours either side finds every period
-        // that reaches into the windows, whole.
-        let (from, to) = (first.addingTimeInterval(-12 * 3600), last.addingTimeInterval(12 * 3600))
+        guard let (from, to) = searched(windows) else { return [:] }
         let summaries = try WearableSummaryRow.overlapping(from: from, to: to, db)
-        let rows = try Row.fetchAll(
+        let samples = try Row.fetchAll(
             db, sql: "SELECT source, stage, start_at, end_at FROM wearable_sleep WHERE start_at < ? AND end_at > ? ORDER BY start_at, id",
-            arguments: [ISO8601.string(to), ISO8601.string(from)])
-        guard !rows.isEmpty || !summaries.isEmpty else { return [:] }
-        let samples = rows.compactMap { row -> SleepSample? in
-            guard let stage = SleepStage(rawValue: row["stage"]), let start = ISO8601.parse(row["start_at"]), let end = ISO8601.parse(row["end_at"])
-            else { return nil }
-            return SleepSample(source: row["source"], stage: stage, start: start, end: end)
-        }
+            arguments: [ISO8601.string(to), ISO8601.string(from)]
+        ).compactMap { row in sample(source: row["source"], stage: row["stage"], start: row["start_at"], end: row["end_at"]) }
+        guard !samples.isEmpty || !summaries.isEmpty else { return [:] }
         let priority = try SettingsStore.load(db, machineTimeZoneID: "UTC").sleepSourcePriority
+        return try attach(windows, samples: samples, summaries: summaries, priority: priority) { sleep in
+            guard vitals else { return }
+            let bounds: StatementArguments = [ISO8601.string(sleep.figures.periodStart), ISO8601.string(sleep.figures.periodEnd)]
+            let heartRate = try Row.fetchAll(db, sql: "SELECT start_at, value FROM wearable_vitals WHERE \(heartRateCondition)", arguments: bounds)
+            let means = try Row.fetchAll(db, sql: "SELECT kind, AVG(value) FROM wearable_vitals WHERE \(meansCondition)", arguments: bounds)
+            addVitals(heartRate: heartRate.map { ($0[0], $0[1]) }, means: means.map { ($0[0], $0[1]) }, to: &sleep)
+        }
+    }
+
+    /// The span sleep records are read from for `windows`, nil for none. A sleep record lasts at most a day (the importers
+    /// refuse longer), so 12 hours either side finds every period that reaches into the windows, whole.
+    static func searched(_ windows: [Window]) -> (from: Date, to: Date)? {
+        guard let first = windows.map(\.from).min(), let last = windows.map(\.to).max() else { return nil }
+        return (first.addingTimeInterval(-12 * 3600), last.addingTimeInterval(12 * 3600))
+    }
+
+    /// A stored sleep record as a sample, nil when a cell is not one the importers write.
+    static func sample(source: String, stage: String, start: String, end: String) -> SleepSample? {
+        guard let stage = SleepStage(rawValue: stage), let start = ISO8601.parse(start), let end = ISO8601.parse(end) else { return nil }
+        return SleepSample(source: source, stage: stage, start: start, end: end)
+    }
+
+    /// Each window's sleep from the records read for all of them (`searched`), merged and split into periods once; `vitals`
+    /// adds a night's vitals once its period is known. Both stores read the rows; this decides.
+    static func attach(
+        _ windows: [Window], samples: [SleepSample], summaries: [SleepSummary], priority: SourcePriority,
+        vitals: (inout NightSleep) throws -> Void
+    ) rethrows -> [String: NightSleep] {
         let periods = SleepTimeline.periods(SleepTimeline.merge(samples, priority: priority))
         var result: [String: NightSleep] = [:]
         for window in windows {
@@ -79,25 +100,23 @@ enum WearableSleepReader {
                     periods: periods, summaries: summaries, from: window.from, to: window.to, dose2: window.dose2, priority: priority)
             else { continue }
             var sleep = NightSleep(spans: night.spans, figures: night.figures, heartRate: [])
-            if vitals { try readVitals(into: &sleep, db) }
+            try vitals(&sleep)
             result[window.id] = sleep
         }
         return result
     }
 
-    /// The heart rate over the sleep, and the means of HRV, respiratory rate and blood oxygen.
-    private static func readVitals(into sleep: inout NightSleep, _ db: Database) throws {
-        let bounds: StatementArguments = [ISO8601.string(sleep.figures.periodStart), ISO8601.string(sleep.figures.periodEnd)]
-        sleep.heartRate = try Row.fetchAll(
-            db, sql: "SELECT start_at, value FROM wearable_vitals WHERE kind = 'heart_rate' AND start_at BETWEEN ? AND ? ORDER BY start_at",
-            arguments: bounds
-        ).compactMap { row in ISO8601.parse(row["start_at"]).map { (at: $0, beatsPerMinute: row["value"] as Double) } }
-        let means = try Row.fetchAll(
-            db, sql: "SELECT kind, AVG(value) AS mean FROM wearable_vitals WHERE kind != 'heart_rate' AND start_at BETWEEN ? AND ? GROUP BY kind",
-            arguments: bounds)
-        for row in means {
-            let mean: Double = row["mean"]
-            switch row["kind"] as String {
+    /// The heart-rate rows over a period (`start_at`, `value`), in time order, when bound to its start and end.
+    static let heartRateCondition = "kind = 'heart_rate' AND start_at BETWEEN ? AND ? ORDER BY start_at"
+    /// The other vitals' means over a period (`kind`, the mean), when bound to its start and end.
+    static let meansCondition = "kind != 'heart_rate' AND start_at BETWEEN ? AND ? GROUP BY kind"
+
+    /// The heart rate over the sleep and the means of HRV, respiratory rate and blood oxygen, from the rows either store
+    /// read with `heartRateCondition` and `meansCondition`.
+    static func addVitals(heartRate: [(at: String, value: Double)], means: [(kind: String, mean: Double)], to sleep: inout NightSleep) {
+        sleep.heartRate = heartRate.compactMap { row in ISO8601.parse(row.at).map { (at: $0, beatsPerMinute: row.value) } }
+        for (kind, mean) in means {
+            switch kind {
             case "hrv_sdnn": sleep.meanHRV = mean
             case "respiratory_rate": sleep.meanRespiratoryRate = mean
             case "oxygen_saturation": sleep.meanOxygenSaturation = mean

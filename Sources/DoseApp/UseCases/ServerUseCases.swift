@@ -19,9 +19,8 @@ public struct TransferService: Sendable {
     /// |interval − target| ≤ 10 min. `NaturalWake`: Dose 2 taken before the wake alarm rang (before the target time,
     /// with no snooze), i.e. the person woke without the alarm. Both judged by DoseCore's window.
     public func analyticsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        let nights = try app.readSettledRecords(only: DataTransfer.dosedNightTables, nights: nil) {
-            try $0.transfer.dosedNights(from: from, to: to)
-        }
+        try app.night.settle()
+        let nights = try app.store.dosedNights(from: from, to: to)
         let settings = try app.settings.current()
         let zone = app.clock.zone(settings)
         let target = settings.targetIntervalMinutes
@@ -41,9 +40,8 @@ public struct TransferService: Sendable {
 
     /// `sessions.csv`: one row per night with the insights columns.
     public func sessionsCSV(from: SessionKey? = nil, to: SessionKey? = nil) throws -> String {
-        try app.readSettledRecords(only: HistoryStore.recordTables, nights: nil) { database in
-            try SessionsCSV.text(database, from: from, to: to, machineTimeZoneID: app.clock.machineTimeZoneID)
-        }
+        try app.night.settle()
+        return try SessionsCSV.text(app.store, from: from, to: to, targetMinutes: try app.settings.current().targetIntervalMinutes)
     }
 
     /// The bundle's file name for today, in the call's zone.

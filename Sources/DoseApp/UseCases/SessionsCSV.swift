@@ -9,9 +9,16 @@ enum SessionsCSV {
     /// `sessions.csv` for the nights dated `from` through `to` (all when nil) of `database`.
     static func text(_ database: AppDatabase, from: SessionKey? = nil, to: SessionKey? = nil, machineTimeZoneID: String) throws -> String {
         let settings = try database.settings.current(machineTimeZoneID: machineTimeZoneID)
-        let records = try database.history.nights(
-            from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!)
-        return text(records, targetMinutes: settings.targetIntervalMinutes)
+        return try text(.sqlite(database), from: from, to: to, targetMinutes: settings.targetIntervalMinutes)
+    }
+
+    /// `sessions.csv` for the nights dated `from` through `to` (all when nil) of `store`, read in place.
+    static func text(_ store: RecordStore, from: SessionKey? = nil, to: SessionKey? = nil, targetMinutes: Int) throws -> String {
+        var records: [NightRecord] = []
+        try store.forEachNight(from: from ?? SessionKey(year: 1, month: 1, day: 1)!, to: to ?? SessionKey(year: 9999, month: 12, day: 31)!) {
+            records.append($0)
+        }
+        return text(records, targetMinutes: targetMinutes)
     }
 
     /// The night's sleep columns; every one empty without a wearable's sleep.

@@ -317,6 +317,12 @@ extension DataTransfer {
 /// `wearable_summaries` rows to and from `SleepSummary`.
 enum WearableSummaryRow {
     static let columns = BundleFormats.wearableSummaryColumns
+    /// The summary's figures, each a number or empty.
+    static let figureColumns = [
+        "in_bed_minutes", "asleep_minutes", "light_minutes", "deep_minutes", "rem_minutes", "awake_minutes", "recovery_percent",
+        "sleep_performance_percent", "sleep_efficiency_percent", "resting_heart_rate", "hrv_ms", "respiratory_rate", "oxygen_saturation_percent",
+        "skin_temp_celsius",
+    ]
 
     static func fetch(id: String, _ db: Database) throws -> SleepSummary? {
         try Row.fetchOne(db, sql: "SELECT * FROM wearable_summaries WHERE id = ?", arguments: [id]).flatMap(summary)
@@ -331,18 +337,25 @@ enum WearableSummaryRow {
     }
 
     static func summary(_ row: Row) -> SleepSummary? {
-        guard let start = ISO8601.parse(row["start_at"]), let end = ISO8601.parse(row["end_at"]) else { return nil }
+        summary(text: { row[$0] }, int: { row[$0] }, number: { row[$0] }, flag: { row[$0] })
+    }
+
+    /// A stored summary from its cells by column name, as either store reads them (instants as UTC text).
+    static func summary(
+        text: (String) throws -> String?, int: (String) throws -> Int?, number: (String) throws -> Double?, flag: (String) throws -> Bool
+    ) rethrows -> SleepSummary? {
+        guard let start = try text("start_at").flatMap(ISO8601.parse), let end = try text("end_at").flatMap(ISO8601.parse),
+            let source = try text("source")
+        else { return nil }
         return SleepSummary(
-            source: row["source"], start: start, end: end, offsetMinutes: row["offset_minutes"], isNap: row["nap"],
-            inBedMinutes: row["in_bed_minutes"],
-            asleepMinutes: row["asleep_minutes"], lightMinutes: row["light_minutes"], deepMinutes: row["deep_minutes"],
-            remMinutes: row["rem_minutes"],
-            awakeMinutes: row["awake_minutes"],
+            source: source, start: start, end: end, offsetMinutes: try int("offset_minutes"), isNap: try flag("nap"),
+            inBedMinutes: try number("in_bed_minutes"), asleepMinutes: try number("asleep_minutes"), lightMinutes: try number("light_minutes"),
+            deepMinutes: try number("deep_minutes"), remMinutes: try number("rem_minutes"), awakeMinutes: try number("awake_minutes"),
             recovery: WearableRecovery(
-                recoveryPercent: row["recovery_percent"], sleepPerformancePercent: row["sleep_performance_percent"],
-                sleepEfficiencyPercent: row["sleep_efficiency_percent"], restingHeartRate: row["resting_heart_rate"], hrvMilliseconds: row["hrv_ms"],
-                respiratoryRate: row["respiratory_rate"], oxygenSaturationPercent: row["oxygen_saturation_percent"],
-                skinTemperatureCelsius: row["skin_temp_celsius"]))
+                recoveryPercent: try number("recovery_percent"), sleepPerformancePercent: try number("sleep_performance_percent"),
+                sleepEfficiencyPercent: try number("sleep_efficiency_percent"), restingHeartRate: try number("resting_heart_rate"),
+                hrvMilliseconds: try number("hrv_ms"), respiratoryRate: try number("respiratory_rate"),
+                oxygenSaturationPercent: try number("oxygen_saturation_percent"), skinTemperatureCelsius: try number("skin_temp_celsius")))
     }
 
     static func write(_ summary: SleepSummary, id: String, importedAt: String, replacing: Bool, _ db: Database) throws {

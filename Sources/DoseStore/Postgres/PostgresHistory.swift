@@ -2,37 +2,73 @@ public import DoseCore
 import PostgresNIO
 
 extension PostgresStore {
-    /// A page of history. PostgreSQL counts the nights the query matches and chooses the page's, in the SQL the file
-    /// uses; the SQLite store's code makes the page from a copy of only those nights, taken in the same snapshot.
+    /// A page of history, in PostgreSQL's own statements: it counts the nights the query matches and chooses the page's
+    /// in the SQL the file uses, then reads those nights, all in one snapshot.
     public func historyPage(of person: String, _ query: HistoryQuery) throws -> HistoryPage {
         let query = try query.validated()
-        let choose = { (session: PostgresSession) -> (NightsRead?, HistoryPageNights) in
+        return try transaction(readOnly: true, seeing: .person(person)) { session in
             let nights = try Self.pageNights(of: person, query, session)
-            return (.ids(nights.ids), nights)
+            let records = try Self.nightRecords(nights.ids, of: person, query: query, vitals: false, session)
+            return HistoryStore.page(query, of: nights, records: records)
         }
-        return try PostgresWorkspace(store: self, person: person).read(only: HistoryStore.recordTables, choosing: choose) { database, nights in
-            try database.history.page(query, of: nights)
+    }
+
+    /// Every night of `person` with that session date (usually one), with all events and vitals, oldest first.
+    public func nights(of person: String, on date: SessionKey) throws -> [NightRecord] {
+        try transaction(readOnly: true, seeing: .person(person)) { session in
+            let ids = try session.rows(
+                "SELECT id FROM sleep_sessions WHERE person_id = \(person) AND session_date = \(date.description)::date ORDER BY started_at"
+            ).map { try $0.decode(String.self) }
+            return try Self.nightRecords(ids, of: person, query: HistoryQuery(), vitals: true, session)
+        }
+    }
+
+    /// One night of `person` by its id, with all events and vitals, or nil.
+    public func night(of person: String, id: SessionID) throws -> NightRecord? {
+        try transaction(readOnly: true, seeing: .person(person)) { session in
+            try Self.nightRecords([id.rawValue], of: person, query: HistoryQuery(), vitals: true, session).first
         }
     }
 
     /// Calls `body` with every night dated `from` through `to`, oldest first, with all events: in one snapshot, `chunk`
-    /// nights (a year) copied at a time, so ten years of events never sit in memory at once (the report's table).
+    /// nights (a year) read at a time, so ten years of events never sit in memory at once (the report's table).
     public func forEachNight(
         of person: String, from: SessionKey, to: SessionKey, chunksOf chunk: Int = 366, _ body: (NightRecord) throws -> Void
     ) throws {
-        let ids = { (session: PostgresSession) in
-            var binds = PostgresBindings()
-            binds.append(person)
-            binds.append(from.description)
-            binds.append(to.description)
-            let sql = """
-                SELECT id FROM sleep_sessions WHERE person_id = $1 AND session_date BETWEEN $2::date AND $3::date
+        try transaction(readOnly: true, seeing: .person(person)) { session in
+            let ids = try session.rows(
+                """
+                SELECT id FROM sleep_sessions WHERE person_id = \(person) AND session_date BETWEEN \(from.description)::date AND \(to.description)::date
                 ORDER BY session_date, started_at, id COLLATE "C"
                 """
-            return try session.rows(PostgresQuery(unsafeSQL: sql, binds: binds)).map { try $0.decode(String.self) }
+            ).map { try $0.decode(String.self) }
+            var query = HistoryQuery()
+            query.sort = .oldest
+            for start in stride(from: 0, to: ids.count, by: max(1, chunk)) {
+                let part = Array(ids[start..<min(ids.count, start + max(1, chunk))])
+                for record in try Self.nightRecords(part, of: person, query: query, vitals: false, session) { try body(record) }
+            }
         }
-        try PostgresWorkspace(store: self, person: person).readEach(only: HistoryStore.recordTables, chunksOf: chunk, ids: ids) { database in
-            try database.history.forEachNight(from: from, to: to, body)
+    }
+
+    /// The nights of `person` with a Dose 1 dated `from` through `to` (all when nil), oldest first, as the analytics CSV
+    /// reads them: the SQLite store's statement in PostgreSQL's words.
+    public func dosedNights(of person: String, from: SessionKey?, to: SessionKey?) throws -> [DosedNight] {
+        try transaction(readOnly: true, seeing: .person(person)) { session in
+            try session.rows(
+                """
+                SELECT to_char(session_date, 'YYYY-MM-DD'), dosetap_instant(dose1_at), dosetap_instant(dose2_at), interval_minutes, snooze_count
+                FROM sleep_sessions WHERE person_id = \(person) AND dose1_at IS NOT NULL
+                    AND session_date >= \((from ?? SessionKey(year: 1, month: 1, day: 1)!).description)::date
+                    AND session_date <= \((to ?? SessionKey(year: 9999, month: 12, day: 31)!).description)::date
+                ORDER BY session_date, started_at, id COLLATE "C"
+                """
+            ).map { row in
+                let (date, dose1, dose2, interval, snoozes) = try row.decode((String, String, String?, Int?, Int).self)
+                return DosedNight(
+                    date: date, dose1: NightRecords.instant(dose1), dose2: dose2.map(NightRecords.instant), intervalMinutes: interval,
+                    snoozes: snoozes)
+            }
         }
     }
 

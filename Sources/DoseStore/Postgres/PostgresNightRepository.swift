@@ -474,20 +474,8 @@ struct PostgresNightTransaction: NightTransaction {
 
     /// Nights from rows that start with `nightColumns`, with their events (nil: loaded in one query for all).
     private func nights(from rows: [PostgresRow], events known: [String: [NightEvent]]? = nil) throws -> [NightSession] {
-        let heads = try rows.map { row in
-            let cells = row.makeRandomAccess()
-            return (
-                id: try cells[0].decode(String.self), date: try cells[1].decode(String.self), started: try cells[2].decode(String.self),
-                ended: try cells[3].decode(String?.self), reason: try cells[4].decode(String?.self)
-            )
-        }
-        let events = try known ?? self.events(ofNights: heads.map(\.id))
-        return heads.map { head in
-            NightSession(
-                id: SessionID(rawValue: head.id), date: SessionKey(parsing: head.date) ?? SessionKey(year: 1970, month: 1, day: 1)!,
-                startedAt: NightRecords.instant(head.started), events: events[head.id] ?? [], endedAt: head.ended.map(NightRecords.instant),
-                endReason: head.reason.flatMap(EndReason.init(rawValue:)))
-        }
+        let heads = try rows.map(PostgresNightRows.head)
+        return PostgresNightRows.nights(heads, events: try known ?? self.events(ofNights: heads.map(\.id)))
     }
 
     /// The events of the given nights, grouped by night id (unordered; `NightSession` sorts them).
@@ -495,49 +483,12 @@ struct PostgresNightTransaction: NightTransaction {
         guard !ids.isEmpty else { return [:] }
         var idBinds = PostgresBindings()
         idBinds.append(ids)
-        return try events(from: try session.rows(of: sendEvents(where: "session_id = ANY($1)", binds: idBinds)))
+        return try PostgresNightRows.events(from: try session.rows(of: sendEvents(where: "session_id = ANY($1)", binds: idBinds)))
     }
 
-    /// Sends the read of the events of the nights `condition` picks, from the three tables in one statement: the
-    /// table's name first, then the id and type, the shared columns (session_id last) and dose metadata.
     private func sendEvents(where condition: String, binds: PostgresBindings) -> PendingRows {
-        let shared =
-            "dosetap_instant(occurred_at), dosetap_instant(recorded_at), time_zone, utc_offset_minutes, source, note, session_id"
-        return session.send(
-            PostgresQuery(
-                unsafeSQL: """
-                    SELECT 'dose', id, event_type, \(shared), metadata FROM dose_events WHERE \(condition)
-                    UNION ALL SELECT 'sleep', id, event_type, \(shared), NULL FROM sleep_events WHERE \(condition)
-                    UNION ALL SELECT 'checkin', id, NULL, \(shared), NULL FROM morning_checkins WHERE \(condition)
-                    """, binds: binds))
+        PostgresNightRows.sendEvents(where: condition, binds: binds, session)
     }
 
-    /// Events from the rows of `sendEvents`, grouped by night id.
-    private func events(from rows: [PostgresRow]) throws -> [String: [NightEvent]] {
-        var result: [String: [NightEvent]] = [:]
-        // Columns after the table's name: id, type, the shared columns (session_id last), metadata.
-        func event(_ cells: PostgresRandomAccessRow, kind: EventKind) throws -> NightEvent {
-            NightEvent(
-                id: EventID(rawValue: try cells[1].decode(String.self)), kind: kind,
-                occurredAt: NightRecords.instant(try cells[3].decode(String.self)),
-                recordedAt: NightRecords.instant(try cells[4].decode(String.self)), timeZoneID: try cells[5].decode(String.self),
-                utcOffsetMinutes: try cells[6].decode(Int.self), source: EventSource(rawValue: try cells[7].decode(String.self)) ?? .imported,
-                note: try cells[8].decode(String?.self))
-        }
-        for row in rows {
-            let cells = row.makeRandomAccess()
-            var recorded: NightEvent
-            switch try cells[0].decode(String.self) {
-            case "dose":
-                recorded = try event(cells, kind: EventKind(wireName: try cells[2].decode(String.self)))
-                recorded.metadata = try NightRecords.metadataDecoder.decode(EventMetadata.self, from: Data(try cells[10].decode(String.self).utf8))
-            case "sleep":
-                recorded = try event(cells, kind: .sleep(SleepEventType(rawValue: try cells[2].decode(String.self))))
-            default:
-                recorded = try event(cells, kind: .checkIn)
-            }
-            result[try cells[9].decode(String.self), default: []].append(recorded)
-        }
-        return result
-    }
+    private func events(from rows: [PostgresRow]) throws -> [String: [NightEvent]] { try PostgresNightRows.events(from: rows) }
 }

@@ -38,32 +38,8 @@ struct PostgresWorkspace {
     /// names (nil: all), and of the tables that hold a night's rows only those of `nights` (nil: every night). The read
     /// must not write: a copy that was changed is refused, since nothing of it would be kept.
     func read<T>(only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
-        try read(only: only, choosing: { _ in (nights, ()) }, { database, _ in try work(database) })
-    }
-
-    /// `read`, with the nights chosen in the same snapshot by `choose`, which also hands `work` what it found.
-    func read<Choice, T>(
-        only: Set<String>? = nil, choosing choose: (PostgresSession) throws -> (NightsRead?, Choice), _ work: (AppDatabase, Choice) throws -> T
-    ) throws -> T {
         let tables = try tables(only: only)
-        return try store.transaction(readOnly: true, seeing: .person(person)) { session in
-            let (nights, choice) = try choose(session)
-            return try readCopy(of: tables, nights: nights, session) { try work($0, choice) }
-        }
-    }
-
-    /// Runs `work` on one copy after another in one snapshot, each holding the nights of one chunk of `ids` (chosen in
-    /// the snapshot by `choose`) and the tables `only` names: a read of many nights never holds them all at once.
-    func readEach(only: Set<String>, chunksOf size: Int, ids choose: (PostgresSession) throws -> [String], _ work: (AppDatabase) throws -> Void)
-        throws
-    {
-        let tables = try store.workspaceTables().filter { only.contains($0.name) }
-        try store.transaction(readOnly: true, seeing: .person(person)) { session in
-            let ids = try choose(session)
-            for start in stride(from: 0, to: ids.count, by: size) {
-                try readCopy(of: tables, nights: .ids(Array(ids[start..<min(ids.count, start + size)])), session, work)
-            }
-        }
+        return try store.transaction(readOnly: true, seeing: .person(person)) { session in try readCopy(of: tables, nights: nights, session, work) }
     }
 
     /// Runs `work` on a fresh copy of `tables` narrowed to `nights`, loaded in `session`'s snapshot. The read must not
