@@ -159,6 +159,15 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Deletes every record of this store's person, after the exact confirmation phrase, and proves none is left: the
+    /// whole file, or the person's rows of a shared store (the service's own tables stay).
+    public func clearAll(confirmation: String) throws -> ClearReport {
+        switch self {
+        case .sqlite(let database): try database.clearAll(confirmation: confirmation)
+        case .postgres(let store, let person): try store.clearAll(of: person, confirmation: confirmation)
+        }
+    }
+
     /// events.csv: every event and undo, oldest first, read in place on either store.
     public func eventsCSV() throws -> String {
         switch self {

@@ -22,14 +22,18 @@ extension AppDatabase {
         "inventory_events", "refill_reminders", "setup_runs", "notices_shown", "wearable_sleep", "wearable_vitals", "wearable_summaries",
     ]
 
+    /// Refuses anything but the exact phrase, before anything is deleted.
+    public static func checkClearAllPhrase(_ confirmation: String) throws {
+        guard confirmation == clearAllPhrase else {
+            throw DoseError.invalidInput(
+                field: "confirm", problem: "the confirmation phrase does not match", allowed: "exactly \"\(clearAllPhrase)\"")
+        }
+    }
+
     /// Deletes everything in one transaction, then checkpoints and vacuums so no trace stays in the files,
     /// and verifies the tables are empty (SPEC §5.2, seed 001 §8).
     public func clearAll(confirmation: String) throws -> ClearReport {
-        guard confirmation == Self.clearAllPhrase else {
-            throw DoseError.invalidInput(
-                field: "confirm", problem: "the confirmation phrase does not match",
-                allowed: "exactly \"\(Self.clearAllPhrase)\"")
-        }
+        try Self.checkClearAllPhrase(confirmation)
         let deleted = try write { db in
             var counts: [String: Int] = [:]
             for table in Self.dataTables {
@@ -47,7 +51,7 @@ extension AppDatabase {
 
     /// Rewrites the database files so deleted rows leave no trace: the WAL is checkpointed into the database and
     /// truncated, and VACUUM rebuilds the database without its free pages (where deleted content would linger).
-    func scrubFiles() throws {
+    public func scrubFiles() throws {
         do {
             try writer.writeWithoutTransaction { db in
                 if path != nil { try db.checkpoint(.truncate) }

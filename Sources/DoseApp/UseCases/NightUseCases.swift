@@ -48,15 +48,14 @@ public struct RecordService: Sendable {
 
     /// The nights of one date (usually one; several after a nap or an early close).
     public func nights(on date: SessionKey) throws -> [NightRecord] {
-        try app.readSettledRecords(only: HistoryStore.recordTablesWithVitals, nights: .dated(from: date, to: date)) {
-            try $0.history.nights(on: date)
-        }
+        try app.night.settle()
+        return try app.store.nights(on: date)
     }
 
     /// One night by its id.
     public func night(id: SessionID) throws -> NightRecord {
-        let night = { (database: AppDatabase) in try database.history.night(id: id) }
-        guard let record = try app.readSettledRecords(only: HistoryStore.recordTablesWithVitals, nights: .ids([id.rawValue]), night) else {
+        try app.night.settle()
+        guard let record = try app.store.night(id: id) else {
             throw DoseError.notFound(what: "A night with the id '\(id)'")
         }
         return record
@@ -86,13 +85,20 @@ public struct RecordService: Sendable {
     /// What deleting `selection` would remove (nights, events, dates), removing nothing.
     public func deletionPreview(_ selection: NightSelection) throws -> NightDeletionSummary {
         let refusing = try deletionRefusals()
-        return try app.onSettledRecords { try $0.history.deletionPreview(selection, refusing: refusing) }
+        try app.night.settle()
+        return try app.store.ledger.repository.read { try NightDeletion.chosen(selection, refusing: refusing, in: $0).summary }
     }
 
     /// Deletes the selected ended nights and every trace of them, audited by date and `surface` (`cli`, `api`, `web`).
     public func deleteNights(_ selection: NightSelection, surface: String) throws -> NightDeletionSummary {
         let refusing = try deletionRefusals()
-        return try app.onSettledRecords { try $0.history.deleteNights(selection, surface: surface, refusing: refusing, clock: app.clock) }
+        try app.night.settle()
+        let summary = try app.store.ledger.repository.write {
+            try NightDeletion.delete(selection, surface: surface, refusing: refusing, clock: app.clock, in: $0)
+        }
+        // A file keeps deleted bytes in its free pages and WAL until rewritten; PostgreSQL's own vacuum reclaims its pages.
+        try app.store.sqliteFile?.scrubFiles()
+        return summary
     }
 
     /// DoseCore's refusals of a deletion as of now: tonight's night, and a night whose dose still holds back a new

@@ -66,7 +66,7 @@ public struct TransferService: Sendable {
 
     /// Deletes everything, after the exact confirmation phrase, and proves nothing is left.
     public func clearAll(confirmation: String) throws -> ClearReport {
-        try app.onRecords { try $0.clearAll(confirmation: confirmation) }
+        try app.store.clearAll(confirmation: confirmation)
     }
 }
 

@@ -17,7 +17,9 @@ public enum EventChange: Sendable {
 
 /// One transaction over the night tables: it loads what the rules ask for and saves what they decided, and knows no
 /// rule itself. DoseApp's night service decides; a store of any kind (SQLite, PostgreSQL) implements this.
-public protocol NightTransaction: JournalTransaction, AlarmRecordsTransaction, SupplyTransaction, SetupTransaction, DeviceTransaction {
+public protocol NightTransaction: JournalTransaction, AlarmRecordsTransaction, SupplyTransaction, SetupTransaction, DeviceTransaction,
+    NightDeletionTransaction
+{
     /// The settings, with the machine's zone as the default of `time_zone`.
     func settings(machineTimeZoneID: String) throws -> DoseSettings
     /// The open night with its events, if any.
