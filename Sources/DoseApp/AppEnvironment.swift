@@ -131,12 +131,6 @@ public struct UseCases: Sendable {
         return try store.onRecords(work)
     }
 
-    /// A read of past nights (`RecordStore.readRecords`) once what time made due to the open night is applied.
-    func readSettledRecords<T>(only tables: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
-        try night.settle()
-        return try store.readRecords(only: tables, nights: nights, work)
-    }
-
     /// The use cases of any store at one clock.
     public init(
         store: RecordStore, clock: StoreClock, outbound: OutboundTargets = OutboundTargets(),

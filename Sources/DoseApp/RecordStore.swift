@@ -159,6 +159,14 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Writes the export bundle to `path`, read in place on either store; returns the rows written per table file.
+    public func exportBundle(to path: String, analytics: String, clock: StoreClock) throws -> [String: Int] {
+        switch self {
+        case .sqlite(let database): try database.transfer.exportBundle(to: path, analytics: analytics, clock: clock)
+        case .postgres(let store, let person): try store.exportBundle(of: person, to: path, analytics: analytics, clock: clock)
+        }
+    }
+
     /// Deletes every record of this store's person, after the exact confirmation phrase, and proves none is left: the
     /// whole file, or the person's rows of a shared store (the service's own tables stay).
     public func clearAll(confirmation: String) throws -> ClearReport {

@@ -10,6 +10,17 @@ import ZIPFoundation
 
 @Suite("Export bundle and import: round trip, idempotence, events.csv")
 struct BundleRoundTripTests {
+    @Test("every table file lists the columns the file's table has, in its order: the format and the schema move together")
+    func formatColumnsAreTheSchemas() throws {
+        let database = try AppDatabase.inMemory()
+        try database.writer.read { db in
+            for spec in ExportBundle.tables {
+                let columns = try ExportBundle.columns(of: spec.table, db)
+                #expect(spec.columns == columns, "\(spec.file)")
+            }
+        }
+    }
+
     @Test("export → import into an empty database → export gives identical files; a second import adds nothing")
     func roundTrip() throws {
         let directory = try StoreFixture.temporaryDirectory()

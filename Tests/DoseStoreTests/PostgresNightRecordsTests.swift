@@ -222,4 +222,29 @@ struct PostgresNightRecordsTests {
         }
         #expect(store.workspaceCopiesMade == copies, "no copy into SQLite")
     }
+
+    @Test("the export bundle from PostgreSQL's own statements is the file's to the byte, every awkward value included")
+    func sameBundleAsTheFile() throws {
+        let sqlite = try Self.file()
+        try sqlite.writer.write { db in
+            try PostgresWorkspaceTests.fill(db)
+            // The awkward setting is for a raw copy; a bundle lists the settings in force, so it must be one.
+            try db.execute(sql: "UPDATE settings SET value = 'Asia/Kathmandu' WHERE key = 'time_zone'")
+        }
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        try store.fill("local", with: try sqlite.contents(), withService: true)
+        let copies = store.workspaceCopiesMade
+        let folder = try StoreFixture.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let clock = TestClock(WallClock.date(2026, 11, 29, 9, 0)).store
+        let (file, native) = (folder.appendingPathComponent("file.zip").path, folder.appendingPathComponent("native.zip").path)
+        let fileCounts = try sqlite.transfer.exportBundle(to: file, analytics: "Date\n", clock: clock)
+        // A cursor fetch of two rows at a time crosses every table's rows more than once.
+        let nativeCounts = try store.exportBundle(of: "local", to: native, analytics: "Date\n", clock: clock, rowsPerFetch: 2)
+        #expect(nativeCounts == fileCounts)
+        #expect(fileCounts["wearable_vitals.csv"] ?? 0 > 50 && fileCounts["inventory.csv"] == 1 && fileCounts["audit_log.csv"] == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: native)) == (try Data(contentsOf: URL(fileURLWithPath: file))))
+        #expect(store.workspaceCopiesMade == copies, "no copy into SQLite")
+    }
 }

@@ -51,10 +51,9 @@ public struct TransferService: Sendable {
 
     /// Writes the backup bundle to `path`; returns the rows written per file.
     public func exportBundle(to path: String) throws -> [String: Int] {
-        try app.readSettledRecords(nights: nil) { database in
-            let analytics = try SessionsCSV.text(database, machineTimeZoneID: app.clock.machineTimeZoneID)
-            return try database.transfer.exportBundle(to: path, analytics: analytics, clock: app.clock)
-        }
+        try app.night.settle()
+        let analytics = try SessionsCSV.text(app.store, targetMinutes: try app.settings.current().targetIntervalMinutes)
+        return try app.store.exportBundle(to: path, analytics: analytics, clock: app.clock)
     }
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.

@@ -19,21 +19,69 @@ public enum ExportBundle {
         let table: String
         let order: String
         let freeText: Set<String>
+        /// The file's columns in order: the format's, and the SQLite table's (a test holds the two together), so a store
+        /// whose table orders them otherwise still writes the same file.
+        let columns: [String]
     }
 
     /// Parents before children, so an import can insert in this order.
     static let tables: [TableFile] = [
-        TableFile(file: "sessions.csv", table: "sleep_sessions", order: "started_at, id", freeText: []),
-        TableFile(file: "dose_events.csv", table: "dose_events", order: "occurred_at, id", freeText: ["note"]),
-        TableFile(file: "sleep_events.csv", table: "sleep_events", order: "occurred_at, id", freeText: ["note"]),
-        TableFile(file: "morning_checkins.csv", table: "morning_checkins", order: "occurred_at, id", freeText: ["note", "notes"]),
-        TableFile(file: "pre_sleep_logs.csv", table: "pre_sleep_logs", order: "occurred_at, id", freeText: ["note"]),
-        TableFile(file: "medication_events.csv", table: "medication_events", order: "taken_at, id", freeText: ["notes"]),
-        TableFile(file: "audit_log.csv", table: "audit_log", order: "at, id", freeText: []),
-        TableFile(file: "inventory.csv", table: "inventory_events", order: "occurred_at, id", freeText: ["reason"]),
-        TableFile(file: "wearable_sleep.csv", table: "wearable_sleep", order: "start_at, id", freeText: ["source"]),
-        TableFile(file: "wearable_vitals.csv", table: "wearable_vitals", order: "start_at, id", freeText: ["source"]),
-        TableFile(file: "wearable_summaries.csv", table: "wearable_summaries", order: "start_at, id", freeText: ["source"]),
+        TableFile(
+            file: "sessions.csv", table: "sleep_sessions", order: "started_at, id", freeText: [],
+            columns: [
+                "id", "session_date", "started_at", "time_zone", "ended_at", "end_reason", "terminal_state", "dose1_at", "dose2_at", "dose2_skipped",
+                "extra_dose_count", "snooze_count", "interval_minutes",
+            ]),
+        TableFile(
+            file: "dose_events.csv", table: "dose_events", order: "occurred_at, id", freeText: ["note"],
+            columns: [
+                "id", "session_id", "occurred_at", "recorded_at", "utc_offset_minutes", "time_zone", "source", "note", "event_type", "metadata",
+            ]),
+        TableFile(
+            file: "sleep_events.csv", table: "sleep_events", order: "occurred_at, id", freeText: ["note"],
+            columns: [
+                "id", "session_id", "occurred_at", "recorded_at", "utc_offset_minutes", "time_zone", "source", "note", "event_type", "category",
+            ]),
+        TableFile(
+            file: "morning_checkins.csv", table: "morning_checkins", order: "occurred_at, id", freeText: ["note", "notes"],
+            columns: [
+                "id", "session_id", "occurred_at", "recorded_at", "utc_offset_minutes", "time_zone", "source", "note", "sleep_quality", "feel_rested",
+                "grogginess", "mental_clarity", "mood", "readiness", "has_physical_symptoms", "has_respiratory_symptoms", "has_narcolepsy_symptoms",
+                "notes", "wellness_score", "sleep_inertia_duration", "dream_recall", "anxiety_level", "had_sleep_paralysis", "had_hallucinations",
+                "had_automatic_behavior", "fell_out_of_bed", "had_confusion_on_waking", "physical_symptoms_json", "respiratory_symptoms_json",
+                "used_sleep_therapy", "sleep_therapy_json", "has_sleep_environment", "sleep_environment_json",
+            ]),
+        TableFile(
+            file: "pre_sleep_logs.csv", table: "pre_sleep_logs", order: "occurred_at, id", freeText: ["note"],
+            columns: [
+                "id", "session_id", "occurred_at", "recorded_at", "utc_offset_minutes", "time_zone", "source", "note", "completion_state",
+                "answers_json",
+            ]),
+        TableFile(
+            file: "medication_events.csv", table: "medication_events", order: "taken_at, id", freeText: ["notes"],
+            columns: [
+                "id", "session_id", "session_date", "medication_id", "dose_mg", "dose_amount", "dose_unit", "formulation", "taken_at", "recorded_at",
+                "utc_offset_minutes", "time_zone", "source", "notes", "confirmed_duplicate", "batch_id",
+            ]),
+        TableFile(
+            file: "audit_log.csv", table: "audit_log", order: "at, id", freeText: [],
+            columns: ["id", "at", "action", "session_id", "entity_id", "details"]),
+        TableFile(
+            file: "inventory.csv", table: "inventory_events", order: "occurred_at, id", freeText: ["reason"],
+            columns: ["id", "kind", "occurred_at", "recorded_at", "time_zone", "change_ml", "counted_ml", "bottles", "reason"]),
+        TableFile(
+            file: "wearable_sleep.csv", table: "wearable_sleep", order: "start_at, id", freeText: ["source"],
+            columns: ["id", "provider", "source", "stage", "start_at", "end_at", "start_offset_minutes", "end_offset_minutes", "imported_at"]),
+        TableFile(
+            file: "wearable_vitals.csv", table: "wearable_vitals", order: "start_at, id", freeText: ["source"],
+            columns: ["id", "provider", "source", "kind", "start_at", "end_at", "value", "imported_at"]),
+        TableFile(
+            file: "wearable_summaries.csv", table: "wearable_summaries", order: "start_at, id", freeText: ["source"],
+            columns: [
+                "id", "provider", "source", "start_at", "end_at", "offset_minutes", "nap", "in_bed_minutes", "asleep_minutes", "light_minutes",
+                "deep_minutes", "rem_minutes", "awake_minutes", "recovery_percent", "sleep_performance_percent", "sleep_efficiency_percent",
+                "resting_heart_rate", "hrv_ms", "respiratory_rate", "oxygen_saturation_percent", "skin_temp_celsius", "imported_at",
+            ]),
     ]
 
     /// Other files of the bundle.
@@ -55,7 +103,7 @@ public enum ExportBundle {
 
     /// One table as CSV.
     static func csv(_ spec: TableFile, _ db: Database) throws -> String {
-        let columns = try columns(of: spec.table, db)
+        let columns = spec.columns
         var out = CSV.row(columns)
         let rows = try Row.fetchCursor(db, sql: "SELECT * FROM \(spec.table) ORDER BY \(spec.order)")
         while let row = try rows.next() {
@@ -63,15 +111,56 @@ public enum ExportBundle {
                 columns.map { column in
                     let value = row[column] as DatabaseValue
                     switch value.storage {
-                    case .null: return ""
-                    case .int64(let number): return String(number)
-                    case .double(let number): return number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
-                    case .string(let text): return CSV.field(text, freeText: spec.freeText.contains(column))
-                    case .blob: return ""
+                    case .null, .blob: return field(nil, column: column, of: spec)
+                    case .int64(let number): return field(.integer(number), column: column, of: spec)
+                    case .double(let number): return field(.real(number), column: column, of: spec)
+                    case .string(let text): return field(.text(text), column: column, of: spec)
                     }
                 })
         }
         return out
+    }
+
+    /// A stored value as the bundle writes it, whichever store it came from: SQLite's storage classes, which
+    /// PostgreSQL's values are read as (flags as integers, instants and dates as the file's text).
+    enum Cell {
+        case integer(Int64)
+        case real(Double)
+        case text(String)
+    }
+
+    /// One CSV field: empty for NULL, a whole real without its fraction, free text guarded against formulas.
+    static func field(_ cell: Cell?, column: String, of spec: TableFile) -> String {
+        switch cell {
+        case nil: ""
+        case .integer(let number): String(number)
+        case .real(let number): number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+        case .text(let text): CSV.field(text, freeText: spec.freeText.contains(column))
+        }
+    }
+
+    /// The settings file: the settings in force and the ones set explicitly (`key`, `value` pairs).
+    static func settingsFile(_ settings: DoseSettings, explicit: [(key: String, value: String)]) throws -> String {
+        try BundleFiles.json(
+            BundleSettingsFile(
+                effective: Dictionary(effective(settings).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
+                explicit: Dictionary(explicit.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })))
+    }
+
+    /// Writes a bundle of the table files (`tables`, in `ExportBundle.tables` order, with their columns) and the rest.
+    static func write(
+        tables: [(file: String, columns: [String], text: String)], settings: DoseSettings, explicit: [(key: String, value: String)],
+        events: String, analytics: String, to path: String, clock: StoreClock
+    ) throws {
+        let version = BundleVersionFile(
+            schemaVersion: String(Schema.version), app: "dosetap", format: BundleFormats.format, exportTimestamp: ISO8601.string(clock.now),
+            timezone: clock.zone(settings).identifier)
+        let files =
+            tables.map { ($0.file, $0.text) } + [
+                ("settings.json", try settingsFile(settings, explicit: explicit)), ("schema_version.json", try BundleFiles.json(version)),
+                ("readme.txt", readme(columns: tables.map { ($0.file, $0.columns) })), ("events.csv", events), (analyticsFile, analytics),
+            ]
+        try SafeZip.write(files.map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
     }
 
     /// What each file and column means, for a person opening the bundle.
@@ -144,37 +233,24 @@ extension DataTransfer {
     /// Returns the number of data rows per file.
     @discardableResult
     public func exportBundle(to path: String, analytics: String, clock: StoreClock) throws -> [String: Int] {
-        let (files, counts) = try database.read { db -> ([(String, String)], [String: Int]) in
-            var files: [(String, String)] = []
+        let (tables, counts, settings, explicit) = try database.read { db in
+            var tables: [(file: String, columns: [String], text: String)] = []
             var counts: [String: Int] = [:]
-            var described: [(String, [String])] = []
             for spec in ExportBundle.tables {
-                let text = try ExportBundle.csv(spec, db)
-                files.append((spec.file, text))
+                tables.append((spec.file, spec.columns, try ExportBundle.csv(spec, db)))
                 counts[spec.file] = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(spec.table)") ?? 0
-                described.append((spec.file, try ExportBundle.columns(of: spec.table, db)))
             }
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let explicit = try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key")
-            let settingsFile = BundleSettingsFile(
-                effective: Dictionary(ExportBundle.effective(settings).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
-                explicit: Dictionary(explicit.map { ($0["key"] as String, $0["value"] as String) }, uniquingKeysWith: { $1 }))
-            files.append(("settings.json", try BundleFiles.json(settingsFile)))
-            let version = BundleVersionFile(
-                schemaVersion: String(Schema.version), app: "dosetap", format: BundleFormats.format,
-                exportTimestamp: ISO8601.string(clock.now), timezone: (clock.zone(settings)).identifier)
-            files.append(("schema_version.json", try BundleFiles.json(version)))
-            files.append(("readme.txt", ExportBundle.readme(columns: described)))
-            return (files, counts)
+            let explicit = try Row.fetchAll(db, sql: "SELECT key, value FROM settings ORDER BY key").map {
+                (key: $0["key"] as String, value: $0["value"] as String)
+            }
+            return (tables, counts, try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID), explicit)
         }
-        let events = try eventsCSV()
-        try SafeZip.write(
-            (files + [("events.csv", events), (ExportBundle.analyticsFile, analytics)]).map { ($0, Data($1.utf8)) }, to: path, at: clock.now)
+        try ExportBundle.write(
+            tables: tables, settings: settings, explicit: explicit, events: try eventsCSV(), analytics: analytics, to: path, clock: clock)
         return counts
     }
 }
 
-/// A bundle's `settings.json`: the settings in effect and those set explicitly, by key.
 struct BundleSettingsFile: Codable {
     var effective: [String: String]?
     var explicit: [String: String]
