@@ -102,6 +102,16 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// Runs an import written for the SQLite store: on SQLite, on the database itself; on PostgreSQL, on a copy of the
+    /// person's records taken without their lock, so their own night is never held up by the import, and written back
+    /// under it once nothing the import changed moved meanwhile (else it runs again on a fresh copy).
+    public func importRecords<T>(_ work: (AppDatabase) throws -> T) throws -> T {
+        switch self {
+        case .sqlite(let database): try work(database)
+        case .postgres(let store, let person): try store.importRecords(of: person, work)
+        }
+    }
+
     /// Runs a read of past nights: on SQLite in place; on PostgreSQL on a copy of just the tables `only` names (nil:
     /// all) and, of the tables that hold a night's rows, only those of `nights` (nil: every night), in one snapshot.
     public func readRecords<T>(only tables: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {

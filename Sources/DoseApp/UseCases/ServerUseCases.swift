@@ -58,7 +58,7 @@ public struct TransferService: Sendable {
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.
     public func importFile(at path: String) throws -> ImportReport {
-        try app.onRecords {
+        try app.store.importRecords {
             try $0.transfer.importFile(at: path, clock: app.clock, settling: NightLedger.settling(clock: app.clock), scratchFolder: app.scratchFolder)
         }
     }

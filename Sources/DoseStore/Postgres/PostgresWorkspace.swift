@@ -34,6 +34,61 @@ struct PostgresWorkspace {
         }
     }
 
+    /// Runs long work (an import) on a copy taken in a snapshot without the person's lock, then writes back what it
+    /// changed under the lock, provided none of the person's rows of the tables it changed, nor any night, changed
+    /// meanwhile; otherwise it runs again on a fresh copy, and after `attempts` it refuses as busy, keeping nothing.
+    /// So the person's own alarm, dose or "I'm up" never waits for the copy or the work: only for the write.
+    func runUnlocked<T>(attempts: Int = 3, _ work: (AppDatabase) throws -> T) throws -> T {
+        let tables = try tables(only: nil)
+        for _ in 1...max(1, attempts) {
+            let (copy, seen) = try store.transaction(readOnly: true, seeing: .person(person)) { session in
+                let copy = try AppDatabase.migratedQueue()
+                try load(tables, from: session, into: copy)
+                return (copy, try fingerprint(of: tables, session))
+            }
+            try Self.trackChanges(tables, in: copy)
+            let result = try work(AppDatabase(workspace: copy, imports: store.imports))
+            let changedTables = try copy.read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT tbl FROM temp.dosetap_changed")) }
+            let kept = try store.transaction(writingFor: person) { session -> Bool in
+                let now = try fingerprint(of: tables.filter { changedTables.contains($0.name) }, session)
+                guard now.nights == seen.nights, now.tables.allSatisfy({ seen.tables[$0.key] == $0.value }) else { return false }
+                try writeBack(tables, from: copy, to: session)
+                return true
+            }
+            if kept { return result }
+        }
+        throw DoseError.storageBusy
+    }
+
+    /// The person's night version and, per table, the count and a sum of hashes of their rows: what tells whether
+    /// anything of theirs changed between two transactions.
+    private func fingerprint(of tables: [WorkspaceTable], _ session: PostgresSession) throws -> (nights: Int64, tables: [String: String]) {
+        var binds = PostgresBindings()
+        binds.append(person)
+        let version = session.send(PostgresQuery(unsafeSQL: "SELECT night_version FROM people WHERE id = $1", binds: binds))
+        let sums = tables.map { table in
+            let rows: String =
+                switch table.scope {
+                case .person: "person_id = $1"
+                case .night: "session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
+                case .service: "FALSE AND $1::text IS NOT NULL"
+                }
+            return (
+                table.name,
+                session.send(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT count(*)::text || ' ' || coalesce(sum(hashtextextended(t::text, 0)), 0)::text
+                            FROM \(table.name.sqlIdentifier) AS t WHERE \(rows)
+                            """, binds: binds))
+            )
+        }
+        let nights = try session.rows(of: version).first?.decode(Int64.self) ?? 0
+        var result: [String: String] = [:]
+        for (name, pending) in sums { result[name] = try session.rows(of: pending).first?.decode(String.self) ?? "" }
+        return (nights, result)
+    }
+
     /// Runs a read on a copy of the person's records in one snapshot, without the person's lock: the tables `only`
     /// names (nil: all), and of the tables that hold a night's rows only those of `nights` (nil: every night). The read
     /// must not write: a copy that was changed is refused, since nothing of it would be kept.
@@ -280,6 +335,12 @@ extension PostgresStore {
     /// Runs work written for the SQLite store on `person`'s records (`PostgresWorkspace`), all tables or `only` these.
     public func onRecords<T>(of person: String, only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
         try PostgresWorkspace(store: self, person: person).run(only: only, work)
+    }
+
+    /// Runs an import written for the SQLite store on a copy of `person`'s records taken without their lock, and writes
+    /// back what it changed under the lock once nothing it changed moved meanwhile (`PostgresWorkspace.runUnlocked`).
+    public func importRecords<T>(of person: String, _ work: (AppDatabase) throws -> T) throws -> T {
+        try PostgresWorkspace(store: self, person: person).runUnlocked(work)
     }
 
     /// Runs a read written for the SQLite store on a copy of `person`'s records narrowed to `only` and `nights`.
