@@ -290,7 +290,7 @@ public struct NightResponse: Encodable, Sendable {
     /// The response for a night of the record.
     public init(_ record: NightRecord) {
         let session = record.session
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         sessionID = session.id.rawValue
         sessionDate = session.date.description
         startedAt = session.startedAt

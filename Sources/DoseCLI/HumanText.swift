@@ -107,7 +107,7 @@ enum HumanText {
             lines.append("Undone: \(undone.kind.label) of \(clock(undone.occurredAt, zone)).")
         }
         if decision.closure != nil {
-            let facts = NightFacts(decision.session.events)
+            let facts = decision.session.facts
             let outcome = DoseTiming.badge(DoseTiming.of(facts, targetMinutes: outcome.settings.targetIntervalMinutes, closed: true))
             lines.append("The night of \(decision.session.date) is closed (\(outcome)).")
         }
@@ -120,7 +120,7 @@ enum HumanText {
     /// One night in history.
     static func night(_ record: NightRecord, zone: TimeZone, targetMinutes: Int) -> [String] {
         let session = record.session
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         var summary = "\(session.date)  "
         summary += facts.dose1.map { "Dose 1 \(clock($0.occurredAt, zone))" } ?? "no Dose 1"
         if let dose2 = facts.dose2 { summary += ", Dose 2 \(clock(dose2.occurredAt, zone))" }

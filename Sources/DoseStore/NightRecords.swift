@@ -70,7 +70,7 @@ enum NightRecords {
                 arguments: [ISO8601.string(closure.endedAt), closure.reason.rawValue, closure.terminalState.rawValue, session.id.rawValue])
         } else if let endedAt = session.endedAt {
             // A corrected past night: its outcome follows its events.
-            let facts = NightFacts(session.events)
+            let facts = session.facts
             try db.execute(
                 sql: "UPDATE sleep_sessions SET terminal_state = ? WHERE id = ?",
                 arguments: [facts.terminalState(at: endedAt).rawValue, session.id.rawValue])

@@ -49,7 +49,7 @@ enum WearableSleepReader {
 
         init(_ session: NightSession) {
             self.init(
-                id: session.id.rawValue, startedAt: session.startedAt, endedAt: session.endedAt, dose2: NightFacts(session.events).dose2?.occurredAt)
+                id: session.id.rawValue, startedAt: session.startedAt, endedAt: session.endedAt, dose2: session.facts.dose2?.occurredAt)
         }
     }
 

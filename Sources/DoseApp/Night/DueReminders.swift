@@ -77,7 +77,7 @@ extension NightLedger {
         let logged = try night.loggedReminders(night: session.id)
         var due = DueReminders(
             sessionID: session.id, fire: [], missed: [], revision: revision, settings: settings,
-            dose1At: NightFacts(session.events).dose1?.occurredAt,
+            dose1At: session.facts.dose1?.occurredAt,
             timeZone: zone)
         let answers = try night.alarmAnswers(night: session.id)
         for reminder in ReminderPlan.plan(for: session, settings: settings, acknowledgedAt: answers) where reminder.fireAt <= now {

@@ -185,7 +185,7 @@ public struct NightLedger: Sendable {
     static func derive(_ open: NightSession?, clock: StoreClock, settings: DoseSettings, zone: TimeZone, _ night: any NightTransaction) throws
         -> NightStatus
     {
-        let hasDose1 = open.map { NightFacts($0.events).dose1 != nil } ?? false
+        let hasDose1 = open.map { $0.facts.dose1 != nil } ?? false
         // Only a re-fire depends on the answers, so with re-fire off (the default) nothing is read.
         let answers = if let open, settings.wakeAlarmRefireMinutes > 0 { try night.alarmAnswers(night: open.id) } else { [Date]() }
         return NightStatus.derive(
@@ -278,7 +278,7 @@ public struct NightLedger: Sendable {
         // The night's facts are derived only when there is one, so every other action's path stays as it was.
         let takenAnyway = decision.recorded.filter(\.metadata.takenAnyway)
         if !takenAnyway.isEmpty {
-            let facts = NightFacts(session.events)
+            let facts = session.facts
             let regimen = facts.regimen(or: settings)
             let change = EventChange.takenAnyway(
                 nightMilligrams: facts.takenMilligrams(regimen: regimen), maximumMilligrams: regimen.nightlyMaximumMilligrams)

@@ -60,7 +60,7 @@ public struct LadderService: Sendable {
         let rungs = ladder.map { EscalationLadder.Rung(person: $0.share.grantee.id, minutesAfterDose1: $0.minutesAfterDose1) }
         var alerts: [LadderAlert] = []
         // D20: a dose recorded as taken past the night's limits is told to every rung at once, whatever Dose 2's state.
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         for dose in facts.extraDoses where dose.metadata.takenAnyway && dose.occurredAt <= app.clock.now {
             for rung in ladder {
                 let grantee = rung.share.grantee.id
@@ -112,7 +112,7 @@ public struct LadderService: Sendable {
     /// take the dose: they wake the person, who decides).
     static func message(about owner: PersonRecord?, session: NightSession, zone: TimeZone) -> String {
         let who = owner.map { $0.name ?? $0.shownName } ?? "The person who shares with you"
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         guard let dose1 = facts.dose1?.occurredAt, let window = facts.window else { return "DoseTap: \(who)'s Dose 2 has not been taken." }
         return "DoseTap: \(who)'s Dose 2 has not been taken. Dose 1 was at \(LocalClock.hourMinute(dose1, in: zone)); the window closes at "
             + "\(LocalClock.hourMinute(window.closes(after: dose1), in: zone)). Please wake them; they decide about the dose. "

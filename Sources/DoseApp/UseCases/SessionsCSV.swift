@@ -40,7 +40,7 @@ enum SessionsCSV {
     static func text(_ records: [NightRecord], targetMinutes: Int) -> String {
         var out = CSV.row(DataTransfer.sessionsCSVColumns)
         for record in records {
-            let facts = NightFacts(record.session.events)
+            let facts = record.session.facts
             let night = Adherence.Night(record.session, targetMinutes: targetMinutes)
             func local(_ event: NightEvent?) -> String {
                 guard let event else { return "" }

@@ -30,7 +30,7 @@ public struct SupplyService: Sendable {
     /// The supply's figures now, by DoseCore's rule.
     private func status(_ facts: SupplyFacts, timeZone: TimeZone) -> SupplyStatus {
         Supply.status(
-            entries: facts.entries, taken: facts.taken, openNight: facts.openNight.map { ($0.date, NightFacts($0.events)) }, at: app.clock.now,
+            entries: facts.entries, taken: facts.taken, openNight: facts.openNight.map { ($0.date, $0.facts) }, at: app.clock.now,
             settings: facts.settings, timeZone: timeZone)
     }
 

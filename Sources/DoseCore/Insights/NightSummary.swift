@@ -72,7 +72,7 @@ public struct NightSummary: Sendable, Hashable {
 
     /// The summary of a night's events.
     public init(_ session: NightSession) {
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         let end = facts.wake?.occurredAt ?? .distantFuture
         // Counted in place: a night's summary is rewritten with every action, and a long night's events are not copied.
         let awakenings = facts.dose1.map { dose1 in

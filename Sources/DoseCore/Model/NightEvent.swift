@@ -240,7 +240,7 @@ public enum TerminalState: String, Sendable, Codable, CaseIterable {
     case aborted
 }
 
-/// One night: its identity and its events, oldest first.
+/// One night: its identity and its events, oldest first, and the facts read off them (kept as events are added).
 public struct NightSession: Hashable, Sendable {
     /// Its id.
     public var id: SessionID
@@ -248,19 +248,25 @@ public struct NightSession: Hashable, Sendable {
     public var date: SessionKey
     /// The occurrence time of its first action.
     public var startedAt: Date
-    /// Its events.
-    public var events: [NightEvent]
+    /// The facts of its events, which hold the events themselves in order.
+    public private(set) var facts: NightFacts
     /// When it closed, if it has.
     public var endedAt: Date?
     /// Why it closed.
     public var endReason: EndReason?
+
+    /// Its events, oldest first. Setting them reads the facts again.
+    public var events: [NightEvent] {
+        get { facts.events }
+        set { facts = NightFacts(newValue) }
+    }
 
     /// A session; events are kept sorted by occurrence.
     public init(id: SessionID, date: SessionKey, startedAt: Date, events: [NightEvent] = [], endedAt: Date? = nil, endReason: EndReason? = nil) {
         self.id = id
         self.date = date
         self.startedAt = startedAt
-        self.events = events.sorted(by: NightSession.chronological)
+        self.facts = NightFacts(events)
         self.endedAt = endedAt
         self.endReason = endReason
     }
@@ -268,21 +274,33 @@ public struct NightSession: Hashable, Sendable {
     /// Whether it is still open.
     public var isOpen: Bool { endedAt == nil }
 
-    /// The session with an event added in chronological place.
+    /// The session with an event added in chronological place: folded into the facts when it is the newest, as it
+    /// usually is, so a long night is not read again.
     public func adding(_ event: NightEvent) -> NightSession {
         var copy = self
-        // Usually the newest; otherwise after every event that sorts before it. No re-sort of a long night.
-        var index = copy.events.endIndex
-        while index > copy.events.startIndex, Self.chronological(event, copy.events[index - 1]) { index -= 1 }
-        copy.events.insert(event, at: index)
+        copy.facts.fold(event)
         return copy
     }
 
     /// The session without the event of that id.
     public func removing(_ id: EventID) -> NightSession {
         var copy = self
-        copy.events.removeAll { $0.id == id }
+        copy.events = events.filter { $0.id != id }
         return copy
+    }
+
+    public static func == (a: NightSession, b: NightSession) -> Bool {
+        a.id == b.id && a.date == b.date && a.startedAt == b.startedAt && a.events == b.events && a.endedAt == b.endedAt
+            && a.endReason == b.endReason
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(date)
+        hasher.combine(startedAt)
+        hasher.combine(events)
+        hasher.combine(endedAt)
+        hasher.combine(endReason)
     }
 
     /// Oldest first; ties by recording time, then id, so the order is total.

@@ -59,7 +59,7 @@ public enum EscalationLadder {
     public static func steps(for session: NightSession?, settings: DoseSettings, rungs: [Rung]) -> [Step] {
         let plan = ReminderPlan.plan(for: session, settings: settings)
         guard let wake = plan.first(where: { $0.kind == .wakeAlarm })?.fireAt,
-            let facts = session.map({ NightFacts($0.events) }), let dose1 = facts.dose1?.occurredAt, let window = facts.window
+            let facts = session.map({ $0.facts }), let dose1 = facts.dose1?.occurredAt, let window = facts.window
         else { return [] }
         let closes = window.closes(after: dose1)
         return rungs.compactMap { rung in

@@ -114,7 +114,7 @@ public enum ReminderPlan {
     /// one too, so the plan reads those from the events itself.
     public static func plan(for session: NightSession?, settings: DoseSettings, acknowledgedAt: [Date] = []) -> [Reminder] {
         guard settings.remindersEnabled, let session, session.isOpen else { return [] }
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         guard let dose1 = facts.dose1?.occurredAt, let window = facts.window, facts.dose2 == nil, facts.skip == nil,
             facts.wake == nil, facts.checkIn == nil
         else { return [] }

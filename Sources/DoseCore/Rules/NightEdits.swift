@@ -32,7 +32,7 @@ public enum NightEdits {
             }
             after.occurredAt = occurredAt
             after.utcOffsetMinutes = LocalClock.offsetMinutes(zone, at: occurredAt)
-            let facts = NightFacts(session.events)
+            let facts = session.facts
             if session.isOpen, before.kind == .dose1, occurredAt < before.occurredAt, facts.dose2Pending(at: context.now) {
                 throw .invalidInput(
                     field: "at", problem: "moving tonight's Dose 1 earlier would open the Dose 2 window sooner",
@@ -68,7 +68,7 @@ public enum NightEdits {
 
     /// Refuses a record that contradicts itself and recomputes Dose 2's early/late flags from the times.
     private static func checkConsistency(_ session: inout NightSession, zone: TimeZone) throws(DoseError) -> [NightEvent] {
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         if let dose1 = facts.dose1 {
             let dependants = session.events.filter { [.dose2, .extraDose, .snooze, .dose2Skipped].contains($0.kind) }
             if let early = dependants.first(where: { $0.occurredAt < dose1.occurredAt }) {

@@ -1,30 +1,32 @@
 public import Foundation
 
-/// The facts of a night read off its events once, so every rule asks the same questions the same way.
-public struct NightFacts: Sendable {
+/// The facts of a night read off its events once, so every rule asks the same questions the same way. A night keeps
+/// its facts (`NightSession.facts`) and folds each new event into them (`folding`), so an action costs the same on the
+/// thousandth event as on the tenth; folding is the same as reading the events again, always (a property test says so).
+public struct NightFacts: Sendable, Hashable {
     /// The Dose 1 event (the first, if somehow several).
-    public let dose1: NightEvent?
+    public private(set) var dose1: NightEvent?
     /// The Dose 2 event.
-    public let dose2: NightEvent?
+    public private(set) var dose2: NightEvent?
     /// Extra doses, oldest first.
-    public let extraDoses: [NightEvent]
+    public private(set) var extraDoses: [NightEvent]
     /// The skip in force: the latest skip, unless a Dose 2 supersedes it.
-    public let skip: NightEvent?
+    public private(set) var skip: NightEvent?
     /// Every skip event, superseded or not.
-    public let allSkips: [NightEvent]
+    public private(set) var allSkips: [NightEvent]
     /// Snoozes, oldest first.
-    public let snoozes: [NightEvent]
+    public private(set) var snoozes: [NightEvent]
     /// The final wake-up.
-    public let wake: NightEvent?
+    public private(set) var wake: NightEvent?
     /// The morning check-in.
-    public let checkIn: NightEvent?
+    public private(set) var checkIn: NightEvent?
     /// Every event.
-    public let events: [NightEvent]
+    public private(set) var events: [NightEvent]
     /// The regimen Dose 1 was taken under (D19), nil without Dose 1 or for a Dose 1 recorded before nights kept one.
-    public let regimen: DoseRegimen?
+    public private(set) var regimen: DoseRegimen?
     /// The night's Dose 2 window: nil without Dose 1 and under a once-nightly regimen; the label's for a Dose 1 recorded
     /// before nights kept their regimen, when every night was twice nightly.
-    public let window: DoseWindow?
+    public private(set) var window: DoseWindow?
 
     /// Reads the facts of a set of events.
     public init(_ events: [NightEvent]) {
@@ -62,6 +64,37 @@ public struct NightFacts: Sendable {
         self.checkIn = checkIn
         self.regimen = dose1?.metadata.regimen
         self.window = dose1.flatMap(Self.window(of:))
+    }
+
+    /// Adds an event that sorts after every event already read (the usual new event of a night) without reading the
+    /// others again. An event that sorts earlier reads the night again.
+    public mutating func fold(_ event: NightEvent) {
+        if let last = events.last, NightSession.chronological(event, last) {
+            self = NightFacts(events + [event])
+            return
+        }
+        events.append(event)
+        switch event.kind {
+        case .dose1:
+            if dose1 == nil {
+                dose1 = event
+                regimen = event.metadata.regimen
+                window = Self.window(of: event)
+            }
+        case .dose2:
+            if dose2 == nil {
+                dose2 = event
+                skip = nil
+            }
+        case .extraDose: extraDoses.append(event)
+        case .dose2Skipped:
+            allSkips.append(event)
+            if dose2 == nil { skip = event }
+        case .snooze: snoozes.append(event)
+        case .sleep(.wakeFinal): if wake == nil { wake = event }
+        case .checkIn: if checkIn == nil { checkIn = event }
+        case .sleep: break
+        }
     }
 
     /// The Dose 2 window a Dose 1 opens: its regimen's, or the label's for a Dose 1 recorded before nights kept one.

@@ -162,7 +162,7 @@ private struct Builder {
             self.session = NightSession(id: SessionID(rawValue: context.makeID()), date: SessionKey(for: at, in: context.timeZone), startedAt: at)
             self.startedSession = true
         }
-        self.facts = NightFacts(self.session.events)
+        self.facts = self.session.facts
     }
 
     private var zone: TimeZone { context.timeZone }
@@ -407,7 +407,7 @@ private struct Builder {
         if session.isOpen { metadata.confirmations = try refuseIfEndingUndecided("Saving the check-in") }
         record(.checkIn, metadata: metadata)
         if session.isOpen {
-            let facts = NightFacts(session.events)
+            let facts = session.facts
             closure = SessionClosure(endedAt: at, reason: .checkin, terminalState: facts.terminalState(at: at))
         }
     }

@@ -86,7 +86,7 @@ public struct NightStatus: Sendable, Hashable {
         session: NightSession?, at instant: Date, settings: DoseSettings, timeZone: TimeZone, acknowledgedAt: [Date] = [],
         recentDoses: [RecordedDose] = []
     ) -> NightStatus {
-        let facts = NightFacts(session?.events ?? [])
+        let facts = session?.facts ?? NightFacts([])
         let phase = facts.phase(at: instant)
         let dose1 = facts.dose1?.occurredAt
         let snoozeRefusal = NightRules.snoozeRefusal(facts, at: instant, settings: settings)

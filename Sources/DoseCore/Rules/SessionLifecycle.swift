@@ -20,8 +20,7 @@ public enum SessionLifecycle {
     ) -> LifecycleUpdate {
         guard session.isOpen else { return LifecycleUpdate() }
         var update = LifecycleUpdate()
-        var events = session.events
-        let facts = NightFacts(events)
+        var facts = session.facts
         // A night the person ended without Dose 2 (a wake-up confirmed with end_night, D16) did not run out: no expiry
         // is recorded on it, so it reads as ended without Dose 2, never as slept through.
         if let dose1 = facts.dose1, let window = facts.window, facts.dose2 == nil, facts.skip == nil, !facts.endedBeforeExpiry {
@@ -33,7 +32,7 @@ public enum SessionLifecycle {
                     id: EventID(rawValue: makeID()), kind: .dose2Skipped, occurredAt: expiresAt,
                     recordedAt: now, timeZone: timeZone, source: .system, metadata: metadata)
                 update.expiry = expiry
-                events.append(expiry)
+                facts.fold(expiry)
             }
         }
         // Both boundaries are fixed by the session's start, and the earliest one that has passed closes it, so the
@@ -43,7 +42,7 @@ public enum SessionLifecycle {
             (prepRollover(for: session, settings: settings, timeZone: timeZone), .prepRollover),
         ]
         if let (endedAt, reason) = boundaries.filter({ now >= $0.0 }).min(by: { $0.0 < $1.0 }) {
-            update.closure = SessionClosure(endedAt: endedAt, reason: reason, terminalState: NightFacts(events).terminalState(at: endedAt))
+            update.closure = SessionClosure(endedAt: endedAt, reason: reason, terminalState: facts.terminalState(at: endedAt))
         }
         return update
     }

@@ -29,7 +29,7 @@ enum Hypnogram {
     static func chart(_ sleep: NightSleep, session: NightSession, zone: TimeZone, alarms: [(at: Date, label: String)] = []) -> RenderedChart {
         let figures = sleep.figures
         // The axis runs from the earlier of the first stage and Dose 1 (if within three hours of it) to the last stage.
-        let dose1 = NightFacts(session.events).dose1?.occurredAt
+        let dose1 = session.facts.dose1?.occurredAt
         let start =
             dose1.map { $0 < figures.periodStart && figures.periodStart.timeIntervalSince($0) <= 3 * 3600 ? $0 : figures.periodStart }
             ?? figures.periodStart

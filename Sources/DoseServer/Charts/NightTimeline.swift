@@ -10,7 +10,7 @@ enum NightTimeline {
     static func chart(_ session: NightSession, naps: [NapInterval], targetMinutes: Int, zone: TimeZone) -> RenderedChart? {
         let events = session.events.filter { $0.kind != .checkIn }.sorted { $0.occurredAt < $1.occurredAt }
         guard let first = events.first else { return nil }
-        let facts = NightFacts(session.events)
+        let facts = session.facts
         let dose1 = facts.dose1?.occurredAt
         var start = first.occurredAt
         var end = events.last!.occurredAt

@@ -150,7 +150,7 @@ struct ReportView {
 
     /// One night as a table row, times in the zone each event was logged in.
     static func row(_ record: NightRecord, targetMinutes: Int) -> NightRow {
-        let facts = NightFacts(record.session.events)
+        let facts = record.session.facts
         // Read per session, not per date: a date with two nights (a nap, an early close) gets each its own figures.
         let night = Adherence.Night(record.session, targetMinutes: targetMinutes)
         func time(_ event: NightEvent?) -> String {

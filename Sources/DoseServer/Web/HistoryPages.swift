@@ -133,7 +133,7 @@ struct HistoryPages: PageController {
 
     /// One night's row: its doses in a line, how Dose 2 went, the wearable's sleep and the events shown.
     static func row(_ night: NightRecord, zone: TimeZone, targetMinutes target: Int) -> HistoryView.Night {
-        let facts = NightFacts(night.session.events)
+        let facts = night.session.facts
         var summary = "\(RegimenWords.bedtimeDose(facts.regimen)) \(WebPages.clock(facts.dose1?.occurredAt, zone))"
         if let dose2 = facts.dose2 { summary += " · Dose 2 \(WebPages.clock(dose2.occurredAt, zone))" }
         if let minutes = night.intervalMinutes { summary += " · \(minutes) min" }

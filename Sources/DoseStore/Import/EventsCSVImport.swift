@@ -121,7 +121,7 @@ extension DataTransfer {
         var accepted: [NightEvent] = []
         // events.csv states no regimen: its nights are taken to be under the person's own, at the titration step of
         // their date.
-        var night = JoiningNight(NightFacts(session.events), unstatedRegimen: settings.regimen(on: key))
+        var night = JoiningNight(session.facts, unstatedRegimen: settings.regimen(on: key))
         for item in items {
             switch night.join(item.event) {
             case .success(let event): accepted.append(event)

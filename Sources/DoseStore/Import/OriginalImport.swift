@@ -440,7 +440,7 @@ struct OriginalImporter {
             isNew = true
         }
         var accepted: [NightEvent] = []
-        var joining = JoiningNight(NightFacts(session.events), unstatedRegimen: .recordedBeforeRegimens(settings))
+        var joining = JoiningNight(session.facts, unstatedRegimen: .recordedBeforeRegimens(settings))
         for item in items {
             if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
@@ -491,7 +491,7 @@ struct OriginalImporter {
             try NightRecords.insert(event, session: session.id, checkIn: item.answers, catalogue: .standard, db)
             session = session.adding(event)
             if session.isOpen {
-                closure = SessionClosure(endedAt: item.at, reason: .checkin, terminalState: NightFacts(session.events).terminalState(at: item.at))
+                closure = SessionClosure(endedAt: item.at, reason: .checkin, terminalState: session.facts.terminalState(at: item.at))
             }
             report.importedRow(item.table)
         }

@@ -386,7 +386,7 @@ struct PostgresNightTransaction: NightTransaction {
                 """)
         } else if let endedAt = night.endedAt {
             // A corrected past night: its outcome follows its events.
-            let state = NightFacts(night.events).terminalState(at: endedAt).rawValue
+            let state = night.facts.terminalState(at: endedAt).rawValue
             write("UPDATE sleep_sessions SET terminal_state = \(state) WHERE id = \(night.id.rawValue)")
         }
     }
