@@ -4,7 +4,10 @@
 #   1. a trivial route (GET /health: no database) as the baseline;
 #   2. GET /v1/status (aim: at least 50 % of the trivial route's requests per second);
 #   3. POST /v1/events/log into an open night (aim: at least 3,000 requests per second, p99 at most 20 ms, no refusals);
-#   4. resident memory of the idle server after start and after the load (aim: idle under 60 MB).
+#   4. resident memory of the idle server after start and after the load (aim: idle under 60 MB);
+#   5. one person's log action late in a night against early (issue 55): 200 logs one after another on one
+#      connection, before the log run (the night holds Dose 1) and after it (thousands of events); the late median
+#      within 1.5x of the early one.
 # Usage: scripts/load-benchmark.sh [--database postgres://USER@HOST:PORT/DATABASE]
 #        (DURATION=10s CONNECTIONS=16 THREADS=2; installs wrk from Debian if missing). With --database the server runs on
 #        a fresh schema of that PostgreSQL (issue 33), and the same aims apply.
@@ -54,19 +57,40 @@ wrk.headers["Content-Type"] = "application/json"
 wrk.headers["Authorization"] = "Bearer $TOKEN"
 LUA
 
+one_after_another() { # the median of 200 logs sent one after another on one connection, in ms
+  python3 - "$PORT" "$TOKEN" <<'PY'
+import http.client, statistics, sys, time
+port, token = sys.argv[1:]
+connection = http.client.HTTPConnection("127.0.0.1", int(port))
+headers = {"Content-Type": "application/json", "Authorization": f"Bearer {token}"}
+times = []
+for _ in range(200):
+    start = time.perf_counter()
+    connection.request("POST", "/v1/events/log", body='{"type":"water"}', headers=headers)
+    response = connection.getresponse()
+    response.read()
+    if response.status // 100 != 2:
+        raise SystemExit(f"a log answered {response.status}")
+    times.append((time.perf_counter() - start) * 1000)
+print(f"{statistics.median(times):.3f}")
+PY
+}
+
 run() { # name, then wrk arguments
   local name=$1; shift
   wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "$@" >"$WORK/$name.txt"
 }
 run trivial "$URL/health"
 run status -H "Authorization: Bearer $TOKEN" "$URL/v1/status"
+EARLY=$(one_after_another)
 run log -s "$WORK/log.lua" "$URL/v1/events/log"
+LATE=$(one_after_another)
 AFTER=$(rss_mb)
 STORED=$("$BIN" history "${STORE[@]}" --tz UTC --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(len(n.get("events", [])) for g in d.get("groups", []) for n in g.get("nights", [])))' 2>/dev/null || echo "?")
 
-python3 - "$WORK" "$IDLE" "$AFTER" "$CONNECTIONS" "$THREADS" "$DURATION" <<'PY'
+python3 - "$WORK" "$IDLE" "$AFTER" "$CONNECTIONS" "$THREADS" "$DURATION" "$EARLY" "$LATE" "$STORED" <<'PY'
 import re, sys
-work, idle, after, connections, threads, duration = sys.argv[1:]
+work, idle, after, connections, threads, duration, early, late, stored = sys.argv[1:]
 def figures(name):
     text = open(f"{work}/{name}.txt").read()
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
@@ -90,5 +114,7 @@ def verdict(passed, text):
 verdict(share >= 50, f"status is {share:.0f} % of the trivial route's rate (aim >= 50 %)")
 verdict(log[0] >= 3000 and log[2] <= 20 and log[3] == 0, f"logging {log[0]:.0f} req/s, p99 {log[2]:.2f} ms, {log[3]} refused (aim >= 3,000 req/s, p99 <= 20 ms, none refused)")
 verdict(float(idle) < 60, f"idle memory {idle} MB after start (aim < 60 MB); {after} MB after the load")
+verdict(float(late) <= 1.5 * float(early),
+        f"one log late in the night ({stored} events) {float(late):.2f} ms, early {float(early):.2f} ms, {float(late) / float(early):.2f}x (aim <= 1.5x)")
 PY
 echo "events stored by the log run (history): $STORED"

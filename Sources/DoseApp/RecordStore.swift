@@ -6,8 +6,9 @@ public import Foundation
 ///
 /// On PostgreSQL, tonight's actions and status, due reminders, settings, corrections, the journal (medications,
 /// pre-sleep logs, check-in edits), alarm records, the supply, setup, devices and server runs run on repositories of
-/// their own, the same protocols as SQLite's; history, insights, exports, imports, deletions and Clear All still run the
-/// SQLite store's code on a copy of the person's records (`onRecords`, `readRecords`).
+/// their own, the same protocols as SQLite's; history, insights, exports, deletions and Clear All run in PostgreSQL's
+/// own statements, decoded by the code the file uses. Imports and the support bundle still run the SQLite store's code
+/// on a copy of the person's records (`importRecords`, `onRecords`).
 public enum RecordStore: Sendable {
     case sqlite(AppDatabase)
     /// A PostgreSQL store and the person whose records these are.

@@ -6,14 +6,13 @@ import PostgresNIO
 
 /// Work written against the SQLite store, run on one person's records in PostgreSQL.
 ///
-/// Tonight's actions, settings, corrections, the journal, alarm records, the supply, setup, devices and server runs
-/// have PostgreSQL repositories of their own. What is left (history, insights, exports and imports, deletions, Clear
-/// All Data, the support bundle, `store copy`) runs here, unchanged:
-/// inside one transaction under the person's lock, the person's rows are loaded into a private in-memory SQLite
-/// database, the work runs on it, and every row it inserted, changed or removed (recorded by temporary triggers as it
-/// works) is written back before the transaction commits. So a refusal, an export or an import is the SQLite store's to
-/// the byte, and nothing is half-kept: a failure rolls everything back, and a conflict PostgreSQL still reports runs the
-/// work again on a fresh copy.
+/// Everything a person does at night, and history, insights, exports, deletions and Clear All, speak PostgreSQL
+/// itself. What is left (imports, the support bundle, and `store copy` to or from a file, where SQLite is the format)
+/// runs here, unchanged: the person's rows are loaded into a private in-memory SQLite database, the work runs on it,
+/// and every row it inserted, changed or removed (recorded by temporary triggers as it works) is written back. `run`
+/// does it all in one transaction under the person's lock; `runUnlocked`, for an import, copies and works without the
+/// lock and takes it only to write back. So an import is the SQLite store's to the byte, and nothing is half-kept: a
+/// failure rolls everything back, and a conflict runs the work again on a fresh copy.
 ///
 /// The price is a load of the person's records per call, paid only by these less frequent commands.
 struct PostgresWorkspace {
