@@ -11,6 +11,7 @@ struct NightFactsFoldTests {
     /// The kinds a night's events take, the sleep-through expiry and a once-nightly Dose 1 among them.
     static let kinds = [
         "dose1", "dose1_once", "dose2", "extra_dose", "skip", "slept_through", "snooze", "wake_final", "checkin", "bathroom", "nap_start",
+        "water",
     ]
 
     /// An event of kind `kinds[kind]`, `seconds` after 22:00, recorded `late` seconds after it; `n` makes its id.
@@ -49,7 +50,7 @@ struct NightFactsFoldTests {
     static let steps = Gen.frequency((6, Gen.int(in: 0...900)), (2, Gen.int(in: -7200...0)), (1, Gen.always(0))).array(of: 40...40)
     static let lates = Gen.frequency((4, Gen.always(0)), (1, Gen.int(in: 0...30))).array(of: 40...40)
 
-    @Test("adding events one by one, then removing some, keeps the facts equal to the facts of all the events")
+    @Test("adding events one by one, then removing some, keeps the facts equal to the facts of all the events; brief wakes counted alike")
     func foldEqualsDerivation() async {
         await propertyCheck(count: 500, input: Self.kindsOf, Self.steps, Self.lates) { kinds, steps, lates in
             var session = NightSession(id: SessionID(rawValue: "night"), date: SessionKey(year: 2026, month: 3, day: 10)!, startedAt: Fixture.dose1)
@@ -60,6 +61,18 @@ struct NightFactsFoldTests {
                 let read = NightFacts(session.events)
                 #expect(session.facts == read, "after \(n + 1) events: \(kinds.prefix(n + 1).map { Self.kinds[$0] })")
                 #expect(session.events == session.events.sorted(by: NightSession.chronological))
+            }
+            // The brief wakes between two instants, found by halving, are the ones a walk of the night counts.
+            for event in session.events {
+                for (start, end) in [
+                    (event.occurredAt, Date.distantFuture), (Date.distantPast, event.occurredAt), (event.occurredAt, event.occurredAt),
+                ] {
+                    let walked = session.events.filter {
+                        guard case .sleep(let type) = $0.kind, Adherence.awakeEvents.contains(type) else { return false }
+                        return $0.occurredAt > start && $0.occurredAt < end
+                    }
+                    #expect(session.facts.awakenings(after: start, before: end) == walked.count)
+                }
             }
             for (n, event) in session.events.enumerated() where n.isMultiple(of: 3) {
                 session = session.removing(event.id)

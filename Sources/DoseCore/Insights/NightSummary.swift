@@ -74,13 +74,8 @@ public struct NightSummary: Sendable, Hashable {
     public init(_ session: NightSession) {
         let facts = session.facts
         let end = facts.wake?.occurredAt ?? .distantFuture
-        // Counted in place: a night's summary is rewritten with every action, and a long night's events are not copied.
-        let awakenings = facts.dose1.map { dose1 in
-            facts.events.reduce(0) { count, event in
-                guard case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) else { return count }
-                return event.occurredAt > dose1.occurredAt && event.occurredAt < end ? count + 1 : count
-            }
-        }
+        // Counted by halving the night's brief wakes: a night's summary is rewritten with every action.
+        let awakenings = facts.dose1.map { facts.awakenings(after: $0.occurredAt, before: end) }
         self.init(
             date: session.date, startedAt: session.startedAt, dose1: facts.dose1.map(Moment.init), dose2: facts.dose2.map(Moment.init),
             extraDoses: facts.extraDoses.map(Moment.init),

@@ -27,6 +27,8 @@ public struct NightFacts: Sendable, Hashable {
     /// The night's Dose 2 window: nil without Dose 1 and under a once-nightly regimen; the label's for a Dose 1 recorded
     /// before nights kept their regimen, when every night was twice nightly.
     public private(set) var window: DoseWindow?
+    /// When each brief wake (`Adherence.awakeEvents`) happened, oldest first: what the night's awakenings count.
+    public private(set) var awakeTimes: [Date]
 
     /// Reads the facts of a set of events.
     public init(_ events: [NightEvent]) {
@@ -42,7 +44,9 @@ public struct NightFacts: Sendable, Hashable {
         var extraDoses: [NightEvent] = []
         var allSkips: [NightEvent] = []
         var snoozes: [NightEvent] = []
+        var awakeTimes: [Date] = []
         for event in sorted {
+            if case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) { awakeTimes.append(event.occurredAt) }
             switch event.kind {
             case .dose1: if dose1 == nil { dose1 = event }
             case .dose2: if dose2 == nil { dose2 = event }
@@ -64,6 +68,7 @@ public struct NightFacts: Sendable, Hashable {
         self.checkIn = checkIn
         self.regimen = dose1?.metadata.regimen
         self.window = dose1.flatMap(Self.window(of:))
+        self.awakeTimes = awakeTimes
     }
 
     /// Adds an event that sorts after every event already read (the usual new event of a night) without reading the
@@ -74,6 +79,7 @@ public struct NightFacts: Sendable, Hashable {
             return
         }
         events.append(event)
+        if case .sleep(let type) = event.kind, Adherence.awakeEvents.contains(type) { awakeTimes.append(event.occurredAt) }
         switch event.kind {
         case .dose1:
             if dose1 == nil {
@@ -95,6 +101,19 @@ public struct NightFacts: Sendable, Hashable {
         case .checkIn: if checkIn == nil { checkIn = event }
         case .sleep: break
         }
+    }
+
+    /// How many brief wakes happened strictly between `start` and `end`: found by halving, not by walking the night.
+    public func awakenings(after start: Date, before end: Date) -> Int {
+        func firstIndex(after instant: Date, orAt: Bool) -> Int {
+            var (low, high) = (0, awakeTimes.count)
+            while low < high {
+                let middle = (low + high) / 2
+                if awakeTimes[middle] < instant || (!orAt && awakeTimes[middle] == instant) { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+        return max(0, firstIndex(after: end, orAt: true) - firstIndex(after: start, orAt: false))
     }
 
     /// The Dose 2 window a Dose 1 opens: its regimen's, or the label's for a Dose 1 recorded before nights kept one.
