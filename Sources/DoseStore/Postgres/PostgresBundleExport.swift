@@ -35,20 +35,27 @@ extension PostgresStore {
         return counts
     }
 
+    /// A column as the SQLite store keeps it: instants as fixed-width UTC text, dates as text, flags as 0 and 1. What a
+    /// workspace copies and the bundle writes alike.
+    static func asSQLiteKeepsIt(_ column: String, type: String) -> String {
+        switch type {
+        case "timestamp with time zone": "dosetap_instant(\(column.sqlIdentifier))"
+        case "date": "to_char(\(column.sqlIdentifier), 'YYYY-MM-DD')"
+        case "boolean": "\(column.sqlIdentifier)::int"
+        default: column.sqlIdentifier
+        }
+    }
+
+    /// `text` as a quoted SQL literal, for a statement that takes no parameters (a cursor's).
+    static func literal(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
+
     /// A column of a bundle table and its PostgreSQL type.
     struct BundleColumn {
         let name: String
         let type: String
 
-        /// The column as SQLite keeps it: instants as fixed-width UTC text, dates as text, flags as 0 and 1.
-        var selected: String {
-            switch type {
-            case "timestamp with time zone": "dosetap_instant(\(name.sqlIdentifier))"
-            case "date": "to_char(\(name.sqlIdentifier), 'YYYY-MM-DD')"
-            case "boolean": "\(name.sqlIdentifier)::int"
-            default: name.sqlIdentifier
-            }
-        }
+        /// The column as SQLite keeps it (`asSQLiteKeepsIt`).
+        var selected: String { PostgresStore.asSQLiteKeepsIt(name, type: type) }
 
         /// The cell of `row` at `index`, read as SQLite's storage class for the column's type.
         func cell(_ cell: PostgresCell) throws -> ExportBundle.Cell? {
@@ -91,27 +98,18 @@ extension PostgresStore {
         }
         var out = CSV.row(columns.map(\.name))
         var count = 0
-        // A cursor's statement takes no parameters: the person is quoted as a literal.
-        let literal = "'" + person.replacingOccurrences(of: "'", with: "''") + "'"
-        try session.execute(
-            PostgresQuery(
-                unsafeSQL: """
-                    DECLARE bundle_rows NO SCROLL CURSOR FOR SELECT \(columns.map(\.selected).joined(separator: ", "))
-                    FROM \(spec.table.sqlIdentifier) WHERE person_id = \(literal) ORDER BY \(order.joined(separator: ", "))
-                    """))
-        while true {
-            let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(max(1, rowsPerFetch)) FROM bundle_rows"))
-            guard !rows.isEmpty else { break }
-            for row in rows {
-                let cells = row.makeRandomAccess()
-                out += CSV.row(
-                    try columns.enumerated().map { index, column in
-                        ExportBundle.field(try column.cell(cells[index]), column: column.name, of: spec)
-                    })
-            }
-            count += rows.count
+        let select = """
+            SELECT \(columns.map(\.selected).joined(separator: ", ")) FROM \(spec.table.sqlIdentifier)
+            WHERE person_id = \(PostgresStore.literal(person)) ORDER BY \(order.joined(separator: ", "))
+            """
+        try session.forEachRow(throughCursor: select, rowsPerFetch: rowsPerFetch) { row in
+            let cells = row.makeRandomAccess()
+            out += CSV.row(
+                try columns.enumerated().map { index, column in
+                    ExportBundle.field(try column.cell(cells[index]), column: column.name, of: spec)
+                })
+            count += 1
         }
-        try session.execute("CLOSE bundle_rows")
         return (out, count)
     }
 }

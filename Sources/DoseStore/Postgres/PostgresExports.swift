@@ -10,31 +10,38 @@ extension PostgresStore {
     public func eventsCSV(of person: String, rowsPerFetch: Int = 4000) throws -> String {
         try transaction(readOnly: true, seeing: .person(person)) { session in
             var out = CSV.row(DataTransfer.eventsCSVHeader.split(separator: ",").map(String.init))
-            // A cursor's statement takes no parameters: the person is quoted as a literal.
-            let person = "'" + person.replacingOccurrences(of: "'", with: "''") + "'"
-            try session.execute(
-                PostgresQuery(
-                    unsafeSQL: """
-                        DECLARE every_event NO SCROLL CURSOR FOR SELECT * FROM (
-                            SELECT id, event_type, source, dosetap_instant(occurred_at) AS at, time_zone, metadata, note FROM dose_events
-                            WHERE person_id = \(person)
-                            UNION ALL SELECT id, event_type, source, dosetap_instant(occurred_at), time_zone, NULL, note FROM sleep_events
-                            WHERE person_id = \(person)
-                            UNION ALL SELECT id, 'undo', 'user', dosetap_instant(at), details::json ->> 'time_zone', NULL,
-                                'undid ' || (details::json ->> 'event_type') || ' ' || entity_id || ' of ' || (details::json ->> 'occurred_at')
-                            FROM audit_log WHERE person_id = \(person) AND action = 'undo'
-                        ) AS every_event ORDER BY at COLLATE "C", id COLLATE "C"
-                        """))
-            while true {
-                let rows = try session.rows(PostgresQuery(unsafeSQL: "FETCH \(max(1, rowsPerFetch)) FROM every_event"))
-                guard !rows.isEmpty else { return out }
-                for row in rows {
-                    let (id, type, source, at, zone, metadata, note) = try row.decode(
-                        (String, String, String, String, String?, String?, String?).self)
-                    out += DataTransfer.eventsCSVLine(
-                        DataTransfer.EventRow(id: id, type: type, source: source, occurredAt: at, timeZone: zone, metadata: metadata, note: note))
-                }
+            let person = Self.literal(person)
+            let select = """
+                SELECT * FROM (
+                    SELECT id, event_type, source, dosetap_instant(occurred_at) AS at, time_zone, metadata, note FROM dose_events
+                    WHERE person_id = \(person)
+                    UNION ALL SELECT id, event_type, source, dosetap_instant(occurred_at), time_zone, NULL, note FROM sleep_events
+                    WHERE person_id = \(person)
+                    UNION ALL SELECT id, 'undo', 'user', dosetap_instant(at), details::json ->> 'time_zone', NULL,
+                        'undid ' || (details::json ->> 'event_type') || ' ' || entity_id || ' of ' || (details::json ->> 'occurred_at')
+                    FROM audit_log WHERE person_id = \(person) AND action = 'undo'
+                ) AS every_event ORDER BY at COLLATE "C", id COLLATE "C"
+                """
+            try session.forEachRow(throughCursor: select, rowsPerFetch: rowsPerFetch) { row in
+                let (id, type, source, at, zone, metadata, note) = try row.decode((String, String, String, String, String?, String?, String?).self)
+                out += DataTransfer.eventsCSVLine(
+                    DataTransfer.EventRow(id: id, type: type, source: source, occurredAt: at, timeZone: zone, metadata: metadata, note: note))
             }
+            return out
         }
+    }
+}
+
+extension PostgresSession {
+    /// Calls `body` with each row `select` gives, fetched through a cursor `rowsPerFetch` at a time, so a long table is
+    /// never held at once. A cursor's statement takes no parameters (quote values with `PostgresStore.literal`).
+    func forEachRow(throughCursor select: String, rowsPerFetch: Int, _ body: (PostgresRow) throws -> Void) throws {
+        try execute(PostgresQuery(unsafeSQL: "DECLARE dosetap_rows NO SCROLL CURSOR FOR \(select)"))
+        while true {
+            let rows = try rows(PostgresQuery(unsafeSQL: "FETCH \(max(1, rowsPerFetch)) FROM dosetap_rows"))
+            guard !rows.isEmpty else { break }
+            for row in rows { try body(row) }
+        }
+        try execute("CLOSE dosetap_rows")
     }
 }

@@ -66,19 +66,13 @@ struct PostgresWorkspace {
         binds.append(person)
         let version = session.send(PostgresQuery(unsafeSQL: "SELECT night_version FROM people WHERE id = $1", binds: binds))
         let sums = tables.map { table in
-            let rows: String =
-                switch table.scope {
-                case .person: "person_id = $1"
-                case .night: "session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
-                case .service: "FALSE AND $1::text IS NOT NULL"
-                }
             return (
                 table.name,
                 session.send(
                     PostgresQuery(
                         unsafeSQL: """
                             SELECT count(*)::text || ' ' || coalesce(sum(hashtextextended(t::text, 0)), 0)::text
-                            FROM \(table.name.sqlIdentifier) AS t WHERE \(rows)
+                            FROM \(table.name.sqlIdentifier) AS t WHERE \(table.personsRows)
                             """, binds: binds))
             )
         }
@@ -273,24 +267,20 @@ struct WorkspaceTable: Sendable {
     /// The person's rows as one JSON array of arrays, every value as text in the SQLite store's form (`$1`, the person,
     /// unused by the service's tables), narrowed by `nightFilter` (a condition on `session_id`) when given.
     func selectJSON(nightFilter: String? = nil) -> String {
-        let expressions = columns.map { column -> String in
-            let name = column.sqlIdentifier
-            switch types[column] {
-            case "timestamp with time zone": return "dosetap_instant(\(name))"
-            case "date": return "to_char(\(name), 'YYYY-MM-DD')"
-            case "boolean": return "\(name)::int::text"
-            default: return "\(name)::text"
-            }
-        }
-        let filter: String =
-            switch scope {
-            case .person: " WHERE person_id = $1"
-            case .night: " WHERE session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
-            case .service: " WHERE $1::text IS NOT NULL"
-            }
+        let expressions = columns.map { "\(PostgresStore.asSQLiteKeepsIt($0, type: types[$0] ?? "text"))::text" }
         return
             "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM "
-            + "\(name.sqlIdentifier)\(filter)\(nightFilter ?? ""))"
+            + "\(name.sqlIdentifier) WHERE \(scope == .service ? "$1::text IS NOT NULL" : personsRows)\(nightFilter ?? ""))"
+    }
+
+    /// The condition that picks the person's (`$1`) rows: by `person_id`, or by the night they belong to. A service
+    /// table has no person's rows.
+    var personsRows: String {
+        switch scope {
+        case .person: "person_id = $1"
+        case .night: "session_id IN (SELECT id FROM sleep_sessions WHERE person_id = $1)"
+        case .service: "FALSE AND $1::text IS NOT NULL"
+        }
     }
 
     /// The SQLite statement that puts the rows of one such JSON array (`?`) into the copy.
