@@ -121,16 +121,6 @@ public struct UseCases: Sendable {
         self.init(store: .sqlite(database), clock: clock, outbound: outbound)
     }
 
-    /// Runs work written for the SQLite store on this store's records (see `RecordStore.onRecords`).
-    func onRecords<T>(only tables: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T { try store.onRecords(only: tables, work) }
-
-    /// `onRecords` once what time made due to the open night is applied, so a read of past nights never shows one past
-    /// its cutoff as open.
-    func onSettledRecords<T>(_ work: (AppDatabase) throws -> T) throws -> T {
-        try night.settle()
-        return try store.onRecords(work)
-    }
-
     /// The use cases of any store at one clock.
     public init(
         store: RecordStore, clock: StoreClock, outbound: OutboundTargets = OutboundTargets(),

@@ -7,8 +7,8 @@ public import Foundation
 /// On PostgreSQL, tonight's actions and status, due reminders, settings, corrections, the journal (medications,
 /// pre-sleep logs, check-in edits), alarm records, the supply, setup, devices and server runs run on repositories of
 /// their own, the same protocols as SQLite's; history, insights, exports, deletions and Clear All run in PostgreSQL's
-/// own statements, decoded by the code the file uses. Imports and the support bundle still run the SQLite store's code
-/// on a copy of the person's records (`importRecords`, `onRecords`).
+/// own statements, decoded by the code the file uses. Imports still run the SQLite store's code on a copy of the
+/// person's records (`importRecords`).
 public enum RecordStore: Sendable {
     case sqlite(AppDatabase)
     /// A PostgreSQL store and the person whose records these are.
@@ -93,13 +93,28 @@ public enum RecordStore: Sendable {
         return database
     }
 
-    /// Runs work written for the SQLite store: on SQLite, on the database itself; on PostgreSQL, on the person's records
-    /// copied into memory, with every row it changed written back in the same transaction. `only` names the tables the
-    /// work touches, when it is small and frequent enough that copying the rest would cost too much.
-    public func onRecords<T>(only tables: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
+    /// What a support bundle redacts, read in place on either store.
+    public func supportRecords(machineTimeZoneID: String) throws -> SupportRecords {
         switch self {
-        case .sqlite(let database): try work(database)
-        case .postgres(let store, let person): try store.onRecords(of: person, only: tables, work)
+        case .sqlite(let database): try database.transfer.supportRecords(machineTimeZoneID: machineTimeZoneID)
+        case .postgres(let store, let person): try store.supportRecords(of: person, machineTimeZoneID: machineTimeZoneID)
+        }
+    }
+
+    /// A consistent copy of these records as a SQLite file at `path`, owner-only: the raw data a support bundle carries
+    /// only on explicit request. On PostgreSQL the person's records in the file's form (as `store copy` makes it).
+    public func copyDatabase(to path: String) throws {
+        switch self {
+        case .sqlite(let database): try database.transfer.copyDatabase(to: path)
+        case .postgres(let store, let person): try store.contents(of: person).write(to: path)
+        }
+    }
+
+    /// Records one alarm delivery attempt, unless its night was deleted meanwhile.
+    public func recordDelivery(_ attempt: AlarmDeliveryRecord, clock: StoreClock) throws {
+        switch self {
+        case .sqlite(let database): try database.alarms.record(attempt, clock: clock)
+        case .postgres(let store, let person): try store.recordDelivery(attempt, id: clock.makeID(), of: person, at: clock.now)
         }
     }
 
@@ -110,15 +125,6 @@ public enum RecordStore: Sendable {
         switch self {
         case .sqlite(let database): try work(database)
         case .postgres(let store, let person): try store.importRecords(of: person, work)
-        }
-    }
-
-    /// Runs a read of past nights: on SQLite in place; on PostgreSQL on a copy of just the tables `only` names (nil:
-    /// all) and, of the tables that hold a night's rows, only those of `nights` (nil: every night), in one snapshot.
-    public func readRecords<T>(only tables: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
-        switch self {
-        case .sqlite(let database): try work(database)
-        case .postgres(let store, let person): try store.readRecords(of: person, only: tables, nights: nights, work)
         }
     }
 

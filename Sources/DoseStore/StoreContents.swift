@@ -44,6 +44,9 @@ public struct StoreContents: Sendable {
         var finished: TableDigest { TableDigest(rows: count, sha256: hash.finalize().map { String(format: "%02x", $0) }.joined()) }
     }
 
+    /// Writes these records as a SQLite file at `path`, owner-only (SQLite's online backup).
+    public func write(to path: String) throws { try copy.transfer.copyDatabase(to: path) }
+
     /// How many rows there are in all.
     public func rowCount() throws -> Int { try digests().values.reduce(0) { $0 + $1.rows } }
 

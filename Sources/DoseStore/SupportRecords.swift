@@ -33,6 +33,15 @@ public struct SupportRecords: Sendable {
     public let schemaVersion: Int
 }
 
+extension SupportRecords.Event {
+    /// The event a row of events.csv's statement is, as the bundle redacts it (its note is never read).
+    init(_ row: DataTransfer.EventRow) {
+        self.init(
+            id: row.id, type: DataTransfer.csvEventType(row.type), source: row.source, occurredAt: NightRecords.instant(row.occurredAt),
+            timeZoneID: row.timeZone ?? "UTC", doseSequence: DataTransfer.doseSequence(type: row.type, metadata: row.metadata))
+    }
+}
+
 extension DataTransfer {
     /// The records a support bundle redacts, oldest first.
     public func supportRecords(machineTimeZoneID: String) throws -> SupportRecords {
@@ -41,11 +50,9 @@ extension DataTransfer {
             // The rows events.csv is made of; the note (the last column) is never read.
             let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)
             while let row = try rows.next() {
-                let type: String = row[1]
                 events.append(
                     SupportRecords.Event(
-                        id: row[0], type: Self.csvEventType(type), source: row[2], occurredAt: NightRecords.instant(row[3]),
-                        timeZoneID: (row[4] as String?) ?? "UTC", doseSequence: Self.doseSequence(type: type, metadata: row[5])))
+                        EventRow(id: row[0], type: row[1], source: row[2], occurredAt: row[3], timeZone: row[4], metadata: row[5], note: nil)))
             }
             let medications = try Row.fetchAll(db, sql: "SELECT id, medication_id, taken_at FROM medication_events ORDER BY taken_at, id").map {
                 SupportRecords.Medication(id: $0[0], medicationID: $0[1], takenAt: NightRecords.instant($0[2]))

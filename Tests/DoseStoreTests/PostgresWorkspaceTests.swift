@@ -112,22 +112,6 @@ struct PostgresWorkspaceTests {
         #expect(try store.contents(of: "local").rowCount() == 1, "and the service's key, which a person's work never holds unless it names it")
     }
 
-    @Test("a read of past nights on a narrowed copy may not write: the copy is refused and nothing is kept", .needsPostgres)
-    func readsDoNotWrite() throws {
-        let store = try PostgresTestDatabase.freshStore()
-        defer { store.close() }
-        let before = try PostgresTestDatabase.snapshot(store)
-        let november = (from: SessionKey(year: 2026, month: 11, day: 1)!, to: SessionKey(year: 2026, month: 11, day: 2)!)
-        #expect(throws: PostgresFailure.self) {
-            try store.readRecords(of: "local", nights: .dated(from: november.from, to: november.to)) { database in
-                try database.writer.write { db in
-                    try db.execute(sql: "INSERT INTO audit_log (id, at, action, details) VALUES ('a', '2026-11-01T00:00:00.000Z', 'setting', '{}')")
-                }
-            }
-        }
-        #expect(try PostgresTestDatabase.snapshot(store) == before)
-    }
-
     @Test("the report's nights, copied a chunk at a time in one snapshot, are the file's nights in the file's order", .needsPostgres)
     func nightsInChunks() throws {
         let sqlite = try AppDatabase.inMemory()
@@ -172,5 +156,48 @@ struct PostgresWorkspaceTests {
         for rowsPerFetch in [1, 2, 4000] {
             #expect(try store.eventsCSV(of: "local", rowsPerFetch: rowsPerFetch) == file, "\(rowsPerFetch) a fetch")
         }
+    }
+
+    @Test("a support bundle's records read in PostgreSQL are the file's: events, medications, supply, settings and counts", .needsPostgres)
+    func supportRecordsAsTheFile() throws {
+        let sqlite = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 1, 22, 0))
+        for day in 1...3 {
+            let dose1 = WallClock.date(2026, 11, day, 22, 0)
+            try StoreFixture.act(sqlite.ledger, .dose1, at: dose1, clock: clock)
+            try StoreFixture.act(sqlite.ledger, .log(event: "bathroom"), at: StoreFixture.minutes(30, after: dose1), clock: clock)
+        }
+        try sqlite.writer.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO medication_events (id, session_id, session_date, medication_id, dose_mg, dose_amount, dose_unit,
+                        formulation, taken_at, recorded_at, utc_offset_minutes, time_zone, source, batch_id)
+                    SELECT 'm1', id, session_date, 'modafinil', 200, 200, 'mg', 'tablet', '2026-11-02T08:00:00.000Z',
+                        '2026-11-02T08:00:00.000Z', 0, 'UTC', 'user', 'b1' FROM sleep_sessions ORDER BY id LIMIT 1
+                    """)
+            try db.execute(
+                sql: """
+                    INSERT INTO inventory_events (id, kind, occurred_at, recorded_at, time_zone, change_ml, reason)
+                    VALUES ('i1', 'refill_logged', '2026-11-01T12:00:00.000Z', '2026-11-01T12:00:00.000Z', 'UTC', 180, 'pharmacy')
+                    """)
+        }
+        let store = try PostgresTestDatabase.freshStore()
+        defer { store.close() }
+        try store.fill("local", with: try sqlite.contents(), withService: true)
+        let file = try sqlite.transfer.supportRecords(machineTimeZoneID: "UTC")
+        let copies = store.workspaceCopiesMade
+        for rowsPerFetch in [1, 4000] {
+            let postgres = try store.supportRecords(of: "local", machineTimeZoneID: "UTC", rowsPerFetch: rowsPerFetch)
+            #expect(postgres.events.count == 8 && postgres.events.map(\.id) == file.events.map(\.id))
+            #expect(postgres.events.map(\.type) == file.events.map(\.type) && postgres.events.map(\.occurredAt) == file.events.map(\.occurredAt))
+            #expect(postgres.events.map(\.doseSequence) == file.events.map(\.doseSequence))
+            #expect(postgres.medications.map(\.id) == ["m1"] && postgres.medications.map(\.takenAt) == file.medications.map(\.takenAt))
+            #expect(postgres.inventory == file.inventory && postgres.inventory.count == 1)
+            #expect(postgres.settings == file.settings)
+            let service = try store.serviceTableNames()
+            #expect(postgres.counts.filter { !service.contains($0.key) } == file.counts.filter { !service.contains($0.key) })
+            #expect(postgres.counts["dose_events"] == 5 && postgres.counts["sleep_events"] == 3 && postgres.counts["medication_events"] == 1)
+        }
+        #expect(store.workspaceCopiesMade == copies, "read without a copy into SQLite")
     }
 }

@@ -36,7 +36,8 @@ public struct SupportService: Sendable {
 
     /// The redacted files, from the stored records and the diagnostic log's text.
     public func bundle(diagnosticLog: String, version: String) throws -> SupportBundle {
-        let records = try app.onSettledRecords { try $0.transfer.supportRecords(machineTimeZoneID: app.clock.machineTimeZoneID) }
+        try app.night.settle()
+        let records = try app.store.supportRecords(machineTimeZoneID: app.clock.machineTimeZoneID)
         let salt = app.clock.random.bytes(32)
         let pseudonym = { (id: String) -> String in
             var hash = SHA256()
@@ -86,7 +87,7 @@ public struct SupportService: Sendable {
         if includeDatabase {
             let copy = app.scratchPath("dosetap-support", suffix: ".sqlite").path
             defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) } }
-            try app.onRecords { try $0.transfer.copyDatabase(to: copy) }
+            try app.store.copyDatabase(to: copy)
             entries.append((name: Self.databaseFileName, data: try Data(contentsOf: URL(fileURLWithPath: copy))))
         }
         try SafeZip.write(entries, to: path, at: bundle.datedAt)

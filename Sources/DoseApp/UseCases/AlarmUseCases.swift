@@ -94,11 +94,7 @@ public struct AlarmService: Sendable {
 
     /// Records one delivery attempt.
     public func record(_ attempt: AlarmDeliveryRecord) throws {
-        // On PostgreSQL one insert: copying the person's nights for each attempt made a busy service's records queue up.
-        if let store = app.store.shared, let person = app.store.personID {
-            return try store.recordDelivery(attempt, id: app.clock.makeID(), of: person, at: app.clock.now)
-        }
-        try app.onRecords(only: ["sleep_sessions", "alarm_deliveries"]) { try $0.alarms.record(attempt, clock: app.clock) }
+        try app.store.recordDelivery(attempt, clock: app.clock)
     }
 
     /// The latest test alarm's attempts.

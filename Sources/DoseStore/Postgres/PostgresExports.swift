@@ -10,24 +10,31 @@ extension PostgresStore {
     public func eventsCSV(of person: String, rowsPerFetch: Int = 4000) throws -> String {
         try transaction(readOnly: true, seeing: .person(person)) { session in
             var out = CSV.row(DataTransfer.eventsCSVHeader.split(separator: ",").map(String.init))
-            let person = Self.literal(person)
-            let select = """
-                SELECT * FROM (
-                    SELECT id, event_type, source, dosetap_instant(occurred_at) AS at, time_zone, metadata, note FROM dose_events
-                    WHERE person_id = \(person)
-                    UNION ALL SELECT id, event_type, source, dosetap_instant(occurred_at), time_zone, NULL, note FROM sleep_events
-                    WHERE person_id = \(person)
-                    UNION ALL SELECT id, 'undo', 'user', dosetap_instant(at), details::json ->> 'time_zone', NULL,
-                        'undid ' || (details::json ->> 'event_type') || ' ' || entity_id || ' of ' || (details::json ->> 'occurred_at')
-                    FROM audit_log WHERE person_id = \(person) AND action = 'undo'
-                ) AS every_event ORDER BY at COLLATE "C", id COLLATE "C"
-                """
-            try session.forEachRow(throughCursor: select, rowsPerFetch: rowsPerFetch) { row in
-                let (id, type, source, at, zone, metadata, note) = try row.decode((String, String, String, String, String?, String?, String?).self)
-                out += DataTransfer.eventsCSVLine(
-                    DataTransfer.EventRow(id: id, type: type, source: source, occurredAt: at, timeZone: zone, metadata: metadata, note: note))
-            }
+            try Self.forEachEvent(of: person, rowsPerFetch: rowsPerFetch, session) { out += DataTransfer.eventsCSVLine($0) }
             return out
+        }
+    }
+
+    /// Calls `body` with each row of the SQLite store's `everyEventSQL` in PostgreSQL's words, oldest first (instants as
+    /// the same fixed-width UTC text, ties ordered by byte as SQLite's BINARY collation does), through a cursor.
+    static func forEachEvent(
+        of person: String, rowsPerFetch: Int, _ session: PostgresSession, _ body: (DataTransfer.EventRow) throws -> Void
+    ) throws {
+        let person = literal(person)
+        let select = """
+            SELECT * FROM (
+                SELECT id, event_type, source, dosetap_instant(occurred_at) AS at, time_zone, metadata, note FROM dose_events
+                WHERE person_id = \(person)
+                UNION ALL SELECT id, event_type, source, dosetap_instant(occurred_at), time_zone, NULL, note FROM sleep_events
+                WHERE person_id = \(person)
+                UNION ALL SELECT id, 'undo', 'user', dosetap_instant(at), details::json ->> 'time_zone', NULL,
+                    'undid ' || (details::json ->> 'event_type') || ' ' || entity_id || ' of ' || (details::json ->> 'occurred_at')
+                FROM audit_log WHERE person_id = \(person) AND action = 'undo'
+            ) AS every_event ORDER BY at COLLATE "C", id COLLATE "C"
+            """
+        try session.forEachRow(throughCursor: select, rowsPerFetch: rowsPerFetch) { row in
+            let (id, type, source, at, zone, metadata, note) = try row.decode((String, String, String, String, String?, String?, String?).self)
+            try body(DataTransfer.EventRow(id: id, type: type, source: source, occurredAt: at, timeZone: zone, metadata: metadata, note: note))
         }
     }
 }

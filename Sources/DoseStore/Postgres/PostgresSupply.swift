@@ -8,12 +8,16 @@ extension PostgresNightTransaction {
         id, kind, dosetap_instant(occurred_at), time_zone, change_ml, counted_ml, bottles, reason
         """
 
-    func inventoryEntries() throws -> [InventoryEntry] {
-        try session.rows(
+    func inventoryEntries() throws -> [InventoryEntry] { try Self.inventoryEntries(of: person, session) }
+
+    /// `person`'s supply ledger, oldest first, in `session`'s snapshot.
+    static func inventoryEntries(of person: String, _ session: PostgresSession) throws -> [InventoryEntry] {
+        var binds = PostgresBindings()
+        binds.append(person)
+        return try session.rows(
             PostgresQuery(
-                unsafeSQL: "SELECT \(Self.inventoryColumns) FROM inventory_events WHERE person_id = $1 ORDER BY occurred_at, id",
-                binds: binds(person))
-        ).map(Self.inventory(from:))
+                unsafeSQL: "SELECT \(inventoryColumns) FROM inventory_events WHERE person_id = $1 ORDER BY occurred_at, id", binds: binds)
+        ).map(inventory(from:))
     }
 
     func inventoryEntry(id: String) throws -> InventoryEntry? {

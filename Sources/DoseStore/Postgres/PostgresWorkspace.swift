@@ -6,9 +6,9 @@ import PostgresNIO
 
 /// Work written against the SQLite store, run on one person's records in PostgreSQL.
 ///
-/// Everything a person does at night, and history, insights, exports, deletions and Clear All, speak PostgreSQL
-/// itself. What is left (imports, the support bundle, and `store copy` to or from a file, where SQLite is the format)
-/// runs here, unchanged: the person's rows are loaded into a private in-memory SQLite database, the work runs on it,
+/// Everything a person does at night, history, insights, exports, deletions, Clear All and the support bundle's records
+/// speak PostgreSQL itself. What is left (imports, and `store copy` and the support bundle's raw database to or from a
+/// file, where SQLite is the format) runs here, unchanged: the person's rows are loaded into a private in-memory SQLite database, the work runs on it,
 /// and every row it inserted, changed or removed (recorded by temporary triggers as it works) is written back. `run`
 /// does it all in one transaction under the person's lock; `runUnlocked`, for an import, copies and works without the
 /// lock and takes it only to write back. So an import is the SQLite store's to the byte, and nothing is half-kept: a
@@ -82,30 +82,6 @@ struct PostgresWorkspace {
         return (nights, result)
     }
 
-    /// Runs a read on a copy of the person's records in one snapshot, without the person's lock: the tables `only`
-    /// names (nil: all), and of the tables that hold a night's rows only those of `nights` (nil: every night). The read
-    /// must not write: a copy that was changed is refused, since nothing of it would be kept.
-    func read<T>(only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
-        let tables = try tables(only: only)
-        return try store.transaction(readOnly: true, seeing: .person(person)) { session in try readCopy(of: tables, nights: nights, session, work) }
-    }
-
-    /// Runs `work` on a fresh copy of `tables` narrowed to `nights`, loaded in `session`'s snapshot. The read must not
-    /// write: a copy that was changed is refused, since nothing of it would be kept.
-    private func readCopy<T>(of tables: [WorkspaceTable], nights: NightsRead?, _ session: PostgresSession, _ work: (AppDatabase) throws -> T) throws
-        -> T
-    {
-        let copy = try AppDatabase.migratedQueue()
-        try load(tables, nights: nights, from: session, into: copy)
-        let changes = { try copy.read { db in try Int.fetchOne(db, sql: "SELECT total_changes()") ?? 0 } }
-        let before = try changes()
-        let result = try work(AppDatabase(workspace: copy, imports: store.imports))
-        guard try changes() == before else {
-            throw PostgresFailure(state: "DT002", message: "a read of past nights changed its copy of the records; nothing was kept")
-        }
-        return result
-    }
-
     /// The tables `only` names, or without it every table of the person's. The service's own tables (its keys and run
     /// log, everyone's) come only when named: work on all of one person's records, Clear All Data above all, must
     /// never delete or rewrite what every other person's links, pushes and outage notes rely on.
@@ -127,14 +103,12 @@ struct PostgresWorkspace {
     /// text, dates as text, flags as 0 and 1; SQLite's column affinity turns numbers back into numbers). One round trip
     /// brings every table as a JSON array of rows, and SQLite's `json_each` inserts each table in one statement, so no
     /// row passes through Swift.
-    private func load(_ tables: [WorkspaceTable], nights: NightsRead? = nil, from session: PostgresSession, into copy: DatabaseQueue) throws {
+    private func load(_ tables: [WorkspaceTable], from session: PostgresSession, into copy: DatabaseQueue) throws {
         guard !tables.isEmpty else { return }
         store.workspaceCopies.withLockedValue { $0 += 1 }
         var binds = PostgresBindings()
         binds.append(person)
-        let query = "SELECT " + tables.map { table in table.selectJSON(nightFilter: nights?.filter(of: table)) }.joined(separator: ", ")
-        // The ids are sent only when a filter names them: PostgreSQL refuses a parameter it cannot give a type.
-        if case .ids(let ids) = nights, query.contains("$2") { binds.append(ids) }
+        let query = "SELECT " + tables.map(\.selectJSON).joined(separator: ", ")
         guard let row = try session.rows(PostgresQuery(unsafeSQL: query, binds: binds)).first else { return }
         let arrays = try row.map { try $0.decode(String.self) }
         try copy.writeWithoutTransaction { db in
@@ -257,20 +231,13 @@ struct WorkspaceTable: Sendable {
     var types: [String: String]
     var scope: Scope
 
-    /// The tables that hold rows of one night each, found by `session_id` wherever they are read: a read of some nights
-    /// copies only theirs.
-    static let perNight: Set<String> = [
-        "dose_events", "sleep_events", "morning_checkins", "night_summaries", "pre_sleep_logs", "medication_events", "reminder_log",
-        "alarm_acknowledgements",
-    ]
-
     /// The person's rows as one JSON array of arrays, every value as text in the SQLite store's form (`$1`, the person,
-    /// unused by the service's tables), narrowed by `nightFilter` (a condition on `session_id`) when given.
-    func selectJSON(nightFilter: String? = nil) -> String {
+    /// unused by the service's tables).
+    var selectJSON: String {
         let expressions = columns.map { "\(PostgresStore.asSQLiteKeepsIt($0, type: types[$0] ?? "text"))::text" }
         return
             "(SELECT coalesce(json_agg(json_build_array(\(expressions.joined(separator: ", ")))), '[]')::text FROM "
-            + "\(name.sqlIdentifier) WHERE \(scope == .service ? "$1::text IS NOT NULL" : personsRows)\(nightFilter ?? ""))"
+            + "\(name.sqlIdentifier) WHERE \(scope == .service ? "$1::text IS NOT NULL" : personsRows))"
     }
 
     /// The condition that picks the person's (`$1`) rows: by `person_id`, or by the night they belong to. A service
@@ -322,7 +289,7 @@ struct WorkspaceTable: Sendable {
 
 extension PostgresStore {
     /// Runs work written for the SQLite store on `person`'s records (`PostgresWorkspace`), all tables or `only` these.
-    public func onRecords<T>(of person: String, only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
+    func onRecords<T>(of person: String, only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
         try PostgresWorkspace(store: self, person: person).run(only: only, work)
     }
 
@@ -330,11 +297,6 @@ extension PostgresStore {
     /// back what it changed under the lock once nothing it changed moved meanwhile (`PostgresWorkspace.runUnlocked`).
     public func importRecords<T>(of person: String, _ work: (AppDatabase) throws -> T) throws -> T {
         try PostgresWorkspace(store: self, person: person).runUnlocked(work)
-    }
-
-    /// Runs a read written for the SQLite store on a copy of `person`'s records narrowed to `only` and `nights`.
-    public func readRecords<T>(of person: String, only: Set<String>? = nil, nights: NightsRead?, _ work: (AppDatabase) throws -> T) throws -> T {
-        try PostgresWorkspace(store: self, person: person).read(only: only, nights: nights, work)
     }
 
     /// The name of every table a workspace can hold, the service's own included: for work that must carry them all
@@ -368,22 +330,5 @@ extension PostgresStore {
         }
         tables.withLockedValue { $0 = result }
         return result
-    }
-}
-
-extension NightsRead {
-    /// The condition that narrows `table` to these nights (`$1`, the person; `$2`, the ids), or nil when it keeps all.
-    func filter(of table: WorkspaceTable) -> String? {
-        switch self {
-        case .dated(let from, let to):
-            guard WorkspaceTable.perNight.contains(table.name) else { return nil }
-            return """
-                 AND session_id IN (SELECT s.id FROM sleep_sessions AS s WHERE s.person_id = $1 AND s.session_date BETWEEN
-                 '\(from)'::date AND '\(to)'::date)
-                """
-        case .ids:
-            if table.name == "sleep_sessions" { return " AND id = ANY($2::text[])" }
-            return WorkspaceTable.perNight.contains(table.name) ? " AND session_id = ANY($2::text[])" : nil
-        }
     }
 }
