@@ -209,6 +209,17 @@ public enum RecordStore: Sendable {
         }
     }
 
+    /// The unrevoked device of these records whose token hashes to `tokenHash`, in one indexed read; nil for any other
+    /// token (on PostgreSQL, another person's too).
+    public func activeDevice(tokenHash: String) throws -> DeviceRecord? {
+        switch self {
+        case .sqlite(let database): return try database.devices.active(tokenHash: tokenHash)
+        case .postgres(let store, let person):
+            guard let found = try store.activeDevice(tokenHash: tokenHash), found.person == person else { return nil }
+            return found.device
+        }
+    }
+
     /// Records that a request used device `id` at `now`.
     public func recordDeviceUse(_ id: String, at now: Date) throws {
         switch self {

@@ -212,9 +212,9 @@ struct AuthMiddleware: RouterMiddleware {
         // A grantee's request, handed on by their own site after their device, CSRF token and grant were checked there.
         if Self.isOpen(request.uri.path) || context.grantee != nil { return try await next(request, context) }
         guard let (token, viaCookie) = try Self.credential(request) else { throw DoseError.deviceNotRegistered }
-        let hash = DeviceTokens.hash(token)
-        var match: DeviceRecord?
-        for device in try environment.useCases().devices.active() where DeviceTokens.constantTimeEqual(device.tokenHash, hash) { match = device }
+        // Serving everyone, the lobby already found the device by this very token as it chose the person's routes
+        // (`PeopleMiddleware`): one lookup a request.
+        let match = try context.device ?? environment.useCases().devices.authenticated(tokenHash: DeviceTokens.hash(token))
         // An expired device is answered as one never paired: the page leads to pairing or signing in again.
         guard let device = match, environment.useCases().devices.admit(device) else { throw DoseError.deviceNotRegistered }
         if viaCookie, ![.get, .head].contains(request.method) {

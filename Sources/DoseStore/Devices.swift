@@ -14,6 +14,14 @@ public struct DeviceStore: Sendable {
         try database.read { db in try DeviceRecord.fetchAll(db.cachedStatement(sql: "SELECT * FROM devices WHERE revoked_at IS NULL")) }
     }
 
+    /// The unrevoked device whose token hashes to `tokenHash`, found by its unique index; nil for any other token.
+    public func active(tokenHash: String) throws -> DeviceRecord? {
+        try database.read { db in
+            try DeviceRecord.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM devices WHERE token_hash = ? AND revoked_at IS NULL"), arguments: [tokenHash])
+        }
+    }
+
     /// Records that a request used device `id` at `now`.
     public func recordUse(_ id: String, at now: Date) throws {
         try database.write { db in

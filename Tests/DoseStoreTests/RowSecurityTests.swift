@@ -189,9 +189,10 @@ struct RowSecurityTests {
     func tokenHoldersSeeOneRow() throws {
         let people = try TwoPeople()
         defer { people.close() }
-        #expect(try people.served.owner(of: .deviceToken(hash: TwoPeople.tokenHash("bob"))) == "bob")
+        let bobs = try people.served.activeDevice(tokenHash: TwoPeople.tokenHash("bob"))
+        #expect(bobs?.person == "bob" && bobs?.device.tokenHash == TwoPeople.tokenHash("bob"))
         #expect(try people.served.owner(of: .signInLink(hash: TwoPeople.linkHash("local"))) == "local")
-        #expect(try people.served.owner(of: .deviceToken(hash: String(repeating: "e", count: 64))) == nil)
+        #expect(try people.served.activeDevice(tokenHash: String(repeating: "e", count: 64)) == nil)
         #expect(try people.served.owner(of: .night(id: try Self.bobsNight(people.owner))) == "bob")
         let holder = RowScope(tokenHash: TwoPeople.tokenHash("bob"))
         #expect(try Self.count("devices", in: people.served, seeing: holder) == 1)

@@ -53,6 +53,11 @@ public struct DeviceService: Sendable {
         try app.store.ledger.repository.read { night in try night.devices(includingRevoked: true) }
     }
 
+    /// The unrevoked device a request's token belongs to, found by the token's hash; nil for an unknown token.
+    public func authenticated(tokenHash: String) throws -> DeviceRecord? {
+        try app.store.activeDevice(tokenHash: tokenHash)
+    }
+
     /// The devices that may call the API.
     public func active() throws -> [DeviceRecord] {
         try app.store.activeDevices()

@@ -152,8 +152,9 @@ public final class PeopleSites: Sendable {
         { [self] hash in try shared.owner(of: .signInLink(hash: hash)).map { site($0).environment } }
     }
 
-    /// The person whose site answers `request`, or nil for the lobby.
-    func person(answering request: Request) async throws -> String? {
+    /// The person whose site answers `request`, or nil for the lobby; for a device's token, the device too, found in the
+    /// same query.
+    func person(answering request: Request) async throws -> (person: String, device: DeviceRecord?)? {
         let path = request.uri.path
         if path.hasPrefix(AuthMiddleware.openPrefix) {
             guard let night = ActionLinkSigner.claimedNight(of: String(path.dropFirst(AuthMiddleware.openPrefix.count))),
@@ -162,15 +163,15 @@ public final class PeopleSites: Sendable {
                 // No key of the lobby's could check it, and none should be made for nobody: refused as any forged link.
                 throw ActionLinkSigner.forged
             }
-            return person
+            return (person, nil)
         }
         if path == "/pair" {
             let code = request.uri.queryParameters["code"].map(String.init) ?? ""
-            return await pairing.owner(of: code, now: base.now()) ?? nil
+            return await pairing.owner(of: code, now: base.now()).flatMap { $0 }.map { ($0, nil) }
         }
         if AuthMiddleware.isOpen(path) { return nil }
         guard let (token, _) = try AuthMiddleware.credential(request) else { return nil }
-        return try shared.owner(of: .deviceToken(hash: DeviceTokens.hash(token)))
+        return try shared.activeDevice(tokenHash: DeviceTokens.hash(token)).map { ($0.person, $0.device) }
     }
 }
 
@@ -202,8 +203,10 @@ struct PeopleMiddleware: RouterMiddleware {
             response.headers[.allow] = allowed.joined(separator: ", ")
             return response
         }
-        guard let person = try await people.person(answering: request) else { return try await next(request, context) }
-        return try await people.site(person).responder.respond(to: request, context: context)
+        guard let answering = try await people.person(answering: request) else { return try await next(request, context) }
+        var context = context
+        context.device = answering.device
+        return try await people.site(answering.person).responder.respond(to: request, context: context)
     }
 }
 

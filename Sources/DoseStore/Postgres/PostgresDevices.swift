@@ -20,7 +20,15 @@ extension PostgresNightTransaction {
 
     /// A device from a row of `deviceColumns`.
     static func device(from row: PostgresRow) throws -> DeviceRecord {
-        let (id, name, hash, created, revoked, used, expires) = try row.decode((String, String, String, String, String?, String?, String?).self)
+        device(try row.decode(DeviceColumns.self))
+    }
+
+    /// The decoded values of `deviceColumns`.
+    typealias DeviceColumns = (String, String, String, String, String?, String?, String?)
+
+    /// A device from the values of `deviceColumns`.
+    static func device(_ columns: DeviceColumns) -> DeviceRecord {
+        let (id, name, hash, created, revoked, used, expires) = columns
         return DeviceRecord(
             id: id, name: name, tokenHash: hash, createdAt: NightRecords.instant(created), revokedAt: revoked.map(NightRecords.instant),
             lastUsedAt: used.map(NightRecords.instant), expiresAt: expires.map(NightRecords.instant))

@@ -13,6 +13,24 @@ extension PostgresStore {
         }
     }
 
+    /// The unrevoked device whose token hashes to `tokenHash`, and whose it is, in one query by the token's unique index
+    /// (row-level security opens only that row): what names the person of a request and authenticates it at once.
+    public func activeDevice(tokenHash: String) throws -> (person: String, device: DeviceRecord)? {
+        try transaction(readOnly: true, seeing: RowScope(tokenHash: tokenHash)) { session in
+            guard
+                let row = try session.rows(
+                    """
+                    SELECT person_id, \(unescaped: PostgresNightTransaction.deviceColumns) FROM devices
+                    WHERE token_hash = \(tokenHash) AND revoked_at IS NULL
+                    """
+                ).first
+            else { return nil }
+            let (person, id, name, hash, created, revoked, used, expires) = try row.decode(
+                (String, String, String, String, String, String?, String?, String?).self)
+            return (person, PostgresNightTransaction.device((id, name, hash, created, revoked, used, expires)))
+        }
+    }
+
     /// Records that a request used `person`'s device `id` at `now` (at most once a day: `DeviceLifetime`), in one
     /// statement, where a workspace would copy the table.
     public func recordDeviceUse(_ id: String, of person: String, at now: Date) throws {

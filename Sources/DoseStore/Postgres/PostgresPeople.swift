@@ -210,10 +210,9 @@ extension PostgresStore {
     }
 }
 
-/// What a request can carry that names its person on a shared store, before it reaches that person's routes.
+/// What a request can carry that names its person on a shared store, before it reaches that person's routes (a device's
+/// token names its person and its device at once: `activeDevice(tokenHash:)`).
 public enum PersonClue: Sendable, Equatable {
-    /// A paired device's token hash (an active device only).
-    case deviceToken(hash: String)
     /// A sign-in link's token hash (whether or not it can still be used: the person's own routes decide that).
     case signInLink(hash: String)
     /// A night's id, from a reminder's action link.
@@ -225,13 +224,12 @@ extension PostgresStore {
     public func owner(of clue: PersonClue) throws -> String? {
         let scope =
             switch clue {
-            case .deviceToken(let hash), .signInLink(let hash): RowScope(tokenHash: hash)
+            case .signInLink(let hash): RowScope(tokenHash: hash)
             case .night(let id): RowScope(night: id)
             }
         return try transaction(readOnly: true, seeing: scope) { session in
             let rows =
                 switch clue {
-                case .deviceToken(let hash): try session.rows("SELECT person_id FROM devices WHERE token_hash = \(hash) AND revoked_at IS NULL")
                 case .signInLink(let hash): try session.rows("SELECT person_id FROM sign_in_links WHERE token_hash = \(hash)")
                 case .night(let id): try session.rows("SELECT person_id FROM sleep_sessions WHERE id = \(id)")
                 }
