@@ -17,50 +17,48 @@ public enum DoseTapServer {
     public static func router(
         environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, shared: SharedRole? = nil,
+        internalErrors: InternalErrorLog = InternalErrorLog(), channels: AlarmChannels? = nil, people: PeopleSites? = nil,
         jobs: ReminderJobs? = nil, heavy: HeavyWork? = nil
     ) -> Router<DoseRequestContext> {
-        let hub = hub ?? eventHub(environment)
-        let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
+        let sites: SiteMiddleware.Sites
+        if let people {
+            sites = .everyone(people)
+        } else {
+            let hub = hub ?? eventHub(environment)
+            let channels = channels ?? AlarmChannels(environment: environment, configured: [hub], push: PushOptions(sleep: environment.sleep))
+            sites = .one(PersonSite(environment: environment, hub: hub, channels: channels, pairing: pairing, people: nil))
+        }
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
         if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes, hosted: environment.store.shared != nil))
-        // Serving everyone of a shared store: a request of a person goes on to that person's own routes.
-        if case .lobby(let people) = shared { router.add(middleware: PeopleMiddleware(people: people)) }
-        router.add(middleware: AuthMiddleware(environment: environment, limits: RequestLimits(environment: environment, limit: requestsPerMinute)))
-        // A person's request for someone who shares with them goes on to that person's routes, if a grant opens it.
-        router.add(middleware: SharedAccessMiddleware(people: shared?.people, environment: environment))
-        // Everyone's sites count each person's heavy work in one place.
-        router.add(
-            middleware: HeavyWorkMiddleware(heavy: heavy ?? shared?.people.heavyWork ?? HeavyWork(), person: environment.store.personID ?? "local"))
+        // Whose records the request acts on: the one person's, or the person its credential names (one query).
+        router.add(middleware: SiteMiddleware(sites: sites))
+        router.add(middleware: AuthMiddleware(limits: RequestLimits(limit: requestsPerMinute)))
+        // A person's request for someone who shares with them goes on to that person's site, if a grant opens it.
+        router.add(middleware: SharedAccessMiddleware())
+        // Each person's heavy work is counted in one place, whichever instance of the router serves it.
+        router.add(middleware: HeavyWorkMiddleware(heavy: heavy ?? people?.heavyWork ?? HeavyWork()))
         router.add(middleware: QueryMiddleware())
         let health = HealthChecks(environment: environment, jobs: jobs)
         router.get("/health") { _, _ in Reply.json(await health.health()) }
         router.get("/ready") { _, _ in try await health.readiness() }
         router.get("/openapi.json") { _, _ in Reply.json(text: APIContract.document) }
-        // The JSON API of SPEC §5.3, one controller per concern; each reaches the use cases, never a store.
+        // The JSON API of SPEC §5.3, one controller per concern, each made for the request's site; each reaches the use
+        // cases, never a store.
         for controller in [
-            NightController(environment: environment, hub: hub).routes, RecordsController(environment: environment).routes,
-            SettingsController(environment: environment).routes, TransferController(environment: environment).routes,
-            SupplyController(environment: environment).routes, AlarmController(environment: environment, channels: channels).routes,
-            SharingController(environment: environment).routes,
+            NightController.routes, RecordsController.routes, SettingsController.routes, TransferController.routes, SupplyController.routes,
+            AlarmController.routes, SharingController.routes,
         ] {
             router.addRoutes(controller, atPath: "/v1")
         }
-        // The web app, one controller per concern, each reaching the use cases through its environment.
-        let settings = SettingsPages(environment: environment, pairing: pairing)
+        // The web app, one controller per concern, each made for the request's site.
         for controller in [
-            TonightPages(environment: environment, pairing: pairing).routes, HistoryPages(environment: environment).routes,
-            QuestionnairePages(environment: environment).routes, MedicationPages(environment: environment).routes,
-            InsightsPages(environment: environment).routes, SupplyPages(environment: environment).routes, settings.routes,
-            AlarmPages(environment: environment, channels: channels, settings: settings).routes, SupportPages(environment: environment).routes,
-            WelcomePages(environment: environment, channels: channels).routes, SetupRoutes(environment: environment).routes,
-            ActionLinkRoutes(environment: environment).routes, SignInPages(environment: environment, owner: shared?.people.signInOwner).routes,
-            InvitationPages(environment: environment).routes, SharingPages(environment: environment).routes,
-            AppShell.routes,
+            TonightPages.routes, HistoryPages.routes, QuestionnairePages.routes, MedicationPages.routes, InsightsPages.routes, SupplyPages.routes,
+            SettingsPages.routes, AlarmPages.routes, SupportPages.routes, WelcomePages.routes, SetupRoutes.routes, ActionLinkRoutes.routes,
+            SignInPages.routes, InvitationPages.routes, SharingPages.routes, AppShell.routes,
         ] {
             router.addRoutes(controller)
         }

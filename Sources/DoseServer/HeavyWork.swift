@@ -1,3 +1,4 @@
+import DoseApp
 import DoseCore
 import Hummingbird
 import NIOConcurrencyHelpers
@@ -59,12 +60,10 @@ public final class HeavyWork: Sendable {
 struct HeavyWorkMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     let heavy: HeavyWork
-    /// The person whose site this is.
-    let person: String
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard HeavyWork.isHeavy(request.uri.path) else { return try await next(request, context) }
-        let asker = context.grantee?.person ?? person
+        let asker = context.grantee?.person ?? context.site.environment.store.personID ?? "local"
         try heavy.admit(asker)
         defer { heavy.finish(asker) }
         return try await next(request, context)

@@ -193,7 +193,6 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
 /// the CSRF token, and an Origin, if sent, must be this server.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
-    let environment: AppEnvironment
     let limits: RequestLimits
     /// Paths that need no token.
     static let openPaths: Set<String> = [
@@ -212,6 +211,7 @@ struct AuthMiddleware: RouterMiddleware {
         // A grantee's request, handed on by their own site after their device, CSRF token and grant were checked there.
         if Self.isOpen(request.uri.path) || context.grantee != nil { return try await next(request, context) }
         guard let (token, viaCookie) = try Self.credential(request) else { throw DoseError.deviceNotRegistered }
+        let environment = context.site.environment
         // Serving everyone, the lobby already found the device by this very token as it chose the person's routes
         // (`PeopleMiddleware`): one lookup a request.
         let match = try context.device ?? environment.useCases().devices.authenticated(tokenHash: DeviceTokens.hash(token))
@@ -227,7 +227,7 @@ struct AuthMiddleware: RouterMiddleware {
                 }
             }
         }
-        if let wait = try await limits.admit(device.id, at: environment.now()) {
+        if let wait = try await limits.admit(device.id, of: environment, at: environment.now()) {
             throw DoseError.tooManyRequests(retryAfterSeconds: wait)
         }
         var context = context
@@ -278,18 +278,14 @@ struct AuthMiddleware: RouterMiddleware {
 /// the database for a shared store, so that the instances behind a proxy count one window between them.
 struct RequestLimits: Sendable {
     let local: RateLimiter
-    let shared: (store: PostgresStore, person: String)?
 
-    init(environment: AppEnvironment, limit: Int) {
-        local = RateLimiter(limit: limit)
-        shared = environment.store.shared.flatMap { store in environment.store.personID.map { (store, $0) } }
-    }
+    init(limit: Int) { local = RateLimiter(limit: limit) }
 
     /// nil when admitted, else seconds to wait.
-    func admit(_ device: String, at now: Date) async throws -> Int? {
-        guard let shared else { return await local.admit(device, at: now) }
+    func admit(_ device: String, of environment: AppEnvironment, at now: Date) async throws -> Int? {
+        guard let store = environment.store.shared, let person = environment.store.personID else { return await local.admit(device, at: now) }
         // Requests of a shared store run on the request threads, where a round trip may wait.
-        return try shared.store.admitRequest(of: shared.person, device: device, at: now, limit: local.limit)
+        return try store.admitRequest(of: person, device: device, at: now, limit: local.limit)
     }
 }
 

@@ -19,6 +19,15 @@ public struct DoseRequestContext: RequestContext {
     /// were checked: the person's site answers it for them.
     public var grantee: SharedAccess?
 
+    /// Whose records the request acts on, set by `SiteMiddleware` before anything else reads it.
+    var chosenSite: PersonSite?
+
+    /// The site the request acts on (`SiteMiddleware` sets it first, so every handler has one).
+    var site: PersonSite {
+        guard let chosenSite else { preconditionFailure("a request reached a handler before SiteMiddleware chose its site") }
+        return chosenSite
+    }
+
     /// The peer's address (the proxy's, behind one), for what is limited per address; nil when the channel has none.
     public var remoteAddress: String?
 

@@ -30,7 +30,7 @@ final class SharedStoreFixture: Sendable {
     /// Each person's id and API token, by first name.
     let people: [String: (id: String, token: String)]
 
-    init(now: Date, names: [String] = ["alice", "bob"]) throws {
+    init(now: Date, names: [String] = ["alice", "bob"], siteLimit: Int = 20_000) throws {
         var location = try PostgresLocation(url: try #require(Self.url))
         location.schema = "sites_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         // Made by its owner, served as a role that owns nothing, as `dosetap store grant` sets a hosted one up: every
@@ -57,7 +57,9 @@ final class SharedStoreFixture: Sendable {
         }
         self.people = people
         sites = try #require(
-            PeopleSites(environment: base, pairing: pairing, deliveries: [operatorHook], requestsPerMinute: 1_000, internalErrors: internalErrors))
+            PeopleSites(
+                environment: base, pairing: pairing, deliveries: [operatorHook], requestsPerMinute: 1_000, internalErrors: internalErrors,
+                limit: siteLimit))
     }
 
     func auth(_ name: String) -> HTTPFields { [.authorization: "Bearer \(people[name]?.token ?? "")", .contentType: "application/json"] }

@@ -48,7 +48,8 @@ struct PeopleUpkeepTests {
         let alice = try #require(fixture.people["alice"]?.id)
         let hub = try #require(fixture.sites.site(alice).channels.configured.first as? EventHub)
         _ = fixture.sites.site(try #require(fixture.people["bob"]?.id))
-        let (page, _) = await hub.subscribe(device: nil)
+        // The stream is kept: dropping it closes the page.
+        let (page, frames) = await hub.subscribe(device: nil)
         fixture.time.advance(seconds: PeopleSites.siteKept - 1)
         var state = UpkeepState()
         await fixture.sites.upkeepRound(&state, now: fixture.time.now)
@@ -57,11 +58,35 @@ struct PeopleUpkeepTests {
         await fixture.sites.upkeepRound(&state, now: fixture.time.now)
         #expect(fixture.sites.siteCount == 1, "Bob's let go, Alice's kept for her open page")
         await hub.unsubscribe(page)
+        for await _ in frames {}
         try await fixture.test { client in
             let status = try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth("bob"))
             #expect(status.status == .ok, "Bob's next request is answered by a site made again")
         }
         #expect(fixture.sites.siteCount == 2)
+    }
+
+    @Test(
+        "sites are kept in one registry with a bound: past it the one asked for least lately goes, never one with a page open",
+        SharedStoreFixture.enabled)
+    func boundedSites() async throws {
+        let fixture = try SharedStoreFixture(now: Self.dose1, names: ["alice", "bob", "carol", "dan"], siteLimit: 2)
+        let alice = try #require(fixture.people["alice"]?.id)
+        let hub = try #require(fixture.sites.site(alice).channels.configured.first as? EventHub)
+        let (page, frames) = await hub.subscribe(device: nil)
+        #expect(fixture.sites.watched.withLock { $0 } == [alice])
+        try await fixture.test { client in
+            for name in ["bob", "carol", "dan", "bob"] {
+                fixture.time.advance(seconds: 1)
+                let status = try await client.execute(uri: "/v1/status", method: .get, headers: fixture.auth(name))
+                #expect(status.status == .ok, "\(name)'s request is answered, their site made again if it was let go")
+                #expect(fixture.sites.siteCount <= 2, "never more than the bound: \(fixture.sites.siteCount)")
+            }
+        }
+        let kept = try #require(fixture.sites.site(alice).channels.configured.first as? EventHub)
+        #expect(kept === hub, "Alice's site, whose page is open, was never let go")
+        await hub.unsubscribe(page)
+        for await _ in frames {}
     }
 
     @Test(

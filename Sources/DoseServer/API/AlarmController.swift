@@ -5,19 +5,20 @@ import Foundation
 import Hummingbird
 
 /// The alarms (SPEC §3.5): Web Push subscriptions, "I'm up", a night's alarm log and the test alarm.
-struct AlarmController {
-    let environment: AppEnvironment
-    let channels: AlarmChannels
+struct AlarmController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
+    var channels: AlarmChannels { site.channels }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("push/subscriptions") { _, _ in try subscriptions() }
-        routes.post("push/subscriptions") { request, context in try await subscribe(request, context) }
-        routes.delete("push/subscriptions") { request, _ in try await unsubscribe(request) }
-        routes.post("alarm/ack") { request, context in try await acknowledge(request, context) }
-        routes.post("alarm/test") { request, _ in try await test(request) }
-        routes.get("alarm/log") { request, _ in try log(request) }
+        routes.get("push/subscriptions") { request, context in try Self(context).subscriptions() }
+        routes.post("push/subscriptions") { request, context in try await Self(context).subscribe(request, context) }
+        routes.delete("push/subscriptions") { request, context in try await Self(context).unsubscribe(request) }
+        routes.post("alarm/ack") { request, context in try await Self(context).acknowledge(request, context) }
+        routes.post("alarm/test") { request, context in try await Self(context).test(request) }
+        routes.get("alarm/log") { request, context in try Self(context).log(request) }
         return routes
     }
 

@@ -9,24 +9,25 @@ import ServiceLifecycle
 
 /// Tonight (SPEC §5.3): the status, the night actions with their idempotency keys and client event ids, the check-in,
 /// tonight's reminders and the event stream of open pages. Every action goes through the same use case the CLI calls.
-struct NightController {
-    let environment: AppEnvironment
-    let hub: EventHub
+struct NightController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
+    var hub: EventHub { site.hub }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("status") { _, _ in try status() }
-        routes.post("doses/take") { request, context in try await action(TakeBody.self, request, context) }
-        routes.post("doses/skip") { request, context in try await action(SkipBody.self, request, context) }
-        routes.post("doses/snooze") { request, context in try await action(SnoozeBody.self, request, context) }
-        routes.post("undo") { request, context in try await action(UndoBody.self, request, context) }
-        routes.post("events/log") { request, context in try await action(LogBody.self, request, context) }
-        routes.post("events/wake") { request, context in try await action(WakeBody.self, request, context) }
-        routes.post("events/took-anyway") { request, context in try await action(TookAnywayBody.self, request, context) }
-        routes.post("checkins") { request, context in try await action(CheckInBody.self, request, context) }
-        routes.get("reminders") { _, _ in try reminders() }
-        routes.get("stream") { _, context in await stream(context) }
+        routes.get("status") { request, context in try Self(context).status() }
+        routes.post("doses/take") { request, context in try await Self(context).action(TakeBody.self, request, context) }
+        routes.post("doses/skip") { request, context in try await Self(context).action(SkipBody.self, request, context) }
+        routes.post("doses/snooze") { request, context in try await Self(context).action(SnoozeBody.self, request, context) }
+        routes.post("undo") { request, context in try await Self(context).action(UndoBody.self, request, context) }
+        routes.post("events/log") { request, context in try await Self(context).action(LogBody.self, request, context) }
+        routes.post("events/wake") { request, context in try await Self(context).action(WakeBody.self, request, context) }
+        routes.post("events/took-anyway") { request, context in try await Self(context).action(TookAnywayBody.self, request, context) }
+        routes.post("checkins") { request, context in try await Self(context).action(CheckInBody.self, request, context) }
+        routes.get("reminders") { request, context in try Self(context).reminders() }
+        routes.get("stream") { request, context in await Self(context).stream(context) }
         return routes
     }
 

@@ -8,23 +8,24 @@ import NIOCore
 
 /// The record of past nights (SPEC §5.3): history, one night or one date's nights, deleting a night, corrections of events
 /// and check-ins, the pre-sleep log and other medications.
-struct RecordsController {
-    let environment: AppEnvironment
+struct RecordsController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("sessions") { request, _ in try sessions(request) }
-        routes.get("sessions/:date") { _, context in try session(context) }
-        routes.get("nights/:id") { _, context in try night(context) }
-        routes.delete("sessions/:date") { _, context in try deleteSession(context) }
-        routes.patch("checkins/:date") { request, context in try await editCheckIn(request, context) }
-        routes.post("presleep") { request, _ in try await preSleep(request) }
-        routes.patch("events/:id") { request, context in try await editEvent(request, context) }
-        routes.delete("events/:id") { _, context in try deleteEvent(context) }
-        routes.get("medications") { request, _ in try medications(request) }
-        routes.post("medications") { request, _ in try await logMedications(request) }
-        routes.delete("medications/:id") { _, context in try deleteMedication(context) }
+        routes.get("sessions") { request, context in try Self(context).sessions(request) }
+        routes.get("sessions/:date") { request, context in try Self(context).session(context) }
+        routes.get("nights/:id") { request, context in try Self(context).night(context) }
+        routes.delete("sessions/:date") { request, context in try Self(context).deleteSession(context) }
+        routes.patch("checkins/:date") { request, context in try await Self(context).editCheckIn(request, context) }
+        routes.post("presleep") { request, context in try await Self(context).preSleep(request) }
+        routes.patch("events/:id") { request, context in try await Self(context).editEvent(request, context) }
+        routes.delete("events/:id") { request, context in try Self(context).deleteEvent(context) }
+        routes.get("medications") { request, context in try Self(context).medications(request) }
+        routes.post("medications") { request, context in try await Self(context).logMedications(request) }
+        routes.delete("medications/:id") { request, context in try Self(context).deleteMedication(context) }
         return routes
     }
 

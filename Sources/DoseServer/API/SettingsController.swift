@@ -7,16 +7,19 @@ import Hummingbird
 import NIOCore
 
 /// Settings and insights (SPEC §5.3): read and change the settings, the period's figures, and the weekly planner's apply.
-struct SettingsController {
-    let environment: AppEnvironment
+struct SettingsController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("settings") { _, _ in Reply.json(JSONValue(response: SettingsResponse(try environment.useCases().settings.current()))) }
-        routes.patch("settings") { request, context in try await updateSettings(request, context) }
-        routes.get("insights") { request, _ in try insights(request) }
-        routes.post("insights/planner") { request, _ in try await applyPlanner(request) }
+        routes.get("settings") { request, context in
+            Reply.json(JSONValue(response: SettingsResponse(try Self(context).environment.useCases().settings.current())))
+        }
+        routes.patch("settings") { request, context in try await Self(context).updateSettings(request, context) }
+        routes.get("insights") { request, context in try Self(context).insights(request) }
+        routes.post("insights/planner") { request, context in try await Self(context).applyPlanner(request) }
         return routes
     }
 

@@ -8,51 +8,53 @@ import Hummingbird
 /// Sharing on a shared store (SPEC §5.6): invitations and shares the caller gave, invitations they answer, the people
 /// who share with them, and their access audit. A grantee's requests for another person go through
 /// `SharedAccessMiddleware`, not here.
-struct SharingController {
-    let environment: AppEnvironment
+struct SharingController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.post("shares") { request, context in
             let body = try await JSONBody.read(ShareBody.self, request)
-            let app = environment.useCases()
+            let app = Self(context).environment.useCases()
             let base = (WebPages.isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
             let (invitation, url) = try app.sharing.invite(email: body.email, grants: body.grants, base: base)
             return Reply.json(InvitationResponse(invitation, now: app.clock.now, url: url), status: .created)
         }
-        routes.get("shares") { _, _ in
-            let app = environment.useCases()
+        routes.get("shares") { request, context in
+            let app = Self(context).environment.useCases()
             let (invitations, shares) = try app.sharing.given()
             return Reply.json(SharesResponse(invitations: invitations, shares: shares, now: app.clock.now))
         }
-        routes.delete("shares/:id") { _, context in
-            let app = environment.useCases()
+        routes.delete("shares/:id") { request, context in
+            let app = Self(context).environment.useCases()
             let revoked = try app.sharing.revoke(context.parameters.get("id") ?? "")
             return Reply.json(JSONValue(dictionaryLiteral: ("revoked", JSONValue(response: InvitationResponse(revoked, now: app.clock.now)))))
         }
-        routes.post("invitations/accept") { request, _ in
+        routes.post("invitations/accept") { request, context in
             let body = try await JSONBody.read(InvitationAnswerBody.self, request)
-            guard let share = try environment.useCases().sharing.answer(token: body.token, accept: true) else {
+            guard let share = try Self(context).environment.useCases().sharing.answer(token: body.token, accept: true) else {
                 throw DoseError.notFound(what: "the invitation")
             }
             return Reply.json(JSONValue(dictionaryLiteral: ("share", JSONValue(response: ShareResponse(share)))))
         }
-        routes.post("invitations/decline") { request, _ in
+        routes.post("invitations/decline") { request, context in
             let body = try await JSONBody.read(InvitationAnswerBody.self, request)
-            _ = try environment.useCases().sharing.answer(token: body.token, accept: false)
+            _ = try Self(context).environment.useCases().sharing.answer(token: body.token, accept: false)
             return Reply.json(JSONValue(dictionaryLiteral: ("declined", .bool(true))))
         }
-        routes.get("people") { _, _ in
-            let people = try environment.useCases().sharing.overview().map(SharedPersonResponse.init)
+        routes.get("people") { request, context in
+            let people = try Self(context).environment.useCases().sharing.overview().map(SharedPersonResponse.init)
             return Reply.json(JSONValue(dictionaryLiteral: ("people", JSONValue(response: people))))
         }
-        routes.get("ladder") { _, _ in Reply.json(LadderResponse(try environment.useCases().ladder.rungs())) }
-        routes.put("ladder") { request, _ in
+        routes.get("ladder") { request, context in Reply.json(LadderResponse(try Self(context).environment.useCases().ladder.rungs())) }
+        routes.put("ladder") { request, context in
             let body = try await JSONBody.read(LadderBody.self, request)
-            return Reply.json(LadderResponse(try environment.useCases().ladder.set(body.rungs.map { ($0.email, $0.minutesAfterDose1) })))
+            return Reply.json(
+                LadderResponse(try Self(context).environment.useCases().ladder.set(body.rungs.map { ($0.email, $0.minutesAfterDose1) })))
         }
-        routes.get("audit") { _, _ in Reply.json(AuditResponse(try environment.useCases().sharing.audit())) }
+        routes.get("audit") { request, context in Reply.json(AuditResponse(try Self(context).environment.useCases().sharing.audit())) }
         return routes
     }
 }

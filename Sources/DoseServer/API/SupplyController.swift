@@ -7,26 +7,28 @@ import Hummingbird
 import NIOCore
 
 /// The medication supply (SPEC §3.9): what is left, refills, counted adjustments and removing an entry.
-struct SupplyController {
-    let environment: AppEnvironment
+struct SupplyController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("supply") { _, _ in Reply.json(SupplyResponse(try environment.useCases().supply.report())) }
-        routes.post("supply/refills") { request, _ in
+        routes.get("supply") { request, context in Reply.json(SupplyResponse(try Self(context).environment.useCases().supply.report())) }
+        routes.post("supply/refills") { request, context in
             let body = try await JSONBody.read(RefillBody.self, request)
-            let entry = try environment.useCases().supply.logRefill(bottles: body.bottles, ml: body.ml, at: body.timestamp, reason: body.reason)
-            return try supplyEntry(entry, status: .created)
+            let entry = try Self(context).environment.useCases().supply.logRefill(
+                bottles: body.bottles, ml: body.ml, at: body.timestamp, reason: body.reason)
+            return try Self(context).supplyEntry(entry, status: .created)
         }
-        routes.post("supply/adjustments") { request, _ in
+        routes.post("supply/adjustments") { request, context in
             let body = try await JSONBody.read(AdjustmentBody.self, request)
-            let entry = try environment.useCases().supply.adjust(
+            let entry = try Self(context).environment.useCases().supply.adjust(
                 changeML: body.changeML, countedML: body.countedML, at: body.timestamp, reason: body.reason)
-            return try supplyEntry(entry, status: .created)
+            return try Self(context).supplyEntry(entry, status: .created)
         }
-        routes.delete("supply/entries/:id") { _, context in
-            try supplyEntry(try environment.useCases().supply.delete(context.parameters.get("id") ?? ""))
+        routes.delete("supply/entries/:id") { request, context in
+            try Self(context).supplyEntry(try Self(context).environment.useCases().supply.delete(context.parameters.get("id") ?? ""))
         }
         return routes
     }

@@ -7,24 +7,27 @@ import Hummingbird
 import NIOCore
 
 /// What leaves and enters the store (SPEC §5.3): the CSV exports, the bundle, an import, and Clear All Data.
-struct TransferController {
-    let environment: AppEnvironment
+struct TransferController: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, under `/v1`.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("analytics/export") { request, _ in try analytics(request) }
-        routes.get("export/events.csv") { _, _ in csv(try environment.useCases().transfer.eventsCSV(), name: "events.csv") }
-        routes.get("export/sessions.csv") { request, _ in
+        routes.get("analytics/export") { request, context in try Self(context).analytics(request) }
+        routes.get("export/events.csv") { request, context in
+            Self(context).csv(try Self(context).environment.useCases().transfer.eventsCSV(), name: "events.csv")
+        }
+        routes.get("export/sessions.csv") { request, context in
             let parameters = request.uri.queryParameters
-            let text = try environment.useCases().transfer.sessionsCSV(
+            let text = try Self(context).environment.useCases().transfer.sessionsCSV(
                 from: try parameters["from"].map { try APIInput.date(String($0), field: "from") },
                 to: try parameters["to"].map { try APIInput.date(String($0), field: "to") })
-            return csv(text, name: "sessions.csv")
+            return Self(context).csv(text, name: "sessions.csv")
         }
-        routes.get("export") { _, _ in try bundle() }
-        routes.post("import") { request, _ in try await importFile(request) }
-        routes.post("clear-all") { request, _ in try await clearAll(request) }
+        routes.get("export") { request, context in try Self(context).bundle() }
+        routes.post("import") { request, context in try await Self(context).importFile(request) }
+        routes.post("clear-all") { request, context in try await Self(context).clearAll(request) }
         return routes
     }
 

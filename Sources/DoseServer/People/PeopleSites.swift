@@ -6,21 +6,21 @@ public import Hummingbird
 import ServiceLifecycle
 import Synchronization
 
-/// Everyone of a shared PostgreSQL store served by one `dosetap serve` (SPEC §5.6). Each person has a site of their
-/// own: the whole router over an environment that reads and writes only their records, with their open pages and their
-/// reminder engine. A request reaches a site only through something that names its person (a paired device's token, a
-/// pairing code, a reminder link's night, a sign-in link); everything else, and every credential that names no one, is
-/// answered by the lobby, a router over nobody's records, where a protected route answers "not paired".
+/// Everyone of a shared PostgreSQL store served by one `dosetap serve` (SPEC §5.6), through one router. Each person has a
+/// site: an environment that reads and writes only their records, with their open pages and their reminder engine, kept
+/// in one registry with a bound (`limit`). A request acts on a site only through something that names its person (a
+/// paired device's token, a pairing code, a reminder link's night, a sign-in link), which `SiteMiddleware` resolves in
+/// one query; everything else, and every credential that names no one, acts on the lobby, over nobody's records, where a
+/// protected route answers "not paired".
 public final class PeopleSites: Sendable {
-    /// One person's routes, open pages and reminders.
+    /// One person's records, open pages and reminders.
     struct Site: Sendable {
-        let environment: AppEnvironment
-        /// Built at the person's first request: most people's sites exist here only to deliver their reminders.
-        let routes: LazyResponder
-        let channels: AlarmChannels
+        /// What a request of theirs acts on.
+        let served: PersonSite
         let engine: ReminderEngine
 
-        var responder: RouterResponder<DoseRequestContext> { routes.responder }
+        var environment: AppEnvironment { served.environment }
+        var channels: AlarmChannels { served.channels }
     }
 
     let shared: PostgresStore
@@ -30,18 +30,30 @@ public final class PeopleSites: Sendable {
     let push: PushOptions?
     let requestsPerMinute: Int
     let internalErrors: InternalErrorLog
+    /// The most sites kept at once: past it, the one asked for least lately with no page open here is let go (made again
+    /// when next needed; all it held is in the database).
+    let limit: Int
     private let sites = Mutex<[String: Site]>([:])
     /// When each site was last asked for (a request, a delivery, the upkeep), so idle ones can be let go.
     private let lastUse = Mutex<[String: Date]>([:])
     private let linkBase = Mutex<String?>(nil)
     private let jobsMade = Mutex<ReminderJobs?>(nil)
+    /// The router's responder, for a grantee's request handed on to the person's route (`SharedAccessMiddleware`).
+    private let builtResponder = Mutex<RouterResponder<DoseRequestContext>?>(nil)
     /// The people with a page open on this instance: the upkeep reads their nights, and no one else's, for the stream.
     let watched = Mutex<Set<String>>([])
+    /// The environment over nobody's records, with its hub and channels: the lobby's (`lobby`).
+    private let nobody: (environment: AppEnvironment, hub: EventHub, channels: AlarmChannels)
+
+    /// The site of requests that name no one (sign-in links are answered there, for whoever they name).
+    var lobby: PersonSite {
+        PersonSite(environment: nobody.environment, hub: nobody.hub, channels: nobody.channels, pairing: pairing, people: self)
+    }
 
     /// The people of `environment`'s store, each served with the configured channels; nil on a SQLite file.
     public init?(
         environment: AppEnvironment, pairing: PairingCodes, deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil,
-        requestsPerMinute: Int = ServerLimits.requestsPerMinute, internalErrors: InternalErrorLog = InternalErrorLog()
+        requestsPerMinute: Int = ServerLimits.requestsPerMinute, internalErrors: InternalErrorLog = InternalErrorLog(), limit: Int = 20_000
     ) {
         guard let shared = environment.store.shared else { return nil }
         self.shared = shared
@@ -51,23 +63,36 @@ public final class PeopleSites: Sendable {
         self.push = push
         self.requestsPerMinute = requestsPerMinute
         self.internalErrors = internalErrors
+        self.limit = max(1, limit)
+        var nobody = environment
+        nobody.store = environment.store.of(person: RecordStore.nobody)
+        let hub = DoseTapServer.eventHub(nobody)
+        self.nobody = (nobody, hub, AlarmChannels(environment: nobody, configured: [hub], push: PushOptions(sleep: nobody.sleep)))
         let jobs = ReminderJobs(store: shared, environment: environment) { [weak self] person in self?.site(person).engine }
         jobsMade.withLock { $0 = jobs }
     }
 
-    /// Each person's heavy work running now, counted for all their sites and grants.
+    /// Each person's heavy work running now, counted for all their requests and grants.
     let heavyWork = HeavyWork()
 
     /// Everyone's reminder jobs, claimed by this instance as by any other.
     public var jobs: ReminderJobs { jobsMade.withLock { $0! } }
 
-    /// The router every request enters by: the lobby's routes, with the step that hands a person's request to their site.
+    /// The one router every request of everyone goes through.
     public func router() -> Router<DoseRequestContext> {
-        var lobby = base
-        lobby.store = base.store.of(person: RecordStore.nobody)
-        return DoseTapServer.router(
-            environment: lobby, pairing: PairingCodes(), requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, shared: .lobby(self),
+        let router = DoseTapServer.router(
+            environment: lobby.environment, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors, people: self,
             jobs: jobs)
+        builtResponder.withLock { $0 = router.buildResponder() }
+        return router
+    }
+
+    /// The router's responder, which a grantee's request re-enters as the person's route.
+    var responder: RouterResponder<DoseRequestContext> {
+        get throws {
+            guard let built = builtResponder.withLock({ $0 }) else { throw DoseError.storageBusy }
+            return built
+        }
     }
 
     /// The site of `person`, made on first use.
@@ -83,23 +108,31 @@ public final class PeopleSites: Sendable {
             }
         }
         let channels = AlarmChannels(environment: environment, configured: [hub] + deliveries, push: push ?? PushOptions(sleep: environment.sleep))
-        let routes = LazyResponder { [self, environment] in
-            DoseTapServer.router(
-                environment: environment, hub: hub, pairing: pairing, requestsPerMinute: requestsPerMinute, internalErrors: internalErrors,
-                channels: channels, shared: .person(self)
-            ).buildResponder()
-        }
         let owner = environment
         let made = Site(
-            environment: environment, routes: routes, channels: channels,
+            served: PersonSite(environment: environment, hub: hub, channels: channels, pairing: pairing, people: self),
             engine: ReminderEngine(
                 channels: channels, linkBase: linkBase.withLock { $0 }, alertLadder: { [self] alerts in await alert(alerts, from: owner) },
                 firesReminders: false))
-        // Two first requests at once may both build one; the first kept is the one both use.
-        return sites.withLock { sites in
+        // Two first requests at once may both make one; the first kept is the one both use.
+        let kept = sites.withLock { sites in
             if let kept = sites[person] { return kept }
             sites[person] = made
             return made
+        }
+        keepWithinLimit(sparing: person)
+        return kept
+    }
+
+    /// Lets go of the sites asked for least lately, none with a page open here, until no more than `limit` are kept.
+    private func keepWithinLimit(sparing person: String) {
+        guard sites.withLock({ $0.count }) > limit else { return }
+        let watching = watched.withLock { $0 }
+        let oldestFirst = lastUse.withLock { $0.sorted { $0.value < $1.value }.map(\.key) }
+        var excess = sites.withLock { $0.count } - limit
+        for candidate in oldestFirst where excess > 0 && candidate != person && !watching.contains(candidate) {
+            forget(candidate)
+            excess -= 1
         }
     }
 
@@ -122,8 +155,8 @@ public final class PeopleSites: Sendable {
         _ = lastUse.withLock { $0.removeValue(forKey: person) }
     }
 
-    /// Lets go of the sites not asked for since `cutoff`, with no page open here and no delivery under way: a site
-    /// holds a person's routes, so an instance serving thousands keeps only those of the people active lately. A site
+    /// Lets go of the sites not asked for since `cutoff`, with no page open here and no delivery under way, so an
+    /// instance serving thousands keeps only those of the people active lately. A site
     /// let go is made again when next needed; all it held is in the database.
     @discardableResult
     func releaseIdleSites(before cutoff: Date) async -> Int {
@@ -152,7 +185,7 @@ public final class PeopleSites: Sendable {
         { [self] hash in try shared.owner(of: .signInLink(hash: hash)).map { site($0).environment } }
     }
 
-    /// The person whose site answers `request`, or nil for the lobby; for a device's token, the device too, found in the
+    /// The person whose site `request` acts on, or nil for the lobby; for a device's token, the device too, found in the
     /// same query.
     func person(answering request: Request) async throws -> (person: String, device: DeviceRecord?)? {
         let path = request.uri.path
@@ -175,41 +208,6 @@ public final class PeopleSites: Sendable {
     }
 }
 
-/// Which part a router plays for everyone of a shared store.
-public enum SharedRole: Sendable {
-    /// The router every request enters by, over nobody's records.
-    case lobby(PeopleSites)
-    /// One person's site.
-    case person(PeopleSites)
-
-    /// The people served.
-    var people: PeopleSites {
-        switch self {
-        case .lobby(let people), .person(let people): people
-        }
-    }
-}
-
-/// Hands each request of a person to that person's site; what names no one stays with the lobby.
-struct PeopleMiddleware: RouterMiddleware {
-    typealias Context = DoseRequestContext
-    let people: PeopleSites
-
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.uri.path.hasPrefix(AuthMiddleware.openPrefix), !ActionLinkRoutes.methods.contains(request.method) {
-            // A reminder link takes GET and POST, whoever's it is: another method is told so before its token is read.
-            let allowed = ActionLinkRoutes.methods.map(\.rawValue).sorted()
-            var response = Reply.error(.methodNotAllowed(method: request.method.rawValue, path: request.uri.path, allowed: allowed))
-            response.headers[.allow] = allowed.joined(separator: ", ")
-            return response
-        }
-        guard let answering = try await people.person(answering: request) else { return try await next(request, context) }
-        var context = context
-        context.device = answering.device
-        return try await people.site(answering.person).responder.respond(to: request, context: context)
-    }
-}
-
 /// Runs everyone's reminder jobs and everyone's upkeep beside the HTTP server and stops them with it.
 struct PeopleRemindersService: Service {
     let people: PeopleSites
@@ -219,24 +217,6 @@ struct PeopleRemindersService: Service {
             async let upkeep: Void = people.runUpkeep()
             async let jobs: Void = people.jobs.run()
             _ = await (upkeep, jobs)
-        }
-    }
-}
-
-/// A router built on first use, once.
-final class LazyResponder: Sendable {
-    private let build: @Sendable () -> RouterResponder<DoseRequestContext>
-    private let built = Mutex<RouterResponder<DoseRequestContext>?>(nil)
-
-    init(_ build: @escaping @Sendable () -> RouterResponder<DoseRequestContext>) { self.build = build }
-
-    var responder: RouterResponder<DoseRequestContext> {
-        if let made = built.withLock({ $0 }) { return made }
-        let made = build()
-        return built.withLock { kept in
-            if let kept { return kept }
-            kept = made
-            return made
         }
     }
 }

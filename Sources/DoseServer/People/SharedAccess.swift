@@ -65,9 +65,6 @@ enum SharedRoutes {
 /// grant that does not open the route, 403 naming it.
 struct SharedAccessMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
-    /// The people served; nil when this server serves one person (a SQLite file, or `serve --person`).
-    let people: PeopleSites?
-    let environment: AppEnvironment
 
     /// Where a grantee reaches another person's routes, and where each leads on that person's site.
     struct Entry {
@@ -97,11 +94,13 @@ struct SharedAccessMiddleware: RouterMiddleware {
             response.headers[.allow] = allowed.joined(separator: ", ")
             return response
         }
+        // The grantee's own site: their device, CSRF token and rate were checked on it.
+        let environment = context.site.environment
         let app = environment.useCases()
         guard let share = try app.sharing.share(from: owner) else {
             throw DoseError.notFound(what: "a person with id '\(owner.prefix(64))' who shares with you")
         }
-        guard let people else {
+        guard let people = context.site.people else {
             throw DoseError.forbidden(
                 why: "this server serves one person (`dosetap serve --person`); `dosetap serve` without --person serves those who share with you")
         }
@@ -129,7 +128,9 @@ struct SharedAccessMiddleware: RouterMiddleware {
         forwarded.grantee = SharedAccess(
             person: share.grantee.id, email: share.grantee.email, grants: share.grants, owner: share.owner.id, ownerName: ownerName,
             standing: Self.standing(of: context.device?.id, on: owner, named: ownerName, environment: environment))
-        var response = try await people.site(owner).responder.respond(to: Request(head: head, body: request.body), context: forwarded)
+        forwarded.chosenSite = people.site(owner).served
+        // The same router again, for the person's route of the same method and path.
+        var response = try await people.responder.respond(to: Request(head: head, body: request.body), context: forwarded)
         // A page's tap is done only when it goes back to Tonight; its answer of 200 is a question asked, nothing logged.
         let done =
             entry.prefix == Self.pages.prefix && request.method == .post ? response.status == .seeOther : (200..<300).contains(response.status.code)

@@ -8,8 +8,9 @@ import Hummingbird
 /// The pages behind a reminder's signed one-time links. Opening a link only shows what it would do (link previews
 /// and prefetchers must not act); its button posts back, goes through the same rules as every surface, and spends
 /// the link in the same transaction as the action. A link never confirms a risky dose.
-struct ActionLinkRoutes {
-    let environment: AppEnvironment
+struct ActionLinkRoutes: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// Links spend their nonce as an idempotency key of this pseudo-device.
     static let spender = "action-link"
@@ -18,10 +19,10 @@ struct ActionLinkRoutes {
     static let methods: Set<HTTPRequest.Method> = [.get, .head, .post]
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/a/:token") { _, context in try show(context) }
-        routes.post("/a/:token") { request, context in try act(request, context) }
+        routes.get("/a/:token") { request, context in try Self(context).show(context) }
+        routes.post("/a/:token") { request, context in try Self(context).act(request, context) }
         return routes
     }
 

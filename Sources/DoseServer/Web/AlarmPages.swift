@@ -6,16 +6,17 @@ import Hummingbird
 
 /// Settings' alarm section: Web Push on this phone and the escalation contact's, the subscriptions and their removal,
 /// the re-fire and escalation settings, and the test alarm.
-struct AlarmPages: PageController {
-    let environment: AppEnvironment
-    let channels: AlarmChannels
-    let settings: SettingsPages
+struct AlarmPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
+    var channels: AlarmChannels { site.channels }
+    var settings: SettingsPages { SettingsPages(site: site) }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.post("/ui/push/remove") { request, context in try await removeSubscription(request, context) }
-        routes.post("/ui/alarm/test") { request, context in try await testAlarm(request, context) }
+        routes.post("/ui/push/remove") { request, context in try await Self(context).removeSubscription(request, context) }
+        routes.post("/ui/alarm/test") { request, context in try await Self(context).testAlarm(request, context) }
         return routes
     }
 

@@ -8,17 +8,18 @@ import NIOCore
 
 /// History (filters, order, pages, deleting nights after a page that asks), a night's Details, and correcting a
 /// dose's time.
-struct HistoryPages: PageController {
-    let environment: AppEnvironment
+struct HistoryPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/history") { request, context in try history(request, context) }
-        routes.get("/history/delete") { request, context in try confirmDelete(request, context) }
-        routes.post("/ui/history/delete") { request, context in try await deleteNight(request, context) }
-        routes.post("/ui/events/time") { request, context in try await correctTime(request, context) }
-        routes.get("/details") { request, context in try details(request, context) }
+        routes.get("/history") { request, context in try Self(context).history(request, context) }
+        routes.get("/history/delete") { request, context in try Self(context).confirmDelete(request, context) }
+        routes.post("/ui/history/delete") { request, context in try await Self(context).deleteNight(request, context) }
+        routes.post("/ui/events/time") { request, context in try await Self(context).correctTime(request, context) }
+        routes.get("/details") { request, context in try Self(context).details(request, context) }
         return routes
     }
 

@@ -7,16 +7,17 @@ import Hummingbird
 import NIOCore
 
 /// The Insights page, the weekly planner's apply form, the Report page and the report file itself.
-struct InsightsPages: PageController {
-    let environment: AppEnvironment
+struct InsightsPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/insights") { request, context in try insights(request, context) }
-        routes.post("/ui/planner") { request, context in try await applyPlanner(request, context) }
-        routes.get("/report") { request, context in try reportPage(request, context) }
-        routes.get("/report/file") { request, _ in try await reportFile(request) }
+        routes.get("/insights") { request, context in try Self(context).insights(request, context) }
+        routes.post("/ui/planner") { request, context in try await Self(context).applyPlanner(request, context) }
+        routes.get("/report") { request, context in try Self(context).reportPage(request, context) }
+        routes.get("/report/file") { request, context in try await Self(context).reportFile(request) }
         return routes
     }
 

@@ -7,14 +7,15 @@ import Hummingbird
 /// The page an invitation link opens (SPEC §5.6): who shares with the signed-in person, what each grant lets them do,
 /// and Accept or Decline. Opening it changes nothing; a browser that is not signed in gets "not paired" and signs in
 /// with its own link first.
-struct InvitationPages: PageController {
-    let environment: AppEnvironment
+struct InvitationPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/invitation") { request, context in try show(request, context) }
-        routes.post("/ui/invitation") { request, context in try await answer(request, context) }
+        routes.get("/invitation") { request, context in try Self(context).show(request, context) }
+        routes.post("/ui/invitation") { request, context in try await Self(context).answer(request, context) }
         return routes
     }
 

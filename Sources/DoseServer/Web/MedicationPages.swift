@@ -7,14 +7,15 @@ import Hummingbird
 import NIOCore
 
 /// Medications other than oxybate, logged from the catalogue in two steps that work without JavaScript.
-struct MedicationPages: PageController {
-    let environment: AppEnvironment
+struct MedicationPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/medications") { request, context in try medications(request, context) }
-        routes.post("/ui/medications") { request, context in try await logMedication(request, context) }
+        routes.get("/medications") { request, context in try Self(context).medications(request, context) }
+        routes.post("/ui/medications") { request, context in try await Self(context).logMedication(request, context) }
         return routes
     }
 

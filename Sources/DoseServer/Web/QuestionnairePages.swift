@@ -7,16 +7,17 @@ import Hummingbird
 import NIOCore
 
 /// The morning check-in (D16: it asks before ending a night whose Dose 2 is undecided) and the pre-sleep log.
-struct QuestionnairePages: PageController {
-    let environment: AppEnvironment
+struct QuestionnairePages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/checkin") { _, context in try checkIn(context) }
-        routes.post("/ui/checkin") { request, context in try await saveCheckIn(request, context) }
-        routes.get("/presleep") { _, context in try preSleep(context) }
-        routes.post("/ui/presleep") { request, context in try await savePreSleep(request, context) }
+        routes.get("/checkin") { request, context in try Self(context).checkIn(context) }
+        routes.post("/ui/checkin") { request, context in try await Self(context).saveCheckIn(request, context) }
+        routes.get("/presleep") { request, context in try Self(context).preSleep(context) }
+        routes.post("/ui/presleep") { request, context in try await Self(context).savePreSleep(request, context) }
         return routes
     }
 

@@ -9,22 +9,25 @@ import NIOCore
 /// Settings: preferences and the quick-log grid, devices (rename, unpair, pair another), and Clear All Data with its
 /// two steps. Every change is a form post with the page's CSRF token; anything that cannot be undone asks first on a
 /// page of its own, with keeping things as the filled button.
-struct SettingsPages: PageController {
-    let environment: AppEnvironment
-    let pairing: PairingCodes
+struct SettingsPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
+    var pairing: PairingCodes { site.pairing }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("/settings") { request, context in
-            try settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." })
+            try Self(context).settings(context, flash: request.uri.queryParameters["saved"].map { _ in "Settings saved." })
         }
-        routes.post("/ui/settings") { request, context in try await saveSettings(request, context) }
-        routes.post("/ui/devices/revoke") { request, context in try await revokeDevice(request, context) }
-        routes.post("/ui/devices/rename") { request, context in try await renameDevice(request, context) }
-        routes.post("/ui/devices/pair") { request, context in try await pairAnother(request, context) }
-        routes.get("/settings/clear") { _, context in try Templates.page("clear-all", ClearAllView(csrf: csrf(context), problem: nil)) }
-        routes.post("/ui/clear-all") { request, context in try await clearAll(request, context) }
+        routes.post("/ui/settings") { request, context in try await Self(context).saveSettings(request, context) }
+        routes.post("/ui/devices/revoke") { request, context in try await Self(context).revokeDevice(request, context) }
+        routes.post("/ui/devices/rename") { request, context in try await Self(context).renameDevice(request, context) }
+        routes.post("/ui/devices/pair") { request, context in try await Self(context).pairAnother(request, context) }
+        routes.get("/settings/clear") { request, context in
+            try Templates.page("clear-all", ClearAllView(csrf: Self(context).csrf(context), problem: nil))
+        }
+        routes.post("/ui/clear-all") { request, context in try await Self(context).clearAll(request, context) }
         return routes
     }
 

@@ -9,14 +9,15 @@ import NIOCore
 /// `/setup`: how to make a phone trust this server's local certificate authority, step by step for iOS and Android;
 /// `/setup/ca`: the CA certificate itself. Both are open: a phone needs them before it can be paired over HTTPS, and
 /// a CA certificate is public (its private key never leaves the machine).
-struct SetupRoutes {
-    let environment: AppEnvironment
+struct SetupRoutes: SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/setup") { request, context in try page(request, context) }
-        routes.get("/setup/ca") { _, _ in try authorityCertificate() }
+        routes.get("/setup") { request, context in try Self(context).page(request, context) }
+        routes.get("/setup/ca") { request, context in try Self(context).authorityCertificate() }
         return routes
     }
 

@@ -7,20 +7,21 @@ import Hummingbird
 /// The sharing pages (SPEC §5.6): People (those who share with the signed-in person, each with their latest night and
 /// their last 30 nights at a glance, as a clinician's list of patients), Settings → Sharing (invite, cancel, revoke) and
 /// the access audit. On a SQLite file they say that sharing needs a shared store.
-struct SharingPages: PageController {
-    let environment: AppEnvironment
+struct SharingPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/people") { _, context in try people(context) }
+        routes.get("/people") { request, context in try Self(context).people(context) }
         routes.get("/settings/sharing") { request, context in
-            try sharing(context, flash: try Self.flash(request.uri.queryParameters["done"].map(String.init)))
+            try Self(context).sharing(context, flash: try Self.flash(request.uri.queryParameters["done"].map(String.init)))
         }
-        routes.post("/ui/shares") { request, context in try await invite(request, context) }
-        routes.post("/ui/shares/revoke") { request, context in try await revoke(request, context) }
-        routes.post("/ui/ladder") { request, context in try await saveLadder(request, context) }
-        routes.get("/settings/audit") { _, _ in try audit() }
+        routes.post("/ui/shares") { request, context in try await Self(context).invite(request, context) }
+        routes.post("/ui/shares/revoke") { request, context in try await Self(context).revoke(request, context) }
+        routes.post("/ui/ladder") { request, context in try await Self(context).saveLadder(request, context) }
+        routes.get("/settings/audit") { request, context in try Self(context).audit() }
         return routes
     }
 

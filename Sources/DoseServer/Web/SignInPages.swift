@@ -6,20 +6,21 @@ import Hummingbird
 /// Signing a browser in with a one-time link (SPEC §5.6): `GET /signin?token=…` shows a button and changes nothing (a
 /// mail scanner that follows the link cannot use it up); `POST /signin` uses the link, pairs this browser as a device
 /// of the person and sets its cookie. Both are open paths: the browser has no device yet.
-struct SignInPages: PageController {
-    let environment: AppEnvironment
+struct SignInPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
     /// On a shared store served for everyone, the environment of the person a link's hash was made for (nil: nobody's,
     /// and the link is refused like any other); nil here uses this router's own person.
-    var owner: (@Sendable (_ tokenHash: String) throws -> AppEnvironment?)?
+    var owner: (@Sendable (_ tokenHash: String) throws -> AppEnvironment?)? { site.people?.signInOwner }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/signin") { request, _ in
+        routes.get("/signin") { request, context in
             let token = request.uri.queryParameters["token"].map(String.init) ?? ""
             return try Templates.page("signin", SignInView(frame: Frame("Sign in", current: ""), token: token))
         }
-        routes.post("/signin") { request, context in try await signIn(request, context) }
+        routes.post("/signin") { request, context in try await Self(context).signIn(request, context) }
         return routes
     }
 

@@ -6,19 +6,20 @@ import HTTPTypes
 import Hummingbird
 
 /// The Supply page: what is left and until when, a refill in one tap, corrections with their reason, and the ledger.
-struct SupplyPages: PageController {
-    let environment: AppEnvironment
+struct SupplyPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("/supply") { request, context in
-            try supply(context, flash: request.uri.queryParameters["saved"].map { _ in "Saved." })
+            try Self(context).supply(context, flash: request.uri.queryParameters["saved"].map { _ in "Saved." })
         }
-        routes.post("/ui/supply/refill") { request, context in try await saveSupply(request, context, kind: .refill) }
-        routes.post("/ui/supply/adjust") { request, context in try await saveSupply(request, context, kind: .adjustment) }
+        routes.post("/ui/supply/refill") { request, context in try await Self(context).saveSupply(request, context, kind: .refill) }
+        routes.post("/ui/supply/adjust") { request, context in try await Self(context).saveSupply(request, context, kind: .adjustment) }
         routes.post("/ui/supply/delete") { request, context in
-            _ = try environment.useCases().supply.delete(try await form(request, context, as: ChosenForm.self).id)
+            _ = try Self(context).environment.useCases().supply.delete(try await Self(context).form(request, context, as: ChosenForm.self).id)
             return WebPages.redirect("/supply?saved=1")
         }
         return routes

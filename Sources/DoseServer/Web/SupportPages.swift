@@ -6,14 +6,15 @@ import HTTPTypes
 import Hummingbird
 
 /// The support bundle from Settings: every redacted file shown on a page first, then a confirmed download.
-struct SupportPages: PageController {
-    let environment: AppEnvironment
+struct SupportPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/settings/support") { _, context in try supportReview(context) }
-        routes.post("/ui/support-bundle") { request, context in try await supportBundle(request, context) }
+        routes.get("/settings/support") { request, context in try Self(context).supportReview(context) }
+        routes.post("/ui/support-bundle") { request, context in try await Self(context).supportBundle(request, context) }
         return routes
     }
 

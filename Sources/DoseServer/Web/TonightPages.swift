@@ -8,16 +8,17 @@ import NIOCore
 
 /// Tonight: the page with the one big button, its taps (D15's stale-page and double-tap guards, early-wake and
 /// risky-action questions), and the one-time pairing link that brings a new browser to it.
-struct TonightPages: PageController {
-    let environment: AppEnvironment
-    let pairing: PairingCodes
+struct TonightPages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
+    var pairing: PairingCodes { site.pairing }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/pair") { request, context in try await pair(request, context) }
-        routes.get("/") { request, context in try tonight(request, context) }
-        routes.post("/ui/act") { request, context in try await act(request, context) }
+        routes.get("/pair") { request, context in try await Self(context).pair(request, context) }
+        routes.get("/") { request, context in try Self(context).tonight(request, context) }
+        routes.post("/ui/act") { request, context in try await Self(context).act(request, context) }
         return routes
     }
 

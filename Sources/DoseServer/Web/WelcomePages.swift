@@ -8,18 +8,19 @@ import Hummingbird
 /// First-run setup in five steps (`/welcome`), required before the first Dose 1 on the web and re-run from Settings.
 /// Each step's answers are saved when it is sent, checked as the settings they are; accepting the disclaimer at the
 /// last step completes setup and lands on Tonight.
-struct WelcomePages: PageController {
-    let environment: AppEnvironment
-    let channels: AlarmChannels
+struct WelcomePages: PageController, SiteController {
+    let site: PersonSite
+    var environment: AppEnvironment { site.environment }
+    var channels: AlarmChannels { site.channels }
 
     /// The routes, at the root of the site.
-    var routes: RouteCollection<DoseRequestContext> {
+    static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("/welcome") { request, context in
             let step = request.uri.queryParameters["step"].flatMap { Int($0) }.flatMap(SetupStep.init(rawValue:)) ?? .sleepSchedule
-            return try welcome(step, context)
+            return try Self(context).welcome(step, context)
         }
-        routes.post("/ui/welcome") { request, context in try await saveWelcomeStep(request, context) }
+        routes.post("/ui/welcome") { request, context in try await Self(context).saveWelcomeStep(request, context) }
         return routes
     }
 
