@@ -2,8 +2,9 @@ import DoseApp
 import DoseCore
 
 // The pages' forms as types, read by `BodyDecoder.decode(_:form:)` through `PageController.form(_:_:as:)`. The
-// questionnaires' forms become the API's check-in and pre-sleep objects (`CheckInForm`, `PreSleepForm`), and the
-// settings' and setup's forms carry the settings by their own keys, so those three are read as fields.
+// questionnaires' forms (`QuestionnaireForms.swift`) become the API's check-in and pre-sleep objects. The settings',
+// setup's and the alarm ladder's forms carry settings, setup answers and rungs by their own keys, as the use cases take
+// them (`settings set KEY VALUE`, a setup step's answers), so those three are read as fields.
 
 /// A tap on Tonight: the action, the event of a quick-log button, the confirmations a question added, the revision of
 /// tonight the page was drawn on, where on the page the tap was (`answer` for a question's answer), and the wall-clock

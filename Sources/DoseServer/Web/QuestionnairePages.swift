@@ -42,13 +42,15 @@ struct QuestionnairePages: PageController, SiteController {
 
     func saveCheckIn(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let fields = try await form(request, context)
-        let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: CheckInForm.answers(fields), allowed: AnswerDecoding.checkInAllowed)
-        let confirmations: Set<ConfirmKind> = fields["confirm"] == ConfirmKind.endNight.rawValue ? [.endNight] : []
+        let posted = try BodyDecoder.decode(CheckInPageForm.self, form: fields)
+        let answers = try AnswerDecoding.decode(MorningCheckIn.self, from: posted.answers, allowed: AnswerDecoding.checkInAllowed)
+        let confirmations: Set<ConfirmKind> = posted.confirm == ConfirmKind.endNight.rawValue ? [.endNight] : []
         let outcome: ActionOutcome
         do {
             outcome = try environment.useCases().night.perform(NightAction(.checkIn(answers), confirmations: confirmations), from: .page)
         } catch let error as DoseError where error.confirm == .endNight {
-            // Asked, with the answers kept for the confirming form: a half-asleep Save must not end the night.
+            // Asked, with the answers kept as they were posted for the confirming form: a half-asleep Save must not end
+            // the night.
             let kept = fields.filter { $0.key != "csrf" && $0.key != "confirm" }.sorted { $0.key < $1.key }
             return try checkIn(
                 context,
@@ -69,8 +71,8 @@ struct QuestionnairePages: PageController, SiteController {
     }
 
     func savePreSleep(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
-        let fields = try await form(request, context)
-        let log = try AnswerDecoding.decode(PreSleepLog.self, from: PreSleepForm.answers(fields), allowed: AnswerDecoding.preSleepAllowed)
+        let posted = try await form(request, context, as: PreSleepPageForm.self)
+        let log = try AnswerDecoding.decode(PreSleepLog.self, from: posted.answers, allowed: AnswerDecoding.preSleepAllowed)
         _ = try environment.useCases().records.savePreSleep(log, at: nil, note: nil)
         return try Templates.page(
             "notice",

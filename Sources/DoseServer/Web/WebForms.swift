@@ -155,68 +155,6 @@ enum CheckInForm {
             Section(title: "Notes", fields: [.text("notes", "Anything else")]),
         ]
     }
-
-    /// The API's check-in object from the posted form; unanswered deep dives are left out, never invented.
-    static func answers(_ fields: [String: String]) -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
-        func list(_ key: String) -> [String] { FormLists.values(fields, key) }
-        func int(_ key: String) -> Int? { fields[key].flatMap { Int($0) } }
-        for key in ["sleep_quality", "mental_clarity", "readiness_for_day"] { if let value = int(key) { object[key] = .int(value) } }
-        for key in ["feel_rested", "grogginess", "mood", "sleep_inertia_duration", "dream_recall", "anxiety_level"] {
-            if let value = fields[key], !value.isEmpty { object[key] = .string(value) }
-        }
-        for key in ["had_sleep_paralysis", "had_hallucinations", "had_automatic_behavior", "fell_out_of_bed", "had_confusion_on_waking"] {
-            object[key] = .bool(fields[key] == "true")
-        }
-        // A deep dive counts as answered when its switch is on or any of its answers differs from the preselected
-        // "none": a headache chosen without the switch is still recorded, never dropped.
-        func differs(_ key: String, from preselected: String) -> Bool { fields[key].map { !$0.isEmpty && $0 != preselected } ?? false }
-        let headache = differs("headache", from: HeadacheSeverity.none.rawValue) ? fields["headache"] : nil
-        let physicalAnswered =
-            !list("pain_locations").isEmpty || differs("pain_severity", from: "0") || differs("pain_type", from: "")
-            || differs("muscle_stiffness", from: "none") || differs("muscle_soreness", from: "none") || headache != nil
-        if fields["has_physical_symptoms"] == "true" || physicalAnswered {
-            object["has_physical_symptoms"] = true
-            var physical: [String: JSONValue] = ["pain_locations": .strings(list("pain_locations"))]
-            if let value = int("pain_severity") { physical["pain_severity"] = .int(value) }
-            for key in ["pain_type", "muscle_stiffness", "muscle_soreness"] {
-                if let value = fields[key], !value.isEmpty { physical[key] = .string(value) }
-            }
-            if let headache {
-                var details: [String: JSONValue] = [
-                    "severity": .string(headache), "is_migraine": .bool(headache == HeadacheSeverity.migraine.rawValue),
-                ]
-                if let location = fields["headache_location"], !location.isEmpty { details["location"] = .string(location) }
-                physical["headache"] = .object(details)
-            }
-            object["physical_symptoms"] = .object(physical)
-        }
-        let respiratoryAnswered =
-            differs("congestion", from: "none") || differs("throat", from: "normal") || differs("cough", from: "none")
-            || differs("sinus_pressure", from: "none") || fields["feeling_feverish"] == "true" || differs("sickness_level", from: "no")
-        if fields["has_respiratory_symptoms"] == "true" || respiratoryAnswered {
-            object["has_respiratory_symptoms"] = true
-            var respiratory: [String: JSONValue] = ["feeling_feverish": .bool(fields["feeling_feverish"] == "true")]
-            for key in ["congestion", "throat", "cough", "sinus_pressure", "sickness_level"] {
-                if let value = fields[key], !value.isEmpty { respiratory[key] = .string(value) }
-            }
-            object["respiratory_symptoms"] = .object(respiratory)
-        }
-        object["sleep_therapy"] = .strings(list("sleep_therapy"))
-        if fields["same_as_usual"] == "true" {
-            object["sleep_environment"] = ["same_as_usual": true]
-        } else {
-            var environment: [String: JSONValue] = [:]
-            if !list("sleep_aids_used").isEmpty { environment["sleep_aids_used"] = .strings(list("sleep_aids_used")) }
-            for key in ["room_darkness", "noise_level", "screen_in_bed_minutes_bucket"] {
-                if let value = fields[key], !value.isEmpty { environment[key] = .string(value) }
-            }
-            // Nothing answered about the room: no environment is recorded, rather than an empty one.
-            if !environment.isEmpty { object["sleep_environment"] = .object(environment) }
-        }
-        if let notes = fields["notes"], !notes.isEmpty { object["notes"] = .string(notes) }
-        return object
-    }
 }
 
 /// The pre-sleep log as taps (seed 002 and reference §6.10).
@@ -241,28 +179,5 @@ enum PreSleepForm {
             .choice("sleep_aids", "Sleep aids tonight", SleepAid.self, chosen: [], multiple: true),
             .text("notes", "Notes"),
         ]
-    }
-
-    static func answers(_ fields: [String: String]) -> [String: JSONValue] {
-        var object: [String: JSONValue] = [:]
-        func list(_ key: String) -> [String] { FormLists.values(fields, key) }
-        for key in ["stress_level", "caffeine_cups", "alcohol_drinks"] {
-            if let value = fields[key].flatMap({ Int($0) }) { object[key] = .int(value) }
-        }
-        for key in ["intended_sleep_time", "body_pain", "exercise_type", "nap_today", "room_temperature", "noise_level", "notes"] {
-            if let value = fields[key], !value.isEmpty { object[key] = .string(value) }
-        }
-        for key in ["heavy_meal_last_3_hours", "screen_time_30_min_prior"] {
-            if let value = fields[key], !value.isEmpty { object[key] = .bool(value == "true") }
-        }
-        for key in ["stress_drivers", "sleep_aids"] { if !list(key).isEmpty { object[key] = .strings(list(key)) } }
-        return object
-    }
-}
-
-/// Checkboxes of one name arrive joined by commas (`FormBody`); answer values never contain one.
-enum FormLists {
-    static func values(_ fields: [String: String], _ key: String) -> [String] {
-        fields[key]?.split(separator: ",").map(String.init).filter { !$0.isEmpty } ?? []
     }
 }
