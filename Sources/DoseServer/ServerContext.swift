@@ -28,6 +28,9 @@ public struct DoseRequestContext: RequestContext {
         return chosenSite
     }
 
+    /// The use cases over the records the request acts on, at the request's clock.
+    var useCases: UseCases { site.environment.useCases() }
+
     /// The peer's address (the proxy's, behind one), for what is limited per address; nil when the channel has none.
     public var remoteAddress: String?
 

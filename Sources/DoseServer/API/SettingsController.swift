@@ -15,7 +15,7 @@ struct SettingsController: SiteController {
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("settings") { request, context in
-            Reply.json(JSONValue(response: SettingsResponse(try Self(context).environment.useCases().settings.current())))
+            Reply.json(JSONValue(response: SettingsResponse(try context.useCases.settings.current())))
         }
         routes.patch("settings") { request, context in try await Self(context).updateSettings(request, context) }
         routes.get("insights") { request, context in try Self(context).insights(request) }

@@ -17,44 +17,44 @@ struct SharingController: SiteController {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.post("shares") { request, context in
             let body = try await JSONBody.read(ShareBody.self, request)
-            let app = Self(context).environment.useCases()
+            let app = context.useCases
             let base = (WebPages.isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
             let (invitation, url) = try app.sharing.invite(email: body.email, grants: body.grants, base: base)
             return Reply.json(InvitationResponse(invitation, now: app.clock.now, url: url), status: .created)
         }
         routes.get("shares") { request, context in
-            let app = Self(context).environment.useCases()
+            let app = context.useCases
             let (invitations, shares) = try app.sharing.given()
             return Reply.json(SharesResponse(invitations: invitations, shares: shares, now: app.clock.now))
         }
         routes.delete("shares/:id") { request, context in
-            let app = Self(context).environment.useCases()
+            let app = context.useCases
             let revoked = try app.sharing.revoke(context.parameters.get("id") ?? "")
             return Reply.json(JSONValue(dictionaryLiteral: ("revoked", JSONValue(response: InvitationResponse(revoked, now: app.clock.now)))))
         }
         routes.post("invitations/accept") { request, context in
             let body = try await JSONBody.read(InvitationAnswerBody.self, request)
-            guard let share = try Self(context).environment.useCases().sharing.answer(token: body.token, accept: true) else {
+            guard let share = try context.useCases.sharing.answer(token: body.token, accept: true) else {
                 throw DoseError.notFound(what: "the invitation")
             }
             return Reply.json(JSONValue(dictionaryLiteral: ("share", JSONValue(response: ShareResponse(share)))))
         }
         routes.post("invitations/decline") { request, context in
             let body = try await JSONBody.read(InvitationAnswerBody.self, request)
-            _ = try Self(context).environment.useCases().sharing.answer(token: body.token, accept: false)
+            _ = try context.useCases.sharing.answer(token: body.token, accept: false)
             return Reply.json(JSONValue(dictionaryLiteral: ("declined", .bool(true))))
         }
         routes.get("people") { request, context in
-            let people = try Self(context).environment.useCases().sharing.overview().map(SharedPersonResponse.init)
+            let people = try context.useCases.sharing.overview().map(SharedPersonResponse.init)
             return Reply.json(JSONValue(dictionaryLiteral: ("people", JSONValue(response: people))))
         }
-        routes.get("ladder") { request, context in Reply.json(LadderResponse(try Self(context).environment.useCases().ladder.rungs())) }
+        routes.get("ladder") { request, context in Reply.json(LadderResponse(try context.useCases.ladder.rungs())) }
         routes.put("ladder") { request, context in
             let body = try await JSONBody.read(LadderBody.self, request)
             return Reply.json(
-                LadderResponse(try Self(context).environment.useCases().ladder.set(body.rungs.map { ($0.email, $0.minutesAfterDose1) })))
+                LadderResponse(try context.useCases.ladder.set(body.rungs.map { ($0.email, $0.minutesAfterDose1) })))
         }
-        routes.get("audit") { request, context in Reply.json(AuditResponse(try Self(context).environment.useCases().sharing.audit())) }
+        routes.get("audit") { request, context in Reply.json(AuditResponse(try context.useCases.sharing.audit())) }
         return routes
     }
 }

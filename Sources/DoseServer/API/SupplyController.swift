@@ -14,28 +14,28 @@ struct SupplyController: SiteController {
     /// The routes, under `/v1`.
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("supply") { request, context in Reply.json(SupplyResponse(try Self(context).environment.useCases().supply.report())) }
+        routes.get("supply") { request, context in Reply.json(SupplyResponse(try context.useCases.supply.report())) }
         routes.post("supply/refills") { request, context in
             let body = try await JSONBody.read(RefillBody.self, request)
-            let entry = try Self(context).environment.useCases().supply.logRefill(
+            let entry = try context.useCases.supply.logRefill(
                 bottles: body.bottles, ml: body.ml, at: body.timestamp, reason: body.reason)
-            return try Self(context).supplyEntry(entry, status: .created)
+            return try Self.supplyEntry(entry, context, status: .created)
         }
         routes.post("supply/adjustments") { request, context in
             let body = try await JSONBody.read(AdjustmentBody.self, request)
-            let entry = try Self(context).environment.useCases().supply.adjust(
+            let entry = try context.useCases.supply.adjust(
                 changeML: body.changeML, countedML: body.countedML, at: body.timestamp, reason: body.reason)
-            return try Self(context).supplyEntry(entry, status: .created)
+            return try Self.supplyEntry(entry, context, status: .created)
         }
         routes.delete("supply/entries/:id") { request, context in
-            try Self(context).supplyEntry(try Self(context).environment.useCases().supply.delete(context.parameters.get("id") ?? ""))
+            try Self.supplyEntry(try context.useCases.supply.delete(context.parameters.get("id") ?? ""), context)
         }
         return routes
     }
 
     /// A supply entry with the supply it leaves.
-    func supplyEntry(_ entry: InventoryEntry, status: HTTPResponse.Status = .ok) throws -> Response {
-        let body = SupplyEntryResponse(entry: InventoryEntryResponse(entry), supply: SupplyResponse(try environment.useCases().supply.report()))
+    static func supplyEntry(_ entry: InventoryEntry, _ context: DoseRequestContext, status: HTTPResponse.Status = .ok) throws -> Response {
+        let body = SupplyEntryResponse(entry: InventoryEntryResponse(entry), supply: SupplyResponse(try context.useCases.supply.report()))
         return Reply.json(JSONValue(response: body), status: status)
     }
 }

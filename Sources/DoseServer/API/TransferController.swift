@@ -16,14 +16,14 @@ struct TransferController: SiteController {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("analytics/export") { request, context in try Self(context).analytics(request) }
         routes.get("export/events.csv") { request, context in
-            Self(context).csv(try Self(context).environment.useCases().transfer.eventsCSV(), name: "events.csv")
+            Self.csv(try context.useCases.transfer.eventsCSV(), name: "events.csv")
         }
         routes.get("export/sessions.csv") { request, context in
             let parameters = request.uri.queryParameters
-            let text = try Self(context).environment.useCases().transfer.sessionsCSV(
+            let text = try context.useCases.transfer.sessionsCSV(
                 from: try parameters["from"].map { try APIInput.date(String($0), field: "from") },
                 to: try parameters["to"].map { try APIInput.date(String($0), field: "to") })
-            return Self(context).csv(text, name: "sessions.csv")
+            return Self.csv(text, name: "sessions.csv")
         }
         routes.get("export") { request, context in try Self(context).bundle() }
         routes.post("import") { request, context in try await Self(context).importFile(request) }
@@ -36,10 +36,10 @@ struct TransferController: SiteController {
         let text = try environment.useCases().transfer.analyticsCSV(
             from: try parameters["start_date"].map { try APIInput.date(String($0), field: "start_date") },
             to: try parameters["end_date"].map { try APIInput.date(String($0), field: "end_date") })
-        return csv(text, name: "analytics.csv")
+        return Self.csv(text, name: "analytics.csv")
     }
 
-    func csv(_ text: String, name: String) -> Response {
+    static func csv(_ text: String, name: String) -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/csv; charset=utf-8"
         headers[.contentDisposition] = "attachment; filename=\"\(name)\""

@@ -19,7 +19,7 @@ struct SupplyPages: PageController, SiteController {
         routes.post("/ui/supply/refill") { request, context in try await Self(context).saveSupply(request, context, kind: .refill) }
         routes.post("/ui/supply/adjust") { request, context in try await Self(context).saveSupply(request, context, kind: .adjustment) }
         routes.post("/ui/supply/delete") { request, context in
-            _ = try Self(context).environment.useCases().supply.delete(try await Self(context).form(request, context, as: ChosenForm.self).id)
+            _ = try context.useCases.supply.delete(try await Self(context).form(request, context, as: ChosenForm.self).id)
             return WebPages.redirect("/supply?saved=1")
         }
         return routes
