@@ -195,9 +195,16 @@ public enum RecordStore: Sendable {
 
     /// events.csv: every event and undo, oldest first, read in place on either store.
     public func eventsCSV() throws -> String {
+        var out = ""
+        try eventsCSV { out += $0 }
+        return out
+    }
+
+    /// events.csv a piece at a time (`CSVPieces`), read in place on either store.
+    public func eventsCSV(_ write: (String) throws -> Void) throws {
         switch self {
-        case .sqlite(let database): try database.transfer.eventsCSV()
-        case .postgres(let store, let person): try store.eventsCSV(of: person)
+        case .sqlite(let database): try database.transfer.eventsCSV(write)
+        case .postgres(let store, let person): try store.eventsCSV(of: person, write)
         }
     }
 

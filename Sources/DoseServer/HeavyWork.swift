@@ -56,16 +56,50 @@ public final class HeavyWork: Sendable {
     }
 }
 
-/// Bounds each person's heavy work (`HeavyWork`): the one who asks, a grantee's request counted as theirs.
+/// Bounds each person's heavy work (`HeavyWork`): the one who asks, a grantee's request counted as theirs, from the
+/// request until its answer is written (an export is sent a piece at a time after its handler returned).
 struct HeavyWorkMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
     let heavy: HeavyWork
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard HeavyWork.isHeavy(request.uri.path) else { return try await next(request, context) }
-        let asker = context.grantee?.person ?? context.site.environment.store.personID ?? "local"
-        try heavy.admit(asker)
-        defer { heavy.finish(asker) }
-        return try await next(request, context)
+        // A grantee's request handed on to the person's route was counted as it came in, under `/v1/people/{id}`.
+        guard HeavyWork.isHeavy(request.uri.path), context.grantee == nil else { return try await next(request, context) }
+        let ticket = try HeavyWork.Ticket(heavy, person: context.site.environment.store.personID ?? "local")
+        var response = try await next(request, context)
+        let body = response.body
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            defer { ticket.release() }
+            try await body.write(writer)
+        }
+        return response
+    }
+}
+
+extension HeavyWork {
+    /// One admitted heavy request, counted until `release`, or until the answer holding it is dropped unwritten.
+    final class Ticket: Sendable {
+        private let heavy: HeavyWork
+        private let person: String
+        private let released = NIOLockedValueBox(false)
+
+        init(_ heavy: HeavyWork, person: String) throws(DoseError) {
+            try heavy.admit(person)
+            self.heavy = heavy
+            self.person = person
+        }
+
+        /// Counts the request done (once, however often it is called).
+        func release() {
+            guard
+                !released.withLockedValue({ done in
+                    defer { done = true }
+                    return done
+                })
+            else { return }
+            heavy.finish(person)
+        }
+
+        deinit { release() }
     }
 }

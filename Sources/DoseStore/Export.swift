@@ -33,16 +33,26 @@ public struct DataTransfer: Sendable {
 
     /// `events.csv` v1: every dose and sleep event and every undo, sorted by time; the header is always there.
     public func eventsCSV() throws -> String {
-        return try database.read { db in
-            var out = CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init))
+        var out = ""
+        try eventsCSV { out += $0 }
+        return out
+    }
+
+    /// events.csv a piece at a time, in one read: `write` is given the header, then runs of lines of about
+    /// `CSVPieces.size` bytes, so a long history is never held whole.
+    public func eventsCSV(_ write: (String) throws -> Void) throws {
+        try database.read { db in
+            var pieces = CSVPieces()
+            try pieces.add(CSV.row(Self.eventsCSVHeader.split(separator: ",").map(String.init)), write)
             let rows = try Row.fetchCursor(db, sql: Self.everyEventSQL)
             while let row = try rows.next() {
-                out += Self.eventsCSVLine(
-                    EventRow(
-                        id: row["id"], type: row["event_type"], source: row["source"], occurredAt: row["occurred_at"], timeZone: row["time_zone"],
-                        metadata: row["metadata"], note: row["note"]))
+                try pieces.add(
+                    Self.eventsCSVLine(
+                        EventRow(
+                            id: row["id"], type: row["event_type"], source: row["source"], occurredAt: row["occurred_at"],
+                            timeZone: row["time_zone"], metadata: row["metadata"], note: row["note"])), write)
             }
-            return out
+            try pieces.flush(write)
         }
     }
 
@@ -165,4 +175,26 @@ public struct DosedNight: Sendable {
     public var dose2: Date?
     public var intervalMinutes: Int?
     public var snoozes: Int
+}
+
+/// Lines gathered into pieces of about `size` bytes, each handed to `write` (a file, a response) once full.
+public struct CSVPieces {
+    /// About how many bytes a piece holds before it is handed on.
+    public static let size = 64 * 1024
+    private var pending = ""
+
+    public init() {}
+
+    /// Adds lines, handing the piece to `write` once it is full.
+    public mutating func add(_ lines: String, _ write: (String) throws -> Void) throws {
+        pending += lines
+        if pending.utf8.count >= Self.size { try flush(write) }
+    }
+
+    /// Hands what is gathered to `write`.
+    public mutating func flush(_ write: (String) throws -> Void) throws {
+        guard !pending.isEmpty else { return }
+        try write(pending)
+        pending = ""
+    }
 }

@@ -70,4 +70,64 @@ struct HeavyWorkTests {
         try heavy.admit("alice")
         #expect(heavy.inFlight == HeavyWork.perPerson + 1)
     }
+
+    @Test("a heavy request counts until its answer is written or dropped unwritten, once, however often it is let go")
+    func ticketsHoldUntilWritten() throws {
+        let heavy = HeavyWork()
+        let first = try HeavyWork.Ticket(heavy, person: "p")
+        var second: HeavyWork.Ticket? = try HeavyWork.Ticket(heavy, person: "p")
+        #expect(throws: DoseError.self) { try HeavyWork.Ticket(heavy, person: "p") }
+        #expect(heavy.inFlight == 2 && second != nil)
+        first.release()
+        first.release()
+        #expect(heavy.inFlight == 1, "let go twice, counted done once")
+        second = nil
+        #expect(heavy.inFlight == 0, "an answer dropped unwritten lets its place go")
+        _ = try HeavyWork.Ticket(heavy, person: "someone else")
+    }
+
+    @Test("events.csv and the bundle are sent from a scratch file a piece at a time: the export's bytes, and the folder gone once sent")
+    func exportsFromScratchFiles() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-heavy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let fixture = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0), scratchFolder: scratch)
+        let heavy = HeavyWork()
+        let router = DoseTapServer.router(environment: fixture.environment, internalErrors: fixture.internalErrors, heavy: heavy)
+        try await Application(router: router).test(.router) { client in
+            _ = try await client.execute(uri: "/v1/doses/take", method: .post, headers: fixture.auth, body: ByteBuffer(string: #"{"type":"dose1"}"#))
+            let csv = try await client.execute(uri: "/v1/export/events.csv", method: .get, headers: fixture.auth)
+            #expect(csv.status == .ok && csv.headers[.contentDisposition] == "attachment; filename=\"events.csv\"")
+            #expect(String(buffer: csv.body) == (try fixture.environment.useCases().transfer.eventsCSV()))
+            #expect(csv.headers[.contentLength] == String(csv.body.readableBytes), "its length said before the first piece")
+            let bundle = try await client.execute(uri: "/v1/export", method: .get, headers: fixture.auth)
+            #expect(bundle.status == .ok && bundle.headers[.contentType] == "application/zip")
+            #expect(bundle.body.getBytes(at: 0, length: 2) == [0x50, 0x4B], "a zip")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty, "nothing left in the scratch folder")
+        #expect(heavy.inFlight == 0, "each counted done once written")
+        fixture.expectNoInternalErrors()
+    }
+
+    @Test("a file larger than a piece is sent whole, in pieces, and its folder removed after")
+    func largeFileInPieces() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("dosetap-pieces-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var environment = try ServerFixture(now: WallClock.date(2026, 11, 21, 22, 0)).environment
+        environment.scratchFolder = scratch
+        let app = environment.useCases()
+        let bytes = (0..<(ScratchExport.piece * 3 + 123)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let router = Router(context: DoseRequestContext.self)
+        router.get("/file") { _, _ in
+            let export = try ScratchExport(app, prefix: "dosetap-export")
+            try Data(bytes).write(to: URL(fileURLWithPath: export.path("big.bin")))
+            return try export.response("big.bin", type: "application/octet-stream")
+        }
+        try await Application(router: router).test(.router) { client in
+            let response = try await client.execute(uri: "/file", method: .get)
+            #expect(response.body.readableBytes == bytes.count && response.body.getBytes(at: 0, length: bytes.count) == bytes)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+    }
 }

@@ -201,3 +201,29 @@ struct PostgresWorkspaceTests {
         #expect(store.workspaceCopiesMade == copies, "read without a copy into SQLite")
     }
 }
+
+@Suite("events.csv a piece at a time")
+struct CSVPiecesTests {
+    @Test("lines are handed on in pieces of about 64 KiB, never split, and together they are the whole file")
+    func pieces() throws {
+        var seen: [String] = []
+        var pieces = CSVPieces()
+        let line = String(repeating: "x", count: 99) + "\r\n"
+        for _ in 0..<2_000 { try pieces.add(line) { seen.append($0) } }
+        try pieces.flush { seen.append($0) }
+        try pieces.flush { seen.append($0) }
+        #expect(seen.joined() == String(repeating: line, count: 2_000))
+        #expect(seen.count == 4 && seen.dropLast().allSatisfy { $0.utf8.count >= CSVPieces.size && $0.utf8.count < CSVPieces.size + 101 })
+        #expect(seen.allSatisfy { $0.hasSuffix("\r\n") }, "a piece ends where a line does")
+    }
+
+    @Test("the file's events.csv in pieces is its events.csv whole")
+    func sqlitePieces() throws {
+        let sqlite = try AppDatabase.inMemory()
+        let clock = TestClock(WallClock.date(2026, 11, 1, 22, 0))
+        for day in 1...3 { try StoreFixture.act(sqlite.ledger, .dose1, at: WallClock.date(2026, 11, day, 22, 0), clock: clock) }
+        var pieces: [String] = []
+        try sqlite.transfer.eventsCSV { pieces.append($0) }
+        #expect(pieces.joined() == (try sqlite.transfer.eventsCSV()) && pieces.count == 1)
+    }
+}

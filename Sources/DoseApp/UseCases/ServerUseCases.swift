@@ -12,6 +12,16 @@ public struct TransferService: Sendable {
         return try app.store.eventsCSV()
     }
 
+    /// events.csv written to `path` a piece at a time (owner-only), so a long history is never held whole.
+    public func writeEventsCSV(to path: String) throws {
+        try app.night.settle()
+        guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
+            let file = FileHandle(forWritingAtPath: path)
+        else { throw DoseError.invalidFile(problem: "the export could not be written in the scratch folder") }
+        defer { try? file.close() }
+        try app.store.eventsCSV { try file.write(contentsOf: Data($0.utf8)) }
+    }
+
     /// The analytics CSV header (D10).
     public static let analyticsCSVHeader = "Date,Dose1Time,Dose2Time,Interval,OnTime,NaturalWake"
 

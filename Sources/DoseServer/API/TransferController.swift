@@ -15,9 +15,7 @@ struct TransferController: SiteController {
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("analytics/export") { request, context in try Self(context).analytics(request) }
-        routes.get("export/events.csv") { request, context in
-            Self.csv(try context.useCases.transfer.eventsCSV(), name: "events.csv")
-        }
+        routes.get("export/events.csv") { request, context in try Self(context).eventsCSV() }
         routes.get("export/sessions.csv") { request, context in
             let parameters = request.uri.queryParameters
             let text = try context.useCases.transfer.sessionsCSV(
@@ -46,18 +44,21 @@ struct TransferController: SiteController {
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
+    /// events.csv, written to a scratch file and sent from it a piece at a time.
+    func eventsCSV() throws -> Response {
+        let app = environment.useCases()
+        let export = try ScratchExport(app, prefix: "dosetap-export")
+        try app.transfer.writeEventsCSV(to: export.path("events.csv"))
+        return try export.response("events.csv", type: "text/csv; charset=utf-8")
+    }
+
+    /// The backup bundle, written to a scratch file and sent from it a piece at a time.
     func bundle() throws -> Response {
-        let transfer = environment.useCases().transfer
-        let name = try transfer.bundleName()
-        let bytes = try environment.useCases().inScratchFolder("dosetap-export") { folder in
-            let path = folder.appendingPathComponent(name).path
-            _ = try transfer.exportBundle(to: path)
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        }
-        var headers = HTTPFields()
-        headers[.contentType] = "application/zip"
-        headers[.contentDisposition] = "attachment; filename=\"\(name)\""
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        let app = environment.useCases()
+        let name = try app.transfer.bundleName()
+        let export = try ScratchExport(app, prefix: "dosetap-export")
+        _ = try app.transfer.exportBundle(to: export.path(name))
+        return try export.response(name, type: "application/zip")
     }
 
     func importFile(_ request: Request) async throws -> Response {

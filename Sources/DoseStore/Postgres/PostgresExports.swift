@@ -8,10 +8,18 @@ extension PostgresStore {
     /// does), each line made by the one function both stores share, so the file is the same to the byte. Rows come
     /// through a cursor a few thousand at a time, so ten years of them are never held at once beside the file.
     public func eventsCSV(of person: String, rowsPerFetch: Int = 4000) throws -> String {
+        var out = ""
+        try eventsCSV(of: person, rowsPerFetch: rowsPerFetch) { out += $0 }
+        return out
+    }
+
+    /// events.csv of `person` a piece at a time (`CSVPieces`), in one snapshot.
+    public func eventsCSV(of person: String, rowsPerFetch: Int = 4000, _ write: (String) throws -> Void) throws {
         try transaction(readOnly: true, seeing: .person(person)) { session in
-            var out = CSV.row(DataTransfer.eventsCSVHeader.split(separator: ",").map(String.init))
-            try Self.forEachEvent(of: person, rowsPerFetch: rowsPerFetch, session) { out += DataTransfer.eventsCSVLine($0) }
-            return out
+            var pieces = CSVPieces()
+            try pieces.add(CSV.row(DataTransfer.eventsCSVHeader.split(separator: ",").map(String.init)), write)
+            try Self.forEachEvent(of: person, rowsPerFetch: rowsPerFetch, session) { try pieces.add(DataTransfer.eventsCSVLine($0), write) }
+            try pieces.flush(write)
         }
     }
 
