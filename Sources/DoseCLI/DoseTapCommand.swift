@@ -1,6 +1,7 @@
 import ArgumentParser
 import DoseApp
 import DoseCore
+import DoseServer
 import Foundation
 
 /// `dosetap`: every night action from the terminal (SPEC §5.1).
@@ -29,6 +30,8 @@ public enum DoseTapCLI {
         // A reader that goes away (`dosetap store copy … | head -1`) must not end the command by a signal once its work
         // is done: a write to it fails instead, and the rest of the output is dropped (`Terminal.process`).
         signal(SIGPIPE, SIG_IGN)
+        // A long-running server caps the allocator's arenas before any other thread exists to have one of its own.
+        if arguments.first == "serve" { DoseTapServer.limitMemoryArenas() }
         Foundation.exit(await run(arguments))
     }
 

@@ -13,6 +13,10 @@ public enum DoseTapServer {
     /// action links (which are signed instead).
     public static func isOpen(_ path: String) -> Bool { AuthMiddleware.isOpen(path) }
 
+    /// Caps the memory allocator's arenas for a long-running server (`ProcessMemory`): called first, before any thread
+    /// allocates.
+    public static func limitMemoryArenas() { ProcessMemory.limitArenas() }
+
     /// The router with every route and middleware; tests drive it directly.
     public static func router(
         environment: AppEnvironment, hub: EventHub? = nil, pairing: PairingCodes = PairingCodes(),

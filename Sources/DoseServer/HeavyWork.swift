@@ -98,6 +98,8 @@ extension HeavyWork {
                 })
             else { return }
             heavy.finish(person)
+            // What the work held goes back to the system now, not whenever the allocator would trim it.
+            ProcessMemory.giveBack()
         }
 
         deinit { release() }
