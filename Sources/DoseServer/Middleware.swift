@@ -213,7 +213,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard let (token, viaCookie) = try Self.credential(request) else { throw DoseError.deviceNotRegistered }
         let environment = context.site.environment
         // Serving everyone, the lobby already found the device by this very token as it chose the person's routes
-        // (`PeopleMiddleware`): one lookup a request.
+        // (`SiteMiddleware`): one lookup a request.
         let match = try context.device ?? environment.useCases().devices.authenticated(tokenHash: DeviceTokens.hash(token))
         // An expired device is answered as one never paired: the page leads to pairing or signing in again.
         guard let device = match, environment.useCases().devices.admit(device) else { throw DoseError.deviceNotRegistered }
