@@ -20,19 +20,23 @@ enum ProcessMemory {
     /// it (scripts/heavy-clients.sh and scripts/load-benchmark.sh measure both).
     static let arenas: Int32 = 1
 
+    #if canImport(Glibc)
+        /// glibc's `mallopt` and `malloc_trim`, looked up once; nil where the C library has none.
+        private static let mallOpt = dlsym(nil, "mallopt").map { unsafeBitCast($0, to: MallOpt.self) }
+        private static let mallocTrim = dlsym(nil, "malloc_trim").map { unsafeBitCast($0, to: MallocTrim.self) }
+    #endif
+
     /// Caps the allocator's arenas; called once, before the server's threads start.
     static func limitArenas() {
         #if canImport(Glibc)
-            guard let symbol = dlsym(nil, "mallopt") else { return }
-            _ = unsafeBitCast(symbol, to: MallOpt.self)(arenaMaximum, arenas)
+            _ = mallOpt?(arenaMaximum, arenas)
         #endif
     }
 
     /// Gives the memory heavy work freed back to the system (called as each heavy request ends).
     static func giveBack() {
         #if canImport(Glibc)
-            guard let symbol = dlsym(nil, "malloc_trim") else { return }
-            _ = unsafeBitCast(symbol, to: MallocTrim.self)(0)
+            _ = mallocTrim?(0)
         #endif
     }
 }

@@ -8,10 +8,8 @@ import Hummingbird
 /// Sharing on a shared store (SPEC §5.6): invitations and shares the caller gave, invitations they answer, the people
 /// who share with them, and their access audit. A grantee's requests for another person go through
 /// `SharedAccessMiddleware`, not here.
-struct SharingController: SiteController {
-    let site: PersonSite
-    var environment: AppEnvironment { site.environment }
-
+/// Every handler reads the request's own use cases (`context.useCases`), so nothing is made per request.
+enum SharingController {
     /// The routes, under `/v1`.
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)

@@ -7,10 +7,8 @@ import Hummingbird
 import NIOCore
 
 /// The medication supply (SPEC §3.9): what is left, refills, counted adjustments and removing an entry.
-struct SupplyController: SiteController {
-    let site: PersonSite
-    var environment: AppEnvironment { site.environment }
-
+/// Every handler reads the request's own use cases (`context.useCases`), so nothing is made per request.
+enum SupplyController {
     /// The routes, under `/v1`.
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)

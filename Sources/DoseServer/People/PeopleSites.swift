@@ -87,12 +87,11 @@ public final class PeopleSites: Sendable {
         return router
     }
 
-    /// The router's responder, which a grantee's request re-enters as the person's route.
+    /// The router's responder, which a grantee's request re-enters as the person's route (a request can only arrive
+    /// through `router()`, which builds it).
     var responder: RouterResponder<DoseRequestContext> {
-        get throws {
-            guard let built = builtResponder.withLock({ $0 }) else { throw DoseError.storageBusy }
-            return built
-        }
+        guard let built = builtResponder.withLock({ $0 }) else { preconditionFailure("a request arrived before PeopleSites.router() was built") }
+        return built
     }
 
     /// The site of `person`, made on first use.
@@ -126,13 +125,13 @@ public final class PeopleSites: Sendable {
 
     /// Lets go of the sites asked for least lately, none with a page open here, until no more than `limit` are kept.
     private func keepWithinLimit(sparing person: String) {
-        guard sites.withLock({ $0.count }) > limit else { return }
         let watching = watched.withLock { $0 }
-        let oldestFirst = lastUse.withLock { $0.sorted { $0.value < $1.value }.map(\.key) }
-        var excess = sites.withLock { $0.count } - limit
-        for candidate in oldestFirst where excess > 0 && candidate != person && !watching.contains(candidate) {
-            forget(candidate)
-            excess -= 1
+        while sites.withLock({ $0.count }) > limit {
+            let spare = lastUse.withLock { uses in
+                uses.filter { $0.key != person && !watching.contains($0.key) }.min { $0.value < $1.value }?.key
+            }
+            guard let spare else { return }
+            forget(spare)
         }
     }
 
