@@ -7,8 +7,8 @@ public import Foundation
 /// On PostgreSQL, tonight's actions and status, due reminders, settings, corrections, the journal (medications,
 /// pre-sleep logs, check-in edits), alarm records, the supply, setup, devices and server runs run on repositories of
 /// their own, the same protocols as SQLite's; history, insights, exports, deletions and Clear All run in PostgreSQL's
-/// own statements, decoded by the code the file uses. Imports still run the SQLite store's code on a copy of the
-/// person's records (`importRecords`).
+/// own statements, decoded by the code the file uses. Imports are one set of rules (`RecordImporter`) on either store's
+/// statements (`importFile`).
 public enum RecordStore: Sendable {
     case sqlite(AppDatabase)
     /// A PostgreSQL store and the person whose records these are.
@@ -118,13 +118,15 @@ public enum RecordStore: Sendable {
         }
     }
 
-    /// Runs an import written for the SQLite store: on SQLite, on the database itself; on PostgreSQL, on a copy of the
-    /// person's records taken without their lock, so their own night is never held up by the import, and written back
-    /// under it once nothing the import changed moved meanwhile (else it runs again on a fresh copy).
-    public func importRecords<T>(_ work: (AppDatabase) throws -> T) throws -> T {
+    /// Imports a file by what it is. However long it takes, it holds up no one's night: on SQLite it works on a private
+    /// copy and lands in one short transaction (`StagedImport`); on PostgreSQL it works in a transaction of its own,
+    /// without the person's lock, and runs again if their night moved meanwhile (`PostgresStore.importing`).
+    public func importFile(at path: String, clock: StoreClock, settling: @escaping NightSettling, scratchFolder: URL) throws -> ImportReport {
         switch self {
-        case .sqlite(let database): try work(database)
-        case .postgres(let store, let person): try store.importRecords(of: person, work)
+        case .sqlite(let database):
+            try database.transfer.importFile(at: path, clock: clock, settling: settling, scratchFolder: scratchFolder)
+        case .postgres(let store, let person):
+            try store.importFile(of: person, at: path, clock: clock, settling: settling, scratchFolder: scratchFolder)
         }
     }
 

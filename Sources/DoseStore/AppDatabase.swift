@@ -96,7 +96,7 @@ public final class AppDatabase: Sendable {
         return queue
     }
 
-    /// Work on a PostgreSQL person's records, copied into memory (`PostgresWorkspace`).
+    /// Work on a PostgreSQL person's records, copied into memory (`PostgresSQLiteCopy`).
     init(workspace: DatabaseQueue, imports: ImportStops) {
         writer = workspace
         path = nil

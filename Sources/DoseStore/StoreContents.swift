@@ -104,7 +104,7 @@ extension PostgresStore {
     /// Every record of `person`, copied into memory in the SQLite store's form, with the service's own rows (link and
     /// push keys, runs), which a SQLite file holds beside its one person's.
     public func contents(of person: String) throws -> StoreContents {
-        StoreContents(copy: AppDatabase(workspace: try PostgresWorkspace(store: self, person: person).snapshot(), imports: imports))
+        StoreContents(copy: AppDatabase(workspace: try PostgresSQLiteCopy(store: self, person: person).snapshot(), imports: imports))
     }
 
     /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing. The
@@ -135,7 +135,7 @@ extension PostgresStore {
     }
 
     /// The tables that hold the service's own rows rather than any person's.
-    public func serviceTableNames() throws -> Set<String> { Set(try workspaceTables().filter { $0.scope == .service }.map(\.name)) }
+    public func serviceTableNames() throws -> Set<String> { Set(try storedTables().filter { $0.scope == .service }.map(\.name)) }
 
     /// Deletes every record of `person`, and the service's own rows `withService` (what a failed copy leaves behind).
     public func removeAllRecords(of person: String, withService: Bool) throws {

@@ -74,9 +74,9 @@ struct HostedRegressionTests {
         let sqlite = try #require(stores.first { if case .sqlite = $0.store { true } else { false } })
         let postgres = try #require(stores.first { if case .postgres = $0.store { true } else { false } })
         guard case .postgres(let store, let person) = postgres.store else { return }
-        let copies = store.workspaceCopiesMade
+        let copies = store.sqliteCopiesMade
         let native = try store.insightNights(of: person, from: from, to: to)
-        #expect(store.workspaceCopiesMade == copies, "read without a copy into SQLite")
+        #expect(store.sqliteCopiesMade == copies, "read without a copy into SQLite")
         let onFile = try sqlite.store.insightNights(from: from, to: to)
         #expect(native.count == 12 && native.contains { $0.summary.skip != nil } && native.contains { $0.checkIn != nil })
         #expect(
@@ -98,7 +98,7 @@ struct HostedRegressionTests {
             Issue.record("not PostgreSQL")
             return
         }
-        let copies = postgres.workspaceCopiesMade
+        let copies = postgres.sqliteCopiesMade
 
         var log = PreSleepLog()
         log.stressLevel = 2
@@ -129,10 +129,10 @@ struct HostedRegressionTests {
         _ = try later.transfer.sessionsCSV()
         _ = try later.transfer.eventsCSV()
         _ = try later.support.bundle(diagnosticLog: "", version: "test")
-        #expect(postgres.workspaceCopiesMade == copies, "\(postgres.workspaceCopiesMade - copies) copies into SQLite")
+        #expect(postgres.sqliteCopiesMade == copies, "\(postgres.sqliteCopiesMade - copies) copies into SQLite")
 
         // The count counts: a copy into SQLite (what `store copy` takes to a file) is seen.
         _ = try postgres.contents(of: "local")
-        #expect(postgres.workspaceCopiesMade > copies)
+        #expect(postgres.sqliteCopiesMade > copies)
     }
 }

@@ -39,7 +39,7 @@ struct SharedDeletionTests {
         let (alice, bob) = (try #require(fixture.people["alice"]?.id), try #require(fixture.people["bob"]?.id))
         let alicesBefore = try fixture.store.contents(of: alice).digests()
         let bobsRows = try fixture.store.rowsOf(bob)
-        let copies = fixture.store.workspaceCopiesMade
+        let copies = fixture.store.sqliteCopiesMade
         fixture.time.set(Self.at(4, 20, 0))
         let records = fixture.environment("bob").useCases().records
         let first = SessionKey(year: 2026, month: 11, day: 1)!
@@ -59,7 +59,7 @@ struct SharedDeletionTests {
             }
         }
         #expect(audit.count == 1 && audit[0].contains("\"session_date\":\"2026-11-01\"") && audit[0].contains("\"surface\":\"test\""))
-        #expect(fixture.store.workspaceCopiesMade == copies, "a deletion makes no copy into SQLite")
+        #expect(fixture.store.sqliteCopiesMade == copies, "a deletion makes no copy into SQLite")
         #expect(try fixture.store.contents(of: alice).digests() == alicesBefore, "Alice's records are untouched")
 
         // Tonight's night cannot be deleted, by date or by Clear Old.
@@ -69,7 +69,7 @@ struct SharedDeletionTests {
         #expect(throws: DoseError.self) { try fixture.environment("bob").useCases().records.deleteNights(.dates([tonight]), surface: "test") }
         #expect(try fixture.environment("bob").useCases().night.status().session != nil)
 
-        let copiesBeforeClear = fixture.store.workspaceCopiesMade
+        let copiesBeforeClear = fixture.store.sqliteCopiesMade
         #expect(throws: DoseError.self) { try fixture.environment("bob").useCases().transfer.clearAll(confirmation: "clear all") }
         #expect(try fixture.store.rowsOf(bob) > 0, "a wrong phrase clears nothing")
         let cleared = try fixture.environment("bob").useCases().transfer.clearAll(confirmation: AppDatabase.clearAllPhrase)
@@ -77,7 +77,7 @@ struct SharedDeletionTests {
         #expect(cleared.remaining.values.allSatisfy { $0 == 0 } && cleared.deleted["server_keys"] == 0)
         #expect(try fixture.store.rowsOf(bob) == 0, "nothing of Bob's is left in any table")
         #expect(try fixture.environment("bob").useCases().night.status().session == nil)
-        #expect(fixture.store.workspaceCopiesMade == copiesBeforeClear, "Clear All makes no copy into SQLite")
+        #expect(fixture.store.sqliteCopiesMade == copiesBeforeClear, "Clear All makes no copy into SQLite")
         #expect(try fixture.store.contents(of: alice).digests() == alicesBefore, "Alice's records are still untouched")
     }
 }

@@ -434,7 +434,7 @@ struct AppleHealthImportTests {
         let ids = try database.read { db in try String.fetchAll(db, sql: "SELECT id FROM wearable_vitals ORDER BY start_at") }
         #expect(
             ids.first
-                == DataTransfer.digest("vital", "Alice’s Apple Watch", "heart_rate", "2026-11-02T03:00:00.000Z", "2026-11-02T03:00:00.000Z", "55"))
+                == RecordImporter.digest("vital", "Alice’s Apple Watch", "heart_rate", "2026-11-02T03:00:00.000Z", "2026-11-02T03:00:00.000Z", "55"))
         let again = try database.transfer.importFile(at: path, clock: clock.store)
         #expect(again.imported["vitals"] == nil && again.skipped["vitals"] == 3)
     }

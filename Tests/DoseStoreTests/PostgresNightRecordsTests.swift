@@ -152,7 +152,7 @@ struct PostgresNightRecordsTests {
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         try store.fill("local", with: try sqlite.contents(), withService: true)
-        let copies = store.workspaceCopiesMade
+        let copies = store.sqliteCopiesMade
 
         var queries: [HistoryQuery] = [HistoryQuery()]
         var paged = HistoryQuery()
@@ -220,21 +220,21 @@ struct PostgresNightRecordsTests {
                 native.map { "\($0.date) \($0.dose1) \(String(describing: $0.dose2)) \(String(describing: $0.intervalMinutes)) \($0.snoozes)" }
                     == file.map { "\($0.date) \($0.dose1) \(String(describing: $0.dose2)) \(String(describing: $0.intervalMinutes)) \($0.snoozes)" })
         }
-        #expect(store.workspaceCopiesMade == copies, "no copy into SQLite")
+        #expect(store.sqliteCopiesMade == copies, "no copy into SQLite")
     }
 
     @Test("the export bundle from PostgreSQL's own statements is the file's to the byte, every awkward value included")
     func sameBundleAsTheFile() throws {
         let sqlite = try Self.file()
         try sqlite.writer.write { db in
-            try PostgresWorkspaceTests.fill(db)
+            try PostgresSQLiteCopyTests.fill(db)
             // The awkward setting is for a raw copy; a bundle lists the settings in force, so it must be one.
             try db.execute(sql: "UPDATE settings SET value = 'Asia/Kathmandu' WHERE key = 'time_zone'")
         }
         let store = try PostgresTestDatabase.freshStore()
         defer { store.close() }
         try store.fill("local", with: try sqlite.contents(), withService: true)
-        let copies = store.workspaceCopiesMade
+        let copies = store.sqliteCopiesMade
         let folder = try StoreFixture.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let clock = TestClock(WallClock.date(2026, 11, 29, 9, 0)).store
@@ -245,6 +245,6 @@ struct PostgresNightRecordsTests {
         #expect(nativeCounts == fileCounts)
         #expect(fileCounts["wearable_vitals.csv"] ?? 0 > 50 && fileCounts["inventory.csv"] == 1 && fileCounts["audit_log.csv"] == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: native)) == (try Data(contentsOf: URL(fileURLWithPath: file))))
-        #expect(store.workspaceCopiesMade == copies, "no copy into SQLite")
+        #expect(store.sqliteCopiesMade == copies, "no copy into SQLite")
     }
 }

@@ -68,9 +68,7 @@ public struct TransferService: Sendable {
 
     /// Imports a bundle, an events.csv or the original app's database, by what the file is.
     public func importFile(at path: String) throws -> ImportReport {
-        try app.store.importRecords {
-            try $0.transfer.importFile(at: path, clock: app.clock, settling: NightLedger.settling(clock: app.clock), scratchFolder: app.scratchFolder)
-        }
+        try app.store.importFile(at: path, clock: app.clock, settling: NightLedger.settling(clock: app.clock), scratchFolder: app.scratchFolder)
     }
 
     /// Deletes everything, after the exact confirmation phrase, and proves nothing is left.

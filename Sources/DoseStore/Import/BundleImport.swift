@@ -3,55 +3,53 @@ import Foundation
 import GRDB
 import ZIPFoundation
 
-extension DataTransfer {
+extension RecordImporter {
     /// Imports an export bundle. Anything malformed refuses the whole import before anything is kept; rows that
     /// already exist (same id) are skipped, so importing the same bundle twice changes nothing; rows that clash
     /// with what is stored (a second open night, a second check-in for a night) are rejected with their reason.
     func importBundle(at path: String) throws -> ImportReport {
         var files = try BundleReader.read(path: path)
         try BundleFormats.upgrade(&files, from: try BundleReader.checkVersion(files["schema_version.json"]))
-        return try database.write { db in
-            var report = ImportReport()
-            try Self.importSettings(files["settings.json"], report: &report, db)
-            var rejectedSessions = Set<String>()
-            var touchedSessions = Set<String>()
-            for spec in ExportBundle.tables {
-                guard let text = files[spec.file] else { throw DoseError.invalidFile(problem: "the bundle has no \(spec.file)") }
-                let table = try CSVTable(file: spec.file, text: text, expected: try ExportBundle.columns(of: spec.table, db))
-                if ["dose_events", "sleep_events"].contains(spec.table), let column = table.header.firstIndex(of: "session_id") {
-                    try ImportLimits.checkEventsPerNight(file: spec.file, nights: table.rows.map { $0.indices.contains(column) ? $0[column] : "" })
-                }
-                let types = try Dictionary(uniqueKeysWithValues: db.columns(in: spec.table).map { ($0.name, $0.type.uppercased()) })
-                for (index, values) in table.rows.enumerated() {
-                    let row = index + 1
-                    if row % 1_000 == 0 { try database.checkImportStopped() }
-                    var record = try table.record(values, row: row, types: types, freeText: spec.freeText)
-                    guard let id = record["id"] ?? nil, !id.isEmpty else {
-                        throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty")
-                    }
-                    switch try Self.admission(of: &record, id: id, table: spec.table, rejectedSessions: rejectedSessions, db) {
-                    case .insert: break
-                    case .skip(let reason):
-                        report.skippedRow(spec.file, because: reason)
-                        continue
-                    case .reject(let reason, let rejectsNight):
-                        if rejectsNight { rejectedSessions.insert(id) }
-                        report.reject(spec.file, row: row, reason)
-                        continue
-                    }
-                    try Self.insert(record, into: spec.table, file: spec.file, row: row, db)
-                    if let session = spec.table == "sleep_sessions" ? id : (record["session_id"] ?? nil) { touchedSessions.insert(session) }
-                    report.importedRow(spec.file)
-                }
+        var report = ImportReport()
+        try importSettings(files["settings.json"], report: &report)
+        var rejectedSessions = Set<String>()
+        var touchedSessions = Set<String>()
+        for spec in ExportBundle.tables {
+            guard let text = files[spec.file] else { throw DoseError.invalidFile(problem: "the bundle has no \(spec.file)") }
+            let table = try CSVTable(file: spec.file, text: text, expected: spec.columns)
+            if ["dose_events", "sleep_events"].contains(spec.table), let column = table.header.firstIndex(of: "session_id") {
+                try ImportLimits.checkEventsPerNight(file: spec.file, nights: table.rows.map { $0.indices.contains(column) ? $0[column] : "" })
             }
-            // The derived columns are rebuilt from the imported events (D13), whatever the file said.
-            for id in touchedSessions.sorted() {
-                if let session = try NightRecords.session(id: SessionID(rawValue: id), db) {
-                    try NightRecords.refreshSession(session, closure: nil, db)
+            let types = try records.bundleColumnTypes(of: spec.table)
+            for (index, values) in table.rows.enumerated() {
+                let row = index + 1
+                if row % 1_000 == 0 { try checkStopped() }
+                var record = try table.record(values, row: row, types: types, freeText: spec.freeText)
+                guard let id = record["id"] ?? nil, !id.isEmpty else {
+                    throw DoseError.invalidFile(problem: "\(spec.file) row \(row): id is empty")
                 }
+                switch try admission(of: &record, id: id, table: spec.table, rejectedSessions: rejectedSessions) {
+                case .insert: break
+                case .skip(let reason):
+                    report.skippedRow(spec.file, because: reason)
+                    continue
+                case .reject(let reason, let rejectsNight):
+                    if rejectsNight { rejectedSessions.insert(id) }
+                    report.reject(spec.file, row: row, reason)
+                    continue
+                }
+                do { try records.insertBundleRow(record, into: spec.table) } catch let refused as ImportRowRefused {
+                    throw DoseError.invalidFile(problem: "\(spec.file) row \(row): a value is not allowed (\(refused.reason))")
+                }
+                if let session = spec.table == "sleep_sessions" ? id : (record["session_id"] ?? nil) { touchedSessions.insert(session) }
+                report.importedRow(spec.file)
             }
-            return report
         }
+        // The derived columns are rebuilt from the imported events (D13), whatever the file said.
+        for id in touchedSessions.sorted() {
+            if let night = try records.night(id: SessionID(rawValue: id)) { try records.saveNight(night, closure: nil) }
+        }
+        return report
     }
 
     /// What becomes of one bundle row.
@@ -66,48 +64,32 @@ extension DataTransfer {
     /// Whether a bundle row joins the store: rows of a rejected night follow it, a row already stored is skipped, a
     /// second open night or a second check-in or pre-sleep log for a night is refused, a row's night must be in the
     /// store, and a medication whose night is not keeps the entry without it.
-    static func admission(
-        of record: inout [String: String?], id: String, table: String, rejectedSessions: Set<String>, _ db: Database
-    ) throws -> Admission {
-        func exists(_ sql: String, _ arguments: StatementArguments = []) throws -> Bool {
-            try Bool.fetchOne(db, sql: "SELECT EXISTS (\(sql))", arguments: arguments) == true
-        }
+    func admission(of record: inout [String: String?], id: String, table: String, rejectedSessions: Set<String>) throws -> Admission {
         let session = record["session_id"] ?? nil
         if table != "audit_log", table != "sleep_sessions", let session, rejectedSessions.contains(session) {
             return .reject("its night (\(session)) was rejected")
         }
-        if try exists("SELECT 1 FROM \(table) WHERE id = ?", [id]) { return .skip("already present (same id)") }
-        if table == "sleep_sessions", record["ended_at"] ?? nil == nil, try exists("SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL") {
+        if try records.holdsRow(in: table, id: id) { return .skip("already present (same id)") }
+        if table == "sleep_sessions", record["ended_at"] ?? nil == nil, try records.openNight() != nil {
             return .reject("a night is already open here; an open night cannot be imported beside it", rejectsNight: true)
         }
-        if table == "medication_events", let session, try !exists("SELECT 1 FROM sleep_sessions WHERE id = ?", [session]) {
+        if table == "medication_events", let session, try !records.holdsRow(in: "sleep_sessions", id: session) {
             record["session_id"] = .some(nil)
         }
         if ["morning_checkins", "pre_sleep_logs"].contains(table), let session,
-            try exists("SELECT 1 FROM \(table) WHERE session_id = ?", [session])
+            try records.holdsRow(in: table, ofNight: SessionID(rawValue: session))
         {
             return .reject("that night already has one (one per night)")
         }
         if let session = record["session_id"] ?? nil, table != "audit_log", table != "medication_events",
-            try !exists("SELECT 1 FROM sleep_sessions WHERE id = ?", [session])
+            try !records.holdsRow(in: "sleep_sessions", id: session)
         {
             return .reject("its night (\(session)) is not in the bundle")
         }
         return .insert
     }
 
-    static func insert(_ record: [String: String?], into table: String, file: String, row: Int, _ db: Database) throws {
-        let columns = record.keys.sorted()
-        do {
-            try db.execute(
-                sql: "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(databaseQuestionMarks(count: columns.count)))",
-                arguments: StatementArguments(columns.map { record[$0] ?? nil }))
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            throw DoseError.invalidFile(problem: "\(file) row \(row): a value is not allowed (\(error.message ?? "constraint failed"))")
-        }
-    }
-
-    static func importSettings(_ text: String?, report: inout ImportReport, _ db: Database) throws {
+    func importSettings(_ text: String?, report: inout ImportReport) throws {
         guard let text else { return }
         guard let explicit = (try? JSONDecoder().decode(BundleSettingsFile.self, from: Data(text.utf8)))?.explicit else {
             throw DoseError.invalidFile(problem: "settings.json is not a DoseTap settings file")
@@ -118,14 +100,12 @@ extension DataTransfer {
                 throw DoseError.invalidFile(problem: "settings.json: \(error.message)")
             }
         }
-        if try SettingRecord.fetchCount(db) > 0 {
+        if try records.hasStoredSettings() {
             report.notes.append("settings kept: this database already has its own")
             return
         }
-        for (key, value) in explicit.sorted(by: { $0.key < $1.key }) {
-            // Dated at the epoch: the bundle does not say when each was chosen, and no audit entry claims it happened now.
-            try SettingRecord(key: key, value: value, updatedAt: Date(timeIntervalSince1970: 0)).insert(db)
-        }
+        // Dated at the epoch: the bundle does not say when each was chosen, and no audit entry claims it happened now.
+        try records.insertImportedSettings(explicit.sorted(by: { $0.key < $1.key }).map { (key: $0.key, value: $0.value) })
         if !explicit.isEmpty { report.notes.append("settings applied: \(explicit.keys.sorted().joined(separator: ", "))") }
     }
 }

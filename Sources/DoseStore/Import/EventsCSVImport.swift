@@ -1,22 +1,21 @@
 import DoseCore
 import Foundation
-import GRDB
 
-extension DataTransfer {
+extension RecordImporter {
     /// Imports an events.csv (SSOT CSV v1). Events are grouped into nights by their session key in their own zone;
     /// a night that exists here receives them, otherwise one is created (closed once its check-in cutoff has passed).
     /// Undo rows describe removed events and are skipped; doses that would contradict the night are rejected.
-    func importEventsCSV(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
+    func importEventsCSV(at path: String) throws -> ImportReport {
         let file = "events.csv"
         let text = try Self.readText(path, limit: ImportLimits.maximumFileBytes)
         let table = try CSVTable(
             file: file, text: text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text,
-            expected: Self.eventsCSVHeader.split(separator: ",").map(String.init))
+            expected: DataTransfer.eventsCSVHeader.split(separator: ",").map(String.init))
         var parsed: [(row: Int, event: NightEvent, night: SessionKey)] = []
         var report = ImportReport()
         for (index, values) in table.rows.enumerated() {
             let row = index + 1
-            if row % 1_000 == 0 { try database.checkImportStopped() }
+            if row % 1_000 == 0 { try checkStopped() }
             let field = Dictionary(uniqueKeysWithValues: zip(table.header, values))
             let id = field["event_id"] ?? ""
             guard !id.isEmpty, id.count <= 64 else { throw DoseError.invalidFile(problem: "\(file) row \(row): event_id is empty or too long") }
@@ -28,26 +27,24 @@ extension DataTransfer {
             parsed.append(try Self.eventRow(field, type: type, id: id, row: row, file: file, clock: clock))
         }
         try ImportLimits.checkEventsPerNight(file: file, nights: parsed.map(\.night.description))
-        return try database.write { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.zone(settings)
-            _ = try settling(SQLiteNightTransaction(db: db, cache: nil))
-            var fresh: [(row: Int, event: NightEvent, night: SessionKey)] = []
-            for item in parsed {
-                if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
-                    report.skippedRow(file, because: "already present (same event_id)")
-                } else {
-                    fresh.append(item)
-                }
+        let settings = try records.settings(machineTimeZoneID: clock.machineTimeZoneID)
+        let zone = clock.zone(settings)
+        _ = try settling(records)
+        var fresh: [(row: Int, event: NightEvent, night: SessionKey)] = []
+        for item in parsed {
+            if try records.isRecorded(item.event.id) {
+                report.skippedRow(file, because: "already present (same event_id)")
+            } else {
+                fresh.append(item)
             }
-            let nights = Dictionary(grouping: fresh, by: \.night)
-            for key in nights.keys.sorted() {
-                try database.checkImportStopped()
-                let items = nights[key]!.map { (row: $0.row, event: $0.event) }.sorted { $0.event.occurredAt < $1.event.occurredAt }
-                try Self.importNight(key, items: items, file: file, settings: settings, zone: zone, clock: clock, report: &report, db)
-            }
-            return report
         }
+        let nights = Dictionary(grouping: fresh, by: \.night)
+        for key in nights.keys.sorted() {
+            try checkStopped()
+            let items = nights[key]!.map { (row: $0.row, event: $0.event) }.sorted { $0.event.occurredAt < $1.event.occurredAt }
+            try importNight(key, items: items, file: file, settings: settings, zone: zone, report: &report)
+        }
+        return report
     }
 
     /// One row of an events.csv as the event it records and its night (the session key in the event's own zone), or
@@ -105,13 +102,13 @@ extension DataTransfer {
     }
 
     /// Adds one night's imported events to the night of that date, or to a new one, keeping the doses consistent.
-    static func importNight(
+    func importNight(
         _ key: SessionKey, items: [(row: Int, event: NightEvent)], file: String, settings: DoseSettings, zone: TimeZone,
-        clock: StoreClock, report: inout ImportReport, _ db: Database
+        report: inout ImportReport
     ) throws {
         var session: NightSession
         var isNew = false
-        if let existing = try NightRecords.latestSession(on: key, db) {
+        if let existing = try records.latestNight(on: key) {
             session = existing
         } else {
             let first = items[0].event
@@ -135,8 +132,7 @@ extension DataTransfer {
         joined.events = (session.events + accepted).sorted(by: NightSession.chronological)
         let update = SessionLifecycle.evaluate(joined, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
         if isNew {
-            let open = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sleep_sessions WHERE ended_at IS NULL)") ?? false
-            if update.closure == nil, open {
+            if update.closure == nil, try records.openNight() != nil {
                 // Two open nights cannot exist; tonight's own record wins and these rows are reported, not merged.
                 let acceptedIDs = Set(accepted.map(\.id))
                 for item in items where acceptedIDs.contains(item.event.id) {
@@ -144,14 +140,14 @@ extension DataTransfer {
                 }
                 return
             }
-            try NightRecords.insertSession(session, timeZone: TimeZone(identifier: accepted[0].timeZoneID) ?? zone, closure: update.closure, db)
+            try records.insertNight(session, timeZone: TimeZone(identifier: accepted[0].timeZoneID) ?? zone, closure: update.closure)
         }
         for event in accepted {
-            try NightRecords.insert(event, session: session.id, checkIn: nil, catalogue: .standard, db)
+            try records.insert(event, night: session.id, checkIn: nil)
             report.importedRow(file)
         }
-        if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
-        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: joined), closure: update.closure, db)
+        if let expiry = update.expiry { try records.insert(expiry, night: session.id, checkIn: nil) }
+        try records.saveNight(SessionLifecycle.apply(update, to: joined), closure: update.closure)
     }
 
     static func readText(_ path: String, limit: Int) throws -> String {

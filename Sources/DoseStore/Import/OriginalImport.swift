@@ -2,11 +2,11 @@ import DoseCore
 import Foundation
 import GRDB
 
-extension DataTransfer {
+extension RecordImporter {
     /// Imports a database of the original iOS app: schema versions 1–6 of seed 004 and the later layout of
     /// reference §4.3, recognised by their tables and columns. Names and values are mapped to DoseTap's (D8);
     /// every source row is imported, skipped with a reason, or rejected with a reason. All or nothing.
-    func importOriginalDatabase(at path: String, clock: StoreClock, settling: NightSettling) throws -> ImportReport {
+    func importOriginalDatabase(at path: String) throws -> ImportReport {
         var configuration = Configuration()
         configuration.readonly = true
         let source: DatabaseQueue
@@ -18,14 +18,12 @@ extension DataTransfer {
             throw DoseError.invalidFile(problem: "\(URL(fileURLWithPath: path).lastPathComponent) is not a readable database of the original app")
         }
         try source.close()
-        return try database.write { db in
-            let settings = try SettingsStore.load(db, machineTimeZoneID: clock.machineTimeZoneID)
-            let zone = clock.zone(settings)
-            _ = try settling(SQLiteNightTransaction(db: db, cache: nil))
-            var importer = OriginalImporter(snapshot: snapshot, settings: settings, zone: zone, clock: clock)
-            try importer.run(db)
-            return importer.report
-        }
+        let settings = try records.settings(machineTimeZoneID: clock.machineTimeZoneID)
+        let zone = clock.zone(settings)
+        _ = try settling(records)
+        var importer = OriginalImporter(snapshot: snapshot, settings: settings, zone: zone, clock: clock)
+        try importer.run(records)
+        return importer.report
     }
 }
 
@@ -130,7 +128,7 @@ struct OriginalImporter {
         SleepEventCatalogue.normalize(text.replacingOccurrences(of: "'", with: "").replacingOccurrences(of: "’", with: ""))
     }
 
-    mutating func run(_ db: Database) throws {
+    mutating func run(_ records: any ImportTransaction) throws {
         if let unknown = snapshot.columns["_unknown"] {
             report.notes.append("tables not from DoseTap were left alone: \(unknown.sorted().joined(separator: ", "))")
         }
@@ -158,8 +156,8 @@ struct OriginalImporter {
                         : "sync bookkeeping of the iOS app")
             }
         }
-        for date in nights.keys.sorted() { try write(date, db) }
-        try importMedications(db)
+        for date in nights.keys.sorted() { try write(date, records) }
+        try importMedications(records)
     }
 
     // MARK: Collecting
@@ -422,7 +420,7 @@ struct OriginalImporter {
 
     // MARK: Writing
 
-    mutating func write(_ date: String, _ db: Database) throws {
+    mutating func write(_ date: String, _ records: any ImportTransaction) throws {
         guard let key = SessionKey(parsing: date), let night = nights[date] else { return }
         let items = night.events.sorted { $0.event.occurredAt < $1.event.occurredAt }
         let firstInstant =
@@ -432,7 +430,7 @@ struct OriginalImporter {
         guard let firstInstant else { return }
         var session: NightSession
         var isNew = false
-        if let existing = try NightRecords.latestSession(on: key, db) {
+        if let existing = try records.latestNight(on: key) {
             session = existing
         } else {
             let id = night.sessionID.flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil } ?? "legacy-\(date)"
@@ -442,7 +440,7 @@ struct OriginalImporter {
         var accepted: [NightEvent] = []
         var joining = JoiningNight(session.facts, unstatedRegimen: .recordedBeforeRegimens(settings))
         for item in items {
-            if try NightRecords.sessionID(ofEvent: item.event.id, db) != nil {
+            if try records.isRecorded(item.event.id) {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
                 continue
             }
@@ -454,31 +452,32 @@ struct OriginalImporter {
         if isNew {
             let anyNew = !accepted.isEmpty || !night.checkIns.isEmpty || !night.preSleep.isEmpty
             guard anyNew else { return }
-            try NightRecords.insertSession(session, timeZone: zone, db)
+            try records.insertNight(session, timeZone: zone, closure: nil)
         }
         let sources = Dictionary(night.events.map { ($0.event.id, $0) }, uniquingKeysWith: { first, _ in first })
         for event in accepted {
-            try NightRecords.insert(event, session: session.id, checkIn: nil, catalogue: .standard, db)
+            try records.insert(event, night: session.id, checkIn: nil)
             if let source = sources[event.id] { countImported(source.table, row: source.row) }
         }
         session.events = (session.events + accepted).sorted(by: NightSession.chronological)
-        let closure = try writeCheckIns(night, date: date, session: &session, db)
-        try writePreSleepLogs(night, date: date, session: session, db)
+        let closure = try writeCheckIns(night, date: date, session: &session, records)
+        try writePreSleepLogs(night, date: date, session: session, records)
         if let closure {
             session.endedAt = closure.endedAt
-            try NightRecords.refreshSession(session, closure: closure, db)
+            try records.saveNight(session, closure: closure)
             return
         }
         let update = SessionLifecycle.evaluate(session, now: clock.now, settings: settings, timeZone: zone, makeID: clock.makeID)
-        if let expiry = update.expiry { try NightRecords.insert(expiry, session: session.id, checkIn: nil, catalogue: .standard, db) }
-        try NightRecords.refreshSession(SessionLifecycle.apply(update, to: session), closure: update.closure, db)
+        if let expiry = update.expiry { try records.insert(expiry, night: session.id, checkIn: nil) }
+        try records.saveNight(SessionLifecycle.apply(update, to: session), closure: update.closure)
     }
 
     /// Adds a night's check-in (one per night), and the closure it brings to a night still open.
-    mutating func writeCheckIns(_ night: Night, date: String, session: inout NightSession, _ db: Database) throws -> SessionClosure? {
+    mutating func writeCheckIns(_ night: Night, date: String, session: inout NightSession, _ records: any ImportTransaction) throws -> SessionClosure?
+    {
         var closure: SessionClosure?
         for (index, item) in night.checkIns.enumerated() {
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM morning_checkins WHERE id = ?)", arguments: [item.id]) == true {
+            if try records.holdsRow(in: "morning_checkins", id: item.id) {
                 report.skippedRow(item.table, because: "already imported (same id)")
                 continue
             }
@@ -488,7 +487,7 @@ struct OriginalImporter {
             }
             let event = NightEvent(
                 id: EventID(rawValue: item.id), kind: .checkIn, occurredAt: item.at, recordedAt: clock.now, timeZone: zone, source: .imported)
-            try NightRecords.insert(event, session: session.id, checkIn: item.answers, catalogue: .standard, db)
+            try records.insert(event, night: session.id, checkIn: item.answers)
             session = session.adding(event)
             if session.isOpen {
                 closure = SessionClosure(endedAt: item.at, reason: .checkin, terminalState: session.facts.terminalState(at: item.at))
@@ -499,37 +498,30 @@ struct OriginalImporter {
     }
 
     /// Adds a night's pre-sleep log (one per night).
-    mutating func writePreSleepLogs(_ night: Night, date: String, session: NightSession, _ db: Database) throws {
+    mutating func writePreSleepLogs(_ night: Night, date: String, session: NightSession, _ records: any ImportTransaction) throws {
         for (index, item) in night.preSleep.enumerated() {
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE id = ?)", arguments: [item.id]) == true {
+            if try records.holdsRow(in: "pre_sleep_logs", id: item.id) {
                 report.skippedRow(item.table, because: "already imported (same id)")
                 continue
             }
-            let hasOne =
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM pre_sleep_logs WHERE session_id = ?)", arguments: [session.id.rawValue])
-                ?? false
-            if index > 0 || hasOne {
+            if try index > 0 || records.holdsRow(in: "pre_sleep_logs", ofNight: session.id) {
                 report.reject(item.table, row: item.row, "the night of \(date) already has a pre-sleep log (one per night)")
                 continue
             }
-            let json = String(decoding: try NightRecords.metadataEncoder.encode(item.log), as: UTF8.self)
             let completion = item.completion.flatMap { PreSleepCompletion(rawValue: $0) } ?? item.log.completion
-            try db.execute(
-                literal: """
-                    INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
-                    completion_state, answers_json)
-                    VALUES (\(item.id), \(session.id.rawValue), \(ISO8601.string(item.at)), \(ISO8601.string(clock.now)),
-                        \(LocalClock.offsetMinutes(zone, at: item.at)), \(zone.identifier), 'imported', NULL, \(completion.rawValue), \(json))
-                    """)
+            try records.insertPreSleepLog(
+                PreSleepEntry(
+                    id: item.id, night: session.id, occurredAt: item.at, recordedAt: clock.now, timeZone: zone, note: nil, log: item.log,
+                    source: .imported, completion: completion))
             report.importedRow(item.table)
         }
     }
 
-    mutating func importMedications(_ db: Database) throws {
+    mutating func importMedications(_ records: any ImportTransaction) throws {
         for row in rows("medication_events") {
             let number = row.number
             let id: String = row["id"] ?? "legacy-medication-\(number)"
-            if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM medication_events WHERE id = ?)", arguments: [id]) == true {
+            if try records.holdsRow(in: "medication_events", id: id) {
                 report.skippedRow("medication_events", because: "already imported (same id)")
                 continue
             }
@@ -550,16 +542,13 @@ struct OriginalImporter {
                 continue
             }
             let key = SessionKey(for: takenAt, in: entryZone)
-            let sessionID = try String.fetchOne(
-                db, sql: "SELECT id FROM sleep_sessions WHERE session_date = ? ORDER BY started_at DESC LIMIT 1",
-                arguments: [key.description]
-            ).map(SessionID.init(rawValue:))
+            let sessionID = try records.nightIDs(dated: [key])[key]
             let record = MedicationRecord(
                 id: id, medication: medication, doseMg: milligrams, amount: amount, unit: .mg, takenAt: takenAt, recordedAt: clock.now,
                 timeZoneID: zone.identifier, utcOffsetMinutes: offset, sessionDate: key, sessionID: sessionID,
                 note: (row["notes"] as String?).flatMap { try? TextLimits.validated($0, field: "notes", limit: TextLimits.note) },
                 confirmedDuplicate: (row["confirmed_duplicate"] as Int? ?? 0) != 0, batchID: "legacy-\(id)")
-            try record.insert(db)
+            try records.insertMedications([record])
             report.importedRow("medication_events")
         }
     }

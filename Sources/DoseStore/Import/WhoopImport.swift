@@ -228,7 +228,7 @@ extension SleepSummary {
     }
 }
 
-extension DataTransfer {
+extension RecordImporter {
     /// Whether a zip is WHOOP's export: it holds one of the files WHOOP's export has (at its root or in a folder). Only
     /// the names are listed; nothing is extracted.
     static func isWhoopExportZip(_ path: String) -> Bool {
@@ -253,7 +253,7 @@ extension DataTransfer {
     /// identified by its bounds, so the same export again adds nothing, a newer one adds its new sleeps and fills in
     /// what the older one lacked (recovery scored later), and the two files of one export make one sleep. All or
     /// nothing: a malformed row refuses every row, naming its file, row and column.
-    func importWhoop(at path: String, clock: StoreClock) throws -> ImportReport {
+    func importWhoop(at path: String) throws -> ImportReport {
         var files: [WhoopExport.File: String] = [:]
         let head = (FileHandle(forReadingAtPath: path).flatMap { try? $0.read(upToCount: 4) }) ?? Data()
         if head.starts(with: [0x50, 0x4B]) {
@@ -282,30 +282,28 @@ extension DataTransfer {
         }
         let read = try WhoopExport.read(files)
         let now = ISO8601.string(clock.now)
-        return try database.write { db in
-            var report = ImportReport()
-            report.notes = read.notes
-            for summary in read.sleeps {
-                let id = Self.whoopID(summary)
-                if let stored = try WearableSummaryRow.fetch(id: id, db) {
-                    let merged = stored.filled(from: summary)
-                    if merged == stored {
-                        report.skippedRow("sleeps", because: "already imported (the same sleep)")
-                    } else {
-                        try WearableSummaryRow.write(merged, id: id, importedAt: now, replacing: true, db)
-                        report.importedRow("sleeps filled in")
-                    }
+        var report = ImportReport()
+        report.notes = read.notes
+        for summary in read.sleeps {
+            let id = Self.whoopID(summary)
+            if let stored = try records.wearableSummary(id: id) {
+                let merged = stored.filled(from: summary)
+                if merged == stored {
+                    report.skippedRow("sleeps", because: "already imported (the same sleep)")
                 } else {
-                    try WearableSummaryRow.write(summary, id: id, importedAt: now, replacing: false, db)
-                    report.importedRow("sleeps")
+                    try records.saveWearableSummary(merged, id: id, importedAt: now, replacing: true)
+                    report.importedRow("sleeps filled in")
                 }
+            } else {
+                try records.saveWearableSummary(summary, id: id, importedAt: now, replacing: false)
+                report.importedRow("sleeps")
             }
-            if read.passedBy > 0 {
-                report.notes.append("\(read.passedBy) cycles without a sleep (the day under way, or without the band) were passed by.")
-            }
-            if read.sleeps.isEmpty { report.notes.append("The export holds no sleeps: wear the band to bed, then export again.") }
-            return report
         }
+        if read.passedBy > 0 {
+            report.notes.append("\(read.passedBy) cycles without a sleep (the day under way, or without the band) were passed by.")
+        }
+        if read.sleeps.isEmpty { report.notes.append("The export holds no sleeps: wear the band to bed, then export again.") }
+        return report
     }
 
     /// A WHOOP sleep's id: the digest of its source and bounds, the same in every export.

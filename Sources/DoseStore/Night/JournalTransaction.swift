@@ -25,9 +25,16 @@ public struct PreSleepEntry: Sendable {
     public var timeZone: TimeZone
     public var note: String?
     public var log: PreSleepLog
+    /// Who wrote it: the person, or an import.
+    public var source: EventSource
+    /// How complete it is: the log's own, unless a source (the original app) said otherwise.
+    public var completion: PreSleepCompletion
 
     /// An entry from every field.
-    public init(id: String, night: SessionID, occurredAt: Date, recordedAt: Date, timeZone: TimeZone, note: String?, log: PreSleepLog) {
+    public init(
+        id: String, night: SessionID, occurredAt: Date, recordedAt: Date, timeZone: TimeZone, note: String?, log: PreSleepLog,
+        source: EventSource = .user, completion: PreSleepCompletion? = nil
+    ) {
         self.id = id
         self.night = night
         self.occurredAt = occurredAt
@@ -35,6 +42,8 @@ public struct PreSleepEntry: Sendable {
         self.timeZone = timeZone
         self.note = note
         self.log = log
+        self.source = source
+        self.completion = completion ?? log.completion
     }
 }
 

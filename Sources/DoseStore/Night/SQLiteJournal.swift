@@ -60,8 +60,8 @@ extension SQLiteNightTransaction {
                 INSERT INTO pre_sleep_logs (id, session_id, occurred_at, recorded_at, utc_offset_minutes, time_zone, source, note,
                     completion_state, answers_json)
                 VALUES (\(entry.id), \(entry.night.rawValue), \(ISO8601.string(entry.occurredAt)), \(ISO8601.string(entry.recordedAt)),
-                    \(LocalClock.offsetMinutes(entry.timeZone, at: entry.occurredAt)), \(entry.timeZone.identifier), 'user', \(entry.note),
-                    \(entry.log.completion.rawValue), \(json))
+                    \(LocalClock.offsetMinutes(entry.timeZone, at: entry.occurredAt)), \(entry.timeZone.identifier), \(entry.source.rawValue), \(entry.note),
+                    \(entry.completion.rawValue), \(json))
                 """)
     }
 

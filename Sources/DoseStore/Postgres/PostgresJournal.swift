@@ -102,7 +102,7 @@ extension PostgresNightTransaction {
                 completion_state, answers_json)
             VALUES (\(entry.id), \(person), \(entry.night.rawValue), \(text(entry.occurredAt))::timestamptz,
                 \(text(entry.recordedAt))::timestamptz, \(LocalClock.offsetMinutes(entry.timeZone, at: entry.occurredAt)),
-                \(entry.timeZone.identifier), 'user', \(entry.note), \(entry.log.completion.rawValue), \(json))
+                \(entry.timeZone.identifier), \(entry.source.rawValue), \(entry.note), \(entry.completion.rawValue), \(json))
             """, changingNights: false)
     }
 

@@ -473,7 +473,7 @@ struct PostgresNightTransaction: NightTransaction {
     }
 
     /// Nights from rows that start with `nightColumns`, with their events (nil: loaded in one query for all).
-    private func nights(from rows: [PostgresRow], events known: [String: [NightEvent]]? = nil) throws -> [NightSession] {
+    func nights(from rows: [PostgresRow], events known: [String: [NightEvent]]? = nil) throws -> [NightSession] {
         let heads = try rows.map(PostgresNightRows.head)
         return PostgresNightRows.nights(heads, events: try known ?? self.events(ofNights: heads.map(\.id)))
     }

@@ -201,6 +201,21 @@ extension PostgresSchema {
             'setup', 'refill_logged', 'inventory_adjustment', 'delete_inventory', 'taken_anyway'));
         """
 
+    /// Imports speak PostgreSQL itself (issue 55). An import works without the person's lock, so its writes must not take
+    /// the person's row (`night_version`) statement by statement and hold it to the end: inside a transaction that set
+    /// `dosetap.importing`, the night triggers leave the version alone, and the import moves it once, as it commits,
+    /// only if no one else's write moved it meanwhile (`PostgresStore.importing`). A wearable record's id is the digest
+    /// of what it says, so two people's exports can hold the same one: its key is the person's and the id, as events'
+    /// keys have been since v6.
+    static let v16NativeImports = """
+        CREATE OR REPLACE FUNCTION dosetap_night_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+        IF current_setting('dosetap.importing', true) = 'on' THEN RETURN NULL; END IF; UPDATE people SET night_version =
+        nextval('dosetap_night_versions') WHERE id IN (SELECT DISTINCT person_id FROM changed); RETURN NULL; END $$;
+        ALTER TABLE wearable_sleep DROP CONSTRAINT wearable_sleep_pkey, ADD PRIMARY KEY (person_id, id);
+        ALTER TABLE wearable_vitals DROP CONSTRAINT wearable_vitals_pkey, ADD PRIMARY KEY (person_id, id);
+        ALTER TABLE wearable_summaries DROP CONSTRAINT wearable_summaries_pkey, ADD PRIMARY KEY (person_id, id);
+        """
+
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
     static let personTables = [
         "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",

@@ -18,8 +18,8 @@ public final class PostgresStore: Sendable {
     private let idle = NIOLockedValueBox<[PostgresConnection]>([])
     private let nextID = NIOLockedValueBox(0)
     private let logger: Logger
-    /// The tables a workspace copies, read from both schemas on first use (`workspaceTables`).
-    let tables = NIOLockedValueBox<[WorkspaceTable]?>(nil)
+    /// The tables a copy into SQLite holds, read from both schemas on first use (`storedTables`).
+    let tables = NIOLockedValueBox<[StoredTable]?>(nil)
     /// The open night of each person as this process last committed it.
     let openNights = OpenNights()
     /// Each person's night actions that arrive while another commits go in one transaction with it.
@@ -28,12 +28,12 @@ public final class PostgresStore: Sendable {
     public let imports = ImportStops()
     /// The store's first two people, as read with the migrations when it opened (nil: not read, or used already).
     let peopleAtOpening = NIOLockedValueBox<[String]?>(nil)
-    /// How many times this store's rows were copied into an in-memory SQLite workspace (`PostgresWorkspace`).
-    let workspaceCopies = NIOLockedValueBox(0)
+    /// How many times this store's rows were copied into an in-memory SQLite workspace (`PostgresSQLiteCopy`).
+    let sqliteCopies = NIOLockedValueBox(0)
 
     /// How many times work on this store has copied rows into an in-memory SQLite database since it opened: what a
     /// path that speaks PostgreSQL itself must leave unchanged.
-    public var workspaceCopiesMade: Int { workspaceCopies.withLockedValue { $0 } }
+    public var sqliteCopiesMade: Int { sqliteCopies.withLockedValue { $0 } }
 
     /// The first key of every person's write lock (`pg_advisory_xact_lock(class, hashtext(person))`): "DOSE".
     static let personLockClass: Int32 = 0x444F_5345

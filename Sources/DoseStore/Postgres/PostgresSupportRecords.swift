@@ -7,7 +7,7 @@ extension PostgresStore {
     /// (`DataTransfer.supportRecords`): events by the statement events.csv is read by, medications, the supply ledger,
     /// the settings, and a count of the person's rows per table (the service's own tables count none of anyone's).
     public func supportRecords(of person: String, machineTimeZoneID: String, rowsPerFetch: Int = 4000) throws -> SupportRecords {
-        let tables = try workspaceTables()
+        let tables = try storedTables()
         return try transaction(readOnly: true, seeing: .person(person)) { session in
             var events: [SupportRecords.Event] = []
             try Self.forEachEvent(of: person, rowsPerFetch: rowsPerFetch, session) { events.append(SupportRecords.Event($0)) }

@@ -4,18 +4,15 @@ import GRDB
 import NIOConcurrencyHelpers
 import PostgresNIO
 
-/// Work written against the SQLite store, run on one person's records in PostgreSQL.
+/// One person's records in PostgreSQL as an SQLite database, for the one place SQLite is the format itself: `store copy`
+/// to or from a file (and the support bundle's raw database, which is that file).
 ///
-/// Everything a person does at night, history, insights, exports, deletions, Clear All and the support bundle's records
-/// speak PostgreSQL itself. What is left (imports, and `store copy` and the support bundle's raw database to or from a
-/// file, where SQLite is the format) runs here, unchanged: the person's rows are loaded into a private in-memory SQLite database, the work runs on it,
-/// and every row it inserted, changed or removed (recorded by temporary triggers as it works) is written back. `run`
-/// does it all in one transaction under the person's lock; `runUnlocked`, for an import, copies and works without the
-/// lock and takes it only to write back. So an import is the SQLite store's to the byte, and nothing is half-kept: a
-/// failure rolls everything back, and a conflict runs the work again on a fresh copy.
-///
-/// The price is a load of the person's records per call, paid only by these less frequent commands.
-struct PostgresWorkspace {
+/// Everything else speaks PostgreSQL itself: the night, history, insights, exports, deletions, Clear All, imports
+/// (`PostgresStore.importing`) and the support bundle's records. Here the person's rows are loaded into a private
+/// in-memory SQLite database (`snapshot`), or a file's records are written in through one (`run`): the work runs on
+/// the copy, and every row it inserted, changed or removed (recorded by temporary triggers as it works) is written
+/// back in one transaction under the person's lock, so a failure keeps nothing.
+struct PostgresSQLiteCopy {
     let store: PostgresStore
     let person: String
 
@@ -33,65 +30,16 @@ struct PostgresWorkspace {
         }
     }
 
-    /// Runs long work (an import) on a copy taken in a snapshot without the person's lock, then writes back what it
-    /// changed under the lock, provided none of the person's rows of the tables it changed, nor any night, changed
-    /// meanwhile; otherwise it runs again on a fresh copy, and after `attempts` it refuses as busy, keeping nothing.
-    /// So the person's own alarm, dose or "I'm up" never waits for the copy or the work: only for the write.
-    func runUnlocked<T>(attempts: Int = 3, _ work: (AppDatabase) throws -> T) throws -> T {
-        let tables = try tables(only: nil)
-        for _ in 1...max(1, attempts) {
-            let (copy, seen) = try store.transaction(readOnly: true, seeing: .person(person)) { session in
-                let copy = try AppDatabase.migratedQueue()
-                try load(tables, from: session, into: copy)
-                return (copy, try fingerprint(of: tables, session))
-            }
-            try Self.trackChanges(tables, in: copy)
-            let result = try work(AppDatabase(workspace: copy, imports: store.imports))
-            let changedTables = try copy.read { db in Set(try String.fetchAll(db, sql: "SELECT DISTINCT tbl FROM temp.dosetap_changed")) }
-            let kept = try store.transaction(writingFor: person) { session -> Bool in
-                let now = try fingerprint(of: tables.filter { changedTables.contains($0.name) }, session)
-                guard now.nights == seen.nights, now.tables.allSatisfy({ seen.tables[$0.key] == $0.value }) else { return false }
-                try writeBack(tables, from: copy, to: session)
-                return true
-            }
-            if kept { return result }
-        }
-        throw DoseError.storageBusy
-    }
-
-    /// The person's night version and, per table, the count and a sum of hashes of their rows: what tells whether
-    /// anything of theirs changed between two transactions.
-    private func fingerprint(of tables: [WorkspaceTable], _ session: PostgresSession) throws -> (nights: Int64, tables: [String: String]) {
-        var binds = PostgresBindings()
-        binds.append(person)
-        let version = session.send(PostgresQuery(unsafeSQL: "SELECT night_version FROM people WHERE id = $1", binds: binds))
-        let sums = tables.map { table in
-            return (
-                table.name,
-                session.send(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            SELECT count(*)::text || ' ' || coalesce(sum(hashtextextended(t::text, 0)), 0)::text
-                            FROM \(table.name.sqlIdentifier) AS t WHERE \(table.personsRows)
-                            """, binds: binds))
-            )
-        }
-        let nights = try session.rows(of: version).first?.decode(Int64.self) ?? 0
-        var result: [String: String] = [:]
-        for (name, pending) in sums { result[name] = try session.rows(of: pending).first?.decode(String.self) ?? "" }
-        return (nights, result)
-    }
-
     /// The tables `only` names, or without it every table of the person's. The service's own tables (its keys and run
     /// log, everyone's) come only when named: work on all of one person's records, Clear All Data above all, must
     /// never delete or rewrite what every other person's links, pushes and outage notes rely on.
-    private func tables(only: Set<String>?) throws -> [WorkspaceTable] {
-        try store.workspaceTables().filter { table in only.map { $0.contains(table.name) } ?? (table.scope != .service) }
+    private func tables(only: Set<String>?) throws -> [StoredTable] {
+        try store.storedTables().filter { table in only.map { $0.contains(table.name) } ?? (table.scope != .service) }
     }
 
     /// Reads the person's records into a fresh in-memory SQLite database: the copy `store copy` compares and fills.
     func snapshot() throws -> DatabaseQueue {
-        let tables = try store.workspaceTables()
+        let tables = try store.storedTables()
         return try store.transaction(readOnly: true, seeing: .person(person)) { session in
             let copy = try AppDatabase.migratedQueue()
             try load(tables, from: session, into: copy)
@@ -103,9 +51,9 @@ struct PostgresWorkspace {
     /// text, dates as text, flags as 0 and 1; SQLite's column affinity turns numbers back into numbers). One round trip
     /// brings every table as a JSON array of rows, and SQLite's `json_each` inserts each table in one statement, so no
     /// row passes through Swift.
-    private func load(_ tables: [WorkspaceTable], from session: PostgresSession, into copy: DatabaseQueue) throws {
+    private func load(_ tables: [StoredTable], from session: PostgresSession, into copy: DatabaseQueue) throws {
         guard !tables.isEmpty else { return }
-        store.workspaceCopies.withLockedValue { $0 += 1 }
+        store.sqliteCopies.withLockedValue { $0 += 1 }
         var binds = PostgresBindings()
         binds.append(person)
         let query = "SELECT " + tables.map(\.selectJSON).joined(separator: ", ")
@@ -125,7 +73,7 @@ struct PostgresWorkspace {
     }
 
     /// Records the key of every row the work inserts, updates or deletes (SQLite's own cascades and replacements too).
-    private static func trackChanges(_ tables: [WorkspaceTable], in copy: DatabaseQueue) throws {
+    private static func trackChanges(_ tables: [StoredTable], in copy: DatabaseQueue) throws {
         try copy.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA recursive_triggers = ON")
             try db.execute(sql: "CREATE TEMP TABLE dosetap_changed (tbl TEXT NOT NULL, k1, k2, k3)")
@@ -148,7 +96,7 @@ struct PostgresWorkspace {
     }
 
     /// Writes what the work changed: removals children first, then changed rows and new rows parents first.
-    private func writeBack(_ tables: [WorkspaceTable], from copy: DatabaseQueue, to session: PostgresSession) throws {
+    private func writeBack(_ tables: [StoredTable], from copy: DatabaseQueue, to session: PostgresSession) throws {
         let changed = try copy.read { db in try tables.compactMap { try changes(of: $0, db) } }
         guard !changed.isEmpty else { return }
         for change in changed.reversed() where !change.removed.isEmpty {
@@ -163,12 +111,12 @@ struct PostgresWorkspace {
 
     /// One table's changed rows as they are now, and the keys of those that are gone.
     struct TableChange {
-        var table: WorkspaceTable
+        var table: StoredTable
         var present: [[String: String?]] = []
         var removed: [[String: String?]] = []
     }
 
-    private func changes(of table: WorkspaceTable, _ db: Database) throws -> TableChange? {
+    private func changes(of table: StoredTable, _ db: Database) throws -> TableChange? {
         let join = table.key.enumerated().map { "t.\($1.sqlIdentifier) IS c.k\($0 + 1)" }.joined(separator: " AND ")
         let keys = (1...3).map { "k\($0)" }.joined(separator: ", ")
         let rows = try Row.fetchAll(
@@ -213,7 +161,7 @@ struct PostgresWorkspace {
 }
 
 /// One table as both stores have it: SQLite's columns and key, PostgreSQL's type of each column, and whose rows it holds.
-struct WorkspaceTable: Sendable {
+struct StoredTable: Sendable {
     /// Whose rows a table holds, and so how a person's are found.
     enum Scope: Sendable {
         /// Rows carry `person_id`.
@@ -288,24 +236,18 @@ struct WorkspaceTable: Sendable {
 }
 
 extension PostgresStore {
-    /// Runs work written for the SQLite store on `person`'s records (`PostgresWorkspace`), all tables or `only` these.
+    /// Runs work written for the SQLite store on `person`'s records (`PostgresSQLiteCopy`), all tables or `only` these.
     func onRecords<T>(of person: String, only: Set<String>? = nil, _ work: (AppDatabase) throws -> T) throws -> T {
-        try PostgresWorkspace(store: self, person: person).run(only: only, work)
-    }
-
-    /// Runs an import written for the SQLite store on a copy of `person`'s records taken without their lock, and writes
-    /// back what it changed under the lock once nothing it changed moved meanwhile (`PostgresWorkspace.runUnlocked`).
-    public func importRecords<T>(of person: String, _ work: (AppDatabase) throws -> T) throws -> T {
-        try PostgresWorkspace(store: self, person: person).runUnlocked(work)
+        try PostgresSQLiteCopy(store: self, person: person).run(only: only, work)
     }
 
     /// The name of every table a workspace can hold, the service's own included: for work that must carry them all
     /// (`store copy` filling a store from a SQLite file, with its link and push keys).
-    func everyTableName() throws -> Set<String> { Set(try workspaceTables().map(\.name)) }
+    func everyTableName() throws -> Set<String> { Set(try storedTables().map(\.name)) }
 
     /// Every table the SQLite store has, parents first, matched with PostgreSQL's: read once per store. A table or column
     /// SQLite has and PostgreSQL lacks is a schema out of step, refused rather than silently dropped.
-    func workspaceTables() throws -> [WorkspaceTable] {
+    func storedTables() throws -> [StoredTable] {
         if let known = tables.withLockedValue({ $0 }) { return known }
         let sqlite = try AppDatabase.migratedQueue().read { db in
             try AppDatabase.dataTables.reversed().map { try TableLayout($0, db) }
@@ -320,13 +262,13 @@ extension PostgresStore {
         }
         var byTable: [String: [String: String]] = [:]
         for (table, column, type) in types { byTable[table, default: [:]][column] = type }
-        let result = try sqlite.map { layout -> WorkspaceTable in
+        let result = try sqlite.map { layout -> StoredTable in
             guard let pg = byTable[layout.name], layout.columns.allSatisfy({ pg[$0] != nil }), !layout.key.isEmpty, layout.key.count <= 3 else {
                 throw PostgresFailure(
                     state: "DT001", message: "PostgreSQL's \(layout.name) does not match the SQLite store's; the migrations are out of step")
             }
-            let scope: WorkspaceTable.Scope = pg["person_id"] != nil ? .person : pg["session_id"] != nil ? .night : .service
-            return WorkspaceTable(name: layout.name, columns: layout.columns, key: layout.key, types: pg, scope: scope)
+            let scope: StoredTable.Scope = pg["person_id"] != nil ? .person : pg["session_id"] != nil ? .night : .service
+            return StoredTable(name: layout.name, columns: layout.columns, key: layout.key, types: pg, scope: scope)
         }
         tables.withLockedValue { $0 = result }
         return result

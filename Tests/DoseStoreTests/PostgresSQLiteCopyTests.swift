@@ -10,7 +10,7 @@ import Testing
 /// exactly what the same work leaves in a SQLite file: every type, every awkward value, inserts, updates, deletes,
 /// cascades and replacements, and nothing at all when the work fails.
 @Suite("PostgreSQL workspaces keep what SQLite keeps, value for value", .needsPostgres)
-struct PostgresWorkspaceTests {
+struct PostgresSQLiteCopyTests {
     static let instant = "2026-11-21T23:00:00.000Z"
 
     /// Rows with the values a careless conversion would bend: fractions, tiny and negative reals, text with quotes,
@@ -185,7 +185,7 @@ struct PostgresWorkspaceTests {
         defer { store.close() }
         try store.fill("local", with: try sqlite.contents(), withService: true)
         let file = try sqlite.transfer.supportRecords(machineTimeZoneID: "UTC")
-        let copies = store.workspaceCopiesMade
+        let copies = store.sqliteCopiesMade
         for rowsPerFetch in [1, 4000] {
             let postgres = try store.supportRecords(of: "local", machineTimeZoneID: "UTC", rowsPerFetch: rowsPerFetch)
             #expect(postgres.events.count == 8 && postgres.events.map(\.id) == file.events.map(\.id))
@@ -198,7 +198,7 @@ struct PostgresWorkspaceTests {
             #expect(postgres.counts.filter { !service.contains($0.key) } == file.counts.filter { !service.contains($0.key) })
             #expect(postgres.counts["dose_events"] == 5 && postgres.counts["sleep_events"] == 3 && postgres.counts["medication_events"] == 1)
         }
-        #expect(store.workspaceCopiesMade == copies, "read without a copy into SQLite")
+        #expect(store.sqliteCopiesMade == copies, "read without a copy into SQLite")
     }
 }
 
