@@ -31,18 +31,20 @@ extension RecordImporter {
         let zone = clock.zone(settings)
         _ = try settling(records)
         var fresh: [(row: Int, event: NightEvent, night: SessionKey)] = []
+        let recorded = try recorded(among: parsed.map(\.event.id))
         for item in parsed {
-            if try records.isRecorded(item.event.id) {
+            if recorded.contains(item.event.id) {
                 report.skippedRow(file, because: "already present (same event_id)")
             } else {
                 fresh.append(item)
             }
         }
         let nights = Dictionary(grouping: fresh, by: \.night)
+        let stored = try latestNights(on: Set(nights.keys))
         for key in nights.keys.sorted() {
             try checkStopped()
             let items = nights[key]!.map { (row: $0.row, event: $0.event) }.sorted { $0.event.occurredAt < $1.event.occurredAt }
-            try importNight(key, items: items, file: file, settings: settings, zone: zone, report: &report)
+            try importNight(key, into: stored[key], items: items, file: file, settings: settings, zone: zone, report: &report)
         }
         return report
     }
@@ -101,14 +103,15 @@ extension RecordImporter {
         )
     }
 
-    /// Adds one night's imported events to the night of that date, or to a new one, keeping the doses consistent.
+    /// Adds one night's imported events to the night of that date (`existing`), or to a new one, keeping the doses
+    /// consistent.
     func importNight(
-        _ key: SessionKey, items: [(row: Int, event: NightEvent)], file: String, settings: DoseSettings, zone: TimeZone,
+        _ key: SessionKey, into existing: NightSession?, items: [(row: Int, event: NightEvent)], file: String, settings: DoseSettings, zone: TimeZone,
         report: inout ImportReport
     ) throws {
         var session: NightSession
         var isNew = false
-        if let existing = try records.latestNight(on: key) {
+        if let existing {
             session = existing
         } else {
             let first = items[0].event

@@ -33,6 +33,27 @@ struct RecordImporter {
         if stop?.isStopped == true { throw DoseError.importStopped }
     }
 
+    /// Which of `ids` the person holds already, asked a thousand at a time so a stop is heard between them.
+    func recorded(among ids: [EventID]) throws -> Set<EventID> {
+        var found = Set<EventID>()
+        for start in stride(from: 0, to: ids.count, by: 1_000) {
+            try checkStopped()
+            found.formUnion(try records.recorded(among: Array(ids[start..<min(start + 1_000, ids.count)])))
+        }
+        return found
+    }
+
+    /// The stored night of each date, asked five hundred dates at a time so a stop is heard between them.
+    func latestNights(on dates: Set<SessionKey>) throws -> [SessionKey: NightSession] {
+        let sorted = dates.sorted()
+        var found: [SessionKey: NightSession] = [:]
+        for start in stride(from: 0, to: sorted.count, by: 500) {
+            try checkStopped()
+            found.merge(try records.latestNights(on: Set(sorted[start..<min(start + 500, sorted.count)])), uniquingKeysWith: { first, _ in first })
+        }
+        return found
+    }
+
     /// Imports the file at `path` by what it is.
     func importFile(at path: String) throws -> ImportReport {
         guard let handle = FileHandle(forReadingAtPath: path) else {

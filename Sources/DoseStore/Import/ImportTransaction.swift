@@ -5,13 +5,15 @@ public import Foundation
 /// an import's rules (`RecordImporter`) are written once: the SQLite store on its private copy (`StagedImport`),
 /// PostgreSQL in one transaction of its own (`PostgresStore.importing`).
 public protocol ImportTransaction: NightTransaction {
-    /// The night of `date` that started last, with its events.
-    func latestNight(on date: SessionKey) throws -> NightSession?
+    /// For each of `dates` that has a night, the one that started last, with its events: one question for a whole file.
+    func latestNights(on dates: Set<SessionKey>) throws -> [SessionKey: NightSession]
     /// Adds a night; one added with its `closure` is closed from its first row, so a past night can come in while
     /// another night is open.
     func insertNight(_ night: NightSession, timeZone: TimeZone, closure: SessionClosure?) throws
     /// The night `id`, with its events.
     func night(id: SessionID) throws -> NightSession?
+    /// Which of `ids` name an event or check-in the person already holds: one question for a whole file.
+    func recorded(among ids: [EventID]) throws -> Set<EventID>
     /// Whether the person's `table` holds a row `id`.
     func holdsRow(in table: String, id: String) throws -> Bool
     /// Whether the person's `table` holds a row of the night `night`.

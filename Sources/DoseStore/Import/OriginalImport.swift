@@ -156,7 +156,8 @@ struct OriginalImporter {
                         : "sync bookkeeping of the iOS app")
             }
         }
-        for date in nights.keys.sorted() { try write(date, records) }
+        let stored = try records.latestNights(on: Set(nights.keys.compactMap(SessionKey.init(parsing:))))
+        for date in nights.keys.sorted() { try write(date, into: stored, records) }
         try importMedications(records)
     }
 
@@ -420,7 +421,7 @@ struct OriginalImporter {
 
     // MARK: Writing
 
-    mutating func write(_ date: String, _ records: any ImportTransaction) throws {
+    mutating func write(_ date: String, into stored: [SessionKey: NightSession], _ records: any ImportTransaction) throws {
         guard let key = SessionKey(parsing: date), let night = nights[date] else { return }
         let items = night.events.sorted { $0.event.occurredAt < $1.event.occurredAt }
         let firstInstant =
@@ -430,7 +431,7 @@ struct OriginalImporter {
         guard let firstInstant else { return }
         var session: NightSession
         var isNew = false
-        if let existing = try records.latestNight(on: key) {
+        if let existing = stored[key] {
             session = existing
         } else {
             let id = night.sessionID.flatMap { UUID(uuidString: $0) != nil ? $0.lowercased() : nil } ?? "legacy-\(date)"
@@ -439,8 +440,9 @@ struct OriginalImporter {
         }
         var accepted: [NightEvent] = []
         var joining = JoiningNight(session.facts, unstatedRegimen: .recordedBeforeRegimens(settings))
+        let recorded = try records.recorded(among: items.map(\.event.id))
         for item in items {
-            if try records.isRecorded(item.event.id) {
+            if recorded.contains(item.event.id) {
                 countSkipped(item.table, row: item.row, because: "already imported (same id)")
                 continue
             }

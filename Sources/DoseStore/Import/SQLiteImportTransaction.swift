@@ -3,13 +3,19 @@ import Foundation
 import GRDB
 
 extension SQLiteNightTransaction: ImportTransaction {
-    func latestNight(on date: SessionKey) throws -> NightSession? { try NightRecords.latestSession(on: date, db) }
+    func latestNights(on dates: Set<SessionKey>) throws -> [SessionKey: NightSession] {
+        var nights: [SessionKey: NightSession] = [:]
+        for date in dates { nights[date] = try NightRecords.latestSession(on: date, db) }
+        return nights
+    }
 
     func insertNight(_ night: NightSession, timeZone: TimeZone, closure: SessionClosure?) throws {
         try NightRecords.insertSession(night, timeZone: timeZone, closure: closure, db)
     }
 
     func night(id: SessionID) throws -> NightSession? { try NightRecords.session(id: id, db) }
+
+    func recorded(among ids: [EventID]) throws -> Set<EventID> { Set(try ids.filter { try isRecorded($0) }) }
 
     func holdsRow(in table: String, id: String) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.sqlIdentifier) WHERE id = ?)", arguments: [id]) == true

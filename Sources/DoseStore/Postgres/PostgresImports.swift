@@ -63,14 +63,18 @@ extension PostgresStore {
 }
 
 extension PostgresNightTransaction: ImportTransaction {
-    func latestNight(on date: SessionKey) throws -> NightSession? {
+    func latestNights(on dates: Set<SessionKey>) throws -> [SessionKey: NightSession] {
+        guard !dates.isEmpty else { return [:] }
+        var binds = PostgresBindings()
+        binds.append(person)
+        binds.append(dates.map(\.description))
         let rows = try session.rows(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT \(Self.nightColumns) FROM sleep_sessions WHERE person_id = $1 AND session_date = $2::date
-                    ORDER BY started_at DESC LIMIT 1
-                    """, binds: binds(person, date.description)))
-        return try nights(from: rows).first
+                    SELECT DISTINCT ON (session_date) \(Self.nightColumns) FROM sleep_sessions
+                    WHERE person_id = $1 AND session_date = ANY($2::text[]::date[]) ORDER BY session_date, started_at DESC
+                    """, binds: binds))
+        return Dictionary(try nights(from: rows).map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     func insertNight(_ night: NightSession, timeZone: TimeZone, closure: SessionClosure?) throws {
@@ -88,6 +92,21 @@ extension PostgresNightTransaction: ImportTransaction {
             PostgresQuery(
                 unsafeSQL: "SELECT \(Self.nightColumns) FROM sleep_sessions WHERE person_id = $1 AND id = $2", binds: binds(person, id.rawValue)))
         return try nights(from: rows).first
+    }
+
+    func recorded(among ids: [EventID]) throws -> Set<EventID> {
+        guard !ids.isEmpty else { return [] }
+        var binds = PostgresBindings()
+        binds.append(person)
+        binds.append(ids.map(\.rawValue))
+        let rows = try session.rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT id FROM dose_events WHERE person_id = $1 AND id = ANY($2)
+                    UNION SELECT id FROM sleep_events WHERE person_id = $1 AND id = ANY($2)
+                    UNION SELECT id FROM morning_checkins WHERE person_id = $1 AND id = ANY($2)
+                    """, binds: binds))
+        return Set(try rows.map { EventID(rawValue: try $0.decode(String.self)) })
     }
 
     func holdsRow(in table: String, id: String) throws -> Bool {
