@@ -1,4 +1,4 @@
-public import DoseCore
+import DoseCore
 import Foundation
 import PostgresNIO
 
