@@ -37,12 +37,6 @@ public final class AppDatabase: Sendable {
         importStop = stop
     }
 
-    /// Throws `importStopped` once the import working on this copy was told to stop (shutdown): its loops call this
-    /// between rows, as SQLite's progress handler does between steps.
-    func checkImportStopped() throws {
-        if importStop?.isStopped == true { throw DoseError.importStopped }
-    }
-
     /// Stops every import under way before it keeps anything (graceful shutdown); later ones are refused.
     public func stopImports() { imports.stopAll() }
 

@@ -65,15 +65,12 @@ extension PostgresStore {
 extension PostgresNightTransaction: ImportTransaction {
     func latestNights(on dates: Set<SessionKey>) throws -> [SessionKey: NightSession] {
         guard !dates.isEmpty else { return [:] }
-        var binds = PostgresBindings()
-        binds.append(person)
-        binds.append(dates.map(\.description))
         let rows = try session.rows(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT DISTINCT ON (session_date) \(Self.nightColumns) FROM sleep_sessions
                     WHERE person_id = $1 AND session_date = ANY($2::text[]::date[]) ORDER BY session_date, started_at DESC
-                    """, binds: binds))
+                    """, binds: personAnd(dates.map(\.description))))
         return Dictionary(try nights(from: rows).map { ($0.date, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -96,17 +93,22 @@ extension PostgresNightTransaction: ImportTransaction {
 
     func recorded(among ids: [EventID]) throws -> Set<EventID> {
         guard !ids.isEmpty else { return [] }
-        var binds = PostgresBindings()
-        binds.append(person)
-        binds.append(ids.map(\.rawValue))
         let rows = try session.rows(
             PostgresQuery(
                 unsafeSQL: """
                     SELECT id FROM dose_events WHERE person_id = $1 AND id = ANY($2)
                     UNION SELECT id FROM sleep_events WHERE person_id = $1 AND id = ANY($2)
                     UNION SELECT id FROM morning_checkins WHERE person_id = $1 AND id = ANY($2)
-                    """, binds: binds))
+                    """, binds: personAnd(ids.map(\.rawValue))))
         return Set(try rows.map { EventID(rawValue: try $0.decode(String.self)) })
+    }
+
+    /// The person as `$1` and `values` as one array, `$2`: a question about many rows in one statement.
+    private func personAnd(_ values: [String]) -> PostgresBindings {
+        var binds = PostgresBindings()
+        binds.append(person)
+        binds.append(values)
+        return binds
     }
 
     func holdsRow(in table: String, id: String) throws -> Bool {
@@ -187,15 +189,9 @@ extension PostgresNightTransaction: ImportTransaction {
     func wearableSummary(id: String) throws -> SleepSummary? {
         let rows = try session.rows(
             PostgresQuery(
-                unsafeSQL: """
-                    SELECT source, dosetap_instant(start_at) AS start_at, dosetap_instant(end_at) AS end_at, offset_minutes, nap,
-                        \(WearableSummaryRow.figureColumns.joined(separator: ", "))
-                    FROM wearable_summaries WHERE person_id = $1 AND id = $2
-                    """, binds: binds(person, id)))
-        guard let cells = rows.first?.makeRandomAccess() else { return nil }
-        return try WearableSummaryRow.summary(
-            text: { try cells[$0].decode(String?.self) }, int: { try cells[$0].decode(Int?.self) },
-            number: { try cells[$0].decode(Double?.self) }, flag: { try cells[$0].decode(Bool.self) })
+                unsafeSQL: "SELECT \(PostgresStore.wearableSummaryColumns) FROM wearable_summaries WHERE person_id = $1 AND id = $2",
+                binds: binds(person, id)))
+        return try rows.first.flatMap(PostgresStore.wearableSummary)
     }
 
     func saveWearableSummary(_ summary: SleepSummary, id: String, importedAt: String, replacing: Bool) throws {

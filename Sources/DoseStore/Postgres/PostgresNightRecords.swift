@@ -59,6 +59,19 @@ extension PostgresStore {
         try session.rows(of: pending).first?.decode(Bool.self) ?? false
     }
 
+    /// The columns of a `wearable_summaries` row that `wearableSummary` reads, instants as the file keeps them.
+    static let wearableSummaryColumns =
+        "source, dosetap_instant(start_at) AS start_at, dosetap_instant(end_at) AS end_at, offset_minutes, nap, "
+        + WearableSummaryRow.figureColumns.joined(separator: ", ")
+
+    /// A stored summary from a row of `wearableSummaryColumns`.
+    static func wearableSummary(_ row: PostgresRow) throws -> SleepSummary? {
+        let cells = row.makeRandomAccess()
+        return try WearableSummaryRow.summary(
+            text: { try cells[$0].decode(String?.self) }, int: { try cells[$0].decode(Int?.self) },
+            number: { try cells[$0].decode(Double?.self) }, flag: { try cells[$0].decode(Bool.self) })
+    }
+
     /// The wearable sleep of each window that has one, by night id, as `WearableSleepReader.read` finds it on SQLite.
     static func wearableSleep(
         _ windows: [WearableSleepReader.Window], of person: String, vitals: Bool, _ session: PostgresSession
@@ -72,9 +85,7 @@ extension PostgresStore {
         let summaries = session.send(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT source, dosetap_instant(start_at) AS start_at, dosetap_instant(end_at) AS end_at, offset_minutes, nap,
-                        \(WearableSummaryRow.figureColumns.joined(separator: ", "))
-                    FROM wearable_summaries WHERE \(overlapping)
+                    SELECT \(wearableSummaryColumns) FROM wearable_summaries WHERE \(overlapping)
                     """, binds: binds))
         let samples = session.send(
             PostgresQuery(
@@ -83,12 +94,7 @@ extension PostgresStore {
                     """, binds: binds))
         let settings = PostgresSettingsTransaction(session: session, person: person)
         let priority = try SettingsStore.settings(from: try settings.storedSettings(), machineTimeZoneID: "UTC").sleepSourcePriority
-        let stored = try session.rows(of: summaries).compactMap { row -> SleepSummary? in
-            let cells = row.makeRandomAccess()
-            return try WearableSummaryRow.summary(
-                text: { try cells[$0].decode(String?.self) }, int: { try cells[$0].decode(Int?.self) },
-                number: { try cells[$0].decode(Double?.self) }, flag: { try cells[$0].decode(Bool.self) })
-        }
+        let stored = try session.rows(of: summaries).compactMap(wearableSummary)
         let sleep = try session.rows(of: samples).compactMap { row -> SleepSample? in
             let (source, stage, start, end) = try row.decode((String, String, String, String).self)
             return WearableSleepReader.sample(source: source, stage: stage, start: start, end: end)
