@@ -10,7 +10,9 @@ records when the webhook received it (lateness = arrival - fire_at), probes /hea
 one logged action sent during the import.
 
 Aims (printed as PASS/FAIL): the reminder at most 1 s late, /health p99 at most 100 ms, the logged action at most 1 s,
-every import row kept. Usage: scripts/import-alarm-benchmark.py [BINARY]  (default: a release build, built here)
+every import row kept. Usage: scripts/import-alarm-benchmark.py [--database postgres://USER@HOST:PORT/DB] [BINARY]
+(default: a release build, built here). With --database each scene runs on a fresh schema of that PostgreSQL server,
+served as its owner (`--allow-owner-role`), instead of on a fresh SQLite file.
 """
 
 import datetime as dt
@@ -79,10 +81,14 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))] if values else float("nan")
 
 
-def scene(binary, name, rows, via, lead=1.5):
+def scene(binary, name, rows, via, database=None, lead=1.5):
     work = tempfile.mkdtemp(prefix="dosetap-bench-")
-    db = os.path.join(work, "bench.sqlite")
-    base = ["--db", db, "--tz", "UTC"]
+    if database:
+        schema = "import_bench_%d_%d" % (os.getpid(), abs(hash(name)) % 100000)
+        store = ["--database", database + ("&" if "?" in database else "?") + "search_path=" + schema]
+    else:
+        store = ["--db", os.path.join(work, "bench.sqlite")]
+    base = store + ["--tz", "UTC"]
     csv = os.path.join(work, "events.csv")
     if rows:
         events_csv(csv, rows)
@@ -92,7 +98,8 @@ def scene(binary, name, rows, via, lead=1.5):
     token = json.loads(subprocess.run([binary, "device", "add", "bench", "--json"] + base, check=True, capture_output=True, text=True).stdout)["token"]
     subprocess.run([binary, "settings", "set", "cooldown.water", "0"] + base, check=True, capture_output=True)
     serve = subprocess.Popen(
-        [binary, "serve", "--port", "0", "--json", "--webhook", "http://127.0.0.1:%d/" % hook.server_address[1]] + base,
+        [binary, "serve", "--port", "0", "--json", "--webhook", "http://127.0.0.1:%d/" % hook.server_address[1]] + base
+        + (["--allow-owner-role"] if database else []),
         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     port = json.loads(serve.stdout.readline())["port"]
     url = "http://127.0.0.1:%d" % port
@@ -169,9 +176,14 @@ def scene(binary, name, rows, via, lead=1.5):
 
 
 def main():
-    binary = sys.argv[1] if len(sys.argv) > 1 else release_binary()
-    scenes = [scene(binary, "baseline (no import)", 0, "none"), scene(binary, "server import", 24_000, "server"),
-              scene(binary, "CLI import beside serve", 200_000, "cli")]
+    args = sys.argv[1:]
+    database = None
+    if args[:1] == ["--database"]:
+        database, args = args[1], args[2:]
+    binary = args[0] if args else release_binary()
+    print("store: " + ("PostgreSQL, a fresh schema a scene" if database else "a fresh SQLite file a scene"))
+    scenes = [scene(binary, "baseline (no import)", 0, "none", database), scene(binary, "server import", 24_000, "server", database),
+              scene(binary, "CLI import beside serve", 200_000, "cli", database)]
     print("%-26s %8s %9s %9s %10s %10s %10s %9s %9s" % ("scene", "rows", "import s", "late s", "health p50", "p99 ms", "max ms", "action s", "kept"))
     failures = []
     for s in scenes:
