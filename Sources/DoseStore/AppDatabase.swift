@@ -76,8 +76,8 @@ public final class AppDatabase: Sendable {
         return AppDatabase(writer: queue, path: nil)
     }
 
-    /// A fresh, migrated database in memory, for a PostgreSQL workspace to fill: a copy of one migrated once per
-    /// process, since a workspace is made for every call and running every migration each time would cost more.
+    /// A fresh, migrated database in memory, for PostgreSQL records to fill (`PostgresSQLiteCopy`): a copy of one
+    /// migrated once per process, since running every migration for each copy would cost more.
     static func migratedQueue() throws -> DatabaseQueue {
         let queue = try DatabaseQueue(configuration: configuration())
         try migratedTemplate.get().backup(to: queue)
@@ -91,8 +91,8 @@ public final class AppDatabase: Sendable {
     }
 
     /// Work on a PostgreSQL person's records, copied into memory (`PostgresSQLiteCopy`).
-    init(workspace: DatabaseQueue, imports: ImportStops) {
-        writer = workspace
+    init(sqliteCopy copy: DatabaseQueue, imports: ImportStops) {
+        writer = copy
         path = nil
         self.imports = imports
         importStop = nil

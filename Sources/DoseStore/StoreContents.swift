@@ -104,7 +104,7 @@ extension PostgresStore {
     /// Every record of `person`, copied into memory in the SQLite store's form, with the service's own rows (link and
     /// push keys, runs), which a SQLite file holds beside its one person's.
     public func contents(of person: String) throws -> StoreContents {
-        StoreContents(copy: AppDatabase(workspace: try PostgresSQLiteCopy(store: self, person: person).snapshot(), imports: imports))
+        StoreContents(copy: AppDatabase(sqliteCopy: try PostgresSQLiteCopy(store: self, person: person).snapshot(), imports: imports))
     }
 
     /// Fills `person`'s records, which must be empty, with `contents` in one transaction: all of it or nothing. The

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// A table's columns and primary key as SQLite declares them: what a staged import diffs by, a PostgreSQL workspace
-/// copies by, and `store copy` digests by.
+/// A table's columns and primary key as SQLite declares them: what a staged import diffs by, `PostgresSQLiteCopy` copies by,
+/// and `store copy` digests by.
 struct TableLayout: Sendable {
     var name: String
     /// Every column, in declaration order.

@@ -9,7 +9,7 @@ import Testing
 /// The PostgreSQL workspace: work written for SQLite, run on a copy of one person's rows, must leave PostgreSQL holding
 /// exactly what the same work leaves in a SQLite file: every type, every awkward value, inserts, updates, deletes,
 /// cascades and replacements, and nothing at all when the work fails.
-@Suite("PostgreSQL workspaces keep what SQLite keeps, value for value", .needsPostgres)
+@Suite("A copy of PostgreSQL records into SQLite keeps what SQLite keeps, value for value", .needsPostgres)
 struct PostgresSQLiteCopyTests {
     static let instant = "2026-11-21T23:00:00.000Z"
 

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStore {
     /// The person's paired, unrevoked devices, read in one query: the server checks them on every request, where a
-    /// workspace would copy the table each time.
+    /// copy into SQLite would copy the table each time.
     public func activeDevices(of person: String) throws -> [DeviceRecord] {
         try transaction(readOnly: true, seeing: .person(person)) { session in
             try session.rows(
@@ -32,7 +32,7 @@ extension PostgresStore {
     }
 
     /// Records that a request used `person`'s device `id` at `now` (at most once a day: `DeviceLifetime`), in one
-    /// statement, where a workspace would copy the table.
+    /// statement, where a copy into SQLite would copy the table.
     public func recordDeviceUse(_ id: String, of person: String, at now: Date) throws {
         try transaction(seeing: .person(person)) { session in
             try session.execute("UPDATE devices SET last_used_at = \(ISO8601.string(now))::timestamptz WHERE person_id = \(person) AND id = \(id)")

@@ -24,7 +24,7 @@ struct PostgresSQLiteCopy {
             let copy = try AppDatabase.migratedQueue()
             try load(tables, from: session, into: copy)
             try Self.trackChanges(tables, in: copy)
-            let result = try work(AppDatabase(workspace: copy, imports: store.imports))
+            let result = try work(AppDatabase(sqliteCopy: copy, imports: store.imports))
             try writeBack(tables, from: copy, to: session)
             return result
         }
@@ -241,7 +241,7 @@ extension PostgresStore {
         try PostgresSQLiteCopy(store: self, person: person).run(only: only, work)
     }
 
-    /// The name of every table a workspace can hold, the service's own included: for work that must carry them all
+    /// The name of every table a copy into SQLite can hold, the service's own included: for work that must carry them all
     /// (`store copy` filling a store from a SQLite file, with its link and push keys).
     func everyTableName() throws -> Set<String> { Set(try storedTables().map(\.name)) }
 
