@@ -227,9 +227,9 @@ struct AuthMiddleware: RouterMiddleware {
                 }
             }
         }
-        if let wait = try await limits.admit(device.id, of: environment, at: environment.now()) {
-            throw DoseError.tooManyRequests(retryAfterSeconds: wait)
-        }
+        var counted = context.counted
+        if counted == nil { counted = RequestAdmission(retryAfter: try await limits.admit(device.id, of: environment, at: environment.now())) }
+        if case .wait(let seconds) = counted { throw DoseError.tooManyRequests(retryAfterSeconds: seconds) }
         var context = context
         context.device = device
         context.viaCookie = viaCookie
@@ -287,6 +287,14 @@ struct RequestLimits: Sendable {
         // Requests of a shared store run on the request threads, where a round trip may wait.
         return try store.admitRequest(of: person, device: device, at: now, limit: local.limit)
     }
+}
+
+/// A request counted in its device's window: admitted, or to be refused for the seconds until the window ends.
+enum RequestAdmission: Sendable {
+    case admitted
+    case wait(seconds: Int)
+
+    init(retryAfter: Int?) { self = retryAfter.map { .wait(seconds: $0) } ?? .admitted }
 }
 
 /// A fixed window of requests per device per minute, in memory.

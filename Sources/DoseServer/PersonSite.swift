@@ -57,8 +57,10 @@ struct SiteMiddleware: RouterMiddleware {
             }
             if let answering = try await people.person(answering: request) {
                 context.chosenSite = people.site(answering.person).served
-                // The device was found by this very token in the same query: `AuthMiddleware` does not look it up again.
+                // The device was found by this very token, and the request counted, in the same round trip: `AuthMiddleware`
+                // does neither again.
                 context.device = answering.device
+                context.counted = answering.counted
             } else {
                 context.chosenSite = people.lobby
             }

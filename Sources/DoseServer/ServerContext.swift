@@ -10,6 +10,8 @@ public struct DoseRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// Set by the authentication middleware.
     public var device: DeviceRecord?
+    /// This request's count in its device's window, when the lookup that found the device counted it (`SiteMiddleware`).
+    var counted: RequestAdmission?
     /// True when the device was recognised by the pairing cookie (a browser), so unsafe requests need the CSRF token.
     public var viaCookie = false
     /// True when the request came over this server's own HTTPS listener.

@@ -184,9 +184,16 @@ public final class PeopleSites: Sendable {
         { [self] hash in try shared.owner(of: .signInLink(hash: hash)).map { site($0).environment } }
     }
 
-    /// The person whose site `request` acts on, or nil for the lobby; for a device's token, the device too, found in the
-    /// same query.
-    func person(answering request: Request) async throws -> (person: String, device: DeviceRecord?)? {
+    /// Whose site a request acts on; for a device's token, the device too, and the request counted in its window.
+    struct Answering {
+        let person: String
+        var device: DeviceRecord?
+        var counted: RequestAdmission?
+    }
+
+    /// The person whose site `request` acts on, or nil for the lobby; for a device's token, the device and the request's
+    /// count in its window too, found and counted in the same round trip.
+    func person(answering request: Request) async throws -> Answering? {
         let path = request.uri.path
         if path.hasPrefix(AuthMiddleware.openPrefix) {
             guard let night = ActionLinkSigner.claimedNight(of: String(path.dropFirst(AuthMiddleware.openPrefix.count))),
@@ -195,15 +202,17 @@ public final class PeopleSites: Sendable {
                 // No key of the lobby's could check it, and none should be made for nobody: refused as any forged link.
                 throw ActionLinkSigner.forged
             }
-            return (person, nil)
+            return Answering(person: person)
         }
         if path == "/pair" {
             let code = request.uri.queryParameters["code"].map(String.init) ?? ""
-            return await pairing.owner(of: code, now: base.now()).flatMap { $0 }.map { ($0, nil) }
+            return await pairing.owner(of: code, now: base.now()).flatMap { $0 }.map { Answering(person: $0) }
         }
         if AuthMiddleware.isOpen(path) { return nil }
         guard let (token, _) = try AuthMiddleware.credential(request) else { return nil }
-        return try shared.activeDevice(tokenHash: DeviceTokens.hash(token)).map { ($0.person, $0.device) }
+        // Found, and this request counted in the device's window, in one round trip: `AuthMiddleware` counts it no more.
+        let found = try shared.activeDevice(tokenHash: DeviceTokens.hash(token), countingRequestAt: base.now(), limit: requestsPerMinute)
+        return found.map { Answering(person: $0.person, device: $0.device, counted: RequestAdmission(retryAfter: $0.retryAfter)) }
     }
 }
 

@@ -50,8 +50,10 @@ public struct PostgresNightRepository: NightRepository {
     public func read<T>(_ body: (any NightTransaction) throws -> T) throws -> T {
         try store.transaction(readOnly: true, seeing: .person(person)) { session in
             var transaction = PostgresNightTransaction(session: session, person: person, openNights: store.openNights, writing: nil)
-            // Sent with the snapshot's BEGIN: the open night it decides on costs no wait of its own.
+            // Sent with the snapshot's BEGIN: the open night it decides on, and the settings it is read with, cost no wait
+            // of their own.
             transaction.snapshotVersion = transaction.sendNightVersion()
+            transaction.snapshotSettings = PostgresSettingsTransaction(session: session, person: person).sendStoredSettings()
             return try body(transaction)
         }
     }
@@ -87,6 +89,8 @@ struct PostgresNightTransaction: NightTransaction {
     let writing: NightWriting?
     /// A read's night version, sent with its BEGIN.
     var snapshotVersion: PendingRows?
+    /// A read's stored settings, sent with its BEGIN.
+    var snapshotSettings: PendingRows?
 
     /// The columns of a `sleep_sessions` row a night is built from, in `night(from:)` order.
     static let nightColumns =
@@ -95,7 +99,12 @@ struct PostgresNightTransaction: NightTransaction {
     func settings(machineTimeZoneID: String) throws -> DoseSettings {
         // No night action writes a setting, so the actions of one batch read them once.
         if let stored = writing?.settings, stored.zone == machineTimeZoneID { return stored.settings }
-        let stored = try PostgresSettingsTransaction(session: session, person: person).storedSettings()
+        let stored =
+            if let snapshotSettings {
+                try PostgresSettingsTransaction.storedSettings(from: session.rows(of: snapshotSettings))
+            } else {
+                try PostgresSettingsTransaction(session: session, person: person).storedSettings()
+            }
         let settings = try SettingsStore.settings(from: stored, machineTimeZoneID: machineTimeZoneID)
         writing?.settings = (machineTimeZoneID, settings)
         return settings

@@ -32,8 +32,17 @@ struct PostgresSettingsTransaction: SettingsTransaction {
     let person: String
 
     func storedSettings() throws -> [(key: String, value: String)] {
+        try Self.storedSettings(from: session.rows(of: sendStoredSettings()))
+    }
+
+    /// Sends the read of the stored settings without waiting (`storedSettings(from:)` reads its rows).
+    func sendStoredSettings() -> PendingRows {
         // Byte order, as SQLite's BINARY collation sorts the keys.
-        try session.rows("SELECT key, value FROM settings WHERE person_id = \(person) ORDER BY key COLLATE \"C\"").map { row in
+        session.send("SELECT key, value FROM settings WHERE person_id = \(person) ORDER BY key COLLATE \"C\"")
+    }
+
+    static func storedSettings(from rows: [PostgresRow]) throws -> [(key: String, value: String)] {
+        try rows.map { row in
             let (key, value) = try row.decode((String, String).self)
             return (key, value)
         }

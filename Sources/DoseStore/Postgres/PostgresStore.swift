@@ -182,7 +182,13 @@ public final class PostgresStore: Sendable {
                         set_config('dosetap.night', \(scope.night ?? ""), true), set_config('dosetap.scheduler', \(scope.scheduler ? "on" : ""), true)
                     """)
                 let result = try body(session)
-                try session.execute("COMMIT")
+                if readOnly {
+                    // Nothing to confirm: a read's answer is already in hand, and its COMMIT runs before whatever the
+                    // connection's next user sends.
+                    session.send("COMMIT")
+                } else {
+                    try session.execute("COMMIT")
+                }
                 giveBack(connection)
                 return result
             } catch {
