@@ -217,6 +217,6 @@ final class SMTPReplies: ChannelInboundHandler, Sendable {
             defer { state.waiting = [] }
             return state.waiting
         }
-        waiting.forEach { $0.fail(error) }
+        for promise in waiting { promise.fail(error) }
     }
 }
