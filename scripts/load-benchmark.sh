@@ -57,7 +57,7 @@ if [ -n "${PG_URL:-}" ]; then
   # 199 more people, each with water's cooldown off and one paired device, written in one statement each as an operator
   # would load a directory; their tokens are derived from their number, as reminder-scale.py's are.
   PEOPLE=${PEOPLE:-200}
-  FIRST=$("$BIN" person list "${STORE[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["people"][0]["id"])')
+  FIRST=$("$BIN" person list "${STORE[@]}" --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["id"])')
   PERSON_OPTION=(--person "$FIRST")
   psql "$PG_URL" -q -v ON_ERROR_STOP=1 <<SQL
 SET search_path = load_$$;

@@ -33,6 +33,8 @@ public struct AppEnvironment: Sendable {
     public var http: any OutboundSender = NoOutboundSender()
     /// Where what happens is logged: the process's handlers unless the edge or a test gave a logger of its own.
     public var logger = Logger(label: "dosetap")
+    /// Whether invitations are mailed as well as shown (`serve --smtp`: a shared store's queue is sent).
+    public var sendsMail = false
 
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
     /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
@@ -101,7 +103,9 @@ public struct AppEnvironment: Sendable {
 
     /// The use cases at a given clock (a command's `--now`, or a request that already took its instant).
     public func useCases(at clock: StoreClock) -> UseCases {
-        UseCases(store: store, clock: clock, outbound: outbound, scratchFolder: scratchFolder)
+        var useCases = UseCases(store: store, clock: clock, outbound: outbound, scratchFolder: scratchFolder)
+        useCases.sendsMail = sendsMail
+        return useCases
     }
 }
 
@@ -115,6 +119,8 @@ public struct UseCases: Sendable {
     public let outbound: OutboundTargets
     /// Where work in progress goes (`AppEnvironment.scratchFolder`).
     public let scratchFolder: URL
+    /// Whether invitations are mailed as well as shown (`AppEnvironment.sendsMail`).
+    public var sendsMail = false
 
     /// The use cases of a database at one clock.
     public init(_ database: AppDatabase, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {

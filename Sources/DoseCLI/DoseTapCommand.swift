@@ -16,7 +16,7 @@ struct DoseTapCommand: ParsableCommand {
             Open.self,
             Device.self, Serve.self, ServiceCommand.self, TLS.self, Alarm.self, InsightsCommand.self, Report.self, Planner.self,
             SupportBundleCommand.self,
-            Setup.self, SupplyCommand.self, StoreCommand.self, PersonCommand.self,
+            Setup.self, SupplyCommand.self, StoreCommand.self, PersonCommand.self, MailCommand.self,
         ],
         defaultSubcommand: Status.self)
 

@@ -28,6 +28,19 @@ struct PersonCommand: ParsableCommand {
             + "Opened on their phone or computer and confirmed there, it signs that browser in as them."
     }
 
+    static func mailedJSON(_ person: PersonRecord, _ expiresAt: Date) -> JSONValue {
+        guard case .object(var object) = json(person) else { return .null }
+        object["link"] = .null
+        object["mailed"] = .bool(true)
+        object["link_expires_at"] = .string(ISO8601.string(expiresAt))
+        return .object(object)
+    }
+
+    static func mailedWords(_ person: PersonRecord, _ expiresAt: Date) -> String {
+        "A sign-in link for \(person.shownName) (works once, until \(ISO8601.string(expiresAt))) is queued to be mailed to them; "
+            + "a `dosetap serve --smtp` of this store sends it. `dosetap mail list` shows how it went."
+    }
+
     /// The people of the store the options name; a SQLite file, or `--person` (the person is the argument), is refused.
     static func people(_ options: GlobalOptions) throws -> PeopleService {
         if let person = options.person {
@@ -57,12 +70,20 @@ struct PersonCommand: ParsableCommand {
         @Option(help: "Their IANA time zone, e.g. America/Chicago (default: the machine's).") var timeZone: String?
         @Option(help: "This DoseTap's address for the sign-in link (default $DOSETAP_PUBLIC_URL, else http://localhost:8080).")
         var linkBase: String?
+        @Flag(help: "Mail them the link (sent by a `serve --smtp` of this store) instead of showing it here.") var mail = false
 
         func run() throws {
             try Output.run(json: options.json) {
                 let people = try PersonCommand.people(options)
                 let base = try SignInLinks.checkedBase(PersonCommand.linkBase(linkBase))
                 let added = try people.add(email: email, name: name, timeZone: timeZone)
+                let introduction =
+                    "Added \(added.shownName)\(added.name.map { " (\($0))" } ?? ""). Commands act for them with --person \(added.shownName).\n"
+                if mail {
+                    let (person, expiresAt) = try people.mailSignInLink(for: added.id, base: base)
+                    return Output.show(
+                        json: options.json, PersonCommand.mailedJSON(person, expiresAt), introduction + PersonCommand.mailedWords(person, expiresAt))
+                }
                 let (person, url, expiresAt) = try people.signInLink(for: added.id, base: base)
                 Output.show(
                     json: options.json, PersonCommand.linkJSON(person, url, expiresAt),
@@ -78,9 +99,14 @@ struct PersonCommand: ParsableCommand {
         @OptionGroup var options: GlobalOptions
         @Argument(help: "Their e-mail address.") var email: String
         @Option(help: "This DoseTap's address (default $DOSETAP_PUBLIC_URL, else http://localhost:8080).") var linkBase: String?
+        @Flag(help: "Mail them the link (sent by a `serve --smtp` of this store) instead of showing it here.") var mail = false
 
         func run() throws {
             try Output.run(json: options.json) {
+                if mail {
+                    let (person, expiresAt) = try PersonCommand.people(options).mailSignInLink(for: email, base: PersonCommand.linkBase(linkBase))
+                    return Output.show(json: options.json, PersonCommand.mailedJSON(person, expiresAt), PersonCommand.mailedWords(person, expiresAt))
+                }
                 let (person, url, expiresAt) = try PersonCommand.people(options).signInLink(for: email, base: PersonCommand.linkBase(linkBase))
                 Output.show(json: options.json, PersonCommand.linkJSON(person, url, expiresAt), PersonCommand.linkWords(person, url, expiresAt))
             }

@@ -27,6 +27,13 @@ struct Serve: AsyncParsableCommand {
     var publicURL: String?
     @Flag(help: ArgumentHelp("With --now: the clock starts at that instant and runs on, for tests and demos of a live night.", visibility: .hidden))
     var clockRuns = false
+    @Option(
+        help: """
+            Mail sign-in links and invitations through this server (default $DOSETAP_SMTP_URL): smtp://[USER:PASSWORD@]HOST:PORT             (STARTTLS; plain only to a relay on loopback) or smtps://… (implicit TLS). Needs a PostgreSQL store.
+            """)
+    var smtp: String?
+    @Option(help: "The address mail is sent from (with --smtp).") var mailFrom: String?
+    @Option(help: "Trust the mail server's certificate if this PEM file's CA issued it (a relay with a private CA).") var smtpCA: String?
     @Flag(
         help: """
             Serve a PostgreSQL store as a superuser, a BYPASSRLS role or the tables' owner anyway: one person's rows are \
@@ -117,6 +124,7 @@ struct Serve: AsyncParsableCommand {
                     """ + Self.scannable(link)
                 Terminal.current.line(text)
             }
+            let mail = try self.mailClient(shared: environment.store.shared != nil)
             let deliveries = try channels.deliveries(environment)
             let push = try channels.pushOptions(environment)
             // Last of the checks, so a mistyped option is named first whoever the role is.
@@ -126,8 +134,25 @@ struct Serve: AsyncParsableCommand {
             try await DoseTapServer.run(
                 environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push,
                 pairing: pairing,
-                requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, onServerRunning: announce)
+                requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, mail: mail, onServerRunning: announce)
         }
+    }
+
+    /// The mail client `--smtp` (or `$DOSETAP_SMTP_URL`) asks for; nil without one. Mail is a shared store's queue.
+    func mailClient(shared: Bool) throws -> SMTPClient? {
+        guard let url = smtp ?? ProcessInfo.processInfo.environment["DOSETAP_SMTP_URL"].flatMap({ $0.isEmpty ? nil : $0 }) else {
+            if mailFrom != nil || smtpCA != nil {
+                throw DoseError.invalidInput(
+                    field: "smtp", problem: "--mail-from or --smtp-ca was given without --smtp", allowed: "--smtp URL with them")
+            }
+            return nil
+        }
+        guard shared else {
+            throw DoseError.invalidInput(
+                field: "smtp", problem: "mail is sent from a PostgreSQL store's queue, and this store is a SQLite file",
+                allowed: "--database postgres://… with --smtp, or no --smtp")
+        }
+        return SMTPClient(settings: try SMTPSettings.parse(url: url, from: mailFrom, trustedCertificates: smtpCA))
     }
 
     /// Said at start when the store holds several people: no pairing link (whose device would it pair?), but how each

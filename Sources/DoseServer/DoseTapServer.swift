@@ -86,8 +86,15 @@ public enum DoseTapServer {
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil,
         deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false,
-        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        mail: SMTPClient? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
+        var environment = environment
+        var services: [any Service] = []
+        // A shared store's mail queue is sent by every instance that has a mail server, once each message.
+        if let mail, let shared = environment.store.shared {
+            environment.sendsMail = true
+            services.append(MailSendingService(sender: MailSender(store: shared, client: mail, environment: environment)))
+        }
         let logger = environment.logger
         let router: Router<DoseRequestContext>
         let reminders: any Service
@@ -120,7 +127,6 @@ public enum DoseTapServer {
         }
         let governor = ConnectionGovernor(limits: limits)
         var server = HTTPServerBuilder.guardedHTTP1(governor)
-        var services: [any Service] = []
         if let tls = listener.tls {
             let holder = try TLSContextHolder(tls)
             server = .guardedHTTPS(governor, holder)
@@ -150,12 +156,13 @@ public enum DoseTapServer {
     public static func run(
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil, deliveries: [any ReminderDelivery] = [],
         push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
-        limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false, onServerRunning: @escaping @Sendable (Int) async -> Void
+        limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false, mail: SMTPClient? = nil,
+        onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(
             environment: environment, listener: listener, linkHost: linkHost, publicURL: publicURL, deliveries: deliveries, push: push,
             pairing: pairing,
-            requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, onServerRunning: onServerRunning)
+            requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, mail: mail, onServerRunning: onServerRunning)
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
             configuration: .init(

@@ -57,7 +57,10 @@ public struct PeopleService: Sendable {
                 field: "confirm", problem: "removing \(person.shownName) deletes every record of theirs and cannot be undone",
                 allowed: "--confirm \"\(Self.removalPhrase(person.shownName))\"")
         }
-        return try store.removePerson(person)
+        let removal = try store.removePerson(person)
+        // Mail to them goes too: its address and links were theirs.
+        if let email = person.email { try store.forgetMail(to: email) }
+        return removal
     }
 
     /// The person an e-mail address or id names, or the refusal that says there is none.

@@ -64,18 +64,24 @@ public struct SharingService: Sendable {
         guard email.text != person.email else {
             throw DoseError.invalidInput(field: "email", problem: "that is your own address", allowed: "the address of someone else on this DoseTap")
         }
-        guard try store.person(named: email.text) != nil else {
-            throw DoseError.invalidInput(
-                field: "email", problem: "no one signs in to this DoseTap as \(email)",
-                allowed: "the address of a person of this DoseTap (whoever runs it adds people with `dosetap person add`)")
-        }
+        let base = try SignInLinks.checkedBase(base)
+        // Any address is invited the same way, with the same work, whether or not it has an account here: the answer
+        // must not tell anyone who this DoseTap's people are (issue 56). The account decides only what the mail asks.
+        let hasAccount = try store.person(named: email.text) != nil
         let token = Self.token(app.clock.random)
         let invitation = InvitationRecord(
             id: app.clock.makeID(), owner: person.id, email: email.text, grants: grants, createdAt: app.clock.now,
             expiresAt: app.clock.now.addingTimeInterval(Self.lifetime), state: .pending, answeredAt: nil)
         try store.invite(invitation, tokenHash: DeviceTokens.hash(token))
         try record(to: person.id, by: person.id, "shared", "invited \(email) to \(Self.words(grants))")
-        return (invitation, Self.url(base: try SignInLinks.checkedBase(base), token: token))
+        let url = Self.url(base: base, token: token)
+        if app.sendsMail {
+            let mail = OutgoingMail.invitation(
+                to: email.text, from: person.longName, grants: Self.words(grants), link: url, expiresAt: invitation.expiresAt,
+                hasAccount: hasAccount, id: app.clock.makeID())
+            _ = try store.queueMail(mail, at: app.clock.now, hourlyLimit: OutgoingMail.hourlyLimit)
+        }
+        return (invitation, url)
     }
 
     /// The acting person's invitations, newest first, and the shares they gave.

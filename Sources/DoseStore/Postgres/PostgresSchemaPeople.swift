@@ -216,6 +216,34 @@ extension PostgresSchema {
         ALTER TABLE wearable_summaries DROP CONSTRAINT wearable_summaries_pkey, ADD PRIMARY KEY (person_id, id);
         """
 
+    /// Mail waiting to be sent, or sent (SPEC §5.7, issue 56): one row a message, claimed by one instance under a lease as
+    /// a reminder job is, tried again with backoff, its last failure kept for the operator. A row is the service's, not a
+    /// person's: it is seen only in the scheduler's scope (`dosetap.scheduler`), where mail is queued, sent and counted.
+    /// A message's body carries a one-use link, so it is emptied once the message is sent or given up.
+    static let v17MailJobs = """
+        CREATE TABLE mail_jobs (
+            id text PRIMARY KEY,
+            recipient text NOT NULL CHECK (length(recipient) BETWEEN 3 AND 254),
+            kind text NOT NULL CHECK (kind IN ('sign_in', 'invitation', 'alert')),
+            subject text NOT NULL,
+            body_text text,
+            body_html text,
+            state text NOT NULL CHECK (state IN ('pending', 'sent', 'failed')),
+            attempts integer NOT NULL DEFAULT 0,
+            next_attempt_at timestamptz NOT NULL,
+            lease_owner text,
+            lease_until timestamptz,
+            last_error text,
+            created_at timestamptz NOT NULL,
+            done_at timestamptz
+        );
+        CREATE INDEX mail_jobs_due ON mail_jobs (next_attempt_at) WHERE state = 'pending';
+        CREATE INDEX mail_jobs_by_recipient ON mail_jobs (recipient, created_at);
+        ALTER TABLE mail_jobs ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE mail_jobs FORCE ROW LEVEL SECURITY;
+        CREATE POLICY mail_jobs_scheduler ON mail_jobs USING (current_setting('dosetap.scheduler', true) = 'on');
+        """
+
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
     static let personTables = [
         "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",

@@ -1,0 +1,96 @@
+public import DoseCore
+public import DoseStore
+public import Foundation
+
+/// The mail DoseTap sends (SPEC §5.7): plain text with an HTML part, the link the only thing to act on, no tracking.
+/// Each is queued in the shared store and sent by whichever `serve` instance has `--smtp`.
+public enum OutgoingMail {
+    /// Messages one address may be sent in an hour; past it, more are held back, so DoseTap cannot be made to flood
+    /// someone's inbox.
+    public static let hourlyLimit = 5
+
+    /// A sign-in link, good once until `expiresAt`.
+    public static func signIn(to address: String, link: String, expiresAt: Date, id: String) -> MailJob {
+        let until = minute(expiresAt)
+        let text = """
+            Open this link on the phone or computer you want to use DoseTap on, and press Sign in:
+
+            \(link)
+
+            The link works once, until \(until) UTC. If you did not expect it, ignore this mail: nothing happens unless \
+            the link is used.
+            """
+        let html = """
+            <p>Open this link on the phone or computer you want to use DoseTap on, and press Sign in:</p>
+            <p><a href="\(escaped(link))">Sign in to DoseTap</a></p>
+            <p>The link works once, until \(until) UTC. If you did not expect it, ignore this mail: nothing happens unless \
+            the link is used.</p>
+            """
+        return MailJob(id: id, recipient: address, kind: .signIn, subject: "Your DoseTap sign-in link", text: text, html: html)
+    }
+
+    /// An invitation from `inviter` to share `grants`. Whether the address has an account here changes only what the
+    /// mail asks of its reader, never what the inviter is told.
+    public static func invitation(
+        to address: String, from inviter: String, grants: String, link: String, expiresAt: Date, hasAccount: Bool, id: String
+    ) -> MailJob {
+        let until = minute(expiresAt)
+        let step =
+            hasAccount
+            ? "Open this link where you are signed in to DoseTap to accept:"
+            : "You have no account on this DoseTap yet. Ask whoever runs it to add \(address), then open this link to accept:"
+        let text = """
+            \(inviter) invited you to \(grants) their DoseTap record of split-night doses.
+
+            \(step)
+
+            \(link)
+
+            The invitation works once, until \(until) UTC. If you do not know \(inviter), ignore this mail.
+            """
+        let html = """
+            <p>\(escaped(inviter)) invited you to \(escaped(grants)) their DoseTap record of split-night doses.</p>
+            <p>\(escaped(step))</p>
+            <p><a href="\(escaped(link))">Open the invitation</a></p>
+            <p>The invitation works once, until \(until) UTC. If you do not know \(escaped(inviter)), ignore this mail.</p>
+            """
+        return MailJob(
+            id: id, recipient: address, kind: .invitation, subject: "\(inviter) invited you to DoseTap", text: text, html: html)
+    }
+
+    /// "2026-11-30 23:00", in UTC: a mail is read in any zone.
+    static func minute(_ date: Date) -> String {
+        String(ISO8601.string(date).prefix(16)).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// `text` safe inside HTML, attribute values included.
+    static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "'", with: "&#39;")
+    }
+}
+
+extension PeopleService {
+    /// Mails `named` a new sign-in link (their older unused link stops working), for whichever instance sends mail.
+    /// The link is not returned: only the person's mailbox ever holds it. An address sent the hour's limit already is
+    /// refused before anything changes, so their current link still works.
+    public func mailSignInLink(for named: String, base: String) throws -> (person: PersonRecord, expiresAt: Date) {
+        let person = try self.person(named)
+        guard let address = person.email else {
+            throw DoseError.invalidInput(
+                field: "person", problem: "\(person.shownName) has no address to mail", allowed: "`dosetap person address` gives them one")
+        }
+        guard try store.mailQueued(to: address, inHourBefore: clock.now) < OutgoingMail.hourlyLimit else {
+            throw DoseError.tooManyRequests(retryAfterSeconds: 3_600)
+        }
+        let (_, url, expiresAt) = try signInLink(for: person.id, base: base)
+        let job = OutgoingMail.signIn(to: address, link: url, expiresAt: expiresAt, id: clock.makeID())
+        _ = try store.queueMail(job, at: clock.now, hourlyLimit: OutgoingMail.hourlyLimit + 1)
+        return (person, expiresAt)
+    }
+}
+
+extension PeopleService {
+    /// The mail queue, newest first with what is pending or failed before what was sent: never a message's body.
+    public func mailQueue(limit: Int = 100) throws -> [MailQueueEntry] { try store.mailQueue(limit: limit) }
+}
