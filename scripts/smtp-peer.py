@@ -5,7 +5,7 @@ logged as one JSON line: the envelope, whether TLS was on and who authenticated,
 Python's own e-mail parser reads in it (headers, the plain and HTML parts decoded).
 
 Usage: smtp-peer.py LOG [--cert PEM --key PEM] [--implicit-tls] [--no-starttls] [--auth USER:PASSWORD]
-                        [--rcpt-reply 'CODE TEXT' ...] [--hold SECONDS]
+                        [--rcpt-reply 'CODE TEXT' ...] [--hold SECONDS] [--hold-first-rcpt SECONDS]
 Prints {"port": N} once listening; exits when its stdin closes (the test process ended).
 """
 import argparse, asyncio, email, email.policy, json, socket, ssl, sys
@@ -24,6 +24,8 @@ def main():
     options.add_argument("--auth")
     options.add_argument("--rcpt-reply", action="append", default=[], help="answer each RCPT in turn with this, then accept")
     options.add_argument("--hold", type=float, default=0, help="wait this long before answering the final dot")
+    options.add_argument("--hold-first-rcpt", type=float, default=0,
+                         help="wait this long before answering the first RCPT, after writing LOG.held (a sender killed meanwhile sent nothing)")
     args = options.parse_args()
 
     context = None
@@ -33,7 +35,13 @@ def main():
     replies = list(args.rcpt_reply)
 
     class Handler:
+        held = False
+
         async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+            if args.hold_first_rcpt and not Handler.held:
+                Handler.held = True
+                open(args.log + ".held", "w").close()
+                await asyncio.sleep(args.hold_first_rcpt)
             if replies:
                 return replies.pop(0)
             envelope.rcpt_tos.append(address)

@@ -34,6 +34,12 @@ struct Serve: AsyncParsableCommand {
     var smtp: String?
     @Option(help: "The address mail is sent from (with --smtp).") var mailFrom: String?
     @Option(help: "Trust the mail server's certificate if this PEM file's CA issued it (a relay with a private CA).") var smtpCA: String?
+    @Option(help: .hidden) var mailLeaseSeconds = Int(MailSender.defaultLease)
+    @Option(
+        help: """
+            Believe X-Forwarded-For only from a proxy at this address or block (CIDR, e.g. 127.0.0.1/32; repeat for several).             Without it the header is ignored and each request counts as its peer.
+            """)
+    var trustedProxy: [String] = []
     @Flag(
         help: """
             Serve a PostgreSQL store as a superuser, a BYPASSRLS role or the tables' owner anyway: one person's rows are \
@@ -134,7 +140,8 @@ struct Serve: AsyncParsableCommand {
             try await DoseTapServer.run(
                 environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push,
                 pairing: pairing,
-                requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, mail: mail, onServerRunning: announce)
+                requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, mail: mail,
+                mailLease: TimeInterval(max(1, mailLeaseSeconds)), onServerRunning: announce)
         }
     }
 
@@ -147,12 +154,13 @@ struct Serve: AsyncParsableCommand {
             }
             return nil
         }
+        let settings = try SMTPSettings.parse(url: url, from: mailFrom, trustedCertificates: smtpCA)
         guard shared else {
             throw DoseError.invalidInput(
                 field: "smtp", problem: "mail is sent from a PostgreSQL store's queue, and this store is a SQLite file",
                 allowed: "--database postgres://… with --smtp, or no --smtp")
         }
-        return SMTPClient(settings: try SMTPSettings.parse(url: url, from: mailFrom, trustedCertificates: smtpCA))
+        return SMTPClient(settings: settings)
     }
 
     /// Said at start when the store holds several people: no pairing link (whose device would it pair?), but how each
@@ -194,6 +202,12 @@ extension Serve {
 
     /// Where to listen: HTTPS when both certificate files are given (and checked), else plain HTTP.
     func listener() throws(DoseError) -> Listener {
+        var listener = try plainOrSecureListener()
+        listener.trustedProxies = try trustedProxy.map { cidr throws(DoseError) in try AddressRange.parse(cidr) }
+        return listener
+    }
+
+    func plainOrSecureListener() throws(DoseError) -> Listener {
         switch (tlsCert, tlsKey) {
         case (nil, nil):
             if httpLoopbackPort != nil {

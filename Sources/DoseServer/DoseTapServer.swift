@@ -1,6 +1,6 @@
 public import DoseApp
 import DoseStore
-import Foundation
+public import Foundation
 public import Hummingbird
 import HummingbirdCore
 import Logging
@@ -86,14 +86,15 @@ public enum DoseTapServer {
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil,
         deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false,
-        mail: SMTPClient? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+        mail: SMTPClient? = nil, mailLease: TimeInterval = MailSender.defaultLease,
+        onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         var environment = environment
         var services: [any Service] = []
         // A shared store's mail queue is sent by every instance that has a mail server, once each message.
         if let mail, let shared = environment.store.shared {
             environment.sendsMail = true
-            services.append(MailSendingService(sender: MailSender(store: shared, client: mail, environment: environment)))
+            services.append(MailSendingService(sender: MailSender(store: shared, client: mail, environment: environment, lease: mailLease)))
         }
         let logger = environment.logger
         let router: Router<DoseRequestContext>
@@ -136,7 +137,8 @@ public enum DoseTapServer {
         }
         let scheme = listener.tls == nil ? "http" : "https"
         let main = Application(
-            responder: ListenerResponder(inner: router.buildResponder(), secure: listener.tls != nil), server: server,
+            responder: ListenerResponder(inner: router.buildResponder(), secure: listener.tls != nil, trustedProxies: listener.trustedProxies),
+            server: server,
             configuration: .init(address: .hostname(listener.host, port: listener.port), serverName: "dosetap"),
             services: [reminders] + services,
             onServerRunning: { channel in
@@ -147,7 +149,8 @@ public enum DoseTapServer {
             logger: logger)
         guard let plainPort = listener.loopbackHTTPPort else { return [main] }
         let plain = Application(
-            responder: ListenerResponder(inner: router.buildResponder(), secure: false), server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
+            responder: ListenerResponder(inner: router.buildResponder(), secure: false, trustedProxies: listener.trustedProxies),
+            server: .guardedHTTP1(ConnectionGovernor(limits: limits)),
             configuration: .init(address: .hostname("127.0.0.1", port: plainPort), serverName: "dosetap"), logger: logger)
         return [main, plain]
     }
@@ -157,12 +160,13 @@ public enum DoseTapServer {
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil, deliveries: [any ReminderDelivery] = [],
         push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false, mail: SMTPClient? = nil,
-        onServerRunning: @escaping @Sendable (Int) async -> Void
+        mailLease: TimeInterval = MailSender.defaultLease, onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(
             environment: environment, listener: listener, linkHost: linkHost, publicURL: publicURL, deliveries: deliveries, push: push,
             pairing: pairing,
-            requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, mail: mail, onServerRunning: onServerRunning)
+            requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, mail: mail, mailLease: mailLease,
+            onServerRunning: onServerRunning)
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
             configuration: .init(
@@ -190,6 +194,8 @@ public struct Listener: Sendable {
     public var tls: TLSFiles?
     /// With HTTPS: also plain HTTP on 127.0.0.1 at this port, for programs on this machine.
     public var loopbackHTTPPort: Int?
+    /// The proxies whose `X-Forwarded-For` is believed (`serve --trusted-proxy`); none by default.
+    public var trustedProxies: [AddressRange] = []
     /// Whether a host name or address is this machine itself, which browsers treat as a secure context like HTTPS.
     public static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host.hasSuffix(".localhost") || host.hasPrefix("127.") || host == "::1"

@@ -35,23 +35,26 @@ public struct DoseRequestContext: RequestContext {
 
     /// The peer's address (the proxy's, behind one), for what is limited per address; nil when the channel has none.
     public var remoteAddress: String?
+    /// The proxies whose `X-Forwarded-For` is believed, set by the listener (`serve --trusted-proxy`).
+    public var trustedProxies: [AddressRange] = []
 
     public init(source: Source) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
     }
 
-    /// The address a request came from, for what is limited per address: behind a proxy on this machine (the peer is
-    /// loopback), the one it appended last to `X-Forwarded-For`, so each client is counted apart rather than all as the
-    /// proxy; otherwise the peer. A header from any other peer is not believed.
+    /// The address a request came from, for what is limited per address: behind a proxy the operator trusts
+    /// (`serve --trusted-proxy`), the one it appended last to `X-Forwarded-For`, so each client is counted apart rather
+    /// than all as the proxy; otherwise the peer. A header from any other peer, loopback included, is not believed: any
+    /// program on the machine could send one (issue 56).
     public func clientAddress(_ request: Request) -> String {
-        Self.clientAddress(peer: remoteAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!])
+        Self.clientAddress(peer: remoteAddress, forwardedFor: request.headers[HTTPField.Name("X-Forwarded-For")!], trusting: trustedProxies)
     }
 
-    /// `clientAddress` from the peer and the `X-Forwarded-For` header.
-    static func clientAddress(peer: String?, forwardedFor: String?) -> String {
+    /// `clientAddress` from the peer, the `X-Forwarded-For` header and the trusted proxies.
+    static func clientAddress(peer: String?, forwardedFor: String?, trusting proxies: [AddressRange]) -> String {
         guard let peer else { return "unknown" }
-        guard Listener.isLoopback(peer), let forwardedFor,
+        guard proxies.contains(where: { $0.contains(peer) }), let forwardedFor,
             let last = forwardedFor.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty, last.count <= 45
         else { return peer }
         return last
@@ -84,10 +87,12 @@ public struct SharedAccess: Sendable {
 struct ListenerResponder<Inner: HTTPResponder>: HTTPResponder where Inner.Context == DoseRequestContext {
     let inner: Inner
     let secure: Bool
+    let trustedProxies: [AddressRange]
 
     func respond(to request: Request, context: DoseRequestContext) async throws -> Response {
         var context = context
         context.secureTransport = secure
+        context.trustedProxies = trustedProxies
         return try await inner.respond(to: request, context: context)
     }
 }

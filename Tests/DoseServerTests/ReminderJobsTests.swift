@@ -177,14 +177,31 @@ struct ReminderJobsTests {
     }
 
     @Test(
-        "behind a proxy on this machine each client counts apart, by the address the proxy appended last; from anyone else the header is ignored",
+        "behind a proxy the operator trusts each client counts apart, by the address the proxy appended last; from anyone else, loopback included, the header is ignored",
         arguments: [
             ("127.0.0.1", "203.0.113.7", "203.0.113.7"), ("127.0.0.1", "198.51.100.1, 203.0.113.7", "203.0.113.7"),
             ("::1", "2001:db8::5", "2001:db8::5"), ("127.0.0.1", nil, "127.0.0.1"), ("127.0.0.1", " , ", "127.0.0.1"),
             ("192.0.2.10", "203.0.113.7", "192.0.2.10"), (nil, "203.0.113.7", "unknown"),
+            ("10.1.2.3", "203.0.113.7", "203.0.113.7"), ("10.1.2.3", "203.0.113.7, 198.51.100.9", "198.51.100.9"),
+            ("11.0.0.1", "203.0.113.7", "11.0.0.1"), ("127.0.0.2", "203.0.113.7", "127.0.0.2"),
+            ("::ffff:127.0.0.1", "203.0.113.7", "203.0.113.7"),
         ] as [(String?, String?, String)])
-    func clientAddress(peer: String?, forwardedFor: String?, counted: String) {
-        #expect(DoseRequestContext.clientAddress(peer: peer, forwardedFor: forwardedFor) == counted)
+    func clientAddress(peer: String?, forwardedFor: String?, counted: String) throws {
+        let trusted = try ["127.0.0.1", "::1/128", "10.0.0.0/8"].map { try AddressRange.parse($0) }
+        #expect(DoseRequestContext.clientAddress(peer: peer, forwardedFor: forwardedFor, trusting: trusted) == counted)
+        // With no proxy named, the default, no peer's header is believed: a program on this machine could send any.
+        #expect(DoseRequestContext.clientAddress(peer: peer, forwardedFor: forwardedFor, trusting: []) == (peer ?? "unknown"))
+    }
+
+    @Test(
+        "a trusted proxy is an address or a CIDR block; anything else is refused by name",
+        arguments: ["localhost", "10.0.0.0/33", "::1/129", "10.0.0.0/x", "", "10.0.0/8", "1.2.3.4/8/8"])
+    func badTrustedProxy(text: String) {
+        #expect {
+            _ = try AddressRange.parse(text)
+        } throws: { error in
+            "\(error)".contains("trusted-proxy")
+        }
     }
 
     @Test("the store's link and push keys are made once when several people's first reminders ask for them at once", SharedStoreFixture.enabled)

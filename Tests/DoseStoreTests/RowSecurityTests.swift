@@ -42,6 +42,8 @@ struct RowSecurityTests {
                 }
                 try owner.issueSignInLink(person: person, tokenHash: Self.linkHash(person), at: F.dose1, expiresAt: F.minutes(24 * 60))
                 try owner.recordAccess(to: person, by: nil, action: "viewed", detail: "canary of \(person)", at: F.dose1)
+                let mail = MailJob(id: "mail-\(person)", recipient: "\(person)@example.org", kind: .signIn, subject: "s", text: "t", html: "h")
+                _ = try owner.queueMail(mail, at: F.dose1, hourlyLimit: 5)
             }
             try owner.transaction(writingFor: "local") { session in
                 try session.execute(
@@ -64,6 +66,8 @@ struct RowSecurityTests {
 
     /// The tables that hold no one's rows: the directory of people and the service's own.
     static let unsecured: Set<String> = ["dosetap_migrations", "people", "server_keys", "server_runs", "sign_in_failures"]
+    /// The service's own queues, secured so that only the scheduler's scope sees them: no person's, whoever is named.
+    static let schedulerOnly: Set<String> = ["mail_jobs"]
 
     /// Every table of the store's schema, with whether row-level security is on and forced, and whether it names a person
     /// or a night.
@@ -114,6 +118,13 @@ struct RowSecurityTests {
         var populated = 0
         for table in try Self.tables(people.owner) where !Self.unsecured.contains(table.name) {
             #expect(try Self.count(table.name, in: people.served, seeing: .nobody) == 0, "\(table.name) showed rows to no one")
+            if Self.schedulerOnly.contains(table.name) {
+                for person in ["local", "bob"] {
+                    #expect(try Self.count(table.name, in: people.served, seeing: .person(person)) == 0, "\(table.name) showed rows to \(person)")
+                }
+                #expect(try Self.count(table.name, in: people.served, seeing: .scheduler) == 2, "the scheduler sees the queue")
+                continue
+            }
             for person in ["local", "bob"] {
                 // What is theirs, as the owner's unrestricted view counts it.
                 let theirs =

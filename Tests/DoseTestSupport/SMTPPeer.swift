@@ -41,7 +41,11 @@ public final class SMTPPeer: @unchecked Sendable {
     deinit {
         process.terminate()
         try? FileManager.default.removeItem(at: log)
+        try? FileManager.default.removeItem(atPath: log.path + ".held")
     }
+
+    /// Whether the server is holding its first RCPT's answer (`--hold-first-rcpt`): a sender is mid-send.
+    public var isHolding: Bool { FileManager.default.fileExists(atPath: log.path + ".held") }
 
     /// Every message accepted, oldest first: `mail_from`, `rcpt_tos`, `tls`, `auth`, `data`, the parsed `from`, `to`,
     /// `subject`, `date`, `message-id`, `content_type`, `defects`, and the decoded `plain` and `html` parts.

@@ -18,13 +18,15 @@ public actor MailSender {
     /// This instance's name on its leases, unique per run.
     public nonisolated let owner: String
     /// How long a claim holds: longer than one message can take (the client's timeouts).
-    public static let lease: TimeInterval = 180
+    public static let defaultLease: TimeInterval = 180
+    let lease: TimeInterval
     /// Waits before the second, third, … try; after the last, the message is given up.
     public static let backoff: [TimeInterval] = [60, 300, 1_800, 7_200, 21_600]
     static let batch = 20
 
-    public init(store: PostgresStore, client: SMTPClient, environment: AppEnvironment) {
+    public init(store: PostgresStore, client: SMTPClient, environment: AppEnvironment, lease: TimeInterval = MailSender.defaultLease) {
         self.store = store
+        self.lease = lease
         self.client = client
         self.environment = environment
         owner = "\(ProcessInfo.processInfo.hostName)/\(ProcessInfo.processInfo.processIdentifier)/mail/\(UUID().uuidString.prefix(8))"
@@ -33,8 +35,8 @@ public actor MailSender {
     /// One round: claims what is due and sends it, one message after another. Returns how many it claimed.
     @discardableResult
     public func round() async -> Int {
-        let (store, owner, now) = (self.store, self.owner, environment.now())
-        guard let claimed = try? await BlockingWork.run({ try store.claimMail(owner: owner, now: now, lease: Self.lease, limit: Self.batch) })
+        let (store, owner, now, lease) = (self.store, self.owner, environment.now(), self.lease)
+        guard let claimed = try? await BlockingWork.run({ try store.claimMail(owner: owner, now: now, lease: lease, limit: Self.batch) })
         else { return 0 }
         for job in claimed {
             let outcome = await send(job)
