@@ -10,6 +10,7 @@ struct DoseTapCommand: ParsableCommand {
         commandName: "dosetap",
         abstract: "Times Dose 2 of a split-night medication, refuses unsafe doses, and logs the night.",
         discussion: "DoseTap is a timing and logging aid, not medical advice. Follow your prescriber's instructions.",
+        version: DoseTapVersion.text,
         subcommands: [
             Status.self, Dose1.self, Dose2.self, Skip.self, Snooze.self, Undo.self, Log.self, Wake.self, CheckIn.self,
             PreSleep.self, Med.self, History.self, Session.self, Event.self, Settings.self, Export.self, Import.self, ClearAll.self, Press.self,
