@@ -260,23 +260,16 @@ public enum RecordStore: Sendable {
         return try store.useSignInLink(tokenHash: tokenHash, person: person, at: now)
     }
 
-    /// Failed sign-ins since `since` from `address` and against this store's person's account (none on a SQLite file,
-    /// where none can succeed either).
-    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> (address: Int, account: Int) {
-        guard case .postgres(let store, _) = self else { return (0, 0) }
-        return try store.signInFailures(from: address, of: account, since: since, forgetBefore: forgetBefore)
+    /// Failed sign-ins from `address` since `since`, counted by every instance of a shared store (none on a file).
+    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> Int {
+        guard case .postgres(let store, _) = self else { return 0 }
+        return try store.signInFailures(from: address, since: since, forgetBefore: forgetBefore)
     }
 
-    /// Counts a failed sign-in from `address`, and against this store's person's account, for every instance to see.
+    /// Counts a failed sign-in from `address`, for every instance to see.
     public func recordSignInFailure(from address: String, at now: Date) throws {
         guard case .postgres(let store, _) = self else { return }
-        try store.recordSignInFailure(from: address, of: account, at: now)
-    }
-
-    /// The person whose account a sign-in here is for: none in the lobby (a link of no one's).
-    private var account: String? {
-        guard let person = personID, person != Self.nobody else { return nil }
-        return person
+        try store.recordSignInFailure(from: address, at: now)
     }
 
     /// Where the records are, as the privacy step of setup says it: short enough to read on a phone, so no URL.

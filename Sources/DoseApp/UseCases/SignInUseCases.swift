@@ -9,8 +9,8 @@ public import Foundation
 public enum SignInLinks {
     /// How long a link stays good.
     public static let lifetime: TimeInterval = 24 * 3600
-    /// Failed sign-ins an address, or one person's account, may have in `failureWindow` before it must wait. A failure
-    /// counts against an account when the link was theirs (used or expired): a guess names no one.
+    /// Failed sign-ins an address may have in `failureWindow` before it must wait. A person's own used or expired link
+    /// tried again counts against the address that tried it, never her account, so a replay cannot lock her out.
     public static let failuresAllowed = 10
     /// The window failed sign-ins are counted in, in seconds.
     public static let failureWindow = 15 * 60
@@ -63,12 +63,13 @@ public struct SignInService: Sendable {
         allowed: "a new link from whoever runs this DoseTap (`dosetap person link EMAIL`)")
 
     /// Uses `token` and pairs this browser as a device of the person, named `deviceName`; returns its device token.
-    /// An address, or an account, with too many failures in the window waits, whichever instance it asks.
+    /// An address with too many failures in the window waits, whichever instance it asks. Failures count against the
+    /// address alone, never the person whose (used or expired) link was tried: a replay must not lock her out.
     public func signIn(token: String, from address: String, deviceName: String) throws -> (device: DeviceRecord, token: String) {
         let now = app.clock.now
         let window = TimeInterval(SignInLinks.failureWindow)
         let failures = try app.store.signInFailures(from: address, since: now - window, forgetBefore: now - 24 * 3600)
-        guard max(failures.address, failures.account) < SignInLinks.failuresAllowed else {
+        guard failures < SignInLinks.failuresAllowed else {
             throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow)
         }
         guard SignInLinks.isWellFormed(token), try app.store.useSignInLink(tokenHash: DeviceTokens.hash(token), at: now) else {

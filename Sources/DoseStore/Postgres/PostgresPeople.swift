@@ -138,29 +138,21 @@ extension PostgresStore {
         }
     }
 
-    /// Failed sign-ins since `since` from `address`, and of `person`'s account (nil: a link of no one's), after
-    /// forgetting those older than `forgetBefore`.
-    public func signInFailures(from address: String, of person: String?, since: Date, forgetBefore: Date) throws -> (
-        address: Int, account: Int
-    ) {
-        try transaction(seeing: RowScope(person: person)) { session in
+    /// Failed sign-ins from `address` since `since`, on every instance; failures older than `forgetBefore` are deleted.
+    /// Failures count against their address alone: a failure with someone's own link (used or expired) once counted
+    /// against their account too, and replaying her used link ten times locked a person out for the window (issue 56).
+    public func signInFailures(from address: String, since: Date, forgetBefore: Date) throws -> Int {
+        try transaction(seeing: .nobody) { session in
             try session.execute("DELETE FROM sign_in_failures WHERE at < \(forgetBefore)")
-            try session.execute("DELETE FROM sign_in_account_failures WHERE at < \(forgetBefore)")
-            let counts = try session.rows(
-                """
-                SELECT (SELECT count(*)::bigint FROM sign_in_failures WHERE address = \(address) AND at >= \(since)),
-                    (SELECT count(*)::bigint FROM sign_in_account_failures WHERE person_id = \(person) AND at >= \(since))
-                """
-            ).first.map { try $0.decode((Int64, Int64).self) }
-            return (Int(counts?.0 ?? 0), Int(counts?.1 ?? 0))
+            return try session.rows("SELECT count(*)::bigint FROM sign_in_failures WHERE address = \(address) AND at >= \(since)").first
+                .map { Int(try $0.decode(Int64.self)) } ?? 0
         }
     }
 
-    /// Counts a failed sign-in from `address`, and against `person`'s account when the link was theirs.
-    public func recordSignInFailure(from address: String, of person: String?, at now: Date) throws {
-        try transaction(seeing: RowScope(person: person)) { session in
+    /// Counts a failed sign-in from `address`.
+    public func recordSignInFailure(from address: String, at now: Date) throws {
+        try transaction(seeing: .nobody) { session in
             try session.execute("INSERT INTO sign_in_failures (address, at) VALUES (\(address), \(now))")
-            if let person { try session.execute("INSERT INTO sign_in_account_failures (person_id, at) VALUES (\(person), \(now))") }
         }
     }
 
