@@ -1,4 +1,4 @@
-import DoseCore
+public import DoseCore
 public import DoseStore
 public import Foundation
 public import Logging
@@ -35,6 +35,8 @@ public struct AppEnvironment: Sendable {
     public var logger = Logger(label: "dosetap")
     /// Whether invitations are mailed as well as shown (`serve --smtp`: a shared store's queue is sent).
     public var sendsMail = false
+    /// Who may make an account (`serve --sign-up`).
+    public var signUp = SignUpPolicy.closed
 
     /// An environment from its parts; tests give a moving clock, counted ids and, where it matters, fixed bytes.
     /// `machineTimeZoneID` is the default of the `time_zone` setting; `timeZoneOverride` is `--tz`.
@@ -105,6 +107,7 @@ public struct AppEnvironment: Sendable {
     public func useCases(at clock: StoreClock) -> UseCases {
         var useCases = UseCases(store: store, clock: clock, outbound: outbound, scratchFolder: scratchFolder)
         useCases.sendsMail = sendsMail
+        useCases.signUp = signUp
         return useCases
     }
 }
@@ -121,6 +124,8 @@ public struct UseCases: Sendable {
     public let scratchFolder: URL
     /// Whether invitations are mailed as well as shown (`AppEnvironment.sendsMail`).
     public var sendsMail = false
+    /// Who may make an account (`AppEnvironment.signUp`).
+    public var signUp = SignUpPolicy.closed
 
     /// The use cases of a database at one clock.
     public init(_ database: AppDatabase, clock: StoreClock, outbound: OutboundTargets = OutboundTargets()) {

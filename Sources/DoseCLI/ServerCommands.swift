@@ -40,6 +40,11 @@ struct Serve: AsyncParsableCommand {
             Believe X-Forwarded-For only from a proxy at this address or block (CIDR, e.g. 127.0.0.1/32; repeat for several).             Without it the header is ignored and each request counts as its peer.
             """)
     var trustedProxy: [String] = []
+    @Option(
+        help: """
+            Who may make an account: closed (the operator adds people; the default), invited (someone invited may make one             from the invitation), or domain=DOMAIN (someone invited at an address there may).
+            """)
+    var signUp = "closed"
     @Flag(
         help: """
             Serve a PostgreSQL store as a superuser, a BYPASSRLS role or the tables' owner anyway: one person's rows are \
@@ -86,6 +91,7 @@ struct Serve: AsyncParsableCommand {
             logger.logLevel = .info
             var configured = context.environment
             configured.logger = logger
+            configured.signUp = try SignUpPolicy.parse(signUp)
             if clockRuns, options.now != nil {
                 // A night on a test's clock that moves as a real one does: the tap guards and the countdown see real seconds.
                 let (start, began) = (configured.now(), configured.wallClock())

@@ -196,7 +196,8 @@ struct AuthMiddleware: RouterMiddleware {
     let limits: RequestLimits
     /// Paths that need no token.
     static let openPaths: Set<String> = [
-        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/assets/app.css", "/assets/app.js", "/assets/tap.js", "/setup", "/setup/ca",
+        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/join", "/assets/app.css", "/assets/app.js", "/assets/tap.js", "/setup",
+        "/setup/ca",
         "/assets/period.js", "/assets/queue.js", "/sw.js", "/manifest.webmanifest", "/assets/icon.svg", "/assets/icon-192.png",
         "/assets/icon-512.png",
     ]

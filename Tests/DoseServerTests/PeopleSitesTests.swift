@@ -30,7 +30,7 @@ final class SharedStoreFixture: Sendable {
     /// Each person's id and API token, by first name.
     let people: [String: (id: String, token: String)]
 
-    init(now: Date, names: [String] = ["alice", "bob"], siteLimit: Int = 20_000, sendsMail: Bool = false) throws {
+    init(now: Date, names: [String] = ["alice", "bob"], siteLimit: Int = 20_000, sendsMail: Bool = false, signUp: SignUpPolicy = .closed) throws {
         var location = try PostgresLocation(url: try #require(Self.url))
         location.schema = "sites_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         // Made by its owner, served as a role that owns nothing, as `dosetap store grant` sets a hosted one up: every
@@ -49,6 +49,7 @@ final class SharedStoreFixture: Sendable {
             makeID: { UUID().uuidString.lowercased() }, random: .system)
         base.sleep = { _ in }
         base.sendsMail = sendsMail
+        base.signUp = signUp
         var people: [String: (String, String)] = [:]
         for name in names {
             let person = try store.addPerson(id: "person-\(name)", email: try EmailAddress("\(name)@example.org"), name: nil, at: now)

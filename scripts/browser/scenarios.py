@@ -1449,6 +1449,48 @@ def sign_in(driver, wait, binary, work, out, base_url):
         stop_server(process)
 
 
+def join(driver, wait, binary, work, out, base_url):
+    """Sign-up from an invitation (issue 56), served with --sign-up invited: Dave, who has no account, opens the link of
+    Alice's invitation; the page only asks, and a half-asleep double tap on its one button (0.3 s apart) makes one
+    account with one device and the share, and lands on Alice's Tonight, not on a refusal."""
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=join_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    port = free_port()
+    here = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
+    alice = json.loads(subprocess.run([binary, "person", "add", "alice@example.org", "--name", "Alice", "--json"], env=environment,
+                                      capture_output=True, text=True, check=True).stdout)["id"]
+    token = json.loads(subprocess.run([binary, "device", "add", "phone", "--person", "alice@example.org", "--json"], env=environment,
+                                      capture_output=True, text=True, check=True).stdout)["token"]
+    served, extra = served_as_hosted(binary, environment)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--sign-up", "invited", *extra], env=served,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        process.stdout.readline()
+        request = urllib.request.Request(here + "/v1/shares", method="POST", data=json.dumps({"email": "dave@example.org", "grants": ["view"]}).encode(),
+                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        invitation = json.loads(urllib.request.urlopen(request).read())["invite_url"].split("=")[-1]
+        driver.delete_all_cookies()
+        driver.get(f"{here}/join?token={invitation}")
+        button = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/join'] button")))
+        check("dave@example.org" in driver.find_element(By.TAG_NAME, "main").text, "the page names the address the account is for")
+        check(fits(driver), "the sign-up page fits 390x844 without scrolling")
+        audit(driver, "join", out)
+        check(not driver.get_cookie("dosetap_device"), "opening the link made nothing")
+        ActionChains(driver).move_to_element(button).click().pause(0.3).click().perform()
+        wait.until(lambda d: d.current_url.startswith(f"{here}/people/{alice}/"))
+        time.sleep(3.2)  # past the tap's settling, the page the double tap ended on is the one kept
+        check(driver.current_url.startswith(f"{here}/people/{alice}/"), f"the double tap ends on Alice's Tonight ({driver.current_url})")
+        check(not driver.find_elements(By.CSS_SELECTOR, "[role=alert].error, .error[role=alert]"), "and no refusal is shown")
+        audit(driver, "join-done", out)
+        people = json.loads(subprocess.run([binary, "person", "list", "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+        check(sorted(p["email"] for p in people) == ["alice@example.org", "dave@example.org"], f"one account was made ({people})")
+        devices = json.loads(subprocess.run([binary, "device", "list", "--json", "--person", "dave@example.org"], env=environment,
+                                            capture_output=True, text=True, check=True).stdout)
+        check(len(devices) == 1, f"with this browser as its one device ({len(devices)})")
+    finally:
+        stop_server(process)
+
+
 def caregiving(driver, wait, binary, work, out, base_url):
     """Three people of a shared store, on a fixed clock 170 minutes after Alice's Dose 1: Bob (log) lands on his People,
     opens Alice's Tonight from the switcher and takes her Dose 2 with the big button; Carol (view and report), her

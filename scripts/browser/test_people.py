@@ -16,6 +16,12 @@ def test_invitation(driver, wait, binary, work, out, store):
     scenarios.invitation(driver, wait, binary, work, out, store)
 
 
+def test_join(driver, wait, binary, work, out, store):
+    if not store:
+        pytest.skip("sign-up needs a PostgreSQL store: run with --database-url")
+    scenarios.join(driver, wait, binary, work, out, store)
+
+
 def test_caregiving(driver, wait, binary, work, out, store):
     if not store:
         pytest.skip("sharing needs a PostgreSQL store: run with --database-url")

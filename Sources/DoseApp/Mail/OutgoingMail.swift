@@ -29,16 +29,29 @@ public enum OutgoingMail {
         return MailJob(id: id, recipient: address, kind: .signIn, subject: "Your DoseTap sign-in link", text: text, html: html)
     }
 
+    /// Who an invitation's mail is for, which decides only what it asks of them.
+    public enum Reader: Sendable, Equatable {
+        /// Someone who signs in here: accept where signed in.
+        case hasAccount
+        /// Someone without an account whom the sign-up policy lets make one from the link.
+        case mayJoin
+        /// Someone without an account who must be added by the operator first.
+        case mustAskOperator
+    }
+
     /// An invitation from `inviter` to share `grants`. Whether the address has an account here changes only what the
     /// mail asks of its reader, never what the inviter is told.
     public static func invitation(
-        to address: String, from inviter: String, grants: String, link: String, expiresAt: Date, hasAccount: Bool, id: String
+        to address: String, from inviter: String, grants: String, link: String, expiresAt: Date, reader: Reader, id: String
     ) -> MailJob {
         let until = minute(expiresAt)
         let step =
-            hasAccount
-            ? "Open this link where you are signed in to DoseTap to accept:"
-            : "You have no account on this DoseTap yet. Ask whoever runs it to add \(address), then open this link to accept:"
+            switch reader {
+            case .hasAccount: "Open this link where you are signed in to DoseTap to accept:"
+            case .mayJoin: "Open this link to make your DoseTap account for \(address) and accept, in one step. There is no password to choose:"
+            case .mustAskOperator:
+                "You have no account on this DoseTap yet. Ask whoever runs it to add \(address), then open this link to accept:"
+            }
         let text = """
             \(inviter) invited you to \(grants) their DoseTap record of split-night doses.
 

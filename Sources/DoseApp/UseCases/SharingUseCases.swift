@@ -76,9 +76,12 @@ public struct SharingService: Sendable {
         try record(to: person.id, by: person.id, "shared", "invited \(email) to \(Self.words(grants))")
         let url = Self.url(base: base, token: token)
         if app.sendsMail {
+            // Someone without an account who may make one is sent the link that makes it; anyone else, the invitation.
+            let reader: OutgoingMail.Reader = hasAccount ? .hasAccount : app.signUp.allowsInvitee(email) ? .mayJoin : .mustAskOperator
+            let link = reader == .mayJoin ? JoinService.url(base: base, token: token) : url
             let mail = OutgoingMail.invitation(
-                to: email.text, from: person.longName, grants: Self.words(grants), link: url, expiresAt: invitation.expiresAt,
-                hasAccount: hasAccount, id: app.clock.makeID())
+                to: email.text, from: person.longName, grants: Self.words(grants), link: link, expiresAt: invitation.expiresAt,
+                reader: reader, id: app.clock.makeID())
             _ = try store.queueMail(mail, at: app.clock.now, hourlyLimit: OutgoingMail.hourlyLimit)
         }
         return (invitation, url)
