@@ -45,6 +45,7 @@ struct Serve: AsyncParsableCommand {
             Who may make an account: closed (the operator adds people; the default), invited (someone invited may make one             from the invitation), or domain=DOMAIN (someone invited at an address there may).
             """)
     var signUp = "closed"
+    @Option(help: "Serve /metrics (Prometheus's text format) on 127.0.0.1 at this port, apart from the API.") var metricsPort: Int?
     @Flag(
         help: """
             Serve a PostgreSQL store as a superuser, a BYPASSRLS role or the tables' owner anyway: one person's rows are \
@@ -137,6 +138,9 @@ struct Serve: AsyncParsableCommand {
                 Terminal.current.line(text)
             }
             let mail = try self.mailClient(shared: environment.store.shared != nil)
+            if let metricsPort, !(1...65535).contains(metricsPort) || metricsPort == port {
+                throw DoseError.invalidInput(field: "metrics-port", problem: "\(metricsPort)", allowed: "1–65535, not the API's port")
+            }
             let deliveries = try channels.deliveries(environment)
             let push = try channels.pushOptions(environment)
             // Last of the checks, so a mistyped option is named first whoever the role is.
@@ -147,7 +151,7 @@ struct Serve: AsyncParsableCommand {
                 environment: environment, listener: listener, linkHost: shown, publicURL: publicURL, deliveries: deliveries, push: push,
                 pairing: pairing,
                 requestsPerMinute: rateLimit, limits: limits, everyone: context.everyone, mail: mail,
-                mailLease: TimeInterval(max(1, mailLeaseSeconds)), onServerRunning: announce)
+                mailLease: TimeInterval(max(1, mailLeaseSeconds)), metricsPort: metricsPort, onServerRunning: announce)
         }
     }
 

@@ -35,6 +35,8 @@ public enum DoseTapServer {
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
+        // Latency by route: nothing is kept unless `serve --metrics-port` turned collection on.
+        router.add(middleware: RequestMetricsMiddleware())
         if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes, hosted: environment.store.shared != nil))
@@ -86,11 +88,14 @@ public enum DoseTapServer {
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil,
         deliveries: [any ReminderDelivery] = [], push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(),
         requestsPerMinute: Int = ServerLimits.requestsPerMinute, limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false,
-        mail: SMTPClient? = nil, mailLease: TimeInterval = MailSender.defaultLease,
+        mail: SMTPClient? = nil, mailLease: TimeInterval = MailSender.defaultLease, metricsPort: Int? = nil,
         onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws -> [any Service] {
         var environment = environment
         var services: [any Service] = []
+        if let metricsPort {
+            services.append(ServerMetrics.enable().application(port: metricsPort, environment: environment, logger: environment.logger))
+        }
         // A shared store's mail queue is sent by every instance that has a mail server, once each message.
         if let mail, let shared = environment.store.shared {
             environment.sendsMail = true
@@ -160,13 +165,13 @@ public enum DoseTapServer {
         environment: AppEnvironment, listener: Listener, linkHost: String? = nil, publicURL: String? = nil, deliveries: [any ReminderDelivery] = [],
         push: PushOptions? = nil, pairing: PairingCodes = PairingCodes(), requestsPerMinute: Int = ServerLimits.requestsPerMinute,
         limits: ConnectionLimits = ConnectionLimits(), everyone: Bool = false, mail: SMTPClient? = nil,
-        mailLease: TimeInterval = MailSender.defaultLease, onServerRunning: @escaping @Sendable (Int) async -> Void
+        mailLease: TimeInterval = MailSender.defaultLease, metricsPort: Int? = nil, onServerRunning: @escaping @Sendable (Int) async -> Void
     ) async throws {
         let services = try applications(
             environment: environment, listener: listener, linkHost: linkHost, publicURL: publicURL, deliveries: deliveries, push: push,
             pairing: pairing,
             requestsPerMinute: requestsPerMinute, limits: limits, everyone: everyone, mail: mail, mailLease: mailLease,
-            onServerRunning: onServerRunning)
+            metricsPort: metricsPort, onServerRunning: onServerRunning)
         // Listed last, so shut down first: an import under way stops before the server waits for its request.
         let group = ServiceGroup(
             configuration: .init(

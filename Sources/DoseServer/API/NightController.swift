@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import Prometheus
 import ServiceLifecycle
 
 /// Tonight (SPEC §5.3): the status, the night actions with their idempotency keys and client event ids, the check-in,
@@ -130,6 +131,8 @@ struct NightController: SiteController {
         return Response(
             status: .ok, headers: headers,
             body: ResponseBody { writer in
+                ServerMetrics.enabled?.streams.increment(by: 1)
+                defer { ServerMetrics.enabled?.streams.decrement(by: 1) }
                 try await writer.write(ByteBuffer(string: ": connected\n\n"))
                 // The server waits for open responses before it stops, so the stream ends itself on graceful shutdown.
                 try await withGracefulShutdownHandler {

@@ -246,6 +246,7 @@ public actor ReminderEngine {
     public var deliveriesInFlight: Int { inFlight.count }
 
     func notice(for reminder: Reminder, due: DueReminders, app: UseCases) throws -> ReminderNotice {
+        ServerMetrics.reminderSent(fireAt: reminder.fireAt, now: app.clock.now)
         let sessionID = due.sessionID?.rawValue ?? ""
         var tokens: [ActionLink.Action: String] = [:]
         var links: [ActionLink.Action: ActionLink] = [:]

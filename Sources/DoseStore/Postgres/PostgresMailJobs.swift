@@ -152,3 +152,32 @@ extension PostgresStore {
         }
     }
 }
+
+/// The sizes of a shared store's queues, by state, for the operator's monitoring.
+public struct QueueCounts: Sendable, Equatable {
+    /// Reminder jobs: `pending` (not yet due or not claimed), `leased` (an instance holds them now).
+    public var reminderJobs: [(String, Int)]
+    /// Mail: `queued` (pending), `failed`.
+    public var mail: [(String, Int)]
+
+    public static func == (a: QueueCounts, b: QueueCounts) -> Bool {
+        a.reminderJobs.map { "\($0)=\($1)" } == b.reminderJobs.map { "\($0)=\($1)" } && a.mail.map { "\($0)=\($1)" } == b.mail.map { "\($0)=\($1)" }
+    }
+}
+
+extension PostgresStore {
+    /// The reminder jobs and mail waiting, leased or failed now, in one read.
+    public func queueCounts() throws -> QueueCounts {
+        try transaction(readOnly: true, seeing: .scheduler) { session in
+            let row = try session.rows(
+                """
+                SELECT (SELECT count(*) FROM reminder_jobs WHERE state IN ('pending', 'sending') AND (lease_until IS NULL OR lease_until <= now())),
+                    (SELECT count(*) FROM reminder_jobs WHERE state IN ('pending', 'sending') AND lease_until > now()),
+                    (SELECT count(*) FROM mail_jobs WHERE state = 'pending'), (SELECT count(*) FROM mail_jobs WHERE state = 'failed')
+                """
+            ).first
+            let (pending, leased, queued, failed) = try row?.decode((Int, Int, Int, Int).self) ?? (0, 0, 0, 0)
+            return QueueCounts(reminderJobs: [("pending", pending), ("leased", leased)], mail: [("queued", queued), ("failed", failed)])
+        }
+    }
+}

@@ -5,6 +5,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import PostgresNIO
+public import Synchronization
 
 /// A DoseTap store on PostgreSQL: a few connections kept open, every unit of work one transaction, the schema brought
 /// up to date by `PostgresSchema` when it opens.
@@ -216,7 +217,14 @@ public final class PostgresStore: Sendable {
         do { return try body(PostgresSession(connection: connection, logger: logger)) } catch { throw mapped(error) }
     }
 
+    /// Told how long each wait for a connection took, in nanoseconds (`serve --metrics-port` reports it).
+    public static let connectionWaitObserver = Mutex<(@Sendable (UInt64) -> Void)?>(nil)
+
     private func take() throws -> PostgresConnection {
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer {
+            if let observe = Self.connectionWaitObserver.withLock({ $0 }) { observe(DispatchTime.now().uptimeNanoseconds - started) }
+        }
         while let connection = idle.withLockedValue({ $0.popLast() }) {
             if !connection.isClosed { return connection }
         }
