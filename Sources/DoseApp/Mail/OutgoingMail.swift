@@ -98,7 +98,10 @@ extension PeopleService {
         }
         let (_, url, expiresAt) = try signInLink(for: person.id, base: base)
         let job = OutgoingMail.signIn(to: address, link: url, expiresAt: expiresAt, id: clock.makeID())
-        _ = try store.queueMail(job, at: clock.now, hourlyLimit: OutgoingMail.hourlyLimit + 1)
+        // Another message to the address in the instant since the check: the new link is made but not sent, so say so.
+        guard try store.queueMail(job, at: clock.now, hourlyLimit: OutgoingMail.hourlyLimit) else {
+            throw DoseError.tooManyRequests(retryAfterSeconds: 3_600)
+        }
         return (person, expiresAt)
     }
 }
