@@ -143,6 +143,14 @@ public struct UseCases: Sendable {
         self.scratchFolder = scratchFolder
     }
 
+    /// The same use cases, at the same clock and with the same settings, over `person`'s records of the shared store.
+    public func acting(as person: String) -> UseCases {
+        var theirs = UseCases(store: store.of(person: person), clock: clock, outbound: outbound, scratchFolder: scratchFolder)
+        theirs.sendsMail = sendsMail
+        theirs.signUp = signUp
+        return theirs
+    }
+
     /// A new path in the scratch folder, `prefix` then a fresh id then `suffix` (such as `.zip`).
     public func scratchPath(_ prefix: String, suffix: String = "") -> URL {
         scratchFolder.appendingPathComponent("\(prefix)-\(clock.makeID())\(suffix)")

@@ -86,9 +86,8 @@ struct PersonCommand: ParsableCommand {
                 }
                 let (person, url, expiresAt) = try people.signInLink(for: added.id, base: base)
                 Output.show(
-                    json: options.json, PersonCommand.linkJSON(person, url, expiresAt),
-                    "Added \(person.shownName)\(person.name.map { " (\($0))" } ?? ""). Commands act for them with --person \(person.shownName).\n"
-                        + PersonCommand.linkWords(person, url, expiresAt))
+                    json: options.json, PersonCommand.linkJSON(person, url, expiresAt), introduction + PersonCommand.linkWords(person, url, expiresAt)
+                )
             }
         }
     }

@@ -29,7 +29,8 @@ struct Serve: AsyncParsableCommand {
     var clockRuns = false
     @Option(
         help: """
-            Mail sign-in links and invitations through this server (default $DOSETAP_SMTP_URL): smtp://[USER:PASSWORD@]HOST:PORT             (STARTTLS; plain only to a relay on loopback) or smtps://… (implicit TLS). Needs a PostgreSQL store.
+            Mail sign-in links and invitations through this server (default $DOSETAP_SMTP_URL): smtp://[USER:PASSWORD@]HOST:PORT \
+            (STARTTLS; plain only to a relay on loopback) or smtps://… (implicit TLS). Needs a PostgreSQL store.
             """)
     var smtp: String?
     @Option(help: "The address mail is sent from (with --smtp).") var mailFrom: String?
@@ -37,12 +38,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: .hidden) var mailLeaseSeconds = Int(MailSender.defaultLease)
     @Option(
         help: """
-            Believe X-Forwarded-For only from a proxy at this address or block (CIDR, e.g. 127.0.0.1/32; repeat for several).             Without it the header is ignored and each request counts as its peer.
+            Believe X-Forwarded-For only from a proxy at this address or block (CIDR, e.g. 127.0.0.1/32; repeat for several). \
+            Without it the header is ignored and each request counts as its peer.
             """)
     var trustedProxy: [String] = []
     @Option(
         help: """
-            Who may make an account: closed (the operator adds people; the default), invited (someone invited may make one             from the invitation), or domain=DOMAIN (someone invited at an address there may).
+            Who may make an account: closed (the operator adds people; the default), invited (someone invited may make one \
+            from the invitation), or domain=DOMAIN (someone invited at an address there may).
             """)
     var signUp = "closed"
     @Option(help: "Serve /metrics (Prometheus's text format) on 127.0.0.1 at this port, apart from the API.") var metricsPort: Int?

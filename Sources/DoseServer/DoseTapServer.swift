@@ -35,8 +35,8 @@ public enum DoseTapServer {
         // HEAD answers as GET without the body (RFC 9110 §9.3.2), through the same middleware.
         let router = Router(context: DoseRequestContext.self, options: .autoGenerateHeadEndpoints)
         let routes = RouteTable()
-        // Latency by route: nothing is kept unless `serve --metrics-port` turned collection on.
-        router.add(middleware: RequestMetricsMiddleware())
+        // Latency by route, only once `serve --metrics-port` turned collection on (before any router is built).
+        if let metrics = ServerMetrics.enabled { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
         if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes, hosted: environment.store.shared != nil))

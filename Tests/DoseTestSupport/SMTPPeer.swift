@@ -4,8 +4,7 @@ public import Foundation
 /// implicit TLS, AUTH, and refusals on request, which logs every message it accepts with what Python's e-mail parser
 /// reads in it. It exits when the test process does.
 public final class SMTPPeer: @unchecked Sendable {
-    let process = Process()
-    let input = Pipe()
+    let peer: ScriptPeer
     /// Where the server writes one JSON line per message accepted.
     public let log: URL
     public let port: Int
@@ -14,32 +13,15 @@ public final class SMTPPeer: @unchecked Sendable {
 
     /// Starts the server with `scripts/smtp-peer.py`'s options (after its log).
     public init(_ options: [String]) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("scripts/smtp-peer.py")
         log = FileManager.default.temporaryDirectory.appendingPathComponent("smtp-\(UUID().uuidString).log")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, log.path] + options
-        let output = Pipe()
-        process.standardOutput = output
-        // It exits when this end of its stdin closes; its stderr is not the test runner's, which would wait for it.
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        guard let started = try? JSONSerialization.jsonObject(with: line) as? [String: Any], let port = started["port"] as? Int else {
-            process.terminate()
-            throw Failure.didNotStart(String(decoding: line, as: UTF8.self) + " (does `python3 -m pip install aiosmtpd` need running?)")
+        peer = try ScriptPeer("smtp-peer.py", [log.path] + options)
+        guard let port = peer.ready?["port"] as? Int else {
+            throw Failure.didNotStart(peer.readyText + " (does `python3 -m pip install aiosmtpd` need running?)")
         }
         self.port = port
     }
 
     deinit {
-        process.terminate()
         try? FileManager.default.removeItem(at: log)
         try? FileManager.default.removeItem(atPath: log.path + ".held")
     }
@@ -49,8 +31,5 @@ public final class SMTPPeer: @unchecked Sendable {
 
     /// Every message accepted, oldest first: `mail_from`, `rcpt_tos`, `tls`, `auth`, `data`, the parsed `from`, `to`,
     /// `subject`, `date`, `message-id`, `content_type`, `defects`, and the decoded `plain` and `html` parts.
-    public var messages: [[String: Any]] {
-        let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
+    public var messages: [[String: Any]] { ScriptPeer.lines(of: log) }
 }

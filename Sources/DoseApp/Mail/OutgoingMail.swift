@@ -104,9 +104,7 @@ extension PeopleService {
         }
         return (person, expiresAt)
     }
-}
 
-extension PeopleService {
     /// The mail queue, newest first with what is pending or failed before what was sent: never a message's body.
     public func mailQueue(limit: Int = 100) throws -> [MailQueueEntry] { try store.mailQueue(limit: limit) }
 }

@@ -11,7 +11,7 @@ public struct JoinService: Sendable {
 
     /// The address an invitee without an account opens to make one: `base` and the invitation's token.
     public static func url(base: String, token: String) -> String {
-        (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/join?token=" + token
+        SignInLinks.address(base: base, path: "/join", token: token)
     }
 
     /// What the page an invitation's join link opens shows before anything is done.
@@ -35,8 +35,7 @@ public struct JoinService: Sendable {
         let (invitation, _) = try app.sharing.invitation(token: token)
         try checkAllowed(invitation)
         let person = try PeopleService(store: store, clock: app.clock).add(email: invitation.email)
-        var theirs = UseCases(store: app.store.of(person: person.id), clock: app.clock, outbound: app.outbound, scratchFolder: app.scratchFolder)
-        theirs.signUp = app.signUp
+        let theirs = app.acting(as: person.id)
         let device = try theirs.devices.pair(name: deviceName, uniqued: true)
         guard let share = try theirs.sharing.answer(token: token, accept: true) else { throw SharingService.unusable }
         try theirs.sharing.record(to: person.id, by: person.id, "signed_in", "made this account from \(share.owner.shownName)'s invitation")

@@ -26,7 +26,7 @@ public struct SharingService: Sendable {
 
     /// The address an invitee opens: `base` (this DoseTap's own address) and the token.
     public static func url(base: String, token: String) -> String {
-        (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/invitation?token=" + token
+        SignInLinks.address(base: base, path: "/invitation", token: token)
     }
 
     /// The refusal of an invitation that cannot be answered, whatever the reason: it says nothing about whose it was.
@@ -161,7 +161,7 @@ public struct SharingService: Sendable {
             guard !grants.isDisjoint(with: [.view, .report]) else {
                 return SharedPersonOverview(share: share, latest: nil, recent: nil, ladderMinute: rung)
             }
-            let theirs = UseCases(store: app.store.of(person: share.owner.id), clock: app.clock, outbound: app.outbound)
+            let theirs = app.acting(as: share.owner.id)
             let adherence = try theirs.insights.insights(nights: SharedPersonOverview.recentNights).insights.adherence
             return SharedPersonOverview(
                 share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,

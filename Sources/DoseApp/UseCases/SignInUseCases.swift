@@ -24,8 +24,11 @@ public enum SignInLinks {
     }
 
     /// The address a person opens: `base` (this DoseTap's own address) and the token.
-    public static func url(base: String, token: String) -> String {
-        (base.hasSuffix("/") ? String(base.dropLast()) : base) + "/signin?token=" + token
+    public static func url(base: String, token: String) -> String { address(base: base, path: "/signin", token: token) }
+
+    /// `base` (this DoseTap's own address) with `path` and a one-time `token`: a sign-in, invitation or join link.
+    static func address(base: String, path: String, token: String) -> String {
+        (base.hasSuffix("/") ? String(base.dropLast()) : base) + path + "?token=" + token
     }
 
     /// `base` checked: an http(s) address with a host and nothing after its path.

@@ -95,24 +95,25 @@ final class ServerMetrics: Sendable {
     }
 }
 
-/// Times each request into `ServerMetrics` by the route it matched, once collection is on.
+/// Times each request into `ServerMetrics` by the route it matched; added to the router only while collection is on.
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = DoseRequestContext
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let metrics = ServerMetrics.enabled else { return try await next(request, context) }
         let started = DispatchTime.now().uptimeNanoseconds
-        let route = context.endpointPath ?? "unmatched"
+        var status = 500
+        defer {
+            metrics.request(
+                route: context.endpointPath ?? "unmatched", method: request.method.rawValue, status: status,
+                nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+        }
         do {
             let response = try await next(request, context)
-            metrics.request(
-                route: route, method: request.method.rawValue, status: response.status.code,
-                nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+            status = response.status.code
             return response
         } catch {
-            let status = (error as? any HTTPResponseError)?.status.code ?? 500
-            metrics.request(
-                route: route, method: request.method.rawValue, status: status, nanoseconds: DispatchTime.now().uptimeNanoseconds - started)
+            status = (error as? any HTTPResponseError)?.status.code ?? 500
             throw error
         }
     }

@@ -35,6 +35,11 @@ struct InvitationPages: PageController, SiteController {
         }
     }
 
+    /// When an invitation stops working, as its pages say it: the day and the time in `zone`.
+    static func expiry(_ invitation: InvitationRecord, _ zone: TimeZone) -> String {
+        SettingsView.day(invitation.expiresAt, zone) + " " + LocalClock.hourMinute(invitation.expiresAt, in: zone)
+    }
+
     func show(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
         let app = environment.useCases()
@@ -45,7 +50,7 @@ struct InvitationPages: PageController, SiteController {
             InvitationView(
                 frame: Frame("Invitation", current: ""), from: from.longName,
                 email: invitation.email, grants: SharingService.words(invitation.grants),
-                expires: SettingsView.day(invitation.expiresAt, zone) + " " + LocalClock.hourMinute(invitation.expiresAt, in: zone), token: token,
+                expires: Self.expiry(invitation, zone), token: token,
                 csrf: csrf(context), meanings: invitation.grants.map(Self.meaning)))
     }
 

@@ -29,8 +29,7 @@ struct JoinPages: PageController, SiteController {
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""
         let app = environment.useCases()
         let preview = try await BlockingWork.run { try app.join.preview(token: token) }
-        let zone = try app.settings.zone()
-        let expires = SettingsView.day(preview.invitation.expiresAt, zone) + " " + LocalClock.hourMinute(preview.invitation.expiresAt, in: zone)
+        let expires = InvitationPages.expiry(preview.invitation, try app.settings.zone())
         return try Templates.page(
             "join",
             JoinView(
@@ -46,9 +45,7 @@ struct JoinPages: PageController, SiteController {
         let app = environment.useCases()
         let agent = request.headers[.userAgent] ?? ""
         let joined = try await BlockingWork.run { try app.join.join(token: form.token, deviceName: DeviceNames.fromUserAgent(agent)) }
-        let secure = WebPages.isHTTPS(request, context) ? "; Secure" : ""
         let next = joined.share.grants.contains(.view) ? "/people/\(joined.share.owner.id)/" : "/people"
-        return WebPages.redirect(
-            next, cookie: "\(AuthMiddleware.cookie)=\(joined.deviceToken); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000\(secure)")
+        return WebPages.paired(next, token: joined.deviceToken, request, context)
     }
 }

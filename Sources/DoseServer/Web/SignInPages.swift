@@ -41,7 +41,6 @@ struct SignInPages: PageController, SiteController {
         let token = try await BlockingWork.run {
             try app.signIn.signIn(token: form.token, from: address, deviceName: DeviceNames.fromUserAgent(agent)).token
         }
-        let secure = WebPages.isHTTPS(request, context) ? "; Secure" : ""
-        return WebPages.redirect("/", cookie: "\(AuthMiddleware.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000\(secure)")
+        return WebPages.paired("/", token: token, request, context)
     }
 }

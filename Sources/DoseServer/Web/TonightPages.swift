@@ -40,8 +40,7 @@ struct TonightPages: PageController, SiteController {
             await pairing.restore(code, expiry: expiry, for: environment.store.personID)
             throw error
         }
-        let secure = WebPages.isHTTPS(request, context) ? "; Secure" : ""
-        return WebPages.redirect("/", cookie: "\(AuthMiddleware.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000\(secure)")
+        return WebPages.paired("/", token: token, request, context)
     }
 
     func tonight(_ request: Request, _ context: DoseRequestContext) throws -> Response {

@@ -28,6 +28,13 @@ enum WebPages {
         return Response(status: .seeOther, headers: headers)
     }
 
+    /// A redirect to `location` that leaves this browser paired as the device of `token`: the pairing cookie, for a year,
+    /// `Secure` when the request came over HTTPS.
+    static func paired(_ location: String, token: String, _ request: Request, _ context: DoseRequestContext) -> Response {
+        let secure = isHTTPS(request, context) ? "; Secure" : ""
+        return redirect(location, cookie: "\(AuthMiddleware.cookie)=\(token); Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000\(secure)")
+    }
+
     /// The page of a refusal. `hosted`: a store of several people, where a browser signs in with a link its operator makes
     /// (`person link`), not with the pairing link of a one-person server.
     static func errorPage(_ error: DoseError, hosted: Bool = false) throws -> Response {
