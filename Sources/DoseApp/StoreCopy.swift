@@ -101,7 +101,7 @@ public enum StoreCopy {
                     try store.removeAllRecords(of: arriving.id, withService: withService)
                 }
             } catch {
-                if made, person != nil { _ = try? store.removePerson(arriving) }
+                if made, person != nil { _ = try? store.removePerson(arriving, at: now) }
                 throw error
             }
             return Report(source: source.description, target: target.description, tables: copied, person: person.map { _ in arriving.shownName })

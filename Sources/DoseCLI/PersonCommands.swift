@@ -8,7 +8,7 @@ import Foundation
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "person", abstract: "Add, list, address and remove the people of a shared PostgreSQL store.",
-        subcommands: [Add.self, Link.self, List.self, Address.self, Remove.self])
+        subcommands: [Add.self, Link.self, List.self, Address.self, Operator.self, Remove.self])
 
     /// Where sign-in links point: `--link-base`, else `DOSETAP_PUBLIC_URL`, else this machine's default `serve`.
     static func linkBase(_ option: String?) -> String {
@@ -71,14 +71,17 @@ struct PersonCommand: ParsableCommand {
         @Option(help: "This DoseTap's address for the sign-in link (default $DOSETAP_PUBLIC_URL, else http://localhost:8080).")
         var linkBase: String?
         @Flag(help: "Mail them the link (sent by a `serve --smtp` of this store) instead of showing it here.") var mail = false
+        @Flag(help: "Make them an operator, who may open the operator's page (/operator).") var `operator` = false
 
         func run() throws {
             try Output.run(json: options.json) {
                 let people = try PersonCommand.people(options)
                 let base = try SignInLinks.checkedBase(PersonCommand.linkBase(linkBase))
                 let added = try people.add(email: email, name: name, timeZone: timeZone)
+                if self.operator { _ = try people.setOperator(added.id, true) }
                 let introduction =
-                    "Added \(added.shownName)\(added.name.map { " (\($0))" } ?? ""). Commands act for them with --person \(added.shownName).\n"
+                    "Added \(added.shownName)\(added.name.map { " (\($0))" } ?? "")\(self.operator ? ", an operator" : ""). "
+                    + "Commands act for them with --person \(added.shownName).\n"
                 if mail {
                     let (person, expiresAt) = try people.mailSignInLink(for: added.id, base: base)
                     return Output.show(
@@ -118,14 +121,48 @@ struct PersonCommand: ParsableCommand {
 
         func run() throws {
             try Output.run(json: options.json) {
-                let people = try PersonCommand.people(options).list()
-                if options.json { return Output.line(JSONValue.array(people.map(PersonCommand.json)).rendered()) }
+                let service = try PersonCommand.people(options)
+                let people = try service.list()
+                let operators = try service.operators()
+                if options.json {
+                    return Output.line(
+                        JSONValue.array(
+                            people.map { person in
+                                guard case .object(var object) = PersonCommand.json(person) else { return .null }
+                                object["operator"] = .bool(operators.contains(person.id))
+                                return .object(object)
+                            }
+                        ).rendered())
+                }
                 if people.isEmpty { Output.line("No people yet: `dosetap person add EMAIL` adds one.") }
                 for person in people {
                     Output.line(
                         "\(person.email ?? "(no address: the store's first person)")"
-                            + "\(person.name.map { "  \($0)" } ?? "")  [\(person.id)]  added \(ISO8601.string(person.createdAt))")
+                            + "\(person.name.map { "  \($0)" } ?? "")  [\(person.id)]  added \(ISO8601.string(person.createdAt))"
+                            + (operators.contains(person.id) ? "  operator" : ""))
                 }
+            }
+        }
+    }
+
+    struct Operator: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "operator",
+            abstract: "Make a person an operator, who may open the operator's page (/operator), or, with --off, no longer one.")
+        @OptionGroup var options: GlobalOptions
+        @Argument(help: "The person: their e-mail address, or their id as `dosetap person list` shows it.") var person: String
+        @Flag(help: "Take operator off them.") var off = false
+
+        func run() throws {
+            try Output.run(json: options.json) {
+                let changed = try PersonCommand.people(options).setOperator(person, !off)
+                guard case .object(var object) = PersonCommand.json(changed) else { return }
+                object["operator"] = .bool(!off)
+                Output.show(
+                    json: options.json, JSONValue.object(object),
+                    off
+                        ? "\(changed.shownName) is no longer an operator."
+                        : "\(changed.shownName) is an operator: /operator opens for them once signed in.")
             }
         }
     }

@@ -64,7 +64,7 @@ public enum DoseTapServer {
         for controller in [
             TonightPages.routes, HistoryPages.routes, QuestionnairePages.routes, MedicationPages.routes, InsightsPages.routes, SupplyPages.routes,
             SettingsPages.routes, AlarmPages.routes, SupportPages.routes, WelcomePages.routes, SetupRoutes.routes, ActionLinkRoutes.routes,
-            SignInPages.routes, JoinPages.routes, InvitationPages.routes, SharingPages.routes, AppShell.routes,
+            SignInPages.routes, JoinPages.routes, InvitationPages.routes, SharingPages.routes, OperatorPages.routes, AppShell.routes,
         ] {
             router.addRoutes(controller)
         }

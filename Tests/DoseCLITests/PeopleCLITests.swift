@@ -102,6 +102,31 @@ struct PeopleCLITests {
         }
     }
 
+    @Test("person add --operator and person operator mark who opens /operator; person list shows them; an unknown person is named", enabled)
+    func operators() throws {
+        let store = try PSQL.grantedStore().url
+        let added = try Self.run(["person", "add", "op@example.org", "--operator"], store)
+        #expect(added.status == 0 && added.json["email"] as? String == "op@example.org", "\(added.stdout)")
+        _ = try Self.run(["person", "add", "pat@example.org"], store)
+        func operators() throws -> [String] {
+            let listed = try CLI.inProcess(["person", "list", "--json", "--database", store])
+            let people = try #require(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+            return people.filter { $0["operator"] as? Bool == true }.compactMap { $0["email"] as? String }
+        }
+        #expect(try operators() == ["op@example.org"])
+        #expect(try Self.run(["person", "operator", "pat@example.org"], store).json["operator"] as? Bool == true)
+        #expect(try operators() == ["op@example.org", "pat@example.org"])
+        let off = try Self.run(["person", "operator", "op@example.org", "--off"], store)
+        #expect(off.status == 0 && off.json["operator"] as? Bool == false)
+        #expect(try operators() == ["pat@example.org"])
+        let words = try CLI.inProcess(["person", "list", "--database", store])
+        #expect(
+            words.stdout.contains("pat@example.org") && words.stdout.split(separator: "\n").filter { $0.hasSuffix("operator") }.count == 1,
+            "\(words.stdout)")
+        let unknown = try Self.run(["person", "operator", "nobody@example.org"], store)
+        #expect(unknown.status == 64 && unknown.stdout.contains("nobody@example.org"), "\(unknown.stdout)")
+    }
+
     @Test("two people, each night their own; without --person a store of several is refused by name; removal takes every row and no other's", enabled)
     func twoPeople() throws {
         // Set up as a hosted store is: its owner brings the schema up and grants the serving role, and every command
@@ -158,7 +183,10 @@ struct PeopleCLITests {
         let removed = try Self.run(["person", "remove", "alice@example.org", "--confirm", "Delete alice@example.org and all their data"], store)
         #expect(removed.status == 0 && removed.json["removed"] as? Bool == true && removed.json["remaining_rows"] as? Int == 0, "\(removed.stdout)")
         // Every row the scan found, but the person's own row in `people`, which the count of theirs does not include.
-        #expect(removed.json["deleted_rows"] as? Int == before.values.reduce(0, +) - 1, "\(removed.stdout) \(before)")
+        // The operators' audit names her too; it is not hers, and keeps the entries, with her address taken out of them.
+        let hers = before.filter { $0.key != "operator_audit" }
+        #expect(before["operator_audit"] ?? 0 > 0, "her addition and sign-in link are audited: \(before)")
+        #expect(removed.json["deleted_rows"] as? Int == hers.values.reduce(0, +) - 1, "\(removed.stdout) \(before)")
         let after = try PSQL.rowsMentioning(aliceNeedles, person: aliceID, base: base, schema: schema)
         #expect(after.isEmpty, "rows of Alice's remain: \(after)")
         #expect(try PSQL.rowsMentioning(["canary-bob"], person: "none", base: base, schema: schema) == bobBefore, "Bob's rows are untouched")

@@ -68,6 +68,11 @@ struct RowSecurityTests {
     static let unsecured: Set<String> = ["dosetap_migrations", "people", "server_keys", "server_runs", "sign_in_failures"]
     /// The service's own queues, secured so that only the scheduler's scope sees them: no person's, whoever is named.
     static let schedulerOnly: Set<String> = ["mail_jobs"]
+    /// The operators' own audit, seen only in the operator page's scope.
+    static let operatorOnly: Set<String> = ["operator_audit"]
+    /// What the operator page's scope reads of people's tables (issue 56): pending invitations and the reminder jobs'
+    /// times, never a record.
+    static let operatorReads: Set<String> = ["share_invitations", "reminder_jobs", "mail_jobs", "operator_audit"]
 
     /// Every table of the store's schema, with whether row-level security is on and forced, and whether it names a person
     /// or a night.
@@ -124,6 +129,16 @@ struct RowSecurityTests {
                 }
                 #expect(try Self.count(table.name, in: people.served, seeing: .scheduler) == 2, "the scheduler sees the queue")
                 continue
+            }
+            if Self.operatorOnly.contains(table.name) {
+                for scope in [RowScope.person("local"), .person("bob"), .scheduler] {
+                    #expect(try Self.count(table.name, in: people.served, seeing: scope) == 0, "\(table.name) showed rows to \(scope)")
+                }
+                #expect(try Self.count(table.name, in: people.served, seeing: .operatorPage) == 2, "the operator sees the two links' audit")
+                continue
+            }
+            if !Self.operatorReads.contains(table.name) {
+                #expect(try Self.count(table.name, in: people.served, seeing: .operatorPage) == 0, "\(table.name) showed rows to the operator")
             }
             for person in ["local", "bob"] {
                 // What is theirs, as the owner's unrestricted view counts it.
@@ -220,7 +235,7 @@ struct RowSecurityTests {
         let people = try TwoPeople()
         defer { people.close() }
         let bob = try #require(try people.served.person(named: "bob"))
-        let removal = try people.served.removePerson(bob)
+        let removal = try people.served.removePerson(bob, at: Date(timeIntervalSince1970: 1_800_000_000))
         #expect(removal.remaining == 0 && removal.deleted.values.reduce(0, +) > 10)
         for table in try Self.tables(people.owner) where table.owned {
             let theirs =

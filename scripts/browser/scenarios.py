@@ -1491,6 +1491,76 @@ def join(driver, wait, binary, work, out, base_url):
         stop_server(process)
 
 
+def operator_page(driver, wait, binary, work, out, base_url):
+    """The operator's page (issue 56): Olive, made an operator with `person add --operator`, signs in with her link and
+    reads /operator (people, a pending invitation, mail, reminders, instances, the database, the audit); a half-asleep
+    double tap on "Add" adds one person and shows one link, and one on "Remove", with the phrase typed, removes Pat once
+    and lands on the page that says so, not on a refusal."""
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=operator_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    port = free_port()
+    here = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
+
+    def run(*arguments):
+        return json.loads(subprocess.run([binary, *arguments, "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+
+    link = run("person", "add", "olive@example.org", "--name", "Olive", "--operator", "--link-base", here)["link"]
+    run("person", "add", "pat@example.org", "--name", "Pat")
+    token = run("device", "add", "phone", "--person", "pat@example.org")["token"]
+    served, extra = served_as_hosted(binary, environment)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", *extra], env=served, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+    try:
+        process.stdout.readline()
+        request = urllib.request.Request(here + "/v1/shares", method="POST", data=json.dumps({"email": "sam@example.org", "grants": ["view"]}).encode(),
+                                         headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+        urllib.request.urlopen(request).read()
+        driver.delete_all_cookies()
+        driver.get(link)
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signin'] button"))).click()
+        wait.until(lambda d: not d.current_url.startswith(here + "/signin"))
+        apart(driver)
+        driver.get(here + "/operator")
+        main = wait.until(EC.presence_of_element_located((By.TAG_NAME, "main"))).text
+        for words in ["Pat (pat@example.org)", "sam@example.org from Pat (pat@example.org)", "No reminder fired in the last 24 hours.",
+                      "connections:", "made an operator"]:
+            check(words in main, f"the operator's page shows {words!r}")
+        audit(driver, "operator", out)
+
+        driver.find_element(By.ID, "add-email").send_keys("quinn@example.org")
+        driver.find_element(By.ID, "add-name").send_keys("Quinn")
+        button = driver.find_element(By.CSS_SELECTOR, "form[data-add] button")
+        ActionChains(driver).move_to_element(button).click().pause(0.3).click().perform()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-signin-url]")))
+        time.sleep(3.2)  # past the tap's settling
+        check("Added Quinn (quinn@example.org)" in driver.find_element(By.TAG_NAME, "main").text, "the page says who was added")
+        check(not driver.find_elements(By.CSS_SELECTOR, "[role=alert]"), "the second tap brought no refusal")
+        audit(driver, "operator-added", out)
+        people = subprocess.run([binary, "person", "list", "--json"], env=environment, capture_output=True, text=True, check=True).stdout
+        check(sorted(p["email"] for p in json.loads(people)) == ["olive@example.org", "pat@example.org", "quinn@example.org"], f"one person added ({people})")
+
+        driver.get(here + "/operator")
+        pat = driver.find_element(By.XPATH, "//li[.//strong[contains(., 'pat@example.org')]]")
+        pat.find_element(By.TAG_NAME, "summary").click()
+        field = pat.find_element(By.CSS_SELECTOR, "form[data-remove] input[name=confirm]")
+        field.send_keys("Delete pat@example.org and all their data")
+        driver.save_screenshot(os.path.join(out, "operator-remove.png"))
+        apart(driver)
+        remove = pat.find_element(By.CSS_SELECTOR, "form[data-remove] button")
+        ActionChains(driver).move_to_element(remove).click().pause(0.3).click().perform()
+        wait.until(lambda d: "done=removed" in d.current_url)
+        time.sleep(3.2)
+        check("Removed, with every record of theirs" in driver.find_element(By.TAG_NAME, "main").text, "the page says Pat was removed")
+        check(not driver.find_elements(By.CSS_SELECTOR, "[role=alert]"), "the second tap brought no refusal")
+        audit(driver, "operator-removed", out)
+        driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+        driver.save_screenshot(os.path.join(out, "operator-bottom.png"))
+        people = json.loads(subprocess.run([binary, "person", "list", "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+        check(sorted(p["email"] for p in people) == ["olive@example.org", "quinn@example.org"], f"Pat was removed ({people})")
+    finally:
+        stop_server(process)
+
+
 def caregiving(driver, wait, binary, work, out, base_url):
     """Three people of a shared store, on a fixed clock 170 minutes after Alice's Dose 1: Bob (log) lands on his People,
     opens Alice's Tonight from the switcher and takes her Dose 2 with the big button; Carol (view and report), her

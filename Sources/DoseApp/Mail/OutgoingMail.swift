@@ -96,7 +96,7 @@ extension PeopleService {
         guard try store.mailQueued(to: address, inHourBefore: clock.now) < OutgoingMail.hourlyLimit else {
             throw DoseError.tooManyRequests(retryAfterSeconds: 3_600)
         }
-        let (_, url, expiresAt) = try signInLink(for: person.id, base: base)
+        let (_, url, expiresAt) = try signInLink(for: person.id, base: base, audited: "link_mailed")
         let job = OutgoingMail.signIn(to: address, link: url, expiresAt: expiresAt, id: clock.makeID())
         // Another message to the address in the instant since the check: the new link is made but not sent, so say so.
         guard try store.queueMail(job, at: clock.now, hourlyLimit: OutgoingMail.hourlyLimit) else {

@@ -34,7 +34,8 @@ public struct JoinService: Sendable {
         guard let store = app.store.shared else { throw SharingService.unshared }
         let (invitation, _) = try app.sharing.invitation(token: token)
         try checkAllowed(invitation)
-        let person = try PeopleService(store: store, clock: app.clock).add(email: invitation.email)
+        let person = try PeopleService(store: store, clock: app.clock, actor: OperatorActor(id: nil, name: "sign-up from an invitation")).add(
+            email: invitation.email)
         let theirs = app.acting(as: person.id)
         let device = try theirs.devices.pair(name: deviceName, uniqued: true)
         guard let share = try theirs.sharing.answer(token: token, accept: true) else { throw SharingService.unusable }

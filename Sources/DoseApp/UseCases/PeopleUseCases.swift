@@ -7,11 +7,14 @@ import Foundation
 public struct PeopleService: Sendable {
     let store: PostgresStore
     let clock: StoreClock
+    /// Who acts, for the operators' audit: the terminal, an operator at their page, or a sign-up.
+    let actor: OperatorActor
 
-    /// The people of `store`, at `clock` (its instant dates a new person, its ids name them).
-    public init(store: PostgresStore, clock: StoreClock) {
+    /// The people of `store`, at `clock` (its instant dates a new person, its ids name them), changed by `actor`.
+    public init(store: PostgresStore, clock: StoreClock, actor: OperatorActor = .terminal) {
         self.store = store
         self.clock = clock
+        self.actor = actor
     }
 
     /// The phrase `remove` needs for `email`, so a person is never removed by a slip of the keyboard.
@@ -30,7 +33,7 @@ public struct PeopleService: Sendable {
             _ = try ClockInput.timeZone(zone, field: "time-zone")
             return zone
         }
-        let person = try store.addPerson(id: clock.makeID(), email: email, name: name, at: clock.now)
+        let person = try store.addPerson(id: clock.makeID(), email: email, name: name, at: clock.now, by: actor)
         if let zone {
             _ = try RecordStore.postgres(store, person: person.id).settingsBook.update([("time_zone", zone)], clock: clock)
         }
@@ -57,14 +60,24 @@ public struct PeopleService: Sendable {
                 field: "confirm", problem: "removing \(person.shownName) deletes every record of theirs and cannot be undone",
                 allowed: "--confirm \"\(Self.removalPhrase(person.shownName))\"")
         }
-        let removal = try store.removePerson(person)
+        let removal = try store.removePerson(person, by: actor, at: clock.now)
         // Mail to them goes too: its address and links were theirs.
         if let email = person.email { try store.forgetMail(to: email) }
         return removal
     }
 
+    /// Makes the person `named` an operator (`on`), who may open `/operator`, or no longer one.
+    public func setOperator(_ named: String, _ on: Bool) throws -> PersonRecord {
+        let person = try self.person(named)
+        try store.setOperator(person, on, by: actor, at: clock.now)
+        return person
+    }
+
+    /// The ids of the operators.
+    public func operators() throws -> Set<String> { try store.operators() }
+
     /// The person an e-mail address or id names, or the refusal that says there is none.
-    func person(_ named: String) throws -> PersonRecord {
+    public func person(_ named: String) throws -> PersonRecord {
         guard let person = try store.person(named: named) else {
             throw DoseError.invalidInput(
                 field: "email", problem: "this store has no person '\(named.prefix(100))'",

@@ -47,11 +47,17 @@ public enum SignInLinks {
 extension PeopleService {
     /// A new sign-in link for the person `named`, at `base`; their older unused link stops working.
     public func signInLink(for named: String, base: String) throws -> (person: PersonRecord, url: String, expiresAt: Date) {
+        try signInLink(for: named, base: base, audited: "link_shown")
+    }
+
+    /// The same, audited as `audited` (`link_shown`, or `link_mailed` for a link only the mail carries).
+    func signInLink(for named: String, base: String, audited: String) throws -> (person: PersonRecord, url: String, expiresAt: Date) {
         let base = try SignInLinks.checkedBase(base)
         let person = try self.person(named)
         let token = SignInLinks.token(clock.random)
         let expiresAt = clock.now.addingTimeInterval(SignInLinks.lifetime)
-        try store.issueSignInLink(person: person.id, tokenHash: DeviceTokens.hash(token), at: clock.now, expiresAt: expiresAt)
+        try store.issueSignInLink(
+            person: person.id, tokenHash: DeviceTokens.hash(token), at: clock.now, expiresAt: expiresAt, audited: (actor, audited, person.longName))
         return (person, SignInLinks.url(base: base, token: token), expiresAt)
     }
 }

@@ -128,3 +128,15 @@ struct ShareForm: Decodable {
     var email: String
     var grants: [String]?
 }
+
+/// The operator's page adding a person: their address and, if given, a name.
+struct OperatorAddForm: Decodable {
+    var email: String
+    var name: String?
+}
+
+/// The operator's page removing a person: who, and the phrase typed to confirm it.
+struct OperatorRemoveForm: Decodable {
+    var id: String
+    var confirm: String?
+}

@@ -44,6 +44,7 @@ struct SettingsPages: PageController, SiteController {
             alarms: try AlarmSettingsView(app, settings: settings, zone: zone, thisDevice: context.device?.id, test: test),
             tonight: SessionKey(for: environment.now(), in: zone))
         view.shared = environment.store.shared != nil
+        view.isOperator = try app.operatorPage.isOperator()
         if let titration { view.titration = titration }
         return try Templates.page("settings", view, status: status ?? (titration?.refusal == nil ? .ok : .badRequest))
     }

@@ -323,6 +323,8 @@ struct SettingsView {
     let sleepPriorities: [SelectOption]
     /// On a shared store: the Sharing section, with the people who share with this person.
     var shared = false
+    /// The person is an operator: Settings links to the operator's page.
+    var isOperator = false
 
     init(
         frame: Frame, csrf: String, settings: DoseSettings, devices records: [DeviceRecord], thisDevice: String?, zone: TimeZone, pairing: String?,

@@ -433,6 +433,7 @@ struct PostgresNightTransaction: NightTransaction {
         write(
             """
             UPDATE reminder_jobs SET state = \(missed ? "missed" : "sending"), done_at = \(missed ? text(instant) : nil)::timestamptz,
+                fired_at = \(missed ? nil : text(instant))::timestamptz,
                 lease_owner = CASE WHEN \(missed) THEN NULL ELSE lease_owner END, lease_until = CASE WHEN \(missed) THEN NULL ELSE lease_until END
             WHERE session_id = \(night.rawValue) AND kind = \(reminder.kind.rawValue) AND fire_at = \(text(reminder.fireAt))::timestamptz
                 AND state = 'pending'

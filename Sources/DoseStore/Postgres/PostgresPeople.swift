@@ -49,7 +49,9 @@ extension PostgresStore {
     }
 
     /// Adds a person with the id `id`. The operator is told when the address already has a person; nothing is written.
-    public func addPerson(id: String, email: EmailAddress, name: String?, at now: Date) throws -> PersonRecord {
+    public func addPerson(id: String, email: EmailAddress, name: String?, at now: Date, by actor: OperatorActor = .terminal) throws
+        -> PersonRecord
+    {
         try transaction { session in
             let taken = try session.rows("SELECT 1 FROM people WHERE email = \(email.text)")
             guard taken.isEmpty else {
@@ -57,7 +59,9 @@ extension PostgresStore {
                     field: "email", problem: "\(email) already has a person in this store", allowed: "an address no person here has yet")
             }
             try session.execute("INSERT INTO people (id, email, name, created_at) VALUES (\(id), \(email.text), \(name), \(now))")
-            return PersonRecord(id: id, email: email.text, name: name, createdAt: now)
+            let person = PersonRecord(id: id, email: email.text, name: name, createdAt: now)
+            try Self.audit(session, by: actor, "added", person.longName, at: now)
+            return person
         }
     }
 
@@ -81,7 +85,7 @@ extension PostgresStore {
     /// Removes a person and every row of theirs, in one transaction: the rows go with the person (`ON DELETE CASCADE` on
     /// every table that has `person_id`, and from their nights on every table of a night), and a count of every such
     /// table afterwards must find none, or nothing is removed.
-    public func removePerson(_ person: PersonRecord) throws -> PersonRemoval {
+    public func removePerson(_ person: PersonRecord, by actor: OperatorActor = .terminal, at now: Date) throws -> PersonRemoval {
         try transaction(writingFor: person.id) { session in
             let tables = try Self.ownedTables(session)
             let nights = try session.rows("SELECT id FROM sleep_sessions WHERE person_id = \(person.id)").map { try $0.decode(String.self) }
@@ -101,6 +105,18 @@ extension PostgresStore {
             guard remaining == 0 else {
                 throw PostgresFailure(state: "DT002", message: "\(remaining) rows of the person remained after the removal; nothing was removed")
             }
+            // The audit keeps that it happened, and who did it, but no longer who they were: their address and name in
+            // earlier entries become the same tag as this one's.
+            let tag = "a removed person [\(person.id.prefix(8))]"
+            try session.execute("SELECT set_config('dosetap.operator', 'on', true)")
+            for name in Set([person.longName, person.email].compactMap { $0 }).sorted(by: { $0.count > $1.count }) {
+                try session.execute(
+                    """
+                    UPDATE operator_audit SET detail = replace(detail, \(name), \(tag)), actor = replace(actor, \(name), \(tag))
+                    WHERE strpos(detail, \(name)) > 0 OR strpos(actor, \(name)) > 0
+                    """)
+            }
+            try Self.audit(session, by: actor, "removed", "\(tag), \(deleted.values.reduce(0, +)) rows", at: now)
             return PersonRemoval(person: person, deleted: deleted, remaining: remaining)
         }
     }
@@ -116,12 +132,17 @@ extension PostgresStore {
     }
 
     /// Keeps a new sign-in link of `person` (its hash) until `expiresAt`; their older unused links stop working, so one
-    /// link at most is live per person.
-    public func issueSignInLink(person: String, tokenHash: String, at now: Date, expiresAt: Date) throws {
+    /// link at most is live per person. The operators' audit records it with `audited` (who, which action, about whom), in
+    /// the same commit.
+    public func issueSignInLink(
+        person: String, tokenHash: String, at now: Date, expiresAt: Date,
+        audited: (actor: OperatorActor, action: String, detail: String) = (.terminal, "link_shown", "")
+    ) throws {
         try transaction(writingFor: person) { session in
             try session.execute("DELETE FROM sign_in_links WHERE person_id = \(person) AND used_at IS NULL")
             try session.execute(
                 "INSERT INTO sign_in_links (token_hash, person_id, created_at, expires_at) VALUES (\(tokenHash), \(person), \(now), \(expiresAt))")
+            try Self.audit(session, by: audited.actor, audited.action, audited.detail.isEmpty ? person : audited.detail, at: now)
         }
     }
 

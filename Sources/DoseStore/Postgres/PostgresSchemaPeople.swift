@@ -244,6 +244,32 @@ extension PostgresSchema {
         CREATE POLICY mail_jobs_scheduler ON mail_jobs USING (current_setting('dosetap.scheduler', true) = 'on');
         """
 
+    /// The operators (issue 56): people marked to read the operator's page, which sees across people only what running the
+    /// service needs, in its own scope (`dosetap.operator`): pending invitations, the reminder jobs (for their lateness,
+    /// from `fired_at`, set when a job's reminder is logged as fired), the mail queue, and the operators' own audit. Every
+    /// operator action is audited there; an audit entry outlives its operator (`operator_id` is then cleared) and the
+    /// person it was about, so a removal stays on record.
+    static let v18Operators = """
+        ALTER TABLE people ADD COLUMN operator boolean NOT NULL DEFAULT false;
+        ALTER TABLE reminder_jobs ADD COLUMN fired_at timestamptz;
+        CREATE INDEX reminder_jobs_fired ON reminder_jobs (fired_at) WHERE fired_at IS NOT NULL;
+        CREATE TABLE operator_audit (
+            id bigserial PRIMARY KEY,
+            at timestamptz NOT NULL,
+            operator_id text REFERENCES people(id) ON DELETE SET NULL,
+            actor text NOT NULL CHECK (length(actor) BETWEEN 1 AND 300),
+            action text NOT NULL CHECK (action IN ('added', 'link_shown', 'link_mailed', 'removed', 'operator_on', 'operator_off')),
+            detail text NOT NULL CHECK (length(detail) <= 1000)
+        );
+        CREATE INDEX operator_audit_at ON operator_audit (at);
+        ALTER TABLE operator_audit ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE operator_audit FORCE ROW LEVEL SECURITY;
+        CREATE POLICY operator_audit_operator ON operator_audit USING (current_setting('dosetap.operator', true) = 'on');
+        CREATE POLICY share_invitations_operator ON share_invitations FOR SELECT USING (current_setting('dosetap.operator', true) = 'on');
+        CREATE POLICY reminder_jobs_operator ON reminder_jobs FOR SELECT USING (current_setting('dosetap.operator', true) = 'on');
+        CREATE POLICY mail_jobs_operator ON mail_jobs FOR SELECT USING (current_setting('dosetap.operator', true) = 'on');
+        """
+
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
     static let personTables = [
         "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",

@@ -180,7 +180,8 @@ public final class PostgresStore: Sendable {
                 session.send(
                     """
                     SELECT set_config('dosetap.person', \(scope.person ?? ""), true), set_config('dosetap.token', \(scope.tokenHash ?? ""), true),
-                        set_config('dosetap.night', \(scope.night ?? ""), true), set_config('dosetap.scheduler', \(scope.scheduler ? "on" : ""), true)
+                        set_config('dosetap.night', \(scope.night ?? ""), true), set_config('dosetap.scheduler', \(scope.scheduler ? "on" : ""), true),
+                        set_config('dosetap.operator', \(scope.operator ? "on" : ""), true)
                     """)
                 let result = try body(session)
                 if readOnly {
@@ -294,6 +295,9 @@ public struct RowScope: Sendable, Equatable {
     public var night: String?
     /// Every person's reminder jobs (`reminder_jobs`), to claim what is due; nothing else of anyone's.
     public var scheduler = false
+    /// What the operator's page reads across people (`PostgresSchema.v18Operators`): pending invitations, reminder
+    /// jobs, mail and the operators' audit; never anyone's records.
+    public var `operator` = false
 
     /// One person's rows.
     public static func person(_ id: String) -> RowScope { RowScope(person: id) }
@@ -301,6 +305,8 @@ public struct RowScope: Sendable, Equatable {
     public static let nobody = RowScope()
     /// The reminder jobs of everyone, for the instance that claims them.
     public static let scheduler = RowScope(scheduler: true)
+    /// The operator's page.
+    public static let operatorPage = RowScope(operator: true)
 }
 
 /// One connection's queries. A statement can be sent without waiting for it (`send`): postgres-nio runs a
