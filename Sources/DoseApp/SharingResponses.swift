@@ -104,9 +104,28 @@ public struct SharedPersonResponse: Encodable, Sendable {
     var routes: String
     var latestNight: LatestNight?
     var recent: OnTarget?
+    var concern: Concern?
+
+    /// What needs attention (`CareConcern`), with view or report.
+    struct Concern: Encodable, Sendable {
+        var needsAttention: Bool
+        var nights: Int
+        var early: Int
+        var late: Int
+        var missed: Int
+        var skipped: Int
+        var wellness: Double?
+        var wellnessBefore: Double?
+        var daysSinceLastNight: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case needsAttention = "needs_attention", nights, early, late, missed, skipped, wellness, wellnessBefore = "wellness_before"
+            case daysSinceLastNight = "days_since_last_night"
+        }
+    }
 
     enum CodingKeys: String, CodingKey {
-        case id, email, name, grants, since, routes, latestNight = "latest_night", recent = "on_target_30"
+        case id, email, name, grants, since, routes, latestNight = "latest_night", recent = "on_target_30", concern = "last_7_nights"
     }
 
     /// A share received, with what its grants show.
@@ -121,6 +140,12 @@ public struct SharedPersonResponse: Encodable, Sendable {
         latestNight = overview.latest.map { LatestNight(date: $0.date.description, outcome: $0.timing, intervalMinutes: $0.intervalMinutes) }
         recent = overview.recent.map {
             OnTarget(nights: SharedPersonOverview.recentNights, decided: $0.decided, onTarget: $0.count(.onTarget), percent: $0.percent(.onTarget))
+        }
+        concern = overview.concern.map {
+            Concern(
+                needsAttention: $0.needsAttention, nights: $0.nights, early: $0.early, late: $0.late, missed: $0.missed, skipped: $0.skipped,
+                wellness: $0.wellness.map(NumberText.tenth), wellnessBefore: $0.wellnessBefore.map(NumberText.tenth),
+                daysSinceLastNight: $0.daysSinceLastNight)
         }
     }
 }

@@ -334,6 +334,7 @@ struct QueryMiddleware: RouterMiddleware {
     static let allowed: [String: Set<String>] = [
         "/v1/sessions": ["from", "to", "limit", "page"], "/v1/analytics/export": ["start_date", "end_date"],
         "/v1/medications": ["date"], "/v1/insights": ["nights", "from", "to"], "/v1/export/sessions.csv": ["from", "to"], "/v1/alarm/log": ["date"],
+        "/v1/people": ["name"],
     ]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

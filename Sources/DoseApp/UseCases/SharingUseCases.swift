@@ -149,24 +149,67 @@ public struct SharingService: Sendable {
         return try store.shares(owner: String(owner.prefix(64)), grantee: person).first
     }
 
-    /// The people who share with the acting person, each with what their grants let them see at a glance: the latest
-    /// decided night (with `view`) and the last 30 nights' share of Dose 2 on target (with `report`), judged by the
-    /// person's own settings as their own Insights judge them.
-    public func overview() throws -> [SharedPersonOverview] {
+    /// The people who share with the acting person, each with what their grants let them see at a glance, the ones
+    /// needing attention first (issue 56): with `view` or `report`, the last 7 nights' Dose 2 that went wrong, the
+    /// wellness trend and the days since their last night (`CareConcern`), and the latest decided night (with `view`) and
+    /// the last 30 nights' share of Dose 2 on target (with `report`), judged by the person's own settings as their own
+    /// Insights judge them. Everyone's nights are read in one round trip, so a clinic of hundreds stays fast.
+    /// `named` keeps only the people whose name or address contains it (in any case).
+    public func overview(named: String? = nil) throws -> [SharedPersonOverview] {
         let (store, person) = try sharedStore()
-        return try received().map { share in
+        let filter = named?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        let shares = try received().filter { share in
+            filter.isEmpty || [share.owner.name, share.owner.email].contains { $0?.lowercased().contains(filter) == true }
+        }
+        let watched = shares.filter { !Set($0.grants).isDisjoint(with: [.view, .report]) }.map(\.owner.id)
+        // The viewer's last 30 nights, a day wider each way: each person's own today decides their nights below.
+        let today = SessionKey(for: app.clock.now, in: try app.settings.zone())
+        let records = try store.clinicRecords(
+            of: watched, from: today.adding(days: -SharedPersonOverview.recentNights), to: today.adding(days: 1))
+        let overviews = try shares.map { share in
             let grants = Set(share.grants)
             let rung =
                 grants.contains(.alarms) ? try store.ladder(of: share.owner.id).first { $0.share.grantee.id == person }?.minutesAfterDose1 : nil
-            guard !grants.isDisjoint(with: [.view, .report]) else {
-                return SharedPersonOverview(share: share, latest: nil, recent: nil, ladderMinute: rung)
+            guard let theirs = records[share.owner.id] else {
+                return SharedPersonOverview(share: share, latest: nil, recent: nil, ladderMinute: rung, concern: nil)
             }
-            let theirs = app.acting(as: share.owner.id)
-            let adherence = try theirs.insights.insights(nights: SharedPersonOverview.recentNights).insights.adherence
+            let settings = try SettingsStore.settings(
+                from: theirs.settings.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, machineTimeZoneID: app.clock.machineTimeZoneID)
+            let theirToday = SessionKey(for: app.clock.now, in: settings.timeZone)
+            let period = try InsightsPeriod.choose(nights: SharedPersonOverview.recentNights, from: nil, to: nil, today: theirToday)
+            let nights = theirs.nights.filter { period.contains($0.summary.date) }
+            let adherence = Adherence(
+                nights: nights.compactMap { Adherence.Night($0.summary, targetMinutes: settings.targetIntervalMinutes) },
+                targetMinutes: settings.targetIntervalMinutes)
+            let concern = CareConcern(
+                nights.map { night in
+                    CareConcern.Night(
+                        date: night.summary.date, timing: Self.timing(night.summary, settings: settings, now: app.clock.now),
+                        wellness: night.wellness)
+                }, lastNight: theirs.lastNight, today: theirToday)
             return SharedPersonOverview(
                 share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,
-                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung)
+                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung, concern: concern)
         }
+        // Stable: equal concerns keep the order the shares were given in.
+        return overviews.enumerated().sorted { a, b in
+            switch (a.element.concern, b.element.concern) {
+            case (let x?, let y?): CareConcern.comesFirst(x, y) || (!CareConcern.comesFirst(y, x) && a.offset < b.offset)
+            case (.some, nil): true
+            case (nil, .some): false
+            case (nil, nil): a.offset < b.offset
+            }
+        }.map(\.element)
+    }
+
+    /// A night's Dose 2 timing for the list: as Insights judge it, except that a night still open whose window has
+    /// closed with no Dose 2 logged counts as ended without it, so a missed Dose 2 shows tonight, not once it settles.
+    static func timing(_ summary: NightSummary, settings: DoseSettings, now: Date) -> DoseTiming? {
+        let timing = DoseTiming.of(summary, targetMinutes: settings.targetIntervalMinutes)
+        if timing == .undecided, let dose1 = summary.dose1?.at, let window = summary.window, window.position(of: now, dose1: dose1) == .closed {
+            return .endedWithoutDose2
+        }
+        return timing
     }
 
     /// The grants the acting person holds on `owner`'s records now.
@@ -219,6 +262,8 @@ public struct SharedPersonOverview: Sendable {
     /// The minute after their Dose 1 at which the acting person is told Dose 2 is pending, when they are a rung of the
     /// person's alarm ladder.
     public let ladderMinute: Int?
+    /// What needs attention, with `view` or `report`; nil without either.
+    public let concern: CareConcern?
 }
 
 extension UseCases {

@@ -202,7 +202,7 @@ public struct Adherence: Sendable, Hashable {
     }
 
     /// The figures of nights already read against `targetMinutes`.
-    init(nights: [Night], targetMinutes: Int) {
+    public init(nights: [Night], targetMinutes: Int) {
         self.nights = nights.sorted { $0.date < $1.date }
         self.targetMinutes = targetMinutes
     }

@@ -43,7 +43,8 @@ enum SharingController {
             return Reply.json(JSONValue(dictionaryLiteral: ("declined", .bool(true))))
         }
         routes.get("people") { request, context in
-            let people = try context.useCases.sharing.overview().map(SharedPersonResponse.init)
+            let named = request.uri.queryParameters["name"].map { String($0.prefix(100)) }
+            let people = try context.useCases.sharing.overview(named: named).map(SharedPersonResponse.init)
             return Reply.json(JSONValue(dictionaryLiteral: ("people", JSONValue(response: people))))
         }
         routes.get("ladder") { request, context in Reply.json(LadderResponse(try context.useCases.ladder.rungs())) }

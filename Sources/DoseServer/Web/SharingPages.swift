@@ -14,7 +14,9 @@ struct SharingPages: PageController, SiteController {
     /// The routes, at the root of the site.
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
-        routes.get("/people") { request, context in try Self(context).people(context) }
+        routes.get("/people") { request, context in
+            try await Self(context).people(context, named: request.uri.queryParameters["name"].map { String($0.prefix(100)) })
+        }
         routes.get("/settings/sharing") { request, context in
             try Self(context).sharing(context, flash: try Self.flash(request.uri.queryParameters["done"].map(String.init)))
         }
@@ -49,25 +51,74 @@ struct SharingPages: PageController, SiteController {
         let tonight, report: String?
         /// "you can answer their alarms", and when they are on the ladder, at which minute they are told.
         let alarms: String?
+        /// The last 7 nights' Dose 2 that went wrong, the wellness trend and the last night, in words (`CareConcern`).
+        let concerns: [String]
+        let attention: Bool
     }
 
     struct PeopleView {
         let frame: Frame
         let people: [PersonCard]
         let none: Bool
+        /// The name filter typed, and whether it left no one out of several.
+        let named: String
+        let filtered: Bool
+        /// How many need attention, in words; nil when none does.
+        let attention: String?
         /// DoseTap is not set up for the person's own nights (Tonight sends someone who only looks after others here).
         let setUpOwn: Bool
     }
 
-    func people(_ context: DoseRequestContext) throws -> Response {
+    func people(_ context: DoseRequestContext, named: String?) async throws -> Response {
         let app = environment.useCases()
         try requireShared()
-        let zone = try app.settings.zone()
-        let cards = try app.sharing.overview().map { Self.card($0, zone: zone) }
+        let (cards, setUpOwn) = try await BlockingWork.run {
+            let zone = try app.settings.zone()
+            return (try app.sharing.overview(named: named).map { Self.card($0, zone: zone) }, try app.setup.isRequiredBeforeDose1())
+        }
         var frame = Frame("People", current: "")
         frame.switcher = Frame.switcher(showing: try switcher(context, onTonight: false))
+        let typed = named?.trimmingCharacters(in: .whitespaces) ?? ""
         return try Templates.page(
-            "people", PeopleView(frame: frame, people: cards, none: cards.isEmpty, setUpOwn: try app.setup.isRequiredBeforeDose1()))
+            "people",
+            PeopleView(
+                frame: frame, people: cards, none: cards.isEmpty && typed.isEmpty, named: typed, filtered: !typed.isEmpty,
+                attention: Self.attention(cards.filter(\.attention).count), setUpOwn: setUpOwn))
+    }
+
+    static func attention(_ count: Int) -> String? {
+        count == 0 ? nil : count == 1 ? "1 person needs attention and comes first." : "\(count) people need attention and come first."
+    }
+
+    /// A person's concerns in words, worst first.
+    static func concerns(_ concern: CareConcern) -> [String] {
+        var lines: [String] = []
+        let wrong = [("missed", concern.missed), ("late", concern.late), ("early", concern.early)].filter { $0.1 > 0 }
+        let nights = "\(concern.nights) night\(concern.nights == 1 ? "" : "s") with Dose 1"
+        lines.append(
+            wrong.isEmpty
+                ? "Last \(CareConcern.recentNights) nights: no Dose 2 early, late or missed (\(nights)"
+                    + (concern.skipped > 0 ? ", \(concern.skipped) skipped" : "") + ")."
+                : "Last \(CareConcern.recentNights) nights: Dose 2 " + wrong.map { "\($0.0) \($0.1)×" }.joined(separator: ", ") + " (\(nights))."
+        )
+        switch concern.daysSinceLastNight {
+        case nil: lines.append("No Dose 1 logged yet.")
+        case 0?: lines.append("Dose 1 logged tonight.")
+        case 1?: lines.append("Last Dose 1 logged last night.")
+        case let days?: lines.append("No Dose 1 logged for \(days) days.")
+        }
+        if let wellness = concern.wellness {
+            let change = concern.wellnessChange.map { change in
+                abs(change) < CareConcern.wellnessShift
+                    ? ", steady"
+                    : change < 0
+                        ? ", down \(NumberText.tenths(-change)) from the 3 weeks before" : ", up \(NumberText.tenths(change)) from the 3 weeks before"
+            }
+            lines.append("Wellness \(NumberText.tenths(wellness)) of 100\(change ?? "").")
+        } else {
+            lines.append("No morning check-in in the last \(CareConcern.recentNights) nights.")
+        }
+        return lines
     }
 
     /// One person who shares, as their card words them.
@@ -96,7 +147,8 @@ struct SharingPages: PageController, SiteController {
             report: grants.contains(.report) ? base + "report/file?nights=\(SharedPersonOverview.recentNights)" : nil,
             alarms: grants.contains(.alarms)
                 ? overview.ladderMinute.map { "you are on their alarm ladder, told \($0) min after their Dose 1 while Dose 2 is pending" }
-                    ?? "you can answer their alarms" : nil)
+                    ?? "you can answer their alarms" : nil, concerns: overview.concern.map(Self.concerns) ?? [],
+            attention: overview.concern?.needsAttention ?? false)
     }
 
     struct Row {

@@ -6,6 +6,31 @@ import PostgresNIO
 /// pre-sleep log) and the night's medications, all sent before any is waited for, in one snapshot. The same rows as the
 /// SQLite store's `HistoryStore.insightNights` reads, decoded by the same code (`NightSummaries`, `NightAnswers`).
 extension PostgresStore {
+    /// A night's summary row, one per night of `condition` (over `s`, the sessions), oldest first: the cells
+    /// `NightSummaries.summary` reads (0–14), then whether it ended and when (15, 16), then `extra` columns.
+    static func summarySelect(where condition: String, extra: String = "", joins: String = "") -> String {
+        """
+        SELECT s.id, s.session_date::text, dosetap_instant(s.started_at), dosetap_instant(s.dose1_at),
+            COALESCE(n.dose1_time_zone, s.time_zone), dosetap_instant(s.dose2_at), COALESCE(n.dose2_time_zone, s.time_zone),
+            n.extra_doses, s.dose2_skipped, n.skip_reason, n.slept_through, s.snooze_count, n.awakenings,
+            (SELECT (d.metadata::json -> 'regimen')::text FROM dose_events AS d
+                WHERE d.person_id = s.person_id AND d.session_id = s.id AND d.event_type = 'dose1' LIMIT 1),
+            s.ended_at IS NOT NULL, dosetap_instant(s.ended_at)\(extra)
+        FROM sleep_sessions AS s LEFT JOIN night_summaries AS n ON n.session_id = s.id\(joins)
+        WHERE \(condition) ORDER BY s.session_date, s.started_at
+        """
+    }
+
+    /// The summary of a row `summarySelect` read.
+    static func summary(of row: PostgresRow) throws -> (id: String, summary: NightSummary, cells: PostgresRandomAccessRow) {
+        let cells = row.makeRandomAccess()
+        let summary = try NightSummaries.summary(
+            NightSummaries.SummaryCells(
+                text: { try cells[$0].decode(String?.self) }, int: { try cells[$0].decode(Int?.self) },
+                flag: { try cells[$0].decode(Bool?.self) }))
+        return (try cells[0].decode(String.self), summary, cells)
+    }
+
     /// Every night of `person` dated `from` through `to` as insights read it, oldest first, with a wearable's sleep for
     /// a person who keeps one.
     public func insightNights(of person: String, from: SessionKey, to: SessionKey) throws -> [InsightNight] {
@@ -19,27 +44,11 @@ extension PostgresStore {
             let wearable = Self.sendKeepsWearable(person, session)
             // A night written before its summary row existed falls back to its own zone, as on SQLite. Its end comes last,
             // after the summary's cells, for a wearable's window.
-            let summaries = session.send(
-                PostgresQuery(
-                    unsafeSQL: """
-                        SELECT s.id, s.session_date::text, dosetap_instant(s.started_at), dosetap_instant(s.dose1_at),
-                            COALESCE(n.dose1_time_zone, s.time_zone), dosetap_instant(s.dose2_at), COALESCE(n.dose2_time_zone, s.time_zone),
-                            n.extra_doses, s.dose2_skipped, n.skip_reason, n.slept_through, s.snooze_count, n.awakenings,
-                            (SELECT (d.metadata::json -> 'regimen')::text FROM dose_events AS d
-                                WHERE d.person_id = s.person_id AND d.session_id = s.id AND d.event_type = 'dose1' LIMIT 1),
-                            s.ended_at IS NOT NULL, dosetap_instant(s.ended_at)
-                        FROM sleep_sessions AS s LEFT JOIN night_summaries AS n ON n.session_id = s.id
-                        WHERE \(range) ORDER BY s.session_date, s.started_at
-                        """, binds: binds))
+            let summaries = session.send(PostgresQuery(unsafeSQL: Self.summarySelect(where: range), binds: binds))
             let answers = PostgresAnswers(nights: "SELECT s.id FROM sleep_sessions AS s WHERE \(range)", binds: binds, session)
             var ended: [String: Date] = [:]
             let read = try session.rows(of: summaries).map { row in
-                let cells = row.makeRandomAccess()
-                let summary = try NightSummaries.summary(
-                    NightSummaries.SummaryCells(
-                        text: { try cells[$0].decode(String?.self) }, int: { try cells[$0].decode(Int?.self) },
-                        flag: { try cells[$0].decode(Bool?.self) }))
-                let id = try cells[0].decode(String.self)
+                let (id, summary, cells) = try Self.summary(of: row)
                 ended[id] = try cells[15].decode(String?.self).map(NightRecords.instant)
                 return (id: id, summary: summary)
             }
