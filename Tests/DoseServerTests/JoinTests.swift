@@ -88,6 +88,37 @@ struct JoinTests {
         }
     }
 
+    @Test(
+        "the account, its device, the share and the audits are one transaction: a failure at the device leaves none of them, and the invitation still works",
+        SharedStoreFixture.enabled)
+    func oneTransaction() async throws {
+        let fixture = try SharedStoreFixture(now: Self.now, sendsMail: true, signUp: .invited)
+        try await fixture.test { client in
+            let token = try await Self.invite("dave@example.org", fixture, client)
+            let alicesPhone = try #require(try fixture.environment("alice").useCases().devices.all().first)
+            // A device whose id is already Alice's phone's: its insert fails after the person was inserted.
+            let clash = DeviceRecord(
+                id: alicesPhone.id, name: "Dave's phone", tokenHash: String(repeating: "d", count: 64), createdAt: fixture.time.now, revokedAt: nil)
+            #expect(throws: (any Error).self) {
+                try fixture.store.join(
+                    invitationTokenHash: DeviceTokens.hash(token), person: "dave-partial", device: clash, at: fixture.time.now, by: .terminal)
+            }
+            #expect(try fixture.store.person(named: "dave@example.org") == nil && fixture.store.person(named: "dave-partial") == nil)
+            #expect(try fixture.store.rowsOf("dave-partial") == 0)
+            #expect(try fixture.environment("alice").useCases().sharing.given().invitations.first?.state == .pending)
+            let audit = try fixture.store.operatorReading(at: fixture.time.now, window: 60, aliveWithin: 60).audit
+            #expect(!audit.contains { $0.detail.contains("dave") }, "nothing of the failed attempt is audited: \(audit)")
+
+            let joined = try await Self.join(token, client)
+            #expect(joined.status == .seeOther, "the invitation is still good afterwards")
+            let dave = try #require(try fixture.store.person(named: "dave@example.org"))
+            #expect(try fixture.environment("alice").useCases().sharing.given().shares.map(\.grantee.id) == [dave.id])
+            let after = try fixture.store.operatorReading(at: fixture.time.now, window: 60, aliveWithin: 60).audit
+            #expect(
+                after.filter { $0.detail.contains("dave@example.org") }.map { "\($0.actor) \($0.action)" } == ["sign-up from an invitation added"])
+        }
+    }
+
     @Test("a domain's sign-up lets an invitee at that domain make an account", SharedStoreFixture.enabled)
     func domainMayJoin() async throws {
         let fixture = try SharedStoreFixture(now: Self.now, signUp: .domain("clinic.example.org"))

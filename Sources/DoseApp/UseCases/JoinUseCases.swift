@@ -28,19 +28,23 @@ public struct JoinService: Sendable {
         return Preview(invitation: invitation, from: from)
     }
 
-    /// Makes the account for the invitation's address, pairs this browser as `deviceName`, and accepts the invitation.
-    /// Returns the new person, their device's token and the share.
+    /// Makes the account for the invitation's address, pairs this browser as `deviceName`, and accepts the invitation, in
+    /// one transaction: a failure anywhere leaves no account, no device and the invitation pending. Returns the new
+    /// person, their device's token and the share.
     public func join(token: String, deviceName: String) throws -> (person: PersonRecord, deviceToken: String, share: ShareRecord) {
         guard let store = app.store.shared else { throw SharingService.unshared }
         let (invitation, _) = try app.sharing.invitation(token: token)
         try checkAllowed(invitation)
-        let person = try PeopleService(store: store, clock: app.clock, actor: OperatorActor(id: nil, name: "sign-up from an invitation")).add(
-            email: invitation.email)
-        let theirs = app.acting(as: person.id)
-        let device = try theirs.devices.pair(name: deviceName, uniqued: true)
-        guard let share = try theirs.sharing.answer(token: token, accept: true) else { throw SharingService.unusable }
-        try theirs.sharing.record(to: person.id, by: person.id, "signed_in", "made this account from \(share.owner.shownName)'s invitation")
-        return (person, device.token, share)
+        let deviceToken = DeviceTokens.generate(app.clock.random)
+        let device = DeviceRecord(
+            id: app.clock.makeID(), name: try DeviceNaming.validated(deviceName), tokenHash: DeviceTokens.hash(deviceToken),
+            createdAt: app.clock.now, revokedAt: nil, expiresAt: try DeviceLifetime.chosenExpiry(days: nil, from: app.clock.now))
+        guard
+            let (person, share) = try store.join(
+                invitationTokenHash: DeviceTokens.hash(token), person: app.clock.makeID(), device: device, at: app.clock.now,
+                by: OperatorActor(id: nil, name: "sign-up from an invitation"))
+        else { throw SharingService.unusable }
+        return (person, deviceToken, share)
     }
 
     /// Refuses an invitation whose address has an account (sign in first) or that the sign-up policy does not allow.

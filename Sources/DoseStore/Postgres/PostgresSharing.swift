@@ -337,3 +337,56 @@ extension PostgresStore {
             state: InvitationRecord.State(rawValue: state) ?? .cancelled, answeredAt: answered)
     }
 }
+
+extension PostgresStore {
+    /// Makes the account of an invitation's invitee in one transaction (issue 56): the person with the invitation's
+    /// address (none may have it yet), `device` as their first paired device, the invitation accepted and its share
+    /// made, each side's audit, and the operators' audit; all of it or, on any refusal or failure, none. Nil when the
+    /// invitation cannot be used (answered, cancelled, expired, never made); the caller refuses that in its words.
+    public func join(
+        invitationTokenHash: String, person id: String, device: DeviceRecord, at now: Date, by actor: OperatorActor
+    ) throws -> (person: PersonRecord, share: ShareRecord)? {
+        try transaction(seeing: RowScope(person: id, tokenHash: invitationTokenHash)) { session in
+            guard
+                let invitation = try session.rows(
+                    "SELECT \(unescaped: Self.invitationColumns) FROM share_invitations WHERE token_hash = \(invitationTokenHash) FOR UPDATE"
+                ).first.map(Self.invitation), invitation.state == .pending, invitation.expiresAt > now
+            else { return nil }
+            guard try session.rows("SELECT 1 FROM people WHERE email = \(invitation.email)").isEmpty else {
+                throw DoseError.invalidInput(
+                    field: "token", problem: "\(invitation.email) already has an account here",
+                    allowed: "sign in with your own link, then open the invitation's link again to accept it")
+            }
+            let person = PersonRecord(id: id, email: invitation.email, name: nil, createdAt: now)
+            try session.execute("INSERT INTO people (id, email, name, created_at) VALUES (\(id), \(invitation.email), NULL, \(now))")
+            try session.execute(
+                """
+                INSERT INTO devices (id, person_id, name, token_hash, created_at, expires_at)
+                VALUES (\(device.id), \(id), \(device.name), \(device.tokenHash), \(now), \(device.expiresAt))
+                """)
+            try session.execute(
+                "UPDATE share_invitations SET state = 'accepted', answered_at = \(now), grantee_id = \(id) WHERE id = \(invitation.id)")
+            try session.execute(
+                """
+                INSERT INTO shares (person_id, grantee_id, invitation_id, grants, created_at)
+                VALUES (\(invitation.owner), \(id), \(invitation.id), \(invitation.grants.map(\.rawValue)), \(now))
+                """)
+            guard let owner = try session.rows("SELECT id, email, name, created_at FROM people WHERE id = \(invitation.owner)").map(Self.person).first
+            else { return nil }
+            let grants = invitation.grants.map(\.rawValue)
+            let words = grants.count < 2 ? grants.joined() : grants.dropLast().joined(separator: ", ") + " and " + grants.last!
+            try session.execute(
+                """
+                INSERT INTO access_audit (person_id, actor_id, at, action, detail)
+                VALUES (\(id), \(id), \(now), 'signed_in', \("made this account from \(owner.shownName)'s invitation"))
+                """)
+            // The inviter's audit is theirs: written under their own scope, as any entry of theirs is.
+            try session.execute("SELECT set_config('dosetap.person', \(owner.id), true)")
+            try session.execute(
+                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(owner.id), \(id), \(now), 'accepted', \("accepted \(words)"))"
+            )
+            try Self.audit(session, by: actor, "added", person.longName, at: now)
+            return (person, ShareRecord(id: invitation.id, owner: owner, grantee: person, grants: invitation.grants, createdAt: now))
+        }
+    }
+}
