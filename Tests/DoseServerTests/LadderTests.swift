@@ -75,6 +75,36 @@ struct LadderTests {
         #expect(audit.sorted() == ["bob@example.org", "carol@example.org"])
     }
 
+    @Test(
+        "mailed alerts: Bob chose them on his People page and gets one copy by mail at 225, once; Carol, who did not, gets none",
+        SharedStoreFixture.enabled)
+    func mailedCopies() async throws {
+        let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "bob", "carol"], sendsMail: true)
+        let alice = try #require(fixture.people["alice"]?.id)
+        try await fixture.test { client in
+            try await Self.ladder(client, fixture)
+            let page = String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body)
+            #expect(page.contains("Mail me their alerts too"), "the choice is offered with alarms and mail on")
+            let csrf = SharingPagesTests.hidden(page, "csrf")
+            let chosen = try await Routes.post(client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=\(alice)&on=true")
+            #expect(chosen.status == .seeOther)
+            let again = try await Routes.post(client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=\(alice)&on=true")
+            #expect(again.status == .seeOther, "a second tap of the same choice changes nothing")
+            #expect(String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body).contains("Stop mailing them"))
+            let stranger = try await Routes.post(
+                client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=person-nobody&on=true")
+            #expect(stranger.status == .notFound)
+        }
+        #expect(try await Self.told(fixture, at: 225) == ["person-bob"])
+        #expect(try await Self.told(fixture, at: 227) == ["person-bob"])
+        #expect(try await Self.told(fixture, at: 231) == ["person-bob", "person-carol"])
+        // The invitations were mailed too; the alerts are what the ladder added.
+        let mail = try fixture.store.claimMail(owner: "test", now: fixture.time.now, lease: 60, limit: 10).filter { $0.kind == .alert }
+        #expect(mail.map(\.recipient) == ["bob@example.org"], "one copy, to Bob only: \(mail.map(\.recipient))")
+        #expect(mail.first?.kind == .alert && mail.first?.text.contains("alice@example.org's Dose 2 has not been taken") == true)
+        #expect(mail.first?.text.contains("never rely on it alone") == true)
+    }
+
     @Test("Bob answers at 227: Carol is never told; a revoked rung is not told either", SharedStoreFixture.enabled)
     func answeredAndRevoked() async throws {
         let fixture = try SharedStoreFixture(now: WallClock.date(2026, 11, 21, 22, 30), names: ["alice", "bob", "carol"])

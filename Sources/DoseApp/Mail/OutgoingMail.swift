@@ -29,6 +29,16 @@ public enum OutgoingMail {
         return MailJob(id: id, recipient: address, kind: .signIn, subject: "Your DoseTap sign-in link", text: text, html: html)
     }
 
+    /// An alarm ladder's alert, mailed as well as rung on the grantee's own channels: the same words, and nothing to act
+    /// on in DoseTap (they wake the person, who decides).
+    public static func alert(to address: String, message: String, id: String) -> MailJob {
+        let text = message + "\n\nThis mail is a copy of the alarm DoseTap rang on your own channels. Mail can arrive late: never rely on it alone."
+        let html = "<p>\(escaped(message))</p><p>This mail is a copy of the alarm DoseTap rang on your own channels. Mail can arrive late: never "
+            + "rely on it alone.</p>"
+        let subject = message.hasPrefix("DoseTap: ") ? String(message.dropFirst(9).prefix(120)) : String(message.prefix(120))
+        return MailJob(id: id, recipient: address, kind: .alert, subject: "DoseTap alert: " + subject, text: text, html: html)
+    }
+
     /// Who an invitation's mail is for, which decides only what it asks of them.
     public enum Reader: Sendable, Equatable {
         /// Someone who signs in here: accept where signed in.

@@ -73,6 +73,7 @@ public struct LadderService: Sendable {
                         person: grantee, sessionID: session.id.rawValue, fireAt: dose.occurredAt,
                         usefulUntil: dose.occurredAt.addingTimeInterval(Self.pastLimitUsefulFor), message: message))
                 try app.sharing.record(to: person, by: grantee, "alerted", "told that a dose was taken past tonight's limits (alarm ladder)")
+                try mailCopy(of: alerts.last!, to: rung.share.grantee, owner: person, store: store)
             }
         }
         let steps = EscalationLadder.steps(for: session, settings: snapshot.settings, rungs: rungs)
@@ -87,8 +88,27 @@ public struct LadderService: Sendable {
                 LadderAlert(
                     person: step.rung.person, sessionID: session.id.rawValue, fireAt: step.fireAt, usefulUntil: step.usefulUntil, message: message))
             try app.sharing.record(to: person, by: step.rung.person, "alerted", "told that Dose 2 is still pending (alarm ladder)")
+            if let grantee = name?.grantee { try mailCopy(of: alerts.last!, to: grantee, owner: person, store: store) }
         }
         return alerts
+    }
+
+    /// Queues a mailed copy of `alert` for `grantee` when this DoseTap sends mail and they chose it for `owner`'s alerts.
+    /// The alert is already claimed, so the copy is queued once; one held back by the hour's limit is said in the audit.
+    func mailCopy(of alert: LadderAlert, to grantee: PersonRecord, owner: String, store: PostgresStore) throws {
+        guard app.sendsMail, let address = grantee.email, try store.mailsAlerts(owner: owner, grantee: grantee.id) else { return }
+        let mail = OutgoingMail.alert(to: address, message: alert.message, id: app.clock.makeID())
+        if try !store.queueMail(mail, at: app.clock.now, hourlyLimit: OutgoingMail.hourlyLimit) {
+            try app.sharing.record(to: owner, by: grantee.id, "alerted", "its mailed copy was held back: their address had the hour's mail already")
+        }
+    }
+
+    /// Chooses whether `owner`'s ladder alerts are mailed to the acting person too; refused without an `alarms` share.
+    public func mailAlerts(from owner: String, _ on: Bool) throws {
+        guard let store = app.store.shared, let person = app.store.personID else { throw SharingService.unshared }
+        guard try store.setMailAlerts(owner: String(owner.prefix(64)), grantee: person, on) else {
+            throw DoseError.notFound(what: "a share of alarms with you from '\(owner.prefix(64))'")
+        }
     }
 
     /// How long the news of a dose past the night's limits is worth sending: the hours its effect lasts.

@@ -166,12 +166,14 @@ public struct SharingService: Sendable {
         let today = SessionKey(for: app.clock.now, in: try app.settings.zone())
         let records = try store.clinicRecords(
             of: watched, from: today.adding(days: -SharedPersonOverview.recentNights), to: today.adding(days: 1))
+        let mailed = try shares.contains { $0.grants.contains(.alarms) } ? store.mailedAlertOwners(of: person) : []
         let overviews = try shares.map { share in
             let grants = Set(share.grants)
             let rung =
                 grants.contains(.alarms) ? try store.ladder(of: share.owner.id).first { $0.share.grantee.id == person }?.minutesAfterDose1 : nil
             guard let theirs = records[share.owner.id] else {
-                return SharedPersonOverview(share: share, latest: nil, recent: nil, ladderMinute: rung, concern: nil)
+                return SharedPersonOverview(
+                    share: share, latest: nil, recent: nil, ladderMinute: rung, concern: nil, mailsAlerts: mailed.contains(share.owner.id))
             }
             let settings = try SettingsStore.settings(
                 from: theirs.settings.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }, machineTimeZoneID: app.clock.machineTimeZoneID)
@@ -189,7 +191,7 @@ public struct SharingService: Sendable {
                 }, lastNight: theirs.lastNight, today: theirToday)
             return SharedPersonOverview(
                 share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,
-                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung, concern: concern)
+                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung, concern: concern, mailsAlerts: mailed.contains(share.owner.id))
         }
         // Stable: equal concerns keep the order the shares were given in.
         return overviews.enumerated().sorted { a, b in
@@ -264,6 +266,8 @@ public struct SharedPersonOverview: Sendable {
     public let ladderMinute: Int?
     /// What needs attention, with `view` or `report`; nil without either.
     public let concern: CareConcern?
+    /// Whether the acting person has this person's ladder alerts mailed too (with `alarms`).
+    public let mailsAlerts: Bool
 }
 
 extension UseCases {

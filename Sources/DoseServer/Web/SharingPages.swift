@@ -23,6 +23,7 @@ struct SharingPages: PageController, SiteController {
         routes.post("/ui/shares") { request, context in try await Self(context).invite(request, context) }
         routes.post("/ui/shares/revoke") { request, context in try await Self(context).revoke(request, context) }
         routes.post("/ui/ladder") { request, context in try await Self(context).saveLadder(request, context) }
+        routes.post("/ui/people/mail-alerts") { request, context in try await Self(context).mailAlerts(request, context) }
         routes.get("/settings/audit") { request, context in try Self(context).audit() }
         return routes
     }
@@ -54,6 +55,14 @@ struct SharingPages: PageController, SiteController {
         /// The last 7 nights' Dose 2 that went wrong, the wellness trend and the last night, in words (`CareConcern`).
         let concerns: [String]
         let attention: Bool
+        /// With `alarms` and mail on: the owner's id, and whether their alerts are mailed to the reader too.
+        let mailAlerts: MailAlerts?
+    }
+
+    struct MailAlerts {
+        let owner: String
+        let on: Bool
+        let csrf: String
     }
 
     struct PeopleView {
@@ -72,9 +81,13 @@ struct SharingPages: PageController, SiteController {
     func people(_ context: DoseRequestContext, named: String?) async throws -> Response {
         let app = environment.useCases()
         try requireShared()
+        let token = csrf(context)
         let (cards, setUpOwn) = try await BlockingWork.run {
             let zone = try app.settings.zone()
-            return (try app.sharing.overview(named: named).map { Self.card($0, zone: zone) }, try app.setup.isRequiredBeforeDose1())
+            return (
+                try app.sharing.overview(named: named).map { Self.card($0, zone: zone, mails: app.sendsMail, csrf: token) },
+                try app.setup.isRequiredBeforeDose1()
+            )
         }
         var frame = Frame("People", current: "")
         frame.switcher = Frame.switcher(showing: try switcher(context, onTonight: false))
@@ -122,7 +135,7 @@ struct SharingPages: PageController, SiteController {
     }
 
     /// One person who shares, as their card words them.
-    static func card(_ overview: SharedPersonOverview, zone: TimeZone) -> PersonCard {
+    static func card(_ overview: SharedPersonOverview, zone: TimeZone, mails: Bool = false, csrf: String = "") -> PersonCard {
         let share = overview.share
         let grants = Set(share.grants)
         let base = "/people/\(share.owner.id)/"
@@ -148,7 +161,8 @@ struct SharingPages: PageController, SiteController {
             alarms: grants.contains(.alarms)
                 ? overview.ladderMinute.map { "you are on their alarm ladder, told \($0) min after their Dose 1 while Dose 2 is pending" }
                     ?? "you can answer their alarms" : nil, concerns: overview.concern.map(Self.concerns) ?? [],
-            attention: overview.concern?.needsAttention ?? false)
+            attention: overview.concern?.needsAttention ?? false,
+            mailAlerts: grants.contains(.alarms) && mails ? MailAlerts(owner: share.owner.id, on: overview.mailsAlerts, csrf: csrf) : nil)
     }
 
     struct Row {
@@ -273,6 +287,16 @@ struct SharingPages: PageController, SiteController {
             return try sharing(context, flash: error.message, status: error.httpStatus)
         }
         return WebPages.redirect("/settings/sharing?done=ladder")
+    }
+
+    /// Chooses whether the owner's ladder alerts are mailed to the reader too, from their card on People.
+    func mailAlerts(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
+        let fields = try await form(request, context)
+        guard let owner = fields["id"], let on = fields["on"].flatMap(Bool.init) else {
+            throw DoseError.invalidInput(field: "on", problem: "the form names no person or no choice", allowed: "id and on=true|false")
+        }
+        try environment.useCases().ladder.mailAlerts(from: owner, on)
+        return WebPages.redirect("/people")
     }
 
     struct AuditView {

@@ -270,6 +270,12 @@ extension PostgresSchema {
         CREATE POLICY mail_jobs_operator ON mail_jobs FOR SELECT USING (current_setting('dosetap.operator', true) = 'on');
         """
 
+    /// Ladder alerts by mail (issue 56): the grantee of an `alarms` share may also have its ladder's alerts mailed, for a
+    /// phone that may be silent. Their choice, kept on the share, seen by both people as the share is.
+    static let v19MailedAlerts = """
+        ALTER TABLE shares ADD COLUMN mail_alerts boolean NOT NULL DEFAULT false;
+        """
+
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
     static let personTables = [
         "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",

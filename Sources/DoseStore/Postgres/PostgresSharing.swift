@@ -390,3 +390,30 @@ extension PostgresStore {
         }
     }
 }
+
+extension PostgresStore {
+    /// Whether `grantee` chose to have `owner`'s ladder alerts mailed too.
+    public func mailsAlerts(owner: String, grantee: String) throws -> Bool {
+        try transaction(readOnly: true, seeing: .person(grantee)) { session in
+            try session.rows("SELECT mail_alerts FROM shares WHERE person_id = \(owner) AND grantee_id = \(grantee)").first?.decode(Bool.self) ?? false
+        }
+    }
+
+    /// The owners whose ladder alerts `grantee` has mailed.
+    public func mailedAlertOwners(of grantee: String) throws -> Set<String> {
+        try transaction(readOnly: true, seeing: .person(grantee)) { session in
+            Set(try session.rows("SELECT person_id FROM shares WHERE grantee_id = \(grantee) AND mail_alerts").map { try $0.decode(String.self) })
+        }
+    }
+
+    /// Sets whether `grantee` has `owner`'s ladder alerts mailed too; false when they hold no `alarms` share from them.
+    public func setMailAlerts(owner: String, grantee: String, _ on: Bool) throws -> Bool {
+        try transaction(seeing: .person(grantee)) { session in
+            try !session.rows(
+                """
+                UPDATE shares SET mail_alerts = \(on) WHERE person_id = \(owner) AND grantee_id = \(grantee) AND 'alarms' = ANY(grants) RETURNING 1
+                """
+            ).isEmpty
+        }
+    }
+}
