@@ -86,9 +86,11 @@ struct LadderTests {
             let page = String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body)
             #expect(page.contains("Mail me their alerts too"), "the choice is offered with alarms and mail on")
             let csrf = SharingPagesTests.hidden(page, "csrf")
-            let chosen = try await Routes.post(client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=\(alice)&on=true")
+            let chosen = try await Routes.post(
+                client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=\(alice)&on=true")
             #expect(chosen.status == .seeOther)
-            let again = try await Routes.post(client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=\(alice)&on=true")
+            let again = try await Routes.post(
+                client, "/ui/people/mail-alerts", SharingPagesTests.form(fixture, "bob"), "csrf=\(csrf)&id=\(alice)&on=true")
             #expect(again.status == .seeOther, "a second tap of the same choice changes nothing")
             #expect(String(buffer: try await Routes.get(client, "/people", fixture.auth("bob")).body).contains("Stop mailing them"))
             let stranger = try await Routes.post(

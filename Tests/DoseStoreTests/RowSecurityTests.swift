@@ -157,6 +157,36 @@ struct RowSecurityTests {
         #expect(populated >= 20, "the two people's rows fill most tables, so the counts above test something")
     }
 
+    @Test("a grantee's scope shows the nights, doses, check-ins, summaries and two settings of who shares view with them, and nothing else")
+    func granteeReads() throws {
+        let people = try TwoPeople()
+        defer { people.close() }
+        // Alice ("local") shares view with Bob; Bob shares nothing with her.
+        let reads: [String: String] = [
+            "sleep_sessions": "person_id = 'local'", "dose_events": "person_id = 'local'", "morning_checkins": "person_id = 'local'",
+            "night_summaries": "session_id IN (SELECT id FROM sleep_sessions WHERE person_id = 'local')",
+            "settings": "person_id = 'local' AND key IN ('target_interval', 'time_zone')",
+        ]
+        for (table, hers) in reads {
+            let expected = try Self.count(table, in: people.owner, seeing: .nobody, where: hers)
+            #expect(try Self.count(table, in: people.served, seeing: .grantee("bob"), where: hers) == expected, "\(table)")
+            #expect(table == "settings" || expected > 0, "\(table) holds rows of hers, so the count tests something")
+            #expect(
+                try Self.count(table, in: people.served, seeing: .grantee("local"), where: hers.replacingOccurrences(of: "'local'", with: "'bob'"))
+                    == 0)
+        }
+        #expect(try Self.count("settings", in: people.served, seeing: .grantee("bob"), where: "person_id = 'local' AND key = 'canary'") == 0)
+        for table in try Self.tables(people.owner) where table.owned && reads[table.name] == nil && !["shares"].contains(table.name) {
+            let hers =
+                try Self.hasColumn("person_id", table.name, people.owner)
+                ? "person_id = 'local'" : "session_id IN (SELECT id FROM sleep_sessions WHERE person_id = 'local')"
+            #expect(try Self.count(table.name, in: people.served, seeing: .grantee("bob"), where: hers) == 0, "\(table.name) showed her rows to Bob")
+        }
+        // Revoked, the share shows nothing at once.
+        try people.owner.transaction(writingFor: "local") { session in try session.execute("DELETE FROM shares WHERE person_id = 'local'") }
+        #expect(try Self.count("sleep_sessions", in: people.served, seeing: .grantee("bob"), where: "person_id = 'local'") == 0)
+    }
+
     @Test("an UPDATE or DELETE that forgot its person touches only the person named; an INSERT for someone else is refused")
     func writesStayWithTheirPerson() throws {
         let people = try TwoPeople()

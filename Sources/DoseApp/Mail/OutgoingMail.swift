@@ -33,7 +33,8 @@ public enum OutgoingMail {
     /// on in DoseTap (they wake the person, who decides).
     public static func alert(to address: String, message: String, id: String) -> MailJob {
         let text = message + "\n\nThis mail is a copy of the alarm DoseTap rang on your own channels. Mail can arrive late: never rely on it alone."
-        let html = "<p>\(escaped(message))</p><p>This mail is a copy of the alarm DoseTap rang on your own channels. Mail can arrive late: never "
+        let html =
+            "<p>\(escaped(message))</p><p>This mail is a copy of the alarm DoseTap rang on your own channels. Mail can arrive late: never "
             + "rely on it alone.</p>"
         let subject = message.hasPrefix("DoseTap: ") ? String(message.dropFirst(9).prefix(120)) : String(message.prefix(120))
         return MailJob(id: id, recipient: address, kind: .alert, subject: "DoseTap alert: " + subject, text: text, html: html)

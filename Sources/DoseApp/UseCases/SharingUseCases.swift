@@ -165,7 +165,7 @@ public struct SharingService: Sendable {
         // The viewer's last 30 nights, a day wider each way: each person's own today decides their nights below.
         let today = SessionKey(for: app.clock.now, in: try app.settings.zone())
         let records = try store.clinicRecords(
-            of: watched, from: today.adding(days: -SharedPersonOverview.recentNights), to: today.adding(days: 1))
+            of: watched, for: person, from: today.adding(days: -SharedPersonOverview.recentNights), to: today.adding(days: 1))
         let mailed = try shares.contains { $0.grants.contains(.alarms) } ? store.mailedAlertOwners(of: person) : []
         let overviews = try shares.map { share in
             let grants = Set(share.grants)
@@ -191,7 +191,8 @@ public struct SharingService: Sendable {
                 }, lastNight: theirs.lastNight, today: theirToday)
             return SharedPersonOverview(
                 share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,
-                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung, concern: concern, mailsAlerts: mailed.contains(share.owner.id))
+                recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung, concern: concern, mailsAlerts: mailed.contains(share.owner.id)
+            )
         }
         // Stable: equal concerns keep the order the shares were given in.
         return overviews.enumerated().sorted { a, b in

@@ -17,41 +17,41 @@ public struct ClinicRecords: Sendable {
 }
 
 extension PostgresStore {
-    /// The nights dated `from` through `to` of each of `owners`, in one snapshot and one round trip: every statement is
-    /// sent before any is waited for, each owner's under their own row scope (`dosetap.person`, set in turn), so
-    /// row-level security holds for each read as for any of theirs. The caller decides who may be read (the shares).
-    public func clinicRecords(of owners: [String], from: SessionKey, to: SessionKey) throws -> [String: ClinicRecords] {
+    /// The nights dated `from` through `to` of each of `owners` who shares `view` or `report` with `grantee`, in one
+    /// snapshot and three statements whatever their number: row-level security shows `grantee` those nights only while
+    /// the share holds (`RowScope.grantee`), so an owner who shares neither is read as having no nights.
+    public func clinicRecords(of owners: [String], for grantee: String, from: SessionKey, to: SessionKey) throws -> [String: ClinicRecords] {
         guard !owners.isEmpty else { return [:] }
-        return try transaction(readOnly: true, seeing: .nobody) { session in
-            let nights = Self.summarySelect(
-                where: "s.person_id = $1 AND s.session_date BETWEEN $2::date AND $3::date", extra: ", m.wellness_score",
-                joins: " LEFT JOIN morning_checkins AS m ON m.session_id = s.id")
-            let sent = owners.map { owner in
-                session.send("SELECT set_config('dosetap.person', \(owner), true)")
-                var binds = PostgresBindings()
-                binds.append(owner)
-                binds.append(from.description)
-                binds.append(to.description)
-                return (
-                    owner: owner, nights: session.send(PostgresQuery(unsafeSQL: nights, binds: binds)),
-                    last: session.send("SELECT max(session_date)::text FROM sleep_sessions WHERE person_id = \(owner) AND dose1_at IS NOT NULL"),
-                    settings: session.send(
-                        "SELECT key, value FROM settings WHERE person_id = \(owner) AND key IN ('target_interval', 'time_zone')")
-                )
+        return try transaction(readOnly: true, seeing: .grantee(grantee)) { session in
+            var binds = PostgresBindings()
+            binds.append(owners)
+            binds.append(from.description)
+            binds.append(to.description)
+            let nights = session.send(
+                PostgresQuery(
+                    unsafeSQL: Self.summarySelect(
+                        where: "s.person_id = ANY($1) AND s.session_date BETWEEN $2::date AND $3::date", extra: ", m.wellness_score, s.person_id",
+                        joins: " LEFT JOIN morning_checkins AS m ON m.session_id = s.id"), binds: binds))
+            let last = session.send(
+                """
+                SELECT person_id, max(session_date)::text FROM sleep_sessions WHERE person_id = ANY(\(owners)) AND dose1_at IS NOT NULL
+                GROUP BY person_id
+                """)
+            let settings = session.send(
+                "SELECT person_id, key, value FROM settings WHERE person_id = ANY(\(owners)) AND key IN ('target_interval', 'time_zone')")
+            var found = Dictionary(uniqueKeysWithValues: owners.map { ($0, ClinicRecords()) })
+            for row in try session.rows(of: nights) {
+                let (_, summary, cells) = try Self.summary(of: row)
+                found[try cells[17].decode(String.self)]?.nights.append(
+                    ClinicRecords.Night(summary: summary, wellness: try cells[16].decode(Int?.self)))
             }
-            var found: [String: ClinicRecords] = [:]
-            for reads in sent {
-                var records = ClinicRecords()
-                records.nights = try session.rows(of: reads.nights).map { row in
-                    let (_, summary, cells) = try Self.summary(of: row)
-                    return ClinicRecords.Night(summary: summary, wellness: try cells[16].decode(Int?.self))
-                }
-                records.lastNight = try session.rows(of: reads.last).first?.decode(String?.self).flatMap(SessionKey.init(parsing:))
-                for row in try session.rows(of: reads.settings) {
-                    let (key, value) = try row.decode((String, String).self)
-                    records.settings[key] = value
-                }
-                found[reads.owner] = records
+            for row in try session.rows(of: last) {
+                let (owner, date) = try row.decode((String, String?).self)
+                found[owner]?.lastNight = date.flatMap(SessionKey.init(parsing:))
+            }
+            for row in try session.rows(of: settings) {
+                let (owner, key, value) = try row.decode((String, String, String).self)
+                found[owner]?.settings[key] = value
             }
             return found
         }

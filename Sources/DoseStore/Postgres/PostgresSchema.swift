@@ -20,7 +20,7 @@ enum PostgresSchema {
         ("v13_shared_upkeep", v13SharedUpkeep), ("v14_night_regimens", v14NightRegimens),
         ("v15_taken_anyway_audit", v15TakenAnywayAudit), ("v16_native_imports", v16NativeImports),
         ("v17_mail_jobs", v17MailJobs), ("v18_operators", v18Operators),
-        ("v19_mailed_alerts", v19MailedAlerts),
+        ("v19_mailed_alerts", v19MailedAlerts), ("v20_grantee_reads", v20GranteeReads),
     ]
 
     /// A key for `pg_advisory_xact_lock`, the same in every instance: "DOSETAP" in ASCII.

@@ -276,6 +276,29 @@ extension PostgresSchema {
         ALTER TABLE shares ADD COLUMN mail_alerts boolean NOT NULL DEFAULT false;
         """
 
+    /// What a grantee reads of the people who share `view` or `report` with them, for a clinic's list in one statement
+    /// (issue 56): their nights, their doses, their check-ins, the nights' summaries, and the two settings that judge
+    /// their nights; nothing else, and only while the share holds. A transaction names its grantee with
+    /// `dosetap.grantee`, and the person it names must be the acting person (`RowScope.grantee`), so the share is theirs.
+    static let v20GranteeReads = """
+        CREATE POLICY sleep_sessions_grantee ON sleep_sessions FOR SELECT USING (EXISTS (SELECT 1 FROM shares AS g
+            WHERE g.person_id = sleep_sessions.person_id AND g.grantee_id = current_setting('dosetap.grantee', true)
+                AND g.grants && ARRAY['view', 'report']));
+        CREATE POLICY dose_events_grantee ON dose_events FOR SELECT USING (EXISTS (SELECT 1 FROM shares AS g
+            WHERE g.person_id = dose_events.person_id AND g.grantee_id = current_setting('dosetap.grantee', true)
+                AND g.grants && ARRAY['view', 'report']));
+        CREATE POLICY morning_checkins_grantee ON morning_checkins FOR SELECT USING (EXISTS (SELECT 1 FROM shares AS g
+            WHERE g.person_id = morning_checkins.person_id AND g.grantee_id = current_setting('dosetap.grantee', true)
+                AND g.grants && ARRAY['view', 'report']));
+        CREATE POLICY night_summaries_grantee ON night_summaries FOR SELECT USING (EXISTS (SELECT 1 FROM sleep_sessions AS s
+            JOIN shares AS g ON g.person_id = s.person_id
+            WHERE s.id = night_summaries.session_id AND g.grantee_id = current_setting('dosetap.grantee', true)
+                AND g.grants && ARRAY['view', 'report']));
+        CREATE POLICY settings_grantee ON settings FOR SELECT USING (key IN ('target_interval', 'time_zone') AND EXISTS (SELECT 1 FROM shares AS g
+            WHERE g.person_id = settings.person_id AND g.grantee_id = current_setting('dosetap.grantee', true)
+                AND g.grants && ARRAY['view', 'report']));
+        """
+
     /// The tables whose rows carry their person in `person_id`, and whose policy is that person alone.
     static let personTables = [
         "settings", "sleep_sessions", "dose_events", "sleep_events", "morning_checkins", "idempotency_keys", "audit_log", "pre_sleep_logs",

@@ -395,7 +395,8 @@ extension PostgresStore {
     /// Whether `grantee` chose to have `owner`'s ladder alerts mailed too.
     public func mailsAlerts(owner: String, grantee: String) throws -> Bool {
         try transaction(readOnly: true, seeing: .person(grantee)) { session in
-            try session.rows("SELECT mail_alerts FROM shares WHERE person_id = \(owner) AND grantee_id = \(grantee)").first?.decode(Bool.self) ?? false
+            try session.rows("SELECT mail_alerts FROM shares WHERE person_id = \(owner) AND grantee_id = \(grantee)").first?.decode(Bool.self)
+                ?? false
         }
     }
 

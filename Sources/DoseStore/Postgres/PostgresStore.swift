@@ -181,7 +181,7 @@ public final class PostgresStore: Sendable {
                     """
                     SELECT set_config('dosetap.person', \(scope.person ?? ""), true), set_config('dosetap.token', \(scope.tokenHash ?? ""), true),
                         set_config('dosetap.night', \(scope.night ?? ""), true), set_config('dosetap.scheduler', \(scope.scheduler ? "on" : ""), true),
-                        set_config('dosetap.operator', \(scope.operator ? "on" : ""), true)
+                        set_config('dosetap.operator', \(scope.operator ? "on" : ""), true), set_config('dosetap.grantee', \(scope.grantee ?? ""), true)
                     """)
                 let result = try body(session)
                 if readOnly {
@@ -298,6 +298,9 @@ public struct RowScope: Sendable, Equatable {
     /// What the operator's page reads across people (`PostgresSchema.v18Operators`): pending invitations, reminder
     /// jobs, mail and the operators' audit; never anyone's records.
     public var `operator` = false
+    /// A grantee reading, besides their own rows, the nights of the people who share `view` or `report` with them
+    /// (`PostgresSchema.v20GranteeReads`); always the acting person, who is also `person`.
+    public var grantee: String?
 
     /// One person's rows.
     public static func person(_ id: String) -> RowScope { RowScope(person: id) }
@@ -307,6 +310,8 @@ public struct RowScope: Sendable, Equatable {
     public static let scheduler = RowScope(scheduler: true)
     /// The operator's page.
     public static let operatorPage = RowScope(operator: true)
+    /// `person`'s own rows, and the nights of those who share `view` or `report` with them.
+    public static func grantee(_ person: String) -> RowScope { RowScope(person: person, grantee: person) }
 }
 
 /// One connection's queries. A statement can be sent without waiting for it (`send`): postgres-nio runs a
