@@ -53,7 +53,7 @@ struct OperatorPagesTests {
             for words in [
                 "bob@example.org", "carol@example.org", "dave@example.org</strong> from carol@example.org, until",
                 "No reminder fired in the last 24 hours.",
-                "PostgreSQL 1", "migrations, the last v18_operators", "connections: ", "made an operator",
+                "PostgreSQL 1", "\(SchemaVersions.postgres) migrations, the last v\(SchemaVersions.postgres)_", "connections: ", "made an operator",
             ] {
                 #expect(first.html.contains(words), "\(words): \(first.html.split(separator: "<h2>Reminders").last?.prefix(900) ?? "")")
             }

@@ -183,8 +183,15 @@ extension PostgresStore {
 
     /// Names the person whose rows the statements that follow may see (`nil`: no one's), for the rest of the transaction
     /// or until named again.
+    /// A person's rows, or with none the service's own: its queues (the scheduler's scope) and the operators' audit (the
+    /// operator's), which a copy of the whole store carries too.
     private static func scope(to person: String?, _ session: PostgresSession) throws {
-        try session.execute("SELECT set_config('dosetap.person', \(person ?? ""), true)")
+        let service = person == nil ? "on" : ""
+        try session.execute(
+            """
+            SELECT set_config('dosetap.person', \(person ?? ""), true), set_config('dosetap.scheduler', \(service), true),
+                set_config('dosetap.operator', \(service), true)
+            """)
     }
 
     private static func rows(of table: CopiedTable, person: String?, _ session: PostgresSession) throws -> [String] {
