@@ -52,8 +52,9 @@ struct SharingPages: PageController, SiteController {
         let tonight, report: String?
         /// "you can answer their alarms", and when they are on the ladder, at which minute they are told.
         let alarms: String?
-        /// The last 7 nights' Dose 2 that went wrong, the wellness trend and the last night, in words (`CareConcern`).
-        let concerns: [String]
+        /// The last 7 nights' Dose 2 that went wrong, the last Dose 1 and the wellness trend, in words, as one paragraph
+        /// (`CareConcern`); nil without `view` or `report`.
+        let concerns: String?
         let attention: Bool
         /// With `alarms` and mail on: the owner's id, and whether their alerts are mailed to the reader too.
         let mailAlerts: MailAlerts?
@@ -72,6 +73,8 @@ struct SharingPages: PageController, SiteController {
         /// The name filter typed, and whether it left no one out of several.
         let named: String
         let filtered: Bool
+        /// The search is offered from `searchFrom` people on, or while a search is shown.
+        let searchable: Bool
         /// How many need attention, in words; nil when none does.
         let attention: String?
         /// DoseTap is not set up for the person's own nights (Tonight sends someone who only looks after others here).
@@ -96,8 +99,12 @@ struct SharingPages: PageController, SiteController {
             "people",
             PeopleView(
                 frame: frame, people: cards, none: cards.isEmpty && typed.isEmpty, named: typed, filtered: !typed.isEmpty,
+                searchable: !typed.isEmpty || cards.count >= Self.searchFrom,
                 attention: Self.attention(cards.filter(\.attention).count), setUpOwn: setUpOwn))
     }
+
+    /// Below this many people the list fits a screen, and a search would only push it down.
+    static let searchFrom = 6
 
     static func attention(_ count: Int) -> String? {
         count == 0 ? nil : count == 1 ? "1 person needs attention and comes first." : "\(count) people need attention and come first."
@@ -160,7 +167,7 @@ struct SharingPages: PageController, SiteController {
             report: grants.contains(.report) ? base + "report/file?nights=\(SharedPersonOverview.recentNights)" : nil,
             alarms: grants.contains(.alarms)
                 ? overview.ladderMinute.map { "you are on their alarm ladder, told \($0) min after their Dose 1 while Dose 2 is pending" }
-                    ?? "you can answer their alarms" : nil, concerns: overview.concern.map(Self.concerns) ?? [],
+                    ?? "you can answer their alarms" : nil, concerns: overview.concern.map { Self.concerns($0).joined(separator: " ") },
             attention: overview.concern?.needsAttention ?? false,
             mailAlerts: grants.contains(.alarms) && mails ? MailAlerts(owner: share.owner.id, on: overview.mailsAlerts, csrf: csrf) : nil)
     }
