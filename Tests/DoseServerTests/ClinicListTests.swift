@@ -78,6 +78,8 @@ struct ClinicListTests {
             let answer = try await Routes.get(client, "/v1/people?name=bob", fixture.auth("dora"))
             let api = ServerFixture.json(answer)["people"] as? [[String: Any]]
             #expect(api?.compactMap { $0["id"] as? String } == [ids[1]], "\(String(buffer: answer.body))")
+            let long = try await Routes.get(client, "/v1/people?name=" + String(repeating: "a", count: 101), fixture.auth("dora"))
+            #expect(long.status == .badRequest && Routes.message(long).contains("up to 100 characters"), "\(Routes.message(long))")
         }
     }
 }

@@ -10,6 +10,8 @@ public struct SharingService: Sendable {
 
     /// How long an invitation stays good.
     public static let lifetime: TimeInterval = 7 * 24 * 3600
+    /// The longest name or address People may be searched for.
+    public static let nameFilterLimit = 100
     /// The most audit entries one read returns.
     public static let auditLimit = 500
     /// A view by the same person of the same thing is audited once in this many seconds, so a page that polls does not
@@ -158,6 +160,10 @@ public struct SharingService: Sendable {
     public func overview(named: String? = nil) throws -> [SharedPersonOverview] {
         let (store, person) = try sharedStore()
         let filter = named?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        guard filter.count <= Self.nameFilterLimit else {
+            throw DoseError.invalidInput(
+                field: "name", problem: "the name to find is \(filter.count) characters long", allowed: "up to \(Self.nameFilterLimit) characters")
+        }
         let shares = try received().filter { share in
             filter.isEmpty || [share.owner.name, share.owner.email].contains { $0?.lowercased().contains(filter) == true }
         }

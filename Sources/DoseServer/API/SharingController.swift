@@ -43,7 +43,7 @@ enum SharingController {
             return Reply.json(JSONValue(dictionaryLiteral: ("declined", .bool(true))))
         }
         routes.get("people") { request, context in
-            let named = request.uri.queryParameters["name"].map { String($0.prefix(100)) }
+            let named = request.uri.queryParameters["name"].map(String.init)
             let people = try context.useCases.sharing.overview(named: named).map(SharedPersonResponse.init)
             return Reply.json(JSONValue(dictionaryLiteral: ("people", JSONValue(response: people))))
         }

@@ -15,7 +15,7 @@ struct SharingPages: PageController, SiteController {
     static var routes: RouteCollection<DoseRequestContext> {
         let routes = RouteCollection(context: DoseRequestContext.self)
         routes.get("/people") { request, context in
-            try await Self(context).people(context, named: request.uri.queryParameters["name"].map { String($0.prefix(100)) })
+            try await Self(context).people(context, named: request.uri.queryParameters["name"].map(String.init))
         }
         routes.get("/settings/sharing") { request, context in
             try Self(context).sharing(context, flash: try Self.flash(request.uri.queryParameters["done"].map(String.init)))
