@@ -54,11 +54,14 @@ struct PersonCommand: ParsableCommand {
         return PeopleService(store: try PostgresStore.open(try PostgresLocation(url: url)), clock: clock)
     }
 
-    static func json(_ person: PersonRecord) -> JSONValue {
-        [
+    /// A person in JSON; with `operator` given, whether they are one.
+    static func json(_ person: PersonRecord, operator isOperator: Bool? = nil) -> JSONValue {
+        var object: [String: JSONValue] = [
             "id": .string(person.id), "email": person.email.map { .string($0) } ?? .null, "name": person.name.map { .string($0) } ?? .null,
             "created_at": .string(ISO8601.string(person.createdAt)),
         ]
+        if let isOperator { object["operator"] = .bool(isOperator) }
+        return .object(object)
     }
 
     struct Add: ParsableCommand {
@@ -126,13 +129,7 @@ struct PersonCommand: ParsableCommand {
                 let operators = try service.operators()
                 if options.json {
                     return Output.line(
-                        JSONValue.array(
-                            people.map { person in
-                                guard case .object(var object) = PersonCommand.json(person) else { return .null }
-                                object["operator"] = .bool(operators.contains(person.id))
-                                return .object(object)
-                            }
-                        ).rendered())
+                        JSONValue.array(people.map { PersonCommand.json($0, operator: operators.contains($0.id)) }).rendered())
                 }
                 if people.isEmpty { Output.line("No people yet: `dosetap person add EMAIL` adds one.") }
                 for person in people {
@@ -156,10 +153,8 @@ struct PersonCommand: ParsableCommand {
         func run() throws {
             try Output.run(json: options.json) {
                 let changed = try PersonCommand.people(options).setOperator(person, !off)
-                guard case .object(var object) = PersonCommand.json(changed) else { return }
-                object["operator"] = .bool(!off)
                 Output.show(
-                    json: options.json, JSONValue.object(object),
+                    json: options.json, PersonCommand.json(changed, operator: !off),
                     off
                         ? "\(changed.shownName) is no longer an operator."
                         : "\(changed.shownName) is an operator: /operator opens for them once signed in.")

@@ -61,9 +61,7 @@ struct CareConcernTests {
         let quiet = CareConcern([], lastNight: Self.today.adding(days: -9), today: Self.today)
         let quieter = CareConcern([], lastNight: Self.today.adding(days: -20), today: Self.today)
         let people = [("fine", fine), ("quiet", quiet), ("oneLate", oneLate), ("quieter", quieter), ("twoMissed", twoMissed)]
-        let sorted = people.enumerated().sorted { a, b in
-            CareConcern.comesFirst(a.element.1, b.element.1) || (!CareConcern.comesFirst(b.element.1, a.element.1) && a.offset < b.offset)
-        }.map(\.element.0)
+        let sorted = CareConcern.ordered(people) { $0.1 }.map(\.0)
         #expect(sorted == ["twoMissed", "oneLate", "quieter", "quiet", "fine"])
     }
 }

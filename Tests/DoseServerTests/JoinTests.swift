@@ -101,7 +101,8 @@ struct JoinTests {
                 id: alicesPhone.id, name: "Dave's phone", tokenHash: String(repeating: "d", count: 64), createdAt: fixture.time.now, revokedAt: nil)
             #expect(throws: (any Error).self) {
                 try fixture.store.join(
-                    invitationTokenHash: DeviceTokens.hash(token), person: "dave-partial", device: clash, at: fixture.time.now, by: .terminal)
+                    invitationTokenHash: DeviceTokens.hash(token), person: "dave-partial", device: clash, at: fixture.time.now, by: .terminal,
+                    audited: (own: "made", inviter: "accepted"))
             }
             #expect(try fixture.store.person(named: "dave@example.org") == nil && fixture.store.person(named: "dave-partial") == nil)
             #expect(try fixture.store.rowsOf("dave-partial") == 0)

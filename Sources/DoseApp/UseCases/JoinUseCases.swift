@@ -33,7 +33,7 @@ public struct JoinService: Sendable {
     /// person, their device's token and the share.
     public func join(token: String, deviceName: String) throws -> (person: PersonRecord, deviceToken: String, share: ShareRecord) {
         guard let store = app.store.shared else { throw SharingService.unshared }
-        let (invitation, _) = try app.sharing.invitation(token: token)
+        let (invitation, inviter) = try app.sharing.invitation(token: token)
         try checkAllowed(invitation)
         let deviceToken = DeviceTokens.generate(app.clock.random)
         let device = DeviceRecord(
@@ -42,7 +42,10 @@ public struct JoinService: Sendable {
         guard
             let (person, share) = try store.join(
                 invitationTokenHash: DeviceTokens.hash(token), person: app.clock.makeID(), device: device, at: app.clock.now,
-                by: OperatorActor(id: nil, name: "sign-up from an invitation"))
+                by: OperatorActor(id: nil, name: "sign-up from an invitation"),
+                audited: (
+                    own: "made this account from \(inviter.shownName)'s invitation", inviter: "accepted \(SharingService.words(invitation.grants))"
+                ))
         else { throw SharingService.unusable }
         return (person, deviceToken, share)
     }

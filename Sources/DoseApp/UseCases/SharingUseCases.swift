@@ -190,35 +190,14 @@ public struct SharingService: Sendable {
                 nights: nights.compactMap { Adherence.Night($0.summary, targetMinutes: settings.targetIntervalMinutes) },
                 targetMinutes: settings.targetIntervalMinutes)
             let concern = CareConcern(
-                nights.map { night in
-                    CareConcern.Night(
-                        date: night.summary.date, timing: Self.timing(night.summary, settings: settings, now: app.clock.now),
-                        wellness: night.wellness)
-                }, lastNight: theirs.lastNight, today: theirToday)
+                nights.map { CareConcern.Night($0.summary, wellness: $0.wellness, targetMinutes: settings.targetIntervalMinutes, at: app.clock.now) },
+                lastNight: theirs.lastNight, today: theirToday)
             return SharedPersonOverview(
                 share: share, latest: grants.contains(.view) ? adherence.nights.last { $0.timing != .undecided } : nil,
                 recent: grants.contains(.report) ? adherence : nil, ladderMinute: rung, concern: concern, mailsAlerts: mailed.contains(share.owner.id)
             )
         }
-        // Stable: equal concerns keep the order the shares were given in.
-        return overviews.enumerated().sorted { a, b in
-            switch (a.element.concern, b.element.concern) {
-            case (let x?, let y?): CareConcern.comesFirst(x, y) || (!CareConcern.comesFirst(y, x) && a.offset < b.offset)
-            case (.some, nil): true
-            case (nil, .some): false
-            case (nil, nil): a.offset < b.offset
-            }
-        }.map(\.element)
-    }
-
-    /// A night's Dose 2 timing for the list: as Insights judge it, except that a night still open whose window has
-    /// closed with no Dose 2 logged counts as ended without it, so a missed Dose 2 shows tonight, not once it settles.
-    static func timing(_ summary: NightSummary, settings: DoseSettings, now: Date) -> DoseTiming? {
-        let timing = DoseTiming.of(summary, targetMinutes: settings.targetIntervalMinutes)
-        if timing == .undecided, let dose1 = summary.dose1?.at, let window = summary.window, window.position(of: now, dose1: dose1) == .closed {
-            return .endedWithoutDose2
-        }
-        return timing
+        return CareConcern.ordered(overviews, by: \.concern)
     }
 
     /// The grants the acting person holds on `owner`'s records now.

@@ -42,6 +42,17 @@ public struct CareConcern: Sendable, Equatable {
             self.timing = timing
             self.wellness = wellness
         }
+
+        /// A summarised night as of `now`: its timing as Insights judge it (against `targetMinutes` for a night that kept
+        /// no target), except that a night still open whose window has closed with no Dose 2 counts as ended without
+        /// it, so tonight's missed Dose 2 shows tonight, not once the night settles.
+        public init(_ summary: NightSummary, wellness: Int?, targetMinutes: Int, at now: Date) {
+            var timing = DoseTiming.of(summary, targetMinutes: targetMinutes)
+            if timing == .undecided, let dose1 = summary.dose1?.at, let window = summary.window, window.position(of: now, dose1: dose1) == .closed {
+                timing = .endedWithoutDose2
+            }
+            self.init(date: summary.date, timing: timing, wellness: wellness)
+        }
     }
 
     /// The concerns of `nights` (any order) as of `today`, the last night logged being `lastNight` (which may be older
@@ -84,5 +95,18 @@ public struct CareConcern: Sendable, Equatable {
             )
         }
         return key(a) < key(b)
+    }
+
+    /// `items` in the list's order by their concern (`comesFirst`), those without one (no `view` or `report`) last;
+    /// items that compare equal keep their order.
+    public static func ordered<Item>(_ items: [Item], by concern: (Item) -> CareConcern?) -> [Item] {
+        items.enumerated().sorted { a, b in
+            switch (concern(a.element), concern(b.element)) {
+            case (let x?, let y?): comesFirst(x, y) || (!comesFirst(y, x) && a.offset < b.offset)
+            case (.some, nil): true
+            case (nil, .some): false
+            case (nil, nil): a.offset < b.offset
+            }
+        }.map(\.element)
     }
 }

@@ -16,7 +16,7 @@ enum SharingController {
         routes.post("shares") { request, context in
             let body = try await JSONBody.read(ShareBody.self, request)
             let app = context.useCases
-            let base = (WebPages.isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
+            let base = WebPages.ownAddress(request, context)
             let (invitation, url) = try app.sharing.invite(email: body.email, grants: body.grants, base: base)
             return Reply.json(InvitationResponse(invitation, now: app.clock.now, url: url), status: .created)
         }

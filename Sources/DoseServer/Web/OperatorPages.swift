@@ -26,14 +26,7 @@ struct OperatorPages: PageController, SiteController {
     /// The words of a redirect's `done=`.
     static let done = ["removed": "Removed, with every record of theirs. The audit below keeps that it was done."]
 
-    static func flash(_ done: String?) throws -> String? {
-        guard let done else { return nil }
-        guard let sentence = Self.done[done] else {
-            throw DoseError.invalidInput(
-                field: "done", problem: "'\(done.prefix(40))' is not something this page reports", allowed: Self.done.keys.sorted().joined())
-        }
-        return sentence
-    }
+    static func flash(_ done: String?) throws -> String? { try WebPages.flash(done, from: Self.done) }
 
     struct PersonRow {
         let id, who, added, phrase: String
@@ -135,14 +128,10 @@ struct OperatorPages: PageController, SiteController {
 
     static func seconds(_ value: Double) -> String { NumberText.tenths(value) + " s" }
 
-    func base(_ request: Request, _ context: DoseRequestContext) -> String {
-        (WebPages.isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
-    }
-
     func add(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let form = try await form(request, context, as: OperatorAddForm.self)
         let app = environment.useCases()
-        let base = base(request, context)
+        let base = WebPages.ownAddress(request, context)
         let name = form.name.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         do {
             let (flash, link) = try await BlockingWork.run { () throws -> (String, String?) in
@@ -159,7 +148,7 @@ struct OperatorPages: PageController, SiteController {
     func link(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let form = try await form(request, context, as: ChosenForm.self)
         let app = environment.useCases()
-        let base = base(request, context)
+        let base = WebPages.ownAddress(request, context)
         do {
             let (flash, link) = try await BlockingWork.run { () throws -> (String, String?) in
                 let people = try app.operatorPage.people()

@@ -34,17 +34,8 @@ struct SharingPages: PageController, SiteController {
         "ladder": "Alarm ladder saved.",
     ]
 
-    /// The sentence `done` (what a form just did, carried by its redirect) shows; a value the contract does not list is
-    /// refused rather than passed over in silence.
-    static func flash(_ done: String?) throws -> String? {
-        guard let done else { return nil }
-        guard let sentence = Self.done[done] else {
-            throw DoseError.invalidInput(
-                field: "done", problem: "'\(done.prefix(40))' is not something this page reports",
-                allowed: Self.done.keys.sorted().joined(separator: ", "))
-        }
-        return sentence
-    }
+    /// The sentence `done` (what a form just did, carried by its redirect) shows.
+    static func flash(_ done: String?) throws -> String? { try WebPages.flash(done, from: Self.done) }
 
     struct PersonCard {
         let name, email, grants, since: String
@@ -251,7 +242,7 @@ struct SharingPages: PageController, SiteController {
     func invite(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         let form = try await form(request, context, as: ShareForm.self)
         let grants = form.grants ?? []
-        let base = (WebPages.isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
+        let base = WebPages.ownAddress(request, context)
         do {
             let (invitation, url) = try environment.useCases().sharing.invite(email: form.email, grants: grants, base: base)
             return try sharing(

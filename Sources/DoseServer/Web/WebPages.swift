@@ -12,6 +12,23 @@ enum WebPages {
         context.secureTransport || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
     }
 
+    /// This DoseTap's own address as the browser reached it, for the links it makes (sign-in, invitations).
+    static func ownAddress(_ request: Request, _ context: DoseRequestContext) -> String {
+        (isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
+    }
+
+    /// The sentence a redirect's `done` (what a form just did) shows, from the page's `sentences`; a value the page does
+    /// not list is refused rather than passed over in silence.
+    static func flash(_ done: String?, from sentences: [String: String]) throws -> String? {
+        guard let done else { return nil }
+        guard let sentence = sentences[done] else {
+            throw DoseError.invalidInput(
+                field: "done", problem: "'\(done.prefix(40))' is not something this page reports",
+                allowed: sentences.keys.sorted().joined(separator: ", "))
+        }
+        return sentence
+    }
+
     /// Whether the browser treats the page as a secure context: HTTPS, or this machine itself (browsers trust
     /// loopback addresses and `localhost` as they trust HTTPS).
     static func isSecureContext(_ request: Request, _ context: DoseRequestContext) -> Bool {

@@ -341,10 +341,12 @@ extension PostgresStore {
 extension PostgresStore {
     /// Makes the account of an invitation's invitee in one transaction (issue 56): the person with the invitation's
     /// address (none may have it yet), `device` as their first paired device, the invitation accepted and its share
-    /// made, each side's audit, and the operators' audit; all of it or, on any refusal or failure, none. Nil when the
-    /// invitation cannot be used (answered, cancelled, expired, never made); the caller refuses that in its words.
+    /// made, each side's audit (`audited`: the words of the new person's entry and the inviter's), and the operators'
+    /// audit; all of it or, on any refusal or failure, none. Nil when the invitation cannot be used (answered,
+    /// cancelled, expired, never made); the caller refuses that in its words.
     public func join(
-        invitationTokenHash: String, person id: String, device: DeviceRecord, at now: Date, by actor: OperatorActor
+        invitationTokenHash: String, person id: String, device: DeviceRecord, at now: Date, by actor: OperatorActor,
+        audited: (own: String, inviter: String)
     ) throws -> (person: PersonRecord, share: ShareRecord)? {
         try transaction(seeing: RowScope(person: id, tokenHash: invitationTokenHash)) { session in
             guard
@@ -373,17 +375,12 @@ extension PostgresStore {
                 """)
             guard let owner = try session.rows("SELECT id, email, name, created_at FROM people WHERE id = \(invitation.owner)").map(Self.person).first
             else { return nil }
-            let grants = invitation.grants.map(\.rawValue)
-            let words = grants.count < 2 ? grants.joined() : grants.dropLast().joined(separator: ", ") + " and " + grants.last!
             try session.execute(
-                """
-                INSERT INTO access_audit (person_id, actor_id, at, action, detail)
-                VALUES (\(id), \(id), \(now), 'signed_in', \("made this account from \(owner.shownName)'s invitation"))
-                """)
+                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(id), \(id), \(now), 'signed_in', \(audited.own))")
             // The inviter's audit is theirs: written under their own scope, as any entry of theirs is.
             try session.execute("SELECT set_config('dosetap.person', \(owner.id), true)")
             try session.execute(
-                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(owner.id), \(id), \(now), 'accepted', \("accepted \(words)"))"
+                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(owner.id), \(id), \(now), 'accepted', \(audited.inviter))"
             )
             try Self.audit(session, by: actor, "added", person.longName, at: now)
             return (person, ShareRecord(id: invitation.id, owner: owner, grantee: person, grants: invitation.grants, createdAt: now))
