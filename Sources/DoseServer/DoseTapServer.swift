@@ -1,4 +1,5 @@
 public import DoseApp
+import DoseCore
 import DoseStore
 public import Foundation
 public import Hummingbird
@@ -39,7 +40,10 @@ public enum DoseTapServer {
         if let metrics = ServerMetrics.enabled { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
         if case .postgres = environment.store { router.add(middleware: BlockingExecutorMiddleware()) }
         router.add(middleware: SecurityHeadersMiddleware())
-        router.add(middleware: ErrorMiddleware(internalErrors: internalErrors, routes: routes, hosted: environment.store.shared != nil))
+        router.add(
+            middleware: ErrorMiddleware(
+                internalErrors: internalErrors, routes: routes, hosted: environment.store.shared != nil,
+                signUpDomain: environment.sendsMail ? environment.signUp.openDomain : nil))
         // Whose records the request acts on: the one person's, or the person its credential names (one query).
         router.add(middleware: SiteMiddleware(sites: sites))
         router.add(middleware: AuthMiddleware(limits: RequestLimits(limit: requestsPerMinute)))
@@ -64,7 +68,8 @@ public enum DoseTapServer {
         for controller in [
             TonightPages.routes, HistoryPages.routes, QuestionnairePages.routes, MedicationPages.routes, InsightsPages.routes, SupplyPages.routes,
             SettingsPages.routes, AlarmPages.routes, SupportPages.routes, WelcomePages.routes, SetupRoutes.routes, ActionLinkRoutes.routes,
-            SignInPages.routes, JoinPages.routes, InvitationPages.routes, SharingPages.routes, OperatorPages.routes, AppShell.routes,
+            SignInPages.routes, JoinPages.routes, SignUpPages.routes, InvitationPages.routes, SharingPages.routes, OperatorPages.routes,
+            AppShell.routes,
         ] {
             router.addRoutes(controller)
         }

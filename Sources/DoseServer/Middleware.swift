@@ -55,6 +55,9 @@ struct ErrorMiddleware: RouterMiddleware {
     let routes: RouteTable
     /// A store of several people: a browser signs in with a link, not a pairing link (the refusal says which).
     var hosted = false
+    /// The domain whose people may ask the sign-up page for a link (`--sign-up domain=` with `--smtp`), which the refusal
+    /// of a browser not signed in offers.
+    var signUpDomain: String?
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -66,7 +69,9 @@ struct ErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let error as DoseError {
             if !request.uri.path.hasPrefix("/v1/") {
-                do { return try WebPages.errorPage(error, hosted: hosted) } catch { return internalError(error, request, context) }
+                do { return try WebPages.errorPage(error, hosted: hosted, signUpDomain: signUpDomain) } catch {
+                    return internalError(error, request, context)
+                }
             }
             return Reply.error(error)
         } catch is NIOTooManyBytesError {
@@ -196,7 +201,8 @@ struct AuthMiddleware: RouterMiddleware {
     let limits: RequestLimits
     /// Paths that need no token.
     static let openPaths: Set<String> = [
-        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/join", "/assets/app.css", "/assets/app.js", "/assets/tap.js", "/setup",
+        "/health", "/ready", "/openapi.json", "/pair", "/signin", "/join", "/signup", "/signup/confirm", "/assets/app.css", "/assets/app.js",
+        "/assets/tap.js", "/setup",
         "/setup/ca",
         "/assets/period.js", "/assets/queue.js", "/sw.js", "/manifest.webmanifest", "/assets/icon.svg", "/assets/icon-192.png",
         "/assets/icon-512.png",

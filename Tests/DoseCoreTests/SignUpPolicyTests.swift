@@ -4,15 +4,19 @@ import Testing
 @Suite("the sign-up policy (serve --sign-up)")
 struct SignUpPolicyTests {
     @Test(
-        "each policy reads from its words and says whom it lets make an account",
+        "each policy reads from its words and says whom it lets make an account: from an invitation, and uninvited from the sign-up page",
         arguments: [
-            ("closed", "a@example.org", false), ("invited", "a@example.org", true), ("Invited", "a@example.org", true),
-            ("domain=clinic.example.org", "a@clinic.example.org", true), ("domain=clinic.example.org", "a@example.org", false),
-            ("domain=clinic.example.org", "a@notclinic.example.org", false), ("domain=clinic.example.org", "a@sub.clinic.example.org", false),
+            ("closed", "a@example.org", false, false), ("invited", "a@example.org", true, false), ("Invited", "a@example.org", true, false),
+            ("domain=clinic.example.org", "a@clinic.example.org", true, true), ("domain=clinic.example.org", "A@Clinic.Example.org", true, true),
+            ("domain=clinic.example.org", "a@example.org", false, false), ("domain=clinic.example.org", "a@notclinic.example.org", false, false),
+            ("domain=clinic.example.org", "a@sub.clinic.example.org", false, false),
+            ("domain=clinic.example.org", "clinic.example.org@x.org", false, false),
         ])
-    func policies(text: String, address: String, allowed: Bool) throws {
+    func policies(text: String, address: String, invited: Bool, uninvited: Bool) throws {
         let policy = try SignUpPolicy.parse(text)
-        #expect(policy.allowsInvitee(try EmailAddress(address)) == allowed)
+        #expect(policy.allowsInvitee(try EmailAddress(address)) == invited)
+        #expect(policy.allowsSignUp(try EmailAddress(address)) == uninvited)
+        #expect((policy.openDomain != nil) == text.hasPrefix("domain="))
         #expect(try SignUpPolicy.parse(policy.description) == policy)
     }
 

@@ -29,6 +29,32 @@ public enum OutgoingMail {
         return MailJob(id: id, recipient: address, kind: .signIn, subject: "Your DoseTap sign-in link", text: text, html: html)
     }
 
+    /// A link from the sign-up page, good once until `expiresAt`: it signs in to the address's account, made by the link
+    /// if there is none yet. One text for both, since the page that mailed it must not know which.
+    public static func signUp(to address: String, link: String, expiresAt: Date, id: String) -> MailJob {
+        let until = minute(expiresAt)
+        let text = """
+            Someone, probably you, asked DoseTap's sign-up page for a link for \(address).
+
+            Open this link on the phone or computer you want to use DoseTap on, and press its button. If you have no \
+            account yet, it makes one for \(address); if you have one, it signs you in to it. There is no password:
+
+            \(link)
+
+            The link works once, until \(until) UTC. If you did not ask for it, ignore this mail: nothing happens unless \
+            the link is used.
+            """
+        let html = """
+            <p>Someone, probably you, asked DoseTap's sign-up page for a link for \(escaped(address)).</p>
+            <p>Open this link on the phone or computer you want to use DoseTap on, and press its button. If you have no \
+            account yet, it makes one for \(escaped(address)); if you have one, it signs you in to it. There is no password:</p>
+            <p><a href="\(escaped(link))">Open DoseTap</a></p>
+            <p>The link works once, until \(until) UTC. If you did not ask for it, ignore this mail: nothing happens unless \
+            the link is used.</p>
+            """
+        return MailJob(id: id, recipient: address, kind: .signIn, subject: "Your DoseTap link", text: text, html: html)
+    }
+
     /// An alarm ladder's alert, mailed as well as rung on the grantee's own channels: the same words, and nothing to act
     /// on in DoseTap (they wake the person, who decides).
     public static func alert(to address: String, message: String, id: String) -> MailJob {

@@ -2,7 +2,7 @@ import Foundation
 
 /// An e-mail address as DoseTap keeps it: checked, trimmed and lower-cased, so two spellings of one address are one
 /// address (`Alice@Example.org` is `alice@example.org`). It names a person in a shared store and an invitation's
-/// addressee; it is never sent mail by DoseTap itself.
+/// addressee, and is where DoseTap's mail to them goes (`serve --smtp`).
 public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     /// The address, lower case.
     public let text: String

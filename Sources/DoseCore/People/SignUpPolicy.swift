@@ -6,7 +6,8 @@ public enum SignUpPolicy: Sendable, Equatable, CustomStringConvertible {
     case closed
     /// Someone invited by a person of this DoseTap may make an account for the invited address.
     case invited
-    /// Someone invited at an address of this domain may make an account, as a clinic would want.
+    /// Anyone with an address of this domain may make an account, invited or not (the sign-up page), as a clinic would
+    /// want.
     case domain(String)
 
     public static let allowed = "closed, invited, or domain=DOMAIN (such as domain=clinic.example.org)"
@@ -37,6 +38,16 @@ public enum SignUpPolicy: Sendable, Equatable, CustomStringConvertible {
         case .invited: true
         case .domain(let domain): address.text.hasSuffix("@" + domain)
         }
+    }
+
+    /// The domain whose addresses may ask for an account on the sign-up page; nil when the page is closed.
+    public var openDomain: String? {
+        if case .domain(let domain) = self { domain } else { nil }
+    }
+
+    /// Whether anyone at `address`, invited or not, may make an account from the sign-up page.
+    public func allowsSignUp(_ address: EmailAddress) -> Bool {
+        openDomain.map { address.text.hasSuffix("@" + $0) } ?? false
     }
 
     public var description: String {

@@ -36,9 +36,10 @@ struct InvitationPages: PageController, SiteController {
     }
 
     /// When an invitation stops working, as its pages say it: the day and the time in `zone`.
-    static func expiry(_ invitation: InvitationRecord, _ zone: TimeZone) -> String {
-        SettingsView.day(invitation.expiresAt, zone) + " " + LocalClock.hourMinute(invitation.expiresAt, in: zone)
-    }
+    static func expiry(_ invitation: InvitationRecord, _ zone: TimeZone) -> String { moment(invitation.expiresAt, zone) }
+
+    /// A link's expiry as a page shows it: its day and time in `zone`.
+    static func moment(_ date: Date, _ zone: TimeZone) -> String { SettingsView.day(date, zone) + " " + LocalClock.hourMinute(date, in: zone) }
 
     func show(_ request: Request, _ context: DoseRequestContext) throws -> Response {
         let token = request.uri.queryParameters["token"].map(String.init) ?? ""

@@ -28,6 +28,12 @@ struct SignInForm: Decodable {
     var token: String
 }
 
+/// The sign-up page's address.
+struct SignUpForm: Decodable {
+    /// Nil when left empty: refused by the address's own check, on the form.
+    var email: String?
+}
+
 /// The answer to an invitation: its token and `accept` or `decline`.
 struct InvitationForm: Decodable {
     var token: String

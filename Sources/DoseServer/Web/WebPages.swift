@@ -53,8 +53,9 @@ enum WebPages {
     }
 
     /// The page of a refusal. `hosted`: a store of several people, where a browser signs in with a link its operator makes
-    /// (`person link`), not with the pairing link of a one-person server.
-    static func errorPage(_ error: DoseError, hosted: Bool = false) throws -> Response {
+    /// (`person link`), not with the pairing link of a one-person server; `signUpDomain`: the domain whose people may ask
+    /// the sign-up page for a link, which "Not signed in" then offers.
+    static func errorPage(_ error: DoseError, hosted: Bool = false, signUpDomain: String? = nil) throws -> Response {
         let page =
             error.code == .deviceNotRegistered
             ? NoticePage(
@@ -64,7 +65,7 @@ enum WebPages {
                         + "sign-in link (they make one with `dosetap person link` and your address), then open it on this device."
                     : "This browser is not paired with DoseTap. On this device, open the pairing link that dosetap serve printed, or scan the "
                         + "code under Settings → Pair another device on a phone that is paired.",
-                link: nil)
+                link: hosted ? signUpDomain.map { NoticePage.Link(href: "/signup", label: "Get a link by mail (addresses at \($0))") } : nil)
             : NoticePage(
                 frame: Frame("Not done", current: ""), heading: "Not done", message: error.message,
                 link: NoticePage.Link(href: "/", label: "Back to Tonight"))

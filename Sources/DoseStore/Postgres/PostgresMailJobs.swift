@@ -54,9 +54,9 @@ public struct MailQueueEntry: Sendable, Equatable {
 /// The mail queue of a shared store: queued in the scheduler's scope, claimed by one instance under a lease (an
 /// instance that dies mid-send gives its messages to the others once the lease runs out), and kept once done.
 extension PostgresStore {
-    /// Queues `job` to be sent from `now`, unless `recipient` was already sent `hourlyLimit` messages within the hour;
-    /// false when it was held back by that limit.
-    public func queueMail(_ job: MailJob, at now: Date, hourlyLimit: Int) throws -> Bool {
+    /// Queues `job` to be sent from `now`, unless `recipient` was already sent `hourlyLimit` messages within the hour, or
+    /// (with `quietSeconds`) a message of the same kind within that many seconds; false when it was held back.
+    public func queueMail(_ job: MailJob, at now: Date, hourlyLimit: Int, quietSeconds: Int = 0) throws -> Bool {
         try transaction(seeing: .scheduler) { session in
             !(try session.rows(
                 """
@@ -64,6 +64,8 @@ extension PostgresStore {
                 SELECT \(job.id), \(job.recipient), \(job.kind.rawValue), \(job.subject), \(job.text), \(job.html), 'pending', \(now), \(now)
                 WHERE (SELECT count(*) FROM mail_jobs WHERE recipient = \(job.recipient)
                        AND created_at > \(now)::timestamptz - interval '1 hour') < \(hourlyLimit)
+                AND NOT EXISTS (SELECT 1 FROM mail_jobs WHERE recipient = \(job.recipient) AND kind = \(job.kind.rawValue) AND \(quietSeconds) > 0
+                                AND created_at > \(now)::timestamptz - make_interval(secs => \(quietSeconds)))
                 RETURNING 1
                 """
             ).isEmpty)

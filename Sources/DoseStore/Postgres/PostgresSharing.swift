@@ -354,18 +354,11 @@ extension PostgresStore {
                     "SELECT \(unescaped: Self.invitationColumns) FROM share_invitations WHERE token_hash = \(invitationTokenHash) FOR UPDATE"
                 ).first.map(Self.invitation), invitation.state == .pending, invitation.expiresAt > now
             else { return nil }
-            guard try session.rows("SELECT 1 FROM people WHERE email = \(invitation.email)").isEmpty else {
-                throw DoseError.invalidInput(
+            let person = try Self.makeAccount(
+                session, id: id, email: invitation.email, device: device, at: now, by: actor, audited: audited.own,
+                taken: DoseError.invalidInput(
                     field: "token", problem: "\(invitation.email) already has an account here",
-                    allowed: "sign in with your own link, then open the invitation's link again to accept it")
-            }
-            let person = PersonRecord(id: id, email: invitation.email, name: nil, createdAt: now)
-            try session.execute("INSERT INTO people (id, email, name, created_at) VALUES (\(id), \(invitation.email), NULL, \(now))")
-            try session.execute(
-                """
-                INSERT INTO devices (id, person_id, name, token_hash, created_at, expires_at)
-                VALUES (\(device.id), \(id), \(device.name), \(device.tokenHash), \(now), \(device.expiresAt))
-                """)
+                    allowed: "sign in with your own link, then open the invitation's link again to accept it"))
             try session.execute(
                 "UPDATE share_invitations SET state = 'accepted', answered_at = \(now), grantee_id = \(id) WHERE id = \(invitation.id)")
             try session.execute(
@@ -375,14 +368,11 @@ extension PostgresStore {
                 """)
             guard let owner = try session.rows("SELECT id, email, name, created_at FROM people WHERE id = \(invitation.owner)").map(Self.person).first
             else { return nil }
-            try session.execute(
-                "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(id), \(id), \(now), 'signed_in', \(audited.own))")
             // The inviter's audit is theirs: written under their own scope, as any entry of theirs is.
             try session.execute("SELECT set_config('dosetap.person', \(owner.id), true)")
             try session.execute(
                 "INSERT INTO access_audit (person_id, actor_id, at, action, detail) VALUES (\(owner.id), \(id), \(now), 'accepted', \(audited.inviter))"
             )
-            try Self.audit(session, by: actor, "added", person.longName, at: now)
             return (person, ShareRecord(id: invitation.id, owner: owner, grantee: person, grants: invitation.grants, createdAt: now))
         }
     }
