@@ -45,7 +45,8 @@ struct Serve: AsyncParsableCommand {
     @Option(
         help: """
             Who may make an account: closed (the operator adds people; the default), invited (someone invited may make one \
-            from the invitation), or domain=DOMAIN (someone invited at an address there may).
+            from the invitation), or domain=DOMAIN (anyone with an address there may: invited, or from /signup, which mails \
+            them a link and needs --smtp).
             """)
     var signUp = "closed"
     @Option(help: "Serve /metrics (Prometheus's text format) on 127.0.0.1 at this port, apart from the API.") var metricsPort: Int?

@@ -1491,6 +1491,122 @@ def join(driver, wait, binary, work, out, base_url):
         stop_server(process)
 
 
+def sign_up_by_domain(driver, wait, binary, work, out, base_url):
+    """The sign-up page (issue 56), served with --sign-up domain=clinic.example.org and --smtp to a real SMTP server on
+    loopback (aiosmtpd, scripts/smtp-peer.py). Dana, invited by no one, finds it from "Not signed in"; a half-asleep
+    double tap on "Mail me a link" mails one link; the link's page only asks, and a double tap on "Make my account"
+    makes one account with one device and lands on first-run setup, not on a refusal. Carol, who has an account, asks
+    the same page and gets the same answer; her link signs this browser in. An address outside the domain is refused on
+    the form, kept for correcting."""
+    store = base_url + ("&" if "?" in base_url else "?") + "search_path=signup_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    port = free_port()
+    here = f"http://127.0.0.1:{port}"
+    environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
+
+    def run(*arguments):
+        return json.loads(subprocess.run([binary, *arguments, "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+
+    log = os.path.join(work, f"smtp-{port}.log")
+    peer = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "smtp-peer.py"), log], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    smtp_port = json.loads(peer.stdout.readline())["port"]
+
+    def mails(to):
+        if not os.path.exists(log):
+            return []
+        with open(log) as file:
+            return [m for m in (json.loads(line) for line in file if line.strip()) if to in m["rcpt_tos"]]
+
+    def link_to(to, count):
+        patient(driver, 20).until(lambda d: len(mails(to)) >= count)
+        return re.search(r"http://\S+/signup/confirm\?token=\S+", mails(to)[-1]["plain"]).group(0)
+
+    run("person", "add", "carol@clinic.example.org", "--name", "Carol")
+    run("person", "add", "alice@example.org", "--name", "Alice")
+    served, extra = served_as_hosted(binary, environment)
+    process = subprocess.Popen([binary, "serve", "--port", str(port), "--json", "--sign-up", "domain=clinic.example.org",
+                                "--smtp", f"smtp://127.0.0.1:{smtp_port}", "--mail-from", "dosetap@clinic.example.org", *extra],
+                               env=served, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        process.stdout.readline()
+        driver.delete_all_cookies()
+        driver.get(here + "/")
+        wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "a[href='/signup']")))
+        audit(driver, "signup-not-signed-in", out)
+        driver.find_element(By.CSS_SELECTOR, "a[href='/signup']").click()
+        field = wait.until(EC.element_to_be_clickable((By.ID, "signup-email")))
+        apart(driver)  # the button appeared under the finger that tapped the link: held out of sight for the tap's 3 s
+        check(fits(driver), "the sign-up page fits 390x844 without scrolling")
+        audit(driver, "signup", out)
+
+        field.send_keys("dana@example.org")
+        driver.find_element(By.CSS_SELECTOR, "form[data-signup] button").click()
+        problem = wait.until(EC.presence_of_element_located((By.ID, "signup-problem"))).text
+        check("is not an address at clinic.example.org" in problem, f"an address outside the domain is refused by name ({problem!r})")
+        check(driver.find_element(By.ID, "signup-email").get_attribute("value") == "dana@example.org", "and kept in the field to correct")
+        apart(driver)
+        audit(driver, "signup-refused", out)
+
+        field = driver.find_element(By.ID, "signup-email")
+        field.clear()
+        field.send_keys("dana@clinic.example.org")
+        button = driver.find_element(By.CSS_SELECTOR, "form[data-signup] button")
+        ActionChains(driver).move_to_element(button).click().pause(0.3).click().perform()
+        wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-sent]")))
+        time.sleep(3.2)  # past the tap's settling
+        check("A link is on its way to dana@clinic.example.org" in driver.find_element(By.TAG_NAME, "main").text, "the page says where the link went")
+        check(not driver.find_elements(By.CSS_SELECTOR, "[role=alert]"), "the second tap brought no refusal")
+        audit(driver, "signup-sent", out)
+        link = link_to("dana@clinic.example.org", 1)
+        time.sleep(2.5)  # the sender runs every second: a second message would be here by now
+        check(len(mails("dana@clinic.example.org")) == 1, f"the double tap mailed one link ({len(mails('dana@clinic.example.org'))})")
+
+        driver.delete_all_cookies()
+        driver.get(link)
+        button = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signup/confirm'] button")))
+        check("Make my account" in button.text and "dana@clinic.example.org" in driver.find_element(By.TAG_NAME, "main").text,
+              "the link's page says it makes Dana's account")
+        check(fits(driver), "the link's page fits 390x844 without scrolling")
+        check(not driver.get_cookie("dosetap_device"), "opening the link made nothing")
+        audit(driver, "signup-confirm", out)
+        ActionChains(driver).move_to_element(button).click().pause(0.3).click().perform()
+        wait.until(lambda d: d.current_url.startswith(here + "/welcome"))
+        time.sleep(3.2)
+        check(driver.current_url.startswith(here + "/welcome"), f"the double tap ends on first-run setup ({driver.current_url})")
+        check(not driver.find_elements(By.CSS_SELECTOR, ".notice[role=alert]"), "and no refusal is shown")
+        audit(driver, "signup-welcome", out)
+        people = run("person", "list")
+        check(sorted(p["email"] for p in people) == ["alice@example.org", "carol@clinic.example.org", "dana@clinic.example.org"],
+              f"one account was made ({[p['email'] for p in people]})")
+        check(len(run("device", "list", "--person", "dana@clinic.example.org")) == 1, "with this browser as its one device")
+
+        # Carol has an account: the page answers her as it answered Dana, and her link signs this browser in.
+        driver.delete_all_cookies()
+        driver.get(here + "/signup")
+        wait.until(EC.element_to_be_clickable((By.ID, "signup-email"))).send_keys("carol@clinic.example.org")
+        driver.find_element(By.CSS_SELECTOR, "form[data-signup] button").click()
+        sent = wait.until(EC.presence_of_element_located((By.CSS_SELECTOR, "[data-sent]"))).text
+        check(sent.replace("carol@", "x@") == "A link is on its way to x@clinic.example.org, unless that address was sent five mails here in the last hour. "
+              + re.search(r"It works once, until .*$", sent).group(0), f"the same answer for an address with an account ({sent!r})")
+        driver.delete_all_cookies()
+        driver.get(link_to("carol@clinic.example.org", 1))
+        button = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "form[action='/signup/confirm'] button")))
+        check("Sign in on this browser" in button.text, f"her link's page signs in ({button.text!r})")
+        audit(driver, "signup-sign-in", out)
+        ActionChains(driver).move_to_element(button).click().pause(0.3).click().perform()
+        # Tonight, which sends someone who never finished first-run setup (Carol was added at the terminal) there first.
+        wait.until(lambda d: urllib.parse.urlsplit(d.current_url).path in ("/", "/welcome"))
+        time.sleep(3.2)
+        check(urllib.parse.urlsplit(driver.current_url).path in ("/", "/welcome") and not driver.find_elements(By.CSS_SELECTOR, ".notice[role=alert]"),
+              f"the double tap ends signed in, on Carol's Tonight or her setup ({driver.current_url})")
+        audit(driver, "signup-signed-in", out)
+        check(len(run("device", "list", "--person", "carol@clinic.example.org")) == 1, "with one new device")
+        check(len(run("person", "list")) == 3, "and no account made for her address")
+    finally:
+        stop_server(process)
+        peer.stdin.close()
+        peer.wait(10)
+
+
 def operator_page(driver, wait, binary, work, out, base_url):
     """The operator's page (issue 56): Olive, made an operator with `person add --operator`, signs in with her link and
     reads /operator (people, a pending invitation, mail, reminders, instances, the database, the audit); a half-asleep

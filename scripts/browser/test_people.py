@@ -22,6 +22,12 @@ def test_join(driver, wait, binary, work, out, store):
     scenarios.join(driver, wait, binary, work, out, store)
 
 
+def test_sign_up(driver, wait, binary, work, out, store):
+    if not store:
+        pytest.skip("the sign-up page needs a PostgreSQL store: run with --database-url")
+    scenarios.sign_up_by_domain(driver, wait, binary, work, out, store)
+
+
 def test_operator(driver, wait, binary, work, out, store):
     if not store:
         pytest.skip("the operator's page needs a PostgreSQL store: run with --database-url")
