@@ -76,11 +76,7 @@ public struct SignInService: Sendable {
     /// address alone, never the person whose (used or expired) link was tried: a replay must not lock her out.
     public func signIn(token: String, from address: String, deviceName: String) throws -> (device: DeviceRecord, token: String) {
         let now = app.clock.now
-        let window = TimeInterval(SignInLinks.failureWindow)
-        let failures = try app.store.signInFailures(from: address, since: now - window, forgetBefore: now - 24 * 3600)
-        guard failures < SignInLinks.failuresAllowed else {
-            throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow)
-        }
+        try Self.refuseIfFailing(address, app)
         guard SignInLinks.isWellFormed(token), try app.store.useSignInLink(tokenHash: DeviceTokens.hash(token), at: now) else {
             try app.store.recordSignInFailure(from: address, at: now)
             throw Self.invalid
@@ -88,6 +84,17 @@ public struct SignInService: Sendable {
         let paired = try app.devices.pair(name: deviceName, uniqued: true)
         if let person = app.store.personID { try app.sharing.record(to: person, by: person, "signed_in", "signed in on \(paired.device.name)") }
         return paired
+    }
+}
+
+extension SignInService {
+    /// Refuses `address` for a while once it has failed `SignInLinks.failuresAllowed` times in the window, whichever
+    /// instance it asked; failures older than a day are forgotten.
+    static func refuseIfFailing(_ address: String, _ app: UseCases) throws {
+        let now = app.clock.now
+        let failures = try app.store.signInFailures(
+            from: address, since: now - TimeInterval(SignInLinks.failureWindow), forgetBefore: now - 24 * 3600)
+        guard failures < SignInLinks.failuresAllowed else { throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow) }
     }
 }
 

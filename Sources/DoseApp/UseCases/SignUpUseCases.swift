@@ -111,10 +111,7 @@ public struct SignUpService: Sendable {
         let domain = try openDomain()
         let store = try sharedStore()
         let now = app.clock.now
-        guard
-            try store.signInFailures(from: address, since: now - TimeInterval(SignInLinks.failureWindow), forgetBefore: now - 24 * 3600)
-                < SignInLinks.failuresAllowed
-        else { throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow) }
+        try SignInService.refuseIfFailing(address, app)
         let email = try EmailAddress(raw)
         guard app.signUp.allowsSignUp(email) else {
             throw DoseError.invalidInput(
@@ -159,10 +156,7 @@ public struct SignUpService: Sendable {
     public func confirm(token: String, from address: String, deviceName: String) throws -> Confirmed {
         let store = try sharedStore()
         let now = app.clock.now
-        let window = TimeInterval(SignInLinks.failureWindow)
-        guard try store.signInFailures(from: address, since: now - window, forgetBefore: now - 24 * 3600) < SignInLinks.failuresAllowed else {
-            throw DoseError.tooManyRequests(retryAfterSeconds: SignInLinks.failureWindow)
-        }
+        try SignInService.refuseIfFailing(address, app)
         do {
             let link = try checked(token)
             let hash = DeviceTokens.hash(token)
