@@ -1481,6 +1481,9 @@ def join(driver, wait, binary, work, out, base_url):
         time.sleep(3.2)  # past the tap's settling, the page the double tap ended on is the one kept
         check(driver.current_url.startswith(f"{here}/people/{alice}/"), f"the double tap ends on Alice's Tonight ({driver.current_url})")
         check(not driver.find_elements(By.CSS_SELECTOR, "[role=alert].error, .error[role=alert]"), "and no refusal is shown")
+        banner = driver.find_element(By.CSS_SELECTOR, "[data-banner]")
+        check("Alice" in banner.text and driver.execute_script("const n = document.querySelector('.notices'); return n.scrollHeight <= n.clientHeight + 1"),
+              f"the note that Alice has not set DoseTap up fits the notices whole ({banner.text!r})")
         audit(driver, "join-done", out)
         people = json.loads(subprocess.run([binary, "person", "list", "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
         check(sorted(p["email"] for p in people) == ["alice@example.org", "dave@example.org"], f"one account was made ({people})")

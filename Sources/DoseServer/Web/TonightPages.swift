@@ -65,8 +65,9 @@ struct TonightPages: PageController, SiteController {
     }
 
     /// Why a grantee cannot start the night of a person who never set DoseTap up: setup (target, zone, alarms) is theirs.
+    /// Short enough to fit Tonight's notices (three lines at 390 px) whole.
     static func notSetUp(_ grantee: SharedAccess) -> String {
-        "\(grantee.ownerName) has not set DoseTap up yet. Dose 1 can be logged for them once they have chosen their target, time zone and alarms."
+        "\(grantee.ownerName) has not set DoseTap up yet, so no dose can be logged for them until they do."
     }
 
     /// What changed tonight most recently, in words, for the refusal of a tap made on an older page.
