@@ -114,6 +114,7 @@ public enum DoseTapServer {
             let people = PeopleSites(
                 environment: environment, pairing: pairing, deliveries: deliveries, push: push, requestsPerMinute: requestsPerMinute)
         {
+            people.publicURL = publicURL
             router = people.router()
             reminders = PeopleRemindersService(people: people)
             setLinkBase = { await people.setLinkBase($0) }

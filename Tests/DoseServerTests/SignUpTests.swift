@@ -40,6 +40,13 @@ struct SignUpTests {
         return String(try #require(link.split(separator: "=").last))
     }
 
+    /// The newest link mailed to `address`, whole.
+    static func mailedLink(to address: String, _ fixture: SharedStoreFixture) throws -> String {
+        let mails = try fixture.store.claimMail(owner: "test", now: fixture.time.now, lease: 60, limit: 50).filter { $0.recipient == address }
+        let mail = try #require(mails.last, "a mail to \(address)")
+        return String(try #require(mail.text.split(separator: "\n").first { $0.contains("/signup/confirm?token=") }))
+    }
+
     static func mails(to address: String, _ fixture: SharedStoreFixture) throws -> Int {
         try fixture.store.mailQueue().filter { $0.recipient == address }.count
     }
@@ -200,6 +207,29 @@ struct SignUpTests {
             fixture.time.advance(seconds: SignUpLinkSigner.lifetime)
             #expect(try await Self.post("/signup/confirm", "token=\(token)", client).status == .badRequest, "a day later the link has expired")
             #expect(try fixture.store.person(named: "dana@clinic.example.org") == nil)
+        }
+    }
+
+    @Test(
+        "the mailed link points at --public-url when it is given, not at the address the request came to (a Host anyone can forge)",
+        SharedStoreFixture.enabled)
+    func publicAddress() async throws {
+        let fixture = try SharedStoreFixture(now: Self.now, sendsMail: true, signUp: Self.clinic)
+        try await fixture.test { client in
+            let form: HTTPFields = [
+                .contentType: "application/x-www-form-urlencoded", HTTPField.Name("Origin")!: Self.origin,
+            ]
+            // Without --public-url the request's own address is all there is, as before.
+            let carolAsked = try await client.execute(
+                uri: "/signup", method: .post, headers: form, body: ByteBuffer(string: "email=carol%40clinic.example.org"))
+            #expect(carolAsked.status == .ok)
+            #expect(try Self.mailedLink(to: "carol@clinic.example.org", fixture).hasPrefix("http://localhost/signup/confirm?token=dtu_"))
+
+            fixture.sites.publicURL = "https://dosetap.example.org"
+            let danaAsked = try await client.execute(
+                uri: "/signup", method: .post, headers: form, body: ByteBuffer(string: "email=dana%40clinic.example.org"))
+            #expect(danaAsked.status == .ok)
+            #expect(try Self.mailedLink(to: "dana@clinic.example.org", fixture).hasPrefix("https://dosetap.example.org/signup/confirm?token=dtu_"))
         }
     }
 

@@ -37,6 +37,9 @@ public final class PeopleSites: Sendable {
     /// When each site was last asked for (a request, a delivery, the upkeep), so idle ones can be let go.
     private let lastUse = Mutex<[String: Date]>([:])
     private let linkBase = Mutex<String?>(nil)
+    /// `serve --public-url`: where people reach this DoseTap, which every link a page makes points at, whatever a
+    /// request's Host says (nil: the request's own address).
+    private let publicAddress = Mutex<String?>(nil)
     private let jobsMade = Mutex<ReminderJobs?>(nil)
     /// The router's responder, for a grantee's request handed on to the person's route (`SharedAccessMiddleware`).
     private let builtResponder = Mutex<RouterResponder<DoseRequestContext>?>(nil)
@@ -168,6 +171,12 @@ public final class PeopleSites: Sendable {
             released += 1
         }
         return released
+    }
+
+    /// The address people reach this DoseTap at (`serve --public-url`), which the links pages make point at.
+    public var publicURL: String? {
+        get { publicAddress.withLock { $0 } }
+        set { publicAddress.withLock { $0 = newValue } }
     }
 
     /// How many people's sites this instance holds now.

@@ -12,9 +12,12 @@ enum WebPages {
         context.secureTransport || request.headers[HTTPField.Name("X-Forwarded-Proto")!] == "https"
     }
 
-    /// This DoseTap's own address as the browser reached it, for the links it makes (sign-in, invitations).
+    /// This DoseTap's own address, for the links it makes (sign-in, invitations, sign-up): `serve --public-url` when
+    /// given, so a request with a forged Host cannot make DoseTap mail a link to another site; else the address the
+    /// browser reached it at.
     static func ownAddress(_ request: Request, _ context: DoseRequestContext) -> String {
-        (isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
+        if let configured = context.site.people?.publicURL { return configured }
+        return (isHTTPS(request, context) ? "https://" : "http://") + (request.head.authority ?? "localhost")
     }
 
     /// The sentence a redirect's `done` (what a form just did) shows, from the page's `sentences`; a value the page does
