@@ -31,20 +31,17 @@ struct SignUpTests {
         return try await post("/signup", "email=\(encoded)", client, origin: origin)
     }
 
-    /// The token of the newest link mailed to `address`, from the queue the mailer would send.
-    static func mailedToken(to address: String, _ fixture: SharedStoreFixture) throws -> String {
-        let mails = try fixture.store.claimMail(owner: "test", now: fixture.time.now, lease: 60, limit: 50).filter { $0.recipient == address }
-        let mail = try #require(mails.last, "a mail to \(address)")
-        #expect(mail.subject == "Your DoseTap link" && mail.html.contains("/signup/confirm?token=dtu_"), "\(mail.subject)")
-        let link = try #require(mail.text.split(separator: "\n").first { $0.contains("/signup/confirm?token=") })
-        return String(try #require(link.split(separator: "=").last))
-    }
-
-    /// The newest link mailed to `address`, whole.
+    /// The newest link mailed to `address`, whole, from the queue the mailer would send.
     static func mailedLink(to address: String, _ fixture: SharedStoreFixture) throws -> String {
         let mails = try fixture.store.claimMail(owner: "test", now: fixture.time.now, lease: 60, limit: 50).filter { $0.recipient == address }
         let mail = try #require(mails.last, "a mail to \(address)")
+        #expect(mail.subject == "Your DoseTap link" && mail.html.contains("/signup/confirm?token=dtu_"), "\(mail.subject)")
         return String(try #require(mail.text.split(separator: "\n").first { $0.contains("/signup/confirm?token=") }))
+    }
+
+    /// The token of the newest link mailed to `address`.
+    static func mailedToken(to address: String, _ fixture: SharedStoreFixture) throws -> String {
+        String(try #require(try mailedLink(to: address, fixture).split(separator: "=").last))
     }
 
     static func mails(to address: String, _ fixture: SharedStoreFixture) throws -> Int {

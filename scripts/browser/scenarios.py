@@ -704,6 +704,19 @@ def https_phone(binary, work, out):
         process.wait(10)
 
 
+def own_schema(base_url, work, prefix):
+    """`base_url` with a schema of its own for one scenario, named by `prefix`, its work folder, the process and the time."""
+    schema = prefix + "_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    return base_url + ("&" if "?" in base_url else "?") + "search_path=" + schema
+
+
+def json_commands(binary, environment):
+    """A function that runs a `dosetap` command with --json on `environment`'s store and returns what it printed, read."""
+    def run(*arguments):
+        return json.loads(subprocess.run([binary, *arguments, "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+    return run
+
+
 def served_as_hosted(binary, environment):
     """The environment and extra `serve` options to serve the store of `environment` (DOSETAP_DATABASE_URL) as a hosted
     store is: as the role .ci/run grants ($DOSETAP_TEST_POSTGRES_ROLE), so every page and tap runs under row-level
@@ -1411,7 +1424,7 @@ def reminder_rings(driver, binary, work, out):
 def sign_in(driver, wait, binary, work, out, base_url):
     """A person of a shared PostgreSQL store opens the sign-in link the operator made: the page only asks, the button
     signs this browser in as them, and the same link a second time is refused in words."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=signin_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    store = own_schema(base_url, work, "signin")
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
@@ -1453,7 +1466,7 @@ def join(driver, wait, binary, work, out, base_url):
     """Sign-up from an invitation (issue 56), served with --sign-up invited: Dave, who has no account, opens the link of
     Alice's invitation; the page only asks, and a half-asleep double tap on its one button (0.3 s apart) makes one
     account with one device and the share, and lands on Alice's Tonight, not on a refusal."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=join_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    store = own_schema(base_url, work, "join")
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
@@ -1501,13 +1514,12 @@ def sign_up_by_domain(driver, wait, binary, work, out, base_url):
     makes one account with one device and lands on first-run setup, not on a refusal. Carol, who has an account, asks
     the same page and gets the same answer; her link signs this browser in. An address outside the domain is refused on
     the form, kept for correcting."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=signup_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    store = own_schema(base_url, work, "signup")
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
 
-    def run(*arguments):
-        return json.loads(subprocess.run([binary, *arguments, "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+    run = json_commands(binary, environment)
 
     log = os.path.join(work, f"smtp-{port}.log")
     peer = subprocess.Popen([sys.executable, os.path.join(SCRIPTS, "smtp-peer.py"), log], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -1615,13 +1627,12 @@ def operator_page(driver, wait, binary, work, out, base_url):
     reads /operator (people, a pending invitation, mail, reminders, instances, the database, the audit); a half-asleep
     double tap on "Add" adds one person and shows one link, and one on "Remove", with the phrase typed, removes Pat once
     and lands on the page that says so, not on a refusal."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=operator_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    store = own_schema(base_url, work, "operator")
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
 
-    def run(*arguments):
-        return json.loads(subprocess.run([binary, *arguments, "--json"], env=environment, capture_output=True, text=True, check=True).stdout)
+    run = json_commands(binary, environment)
 
     link = run("person", "add", "olive@example.org", "--name", "Olive", "--operator", "--link-base", here)["link"]
     run("person", "add", "pat@example.org", "--name", "Pat")
@@ -1685,7 +1696,7 @@ def caregiving(driver, wait, binary, work, out, base_url):
     opens Alice's Tonight from the switcher and takes her Dose 2 with the big button; Carol (view and report), her
     clinician, sees each patient's latest night and 30 nights on target with the report link; Alice's Sharing and audit
     pages then name Bob. Each page is screenshot and checked with axe-core at 390×844."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=care_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    store = own_schema(base_url, work, "care")
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}
@@ -1829,7 +1840,7 @@ def caregiving(driver, wait, binary, work, out, base_url):
 def invitation(driver, wait, binary, work, out, base_url):
     """On a server for everyone of a shared store, Bob signs in with his own link and opens the invitation Alice made:
     the page says who shares and what each grant allows, Accept takes it once, and Alice's night is then his to see."""
-    store = base_url + ("&" if "?" in base_url else "?") + "search_path=invite_" + os.path.basename(work).lower().replace("-", "_")[-30:] + f"_{os.getpid()}_{int(time.time())}"
+    store = own_schema(base_url, work, "invite")
     port = free_port()
     here = f"http://127.0.0.1:{port}"
     environment = {**os.environ, "DOSETAP_DATABASE_URL": store}

@@ -7,6 +7,16 @@ public import Foundation
 public struct DeviceService: Sendable {
     let app: UseCases
 
+    /// The first device of an account that is being made, named `name`, and its token: not stored here, but by the
+    /// transaction that makes the account (`PostgresStore.join`, `signUp`), so there is no device without its person.
+    func firstOfNewAccount(named name: String) throws -> (device: DeviceRecord, token: String) {
+        let token = DeviceTokens.generate(app.clock.random)
+        let device = DeviceRecord(
+            id: app.clock.makeID(), name: try DeviceNaming.validated(name), tokenHash: DeviceTokens.hash(token), createdAt: app.clock.now,
+            revokedAt: nil, expiresAt: try DeviceLifetime.chosenExpiry(days: nil, from: app.clock.now))
+        return (device, token)
+    }
+
     /// Pairs a device under `name`; returns it and its token, which is never shown again. With `uniqued`, a taken
     /// name gets the first free suffix (`name 2`, …) instead of being refused. With `expiresInDays` (a script's token)
     /// it stops working that many days from now; otherwise only once unused for `DeviceLifetime.idleLimit`.

@@ -35,10 +35,7 @@ public struct JoinService: Sendable {
         guard let store = app.store.shared else { throw SharingService.unshared }
         let (invitation, inviter) = try app.sharing.invitation(token: token)
         try checkAllowed(invitation)
-        let deviceToken = DeviceTokens.generate(app.clock.random)
-        let device = DeviceRecord(
-            id: app.clock.makeID(), name: try DeviceNaming.validated(deviceName), tokenHash: DeviceTokens.hash(deviceToken),
-            createdAt: app.clock.now, revokedAt: nil, expiresAt: try DeviceLifetime.chosenExpiry(days: nil, from: app.clock.now))
+        let (device, deviceToken) = try app.devices.firstOfNewAccount(named: deviceName)
         guard
             let (person, share) = try store.join(
                 invitationTokenHash: DeviceTokens.hash(token), person: app.clock.makeID(), device: device, at: app.clock.now,

@@ -139,8 +139,9 @@ public struct SignUpService: Sendable {
     /// The link `token`, checked: signed here, unexpired, unused, and at the domain still open.
     public func preview(token: String) throws -> Preview {
         let link = try checked(token)
-        guard try sharedStore().owner(of: .signInLink(hash: DeviceTokens.hash(token))) == nil else { throw Self.unusable }
-        return Preview(email: link.email, expiresAt: link.expiresAt, hasAccount: try sharedStore().person(named: link.email) != nil)
+        let store = try sharedStore()
+        guard try store.owner(of: .signInLink(hash: DeviceTokens.hash(token))) == nil else { throw Self.unusable }
+        return Preview(email: link.email, expiresAt: link.expiresAt, hasAccount: try store.person(named: link.email) != nil)
     }
 
     /// What pressing the button did: the person, this browser's device token, and whether the account was made now.
@@ -168,10 +169,7 @@ public struct SignUpService: Sendable {
                     to: person.id, by: person.id, "signed_in", "signed in on \(paired.device.name) with a link from the sign-up page")
                 return Confirmed(person: person, deviceToken: paired.token, made: false)
             }
-            let deviceToken = DeviceTokens.generate(app.clock.random)
-            let device = DeviceRecord(
-                id: app.clock.makeID(), name: try DeviceNaming.validated(deviceName), tokenHash: DeviceTokens.hash(deviceToken), createdAt: now,
-                revokedAt: nil, expiresAt: try DeviceLifetime.chosenExpiry(days: nil, from: now))
+            let (device, deviceToken) = try app.devices.firstOfNewAccount(named: deviceName)
             guard
                 let person = try store.signUp(
                     email: try EmailAddress(link.email), person: app.clock.makeID(), device: device, linkHash: hash, expiresAt: link.expiresAt,

@@ -36,7 +36,7 @@ public enum SignUpPolicy: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .closed: false
         case .invited: true
-        case .domain(let domain): address.text.hasSuffix("@" + domain)
+        case .domain: allowsSignUp(address)
         }
     }
 

@@ -2,6 +2,7 @@ import DoseApp
 import DoseCore
 import DoseStore
 import Foundation
+import HTTPTypes
 import Hummingbird
 
 /// The sign-up page (SPEC §5.7, issue 56), open when the operator serves with `--sign-up domain=DOMAIN` and `--smtp`:
@@ -40,11 +41,19 @@ struct SignUpPages: PageController, SiteController {
         let hasAccount: Bool
     }
 
-    func form() throws -> Response {
-        let domain = try environment.useCases().signUpPage.openDomain()
-        return try Templates.page(
-            "signup", SignUpView(frame: Frame("Join DoseTap", current: ""), domain: domain, email: "", problem: nil, sentTo: nil, expires: nil))
+    /// The sign-up page: the form (with `problem`, refused), or, with `sentTo`, where the link went.
+    static func page(
+        domain: String, email: String = "", problem: String? = nil, sentTo: String? = nil, expires: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) throws -> Response {
+        try Templates.page(
+            "signup",
+            SignUpView(
+                frame: Frame("Join DoseTap", current: ""), domain: domain, email: email, problem: problem, sentTo: sentTo, expires: expires),
+            status: status)
     }
+
+    func form() throws -> Response { try Self.page(domain: try environment.useCases().signUpPage.openDomain()) }
 
     func request(_ request: Request, _ context: DoseRequestContext) async throws -> Response {
         // Another site must not make DoseTap mail someone in its visitor's name.
@@ -56,18 +65,12 @@ struct SignUpPages: PageController, SiteController {
         let address = context.clientAddress(request)
         do {
             let requested = try await BlockingWork.run { try app.signUpPage.request(email: form.email ?? "", base: base, from: address) }
-            return try Templates.page(
-                "signup",
-                SignUpView(
-                    frame: Frame("Join DoseTap", current: ""), domain: domain, email: requested.email, problem: nil, sentTo: requested.email,
-                    expires: InvitationPages.moment(requested.expiresAt, try app.settings.zone())))
+            return try Self.page(
+                domain: domain, email: requested.email, sentTo: requested.email,
+                expires: InvitationPages.moment(requested.expiresAt, try app.settings.zone()))
         } catch let error as DoseError where error.code == .invalidInput {
             // The form again, with the address as typed and what is wrong with it.
-            return try Templates.page(
-                "signup",
-                SignUpView(
-                    frame: Frame("Join DoseTap", current: ""), domain: domain, email: String((form.email ?? "").prefix(254)), problem: error.message,
-                    sentTo: nil, expires: nil), status: .badRequest)
+            return try Self.page(domain: domain, email: String((form.email ?? "").prefix(254)), problem: error.message, status: .badRequest)
         }
     }
 
